@@ -1,0 +1,4 @@
+//! The headless command line (stub).
+pub fn main() -> i32 {
+    0
+}

@@ -1,0 +1,38 @@
+//! Engine errors. Each user-facing failure has a stable code that the CLI prints and the JSON
+//! contract carries (`REPO_NOT_FOUND`, `INVALID_REPO`, `REPO_EMPTY`, `INTERNAL_ERROR`).
+
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error("repository not found: {0}")]
+    RepoNotFound(PathBuf),
+    #[error("not a directory: {0}")]
+    InvalidRepo(PathBuf),
+    #[error("no supported source files in {path} ({summary})")]
+    RepoEmpty { path: PathBuf, summary: String },
+    #[error("bad tags query for {lang}: {message}")]
+    Query { lang: &'static str, message: String },
+    #[error("I/O error on {path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl EngineError {
+    /// The stable code for scripts and the JSON contract.
+    pub fn code(&self) -> &'static str {
+        match self {
+            EngineError::RepoNotFound(_) => "REPO_NOT_FOUND",
+            EngineError::InvalidRepo(_) => "INVALID_REPO",
+            EngineError::RepoEmpty { .. } => "REPO_EMPTY",
+            EngineError::Query { .. } | EngineError::Io { .. } | EngineError::Internal(_) => {
+                "INTERNAL_ERROR"
+            }
+        }
+    }
+}

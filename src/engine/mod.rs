@@ -1,0 +1,22 @@
+//! The engine: everything that reads a repository and computes maps and search results.
+//! It never touches the terminal (no ratatui, no crossterm); the TUI and the CLI both drive it.
+//!
+//! Phases: `walk` (which files) → `tags` (tree-sitter definitions and references, parallel) →
+//! `graph` (file graph, imports resolved by `resolve`) → `rank` (personalized PageRank) →
+//! `repo_map` (fit ranked signatures to a token budget counted by `tokenizer`).
+//! `index` runs the phases and owns the result.
+
+pub mod error;
+pub mod graph;
+pub mod index;
+pub mod lang;
+pub mod model;
+pub mod rank;
+pub mod repo_map;
+pub mod resolve;
+pub mod tags;
+pub mod tokenizer;
+pub mod walk;
+
+pub use error::EngineError;
+pub use model::*;

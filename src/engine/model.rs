@@ -1,0 +1,320 @@
+//! Plain data shared by every engine phase: languages, tags, parsed files, skip reasons.
+//! No I/O and no threads here; values are built on rayon workers and read everywhere.
+
+use serde::Serialize;
+use std::sync::Arc;
+
+/// A supported source language. TSX is separate from TypeScript because it has its own grammar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Lang {
+    TypeScript,
+    Tsx,
+    JavaScript,
+    Python,
+    Go,
+}
+
+impl Lang {
+    pub const ALL: [Lang; 5] = [
+        Lang::TypeScript,
+        Lang::Tsx,
+        Lang::JavaScript,
+        Lang::Python,
+        Lang::Go,
+    ];
+
+    /// The language of a path, by extension. `.d.ts` is TypeScript.
+    pub fn from_path(path: &str) -> Option<Lang> {
+        let ext = path.rsplit_once('.').map(|(_, e)| e)?;
+        match ext.to_ascii_lowercase().as_str() {
+            "ts" | "mts" | "cts" => Some(Lang::TypeScript),
+            "tsx" => Some(Lang::Tsx),
+            "js" | "mjs" | "cjs" | "jsx" => Some(Lang::JavaScript),
+            "py" | "pyi" => Some(Lang::Python),
+            "go" => Some(Lang::Go),
+            _ => None,
+        }
+    }
+
+    /// Stable lowercase name, used in stats, JSON and query file names.
+    pub fn name(self) -> &'static str {
+        match self {
+            Lang::TypeScript => "typescript",
+            Lang::Tsx => "tsx",
+            Lang::JavaScript => "javascript",
+            Lang::Python => "python",
+            Lang::Go => "go",
+        }
+    }
+
+    /// The short family name used by `--lang ts,js,py,go` (TSX belongs to `ts`).
+    pub fn family(self) -> &'static str {
+        match self {
+            Lang::TypeScript | Lang::Tsx => "ts",
+            Lang::JavaScript => "js",
+            Lang::Python => "py",
+            Lang::Go => "go",
+        }
+    }
+
+    /// The info string for a markdown code fence.
+    pub fn fence_tag(self) -> &'static str {
+        match self {
+            Lang::TypeScript => "typescript",
+            Lang::Tsx => "tsx",
+            Lang::JavaScript => "javascript",
+            Lang::Python => "python",
+            Lang::Go => "go",
+        }
+    }
+}
+
+/// An inclusive, 1-based line range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct LineRange {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl LineRange {
+    pub fn new(start: u32, end: u32) -> Self {
+        LineRange {
+            start,
+            end: end.max(start),
+        }
+    }
+    pub fn contains(&self, line: u32) -> bool {
+        self.start <= line && line <= self.end
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DefKind {
+    Function,
+    Method,
+    Class,
+    Interface,
+    TypeAlias,
+    Enum,
+    Struct,
+    Constant,
+    Variable,
+}
+
+impl DefKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            DefKind::Function => "function",
+            DefKind::Method => "method",
+            DefKind::Class => "class",
+            DefKind::Interface => "interface",
+            DefKind::TypeAlias => "type_alias",
+            DefKind::Enum => "enum",
+            DefKind::Struct => "struct",
+            DefKind::Constant => "constant",
+            DefKind::Variable => "variable",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RefKind {
+    /// `f()`, `obj.f()`, `new F()`, `pkg.F()`, a decorator `@f`, a JSX element `<F/>`.
+    Call,
+    /// Any other use of a name in an expression.
+    Reference,
+    /// A name used as a type (annotation, generic argument, Go type use).
+    Type,
+    /// extends / implements / Python base class / Go embedding.
+    Heritage,
+    /// A name brought in by an import statement.
+    Import,
+}
+
+impl RefKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            RefKind::Call => "call",
+            RefKind::Reference => "reference",
+            RefKind::Type => "type",
+            RefKind::Heritage => "heritage",
+            RefKind::Import => "import",
+        }
+    }
+}
+
+/// A definition found by a tags query.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Definition {
+    pub name: String,
+    pub kind: DefKind,
+    /// The whole definition, body included.
+    pub lines: LineRange,
+    /// The lines shown in a map: from the first line of the definition (decorators and
+    /// `export` included) to the line where its body opens. At most a few lines.
+    pub signature: LineRange,
+    /// Name of the innermost enclosing definition (class, interface, function), if any.
+    pub parent: Option<String>,
+    /// First line of each enclosing scope's header, outermost first (e.g. `class Foo {`
+    /// for a method), so a map can show where the definition lives.
+    pub scope_lines: Vec<u32>,
+}
+
+/// A use of a name found by a tags query.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Reference {
+    pub name: String,
+    pub kind: RefKind,
+    pub line: u32,
+    /// For a member or selector use (`pkg.Func`, `mod.func()`, `obj.method()`): the object
+    /// expression when it is a plain identifier (`pkg`, `mod`, `obj`, `this`).
+    pub qualifier: Option<String>,
+}
+
+/// One name bound by an import statement.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ImportedName {
+    /// The exported name in the target module (`default` for a default import).
+    pub name: String,
+    /// The local binding when it differs (`import { a as b }` → `b`).
+    pub alias: Option<String>,
+}
+
+/// An import (or re-export) statement.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Import {
+    /// The module as written: `./util`, `../lib/index.js`, `react`, `.models`, `os.path`,
+    /// `github.com/org/repo/pkg`.
+    pub specifier: String,
+    /// Named bindings (`import { a }`, `from m import a`).
+    pub names: Vec<ImportedName>,
+    /// A binding for the whole module: `import * as ns`, Python `import a.b as c` / `import a`,
+    /// a Go import's package name or alias.
+    pub namespace: Option<String>,
+    /// `export * from`, `from m import *`, Go dot-import.
+    pub wildcard: bool,
+    /// `export … from` (a re-export) rather than an import.
+    pub reexport: bool,
+    pub line: u32,
+}
+
+/// Everything the tags phase extracted from one file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct FileTags {
+    pub defs: Vec<Definition>,
+    pub refs: Vec<Reference>,
+    pub imports: Vec<Import>,
+    /// Number of ERROR/MISSING nodes tree-sitter reported; tags are still extracted.
+    pub parse_errors: u32,
+}
+
+/// One indexed source file.
+#[derive(Debug, Clone)]
+pub struct ParsedFile {
+    /// Path relative to the repo root, with `/` separators.
+    pub path: String,
+    pub lang: Lang,
+    pub size: u64,
+    /// Source text (invalid UTF-8 replaced), kept for rendering maps and search.
+    pub source: Arc<str>,
+    /// Byte offset of the start of each line, so `line(n)` is O(1).
+    line_starts: Vec<u32>,
+    pub tags: FileTags,
+}
+
+impl ParsedFile {
+    pub fn new(path: String, lang: Lang, size: u64, source: Arc<str>, tags: FileTags) -> Self {
+        let mut line_starts = vec![0u32];
+        line_starts.extend(
+            source
+                .bytes()
+                .enumerate()
+                .filter(|(_, b)| *b == b'\n')
+                .map(|(i, _)| (i + 1) as u32),
+        );
+        ParsedFile {
+            path,
+            lang,
+            size,
+            source,
+            line_starts,
+            tags,
+        }
+    }
+
+    /// Number of lines (a trailing newline does not start a new line).
+    pub fn line_count(&self) -> u32 {
+        let n = self.line_starts.len() as u32;
+        if self.source.ends_with('\n') {
+            n - 1
+        } else {
+            n
+        }
+    }
+
+    /// Line `n` (1-based) of the source, without its line terminator.
+    pub fn line(&self, n: u32) -> Option<&str> {
+        if n == 0 || n > self.line_count() {
+            return None;
+        }
+        let start = self.line_starts[(n - 1) as usize] as usize;
+        let end = self
+            .line_starts
+            .get(n as usize)
+            .map_or(self.source.len(), |&e| e as usize - 1);
+        let line = self.source.get(start..end)?;
+        Some(line.strip_suffix('\r').unwrap_or(line))
+    }
+}
+
+/// A definition with its rank, as produced by `rank::rank_definitions`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct RankedDef {
+    /// Index into the index's `files`.
+    pub file: usize,
+    /// Index into that file's `tags.defs`.
+    pub def: usize,
+    pub score: f64,
+}
+
+/// Why a file was left out of the index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SkipReason {
+    NodeModules,
+    Vendor,
+    Hidden,
+    BuildOutput,
+    Minified,
+    Generated,
+    Binary,
+    TooLarge,
+    Unreadable,
+    Ignored,
+}
+
+impl SkipReason {
+    pub fn name(self) -> &'static str {
+        match self {
+            SkipReason::NodeModules => "node_modules",
+            SkipReason::Vendor => "vendor",
+            SkipReason::Hidden => "hidden",
+            SkipReason::BuildOutput => "build_output",
+            SkipReason::Minified => "minified",
+            SkipReason::Generated => "generated",
+            SkipReason::Binary => "binary",
+            SkipReason::TooLarge => "too_large",
+            SkipReason::Unreadable => "unreadable",
+            SkipReason::Ignored => "ignored",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Skipped {
+    pub path: String,
+    pub reason: SkipReason,
+}
