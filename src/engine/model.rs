@@ -318,3 +318,11 @@ pub struct Skipped {
     pub path: String,
     pub reason: SkipReason,
 }
+
+/// A Go module found by the walk: the directory holding `go.mod` (relative, `""` for the
+/// root) and the module path it declares.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct GoModule {
+    pub dir: String,
+    pub module: String,
+}
