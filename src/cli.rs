@@ -1,4 +1,346 @@
-//! The headless command line (stub).
+//! The headless command line: `map`, `stats`, `bench` (and a bare `mapscope [PATH]`).
+//! Runs on the main thread; the engine parallelizes internally. Errors become one line on
+//! stderr (`mapscope: CODE: message`) and exit code 2 — never a panic or a backtrace.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Context;
+use clap::{Args, Parser, Subcommand};
+
+use crate::engine::index::{Index, IndexOptions, MapRequest};
+use crate::engine::repo_map::{render, MapFormat};
+use crate::engine::tokenizer::{tokenizer, TokenizerKind};
+use crate::engine::EngineError;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "mapscope",
+    version,
+    about = "Explore the token-budgeted repo map an LLM is fed",
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Repository to open (default: the current directory).
+    pub path: Option<PathBuf>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Print the token-budgeted repo map.
+    Map(MapArgs),
+    /// Print index statistics: files, tags, graph, skipped files, time per phase.
+    Stats(StatsArgs),
+    /// Time each phase of a cold build and of re-fitting the map.
+    Bench(BenchArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct MapArgs {
+    /// Repository root (default: the current directory).
+    pub path: Option<PathBuf>,
+    /// Token budget of the map.
+    #[arg(long, default_value_t = 1024)]
+    pub tokens: usize,
+    /// A focus file (like aider's chat files): left out of the map, its neighbours boosted.
+    #[arg(long = "focus", value_name = "FILE")]
+    pub focus: Vec<String>,
+    /// An identifier to boost.
+    #[arg(long = "ident", value_name = "NAME")]
+    pub ident: Vec<String>,
+    /// Free text whose identifiers and words personalize the ranking.
+    #[arg(long)]
+    pub query: Option<String>,
+    /// Tokenizer used to count the budget: o200k (o200k_base) or cl100k (cl100k_base).
+    #[arg(long, default_value = "o200k", value_parser = parse_tokenizer)]
+    pub tokenizer: TokenizerKind,
+    /// Output format: text (what the LLM sees), markdown, json.
+    #[arg(long, default_value = "text", value_parser = parse_format)]
+    pub format: MapFormat,
+    /// Largest file to index, in bytes.
+    #[arg(long, default_value_t = 1024 * 1024)]
+    pub max_file_size: u64,
+}
+
+#[derive(Args, Debug)]
+pub struct StatsArgs {
+    pub path: Option<PathBuf>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    pub path: Option<PathBuf>,
+    /// Cold builds to run (the median is reported).
+    #[arg(long, default_value_t = 3)]
+    pub runs: usize,
+    #[arg(long, default_value_t = 4096)]
+    pub tokens: usize,
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_tokenizer(s: &str) -> Result<TokenizerKind, String> {
+    TokenizerKind::parse(s).ok_or_else(|| format!("unknown tokenizer `{s}` (o200k or cl100k)"))
+}
+
+fn parse_format(s: &str) -> Result<MapFormat, String> {
+    MapFormat::parse(s).ok_or_else(|| format!("unknown format `{s}` (text, markdown or json)"))
+}
+
+/// Entry point used by `main`: returns the process exit code.
 pub fn main() -> i32 {
-    0
+    // A panic must never print a backtrace at the user: report one line and exit 2.
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_string());
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        eprintln!("mapscope: INTERNAL_ERROR: {msg}{at}");
+    }));
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    match std::panic::catch_unwind(|| run(cli)) {
+        Ok(Ok(())) => 0,
+        Ok(Err(e)) => {
+            report_error(&e);
+            2
+        }
+        Err(_) => 2,
+    }
+}
+
+fn report_error(e: &anyhow::Error) {
+    // A closed stdout (`mapscope map | head`) is not an error worth a message.
+    if let Some(io) = e.downcast_ref::<std::io::Error>() {
+        if io.kind() == std::io::ErrorKind::BrokenPipe {
+            return;
+        }
+    }
+    match e.downcast_ref::<EngineError>() {
+        Some(engine) => eprintln!("mapscope: {}: {engine}", engine.code()),
+        None => eprintln!("mapscope: INTERNAL_ERROR: {e:#}"),
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Some(Command::Map(args)) => cmd_map(&args),
+        Some(Command::Stats(args)) => cmd_stats(&args),
+        Some(Command::Bench(args)) => cmd_bench(&args),
+        None => cmd_map(&MapArgs {
+            path: cli.path,
+            tokens: 1024,
+            focus: Vec::new(),
+            ident: Vec::new(),
+            query: None,
+            tokenizer: TokenizerKind::O200k,
+            format: MapFormat::Text,
+            max_file_size: 1024 * 1024,
+        }),
+    }
+}
+
+fn repo_path(path: &Option<PathBuf>) -> PathBuf {
+    path.clone().unwrap_or_else(|| PathBuf::from("."))
+}
+
+fn build_index(path: &Option<PathBuf>, max_file_size: Option<u64>) -> anyhow::Result<Index> {
+    let mut opts = IndexOptions::default();
+    if let Some(max) = max_file_size {
+        opts.walk.max_file_size = max;
+    }
+    Ok(Index::build(&repo_path(path), &opts)?)
+}
+
+fn print(text: &str) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    if !text.ends_with('\n') {
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn map_request(args: &MapArgs) -> MapRequest {
+    MapRequest {
+        budget: args.tokens,
+        tokenizer: args.tokenizer,
+        focus: args.focus.clone(),
+        idents: args.ident.clone(),
+        query: args.query.clone(),
+        ..MapRequest::default()
+    }
+}
+
+fn cmd_map(args: &MapArgs) -> anyhow::Result<()> {
+    let index = build_index(&args.path, Some(args.max_file_size))?;
+    for f in &args.focus {
+        if index.resolve_user_path(f).is_none() {
+            eprintln!("mapscope: warning: focus file not in the index: {f}");
+        }
+    }
+    let (map, _) = index.map(&map_request(args));
+    print(&render(&map, &index.files, args.format))
+}
+
+fn cmd_stats(args: &StatsArgs) -> anyhow::Result<()> {
+    let index = build_index(&args.path, None)?;
+    let stats = index.stats();
+    if args.json {
+        return print(&serde_json::to_string_pretty(&stats)?);
+    }
+    let mut s = String::new();
+    use std::fmt::Write as _;
+    let _ = writeln!(s, "repo: {}", stats.root);
+    let _ = writeln!(s, "files: {} code, {} docs", stats.files, stats.docs);
+    for (lang, n) in &stats.files_by_language {
+        let _ = writeln!(s, "  {lang:<12} {n}");
+    }
+    let _ = writeln!(s, "definitions: {}", stats.definitions);
+    for (kind, n) in &stats.definitions_by_kind {
+        let _ = writeln!(s, "  {kind:<12} {n}");
+    }
+    let _ = writeln!(s, "references: {}", stats.references);
+    for (kind, n) in &stats.references_by_kind {
+        let _ = writeln!(s, "  {kind:<12} {n}");
+    }
+    let _ = writeln!(s, "imports: {}", stats.imports);
+    let _ = writeln!(s, "graph edges: {}", stats.graph_edges);
+    let _ = writeln!(
+        s,
+        "parse errors: {} in {} files",
+        stats.parse_errors, stats.files_with_parse_errors
+    );
+    let _ = writeln!(s, "skipped:");
+    for (reason, n) in &stats.skipped_by_reason {
+        let _ = writeln!(s, "  {reason:<12} {n}");
+    }
+    let t = stats.times;
+    let _ = writeln!(
+        s,
+        "time: walk {:.1} ms, parse {:.1} ms, graph {:.1} ms",
+        t.walk_ms, t.parse_ms, t.graph_ms
+    );
+    print(&s)
+}
+
+/// Median of a non-empty sample (the machine is noisy: medians, not means).
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs.get(xs.len() / 2).copied().unwrap_or(0.0)
+}
+
+fn cmd_bench(args: &BenchArgs) -> anyhow::Result<()> {
+    let runs = args.runs.max(1);
+    let t = Instant::now();
+    let _ = tokenizer(TokenizerKind::O200k).count("warm up");
+    let tokenizer_ms = t.elapsed().as_secs_f64() * 1000.0;
+
+    let (mut walk, mut parse, mut graph, mut rank, mut fit, mut total) =
+        (vec![], vec![], vec![], vec![], vec![], vec![]);
+    let mut last = None;
+    for _ in 0..runs {
+        let t0 = Instant::now();
+        let index = build_index(&args.path, None)?;
+        let req = MapRequest {
+            budget: args.tokens,
+            ..MapRequest::default()
+        };
+        let t1 = Instant::now();
+        let ranked = index.rank(&req);
+        let t2 = Instant::now();
+        let map = index.fit(&ranked, &req);
+        let t3 = Instant::now();
+        walk.push(index.times.walk_ms);
+        parse.push(index.times.parse_ms);
+        graph.push(index.times.graph_ms);
+        rank.push((t2 - t1).as_secs_f64() * 1000.0);
+        fit.push((t3 - t2).as_secs_f64() * 1000.0);
+        total.push((t3 - t0).as_secs_f64() * 1000.0);
+        last = Some((index, map.tokens));
+    }
+    let (index, tokens) = last.context("no bench run")?;
+
+    // Re-fitting after a change of focus/identifiers: re-rank + re-fit on the warm index.
+    let focus_candidates: Vec<String> = index
+        .files
+        .iter()
+        .step_by((index.files.len() / 7).max(1))
+        .map(|f| f.path.clone())
+        .collect();
+    let mut refit = Vec::new();
+    for (i, focus) in focus_candidates.iter().enumerate() {
+        let ident = index.files[i % index.files.len()]
+            .tags
+            .defs
+            .first()
+            .map(|d| d.name.clone());
+        let req = MapRequest {
+            budget: args.tokens,
+            focus: vec![focus.clone()],
+            idents: ident.into_iter().collect(),
+            ..MapRequest::default()
+        };
+        let t = Instant::now();
+        let (map, _) = index.map(&req);
+        refit.push(t.elapsed().as_secs_f64() * 1000.0);
+        std::hint::black_box(map);
+    }
+    let report = serde_json::json!({
+        "repo": index.root.display().to_string(),
+        "files": index.files.len(),
+        "runs": runs,
+        "tokens_budget": args.tokens,
+        "tokens_given": tokens,
+        "tokenizer_init_ms": tokenizer_ms,
+        "median_ms": {
+            "walk": median(walk), "parse": median(parse), "graph": median(graph),
+            "rank": median(rank), "fit": median(fit), "cold_total": median(total),
+            "refit_after_focus_change": median(refit.clone()),
+        },
+        "refit_max_ms": refit.iter().copied().fold(0.0, f64::max),
+    });
+    if args.json {
+        return print(&serde_json::to_string_pretty(&report)?);
+    }
+    print(&format!(
+        "repo {}\nfiles {}  runs {}  budget {} → {} tokens\ntokenizer init {:.1} ms\n\
+         median ms: walk {:.1}  parse {:.1}  graph {:.1}  rank {:.1}  fit {:.1}  cold total {:.1}\n\
+         refit after focus change: median {:.1} ms, max {:.1} ms over {} changes",
+        report["repo"].as_str().unwrap_or(""),
+        index.files.len(),
+        runs,
+        args.tokens,
+        tokens,
+        tokenizer_ms,
+        report["median_ms"]["walk"].as_f64().unwrap_or(0.0),
+        report["median_ms"]["parse"].as_f64().unwrap_or(0.0),
+        report["median_ms"]["graph"].as_f64().unwrap_or(0.0),
+        report["median_ms"]["rank"].as_f64().unwrap_or(0.0),
+        report["median_ms"]["fit"].as_f64().unwrap_or(0.0),
+        report["median_ms"]["cold_total"].as_f64().unwrap_or(0.0),
+        report["median_ms"]["refit_after_focus_change"]
+            .as_f64()
+            .unwrap_or(0.0),
+        report["refit_max_ms"].as_f64().unwrap_or(0.0),
+        refit.len(),
+    ))
 }

@@ -1,1 +1,328 @@
-//! (stub: being written)
+//! The index: one full pass over a repository (walk → load and parse in parallel → graph),
+//! and the queries answered from it (ranked, budget-fitted maps; stats).
+//!
+//! `Index::build` runs on the caller's thread (the CLI's main thread, or the engine worker
+//! in the TUI); the parse phase fans out over rayon's pool, one tree-sitter parser per thread.
+//! An `Index` is immutable once built and is shared read-only (`Send + Sync`).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::error::EngineError;
+use super::graph::{build_graph, FileGraph};
+use super::model::{GoModule, ParsedFile, Skipped, SkipReason};
+use super::rank::{rank, Personalization, RankOutput};
+use super::repo_map::{build_map, LineCostCache, MapOptions, RepoMap};
+use super::tags::extract_tags;
+use super::tokenizer::TokenizerKind;
+use super::walk::{load_source, walk, DocFile, WalkOptions};
+
+/// How to build an index.
+#[derive(Debug, Clone, Default)]
+pub struct IndexOptions {
+    pub walk: WalkOptions,
+}
+
+/// Wall time of each build phase, in milliseconds.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct PhaseTimes {
+    pub walk_ms: f64,
+    pub parse_ms: f64,
+    pub graph_ms: f64,
+}
+
+/// A prose or configuration file kept for text search.
+#[derive(Debug, Clone)]
+pub struct DocText {
+    pub path: String,
+    pub text: Arc<str>,
+}
+
+/// What a map is asked for: the budget and everything that steers the ranking.
+#[derive(Debug, Clone)]
+pub struct MapRequest {
+    pub budget: usize,
+    pub tokenizer: TokenizerKind,
+    /// Repo-relative paths of focus files (aider's "chat files").
+    pub focus: Vec<String>,
+    pub idents: Vec<String>,
+    pub query: Option<String>,
+    pub exclude_files: Vec<String>,
+    pub exclude_symbols: Vec<String>,
+}
+
+impl Default for MapRequest {
+    fn default() -> Self {
+        MapRequest {
+            budget: 1024,
+            tokenizer: TokenizerKind::O200k,
+            focus: Vec::new(),
+            idents: Vec::new(),
+            query: None,
+            exclude_files: Vec::new(),
+            exclude_symbols: Vec::new(),
+        }
+    }
+}
+
+/// A fully built index of one repository.
+pub struct Index {
+    /// Canonical repository root.
+    pub root: PathBuf,
+    /// Parsed code files, sorted by path.
+    pub files: Vec<ParsedFile>,
+    /// Prose/config files for text search, sorted by path.
+    pub docs: Vec<DocText>,
+    pub skipped: Vec<Skipped>,
+    pub go_modules: Vec<GoModule>,
+    pub graph: FileGraph,
+    pub times: PhaseTimes,
+    by_path: BTreeMap<String, usize>,
+    line_costs: LineCostCache,
+}
+
+/// Outcome of loading one walked file.
+enum Loaded {
+    File(ParsedFile),
+    Skip(Skipped),
+}
+
+impl Index {
+    /// Walks, parses and links `root`. Fails with `RepoNotFound`, `InvalidRepo`, or
+    /// `RepoEmpty` (with a summary of what was skipped and why) when nothing is indexable.
+    pub fn build(root: &Path, opts: &IndexOptions) -> Result<Index, EngineError> {
+        let t0 = Instant::now();
+        let walked = walk(root, &opts.walk)?;
+        let root = root
+            .canonicalize()
+            .map_err(|source| EngineError::Io {
+                path: root.to_path_buf(),
+                source,
+            })?;
+        let walk_ms = ms_since(t0);
+
+        let t1 = Instant::now();
+        let max_size = opts.walk.max_file_size;
+        let loaded: Vec<Loaded> = walked
+            .files
+            .par_iter()
+            .map(|f| match load_source(&f.abs_path, &f.rel_path, max_size) {
+                Err(reason) => Loaded::Skip(Skipped {
+                    path: f.rel_path.clone(),
+                    reason,
+                }),
+                Ok(text) => {
+                    let tags = parse_guarded(f.lang, &text);
+                    Loaded::File(ParsedFile::new(
+                        f.rel_path.clone(),
+                        f.lang,
+                        f.size,
+                        Arc::from(text),
+                        tags,
+                    ))
+                }
+            })
+            .collect();
+        let docs = load_docs(&walked.docs, opts.walk.max_doc_size);
+        let mut files = Vec::with_capacity(loaded.len());
+        let mut skipped = walked.skipped;
+        for item in loaded {
+            match item {
+                Loaded::File(f) => files.push(f),
+                Loaded::Skip(s) => skipped.push(s),
+            }
+        }
+        skipped.sort_by(|a, b| a.path.cmp(&b.path));
+        let parse_ms = ms_since(t1);
+
+        if files.is_empty() {
+            return Err(EngineError::RepoEmpty {
+                path: root,
+                summary: skip_summary(&skipped),
+            });
+        }
+
+        let t2 = Instant::now();
+        let graph = build_graph(&files, &walked.go_modules);
+        let graph_ms = ms_since(t2);
+
+        let by_path = files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.path.clone(), i))
+            .collect();
+        Ok(Index {
+            root,
+            files,
+            docs,
+            skipped,
+            go_modules: walked.go_modules,
+            graph,
+            times: PhaseTimes {
+                walk_ms,
+                parse_ms,
+                graph_ms,
+            },
+            by_path,
+            line_costs: LineCostCache::default(),
+        })
+    }
+
+    /// The index of a repo-relative path, if it is an indexed code file.
+    pub fn file_index(&self, rel_path: &str) -> Option<usize> {
+        self.by_path.get(rel_path).copied()
+    }
+
+    /// Turns a user-given path (absolute, relative to the current directory, or relative to
+    /// the repo root) into an indexed file's position.
+    pub fn resolve_user_path(&self, given: &str) -> Option<usize> {
+        let normalized = given.trim_start_matches("./").replace('\\', "/");
+        if let Some(i) = self.file_index(&normalized) {
+            return Some(i);
+        }
+        let canonical = Path::new(given).canonicalize().ok()?;
+        let rel = canonical.strip_prefix(&self.root).ok()?;
+        self.file_index(&rel.to_string_lossy().replace('\\', "/"))
+    }
+
+    /// Ranks definitions for `req` (personalized PageRank over the file graph).
+    pub fn rank(&self, req: &MapRequest) -> RankOutput {
+        let resolve_all = |paths: &[String]| -> Vec<usize> {
+            paths
+                .iter()
+                .filter_map(|p| self.resolve_user_path(p))
+                .collect()
+        };
+        let personalization = Personalization {
+            focus_files: resolve_all(&req.focus),
+            idents: req.idents.clone(),
+            query: req.query.clone(),
+            exclude_files: resolve_all(&req.exclude_files),
+            exclude_symbols: req.exclude_symbols.clone(),
+        };
+        rank(&self.files, &self.graph, &personalization)
+    }
+
+    /// Ranks and fits a map to the request's budget.
+    pub fn map(&self, req: &MapRequest) -> (RepoMap, RankOutput) {
+        let ranked = self.rank(req);
+        let map = self.fit(&ranked, req);
+        (map, ranked)
+    }
+
+    /// Fits an already ranked list to the request's budget (cheap: per-line token counts are
+    /// cached across calls).
+    pub fn fit(&self, ranked: &RankOutput, req: &MapRequest) -> RepoMap {
+        let opts = MapOptions {
+            budget: req.budget,
+            tokenizer: req.tokenizer,
+            ..MapOptions::default()
+        };
+        build_map(
+            &self.files,
+            &ranked.defs,
+            &ranked.file_rank,
+            &opts,
+            &self.line_costs,
+        )
+    }
+
+    /// Counts for `mapscope stats`.
+    pub fn stats(&self) -> IndexStats {
+        let mut stats = IndexStats {
+            root: self.root.display().to_string(),
+            files: self.files.len(),
+            docs: self.docs.len(),
+            graph_edges: self.graph.edge_count(),
+            times: self.times,
+            ..IndexStats::default()
+        };
+        for f in &self.files {
+            *stats.files_by_language.entry(f.lang.name()).or_default() += 1;
+            for d in &f.tags.defs {
+                *stats.definitions_by_kind.entry(d.kind.name()).or_default() += 1;
+            }
+            for r in &f.tags.refs {
+                *stats.references_by_kind.entry(r.kind.name()).or_default() += 1;
+            }
+            stats.definitions += f.tags.defs.len();
+            stats.references += f.tags.refs.len();
+            stats.imports += f.tags.imports.len();
+            if f.tags.parse_errors > 0 {
+                stats.files_with_parse_errors += 1;
+                stats.parse_errors += f.tags.parse_errors as usize;
+            }
+        }
+        for s in &self.skipped {
+            *stats.skipped_by_reason.entry(s.reason.name()).or_default() += 1;
+        }
+        stats
+    }
+}
+
+/// Summary counts of an index (`mapscope stats`).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct IndexStats {
+    pub root: String,
+    pub files: usize,
+    pub docs: usize,
+    pub files_by_language: BTreeMap<&'static str, usize>,
+    pub definitions: usize,
+    pub definitions_by_kind: BTreeMap<&'static str, usize>,
+    pub references: usize,
+    pub references_by_kind: BTreeMap<&'static str, usize>,
+    pub imports: usize,
+    pub graph_edges: usize,
+    pub skipped_by_reason: BTreeMap<&'static str, usize>,
+    pub files_with_parse_errors: usize,
+    pub parse_errors: usize,
+    pub times: PhaseTimes,
+}
+
+/// Extracts tags, turning a panic inside the parser (which must not happen, but one bad file
+/// must never take the whole index down) into an empty, error-flagged result.
+fn parse_guarded(lang: super::model::Lang, text: &str) -> super::model::FileTags {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| extract_tags(lang, text)))
+        .unwrap_or_else(|_| super::model::FileTags {
+            parse_errors: 1,
+            ..Default::default()
+        })
+}
+
+fn load_docs(docs: &[DocFile], max_size: u64) -> Vec<DocText> {
+    docs.par_iter()
+        .filter_map(|d| {
+            let text = load_source(&d.abs_path, &d.rel_path, max_size).ok()?;
+            Some(DocText {
+                path: d.rel_path.clone(),
+                text: Arc::from(text),
+            })
+        })
+        .collect()
+}
+
+/// "3 binary, 1 node_modules" — what was skipped, for the `REPO_EMPTY` message.
+pub fn skip_summary(skipped: &[Skipped]) -> String {
+    if skipped.is_empty() {
+        return "no files with a supported extension (.ts .tsx .js .jsx .mjs .cjs .py .pyi .go)"
+            .to_string();
+    }
+    let mut counts: BTreeMap<SkipReason, usize> = BTreeMap::new();
+    for s in skipped {
+        *counts.entry(s.reason).or_default() += 1;
+    }
+    let parts: Vec<String> = counts
+        .iter()
+        .map(|(reason, n)| format!("{n} {}", reason.name()))
+        .collect();
+    format!("skipped: {}", parts.join(", "))
+}
+
+fn ms_since(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1000.0
+}

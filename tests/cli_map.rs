@@ -1,0 +1,224 @@
+//! The real binary on fixture repos: the `map` and `stats` commands, error codes, determinism,
+//! and hostile input. Each error is one line on stderr with a stable code and exit code 2.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn mapscope(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mapscope"))
+        .args(args)
+        .env("RUST_BACKTRACE", "1")
+        .output()
+        .expect("run mapscope")
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/repos")
+        .join(name)
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Asserts a clean failure: exit code 2, one line naming `code`, no panic, no backtrace.
+fn assert_error(o: &Output, code: &str) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "stderr: {err}");
+    assert!(err.contains(code), "expected {code} in: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "one line expected: {err}");
+    assert!(!err.contains("panicked") && !err.contains("backtrace"), "{err}");
+}
+
+#[test]
+fn missing_path_is_repo_not_found() {
+    let o = mapscope(&["map", "/definitely/not/here"]);
+    assert_error(&o, "REPO_NOT_FOUND");
+    let o = mapscope(&["stats", "/definitely/not/here"]);
+    assert_error(&o, "REPO_NOT_FOUND");
+}
+
+#[test]
+fn file_path_is_invalid_repo() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a.ts");
+    std::fs::write(&file, "export const a = 1;\n").unwrap();
+    let o = mapscope(&["map", file.to_str().unwrap()]);
+    assert_error(&o, "INVALID_REPO");
+}
+
+#[test]
+fn nothing_supported_is_repo_empty_with_reasons() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_files(
+        dir.path(),
+        &[
+            ("README.md", "# hello\n"),
+            ("node_modules/x/index.js", "export function x() {}\n"),
+        ],
+    );
+    std::fs::write(dir.path().join("blob.ts"), b"\0\0\0binary").unwrap();
+    let o = mapscope(&["map", dir.path().to_str().unwrap()]);
+    assert_error(&o, "REPO_EMPTY");
+    let err = stderr(&o);
+    assert!(err.contains("binary"), "{err}");
+    assert!(err.contains("node_modules"), "{err}");
+
+    let empty = tempfile::tempdir().unwrap();
+    let o = mapscope(&["stats", empty.path().to_str().unwrap()]);
+    assert_error(&o, "REPO_EMPTY");
+}
+
+#[test]
+fn map_text_lists_fixture_files_within_budget() {
+    for repo in ["ts-app", "js-app", "py-app", "go-app"] {
+        let path = fixture(repo);
+        let o = mapscope(&["map", path.to_str().unwrap(), "--tokens", "2048"]);
+        assert!(o.status.success(), "{repo}: {}", stderr(&o));
+        let text = stdout(&o);
+        assert!(text.lines().any(|l| l.ends_with(':')), "{repo}: {text}");
+
+        let o = mapscope(&[
+            "map",
+            path.to_str().unwrap(),
+            "--tokens",
+            "2048",
+            "--format",
+            "json",
+        ]);
+        assert!(o.status.success(), "{repo}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let tokens = v["tokens"].as_u64().unwrap();
+        assert!(tokens > 0 && tokens <= 2048, "{repo}: {tokens}");
+        assert_eq!(v["budget"], 2048);
+        assert_eq!(v["tokenizer"], "o200k_base");
+        let files = v["files"].as_array().unwrap();
+        assert!(!files.is_empty());
+        for f in files {
+            assert!(f["path"].is_string() && f["rank"].is_number() && f["tokens"].is_number());
+            for s in f["symbols"].as_array().unwrap() {
+                assert!(s["name"].is_string() && s["kind"].is_string());
+                assert_eq!(s["line_range"].as_array().unwrap().len(), 2);
+            }
+        }
+        // The JSON's text is exactly what the text format prints.
+        assert_eq!(v["text"].as_str().unwrap().trim_end(), text.trim_end());
+    }
+}
+
+#[test]
+fn small_budget_is_respected_for_both_tokenizers() {
+    let path = fixture("ts-app");
+    for tok in ["o200k", "cl100k"] {
+        for budget in ["64", "200"] {
+            let o = mapscope(&[
+                "map",
+                path.to_str().unwrap(),
+                "--tokens",
+                budget,
+                "--tokenizer",
+                tok,
+                "--format",
+                "json",
+            ]);
+            assert!(o.status.success(), "{}", stderr(&o));
+            let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+            assert!(v["tokens"].as_u64().unwrap() <= budget.parse::<u64>().unwrap());
+        }
+    }
+}
+
+#[test]
+fn bare_invocation_prints_the_map() {
+    let path = fixture("py-app");
+    let bare = mapscope(&[path.to_str().unwrap()]);
+    let map = mapscope(&["map", path.to_str().unwrap()]);
+    assert!(bare.status.success(), "{}", stderr(&bare));
+    assert_eq!(bare.stdout, map.stdout);
+}
+
+#[test]
+fn output_is_byte_identical_across_runs_and_thread_counts() {
+    for repo in ["ts-app", "go-app", "py-app"] {
+        let path = fixture(repo);
+        let run = |threads: &str| {
+            Command::new(env!("CARGO_BIN_EXE_mapscope"))
+                .args(["map", path.to_str().unwrap(), "--format", "json"])
+                .env("RAYON_NUM_THREADS", threads)
+                .output()
+                .unwrap()
+                .stdout
+        };
+        let a = run("1");
+        assert_eq!(a, run("2"), "{repo}");
+        assert_eq!(a, run("2"), "{repo}");
+    }
+}
+
+#[test]
+fn focus_and_ident_change_the_ranking() {
+    let path = fixture("ts-app");
+    let base = mapscope(&["map", path.to_str().unwrap(), "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&base.stdout).unwrap();
+    let first = v["files"][0]["path"].as_str().unwrap().to_string();
+    // A focus file is left out of the map.
+    let o = mapscope(&[
+        "map",
+        path.to_str().unwrap(),
+        "--format",
+        "json",
+        "--focus",
+        &first,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|f| f["path"] != first.as_str()));
+}
+
+#[test]
+fn stats_reports_languages_kinds_and_phases() {
+    let path = fixture("go-app");
+    let o = mapscope(&["stats", path.to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["files_by_language"]["go"].as_u64().unwrap() > 0);
+    assert!(v["definitions"].as_u64().unwrap() > 0);
+    assert!(v["references_by_kind"]["call"].as_u64().unwrap() > 0);
+    assert!(v["graph_edges"].as_u64().unwrap() > 0);
+    assert!(v["times"]["parse_ms"].is_number());
+    let o = mapscope(&["stats", path.to_str().unwrap()]);
+    assert!(stdout(&o).contains("graph edges"));
+}
+
+#[test]
+fn hostile_repo_indexes_without_panic() {
+    let dir = common::hostile_repo();
+    let o = mapscope(&["stats", dir.path().to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let skipped = &v["skipped_by_reason"];
+    assert!(skipped["binary"].as_u64().unwrap_or(0) >= 1, "{v}");
+    assert!(skipped["too_large"].as_u64().unwrap_or(0) >= 1, "{v}");
+    assert!(v["files_with_parse_errors"].as_u64().unwrap() >= 1, "{v}");
+    let o = mapscope(&["map", dir.path().to_str().unwrap(), "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("panicked"));
+}
+
+#[test]
+fn bad_arguments_are_usage_errors() {
+    let o = mapscope(&["map", "--tokenizer", "gpt2"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("tokenizer"));
+}
