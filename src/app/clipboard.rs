@@ -1,0 +1,266 @@
+//! Copying to the user's clipboard: the system clipboard through arboard, or OSC 52 (the
+//! terminal sets its own clipboard; wrapped in a DCS passthrough when inside tmux) where there
+//! is no display server or over SSH.
+//!
+//! On X11 a copied text lives only as long as the process that owns the selection serves it:
+//! arboard stops serving when its `Clipboard` is dropped. So `SystemClipboard` keeps one
+//! arboard handle for the whole session, and when the app quits `handoff` passes the last
+//! text to a small detached child (`mapscope` started with `MAPSCOPE_CLIPBOARD_SERVE=1`) that
+//! serves it with arboard's `wait()` until another program takes the selection over.
+//! Runs on the UI thread (copies are small and arboard answers at once).
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use base64::Engine as _;
+
+use super::config::ClipboardMode;
+
+/// The environment variable that turns a `mapscope` process into a clipboard server.
+pub const SERVE_ENV: &str = "MAPSCOPE_CLIPBOARD_SERVE";
+
+/// Which way a copy went (the status bar says it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CopyRoute {
+    System,
+    Osc52 { tmux: bool },
+}
+
+impl CopyRoute {
+    pub fn describe(self) -> &'static str {
+        match self {
+            CopyRoute::System => "system clipboard",
+            CopyRoute::Osc52 { tmux: false } => "OSC 52",
+            CopyRoute::Osc52 { tmux: true } => "OSC 52 via tmux",
+        }
+    }
+}
+
+/// The OSC 52 "set clipboard" sequence for `text`. Inside tmux it is wrapped in tmux's DCS
+/// passthrough (`ESC P tmux; … ESC \`, inner ESCs doubled) so it reaches the outer terminal
+/// (needs `set -g allow-passthrough on` in tmux ≥ 3.3, or `set-clipboard on`).
+pub fn osc52_sequence(text: &str, tmux: bool) -> String {
+    let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
+    let osc = format!("\x1b]52;c;{b64}\x07");
+    if tmux {
+        format!("\x1bPtmux;{}\x1b\\", osc.replace('\x1b', "\x1b\x1b"))
+    } else {
+        osc
+    }
+}
+
+/// The facts about the environment that decide the route; read once, injectable in tests.
+#[derive(Debug, Clone, Default)]
+pub struct ClipboardEnv {
+    pub tmux: bool,
+    pub ssh: bool,
+    pub display: bool,
+}
+
+impl ClipboardEnv {
+    pub fn from_process() -> Self {
+        let set = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty());
+        ClipboardEnv {
+            tmux: set("TMUX"),
+            ssh: set("SSH_CONNECTION") || set("SSH_TTY") || set("SSH_CLIENT"),
+            display: cfg!(any(target_os = "macos", windows))
+                || set("DISPLAY")
+                || set("WAYLAND_DISPLAY"),
+        }
+    }
+}
+
+/// The long-lived owner of the system clipboard handle, plus the OSC 52 fallback.
+pub struct Clipboard {
+    mode: ClipboardMode,
+    env: ClipboardEnv,
+    system: Option<arboard::Clipboard>,
+    system_failed: bool,
+    /// The last text that went to the system clipboard (for the hand-off at exit).
+    last_system_text: Option<String>,
+}
+
+impl Clipboard {
+    pub fn new(mode: ClipboardMode, env: ClipboardEnv) -> Self {
+        Clipboard {
+            mode,
+            env,
+            system: None,
+            system_failed: false,
+            last_system_text: None,
+        }
+    }
+
+    /// Which route a copy would take now.
+    pub fn route(&self) -> CopyRoute {
+        let osc = CopyRoute::Osc52 {
+            tmux: self.env.tmux,
+        };
+        match self.mode {
+            ClipboardMode::Osc52 => osc,
+            ClipboardMode::System => CopyRoute::System,
+            ClipboardMode::Auto if self.env.ssh || !self.env.display || self.system_failed => osc,
+            ClipboardMode::Auto => CopyRoute::System,
+        }
+    }
+
+    /// Copies `text`. For OSC 52 the escape sequence is returned: the caller writes it to the
+    /// terminal (the UI thread owns the terminal's output).
+    pub fn copy(&mut self, text: &str) -> Result<(CopyRoute, Option<String>), String> {
+        if self.route() == CopyRoute::System {
+            match self.copy_system(text) {
+                Ok(()) => return Ok((CopyRoute::System, None)),
+                Err(e) if self.mode == ClipboardMode::System => return Err(e),
+                Err(_) => self.system_failed = true,
+            }
+        }
+        let route = CopyRoute::Osc52 {
+            tmux: self.env.tmux,
+        };
+        Ok((route, Some(osc52_sequence(text, self.env.tmux))))
+    }
+
+    fn copy_system(&mut self, text: &str) -> Result<(), String> {
+        if self.system.is_none() {
+            self.system = Some(arboard::Clipboard::new().map_err(|e| e.to_string())?);
+        }
+        let cb = self.system.as_mut().ok_or("no clipboard")?;
+        cb.set_text(text.to_string()).map_err(|e| e.to_string())?;
+        self.last_system_text = Some(text.to_string());
+        Ok(())
+    }
+
+    /// Keeps the last system copy available after this process ends (X11/Wayland only): a
+    /// detached `exe` child serves it until another program owns the clipboard. Call once,
+    /// on quit. Elsewhere the OS keeps the text and this does nothing.
+    pub fn handoff(&mut self, exe: &Path) {
+        let Some(text) = self.last_system_text.take() else {
+            return;
+        };
+        if !cfg!(all(unix, not(target_os = "macos"))) {
+            return;
+        }
+        let mut cmd = Command::new(exe);
+        cmd.env(SERVE_ENV, "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            // Its own process group: Ctrl-C in the shell afterwards must not kill it.
+            cmd.process_group(0);
+        }
+        if let Ok(mut child) = cmd.spawn() {
+            if let Some(mut stdin) = child.stdin.take() {
+                let _ = stdin.write_all(text.as_bytes());
+            }
+            // The child now holds the text. Our own handle can go: the server takes
+            // the selection over before we return.
+            let _ = wait_for_child_ready(&mut child);
+        }
+        self.system = None;
+    }
+}
+
+/// Waits (briefly) for the serving child to report that it owns the selection, so our own
+/// exit does not race it.
+fn wait_for_child_ready(child: &mut std::process::Child) -> std::io::Result<()> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(500);
+    while std::time::Instant::now() < deadline {
+        if child.try_wait()?.is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    Ok(())
+}
+
+/// The body of the clipboard server process: reads the text from stdin, takes the clipboard
+/// and serves it until another program takes it over. Returns the exit code.
+pub fn serve_from_stdin() -> i32 {
+    let mut text = String::new();
+    if std::io::stdin().read_to_string(&mut text).is_err() {
+        return 1;
+    }
+    let Ok(mut cb) = arboard::Clipboard::new() else {
+        return 1;
+    };
+    #[cfg(all(unix, not(target_os = "macos")))]
+    {
+        use arboard::SetExtLinux;
+        match cb.set().wait().text(text) {
+            Ok(()) => 0,
+            Err(_) => 1,
+        }
+    }
+    #[cfg(not(all(unix, not(target_os = "macos"))))]
+    {
+        match cb.set_text(text) {
+            Ok(()) => 0,
+            Err(_) => 1,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn osc52_is_base64_in_an_osc() {
+        assert_eq!(osc52_sequence("hi", false), "\x1b]52;c;aGk=\x07");
+    }
+
+    #[test]
+    fn tmux_wraps_in_passthrough_with_doubled_escapes() {
+        let s = osc52_sequence("hi", true);
+        assert_eq!(s, "\x1bPtmux;\x1b\x1b]52;c;aGk=\x07\x1b\\");
+    }
+
+    #[test]
+    fn routes_follow_the_environment() {
+        let headless = ClipboardEnv {
+            tmux: true,
+            ssh: false,
+            display: false,
+        };
+        let c = Clipboard::new(ClipboardMode::Auto, headless);
+        assert_eq!(c.route(), CopyRoute::Osc52 { tmux: true });
+        let ssh = ClipboardEnv {
+            tmux: false,
+            ssh: true,
+            display: true,
+        };
+        assert_eq!(
+            Clipboard::new(ClipboardMode::Auto, ssh.clone()).route(),
+            CopyRoute::Osc52 { tmux: false }
+        );
+        assert_eq!(
+            Clipboard::new(ClipboardMode::System, ssh).route(),
+            CopyRoute::System
+        );
+        let desktop = ClipboardEnv {
+            tmux: false,
+            ssh: false,
+            display: true,
+        };
+        assert_eq!(
+            Clipboard::new(ClipboardMode::Auto, desktop.clone()).route(),
+            CopyRoute::System
+        );
+        assert_eq!(
+            Clipboard::new(ClipboardMode::Osc52, desktop).route(),
+            CopyRoute::Osc52 { tmux: false }
+        );
+    }
+
+    #[test]
+    fn headless_copy_returns_the_sequence() {
+        let mut c = Clipboard::new(ClipboardMode::Auto, ClipboardEnv::default());
+        let (route, seq) = c.copy("x").unwrap();
+        assert_eq!(route, CopyRoute::Osc52 { tmux: false });
+        assert_eq!(seq.as_deref(), Some("\x1b]52;c;eA==\x07"));
+    }
+}

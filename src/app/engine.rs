@@ -1,0 +1,456 @@
+//! The app's side of the engine: requests, events, published snapshots and the handle that
+//! runs an `EngineService` either on a worker thread (the TUI) or inline (tests, where every
+//! request is answered before `send` returns — no sleeps, no timing).
+//!
+//! Threading: the worker thread owns the service (and through it the index). It merges
+//! queued requests (newest of each kind wins), runs each under `catch_unwind` (a panic
+//! becomes `EngineEvent::Failed`), publishes results as immutable, generation-tagged `Arc`
+//! snapshots through `arc-swap`, and sends only small events. The UI thread never blocks on
+//! it: it loads the latest snapshot lock-free when an event says one is ready.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+use arc_swap::ArcSwapOption;
+use crossbeam_channel::{Receiver, Sender};
+
+use crate::ui::{CutView, HitRow, WhyView};
+
+/// Requests and results are numbered; a result tagged with an older number than the newest
+/// request of its kind is stale.
+pub type Generation = u64;
+
+/// What shapes the map (the app-side twin of the engine's `MapRequest`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct MapParams {
+    pub budget: usize,
+    /// "o200k" or "cl100k".
+    pub tokenizer: String,
+    pub focus: Vec<String>,
+    /// The query box's text (its identifiers and words personalize the ranking).
+    pub query: String,
+    pub exclude_files: Vec<String>,
+    pub exclude_symbols: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum EngineRequest {
+    /// (Re)build the index.
+    Build { generation: Generation },
+    Map {
+        generation: Generation,
+        params: MapParams,
+    },
+    Search {
+        generation: Generation,
+        query: String,
+    },
+    Why {
+        generation: Generation,
+        path: String,
+        params: MapParams,
+    },
+}
+
+impl EngineRequest {
+    fn slot(&self) -> usize {
+        match self {
+            EngineRequest::Build { .. } => 0,
+            EngineRequest::Search { .. } => 1,
+            EngineRequest::Map { .. } => 2,
+            EngineRequest::Why { .. } => 3,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum EngineEvent {
+    /// Indexing progress (sent at most every ~50 ms by a real service).
+    Progress {
+        phase: &'static str,
+        done: usize,
+        total: usize,
+    },
+    /// A new `IndexSnapshot` is published.
+    IndexReady {
+        generation: Generation,
+    },
+    /// The build failed (bad path, empty repo): shown in the UI.
+    IndexFailed {
+        generation: Generation,
+        code: &'static str,
+        message: String,
+    },
+    MapReady {
+        generation: Generation,
+    },
+    HitsReady {
+        generation: Generation,
+    },
+    WhyReady {
+        generation: Generation,
+        view: Box<WhyView>,
+    },
+    /// A request failed or the worker panicked while answering it; the UI keeps running.
+    Failed {
+        what: &'static str,
+        message: String,
+    },
+}
+
+/// What the UI knows about a built index.
+#[derive(Debug, Clone)]
+pub struct IndexSnapshot {
+    pub generation: Generation,
+    pub root: String,
+    pub files: usize,
+    pub docs: usize,
+    pub symbols: usize,
+    pub built_at: Instant,
+    pub build_ms: f64,
+    /// Text of every indexed file (code and docs), by repo-relative path, for the preview.
+    pub texts: BTreeMap<String, Arc<str>>,
+}
+
+/// One file of the map.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MapFile {
+    pub path: String,
+    pub rank: f64,
+    pub tokens: usize,
+    /// Line of the map text where the file's header is.
+    pub header_line: usize,
+}
+
+/// A fitted map.
+#[derive(Debug, Clone)]
+pub struct MapSnapshot {
+    pub generation: Generation,
+    pub params: MapParams,
+    /// Exactly what `mapscope map` prints (the text format).
+    pub text: String,
+    pub markdown: String,
+    pub tokens: usize,
+    pub files: Vec<MapFile>,
+    pub cut: CutView,
+    pub fit_ms: f64,
+}
+
+/// One search hit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    pub row: HitRow,
+    pub excerpt: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct HitsSnapshot {
+    pub generation: Generation,
+    pub query: String,
+    pub hits: Vec<Hit>,
+    /// "high", "medium", "low".
+    pub confidence: String,
+    pub low_score: bool,
+    pub latency_ms: f64,
+}
+
+/// The latest results, loaded lock-free by the UI.
+#[derive(Default)]
+pub struct Published {
+    pub index: ArcSwapOption<IndexSnapshot>,
+    pub map: ArcSwapOption<MapSnapshot>,
+    pub hits: ArcSwapOption<HitsSnapshot>,
+}
+
+impl Published {
+    /// Stores `new` unless what is there is newer (a late answer to an old request).
+    pub fn store_map(&self, new: MapSnapshot) -> bool {
+        store_if_newer(&self.map, new, |m| m.generation)
+    }
+    pub fn store_hits(&self, new: HitsSnapshot) -> bool {
+        store_if_newer(&self.hits, new, |h| h.generation)
+    }
+    pub fn store_index(&self, new: IndexSnapshot) -> bool {
+        store_if_newer(&self.index, new, |i| i.generation)
+    }
+}
+
+fn store_if_newer<T>(
+    slot: &ArcSwapOption<T>,
+    new: T,
+    generation: impl Fn(&T) -> Generation,
+) -> bool {
+    let g = generation(&new);
+    if slot.load().as_ref().is_some_and(|old| generation(old) > g) {
+        return false;
+    }
+    slot.store(Some(Arc::new(new)));
+    true
+}
+
+/// The engine as the app sees it. Implementations answer one request at a time, publishing
+/// results in `published` and reporting through `emit`.
+pub trait EngineService: Send {
+    fn handle(
+        &mut self,
+        req: EngineRequest,
+        published: &Published,
+        emit: &mut dyn FnMut(EngineEvent),
+    );
+}
+
+enum Mode {
+    Threaded {
+        tx: Option<Sender<EngineRequest>>,
+        join: Option<JoinHandle<()>>,
+    },
+    Inline {
+        service: Box<dyn EngineService>,
+        queue: VecDeque<EngineEvent>,
+    },
+}
+
+/// The app's handle on the engine.
+pub struct EngineHandle {
+    pub published: Arc<Published>,
+    mode: Mode,
+}
+
+impl EngineHandle {
+    /// Runs `service` on a worker thread; events go to `events`.
+    pub fn spawn(service: Box<dyn EngineService>, events: Sender<EngineEvent>) -> EngineHandle {
+        let published = Arc::new(Published::default());
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let p = published.clone();
+        let join = std::thread::Builder::new()
+            .name("mapscope-engine".into())
+            .spawn(move || worker_loop(service, rx, &p, &events))
+            .ok();
+        EngineHandle {
+            published,
+            mode: Mode::Threaded { tx: Some(tx), join },
+        }
+    }
+
+    /// Answers every request synchronously inside `send`; events wait in `take_events`.
+    pub fn inline(service: Box<dyn EngineService>) -> EngineHandle {
+        EngineHandle {
+            published: Arc::new(Published::default()),
+            mode: Mode::Inline {
+                service,
+                queue: VecDeque::new(),
+            },
+        }
+    }
+
+    pub fn is_inline(&self) -> bool {
+        matches!(self.mode, Mode::Inline { .. })
+    }
+
+    pub fn send(&mut self, req: EngineRequest) {
+        match &mut self.mode {
+            Mode::Threaded { tx, .. } => {
+                if let Some(tx) = tx {
+                    let _ = tx.send(req);
+                }
+            }
+            Mode::Inline { service, queue } => {
+                let published = &self.published;
+                run_guarded(service.as_mut(), req, published, &mut |e| {
+                    queue.push_back(e)
+                });
+            }
+        }
+    }
+
+    /// Events produced by inline requests (always empty when threaded).
+    pub fn take_events(&mut self) -> Vec<EngineEvent> {
+        match &mut self.mode {
+            Mode::Inline { queue, .. } => queue.drain(..).collect(),
+            Mode::Threaded { .. } => Vec::new(),
+        }
+    }
+}
+
+impl Drop for EngineHandle {
+    fn drop(&mut self) {
+        if let Mode::Threaded { tx, join } = &mut self.mode {
+            *tx = None;
+            // A build in progress can take a while: don't wait for it at quit; the thread
+            // ends with the process.
+            if let Some(j) = join.take() {
+                if j.is_finished() {
+                    let _ = j.join();
+                }
+            }
+        }
+    }
+}
+
+/// Handles one request, turning a panic into a `Failed` event.
+fn run_guarded(
+    service: &mut dyn EngineService,
+    req: EngineRequest,
+    published: &Published,
+    emit: &mut dyn FnMut(EngineEvent),
+) {
+    let what = match req {
+        EngineRequest::Build { .. } => "index",
+        EngineRequest::Map { .. } => "map",
+        EngineRequest::Search { .. } => "search",
+        EngineRequest::Why { .. } => "why",
+    };
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        service.handle(req, published, emit);
+    }));
+    if let Err(payload) = result {
+        emit(EngineEvent::Failed {
+            what,
+            message: panic_message(payload.as_ref()),
+        });
+    }
+}
+
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "panic".to_string())
+}
+
+fn worker_loop(
+    mut service: Box<dyn EngineService>,
+    rx: Receiver<EngineRequest>,
+    published: &Published,
+    events: &Sender<EngineEvent>,
+) {
+    // One pending request per kind: a newer one replaces an older one (latest wins).
+    let mut pending: [Option<EngineRequest>; 4] = [None, None, None, None];
+    loop {
+        if pending.iter().all(Option::is_none) {
+            match rx.recv() {
+                Ok(req) => {
+                    let slot = req.slot();
+                    pending[slot] = Some(req);
+                }
+                Err(_) => return,
+            }
+        }
+        while let Ok(req) = rx.try_recv() {
+            let slot = req.slot();
+            pending[slot] = Some(req);
+        }
+        // Builds first (everything else needs the index), then what the user is typing.
+        let Some(req) = pending.iter_mut().find_map(Option::take) else {
+            continue;
+        };
+        let mut emit = |e: EngineEvent| {
+            let _ = events.send(e);
+        };
+        run_guarded(service.as_mut(), req, published, &mut emit);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Echo;
+    impl EngineService for Echo {
+        fn handle(
+            &mut self,
+            req: EngineRequest,
+            published: &Published,
+            emit: &mut dyn FnMut(EngineEvent),
+        ) {
+            match req {
+                EngineRequest::Search { generation, query } => {
+                    if query == "boom" {
+                        panic!("search exploded");
+                    }
+                    published.store_hits(HitsSnapshot {
+                        generation,
+                        query,
+                        hits: vec![],
+                        confidence: "low".into(),
+                        low_score: true,
+                        latency_ms: 0.0,
+                    });
+                    emit(EngineEvent::HitsReady { generation });
+                }
+                _ => emit(EngineEvent::Failed {
+                    what: "test",
+                    message: "unsupported".into(),
+                }),
+            }
+        }
+    }
+
+    #[test]
+    fn inline_answers_before_send_returns() {
+        let mut h = EngineHandle::inline(Box::new(Echo));
+        h.send(EngineRequest::Search {
+            generation: 3,
+            query: "a".into(),
+        });
+        assert_eq!(
+            h.take_events(),
+            vec![EngineEvent::HitsReady { generation: 3 }]
+        );
+        assert_eq!(h.published.hits.load().as_ref().unwrap().query, "a");
+    }
+
+    #[test]
+    fn a_panic_becomes_an_event() {
+        let mut h = EngineHandle::inline(Box::new(Echo));
+        h.send(EngineRequest::Search {
+            generation: 1,
+            query: "boom".into(),
+        });
+        let ev = h.take_events();
+        assert_eq!(
+            ev,
+            vec![EngineEvent::Failed {
+                what: "search",
+                message: "search exploded".into()
+            }]
+        );
+    }
+
+    #[test]
+    fn older_results_do_not_replace_newer_ones() {
+        let p = Published::default();
+        let snap = |g: u64| HitsSnapshot {
+            generation: g,
+            query: g.to_string(),
+            hits: vec![],
+            confidence: String::new(),
+            low_score: false,
+            latency_ms: 0.0,
+        };
+        assert!(p.store_hits(snap(5)));
+        assert!(!p.store_hits(snap(4)));
+        assert_eq!(p.hits.load().as_ref().unwrap().generation, 5);
+    }
+
+    #[test]
+    fn threaded_worker_survives_a_panic() {
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let mut h = EngineHandle::spawn(Box::new(Echo), tx);
+        h.send(EngineRequest::Search {
+            generation: 1,
+            query: "boom".into(),
+        });
+        let first = rx.recv_timeout(std::time::Duration::from_secs(10)).unwrap();
+        assert!(matches!(first, EngineEvent::Failed { .. }));
+        h.send(EngineRequest::Search {
+            generation: 2,
+            query: "ok".into(),
+        });
+        let second = rx.recv_timeout(std::time::Duration::from_secs(10)).unwrap();
+        assert_eq!(second, EngineEvent::HitsReady { generation: 2 });
+    }
+}

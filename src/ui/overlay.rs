@@ -1,0 +1,225 @@
+//! Pop-ups drawn over the panes: help (generated from the keymap), "why" (why a file is in
+//! the map) and "cut" (what did not fit the budget).
+
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph};
+use ratatui::Frame;
+
+use super::text::{sanitize_line, truncate, truncate_left};
+use super::theme::Theme;
+
+pub enum Overlay<'a> {
+    Help { rows: &'a [HelpRow], scroll: usize },
+    Why { view: &'a WhyView, scroll: usize },
+    Cut { view: &'a CutView, scroll: usize },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HelpRow {
+    /// "j, down".
+    pub keys: String,
+    /// The action's config name, "select_next".
+    pub action: String,
+    pub description: String,
+}
+
+/// Why a file is (or is not) in the map.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct WhyView {
+    pub path: String,
+    pub rank: f64,
+    /// 1-based position among all files by rank.
+    pub position: usize,
+    pub total_files: usize,
+    /// This file's share of the personalization vector (0 when unpersonalized).
+    pub personalization: f64,
+    /// Plain-language reasons: "focus file", "defines `parseConfig` (query)".
+    pub reasons: Vec<String>,
+    pub in_map: bool,
+    /// Tokens the file's part of the map costs.
+    pub tokens: usize,
+    /// Files that point at this one, heaviest first.
+    pub incoming: Vec<WhyEdge>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct WhyEdge {
+    pub path: String,
+    pub weight: f64,
+    /// Identifiers through which `path` uses the file.
+    pub idents: Vec<String>,
+}
+
+/// The highest-ranked definitions that did not fit.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CutView {
+    pub budget: usize,
+    pub used: usize,
+    pub rows: Vec<CutRow>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CutRow {
+    pub path: String,
+    pub symbol: String,
+    pub kind: String,
+    pub line: u32,
+    pub rank: f64,
+    /// What adding it would cost.
+    pub tokens: usize,
+}
+
+/// A centred rectangle taking `pw`% × `ph`% of `area`.
+pub fn centered(area: Rect, pw: u16, ph: u16) -> Rect {
+    let [_, mid, _] = Layout::vertical([
+        Constraint::Percentage((100 - ph) / 2),
+        Constraint::Percentage(ph),
+        Constraint::Percentage((100 - ph) / 2),
+    ])
+    .areas(area);
+    let [_, c, _] = Layout::horizontal([
+        Constraint::Percentage((100 - pw) / 2),
+        Constraint::Percentage(pw),
+        Constraint::Percentage((100 - pw) / 2),
+    ])
+    .areas(mid);
+    c
+}
+
+pub fn draw(frame: &mut Frame<'_>, body: Rect, o: &Overlay<'_>, theme: &Theme) {
+    let area = centered(body, 86, 86);
+    let w = area.width.saturating_sub(2) as usize;
+    let (title, lines, scroll) = match o {
+        Overlay::Help { rows, scroll } => {
+            (" keys (Esc closes) ", help_lines(rows, w, theme), *scroll)
+        }
+        Overlay::Why { view, scroll } => (
+            " why is it in the map? (Esc closes) ",
+            why_lines(view, w, theme),
+            *scroll,
+        ),
+        Overlay::Cut { view, scroll } => (
+            " cut: ranked but over the budget (Esc closes) ",
+            cut_lines(view, w, theme),
+            *scroll,
+        ),
+    };
+    frame.render_widget(Clear, area);
+    let block = Block::bordered()
+        .border_style(theme.border(true))
+        .title(Span::styled(title, theme.title(true)));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let scroll = scroll.min(lines.len().saturating_sub(inner.height as usize));
+    let shown: Vec<Line<'static>> = lines.into_iter().skip(scroll).collect();
+    frame.render_widget(Paragraph::new(shown), inner);
+}
+
+fn help_lines(rows: &[HelpRow], w: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let kw = rows
+        .iter()
+        .map(|r| r.keys.chars().count())
+        .max()
+        .unwrap_or(4)
+        .min(22);
+    rows.iter()
+        .map(|r| {
+            let rest = w.saturating_sub(kw + 2);
+            Line::from(vec![
+                Span::styled(
+                    format!("{:<kw$}  ", truncate(&r.keys, kw)),
+                    theme.title(true),
+                ),
+                Span::styled(truncate(&r.description, rest), theme.text()),
+            ])
+        })
+        .collect()
+}
+
+fn why_lines(v: &WhyView, w: usize, theme: &Theme) -> Vec<Line<'static>> {
+    if v.path.is_empty() {
+        return vec![Line::from(Span::styled("working it out…", theme.dim()))];
+    }
+    let mut out = vec![
+        Line::from(Span::styled(
+            truncate_left(&sanitize_line(&v.path), w),
+            theme.title(true),
+        )),
+        Line::from(format!(
+            "rank {:.4}  (#{} of {} files)   personalization {:.4}",
+            v.rank, v.position, v.total_files, v.personalization
+        )),
+        Line::from(if v.in_map {
+            format!("in the map: {} tokens", v.tokens)
+        } else {
+            "not in the map".to_string()
+        }),
+    ];
+    if !v.reasons.is_empty() {
+        out.push(Line::from(""));
+        out.push(Line::from(Span::styled("boosted by", theme.dim())));
+        for r in &v.reasons {
+            out.push(Line::from(format!(
+                "  • {}",
+                truncate(&sanitize_line(r), w.saturating_sub(4))
+            )));
+        }
+    }
+    out.push(Line::from(""));
+    out.push(Line::from(Span::styled(
+        format!("pointed at by {} files", v.incoming.len()),
+        theme.dim(),
+    )));
+    for e in &v.incoming {
+        let idents = e.idents.join(", ");
+        let head = format!("  {:>6.2}  {}", e.weight, sanitize_line(&e.path));
+        let head = truncate(&head, w);
+        let room = w.saturating_sub(head.chars().count() + 3);
+        let mut spans = vec![Span::styled(head, theme.text())];
+        if !idents.is_empty() && room > 3 {
+            spans.push(Span::styled(
+                format!("  {}", truncate(&sanitize_line(&idents), room)),
+                theme.dim(),
+            ));
+        }
+        out.push(Line::from(spans));
+    }
+    out
+}
+
+fn cut_lines(v: &CutView, w: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let mut out = vec![Line::from(format!(
+        "budget {} · used {} · {} definitions did not fit (highest rank first)",
+        v.budget,
+        v.used,
+        v.rows.len()
+    ))];
+    out.push(Line::from(Span::styled(
+        format!(
+            "{:>7}  {:>8}  {:<10} symbol  location",
+            "tokens", "rank", "kind"
+        ),
+        theme.dim().add_modifier(Modifier::BOLD),
+    )));
+    for r in &v.rows {
+        let loc = format!("{}:{}", sanitize_line(&r.path), r.line);
+        let left = format!(
+            "{:>7}  {:>8.5}  {:<10} ",
+            format!("+{}", r.tokens),
+            r.rank,
+            truncate(&r.kind, 10)
+        );
+        let room = w.saturating_sub(left.chars().count());
+        let sym_w = (room / 2).max(6).min(room);
+        let sym = truncate(&sanitize_line(&r.symbol), sym_w);
+        let loc_w = room.saturating_sub(sym.chars().count() + 2);
+        out.push(Line::from(vec![
+            Span::styled(left, theme.text()),
+            Span::styled(sym.clone(), theme.title(true)),
+            Span::styled(format!("  {}", truncate_left(&loc, loc_w)), theme.dim()),
+        ]));
+    }
+    out
+}

@@ -1,0 +1,154 @@
+//! The status bar (repo, files, symbols, index generation and age, tokenizer, tokens used /
+//! budget, focus files, last message) and the indexing progress gauge.
+
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Gauge, Paragraph};
+use ratatui::Frame;
+
+use super::text::{truncate, width};
+use super::theme::Theme;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Info,
+    Ok,
+    Warning,
+    Error,
+}
+
+pub struct StatusView<'a> {
+    pub repo: &'a str,
+    /// `None` until the index is built.
+    pub files: Option<usize>,
+    pub symbols: Option<usize>,
+    pub generation: u64,
+    /// "3s", "2m".
+    pub age: String,
+    pub tokenizer: &'a str,
+    pub tokens: usize,
+    pub budget: usize,
+    pub focus: &'a [String],
+    pub excluded: usize,
+    pub message: Option<(&'a str, Level)>,
+}
+
+pub struct ProgressView<'a> {
+    pub phase: &'a str,
+    pub done: usize,
+    /// 0 when unknown.
+    pub total: usize,
+    pub elapsed_ms: u64,
+}
+
+/// Formats an age in seconds compactly.
+pub fn format_age(secs: u64) -> String {
+    match secs {
+        0..=59 => format!("{secs}s"),
+        60..=3599 => format!("{}m", secs / 60),
+        _ => format!("{}h", secs / 3600),
+    }
+}
+
+pub fn draw(frame: &mut Frame<'_>, area: Rect, s: &StatusView<'_>, theme: &Theme) {
+    let sep = " · ";
+    let mut parts: Vec<String> = vec![s.repo.to_string()];
+    match (s.files, s.symbols) {
+        (Some(f), Some(n)) => {
+            parts.push(format!("{f} files"));
+            parts.push(format!("{n} symbols"));
+            parts.push(format!("gen {} ({})", s.generation, s.age));
+        }
+        _ => parts.push("indexing…".to_string()),
+    }
+    parts.push(s.tokenizer.to_string());
+    parts.push(format!("{}/{} tok", s.tokens, s.budget));
+    if !s.focus.is_empty() {
+        let first = s.focus[0].rsplit('/').next().unwrap_or(&s.focus[0]);
+        if s.focus.len() == 1 {
+            parts.push(format!("focus {first}"));
+        } else {
+            parts.push(format!("focus {first} +{}", s.focus.len() - 1));
+        }
+    }
+    if s.excluded > 0 {
+        parts.push(format!("{} excluded", s.excluded));
+    }
+    let info = format!(" {}", parts.join(sep));
+    let w = area.width as usize;
+    let mut spans = Vec::new();
+    let msg = s.message.map(|(m, level)| {
+        let color = match level {
+            Level::Info => theme.status_fg,
+            Level::Ok => theme.ok,
+            Level::Warning => theme.warning,
+            Level::Error => theme.error,
+        };
+        let text = truncate(m, (w / 2).max(10));
+        (format!(" {text} "), color)
+    });
+    let msg_w = msg.as_ref().map_or(0, |(t, _)| width(t));
+    let info = truncate(&info, w.saturating_sub(msg_w + 1));
+    let pad = w.saturating_sub(width(&info) + msg_w);
+    spans.push(Span::styled(info, theme.status()));
+    spans.push(Span::styled(" ".repeat(pad), theme.status()));
+    if let Some((text, color)) = msg {
+        spans.push(Span::styled(
+            text,
+            theme.status().fg(color).add_modifier(Modifier::BOLD),
+        ));
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+pub fn draw_progress(frame: &mut Frame<'_>, area: Rect, p: &ProgressView<'_>, theme: &Theme) {
+    let block = Block::bordered()
+        .border_style(theme.border(false))
+        .title(Span::styled(" indexing ", theme.title(true)));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if inner.height == 0 {
+        return;
+    }
+    let [label_area, gauge_area, _] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Min(0),
+    ])
+    .areas(inner);
+    let secs = p.elapsed_ms as f64 / 1000.0;
+    let label = if p.total > 0 {
+        format!("{} {}/{} files  {secs:.1} s", p.phase, p.done, p.total)
+    } else {
+        format!("{}…  {secs:.1} s", p.phase)
+    };
+    frame.render_widget(
+        Paragraph::new(Line::from(Span::styled(label, theme.text()))),
+        label_area,
+    );
+    let ratio = if p.total > 0 {
+        (p.done as f64 / p.total as f64).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    frame.render_widget(
+        Gauge::default()
+            .gauge_style(Style::default().fg(theme.gauge).bg(Color::Reset))
+            .ratio(ratio)
+            .label(format!("{:.0}%", ratio * 100.0)),
+        gauge_area,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ages_are_compact() {
+        assert_eq!(format_age(5), "5s");
+        assert_eq!(format_age(125), "2m");
+        assert_eq!(format_age(7300), "2h");
+    }
+}
