@@ -1,1 +1,887 @@
-//! (stub: being written)
+//! The file walk: which files of a repository are indexed as code, which are kept as docs
+//! for text search, which are skipped and why, and which Go modules the repository declares.
+//! Also loading one source file safely (`load_source`) and judging its content
+//! (`classify_content`).
+//!
+//! `walk` is called from the engine worker thread and fans out over the `ignore` crate's own
+//! walker threads for its duration (one `lstat` per candidate file is most of its cost);
+//! its output is sorted, so it is deterministic anyway. `load_source` and `classify_content`
+//! are pure per-file functions that the tags phase calls from rayon workers.
+//!
+//! The walk never reads file contents (sizes come from metadata), except `go.mod` files,
+//! which are tiny and needed to resolve Go imports.
+
+use std::fs::{self, File};
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use ignore::WalkBuilder;
+
+use super::error::EngineError;
+use super::model::{GoModule, Lang, SkipReason, Skipped};
+
+/// The per-directory ignore file that mapscope honours on top of the git ones.
+pub const CUSTOM_IGNORE_FILE: &str = ".mapscopeignore";
+
+/// A NUL byte in this many leading bytes marks a file as binary (git uses the same window).
+const BINARY_SNIFF_LEN: usize = 8 * 1024;
+/// A line longer than this (in bytes, `\r\n` excluded) marks a file as minified.
+pub const MAX_LINE_LEN: usize = 5000;
+/// An average line length above this marks a file as minified…
+pub const MAX_AVG_LINE_LEN: usize = 300;
+/// …but only from this size on: a short one-liner is not minified, just short.
+const MIN_LEN_FOR_AVG: usize = 1024;
+/// `@generated` and "generated … do not edit" markers count only in this many first lines.
+const GENERATED_MARKER_LINES: usize = 10;
+/// The Go `// Code generated` header is searched at most this far (license headers are long).
+const GO_HEADER_MAX_LINES: usize = 200;
+/// `go.mod` files above this size are not parsed (real ones are a few KiB).
+const MAX_GO_MOD_SIZE: u64 = 1024 * 1024;
+
+/// Directory names that are build output when sources sit beside them (see `is_build_output`).
+const BUILD_DIR_NAMES: [&str; 4] = ["dist", "build", "out", "lib"];
+/// Project manifests that mark a directory as a JS/TS/Python project root.
+const PROJECT_MANIFESTS: [&str; 5] = [
+    "package.json",
+    "tsconfig.json",
+    "setup.py",
+    "setup.cfg",
+    "pyproject.toml",
+];
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalkOptions {
+    /// Code files above this size are skipped as `TooLarge` (decided from metadata).
+    pub max_file_size: u64,
+    /// Doc files above this size are skipped as `TooLarge`.
+    pub max_doc_size: u64,
+}
+
+impl Default for WalkOptions {
+    fn default() -> Self {
+        WalkOptions {
+            max_file_size: 1024 * 1024,
+            max_doc_size: 256 * 1024,
+        }
+    }
+}
+
+/// A source file in a supported language, to be parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalkedFile {
+    /// Path relative to the repo root, with `/` separators.
+    pub rel_path: String,
+    pub abs_path: PathBuf,
+    pub lang: Lang,
+    /// Size from metadata at walk time (the file may change before it is read).
+    pub size: u64,
+}
+
+/// A prose or config file (README, markdown, JSON, YAML, TOML, …) kept for text search.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DocFile {
+    pub rel_path: String,
+    pub abs_path: PathBuf,
+    pub size: u64,
+}
+
+/// Everything the walk found. Every list is sorted (by path; `go_modules` by dir then module).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WalkOutput {
+    pub files: Vec<WalkedFile>,
+    pub docs: Vec<DocFile>,
+    /// Skipped candidates with their reason. A skipped directory is one entry (its path).
+    /// Files and directories excluded by `.gitignore`-style rules are not listed: the
+    /// `ignore` crate drops them before we see them, and listing `target/` or a virtualenv
+    /// file by file would swamp the list.
+    pub skipped: Vec<Skipped>,
+    pub go_modules: Vec<GoModule>,
+}
+
+/// Walks the repository at `root`.
+///
+/// Honours `.gitignore` (with or without a `.git` directory), `.git/info/exclude`, the global
+/// git excludes file and `.mapscopeignore` files. Never follows symlinks, so a symlink loop
+/// cannot trap the walk; symlinks themselves are not indexed and not listed. Only regular files
+/// are indexed: a FIFO, socket or device with a code or doc name is listed as `Unreadable`
+/// (opening a FIFO would block).
+///
+/// Skipped, with the reason recorded:
+/// - `Hidden`: any file or directory whose name starts with `.` (`.git`, `.github`, `.env`…).
+/// - `NodeModules`: a `node_modules` directory; `Vendor`: a `vendor` directory.
+/// - `BuildOutput`: a directory named `dist`, `build`, `out` or `lib` whose parent also holds
+///   a `src` directory (compiled from it), or — for `dist`, `build` and `out` only — whose
+///   parent holds a project manifest (`package.json`, `tsconfig.json`, `setup.py`, `setup.cfg`,
+///   `pyproject.toml`). `lib` is exempt from the manifest rule because many JS and Python
+///   projects keep their hand-written sources in `lib/`.
+/// - `Minified`: files named `*.min.js`, `*.min.mjs`, `*.min.cjs`, `*-min.js`, `*.bundle.js`.
+/// - `TooLarge`: code files above `max_file_size`, docs above `max_doc_size` (metadata only).
+/// - `Unreadable`: a directory that cannot be listed, a non-regular file with a code/doc name.
+pub fn walk(root: &Path, opts: &WalkOptions) -> Result<WalkOutput, EngineError> {
+    let meta = match fs::metadata(root) {
+        Ok(meta) => meta,
+        // `file.ts/sub` does not exist either.
+        Err(err)
+            if matches!(
+                err.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return Err(EngineError::RepoNotFound(root.to_path_buf()))
+        }
+        Err(source) => {
+            return Err(EngineError::Io {
+                path: root.to_path_buf(),
+                source,
+            })
+        }
+    };
+    if !meta.is_dir() {
+        return Err(EngineError::InvalidRepo(root.to_path_buf()));
+    }
+    // Absolute paths for `abs_path`, and a root that is no longer a symlink, so that
+    // `follow_links(false)` applies uniformly below it.
+    let root = fs::canonicalize(root).map_err(|source| EngineError::Io {
+        path: root.to_path_buf(),
+        source,
+    })?;
+
+    // `filter_entry` is the only place where a directory can be pruned while we still see
+    // it, and it must be `'static`, so what it prunes goes through a shared list (locked
+    // only for pruned entries, a handful per repository).
+    let pruned: Arc<Mutex<Vec<Found>>> = Arc::default();
+    let filter_pruned = Arc::clone(&pruned);
+    let filter_root = root.clone();
+
+    let mut builder = WalkBuilder::new(&root);
+    builder
+        .standard_filters(true)
+        // We detect hidden entries ourselves so they can be recorded.
+        .hidden(false)
+        // `.ignore` is ripgrep's convention, not ours; keep the rules to git + mapscope.
+        .ignore(false)
+        .git_ignore(true)
+        .git_exclude(true)
+        .git_global(true)
+        .require_git(false)
+        .parents(true)
+        .follow_links(false)
+        .add_custom_ignore_filename(CUSTOM_IGNORE_FILE)
+        .filter_entry(move |ent| {
+            let reason = prune_reason(ent);
+            if let Some(reason) = reason {
+                if let Some(path) = rel_path_of(&filter_root, ent.path()) {
+                    filter_pruned
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .push(Found::Skip(Skipped { path, reason }));
+                }
+            }
+            reason.is_none()
+        });
+
+    // The parallel walker: one `lstat` per candidate file dominates the walk, and it
+    // spreads over cores. Its visiting order is not deterministic; the sort below is.
+    let found: Mutex<Vec<Found>> = Mutex::default();
+    builder.build_parallel().visit(&mut CollectorBuilder {
+        root: &root,
+        opts,
+        sink: &found,
+    });
+
+    let mut out = WalkOutput::default();
+    let found = found.into_inner().unwrap_or_else(PoisonError::into_inner);
+    let pruned = std::mem::take(&mut *pruned.lock().unwrap_or_else(PoisonError::into_inner));
+    for item in found.into_iter().chain(pruned) {
+        match item {
+            Found::File(f) => out.files.push(f),
+            Found::Doc(d) => out.docs.push(d),
+            Found::Skip(s) => out.skipped.push(s),
+            Found::GoMod(m) => out.go_modules.push(m),
+        }
+    }
+    // Ties on `rel_path` only happen between non-UTF-8 names made equal by the lossy
+    // conversion; the exact path breaks them.
+    out.files.sort_unstable_by(|a, b| {
+        (a.rel_path.as_str(), &a.abs_path).cmp(&(b.rel_path.as_str(), &b.abs_path))
+    });
+    out.docs.sort_unstable_by(|a, b| {
+        (a.rel_path.as_str(), &a.abs_path).cmp(&(b.rel_path.as_str(), &b.abs_path))
+    });
+    out.skipped
+        .sort_unstable_by(|a, b| a.path.cmp(&b.path).then(a.reason.cmp(&b.reason)));
+    out.skipped.dedup();
+    out.go_modules.sort_unstable();
+    Ok(out)
+}
+
+/// One finding of the walk, before the lists are split and sorted.
+enum Found {
+    File(WalkedFile),
+    Doc(DocFile),
+    Skip(Skipped),
+    GoMod(GoModule),
+}
+
+/// Builds one `Collector` per walker thread.
+struct CollectorBuilder<'s> {
+    root: &'s Path,
+    opts: &'s WalkOptions,
+    sink: &'s Mutex<Vec<Found>>,
+}
+
+impl<'s> ignore::ParallelVisitorBuilder<'s> for CollectorBuilder<'s> {
+    fn build(&mut self) -> Box<dyn ignore::ParallelVisitor + 's> {
+        Box::new(Collector {
+            root: self.root,
+            opts: self.opts,
+            sink: self.sink,
+            local: Vec::new(),
+        })
+    }
+}
+
+/// Collects one walker thread's findings locally and hands them over when the thread ends,
+/// so threads do not contend on a lock per file.
+struct Collector<'s> {
+    root: &'s Path,
+    opts: &'s WalkOptions,
+    sink: &'s Mutex<Vec<Found>>,
+    local: Vec<Found>,
+}
+
+impl ignore::ParallelVisitor for Collector<'_> {
+    fn visit(&mut self, entry: Result<ignore::DirEntry, ignore::Error>) -> ignore::WalkState {
+        let found = match entry {
+            Ok(ent) => visit_entry(self.root, self.opts, ent),
+            Err(err) => visit_error(self.root, &err),
+        };
+        self.local.extend(found);
+        ignore::WalkState::Continue
+    }
+}
+
+impl Drop for Collector<'_> {
+    fn drop(&mut self) {
+        self.sink
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .append(&mut self.local);
+    }
+}
+
+/// A directory we cannot list: recorded, and the walk carries on with the rest.
+fn visit_error(root: &Path, err: &ignore::Error) -> Option<Found> {
+    let path = error_path(err).and_then(|p| rel_path_of(root, p))?;
+    (!path.is_empty()).then_some(Found::Skip(Skipped {
+        path,
+        reason: SkipReason::Unreadable,
+    }))
+}
+
+/// What one entry that survived the ignore rules and `prune_reason` is. Errors attached to
+/// an entry come from parsing ignore files; the rules that did parse still apply, so they
+/// are not fatal.
+fn visit_entry(root: &Path, opts: &WalkOptions, ent: ignore::DirEntry) -> Option<Found> {
+    let file_type = ent.file_type()?;
+    if ent.depth() == 0 || file_type.is_dir() || file_type.is_symlink() {
+        return None;
+    }
+    // A non-UTF-8 name gets a lossy `rel_path`; `abs_path` stays exact, so it still loads.
+    let name = ent.file_name().to_string_lossy();
+    let name = name.as_ref();
+    let lang = Lang::from_path(name);
+    let is_doc = lang.is_none() && is_doc_name(name);
+    let is_go_mod = name == "go.mod";
+    if lang.is_none() && !is_doc && !is_go_mod {
+        return None;
+    }
+    let rel_path = rel_path_of(root, ent.path())?;
+    let skip = |reason| {
+        Some(Found::Skip(Skipped {
+            path: rel_path.clone(),
+            reason,
+        }))
+    };
+    if !file_type.is_file() {
+        return if is_go_mod {
+            None
+        } else {
+            skip(SkipReason::Unreadable)
+        };
+    }
+    if is_go_mod {
+        let module = read_go_mod(ent.path())?;
+        let dir = rel_path.rsplit_once('/').map_or("", |(dir, _)| dir);
+        return Some(Found::GoMod(GoModule {
+            dir: dir.to_string(),
+            module,
+        }));
+    }
+    if lang.is_some() && is_minified_name(name) {
+        return skip(SkipReason::Minified);
+    }
+    let Ok(meta) = ent.metadata() else {
+        return skip(SkipReason::Unreadable);
+    };
+    let size = meta.len();
+    let limit = if lang.is_some() {
+        opts.max_file_size
+    } else {
+        opts.max_doc_size
+    };
+    if size > limit {
+        return skip(SkipReason::TooLarge);
+    }
+    let abs_path = ent.into_path();
+    Some(match lang {
+        Some(lang) => Found::File(WalkedFile {
+            rel_path,
+            abs_path,
+            lang,
+            size,
+        }),
+        None => Found::Doc(DocFile {
+            rel_path,
+            abs_path,
+            size,
+        }),
+    })
+}
+
+/// Why the walk prunes this entry before looking at it as a file: the name-based rules
+/// (hidden, node_modules, vendor, build output). `None` keeps it.
+fn prune_reason(ent: &ignore::DirEntry) -> Option<SkipReason> {
+    if ent.depth() == 0 {
+        return None;
+    }
+    if ent.file_name().as_encoded_bytes().first() == Some(&b'.') {
+        return Some(SkipReason::Hidden);
+    }
+    if !ent.file_type().is_some_and(|t| t.is_dir()) {
+        return None;
+    }
+    let name = ent.file_name().to_str()?;
+    match name {
+        "node_modules" => Some(SkipReason::NodeModules),
+        "vendor" => Some(SkipReason::Vendor),
+        _ if is_build_output(ent.path(), name) => Some(SkipReason::BuildOutput),
+        _ => None,
+    }
+}
+
+/// The build-output rule documented on `walk`: a `dist`/`build`/`out`/`lib` directory is
+/// compiled output when its parent also has `src/`; `dist`/`build`/`out` also when the parent
+/// has a JS/TS/Python project manifest.
+fn is_build_output(dir: &Path, name: &str) -> bool {
+    if !BUILD_DIR_NAMES.contains(&name) {
+        return false;
+    }
+    let Some(parent) = dir.parent() else {
+        return false;
+    };
+    if parent.join("src").is_dir() {
+        return true;
+    }
+    name != "lib"
+        && PROJECT_MANIFESTS
+            .iter()
+            .any(|manifest| parent.join(manifest).is_file())
+}
+
+/// `path` relative to `root`, with `/` separators; `None` when it is not under `root`.
+fn rel_path_of(root: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(root).ok()?;
+    let rel = rel.to_string_lossy();
+    Some(if std::path::MAIN_SEPARATOR == '/' {
+        rel.into_owned()
+    } else {
+        rel.replace(std::path::MAIN_SEPARATOR, "/")
+    })
+}
+
+/// The path an `ignore` walk error is about, if it names one.
+fn error_path(err: &ignore::Error) -> Option<&Path> {
+    match err {
+        ignore::Error::WithPath { path, .. } => Some(path),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            error_path(err)
+        }
+        ignore::Error::Loop { child, .. } => Some(child),
+        _ => None,
+    }
+}
+
+/// Prose and config files kept for text search. Lockfiles are data, not prose: left out.
+fn is_doc_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    if lower.starts_with("readme") {
+        return true;
+    }
+    let Some((stem, ext)) = lower.rsplit_once('.') else {
+        return false;
+    };
+    let doc_ext = matches!(
+        ext,
+        "md" | "mdx" | "markdown" | "rst" | "txt" | "json" | "yaml" | "yml" | "toml"
+    );
+    doc_ext && !is_lockfile(&lower, stem)
+}
+
+fn is_lockfile(lower_name: &str, lower_stem: &str) -> bool {
+    matches!(
+        lower_name,
+        "package-lock.json" | "npm-shrinkwrap.json" | "pnpm-lock.yaml" | "composer.lock"
+    ) || lower_stem.ends_with("-lock")
+        || lower_stem.ends_with(".lock")
+}
+
+/// Names that bundlers and minifiers give their output.
+fn is_minified_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    [".min.js", ".min.mjs", ".min.cjs", "-min.js", ".bundle.js"]
+        .iter()
+        .any(|suffix| lower.ends_with(suffix))
+}
+
+/// Reads `go.mod` (bounded) and returns the module path it declares.
+fn read_go_mod(path: &Path) -> Option<String> {
+    let file = File::open(path).ok()?;
+    let mut bytes = Vec::new();
+    file.take(MAX_GO_MOD_SIZE).read_to_end(&mut bytes).ok()?;
+    parse_go_mod_module(&String::from_utf8_lossy(strip_bom(&bytes)))
+}
+
+/// The module path of a `go.mod`: the `module` directive, either `module path` or the block
+/// form `module ( path )`, with `//` comments removed and `"…"` or `` `…` `` quotes undone.
+pub fn parse_go_mod_module(text: &str) -> Option<String> {
+    let mut in_block = false;
+    for line in text.trim_start_matches('\u{feff}').lines() {
+        let line = match line.find("//") {
+            Some(i) => &line[..i],
+            None => line,
+        };
+        let line = line.trim();
+        if in_block {
+            if line.starts_with(')') {
+                in_block = false;
+                continue;
+            }
+            if let Some(path) = unquote_module_path(line) {
+                return Some(path);
+            }
+            continue;
+        }
+        let Some(rest) = line.strip_prefix("module") else {
+            continue;
+        };
+        // `modulefoo` is not the directive.
+        if !(rest.is_empty() || rest.starts_with(|c: char| c.is_whitespace() || c == '(')) {
+            continue;
+        }
+        let rest = rest.trim();
+        if let Some(inner) = rest.strip_prefix('(') {
+            let inner = inner.trim();
+            if let Some(path) = inner.strip_suffix(')').and_then(unquote_module_path) {
+                return Some(path);
+            }
+            if let Some(path) = unquote_module_path(inner) {
+                return Some(path);
+            }
+            in_block = true;
+            continue;
+        }
+        if let Some(path) = unquote_module_path(rest) {
+            return Some(path);
+        }
+    }
+    None
+}
+
+fn unquote_module_path(s: &str) -> Option<String> {
+    let s = s.trim();
+    let unquoted = ['"', '`']
+        .iter()
+        .find_map(|&q| s.strip_prefix(q).and_then(|r| r.strip_suffix(q)))
+        .unwrap_or(s)
+        .trim();
+    if unquoted.is_empty() || unquoted.contains(char::is_whitespace) {
+        return None;
+    }
+    Some(unquoted.to_string())
+}
+
+/// Reads one source file for parsing.
+///
+/// Not a regular file, vanished since the walk, or not readable → `Unreadable`; above
+/// `max_size` (by metadata, or because it grew while being read) → `TooLarge`; then
+/// `classify_content`. Invalid UTF-8 is replaced (U+FFFD), not skipped: one bad byte in a
+/// comment should not hide a file. A UTF-8 BOM is stripped.
+///
+/// The type is checked before opening because opening a FIFO blocks; a file swapped for a
+/// FIFO between that check and the open is the one race left.
+pub fn load_source(abs_path: &Path, rel_path: &str, max_size: u64) -> Result<String, SkipReason> {
+    let meta = fs::symlink_metadata(abs_path).map_err(|_| SkipReason::Unreadable)?;
+    if !meta.is_file() {
+        return Err(SkipReason::Unreadable);
+    }
+    if meta.len() > max_size {
+        return Err(SkipReason::TooLarge);
+    }
+    let file = File::open(abs_path).map_err(|_| SkipReason::Unreadable)?;
+    let capacity = usize::try_from(meta.len().min(max_size)).unwrap_or(0);
+    let mut bytes = Vec::with_capacity(capacity.saturating_add(1));
+    file.take(max_size.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|_| SkipReason::Unreadable)?;
+    if bytes.len() as u64 > max_size {
+        return Err(SkipReason::TooLarge);
+    }
+    if let Some(reason) = classify_content(rel_path, &bytes) {
+        return Err(reason);
+    }
+    if bytes.starts_with(UTF8_BOM) {
+        bytes.drain(..UTF8_BOM.len());
+    }
+    Ok(match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(err) => String::from_utf8_lossy(err.as_bytes()).into_owned(),
+    })
+}
+
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
+fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(UTF8_BOM).unwrap_or(bytes)
+}
+
+/// Why a file's content should keep it out of the index, if it should.
+///
+/// - `Binary`: a NUL byte in the first 8 KiB.
+/// - `Minified`: a minified file name (see `walk`), a line longer than `MAX_LINE_LEN` bytes,
+///   or, for content of at least 1 KiB, an average line length above `MAX_AVG_LINE_LEN`.
+///   Lengths are in bytes without the line terminator, so CRLF files judge like LF ones.
+/// - `Generated`: in the leading comment block (before the first line of code), Go's
+///   `// Code generated … DO NOT EDIT.` line (`#` in Python), or, within the first 10 lines,
+///   an `@generated` marker or a "generated … do not edit" notice.
+pub fn classify_content(rel_path: &str, bytes: &[u8]) -> Option<SkipReason> {
+    let sniff = &bytes[..bytes.len().min(BINARY_SNIFF_LEN)];
+    if sniff.contains(&0) {
+        return Some(SkipReason::Binary);
+    }
+    let name = rel_path.rsplit('/').next().unwrap_or(rel_path);
+    if is_minified_name(name) {
+        return Some(SkipReason::Minified);
+    }
+    let text = strip_bom(bytes);
+    if is_generated(rel_path, text) {
+        return Some(SkipReason::Generated);
+    }
+    if looks_minified(text) {
+        return Some(SkipReason::Minified);
+    }
+    None
+}
+
+/// Lines of `text` without their terminator (`\n` or `\r\n`); a final newline does not
+/// start another line.
+fn lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let body = text.strip_suffix(b"\n").unwrap_or(text);
+    let empty = text.is_empty();
+    body.split(|&b| b == b'\n')
+        .map(|line| line.strip_suffix(b"\r").unwrap_or(line))
+        .filter(move |_| !empty)
+}
+
+fn looks_minified(text: &[u8]) -> bool {
+    let mut count = 0usize;
+    let mut total = 0usize;
+    for line in lines(text) {
+        if line.len() > MAX_LINE_LEN {
+            return true;
+        }
+        count += 1;
+        total += line.len();
+    }
+    text.len() >= MIN_LEN_FOR_AVG && total > MAX_AVG_LINE_LEN.saturating_mul(count)
+}
+
+fn is_generated(rel_path: &str, text: &[u8]) -> bool {
+    let line_comment: &[&[u8]] = match Lang::from_path(rel_path) {
+        Some(Lang::Python) => &[b"#"],
+        Some(_) => &[b"//"],
+        None => &[b"//", b"#", b"<!--"],
+    };
+    // Only the leading comment block counts: a marker after the package clause or the first
+    // import is talking about something else (Go's rule, applied to every marker).
+    let mut in_block = false;
+    for (i, line) in lines(text).take(GO_HEADER_MAX_LINES).enumerate() {
+        let trimmed = line.trim_ascii();
+        let near_top = i < GENERATED_MARKER_LINES;
+        if in_block {
+            if near_top && has_generated_marker(trimmed) {
+                return true;
+            }
+            if let Some(end) = find(trimmed, b"*/") {
+                in_block = false;
+                if !trimmed[end + 2..].trim_ascii().is_empty() {
+                    return false;
+                }
+            }
+            continue;
+        }
+        if trimmed.is_empty() {
+            continue;
+        }
+        if let Some(marker) = line_comment.iter().find(|m| trimmed.starts_with(m)) {
+            let body = &trimmed[marker.len()..];
+            if is_code_generated_line(body) || (near_top && has_generated_marker(body)) {
+                return true;
+            }
+            continue;
+        }
+        if let Some(rest) = trimmed.strip_prefix(b"/*") {
+            if near_top && has_generated_marker(rest) {
+                return true;
+            }
+            in_block = find(rest, b"*/").is_none();
+            continue;
+        }
+        // The package clause, an import, the first statement: the header is over.
+        return false;
+    }
+    false
+}
+
+/// Go's convention (<https://go.dev/s/generatedcode>): a comment matching
+/// `^// Code generated .* DO NOT EDIT\.$`. `body` is the comment after its marker.
+fn is_code_generated_line(body: &[u8]) -> bool {
+    const PREFIX: &[u8] = b"Code generated ";
+    const SUFFIX: &[u8] = b" DO NOT EDIT.";
+    let body = body.strip_prefix(b" ").unwrap_or(body);
+    body.len() >= PREFIX.len() + SUFFIX.len() && body.starts_with(PREFIX) && body.ends_with(SUFFIX)
+}
+
+/// `@generated` (Meta's convention, used by Relay, protobuf-es, …) or a "generated … do not
+/// edit" notice, in one comment line.
+fn has_generated_marker(comment: &[u8]) -> bool {
+    if let Some(i) = find(comment, b"@generated") {
+        let next = comment.get(i + b"@generated".len()).copied();
+        if !next.is_some_and(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_') {
+            return true;
+        }
+    }
+    let lower = comment.to_ascii_lowercase();
+    find(&lower, b"generated").is_some_and(|i| find(&lower[i..], b"do not edit").is_some())
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    if needle.is_empty() {
+        return Some(0);
+    }
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn classify(path: &str, text: &str) -> Option<SkipReason> {
+        classify_content(path, text.as_bytes())
+    }
+
+    /// `n_short` short lines plus one line of `long` bytes.
+    fn with_long_line(long: usize, n_short: usize, eol: &str) -> String {
+        let mut s = String::new();
+        for i in 0..n_short {
+            s.push_str(&format!("const x{i} = {i};{eol}"));
+        }
+        s.push_str(&"a".repeat(long));
+        s.push_str(eol);
+        s
+    }
+
+    #[test]
+    fn empty_file_is_fine() {
+        assert_eq!(classify("a.ts", ""), None);
+        assert_eq!(classify("a.py", "\n"), None);
+        assert_eq!(classify("a.go", "\u{feff}"), None);
+    }
+
+    #[test]
+    fn nul_in_first_8k_is_binary_after_is_not() {
+        let mut bytes = b"export const a = 1;\n".to_vec();
+        bytes.push(0);
+        assert_eq!(classify_content("a.ts", &bytes), Some(SkipReason::Binary));
+
+        let mut late = b"// x\n".repeat(BINARY_SNIFF_LEN / 5 + 1);
+        assert!(late.len() > BINARY_SNIFF_LEN);
+        late.push(0);
+        assert_eq!(classify_content("a.ts", &late), None);
+    }
+
+    #[test]
+    fn line_at_the_limit_is_kept_one_over_is_minified() {
+        // Enough short lines that the average stays under its own limit.
+        let at = with_long_line(MAX_LINE_LEN, 400, "\n");
+        assert_eq!(classify("a.js", &at), None);
+        let over = with_long_line(MAX_LINE_LEN + 1, 400, "\n");
+        assert_eq!(classify("a.js", &over), Some(SkipReason::Minified));
+    }
+
+    #[test]
+    fn crlf_does_not_count_towards_line_length() {
+        let at = with_long_line(MAX_LINE_LEN, 400, "\r\n");
+        assert_eq!(classify("a.js", &at), None);
+        let over = with_long_line(MAX_LINE_LEN + 1, 400, "\r\n");
+        assert_eq!(classify("a.js", &over), Some(SkipReason::Minified));
+    }
+
+    #[test]
+    fn average_line_length_limit() {
+        // 10 lines of exactly the average limit: kept; one byte more per line: minified.
+        let line = "b".repeat(MAX_AVG_LINE_LEN);
+        let at = format!("{line}\n").repeat(10);
+        assert_eq!(classify("a.js", &at), None);
+        let at_crlf = format!("{line}\r\n").repeat(10);
+        assert_eq!(classify("a.js", &at_crlf), None);
+        let over = format!("{line}b\n").repeat(10);
+        assert_eq!(classify("a.js", &over), Some(SkipReason::Minified));
+    }
+
+    #[test]
+    fn short_one_liner_is_not_minified() {
+        let s = format!("export const s = \"{}\";", "x".repeat(500));
+        assert!(s.len() < MIN_LEN_FOR_AVG);
+        assert_eq!(classify("a.ts", &s), None);
+    }
+
+    #[test]
+    fn minified_names() {
+        for name in [
+            "a.min.js",
+            "x/A.MIN.JS",
+            "a.min.mjs",
+            "a-min.js",
+            "app.bundle.js",
+        ] {
+            assert_eq!(
+                classify(name, "var a;\n"),
+                Some(SkipReason::Minified),
+                "{name}"
+            );
+        }
+        assert_eq!(classify("admin.js", "var a;\n"), None);
+        assert_eq!(classify("bundle.js", "var a;\n"), None);
+    }
+
+    #[test]
+    fn go_generated_header() {
+        let gen = "// Code generated by stringer -type=Kind; DO NOT EDIT.\n\npackage k\n";
+        assert_eq!(classify("k.go", gen), Some(SkipReason::Generated));
+        let crlf = gen.replace('\n', "\r\n");
+        assert_eq!(classify("k.go", &crlf), Some(SkipReason::Generated));
+        let bom = format!("\u{feff}{gen}");
+        assert_eq!(classify("k.go", &bom), Some(SkipReason::Generated));
+        // After build tags and a license block.
+        let later = "//go:build linux\n\n/*\n License\n*/\n// Code generated by x. DO NOT EDIT.\npackage k\n";
+        assert_eq!(classify("k.go", later), Some(SkipReason::Generated));
+    }
+
+    #[test]
+    fn go_generated_line_after_package_clause_does_not_count() {
+        let text = "package k\n\n// Code generated by x. DO NOT EDIT.\n";
+        assert_eq!(classify("k.go", text), None);
+        // Below the first 10 lines (a long license header) only Go's exact form counts.
+        let license = "// Copyright\n".repeat(GENERATED_MARKER_LINES);
+        let exact = format!("{license}// Code generated by x. DO NOT EDIT.\npackage k\n");
+        assert_eq!(classify("k.go", &exact), Some(SkipReason::Generated));
+        let no_period = format!("{license}// Code generated by x; DO NOT EDIT\npackage k\n");
+        assert_eq!(classify("k.go", &no_period), None);
+        let not_start = format!("{license}// This Code generated by x DO NOT EDIT.\npackage k\n");
+        assert_eq!(classify("k.go", &not_start), None);
+    }
+
+    #[test]
+    fn python_hash_header_counts() {
+        let text = "#!/usr/bin/env python\n# Code generated by protoc. DO NOT EDIT.\nimport x\n";
+        assert_eq!(classify("a_pb2.py", text), Some(SkipReason::Generated));
+    }
+
+    #[test]
+    fn at_generated_markers() {
+        let relay = "/**\n * @generated SignedSource<<abc>>\n */\nexport const x = 1;\n";
+        assert_eq!(classify("a.ts", relay), Some(SkipReason::Generated));
+        let py = "# @generated\nx = 1\n";
+        assert_eq!(classify("a.py", py), Some(SkipReason::Generated));
+        let notice =
+            "/* eslint-disable */\n// This file was automatically generated. Do not edit.\n";
+        assert_eq!(classify("a.ts", notice), Some(SkipReason::Generated));
+        // Not markers: partially generated, in code, or too far down.
+        assert_eq!(classify("a.ts", "// @partially-generated\n"), None);
+        assert_eq!(classify("a.ts", "// @generatedBy foo\n"), None);
+        assert_eq!(classify("a.ts", "const s = '@generated';\n"), None);
+        let far = format!(
+            "{}// @generated\n",
+            "let a = 1;\n".repeat(GENERATED_MARKER_LINES)
+        );
+        assert_eq!(classify("a.ts", &far), None);
+    }
+
+    #[test]
+    fn go_mod_module_line() {
+        let parse = parse_go_mod_module;
+        assert_eq!(
+            parse("module example.com/m\n").as_deref(),
+            Some("example.com/m")
+        );
+        assert_eq!(
+            parse("// comment\nmodule \"example.com/q\" // trailing\n\ngo 1.22\n").as_deref(),
+            Some("example.com/q")
+        );
+        assert_eq!(
+            parse("module `example.com/b`\n").as_deref(),
+            Some("example.com/b")
+        );
+        assert_eq!(
+            parse("module (\n  example.com/blk\n)\n").as_deref(),
+            Some("example.com/blk")
+        );
+        assert_eq!(
+            parse("module (example.com/one)\n").as_deref(),
+            Some("example.com/one")
+        );
+        assert_eq!(parse("\u{feff}module x\r\n").as_deref(), Some("x"));
+        assert_eq!(parse("modulex y\n"), None);
+        assert_eq!(parse("go 1.22\n"), None);
+        assert_eq!(parse("module\n"), None);
+        assert_eq!(parse(""), None);
+    }
+
+    #[test]
+    fn doc_names() {
+        for name in [
+            "README",
+            "readme.rst",
+            "README.md",
+            "a.mdx",
+            "c.json",
+            "d.yml",
+            "Cargo.toml",
+            "notes.txt",
+        ] {
+            assert!(is_doc_name(name), "{name}");
+        }
+        for name in [
+            "package-lock.json",
+            "pnpm-lock.yaml",
+            "deno.lock.json",
+            "a.png",
+            "Makefile",
+            "go.sum",
+        ] {
+            assert!(!is_doc_name(name), "{name}");
+        }
+    }
+}

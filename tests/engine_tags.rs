@@ -1,0 +1,828 @@
+//! Tag extraction on the fixture repositories (snapshots, one compact line per tag) plus
+//! targeted checks for each kind of definition, reference and import, and hostile input.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use mapscope::engine::lang::check_all_queries;
+use mapscope::engine::tags::extract_tags;
+use mapscope::engine::{DefKind, Definition, FileTags, Import, Lang, RefKind, Reference};
+
+fn fixture_root(repo: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/repos")
+        .join(repo)
+}
+
+/// Every source file of a fixture repo, as (relative path, language), sorted by path.
+fn source_files(repo: &str) -> Vec<(String, Lang)> {
+    fn visit(dir: &Path, root: &Path, out: &mut Vec<(String, Lang)>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                visit(&path, root, out);
+                continue;
+            }
+            let rel = path
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            if let Some(lang) = Lang::from_path(&rel) {
+                out.push((rel, lang));
+            }
+        }
+    }
+    let root = fixture_root(repo);
+    let mut files = Vec::new();
+    visit(&root, &root, &mut files);
+    files.sort();
+    files
+}
+
+fn tags_of(repo: &str, path: &str) -> FileTags {
+    let lang = Lang::from_path(path).unwrap();
+    let source = std::fs::read_to_string(fixture_root(repo).join(path)).unwrap();
+    extract_tags(lang, &source)
+}
+
+/// `def <kind> <name> <lines> sig <lines> [parent=P] [scope=[..]]`, `import …`, `ref …`.
+fn render(tags: &FileTags) -> String {
+    let mut out = String::new();
+    for d in &tags.defs {
+        write!(
+            out,
+            "def {} {} {}-{} sig {}-{}",
+            d.kind.name(),
+            d.name,
+            d.lines.start,
+            d.lines.end,
+            d.signature.start,
+            d.signature.end
+        )
+        .unwrap();
+        if let Some(p) = &d.parent {
+            write!(out, " parent={p}").unwrap();
+        }
+        if !d.scope_lines.is_empty() {
+            write!(out, " scope={:?}", d.scope_lines).unwrap();
+        }
+        out.push('\n');
+    }
+    for i in &tags.imports {
+        write!(out, "import {:?} line={}", i.specifier, i.line).unwrap();
+        for n in &i.names {
+            match &n.alias {
+                Some(a) => write!(out, " {} as {a}", n.name).unwrap(),
+                None => write!(out, " {}", n.name).unwrap(),
+            }
+        }
+        if let Some(ns) = &i.namespace {
+            write!(out, " ns={ns}").unwrap();
+        }
+        if i.wildcard {
+            out.push_str(" wildcard");
+        }
+        if i.reexport {
+            out.push_str(" reexport");
+        }
+        out.push('\n');
+    }
+    for r in &tags.refs {
+        write!(out, "ref {} {} {}", r.line, r.kind.name(), r.name).unwrap();
+        if let Some(q) = &r.qualifier {
+            write!(out, " q={q}").unwrap();
+        }
+        out.push('\n');
+    }
+    if tags.parse_errors > 0 {
+        writeln!(out, "parse_errors {}", tags.parse_errors).unwrap();
+    }
+    out
+}
+
+fn render_repo(repo: &str) -> String {
+    let mut out = String::new();
+    for (path, lang) in source_files(repo) {
+        let tags = tags_of(repo, &path);
+        writeln!(out, "== {path} ({})", lang.name()).unwrap();
+        out.push_str(&render(&tags));
+    }
+    out
+}
+
+fn def<'a>(tags: &'a FileTags, name: &str) -> &'a Definition {
+    tags.defs
+        .iter()
+        .find(|d| d.name == name)
+        .unwrap_or_else(|| panic!("no definition {name} in\n{}", render(tags)))
+}
+
+fn has_ref(tags: &FileTags, name: &str, kind: RefKind, qualifier: Option<&str>) -> bool {
+    tags.refs
+        .iter()
+        .any(|r| r.name == name && r.kind == kind && r.qualifier.as_deref() == qualifier)
+}
+
+#[track_caller]
+fn assert_ref(tags: &FileTags, name: &str, kind: RefKind, qualifier: Option<&str>) {
+    assert!(
+        has_ref(tags, name, kind, qualifier),
+        "missing ref {name} {kind:?} {qualifier:?} in\n{}",
+        render(tags)
+    );
+}
+
+fn refs_named<'a>(tags: &'a FileTags, name: &str) -> Vec<&'a Reference> {
+    tags.refs.iter().filter(|r| r.name == name).collect()
+}
+
+fn import<'a>(tags: &'a FileTags, specifier: &str) -> &'a Import {
+    tags.imports
+        .iter()
+        .find(|i| i.specifier == specifier)
+        .unwrap_or_else(|| panic!("no import {specifier} in\n{}", render(tags)))
+}
+
+fn names(import: &Import) -> Vec<(String, Option<String>)> {
+    import
+        .names
+        .iter()
+        .map(|n| (n.name.clone(), n.alias.clone()))
+        .collect()
+}
+
+fn named(name: &str, alias: Option<&str>) -> (String, Option<String>) {
+    (name.to_owned(), alias.map(str::to_owned))
+}
+
+// ---------------------------------------------------------------- snapshots
+
+#[test]
+fn queries_compile() {
+    check_all_queries().unwrap();
+}
+
+#[test]
+fn snapshot_ts_app() {
+    insta::assert_snapshot!("ts_app", render_repo("ts-app"));
+}
+
+#[test]
+fn snapshot_js_app() {
+    insta::assert_snapshot!("js_app", render_repo("js-app"));
+}
+
+#[test]
+fn snapshot_py_app() {
+    insta::assert_snapshot!("py_app", render_repo("py-app"));
+}
+
+#[test]
+fn snapshot_go_app() {
+    insta::assert_snapshot!("go_app", render_repo("go-app"));
+}
+
+#[test]
+fn fixtures_parse_cleanly_and_sorted() {
+    for repo in ["ts-app", "js-app", "py-app", "go-app"] {
+        let files = source_files(repo);
+        assert!(files.len() >= 5, "{repo}");
+        for (path, _) in files {
+            let tags = tags_of(repo, &path);
+            assert_eq!(tags.parse_errors, 0, "{repo}/{path}");
+            assert!(
+                tags.defs
+                    .windows(2)
+                    .all(|w| (w[0].lines.start, &w[0].name) <= (w[1].lines.start, &w[1].name)),
+                "{repo}/{path}: defs not sorted"
+            );
+            assert!(
+                tags.refs
+                    .windows(2)
+                    .all(|w| (w[0].line, &w[0].name, w[0].kind)
+                        <= (w[1].line, &w[1].name, w[1].kind)),
+                "{repo}/{path}: refs not sorted"
+            );
+            for d in &tags.defs {
+                assert!(d.lines.contains(d.signature.start) && d.lines.contains(d.signature.end));
+                assert!(d.signature.end - d.signature.start < 6, "{d:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn extraction_is_deterministic_across_threads() {
+    use rayon::prelude::*;
+    let mut jobs = Vec::new();
+    for repo in ["ts-app", "js-app", "py-app", "go-app"] {
+        for (path, _) in source_files(repo) {
+            jobs.push((repo, path));
+        }
+    }
+    let sequential: Vec<FileTags> = jobs.iter().map(|(r, p)| tags_of(r, p)).collect();
+    for _ in 0..3 {
+        let parallel: Vec<FileTags> = jobs.par_iter().map(|(r, p)| tags_of(r, p)).collect();
+        assert_eq!(parallel, sequential);
+    }
+}
+
+// ---------------------------------------------------------------- TypeScript / TSX
+
+#[test]
+fn ts_definitions() {
+    let user = tags_of("ts-app", "src/models/user.ts");
+    assert_eq!(def(&user, "UserId").kind, DefKind::TypeAlias);
+    assert_eq!(def(&user, "Role").kind, DefKind::Enum);
+    assert_eq!(def(&user, "Person").kind, DefKind::Interface);
+    let class = def(&user, "User");
+    assert_eq!(class.kind, DefKind::Class);
+    assert_eq!((class.lines.start, class.lines.end), (17, 36));
+    let greet = def(&user, "greet");
+    assert_eq!(greet.kind, DefKind::Method);
+    assert_eq!(greet.parent.as_deref(), Some("User"));
+    assert_eq!(greet.scope_lines, vec![17]);
+    // A constructor whose parameters span six lines: the signature runs to the body's `{`.
+    let ctor = def(&user, "constructor");
+    assert_eq!((ctor.signature.start, ctor.signature.end), (18, 23));
+
+    let session = tags_of("ts-app", "src/models/session.ts");
+    assert_eq!(def(&session, "BaseSession").kind, DefKind::Class);
+    let abstract_method = session
+        .defs
+        .iter()
+        .find(|d| d.name == "isValid" && d.parent.as_deref() == Some("BaseSession"))
+        .unwrap();
+    assert_eq!(abstract_method.kind, DefKind::Method);
+
+    let util = tags_of("ts-app", "src/util.ts");
+    assert_eq!(def(&util, "DEFAULT_LOCALE").kind, DefKind::Constant);
+    assert_eq!(def(&util, "formatName").kind, DefKind::Function);
+    // Locals inside a function are not definitions.
+    assert!(util.defs.iter().all(|d| d.name != "original"));
+
+    let icon = tags_of("ts-app", "src/components/Icon.tsx");
+    assert_eq!(def(&icon, "Icon").kind, DefKind::Function);
+}
+
+#[test]
+fn ts_signature_includes_export_and_decorators() {
+    let service = tags_of("ts-app", "src/services/userService.ts");
+    let register = def(&service, "register");
+    // `@logged` on line 25, the method header on line 26.
+    assert_eq!((register.signature.start, register.signature.end), (25, 26));
+    assert_eq!(register.lines.start, 25);
+
+    let src = "@Component({\n  selector: 'x',\n})\nexport class Widget {\n  run() {}\n}\n";
+    let tags = extract_tags(Lang::TypeScript, src);
+    let widget = def(&tags, "Widget");
+    assert_eq!((widget.signature.start, widget.signature.end), (1, 4));
+    assert_eq!((widget.lines.start, widget.lines.end), (1, 6));
+    // The scope line of a member is the class header itself, not its decorator.
+    assert_eq!(def(&tags, "run").scope_lines, vec![4]);
+    assert_ref(&tags, "Component", RefKind::Call, None);
+}
+
+#[test]
+fn ts_signature_rules() {
+    let src = "export function long(\n  a: string,\n  b: string,\n  c: string,\n  d: string,\n  e: string,\n  f: string,\n): void {\n  return;\n}\n\
+               type Short = {\n  a: string;\n};\n\
+               type Long = {\n  a: string;\n  b: string;\n  c: string;\n};\n";
+    let tags = extract_tags(Lang::TypeScript, src);
+    let long = def(&tags, "long");
+    assert_eq!((long.signature.start, long.signature.end), (1, 6));
+    let short = def(&tags, "Short");
+    assert_eq!((short.signature.start, short.signature.end), (11, 13));
+    let long_type = def(&tags, "Long");
+    assert_eq!(
+        (long_type.signature.start, long_type.signature.end),
+        (14, 14)
+    );
+}
+
+#[test]
+fn ts_module_level_variables_only() {
+    let src = "export const handler = async (req: Request) => {\n  const local = () => 1;\n  function inner() {}\n  return local();\n};\nlet counter = 0;\nvar legacy = 1;\nexport const Klass = class {};\nconst fs = require('fs');\n";
+    let tags = extract_tags(Lang::TypeScript, src);
+    assert_eq!(def(&tags, "handler").kind, DefKind::Function);
+    assert_eq!(def(&tags, "counter").kind, DefKind::Variable);
+    assert_eq!(def(&tags, "legacy").kind, DefKind::Variable);
+    assert_eq!(def(&tags, "Klass").kind, DefKind::Class);
+    assert!(tags.defs.iter().all(|d| d.name != "local"));
+    assert!(
+        tags.defs.iter().all(|d| d.name != "fs"),
+        "a require is an import"
+    );
+    let inner = def(&tags, "inner");
+    assert_eq!(inner.parent.as_deref(), Some("handler"));
+    assert_eq!(inner.scope_lines, vec![1]);
+}
+
+#[test]
+fn ts_references() {
+    let user = tags_of("ts-app", "src/models/user.ts");
+    assert_ref(&user, "Person", RefKind::Heritage, None);
+    assert_ref(&user, "formatName", RefKind::Call, None);
+    assert_ref(&user, "UserId", RefKind::Type, None);
+    assert_ref(&user, "Member", RefKind::Reference, Some("Role"));
+    assert_ref(&user, "fullName", RefKind::Reference, Some("this"));
+    // Declaration names and property keys are not references.
+    assert!(!has_ref(&user, "User", RefKind::Reference, None));
+    assert!(!has_ref(&user, "User", RefKind::Type, None));
+    assert!(refs_named(&user, "firstName")
+        .iter()
+        .all(|r| r.qualifier.is_some()));
+
+    let session = tags_of("ts-app", "src/models/session.ts");
+    assert_ref(&session, "BaseSession", RefKind::Heritage, None);
+    assert_ref(&session, "Date", RefKind::Call, None); // new Date()
+    assert_ref(&session, "now", RefKind::Call, Some("Date"));
+    assert_ref(&session, "User", RefKind::Type, None);
+
+    let service = tags_of("ts-app", "src/services/userService.ts");
+    assert_ref(&service, "UserRepository", RefKind::Heritage, None);
+    assert_ref(&service, "logged", RefKind::Call, None); // decorator
+    assert_ref(&service, "save", RefKind::Call, None); // this.repo.save(): no plain qualifier
+    assert_ref(&service, "repo", RefKind::Reference, Some("this"));
+    assert_ref(&service, "toSlug", RefKind::Call, None);
+    // Generic arguments are type uses.
+    assert_ref(&service, "Map", RefKind::Call, None);
+    let line = 11;
+    assert!(service
+        .refs
+        .iter()
+        .any(|r| r.name == "User" && r.kind == RefKind::Type && r.line == line));
+
+    let src = "class A extends ns.Base implements x.I, J<K> {}\ninterface B extends C<D>, e.F {}\nlet v: ns.T<U> = obj.m(w);\n";
+    let tags = extract_tags(Lang::TypeScript, src);
+    assert_ref(&tags, "Base", RefKind::Heritage, Some("ns"));
+    assert_ref(&tags, "I", RefKind::Heritage, Some("x"));
+    assert_ref(&tags, "J", RefKind::Heritage, None);
+    assert_ref(&tags, "K", RefKind::Type, None);
+    assert_ref(&tags, "C", RefKind::Heritage, None);
+    assert_ref(&tags, "F", RefKind::Heritage, Some("e"));
+    assert_ref(&tags, "T", RefKind::Type, Some("ns"));
+    assert_ref(&tags, "m", RefKind::Call, Some("obj"));
+    assert_ref(&tags, "w", RefKind::Reference, None);
+    // One kind per use: `obj` in `obj.m()` is a plain reference, `m` only a call.
+    assert_eq!(refs_named(&tags, "m").len(), 1);
+}
+
+#[test]
+fn tsx_components_are_calls() {
+    let button = tags_of("ts-app", "src/components/Button.tsx");
+    assert_ref(&button, "Icon", RefKind::Call, None);
+    assert!(
+        refs_named(&button, "button").is_empty(),
+        "intrinsic tags are not references"
+    );
+
+    let card = tags_of("ts-app", "src/components/UserCard.tsx");
+    assert_ref(&card, "Button", RefKind::Call, None);
+    assert_ref(&card, "Fragment", RefKind::Call, Some("React"));
+    assert_ref(&card, "greet", RefKind::Call, Some("user"));
+    // The closing tag repeats the opening tag: one reference, on the opening line.
+    assert_eq!(refs_named(&card, "Fragment").len(), 1);
+    assert!(refs_named(&card, "h2").is_empty());
+}
+
+#[test]
+fn ts_imports() {
+    let service = tags_of("ts-app", "src/services/userService.ts");
+    let util = import(&service, "../util.js");
+    assert_eq!(
+        names(util),
+        vec![named("logged", None), named("slugify", Some("toSlug"))]
+    );
+    assert!(!util.reexport && !util.wildcard && util.namespace.is_none());
+    assert_eq!(
+        names(import(&service, "../models")),
+        vec![
+            named("Role", None),
+            named("User", None),
+            named("UserId", None)
+        ]
+    );
+    assert_eq!(import(&service, "../models/session.js").line, 2);
+    // Imported bindings are Import references under their exported name.
+    assert_ref(&service, "slugify", RefKind::Import, None);
+    assert_ref(&service, "Session", RefKind::Import, None);
+
+    let barrel = tags_of("ts-app", "src/models/index.ts");
+    let star = import(&barrel, "./user");
+    assert!(star.wildcard && star.reexport && star.names.is_empty());
+    let session = import(&barrel, "./session");
+    assert!(session.reexport && !session.wildcard);
+    assert_eq!(
+        names(session),
+        vec![
+            named("Session", None),
+            named("BaseSession", Some("AbstractSession"))
+        ]
+    );
+
+    let index = tags_of("ts-app", "src/index.ts");
+    assert_eq!(import(&index, "./util").namespace.as_deref(), Some("util"));
+    assert_ref(&index, "util", RefKind::Import, None);
+    let side = import(&index, "./polyfills");
+    assert!(side.names.is_empty() && side.namespace.is_none() && !side.wildcard);
+    assert!(import(&index, "./services/userService").names.len() == 1);
+    // `export { UserService }` without `from` is not an import.
+    assert_eq!(index.imports.len(), 5);
+
+    let card = tags_of("ts-app", "src/components/UserCard.tsx");
+    assert_eq!(import(&card, "react").namespace.as_deref(), Some("React"));
+
+    let src = "import Def, { a as b } from './x';\nexport * as ns from './y';\nimport fs = require('fs');\nconst lazy = await import('./lazy');\n";
+    let tags = extract_tags(Lang::TypeScript, src);
+    assert_eq!(
+        names(import(&tags, "./x")),
+        vec![named("default", Some("Def")), named("a", Some("b"))]
+    );
+    assert_ref(&tags, "Def", RefKind::Import, None);
+    assert_ref(&tags, "a", RefKind::Import, None);
+    let ns = import(&tags, "./y");
+    assert!(ns.reexport && !ns.wildcard);
+    assert_eq!(ns.namespace.as_deref(), Some("ns"));
+    assert_eq!(import(&tags, "fs").namespace.as_deref(), Some("fs"));
+    assert_eq!(import(&tags, "./lazy").namespace.as_deref(), Some("lazy"));
+}
+
+// ---------------------------------------------------------------- JavaScript
+
+#[test]
+fn js_modules_and_classes() {
+    let cart = tags_of("js-app", "src/cart.mjs");
+    assert_ref(&cart, "Cart", RefKind::Heritage, None);
+    assert_ref(&cart, "Item", RefKind::Call, None);
+    assert_ref(&cart, "total", RefKind::Call, Some("super"));
+    let total = cart
+        .defs
+        .iter()
+        .find(|d| d.name == "total" && d.parent.as_deref() == Some("DiscountCart"))
+        .unwrap();
+    assert_eq!(total.kind, DefKind::Method);
+    assert_eq!(
+        names(import(&cart, "./legacy/format.cjs")),
+        vec![named("default", Some("formatPrice"))]
+    );
+
+    let format = tags_of("js-app", "src/legacy/format.cjs");
+    let rates = import(&format, "./rates.cjs");
+    assert_eq!(
+        names(rates),
+        vec![
+            named("CURRENCY", None),
+            named("symbolFor", Some("currencySymbol"))
+        ]
+    );
+    assert_eq!(
+        import(&format, "node:path").namespace.as_deref(),
+        Some("path")
+    );
+    assert!(format.defs.iter().all(|d| d.name != "path"));
+    assert!(refs_named(&format, "require").is_empty());
+    assert_ref(&format, "currencySymbol", RefKind::Call, None);
+
+    let index = tags_of("js-app", "src/index.mjs");
+    let plugin = import(&index, "./plugins/audit.js");
+    assert_eq!(names(plugin), vec![named("audit", None)]);
+    assert_eq!(plugin.line, 7);
+    assert_eq!(def(&index, "DEFAULT_DISCOUNT").kind, DefKind::Constant);
+    assert_ref(&index, "TAX_RATE", RefKind::Reference, Some("items"));
+
+    let view = tags_of("js-app", "src/components/CartView.jsx");
+    assert_ref(&view, "Price", RefKind::Call, None);
+    assert_ref(&view, "Fragment", RefKind::Call, Some("React"));
+    assert!(refs_named(&view, "li").is_empty());
+    assert_eq!(def(&view, "CartView").kind, DefKind::Function);
+}
+
+// ---------------------------------------------------------------- Python
+
+#[test]
+fn python_definitions() {
+    let db = tags_of("py-app", "app/core/db.py");
+    assert_eq!(def(&db, "DEFAULT_URL").kind, DefKind::Constant);
+    assert_eq!(def(&db, "Connection").kind, DefKind::Class);
+    let execute = def(&db, "execute");
+    assert_eq!(execute.kind, DefKind::Method);
+    assert_eq!(execute.parent.as_deref(), Some("Connection"));
+    assert_eq!(execute.scope_lines, vec![9]);
+    assert_eq!(def(&db, "connect").kind, DefKind::Function);
+
+    let users = tags_of("py-app", "app/services/users.py");
+    assert_eq!(def(&users, "log").kind, DefKind::Variable);
+    assert_eq!(def(&users, "MAX_USERS").kind, DefKind::Constant);
+    // A decorated method: the signature starts at the decorator, ends at the `:` line.
+    let register = def(&users, "register");
+    assert_eq!((register.signature.start, register.signature.end), (19, 20));
+    // Locals are not definitions.
+    assert!(users
+        .defs
+        .iter()
+        .all(|d| d.name != "cls" && d.name != "user"));
+
+    let util = tags_of("py-app", "app/util.py");
+    let wrapper = def(&util, "wrapper");
+    assert_eq!(wrapper.kind, DefKind::Function);
+    assert_eq!(wrapper.parent.as_deref(), Some("timed"));
+
+    let models = tags_of("py-app", "app/models.py");
+    let user = def(&models, "User");
+    assert_eq!((user.lines.start, user.signature.end), (6, 7));
+    assert_eq!(def(&models, "display").scope_lines, vec![7]);
+
+    let src = "def f(\n    a,\n    b,\n):\n    return a\n";
+    let tags = extract_tags(Lang::Python, src);
+    let f = def(&tags, "f");
+    assert_eq!((f.signature.start, f.signature.end), (1, 4));
+}
+
+#[test]
+fn python_references() {
+    let models = tags_of("py-app", "app/models.py");
+    assert_ref(&models, "dataclass", RefKind::Call, None); // decorator
+    assert_ref(&models, "Model", RefKind::Heritage, None);
+    assert_ref(&models, "User", RefKind::Heritage, None);
+    assert_ref(&models, "str", RefKind::Type, None);
+    assert_ref(&models, "field", RefKind::Call, None);
+    assert_ref(&models, "name", RefKind::Reference, Some("self"));
+
+    let users = tags_of("py-app", "app/services/users.py");
+    assert_ref(&users, "timed", RefKind::Call, Some("u")); // @u.timed
+    assert_ref(&users, "slugify", RefKind::Call, Some("util"));
+    assert_ref(&users, "UserModel", RefKind::Type, None);
+    assert_ref(&users, "Connection", RefKind::Type, None); // Connection | None
+    assert_ref(&users, "MAX_USERS", RefKind::Reference, None);
+    // Parameters, keyword argument names and assignment targets are not references.
+    // `admin` is declared on line 20 and used in `Admin if admin else …` on line 21.
+    let admin: Vec<u32> = refs_named(&users, "admin").iter().map(|r| r.line).collect();
+    assert_eq!(admin, vec![21]);
+    assert!(refs_named(&users, "cls")
+        .iter()
+        .all(|r| r.kind == RefKind::Call));
+
+    let src = "class A(mod.Base, metaclass=Meta):\n    x: Optional[mod.T] = None\n";
+    let tags = extract_tags(Lang::Python, src);
+    assert_ref(&tags, "Base", RefKind::Heritage, Some("mod"));
+    assert_ref(&tags, "T", RefKind::Type, Some("mod"));
+    assert_ref(&tags, "Optional", RefKind::Type, None);
+    assert!(refs_named(&tags, "metaclass").is_empty());
+}
+
+#[test]
+fn python_imports() {
+    let users = tags_of("py-app", "app/services/users.py");
+    assert_eq!(import(&users, "app.util").namespace.as_deref(), Some("u"));
+    assert_ref(&users, "u", RefKind::Import, None);
+    assert_eq!(
+        names(import(&users, "app.core.db")),
+        vec![named("Connection", None), named("connect", None)]
+    );
+    assert_eq!(names(import(&users, "..")), vec![named("util", None)]);
+    assert_eq!(
+        names(import(&users, "..core")),
+        vec![named("DEFAULT_TIMEOUT", None)]
+    );
+    assert_eq!(
+        names(import(&users, "..models")),
+        vec![named("Admin", None), named("User", Some("UserModel"))]
+    );
+    assert_ref(&users, "User", RefKind::Import, None);
+    assert_eq!(
+        import(&users, "logging").namespace.as_deref(),
+        Some("logging")
+    );
+
+    let init = tags_of("py-app", "app/__init__.py");
+    assert_eq!(import(&init, ".models").line, 2);
+
+    let src =
+        "import os.path\nimport a.b as c, d\nfrom x import *\nfrom . import (e,\n    f as g)\n";
+    let tags = extract_tags(Lang::Python, src);
+    let os = import(&tags, "os.path");
+    assert_eq!(os.namespace.as_deref(), Some("os"));
+    assert_eq!(import(&tags, "a.b").namespace.as_deref(), Some("c"));
+    assert_eq!(import(&tags, "d").namespace.as_deref(), Some("d"));
+    assert!(import(&tags, "x").wildcard);
+    assert_eq!(
+        names(import(&tags, ".")),
+        vec![named("e", None), named("f", Some("g"))]
+    );
+    let specifiers: Vec<&str> = tags.imports.iter().map(|i| i.specifier.as_str()).collect();
+    assert_eq!(specifiers, vec!["os.path", "a.b", "d", "x", "."]);
+}
+
+// ---------------------------------------------------------------- Go
+
+#[test]
+fn go_definitions() {
+    let store = tags_of("go-app", "internal/store/store.go");
+    assert_eq!(def(&store, "DefaultPath").kind, DefKind::Constant);
+    assert_eq!(def(&store, "ErrNotFound").kind, DefKind::Variable);
+    assert_eq!(def(&store, "Item").kind, DefKind::Struct);
+    assert_eq!(def(&store, "Reader").kind, DefKind::Interface);
+    assert_eq!(def(&store, "Open").kind, DefKind::Function);
+    let put = def(&store, "Put");
+    assert_eq!(put.kind, DefKind::Method);
+    assert_eq!(put.parent.as_deref(), Some("Store"));
+    assert!(put.scope_lines.is_empty());
+
+    let handler = tags_of("go-app", "internal/handler/handler.go");
+    assert_eq!(def(&handler, "Lookup").kind, DefKind::TypeAlias);
+    assert_eq!(def(&handler, "First").kind, DefKind::Function);
+    assert!(
+        handler.defs.iter().all(|d| d.name != "zero"),
+        "locals are not definitions"
+    );
+
+    let src = "package p\n\nconst (\n\tA, B = 1, 2\n)\n\nvar x, y int\n\ntype (\n\tID = string\n\tList[T any] []T\n)\n\nfunc (l *List[T]) Len() int { return len(l) }\nfunc (v Value) String() string { return \"\" }\n";
+    let tags = extract_tags(Lang::Go, src);
+    for (name, kind) in [
+        ("A", DefKind::Constant),
+        ("B", DefKind::Constant),
+        ("x", DefKind::Variable),
+        ("y", DefKind::Variable),
+        ("ID", DefKind::TypeAlias),
+        ("List", DefKind::TypeAlias),
+    ] {
+        let d = def(&tags, name);
+        assert_eq!(d.kind, kind, "{name}");
+        assert_eq!(d.parent, None, "{name}");
+    }
+    assert_eq!(def(&tags, "Len").parent.as_deref(), Some("List"));
+    assert_eq!(def(&tags, "String").parent.as_deref(), Some("Value"));
+}
+
+#[test]
+fn go_references() {
+    let main = tags_of("go-app", "cmd/server/main.go");
+    assert_ref(&main, "Open", RefKind::Call, Some("store"));
+    assert_ref(&main, "DefaultPath", RefKind::Reference, Some("store"));
+    assert_ref(&main, "Item", RefKind::Call, Some("store")); // composite literal store.Item{}
+    assert_ref(&main, "Server", RefKind::Call, Some("h"));
+    assert_ref(&main, "Fatal", RefKind::Call, Some("log"));
+
+    let cache = tags_of("go-app", "internal/store/cache.go");
+    assert_ref(&cache, "Store", RefKind::Heritage, None); // embedded *Store
+    assert_ref(&cache, "Cache", RefKind::Call, None); // &Cache{…}
+    assert_ref(&cache, "Get", RefKind::Call, None); // c.Store.Get(): no plain qualifier
+                                                    // Keys of a keyed literal are field names, not references.
+    assert!(!has_ref(&cache, "Store", RefKind::Reference, None));
+
+    let handler = tags_of("go-app", "internal/handler/handler.go");
+    assert_ref(&handler, "Reader", RefKind::Type, Some("store"));
+    assert_ref(&handler, "ResponseWriter", RefKind::Type, Some("http"));
+    assert_ref(&handler, "ErrNotFound", RefKind::Reference, Some("store"));
+    assert_ref(&handler, "TrimPrefix", RefKind::Call, Some("strings"));
+
+    let src = "package p\n\ntype R interface {\n\tio.Reader\n\tCloser\n}\n\ntype S struct {\n\tBase\n\tpkg.Mixin\n\tname string\n}\n";
+    let tags = extract_tags(Lang::Go, src);
+    assert_ref(&tags, "Reader", RefKind::Heritage, Some("io"));
+    assert_ref(&tags, "Closer", RefKind::Heritage, None);
+    assert_ref(&tags, "Base", RefKind::Heritage, None);
+    assert_ref(&tags, "Mixin", RefKind::Heritage, Some("pkg"));
+    assert_ref(&tags, "string", RefKind::Type, None);
+}
+
+#[test]
+fn go_imports() {
+    let main = tags_of("go-app", "cmd/server/main.go");
+    let handler = import(&main, "example.com/goapp/internal/handler");
+    assert_eq!(handler.namespace.as_deref(), Some("h"));
+    let store = import(&main, "example.com/goapp/internal/store");
+    assert_eq!(store.namespace, None);
+    assert!(!store.wildcard && store.names.is_empty());
+    assert_ref(&main, "store", RefKind::Import, None);
+    assert_ref(&main, "h", RefKind::Import, None);
+    assert_ref(&main, "http", RefKind::Import, None);
+
+    let src = "package p\n\nimport (\n\t. \"strings\"\n\t_ \"embed\"\n\tyaml \"gopkg.in/yaml.v3\"\n\t`os`\n)\n";
+    let tags = extract_tags(Lang::Go, src);
+    assert!(import(&tags, "strings").wildcard);
+    let embed = import(&tags, "embed");
+    assert!(embed.namespace.is_none() && !embed.wildcard);
+    assert_eq!(
+        import(&tags, "gopkg.in/yaml.v3").namespace.as_deref(),
+        Some("yaml")
+    );
+    assert_eq!(import(&tags, "os").line, 7);
+    assert!(refs_named(&tags, "embed").is_empty() && refs_named(&tags, "_").is_empty());
+}
+
+// ---------------------------------------------------------------- hostile input
+
+#[test]
+fn syntax_errors_still_give_tags() {
+    let src = "export class Broken {\n  method( {\n    return 1;\n  }\n}\n\nexport function fine(a: number): number {\n  return a + helper(;\n}\n";
+    let tags = extract_tags(Lang::TypeScript, src);
+    assert!(tags.parse_errors > 0);
+    assert!(
+        tags.defs.iter().any(|d| d.name == "fine"),
+        "{}",
+        render(&tags)
+    );
+    assert!(tags.defs.iter().any(|d| d.name == "Broken"));
+
+    let src = "def ok():\n    return 1\n\ndef broken(:\n    pass\n\nclass C(Base):\n    pass\n";
+    let tags = extract_tags(Lang::Python, src);
+    assert!(tags.parse_errors > 0);
+    assert!(tags.defs.iter().any(|d| d.name == "ok"));
+    assert_ref(&tags, "Base", RefKind::Heritage, None);
+
+    let src = "package p\n\nfunc A() {\n\tif {\n}\n\nfunc B() int { return 1 }\n";
+    let tags = extract_tags(Lang::Go, src);
+    assert!(tags.parse_errors > 0);
+}
+
+#[track_caller]
+fn assert_survives(lang: Lang, input: &str) {
+    let start = Instant::now();
+    let tags = extract_tags(lang, input);
+    let elapsed = start.elapsed();
+    // One second of budget, plus slack for a loaded test machine.
+    assert!(
+        elapsed < Duration::from_secs(5),
+        "{lang:?} took {elapsed:?} on {} bytes",
+        input.len()
+    );
+    assert!(tags.refs.iter().all(|r| !r.name.is_empty()));
+    assert!(tags.defs.iter().all(|d| !d.name.is_empty()));
+}
+
+#[test]
+fn hostile_input_does_not_panic_or_hang() {
+    let nul = "a\0b\0\0function f() {}\0def g(): pass\0";
+    let mut garbage = String::new();
+    let mut x: u32 = 12345;
+    for _ in 0..50_000 {
+        // xorshift: deterministic noise over printable and control characters.
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        garbage.push(char::from_u32(x % 0x250).unwrap_or('?'));
+    }
+    let nested = "(".repeat(20_000);
+    for lang in Lang::ALL {
+        for input in [nul, &garbage, &nested, "\u{feff}", "\r\n\r\n", "\u{0}"] {
+            assert_survives(lang, input);
+        }
+    }
+    let tags = extract_tags(Lang::JavaScript, nul);
+    assert!(tags.defs.iter().any(|d| d.name == "f"));
+}
+
+#[test]
+fn five_megabyte_line_does_not_hang() {
+    let long_line = format!("x = [{}];", "a1, ".repeat(1_250_000));
+    assert!(long_line.len() > 5_000_000 && !long_line.contains('\n'));
+    assert_survives(Lang::JavaScript, &long_line);
+    assert_survives(Lang::Python, &long_line);
+}
+
+/// Not a benchmark: reports how long a large file takes in a debug build.
+#[test]
+fn large_file_timing() {
+    let mut report = Vec::new();
+    for (repo, files) in [
+        (
+            "ts-app",
+            &[
+                "src/models/user.ts",
+                "src/services/userService.ts",
+                "src/util.ts",
+            ][..],
+        ),
+        ("py-app", &["app/core/db.py", "app/services/users.py"][..]),
+    ] {
+        let one: String = files
+            .iter()
+            .map(|f| std::fs::read_to_string(fixture_root(repo).join(f)).unwrap())
+            .collect();
+        let big = one.repeat(200);
+        let lang = Lang::from_path(files[0]).unwrap();
+        let _ = extract_tags(lang, "x"); // compile the query outside the measurement
+        let start = Instant::now();
+        let tags = extract_tags(lang, &big);
+        let elapsed = start.elapsed();
+        assert_eq!(tags.parse_errors, 0);
+        assert_eq!(
+            tags.defs.len(),
+            extract_tags(lang, &one).defs.len() * 200,
+            "the whole file was processed"
+        );
+        report.push(format!(
+            "{}: {} KB, {} lines, {} defs, {} refs in {:?}",
+            lang.name(),
+            big.len() / 1024,
+            big.lines().count(),
+            tags.defs.len(),
+            tags.refs.len(),
+            elapsed
+        ));
+    }
+    eprintln!("{}", report.join("\n"));
+}
