@@ -12,6 +12,8 @@ pub mod engine;
 pub mod highlight;
 pub mod input;
 pub mod keymap;
+pub mod run;
+pub mod service;
 pub mod terminal;
 
 use std::path::PathBuf;
@@ -524,6 +526,19 @@ impl App {
 
     pub fn take_editor_request(&mut self) -> Option<EditorRequest> {
         self.editor_request.take()
+    }
+
+    /// The editor has exited (the TUI is back).
+    pub fn editor_finished(&mut self, outcome: Result<(), String>) {
+        self.dirty = true;
+        match outcome {
+            Ok(()) => self.set_message("back from the editor", Level::Info),
+            Err(e) => self.set_message(e, Level::Error),
+        }
+    }
+
+    pub fn overlay_open(&self) -> bool {
+        self.overlay.is_some()
     }
 
     /// Quit-time clean-up that must outlive the app (the clipboard hand-off).

@@ -116,12 +116,14 @@ pub fn visible_offset(offset: usize, selected: Option<usize>, visible: usize, le
 }
 
 pub fn draw(frame: &mut Frame<'_>, area: Rect, v: &HitsView<'_>, focused: bool, theme: &Theme) {
-    let block = Block::bordered()
+    let mut block = Block::bordered()
         .border_style(theme.border(focused))
-        .title(Span::styled(" hits ", theme.title(focused)))
-        .title_top(
+        .title(Span::styled(" hits ", theme.title(focused)));
+    if !v.title_note.is_empty() {
+        block = block.title_top(
             Line::from(Span::styled(format!(" {} ", v.title_note), theme.dim())).right_aligned(),
         );
+    }
     let inner = block.inner(area);
     frame.render_widget(block, area);
     if v.rows.is_empty() {
@@ -134,10 +136,25 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, v: &HitsView<'_>, focused: bool, 
     let per = row_height(v.show_signals);
     let visible = (inner.height as usize / per).max(1);
     let off = visible_offset(v.offset, v.selected, visible, v.rows.len());
+    // The symbol column is as wide as the longest visible symbol, up to 40% of the row.
+    let longest = v
+        .rows
+        .iter()
+        .skip(off)
+        .take(visible)
+        .map(|r| width(&r.symbol))
+        .max()
+        .unwrap_or(0);
     let mut lines = Vec::new();
     for (i, row) in v.rows.iter().enumerate().skip(off).take(visible) {
         let selected = v.selected == Some(i);
-        lines.push(row_line(row, inner.width as usize, selected, theme));
+        lines.push(row_line(
+            row,
+            inner.width as usize,
+            longest,
+            selected,
+            theme,
+        ));
         if v.show_signals {
             lines.push(signal_line(row, inner.width as usize, selected, theme));
         }
@@ -145,7 +162,13 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, v: &HitsView<'_>, focused: bool, 
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
-fn row_line(row: &HitRow, w: usize, selected: bool, theme: &Theme) -> Line<'static> {
+fn row_line(
+    row: &HitRow,
+    w: usize,
+    longest: usize,
+    selected: bool,
+    theme: &Theme,
+) -> Line<'static> {
     let base = if selected {
         theme.selected()
     } else {
@@ -158,12 +181,12 @@ fn row_line(row: &HitRow, w: usize, selected: bool, theme: &Theme) -> Line<'stat
             .bg(row.evidence.color(theme))
             .add_modifier(Modifier::BOLD),
     );
-    let score = format!("{:>7.2}", row.score);
-    let kind = format!(" {:<9}", truncate(&row.kind, 9));
+    let score = format!("{:>6.2}", row.score);
+    let kind = format!(" {:<9} ", truncate(&row.kind, 9));
     let marker = if row.focus { "●" } else { " " };
     let fixed = 6 + kind.chars().count() + score.len() + 2;
     let rest = w.saturating_sub(fixed);
-    let sym_w = (rest * 2 / 5).max(8).min(rest);
+    let sym_w = longest.clamp(4, (rest * 2 / 5).max(8)).min(rest);
     let loc_w = rest.saturating_sub(sym_w + 1);
     let symbol = truncate(&sanitize_line(&row.symbol), sym_w);
     let location = truncate_left(&sanitize_line(&row.location()), loc_w);

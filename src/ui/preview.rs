@@ -40,7 +40,8 @@ pub fn center_scroll(start: u32, end: u32, height: usize, total: usize) -> usize
     let start = start.max(1) as usize - 1;
     let len = (end.max(start as u32 + 1) as usize).saturating_sub(start);
     let top = if len >= height {
-        start
+        // Taller than the pane: its first line near the top, one line of context above.
+        start.saturating_sub(1)
     } else {
         start.saturating_sub((height - len) / 2)
     };
@@ -126,7 +127,7 @@ mod tests {
         // near the end: the last page
         assert_eq!(center_scroll(199, 199, 11, 200), 189);
         // range taller than the pane: start at its first line
-        assert_eq!(center_scroll(10, 40, 11, 200), 9);
+        assert_eq!(center_scroll(10, 40, 11, 200), 8);
         // short file
         assert_eq!(center_scroll(3, 3, 20, 5), 0);
     }

@@ -17,15 +17,19 @@ pub struct QueryView<'a> {
 }
 
 pub fn draw(frame: &mut Frame<'_>, area: Rect, q: &QueryView<'_>, focused: bool, theme: &Theme) {
-    let block = Block::bordered()
+    let mut block = Block::bordered()
         .border_style(theme.border(focused))
-        .title(Span::styled(" query ", theme.title(focused)))
-        .title_top(Line::from(Span::styled(format!(" {} ", q.note), theme.dim())).right_aligned());
+        .title(Span::styled(" query ", theme.title(focused)));
+    if !q.note.is_empty() {
+        block = block.title_top(
+            Line::from(Span::styled(format!(" {} ", q.note), theme.dim())).right_aligned(),
+        );
+    }
     let inner = block.inner(area);
     let shown = sanitize_line(q.text);
     let line = if shown.is_empty() && !focused {
         Line::from(Span::styled(
-            "press / and type a symbol, a path or words (中文 too)",
+            "press / to search: a symbol, a path or words",
             theme.dim(),
         ))
     } else {

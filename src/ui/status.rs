@@ -85,7 +85,7 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, s: &StatusView<'_>, theme: &Theme
             Level::Warning => theme.warning,
             Level::Error => theme.error,
         };
-        let text = truncate(m, (w / 2).max(10));
+        let text = truncate(m, (w * 2 / 5).max(10));
         (format!(" {text} "), color)
     });
     let msg_w = msg.as_ref().map_or(0, |(t, _)| width(t));

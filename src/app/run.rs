@@ -1,0 +1,174 @@
+//! The event loop of the interactive TUI (`mapscope [PATH]` on a terminal).
+//!
+//! Threads: this one (UI: owns the terminal and the `App`), the input reader, the engine
+//! worker and the highlighter. The UI thread waits with `crossbeam_channel::select!` on
+//! input, engine events, highlighted files and a deadline (only when something is due —
+//! debounced requests, a pending frame, the progress gauge; otherwise it sleeps), drains
+//! everything queued, then draws at most ~60 times a second.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use crossbeam_channel::{after, never, select, Receiver};
+use ratatui::backend::CrosstermBackend;
+use ratatui::crossterm::event::Event;
+use ratatui::Terminal;
+
+use super::clipboard::{Clipboard, ClipboardEnv};
+use super::config::Config;
+use super::editor;
+use super::engine::{EngineEvent, EngineHandle};
+use super::highlight::{HighlightWorker, Highlighted};
+use super::input::InputThread;
+use super::service::IndexService;
+use super::terminal::TerminalGuard;
+use super::App;
+use crate::engine::EngineError;
+
+const FRAME: Duration = Duration::from_millis(16);
+
+/// Runs the TUI on `root` until the user quits. Problems that can be seen before the
+/// terminal is taken over (bad config, missing path) are returned as errors and printed by
+/// the CLI; everything after that is shown inside the UI.
+pub fn run(root: &Path) -> anyhow::Result<()> {
+    let config = Config::load().map_err(|e| anyhow::anyhow!("config: {e}"))?;
+    if !root.exists() {
+        return Err(EngineError::RepoNotFound(root.to_path_buf()).into());
+    }
+    if !root.is_dir() {
+        return Err(EngineError::InvalidRepo(root.to_path_buf()).into());
+    }
+    let label = repo_label(root);
+
+    let (engine_tx, engine_rx) = crossbeam_channel::unbounded::<EngineEvent>();
+    let (hl_tx, hl_rx) = crossbeam_channel::unbounded::<Highlighted>();
+    let (input_tx, input_rx) = crossbeam_channel::unbounded::<Event>();
+
+    let engine = EngineHandle::spawn(Box::new(IndexService::new(root.to_path_buf())), engine_tx);
+    let highlighter = HighlightWorker::spawn(config.theme.syntax_theme.clone(), hl_tx);
+    let clipboard = Clipboard::new(config.clipboard, ClipboardEnv::from_process());
+    let mouse = config.mouse;
+
+    let guard = TerminalGuard::enter(mouse).context("could not set up the terminal")?;
+    let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
+    terminal.clear()?;
+    let size = terminal.size()?;
+    let mut app = App::new(
+        config,
+        engine,
+        Some(highlighter),
+        clipboard,
+        label,
+        ratatui::layout::Rect::new(0, 0, size.width, size.height),
+    );
+    // The first frame goes out before any indexing work is waited for.
+    terminal.draw(|f| crate::ui::draw(f, &app.view()))?;
+    app.start();
+    let input = InputThread::spawn(input_tx);
+
+    let result = event_loop(
+        &mut app,
+        &mut terminal,
+        &guard,
+        &input,
+        &input_rx,
+        &engine_rx,
+        &hl_rx,
+    );
+
+    drop(input);
+    if let Ok(exe) = std::env::current_exe() {
+        app.finish(&exe);
+    }
+    guard.restore();
+    drop(terminal);
+    result
+}
+
+#[allow(clippy::too_many_arguments)]
+fn event_loop(
+    app: &mut App,
+    terminal: &mut Terminal<CrosstermBackend<io::Stdout>>,
+    guard: &TerminalGuard,
+    input: &InputThread,
+    input_rx: &Receiver<Event>,
+    engine_rx: &Receiver<EngineEvent>,
+    hl_rx: &Receiver<Highlighted>,
+) -> anyhow::Result<()> {
+    let mut last_draw = Instant::now();
+    loop {
+        let now = Instant::now();
+        let frame_due = app.dirty.then(|| last_draw + FRAME);
+        let deadline = [frame_due, app.next_deadline()].into_iter().flatten().min();
+        let timer = match deadline {
+            Some(d) => after(d.saturating_duration_since(now)),
+            None => never(),
+        };
+        select! {
+            recv(input_rx) -> ev => match ev {
+                Ok(ev) => handle_input(app, &ev),
+                Err(_) => return Ok(()),
+            },
+            recv(engine_rx) -> ev => if let Ok(ev) = ev { app.on_engine_event(ev) },
+            recv(hl_rx) -> h => if let Ok(h) = h { app.on_highlighted(h) },
+            recv(timer) -> _ => {},
+        }
+        // Drain whatever else is queued before drawing once.
+        while let Ok(ev) = input_rx.try_recv() {
+            handle_input(app, &ev);
+        }
+        while let Ok(ev) = engine_rx.try_recv() {
+            app.on_engine_event(ev);
+        }
+        while let Ok(h) = hl_rx.try_recv() {
+            app.on_highlighted(h);
+        }
+        app.tick(Instant::now());
+
+        let out = app.take_terminal_output();
+        if !out.is_empty() {
+            let mut stdout = io::stdout();
+            for seq in out {
+                stdout.write_all(seq.as_bytes())?;
+            }
+            stdout.flush()?;
+        }
+        if let Some(req) = app.take_editor_request() {
+            let cmd = editor::editor_command(&app.config.editor);
+            input.pause();
+            guard.restore();
+            let outcome = editor::open(&cmd, &req.path, req.line);
+            guard.resume()?;
+            input.resume();
+            terminal.clear()?;
+            app.editor_finished(outcome);
+        }
+        if app.quit {
+            return Ok(());
+        }
+        if app.dirty && last_draw.elapsed() >= FRAME {
+            terminal.draw(|f| crate::ui::draw(f, &app.view()))?;
+            app.dirty = false;
+            last_draw = Instant::now();
+        }
+    }
+}
+
+fn handle_input(app: &mut App, ev: &Event) {
+    let query_focused = app.focus() == crate::ui::Pane::Query && !app.overlay_open();
+    if let Some(action) = app.config.keymap.action_for(ev, query_focused) {
+        app.update(action);
+    }
+}
+
+/// "name (~/path)" for the status bar.
+fn repo_label(root: &Path) -> String {
+    let abs = root.canonicalize().unwrap_or_else(|_| PathBuf::from(root));
+    let name = abs
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_else(|| abs.display().to_string());
+    crate::ui::text::sanitize_line(&name)
+}

@@ -1,0 +1,513 @@
+//! `IndexService`: the engine behind the TUI. It owns the `Index` and answers the app's
+//! requests — build (with progress), map (rank + fit, re-using the ranking when only the
+//! budget or tokenizer changed), search, and "why" — converting engine results into the
+//! app's snapshot types. Runs on the engine worker thread (or inline in tests).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::engine::{
+    EngineEvent, EngineRequest, EngineService, Generation, Hit, HitsSnapshot, IndexSnapshot,
+    MapFile, MapParams, MapSnapshot, Published,
+};
+use crate::engine::index::{Index, IndexOptions, MapRequest};
+use crate::engine::rank::{query_terms, RankOutput};
+use crate::engine::repo_map::{render, MapFormat, RepoMap};
+use crate::engine::tokenizer::TokenizerKind;
+use crate::engine::walk::walk;
+use crate::ui::{CutRow, CutView, Evidence, HitRow, WhyEdge, WhyView};
+
+/// Hits kept per query (the pane scrolls).
+pub const TOP_HITS: usize = 50;
+/// Definitions listed in the cut view.
+pub const CUT_ROWS: usize = 200;
+
+/// The part of a request that decides the ranking (budget and tokenizer only re-fit).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct RankKey {
+    focus: Vec<String>,
+    query: String,
+    exclude_files: Vec<String>,
+    exclude_symbols: Vec<String>,
+}
+
+impl RankKey {
+    fn of(p: &MapParams) -> RankKey {
+        RankKey {
+            focus: p.focus.clone(),
+            query: p.query.clone(),
+            exclude_files: p.exclude_files.clone(),
+            exclude_symbols: p.exclude_symbols.clone(),
+        }
+    }
+}
+
+pub struct IndexService {
+    root: PathBuf,
+    opts: IndexOptions,
+    index: Option<Arc<Index>>,
+    search: search::Backend,
+    last_rank: Option<(RankKey, Arc<RankOutput>)>,
+}
+
+impl IndexService {
+    pub fn new(root: PathBuf) -> IndexService {
+        IndexService {
+            root,
+            opts: IndexOptions::default(),
+            index: None,
+            search: search::Backend::default(),
+            last_rank: None,
+        }
+    }
+
+    /// The index, once built (tests).
+    pub fn index(&self) -> Option<&Arc<Index>> {
+        self.index.as_ref()
+    }
+
+    fn build(
+        &mut self,
+        generation: Generation,
+        published: &Published,
+        emit: &mut dyn FnMut(EngineEvent),
+    ) {
+        let t0 = Instant::now();
+        emit(EngineEvent::Progress {
+            phase: "walking",
+            done: 0,
+            total: 0,
+        });
+        // `Index::build` has no progress callback yet: a first walk gives the file count
+        // for the gauge (the walk is a small share of a cold build).
+        let total = walk(&self.root, &self.opts.walk).map_or(0, |w| w.files.len());
+        emit(EngineEvent::Progress {
+            phase: "parsing",
+            done: 0,
+            total,
+        });
+        let index = match Index::build(&self.root, &self.opts) {
+            Ok(i) => Arc::new(i),
+            Err(e) => {
+                emit(EngineEvent::IndexFailed {
+                    generation,
+                    code: e.code(),
+                    message: e.to_string(),
+                });
+                return;
+            }
+        };
+        emit(EngineEvent::Progress {
+            phase: "search index",
+            done: index.files.len(),
+            total: index.files.len(),
+        });
+        self.search = search::Backend::build(&index);
+        self.last_rank = None;
+        let mut texts = BTreeMap::new();
+        let mut symbols = 0;
+        for f in &index.files {
+            texts.insert(f.path.clone(), f.source.clone());
+            symbols += f.tags.defs.len();
+        }
+        for d in &index.docs {
+            texts.insert(d.path.clone(), d.text.clone());
+        }
+        published.store_index(IndexSnapshot {
+            generation,
+            root: index.root.display().to_string(),
+            files: index.files.len(),
+            docs: index.docs.len(),
+            symbols,
+            built_at: Instant::now(),
+            build_ms: t0.elapsed().as_secs_f64() * 1000.0,
+            texts,
+        });
+        self.index = Some(index);
+        emit(EngineEvent::IndexReady { generation });
+    }
+
+    fn ranked(&mut self, index: &Index, params: &MapParams) -> Arc<RankOutput> {
+        let key = RankKey::of(params);
+        if let Some((k, r)) = &self.last_rank {
+            if *k == key {
+                return r.clone();
+            }
+        }
+        let r = Arc::new(index.rank(&map_request(params)));
+        self.last_rank = Some((key, r.clone()));
+        r
+    }
+
+    fn map(
+        &mut self,
+        generation: Generation,
+        params: MapParams,
+        published: &Published,
+        emit: &mut dyn FnMut(EngineEvent),
+    ) {
+        let Some(index) = self.index.clone() else {
+            return;
+        };
+        let t = Instant::now();
+        let ranked = self.ranked(&index, &params);
+        let map = index.fit(&ranked, &map_request(&params));
+        let snapshot = map_snapshot(&index, &map, generation, params, t);
+        if published.store_map(snapshot) {
+            emit(EngineEvent::MapReady { generation });
+        }
+    }
+
+    fn search(
+        &mut self,
+        generation: Generation,
+        query: String,
+        published: &Published,
+        emit: &mut dyn FnMut(EngineEvent),
+    ) {
+        let Some(index) = self.index.clone() else {
+            return;
+        };
+        let t = Instant::now();
+        let (hits, confidence, low_score) = self.search.search(&index, &query);
+        let snapshot = HitsSnapshot {
+            generation,
+            query,
+            hits,
+            confidence,
+            low_score,
+            latency_ms: t.elapsed().as_secs_f64() * 1000.0,
+        };
+        if published.store_hits(snapshot) {
+            emit(EngineEvent::HitsReady { generation });
+        }
+    }
+
+    fn why(
+        &mut self,
+        generation: Generation,
+        path: &str,
+        params: &MapParams,
+        published: &Published,
+        emit: &mut dyn FnMut(EngineEvent),
+    ) {
+        let Some(index) = self.index.clone() else {
+            return;
+        };
+        let ranked = self.ranked(&index, params);
+        let map = published.map.load_full();
+        let view = why_view(&index, &ranked, params, path, map.as_deref());
+        emit(EngineEvent::WhyReady {
+            generation,
+            view: Box::new(view),
+        });
+    }
+}
+
+impl EngineService for IndexService {
+    fn handle(
+        &mut self,
+        req: EngineRequest,
+        published: &Published,
+        emit: &mut dyn FnMut(EngineEvent),
+    ) {
+        match req {
+            EngineRequest::Build { generation } => self.build(generation, published, emit),
+            EngineRequest::Map { generation, params } => {
+                self.map(generation, params, published, emit)
+            }
+            EngineRequest::Search { generation, query } => {
+                self.search(generation, query, published, emit)
+            }
+            EngineRequest::Why {
+                generation,
+                path,
+                params,
+            } => self.why(generation, &path, &params, published, emit),
+        }
+    }
+}
+
+/// The engine request for the app's parameters: the same fields `mapscope map` fills from
+/// its flags (`--tokens`, `--tokenizer`, `--focus`, `--query`), so the two maps are equal.
+pub fn map_request(p: &MapParams) -> MapRequest {
+    MapRequest {
+        budget: p.budget,
+        tokenizer: TokenizerKind::parse(&p.tokenizer).unwrap_or(TokenizerKind::O200k),
+        focus: p.focus.clone(),
+        idents: Vec::new(),
+        query: if p.query.trim().is_empty() {
+            None
+        } else {
+            Some(p.query.clone())
+        },
+        exclude_files: p.exclude_files.clone(),
+        exclude_symbols: p.exclude_symbols.clone(),
+    }
+}
+
+fn map_snapshot(
+    index: &Index,
+    map: &RepoMap,
+    generation: Generation,
+    params: MapParams,
+    t: Instant,
+) -> MapSnapshot {
+    let text = render(map, &index.files, MapFormat::Text);
+    let markdown = render(map, &index.files, MapFormat::Markdown);
+    let files = header_lines(&text, map);
+    let cut = CutView {
+        budget: map.budget,
+        used: map.tokens,
+        rows: map
+            .cut
+            .iter()
+            .take(CUT_ROWS)
+            .map(|c| CutRow {
+                path: c.path.clone(),
+                symbol: c.name.clone(),
+                kind: c.kind.name().to_string(),
+                line: c.line,
+                rank: c.score,
+                tokens: c.tokens,
+            })
+            .collect(),
+    };
+    MapSnapshot {
+        generation,
+        params,
+        tokens: map.tokens,
+        text,
+        markdown,
+        files,
+        cut,
+        fit_ms: t.elapsed().as_secs_f64() * 1000.0,
+    }
+}
+
+/// Where each file's header line is in the map text: the text is each file's path line,
+/// its lines, then a blank separator.
+fn header_lines(text: &str, map: &RepoMap) -> Vec<MapFile> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::with_capacity(map.files.len());
+    let mut expected = 0usize;
+    let mut cursor = 0usize;
+    for f in &map.files {
+        // Trust the layout, but re-synchronise on the path if the format ever changes.
+        let line = if lines.get(expected).is_some_and(|l| *l == f.path) {
+            expected
+        } else {
+            (cursor..lines.len())
+                .find(|&i| lines[i] == f.path)
+                .unwrap_or(expected.min(lines.len().saturating_sub(1)))
+        };
+        out.push(MapFile {
+            path: f.path.clone(),
+            rank: f.rank,
+            tokens: f.tokens,
+            header_line: line,
+        });
+        cursor = line + 1;
+        expected = line + 1 + f.lines.len() + 1;
+    }
+    out
+}
+
+fn why_view(
+    index: &Index,
+    ranked: &RankOutput,
+    params: &MapParams,
+    path: &str,
+    map: Option<&MapSnapshot>,
+) -> WhyView {
+    let Some(fi) = index.file_index(path) else {
+        return WhyView {
+            path: path.to_string(),
+            reasons: vec!["not an indexed code file (docs are searched, not mapped)".into()],
+            total_files: index.files.len(),
+            ..WhyView::default()
+        };
+    };
+    let rank = ranked.file_rank.get(fi).copied().unwrap_or(0.0);
+    let position = 1 + ranked
+        .file_rank
+        .iter()
+        .enumerate()
+        .filter(|(j, r)| **r > rank || (**r == rank && index.files[*j].path < index.files[fi].path))
+        .count();
+    let mut reasons = Vec::new();
+    if params.focus.iter().any(|f| f == path) {
+        reasons.push("a focus file: left out of the map, its neighbours boosted".to_string());
+    }
+    if params.exclude_files.iter().any(|f| f == path) {
+        reasons.push("excluded by you".to_string());
+    }
+    let focus_idx: Vec<usize> = params
+        .focus
+        .iter()
+        .filter_map(|f| index.file_index(f))
+        .collect();
+    for (src, _) in index.graph.incoming(fi) {
+        if focus_idx.contains(&src) {
+            reasons.push(format!("used by focus file {}", index.files[src].path));
+        }
+    }
+    for (dst, _) in index.graph.outgoing(fi) {
+        if focus_idx.contains(&dst) {
+            reasons.push(format!("uses focus file {}", index.files[dst].path));
+        }
+    }
+    if !params.query.trim().is_empty() {
+        let terms = query_terms(&params.query);
+        let lower_terms: Vec<String> = terms.iter().map(|t| t.to_lowercase()).collect();
+        let mut named = Vec::new();
+        for d in &index.files[fi].tags.defs {
+            let n = d.name.to_lowercase();
+            if lower_terms
+                .iter()
+                .any(|t| *t == n || (t.len() >= 3 && n.contains(t.as_str())))
+                && !named.contains(&d.name)
+            {
+                named.push(d.name.clone());
+            }
+        }
+        if !named.is_empty() {
+            named.truncate(6);
+            reasons.push(format!("defines {} (query)", named.join(", ")));
+        }
+        let p = path.to_lowercase();
+        let in_path: Vec<&String> = lower_terms
+            .iter()
+            .filter(|t| t.len() >= 3 && p.contains(t.as_str()))
+            .collect();
+        if !in_path.is_empty() {
+            reasons.push(format!(
+                "path matches {} (query)",
+                in_path
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+    let mut incoming: Vec<WhyEdge> = index
+        .graph
+        .incoming(fi)
+        .into_iter()
+        .map(|(src, e)| {
+            let mut idents = e.idents.clone();
+            idents.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            WhyEdge {
+                path: index.files[src].path.clone(),
+                weight: e.weight,
+                idents: idents.into_iter().take(8).map(|(n, _)| n).collect(),
+            }
+        })
+        .collect();
+    incoming.sort_by(|a, b| b.weight.total_cmp(&a.weight).then(a.path.cmp(&b.path)));
+    let in_map = map.and_then(|m| m.files.iter().find(|f| f.path == path));
+    WhyView {
+        path: path.to_string(),
+        rank,
+        position,
+        total_files: index.files.len(),
+        personalization: ranked.personalization.get(fi).copied().unwrap_or(0.0),
+        reasons,
+        in_map: in_map.is_some(),
+        tokens: in_map.map_or(0, |f| f.tokens),
+        incoming,
+    }
+}
+
+/// Search behind the hits pane. Until the engine's search lands this is a simple symbol
+/// matcher over the index's definitions; the app only sees `Hit`s either way.
+mod search {
+    use super::*;
+
+    #[derive(Default)]
+    pub struct Backend;
+
+    impl Backend {
+        pub fn build(_index: &Index) -> Backend {
+            Backend
+        }
+
+        /// (hits, confidence, low_score).
+        pub fn search(&self, index: &Index, query: &str) -> (Vec<Hit>, String, bool) {
+            let terms: Vec<String> = query
+                .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+                .filter(|t| !t.is_empty())
+                .map(str::to_lowercase)
+                .collect();
+            if terms.is_empty() {
+                return (Vec::new(), "low".into(), true);
+            }
+            let mut scored: Vec<(f64, Hit)> = Vec::new();
+            let mut exact = false;
+            for f in &index.files {
+                let path_l = f.path.to_lowercase();
+                for d in &f.tags.defs {
+                    let name = d.name.to_lowercase();
+                    let mut score = 0.0;
+                    for t in &terms {
+                        if name == *t {
+                            score += 3.0;
+                            exact = true;
+                        } else if name.starts_with(t.as_str()) {
+                            score += 2.0;
+                        } else if name.contains(t.as_str()) {
+                            score += 1.0;
+                        } else if path_l.contains(t.as_str()) {
+                            score += 0.25;
+                        }
+                    }
+                    if score <= 0.0 {
+                        continue;
+                    }
+                    let excerpt: Vec<&str> = (d.signature.start..=d.signature.end)
+                        .filter_map(|n| f.line(n))
+                        .collect();
+                    scored.push((
+                        score,
+                        Hit {
+                            row: HitRow {
+                                evidence: Evidence::Definition,
+                                kind: d.kind.name().to_string(),
+                                symbol: d.name.clone(),
+                                path: f.path.clone(),
+                                start: d.lines.start,
+                                end: d.lines.end,
+                                score,
+                                signals: vec![("name".into(), score)],
+                                focus: false,
+                            },
+                            excerpt: excerpt.join("\n"),
+                        },
+                    ));
+                }
+            }
+            scored.sort_by(|a, b| {
+                b.0.total_cmp(&a.0)
+                    .then(a.1.row.path.cmp(&b.1.row.path))
+                    .then(a.1.row.start.cmp(&b.1.row.start))
+            });
+            scored.truncate(TOP_HITS);
+            let low = scored.is_empty();
+            let confidence = if exact {
+                "high"
+            } else if low {
+                "low"
+            } else {
+                "medium"
+            };
+            (
+                scored.into_iter().map(|(_, h)| h).collect(),
+                confidence.into(),
+                low,
+            )
+        }
+    }
+}

@@ -1,0 +1,418 @@
+//! Snapshot tests of the TUI's main screens, drawn on ratatui's `TestBackend` from a real
+//! `App` driven by actions, with a scripted engine answering inline (fixed data, so the
+//! snapshots do not move when the ranking is tuned). Colours of key cells are checked
+//! explicitly, since the text snapshot drops styles.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use mapscope::app::action::Action;
+use mapscope::app::clipboard::{Clipboard, ClipboardEnv};
+use mapscope::app::config::{ClipboardMode, Config};
+use mapscope::app::engine::{
+    EngineEvent, EngineHandle, EngineRequest, EngineService, Hit, HitsSnapshot, IndexSnapshot,
+    MapFile, MapSnapshot, Published,
+};
+use mapscope::app::App;
+use mapscope::ui::{self, CutRow, CutView, Evidence, HitRow, WhyEdge, WhyView};
+use ratatui::backend::TestBackend;
+use ratatui::layout::Rect;
+use ratatui::Terminal;
+
+const USER_TS: &str = "import { formatName } from '../util';\n\nexport type UserId = string;\n\nexport enum Role {\n  Admin = 'admin',\n  Member = 'member',\n}\n\nexport interface Person {\n  id: UserId;\n  firstName: string;\n  lastName: string;\n  greet(): string;\n}\n\nexport class User implements Person {\n  constructor(\n    public id: UserId,\n    public firstName: string,\n    public lastName: string,\n    public role: Role = Role.Member,\n  ) {}\n\n  get fullName(): string {\n    return formatName(this.firstName, this.lastName);\n  }\n\n  greet(): string {\n    return `Hello, ${this.fullName}`;\n  }\n\n  isAdmin(): boolean {\n    return this.role === Role.Admin;\n  }\n}\n";
+
+const MAP_TEXT: &str = "src/models/user.ts\n⋮\nexport class User implements Person {\n⋮\n  greet(): string {\n⋮\n\nsrc/util.ts\n⋮\nexport function formatName(first: string, last: string): string {\n⋮\n";
+
+/// An engine with fixed answers. `finish_build: false` leaves the index building forever.
+struct Scripted {
+    finish_build: bool,
+}
+
+impl EngineService for Scripted {
+    fn handle(
+        &mut self,
+        req: EngineRequest,
+        published: &Published,
+        emit: &mut dyn FnMut(EngineEvent),
+    ) {
+        match req {
+            EngineRequest::Build { generation } => {
+                emit(EngineEvent::Progress {
+                    phase: "parsing",
+                    done: 4,
+                    total: 10,
+                });
+                if !self.finish_build {
+                    return;
+                }
+                let mut texts = BTreeMap::new();
+                texts.insert("src/models/user.ts".to_string(), Arc::from(USER_TS));
+                texts.insert(
+                    "src/util.ts".to_string(),
+                    Arc::from("export function formatName(first: string, last: string): string {\n  return `${first} ${last}`;\n}\n"),
+                );
+                published.store_index(IndexSnapshot {
+                    generation,
+                    root: "/repo".into(),
+                    files: 10,
+                    docs: 1,
+                    symbols: 42,
+                    built_at: Instant::now(),
+                    build_ms: 12.0,
+                    texts,
+                });
+                emit(EngineEvent::IndexReady { generation });
+            }
+            EngineRequest::Map { generation, params } => {
+                published.store_map(MapSnapshot {
+                    generation,
+                    params: params.clone(),
+                    text: MAP_TEXT.to_string(),
+                    markdown: format!("```\n{MAP_TEXT}```\n"),
+                    tokens: 57,
+                    files: vec![
+                        MapFile {
+                            path: "src/models/user.ts".into(),
+                            rank: 0.31,
+                            tokens: 30,
+                            header_line: 0,
+                        },
+                        MapFile {
+                            path: "src/util.ts".into(),
+                            rank: 0.12,
+                            tokens: 27,
+                            header_line: 7,
+                        },
+                    ],
+                    cut: CutView {
+                        budget: params.budget,
+                        used: 57,
+                        rows: vec![
+                            CutRow {
+                                path: "src/services/userService.ts".into(),
+                                symbol: "UserService".into(),
+                                kind: "class".into(),
+                                line: 8,
+                                rank: 0.0412,
+                                tokens: 14,
+                            },
+                            CutRow {
+                                path: "src/components/UserCard.tsx".into(),
+                                symbol: "UserCard".into(),
+                                kind: "function".into(),
+                                line: 5,
+                                rank: 0.0218,
+                                tokens: 19,
+                            },
+                        ],
+                    },
+                    fit_ms: 1.0,
+                });
+                emit(EngineEvent::MapReady { generation });
+            }
+            EngineRequest::Search { generation, query } => {
+                let hit = |evidence, kind: &str, symbol: &str, path: &str, start, end, score| Hit {
+                    row: HitRow {
+                        evidence,
+                        kind: kind.into(),
+                        symbol: symbol.into(),
+                        path: path.into(),
+                        start,
+                        end,
+                        score,
+                        signals: vec![
+                            ("bm25".into(), 4.2),
+                            ("name".into(), 3.0),
+                            ("path".into(), 0.5),
+                            ("graph".into(), 0.12),
+                            ("prior".into(), 0.03),
+                            ("penalty".into(), 0.0),
+                        ],
+                        focus: false,
+                    },
+                    excerpt: "export class User implements Person {".into(),
+                };
+                published.store_hits(HitsSnapshot {
+                    generation,
+                    query,
+                    hits: vec![
+                        hit(
+                            Evidence::Definition,
+                            "class",
+                            "User",
+                            "src/models/user.ts",
+                            17,
+                            37,
+                            9.81,
+                        ),
+                        hit(
+                            Evidence::Call,
+                            "call",
+                            "formatName",
+                            "src/models/user.ts",
+                            26,
+                            26,
+                            4.5,
+                        ),
+                        hit(
+                            Evidence::Import,
+                            "import",
+                            "User",
+                            "src/services/userService.ts",
+                            1,
+                            1,
+                            2.25,
+                        ),
+                        hit(
+                            Evidence::Reference,
+                            "reference",
+                            "Role",
+                            "src/models/user.ts",
+                            22,
+                            22,
+                            1.5,
+                        ),
+                        hit(Evidence::Text, "text", "", "README.md", 3, 4, 0.8),
+                    ],
+                    confidence: "high".into(),
+                    low_score: false,
+                    latency_ms: 2.0,
+                });
+                emit(EngineEvent::HitsReady { generation });
+            }
+            EngineRequest::Why {
+                generation, path, ..
+            } => emit(EngineEvent::WhyReady {
+                generation,
+                view: Box::new(WhyView {
+                    path,
+                    rank: 0.3102,
+                    position: 1,
+                    total_files: 10,
+                    personalization: 0.25,
+                    reasons: vec!["defines User (query)".into()],
+                    in_map: true,
+                    tokens: 30,
+                    incoming: vec![
+                        WhyEdge {
+                            path: "src/services/userService.ts".into(),
+                            weight: 3.0,
+                            idents: vec!["User".into(), "Role".into()],
+                        },
+                        WhyEdge {
+                            path: "src/components/UserCard.tsx".into(),
+                            weight: 1.0,
+                            idents: vec!["User".into()],
+                        },
+                    ],
+                }),
+            }),
+        }
+    }
+}
+
+fn app(finish_build: bool, w: u16, h: u16) -> App {
+    let mut config = Config::default();
+    config.debounce_ms = 0;
+    let engine = EngineHandle::inline(Box::new(Scripted { finish_build }));
+    let clipboard = Clipboard::new(ClipboardMode::Osc52, ClipboardEnv::default());
+    let mut app = App::new(
+        config,
+        engine,
+        None,
+        clipboard,
+        "ts-app".into(),
+        Rect::new(0, 0, w, h),
+    );
+    app.freeze_clock();
+    app.start();
+    app
+}
+
+fn type_query(app: &mut App, q: &str) {
+    app.update(Action::FocusQuery);
+    for c in q.chars() {
+        app.update(Action::InsertChar(c));
+    }
+}
+
+fn render(app: &App, w: u16, h: u16) -> Terminal<TestBackend> {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| ui::draw(f, &app.view())).unwrap();
+    t
+}
+
+#[test]
+fn indexing_screen() {
+    let app = app(false, 100, 24);
+    let t = render(&app, 100, 24);
+    insta::assert_snapshot!("ui_indexing", t.backend());
+}
+
+#[test]
+fn results_with_preview() {
+    let mut app = app(true, 110, 30);
+    type_query(&mut app, "User");
+    app.update(Action::Back); // to the hits
+    let t = render(&app, 110, 30);
+    insta::assert_snapshot!("ui_results", t.backend());
+    let buf = t.backend().buffer();
+    let theme = &app.config.theme;
+    // The first hit's badge carries the "def" colour, the call hit's the "call" colour.
+    let badge_row = (0..30)
+        .find(|&y| {
+            buf[(1, y)].symbol() == " "
+                && buf[(2, y)].symbol() == "d"
+                && buf[(3, y)].symbol() == "e"
+        })
+        .unwrap();
+    assert_eq!(buf[(2, badge_row)].bg, theme.badge_def);
+    assert_eq!(buf[(2, badge_row + 1)].bg, theme.badge_call);
+    // The hit's range (lines 17-37) is marked in the preview.
+    let marked = (0..30)
+        .any(|y| (0..110).any(|x| buf[(x, y)].symbol() == "▌" && buf[(x, y)].bg == theme.mark_bg));
+    assert!(marked, "no marked line in the preview");
+}
+
+#[test]
+fn signal_breakdown() {
+    let mut app = app(true, 110, 30);
+    type_query(&mut app, "User");
+    app.update(Action::Back);
+    app.update(Action::ToggleSignals);
+    let t = render(&app, 110, 30);
+    insta::assert_snapshot!("ui_signals", t.backend());
+}
+
+#[test]
+fn full_screen_map() {
+    let mut app = app(true, 80, 20);
+    app.update(Action::Back);
+    app.update(Action::ToggleMapFull);
+    let t = render(&app, 80, 20);
+    insta::assert_snapshot!("ui_map_full", t.backend());
+}
+
+#[test]
+fn why_view() {
+    let mut app = app(true, 100, 30);
+    type_query(&mut app, "User");
+    app.update(Action::Back);
+    app.update(Action::NextPane); // preview
+    app.update(Action::NextPane); // map
+    app.update(Action::Why);
+    let t = render(&app, 100, 30);
+    insta::assert_snapshot!("ui_why", t.backend());
+}
+
+#[test]
+fn cut_view() {
+    let mut app = app(true, 100, 24);
+    app.update(Action::Back);
+    app.update(Action::Cut);
+    let t = render(&app, 100, 24);
+    insta::assert_snapshot!("ui_cut", t.backend());
+}
+
+#[test]
+fn help_lists_the_keymap() {
+    let mut app = app(true, 100, 50);
+    app.update(Action::Back);
+    app.update(Action::Help);
+    let t = render(&app, 100, 50);
+    insta::assert_snapshot!("ui_help", t.backend());
+}
+
+#[test]
+fn tiny_terminal() {
+    let app = app(true, 40, 10);
+    let t = render(&app, 40, 10);
+    insta::assert_snapshot!("ui_tiny", t.backend());
+}
+
+#[test]
+fn narrow_terminal_swaps_map_and_preview() {
+    let mut app = app(true, 80, 30);
+    type_query(&mut app, "User");
+    app.update(Action::Back);
+    let t = render(&app, 80, 30);
+    insta::assert_snapshot!("ui_narrow_map", t.backend());
+    app.update(Action::NextPane); // preview takes the lower slot
+    let t = render(&app, 80, 30);
+    insta::assert_snapshot!("ui_narrow_preview", t.backend());
+}
+
+#[test]
+fn control_characters_in_the_map_are_harmless() {
+    struct Hostile;
+    impl EngineService for Hostile {
+        fn handle(
+            &mut self,
+            req: EngineRequest,
+            published: &Published,
+            emit: &mut dyn FnMut(EngineEvent),
+        ) {
+            match req {
+                EngineRequest::Build { generation } => {
+                    published.store_index(IndexSnapshot {
+                        generation,
+                        root: "/r".into(),
+                        files: 1,
+                        docs: 0,
+                        symbols: 1,
+                        built_at: Instant::now(),
+                        build_ms: 1.0,
+                        texts: BTreeMap::new(),
+                    });
+                    emit(EngineEvent::IndexReady { generation });
+                }
+                EngineRequest::Map { generation, params } => {
+                    published.store_map(MapSnapshot {
+                        generation,
+                        params,
+                        text: "evil.ts\nconst s = \"\x1b]52;c;AAAA\x07\x1b[2J\u{202e}\";\n".into(),
+                        markdown: String::new(),
+                        tokens: 9,
+                        files: vec![MapFile {
+                            path: "evil.ts".into(),
+                            rank: 1.0,
+                            tokens: 9,
+                            header_line: 0,
+                        }],
+                        cut: CutView::default(),
+                        fit_ms: 0.0,
+                    });
+                    emit(EngineEvent::MapReady { generation });
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut config = Config::default();
+    config.debounce_ms = 0;
+    let clipboard = Clipboard::new(ClipboardMode::Osc52, ClipboardEnv::default());
+    let mut app = App::new(
+        config,
+        EngineHandle::inline(Box::new(Hostile)),
+        None,
+        clipboard,
+        "r".into(),
+        Rect::new(0, 0, 100, 20),
+    );
+    app.freeze_clock();
+    app.start();
+    let t = render(&app, 100, 20);
+    let buf = t.backend().buffer();
+    for cell in buf.content() {
+        assert!(
+            ui::text::is_safe(cell.symbol()),
+            "unsafe cell {:?}",
+            cell.symbol()
+        );
+    }
+    // The copy is still the exact text (what the LLM is fed), not the display version.
+    app.update(Action::CopyMap);
+    let out = app.take_terminal_output();
+    assert_eq!(out.len(), 1);
+}
