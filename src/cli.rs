@@ -144,7 +144,28 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Map(args)) => cmd_map(&args),
         Some(Command::Stats(args)) => cmd_stats(&args),
         Some(Command::Bench(args)) => cmd_bench(&args),
-        None => cmd_map(&MapArgs {
+        None => {
+            // A detached helper that keeps a copied text on the X11/Wayland clipboard after
+            // the TUI exits (see app::clipboard).
+            if std::env::var_os(crate::app::clipboard::SERVE_ENV).is_some() {
+                return match crate::app::clipboard::serve_from_stdin() {
+                    0 => Ok(()),
+                    _ => Err(anyhow::anyhow!("clipboard server failed")),
+                };
+            }
+            // On a terminal: the interactive explorer. In a pipe or a script: the map, as
+            // before, so `mapscope . | head` keeps working.
+            use std::io::IsTerminal;
+            if std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
+                return crate::app::run::run(&repo_path(&cli.path)).inspect_err(|e| {
+                    // A bad config file is the user's to fix, not an internal error.
+                    if let Some(c) = e.downcast_ref::<crate::app::config::ConfigError>() {
+                        eprintln!("mapscope: CONFIG_ERROR: {c}");
+                        std::process::exit(2);
+                    }
+                });
+            }
+            cmd_map(&MapArgs {
             path: cli.path,
             tokens: 1024,
             focus: Vec::new(),
@@ -153,7 +174,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             tokenizer: TokenizerKind::O200k,
             format: MapFormat::Text,
             max_file_size: 1024 * 1024,
-        }),
+        })
+        }
     }
 }
 

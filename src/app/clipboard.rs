@@ -144,7 +144,7 @@ impl Clipboard {
         let mut cmd = Command::new(exe);
         cmd.env(SERVE_ENV, "1")
             .stdin(Stdio::piped())
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::null());
         #[cfg(unix)]
         {
@@ -152,29 +152,24 @@ impl Clipboard {
             // Its own process group: Ctrl-C in the shell afterwards must not kill it.
             cmd.process_group(0);
         }
-        if let Ok(mut child) = cmd.spawn() {
-            if let Some(mut stdin) = child.stdin.take() {
-                let _ = stdin.write_all(text.as_bytes());
-            }
-            // The child now holds the text. Our own handle can go: the server takes
-            // the selection over before we return.
-            let _ = wait_for_child_ready(&mut child);
+        let Ok(mut child) = cmd.spawn() else {
+            return;
+        };
+        if let Some(mut stdin) = child.stdin.take() {
+            let _ = stdin.write_all(text.as_bytes());
+        }
+        // Wait (briefly) until the child owns the selection, so our exit does not leave a
+        // moment with nobody serving it.
+        if let Some(mut out) = child.stdout.take() {
+            let (tx, rx) = crossbeam_channel::bounded(1);
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 3];
+                let _ = tx.send(out.read_exact(&mut buf).is_ok());
+            });
+            let _ = rx.recv_timeout(std::time::Duration::from_secs(1));
         }
         self.system = None;
     }
-}
-
-/// Waits (briefly) for the serving child to report that it owns the selection, so our own
-/// exit does not race it.
-fn wait_for_child_ready(child: &mut std::process::Child) -> std::io::Result<()> {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(500);
-    while std::time::Instant::now() < deadline {
-        if child.try_wait()?.is_some() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    Ok(())
 }
 
 /// The body of the clipboard server process: reads the text from stdin, takes the clipboard
@@ -187,9 +182,19 @@ pub fn serve_from_stdin() -> i32 {
     let Ok(mut cb) = arboard::Clipboard::new() else {
         return 1;
     };
+    if cb.set_text(text.clone()).is_err() {
+        return 1;
+    }
+    // Tell the parent we own the selection now; it may exit.
+    {
+        let mut out = std::io::stdout();
+        let _ = out.write_all(b"ok\n");
+        let _ = out.flush();
+    }
     #[cfg(all(unix, not(target_os = "macos")))]
     {
         use arboard::SetExtLinux;
+        // Serve until another program takes the clipboard over.
         match cb.set().wait().text(text) {
             Ok(()) => 0,
             Err(_) => 1,
@@ -197,10 +202,8 @@ pub fn serve_from_stdin() -> i32 {
     }
     #[cfg(not(all(unix, not(target_os = "macos"))))]
     {
-        match cb.set_text(text) {
-            Ok(()) => 0,
-            Err(_) => 1,
-        }
+        drop(text);
+        0
     }
 }
 

@@ -33,7 +33,7 @@ const FRAME: Duration = Duration::from_millis(16);
 /// terminal is taken over (bad config, missing path) are returned as errors and printed by
 /// the CLI; everything after that is shown inside the UI.
 pub fn run(root: &Path) -> anyhow::Result<()> {
-    let config = Config::load().map_err(|e| anyhow::anyhow!("config: {e}"))?;
+    let config = Config::load()?;
     if !root.exists() {
         return Err(EngineError::RepoNotFound(root.to_path_buf()).into());
     }

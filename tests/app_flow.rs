@@ -1,0 +1,308 @@
+//! The app driven by actions against the real engine, run inline (every request is answered
+//! before `update` returns: no threads, no sleeps). Checks what the issue asks of the panes:
+//! the map pane equals `mapscope map` for the same parameters, the query re-personalizes it,
+//! focus/exclude/budget/tokenizer steer it, why/cut explain it, copies go out as OSC 52, and
+//! engine failures end up in the status bar.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use base64::Engine as _;
+use mapscope::app::action::Action;
+use mapscope::app::clipboard::{Clipboard, ClipboardEnv};
+use mapscope::app::config::{ClipboardMode, Config};
+use mapscope::app::engine::{EngineEvent, EngineHandle, EngineRequest, EngineService, Published};
+use mapscope::app::service::IndexService;
+use mapscope::app::App;
+use mapscope::ui::Pane;
+use ratatui::layout::Rect;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/repos")
+        .join(name)
+}
+
+fn app_on(root: &Path, env: ClipboardEnv) -> App {
+    let mut config = Config::default();
+    config.debounce_ms = 0;
+    let engine = EngineHandle::inline(Box::new(IndexService::new(root.to_path_buf())));
+    let clipboard = Clipboard::new(ClipboardMode::Auto, env);
+    let mut app = App::new(config, engine, None, clipboard, "fixture".into(), Rect::new(0, 0, 120, 40));
+    app.start();
+    app
+}
+
+fn ts_app() -> App {
+    app_on(&fixture("ts-app"), ClipboardEnv::default())
+}
+
+fn type_query(app: &mut App, q: &str) {
+    app.update(Action::FocusQuery);
+    for c in q.chars() {
+        app.update(Action::InsertChar(c));
+    }
+}
+
+/// What `mapscope map` prints for the same parameters (the CLI adds a final newline if the
+/// map lacks one).
+fn cli_map(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_mapscope"))
+        .arg("map")
+        .arg(fixture("ts-app"))
+        .args(args)
+        .output()
+        .expect("run mapscope map");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn shown_map(app: &App) -> String {
+    let text = app.map_snapshot().expect("a map").text.clone();
+    if text.ends_with('\n') {
+        text
+    } else {
+        text + "\n"
+    }
+}
+
+#[test]
+fn map_pane_equals_the_cli_map() {
+    let mut app = ts_app();
+    assert_eq!(shown_map(&app), cli_map(&[]));
+
+    app.update(Action::BudgetUp);
+    app.update(Action::CycleTokenizer);
+    assert_eq!(app.params().budget, 1536);
+    assert_eq!(app.params().tokenizer, "cl100k");
+    assert_eq!(
+        shown_map(&app),
+        cli_map(&["--tokens", "1536", "--tokenizer", "cl100k"])
+    );
+
+    type_query(&mut app, "session expiry");
+    assert_eq!(
+        shown_map(&app),
+        cli_map(&["--tokens", "1536", "--tokenizer", "cl100k", "--query", "session expiry"])
+    );
+}
+
+#[test]
+fn focus_file_from_a_hit_matches_cli_focus() {
+    let mut app = ts_app();
+    type_query(&mut app, "UserService");
+    let hit = app.selected_hit().expect("a hit").row.clone();
+    assert_eq!(hit.path, "src/services/userService.ts");
+    app.update(Action::Back);
+    app.update(Action::ToggleFocusFile);
+    assert_eq!(app.params().focus, vec![hit.path.clone()]);
+    let map = shown_map(&app);
+    assert_eq!(
+        map,
+        cli_map(&["--focus", &hit.path, "--query", "UserService"])
+    );
+    // A focus file is what the LLM already sees: it is left out of the map.
+    assert!(!map.lines().any(|l| l == hit.path), "{map}");
+    app.update(Action::ToggleFocusFile);
+    assert!(app.params().focus.is_empty());
+}
+
+#[test]
+fn query_finds_a_definition_and_previews_it() {
+    let mut app = ts_app();
+    type_query(&mut app, "User");
+    let hits = app.hits_snapshot().expect("hits");
+    assert!(!hits.hits.is_empty());
+    let first = &hits.hits[0].row;
+    assert_eq!(first.symbol, "User");
+    assert_eq!(first.path, "src/models/user.ts");
+    assert_eq!(app.preview_path(), Some("src/models/user.ts"));
+    app.update(Action::SelectNext);
+    let second = app.selected_hit().unwrap().row.path.clone();
+    assert_eq!(app.preview_path(), Some(second.as_str()));
+}
+
+#[test]
+fn excluding_a_file_and_a_symbol_removes_them_from_the_map() {
+    let mut app = ts_app();
+    app.update(Action::Back); // hits
+    app.update(Action::NextPane); // preview
+    app.update(Action::NextPane); // map
+    assert_eq!(app.focus(), Pane::Map);
+    let first = app.selected_map_file().expect("a map file").to_string();
+    app.update(Action::ExcludeFile);
+    assert_eq!(app.params().exclude_files, vec![first.clone()]);
+    assert!(!app.map_snapshot().unwrap().files.iter().any(|f| f.path == first));
+
+    type_query(&mut app, "formatName");
+    let hit = app.selected_hit().expect("a hit").row.clone();
+    assert_eq!(hit.symbol, "formatName");
+    app.update(Action::ExcludeSymbol);
+    assert_eq!(app.params().exclude_symbols, vec!["formatName".to_string()]);
+    let map = &app.map_snapshot().unwrap().text;
+    assert!(!map.contains("function formatName"), "{map}");
+
+    app.update(Action::ClearSteering);
+    assert!(app.params().exclude_files.is_empty() && app.params().exclude_symbols.is_empty());
+}
+
+#[test]
+fn budget_steps_stay_within_256_and_16k() {
+    let mut app = ts_app();
+    for _ in 0..20 {
+        app.update(Action::BudgetDown);
+    }
+    assert_eq!(app.params().budget, 256);
+    assert!(app.map_snapshot().unwrap().tokens <= 256);
+    for _ in 0..20 {
+        app.update(Action::BudgetUp);
+    }
+    assert_eq!(app.params().budget, 16384);
+}
+
+#[test]
+fn why_explains_the_selected_map_file() {
+    let mut app = ts_app();
+    type_query(&mut app, "User");
+    app.update(Action::Back);
+    app.update(Action::NextPane);
+    app.update(Action::NextPane);
+    let path = app.selected_map_file().unwrap().to_string();
+    app.update(Action::Why);
+    let why = app.why().expect("a why view");
+    assert_eq!(why.path, path);
+    assert!(why.rank > 0.0);
+    assert_eq!(why.position, 1, "the first map file is the top-ranked one");
+    assert!(why.in_map && why.tokens > 0);
+    assert!(why.total_files >= 5);
+}
+
+#[test]
+fn cut_lists_what_did_not_fit() {
+    let mut app = ts_app();
+    for _ in 0..5 {
+        app.update(Action::BudgetDown);
+    }
+    let map = app.map_snapshot().unwrap();
+    assert_eq!(map.cut.budget, 256);
+    assert!(!map.cut.rows.is_empty(), "a 256-token map must leave something out");
+    assert!(map.cut.rows.iter().all(|r| r.tokens > 0));
+    app.update(Action::Cut);
+    assert!(app.overlay_open());
+    app.update(Action::Back);
+    assert!(!app.overlay_open());
+}
+
+#[test]
+fn copies_go_out_as_osc52_without_a_display() {
+    let mut app = app_on(
+        &fixture("ts-app"),
+        ClipboardEnv {
+            tmux: false,
+            ssh: false,
+            display: false,
+        },
+    );
+    app.update(Action::Back);
+    app.update(Action::CopyMap);
+    let out = app.take_terminal_output();
+    assert_eq!(out.len(), 1);
+    let map = app.map_snapshot().unwrap();
+    let b64 = base64::engine::general_purpose::STANDARD.encode(map.text.as_bytes());
+    assert_eq!(out[0], format!("\x1b]52;c;{b64}\x07"));
+    let msg = app.message().unwrap();
+    assert!(msg.contains("OSC 52") && msg.contains(&format!("{} tokens", map.tokens)), "{msg}");
+
+    type_query(&mut app, "User");
+    app.update(Action::CopyCitation);
+    let out = app.take_terminal_output();
+    let citation = app.selected_hit().unwrap().row.location();
+    assert!(citation.starts_with("src/models/user.ts:17-"), "{citation}");
+    let b64 = base64::engine::general_purpose::STANDARD.encode(&citation);
+    assert!(out[0].contains(&b64), "{:?}", app.message());
+}
+
+#[test]
+fn tmux_wraps_the_copy() {
+    let mut app = app_on(
+        &fixture("ts-app"),
+        ClipboardEnv {
+            tmux: true,
+            ssh: true,
+            display: true,
+        },
+    );
+    app.update(Action::Back);
+    app.update(Action::CopyMapMarkdown);
+    let out = app.take_terminal_output();
+    assert!(out[0].starts_with("\x1bPtmux;\x1b\x1b]52;c;"));
+    assert!(app.message().unwrap().contains("OSC 52 via tmux"));
+}
+
+#[test]
+fn editor_opens_the_hit_at_its_line() {
+    let mut app = ts_app();
+    type_query(&mut app, "User");
+    app.update(Action::Back);
+    app.update(Action::OpenEditor);
+    let req = app.take_editor_request().expect("an editor request");
+    assert!(req.path.ends_with("src/models/user.ts"));
+    assert!(req.path.is_absolute());
+    assert_eq!(req.line, app.selected_hit().unwrap().row.start);
+}
+
+#[test]
+fn an_empty_repo_is_reported_in_the_ui() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "nothing to index").unwrap();
+    let app = app_on(dir.path(), ClipboardEnv::default());
+    let msg = app.message().unwrap_or_default().to_string();
+    assert!(msg.starts_with("REPO_EMPTY"), "{msg}");
+    assert!(app.map_snapshot().is_none());
+}
+
+#[test]
+fn a_panicking_engine_becomes_a_status_message() {
+    struct Flaky(IndexService);
+    impl EngineService for Flaky {
+        fn handle(&mut self, req: EngineRequest, published: &Published, emit: &mut dyn FnMut(EngineEvent)) {
+            if matches!(&req, EngineRequest::Search { query, .. } if query == "boom") {
+                panic!("search blew up");
+            }
+            self.0.handle(req, published, emit);
+        }
+    }
+    let mut config = Config::default();
+    config.debounce_ms = 0;
+    let engine = EngineHandle::inline(Box::new(Flaky(IndexService::new(fixture("ts-app")))));
+    let clipboard = Clipboard::new(ClipboardMode::Osc52, ClipboardEnv::default());
+    let mut app = App::new(config, engine, None, clipboard, "x".into(), Rect::new(0, 0, 100, 30));
+    app.start();
+    type_query(&mut app, "boom");
+    assert_eq!(app.message(), Some("search failed: search blew up"));
+    // The app goes on: the next query works.
+    app.update(Action::ClearQuery);
+    type_query(&mut app, "User");
+    assert!(!app.hits_snapshot().unwrap().hits.is_empty());
+}
+
+#[test]
+fn mouse_click_selects_a_hit() {
+    let mut app = ts_app();
+    type_query(&mut app, "User");
+    assert!(app.hits_snapshot().unwrap().hits.len() >= 2);
+    // 120x40: query rows 0-2, hits pane from row 3 (border), first row at 4.
+    app.update(Action::Click { x: 5, y: 5 });
+    assert_eq!(app.focus(), Pane::Hits);
+    let second = app.hits_snapshot().unwrap().hits[1].row.clone();
+    assert_eq!(app.selected_hit().unwrap().row, second);
+    app.update(Action::Scroll {
+        x: 5,
+        y: 6,
+        down: true,
+    });
+    let third = app.hits_snapshot().unwrap().hits.get(2).map(|h| h.row.clone());
+    if let Some(third) = third {
+        assert_eq!(app.selected_hit().unwrap().row, third);
+    }
+}

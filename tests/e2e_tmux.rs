@@ -1,0 +1,134 @@
+//! End to end: the real binary in a real terminal (tmux). Start on a fixture, type a query,
+//! see the expected hit, copy the map (OSC 52, which tmux stores as a paste buffer with
+//! `set-clipboard on`), quit, and check the terminal is restored (normal screen, no mouse
+//! reporting, cooked mode).
+//!
+//! Waits poll the screen with a deadline (a terminal has no other signal); skipped when tmux
+//! is not installed.
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn cmd(&self, args: &[&str]) -> Output {
+        Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .arg("-f")
+            .arg("/dev/null")
+            .args(args)
+            .output()
+            .expect("run tmux")
+    }
+
+    fn screen(&self) -> String {
+        String::from_utf8_lossy(&self.cmd(&["capture-pane", "-p", "-t", "t"]).stdout).into_owned()
+    }
+
+    fn format(&self, f: &str) -> String {
+        let o = self.cmd(&["display-message", "-p", "-t", "t", f]);
+        String::from_utf8_lossy(&o.stdout).trim().to_string()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "t"];
+        args.extend_from_slice(keys);
+        self.cmd(&args);
+    }
+
+    /// Polls until `pred` holds for the screen, or fails with the last screen.
+    fn wait_for(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let s = self.screen();
+            if pred(&s) {
+                return s;
+            }
+            assert!(Instant::now() < deadline, "timed out waiting for {what}; screen:\n{s}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.cmd(&["kill-server"]);
+    }
+}
+
+fn have_tmux() -> bool {
+    Command::new("tmux").arg("-V").output().is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn start_query_copy_quit_in_tmux() {
+    if !have_tmux() {
+        eprintln!("tmux not installed: skipping the end-to-end test");
+        return;
+    }
+    let bin = env!("CARGO_BIN_EXE_mapscope");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/repos/ts-app");
+    let dir = tempfile::tempdir().unwrap();
+    let after = dir.path().join("after.txt");
+    let tmux = Tmux {
+        socket: format!("mapscope-e2e-{}", std::process::id()),
+    };
+    // No display and no $TMUX: the copy takes the plain OSC 52 route, which tmux itself
+    // receives. Afterwards the shell records the terminal mode for the restore check.
+    let script = format!(
+        "env -u TMUX -u DISPLAY -u WAYLAND_DISPLAY -u SSH_CONNECTION -u SSH_TTY MAPSCOPE_CONFIG=/nonexistent '{bin}' '{}'; stty -a > '{}'; echo MAPSCOPE-EXITED; sleep 30",
+        fixture.display(),
+        after.display()
+    );
+    let o = tmux.cmd(&[
+        "new-session", "-d", "-s", "t", "-x", "120", "-y", "36", "sh", "-c", &script,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    tmux.cmd(&["set-option", "-s", "set-clipboard", "on"]);
+
+    // First frame, then the index.
+    tmux.wait_for("the first frame", |s| s.contains("query") && s.contains("map"));
+    tmux.wait_for("the index", |s| s.contains(" files · "));
+    assert_eq!(tmux.format("#{alternate_on}"), "1");
+
+    tmux.keys(&["/"]);
+    tmux.keys(&["-l", "UserService"]);
+    let s = tmux.wait_for("the UserService hit", |s| {
+        s.lines().any(|l| l.contains("UserService") && l.contains("src/services/userService.ts"))
+    });
+    assert!(s.contains(" def "), "{s}");
+
+    // Copy the map: Esc leaves the query box, y copies.
+    tmux.keys(&["Escape"]);
+    tmux.keys(&["y"]);
+    tmux.wait_for("the copy message", |s| s.contains("copied map"));
+    let s = tmux.screen();
+    assert!(s.contains("OSC 52"), "{s}");
+    let buffer = String::from_utf8_lossy(&tmux.cmd(&["show-buffer"]).stdout).into_owned();
+    let cli = Command::new(bin)
+        .arg("map")
+        .arg(&fixture)
+        .args(["--query", "UserService"])
+        .output()
+        .unwrap();
+    let expected = String::from_utf8_lossy(&cli.stdout).into_owned();
+    assert_eq!(buffer.trim_end(), expected.trim_end(), "the copied map is the CLI's map");
+
+    tmux.keys(&["q"]);
+    tmux.wait_for("the exit", |s| s.contains("MAPSCOPE-EXITED"));
+    assert_eq!(tmux.format("#{alternate_on}"), "0", "left the alternate screen");
+    assert_eq!(tmux.format("#{mouse_any_flag}"), "0", "mouse reporting off");
+    assert_eq!(tmux.format("#{mouse_button_flag}"), "0", "mouse reporting off");
+    assert_eq!(tmux.format("#{cursor_flag}"), "1", "cursor visible");
+    let stty = std::fs::read_to_string(&after).unwrap();
+    let flags: Vec<&str> = stty.split_whitespace().collect();
+    assert!(
+        flags.contains(&"icanon") && flags.contains(&"echo") && flags.contains(&"isig"),
+        "terminal left in raw mode: {stty}"
+    );
+}
