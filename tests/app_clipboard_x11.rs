@@ -63,7 +63,9 @@ fn copied_text_outlives_the_copy_and_the_app() {
         display: true,
     };
     let mut cb = Clipboard::new(ClipboardMode::Auto, env);
-    let (route, seq) = cb.copy("src/models/user.ts\n⋮\nexport class User {\n").unwrap();
+    let (route, seq) = cb
+        .copy("src/models/user.ts\n⋮\nexport class User {\n")
+        .unwrap();
     assert_eq!(route, CopyRoute::System);
     assert!(seq.is_none());
     // After the copy call returned, another program reads it.

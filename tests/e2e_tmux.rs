@@ -49,7 +49,10 @@ impl Tmux {
             if pred(&s) {
                 return s;
             }
-            assert!(Instant::now() < deadline, "timed out waiting for {what}; screen:\n{s}");
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {what}; screen:\n{s}"
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
     }
@@ -62,7 +65,10 @@ impl Drop for Tmux {
 }
 
 fn have_tmux() -> bool {
-    Command::new("tmux").arg("-V").output().is_ok_and(|o| o.status.success())
+    Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 #[test]
@@ -86,22 +92,35 @@ fn start_query_copy_quit_in_tmux() {
         after.display()
     );
     let o = tmux.cmd(&[
-        "new-session", "-d", "-s", "t", "-x", "120", "-y", "36", "sh", "-c", &script,
+        "new-session",
+        "-d",
+        "-s",
+        "t",
+        "-x",
+        "120",
+        "-y",
+        "36",
+        "sh",
+        "-c",
+        &script,
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     tmux.cmd(&["set-option", "-s", "set-clipboard", "on"]);
 
     // First frame, then the index.
-    tmux.wait_for("the first frame", |s| s.contains("query") && s.contains("map"));
+    tmux.wait_for("the first frame", |s| {
+        s.contains("query") && s.contains("map")
+    });
     tmux.wait_for("the index", |s| s.contains(" files · "));
     assert_eq!(tmux.format("#{alternate_on}"), "1");
 
     tmux.keys(&["/"]);
     tmux.keys(&["-l", "UserService"]);
     let s = tmux.wait_for("the UserService hit", |s| {
-        s.lines().any(|l| l.contains("UserService") && l.contains("src/services/userService.ts"))
+        s.lines()
+            .any(|l| l.contains(" def ") && l.contains("UserService ") && l.contains("Service.ts:"))
     });
-    assert!(s.contains(" def "), "{s}");
+    assert!(s.contains("› UserService"), "{s}");
 
     // Copy the map: Esc leaves the query box, y copies.
     tmux.keys(&["Escape"]);
@@ -117,13 +136,25 @@ fn start_query_copy_quit_in_tmux() {
         .output()
         .unwrap();
     let expected = String::from_utf8_lossy(&cli.stdout).into_owned();
-    assert_eq!(buffer.trim_end(), expected.trim_end(), "the copied map is the CLI's map");
+    assert_eq!(
+        buffer.trim_end(),
+        expected.trim_end(),
+        "the copied map is the CLI's map"
+    );
 
     tmux.keys(&["q"]);
     tmux.wait_for("the exit", |s| s.contains("MAPSCOPE-EXITED"));
-    assert_eq!(tmux.format("#{alternate_on}"), "0", "left the alternate screen");
+    assert_eq!(
+        tmux.format("#{alternate_on}"),
+        "0",
+        "left the alternate screen"
+    );
     assert_eq!(tmux.format("#{mouse_any_flag}"), "0", "mouse reporting off");
-    assert_eq!(tmux.format("#{mouse_button_flag}"), "0", "mouse reporting off");
+    assert_eq!(
+        tmux.format("#{mouse_button_flag}"),
+        "0",
+        "mouse reporting off"
+    );
     assert_eq!(tmux.format("#{cursor_flag}"), "1", "cursor visible");
     let stty = std::fs::read_to_string(&after).unwrap();
     let flags: Vec<&str> = stty.split_whitespace().collect();

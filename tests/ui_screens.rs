@@ -213,8 +213,10 @@ impl EngineService for Scripted {
 }
 
 fn app(finish_build: bool, w: u16, h: u16) -> App {
-    let mut config = Config::default();
-    config.debounce_ms = 0;
+    let config = Config {
+        debounce_ms: 0,
+        ..Config::default()
+    };
     let engine = EngineHandle::inline(Box::new(Scripted { finish_build }));
     let clipboard = Clipboard::new(ClipboardMode::Osc52, ClipboardEnv::default());
     let mut app = App::new(
@@ -389,8 +391,10 @@ fn control_characters_in_the_map_are_harmless() {
             }
         }
     }
-    let mut config = Config::default();
-    config.debounce_ms = 0;
+    let config = Config {
+        debounce_ms: 0,
+        ..Config::default()
+    };
     let clipboard = Clipboard::new(ClipboardMode::Osc52, ClipboardEnv::default());
     let mut app = App::new(
         config,

@@ -202,7 +202,8 @@ impl App {
             clipboard,
             repo_label,
             size,
-            focus: Pane::Query,
+            // Not the query: `/` focuses it, and single keys are commands until then.
+            focus: Pane::Hits,
             layout,
             overlay: None,
             overlay_scroll: 0,
@@ -593,9 +594,8 @@ impl App {
             Action::Back => {
                 if self.layout.map_full {
                     self.layout.map_full = false;
-                } else if self.focus == Pane::Query {
-                    self.focus = Pane::Hits;
-                } else if self.focus != Pane::Hits {
+                } else {
+                    // Out of the query box (or any pane) back to the hits list.
                     self.focus = Pane::Hits;
                 }
             }
@@ -719,6 +719,7 @@ impl App {
                 };
                 match path {
                     Some(path) if self.index.is_some() => {
+                        self.params.query = self.query.clone();
                         let g = self.generation();
                         self.why_requested = g;
                         self.why = None;

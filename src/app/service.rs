@@ -296,11 +296,12 @@ fn header_lines(text: &str, map: &RepoMap) -> Vec<MapFile> {
     let mut cursor = 0usize;
     for f in &map.files {
         // Trust the layout, but re-synchronise on the path if the format ever changes.
-        let line = if lines.get(expected).is_some_and(|l| *l == f.path) {
+        let is_header = |l: &str| l == f.path || l.strip_suffix(':') == Some(f.path.as_str());
+        let line = if lines.get(expected).is_some_and(|l| is_header(l)) {
             expected
         } else {
             (cursor..lines.len())
-                .find(|&i| lines[i] == f.path)
+                .find(|&i| is_header(lines[i]))
                 .unwrap_or(expected.min(lines.len().saturating_sub(1)))
         };
         out.push(MapFile {
