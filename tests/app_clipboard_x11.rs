@@ -72,9 +72,31 @@ fn copied_text_outlives_the_copy_and_the_app() {
     assert_eq!(xclip_out(), "src/models/user.ts\n⋮\nexport class User {\n");
 
     // Quit: hand the text to the serving child and drop our owner.
-    cb.handoff(std::path::Path::new(env!("CARGO_BIN_EXE_mapscope")));
+    let server = cb
+        .handoff(std::path::Path::new(env!("CARGO_BIN_EXE_mapscope")))
+        .expect("a serving child");
     drop(cb);
-    std::thread::sleep(Duration::from_millis(200));
     assert_eq!(xclip_out(), "src/models/user.ts\n⋮\nexport class User {\n");
+
+    // Another program takes the clipboard over: the child's job is done and it exits.
+    let mut xclip = Command::new("xclip")
+        .args(["-selection", "clipboard", "-i", "-quiet"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = xclip.stdin.take().unwrap();
+        stdin.write_all(b"something else").unwrap();
+    }
+    let alive = || {
+        std::fs::read_to_string(format!("/proc/{server}/stat"))
+            .is_ok_and(|s| !s.split_whitespace().nth(2).is_some_and(|st| st == "Z"))
+    };
+    wait_until("the serving child to exit", || !alive());
+    let _ = xclip.kill();
+    let _ = xclip.wait();
     drop(xvfb);
 }

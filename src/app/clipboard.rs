@@ -20,6 +20,9 @@ use super::config::ClipboardMode;
 /// The environment variable that turns a `mapscope` process into a clipboard server.
 pub const SERVE_ENV: &str = "MAPSCOPE_CLIPBOARD_SERVE";
 
+/// The longest a hand-off child keeps serving a copied text.
+pub const SERVE_FOR: std::time::Duration = std::time::Duration::from_secs(8 * 3600);
+
 /// Which way a copy went (the status bar says it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CopyRoute {
@@ -134,12 +137,11 @@ impl Clipboard {
     /// Keeps the last system copy available after this process ends (X11/Wayland only): a
     /// detached `exe` child serves it until another program owns the clipboard. Call once,
     /// on quit. Elsewhere the OS keeps the text and this does nothing.
-    pub fn handoff(&mut self, exe: &Path) {
-        let Some(text) = self.last_system_text.take() else {
-            return;
-        };
+    /// Returns the child's process id.
+    pub fn handoff(&mut self, exe: &Path) -> Option<u32> {
+        let text = self.last_system_text.take()?;
         if !cfg!(all(unix, not(target_os = "macos"))) {
-            return;
+            return None;
         }
         let mut cmd = Command::new(exe);
         cmd.env(SERVE_ENV, "1")
@@ -152,9 +154,7 @@ impl Clipboard {
             // Its own process group: Ctrl-C in the shell afterwards must not kill it.
             cmd.process_group(0);
         }
-        let Ok(mut child) = cmd.spawn() else {
-            return;
-        };
+        let mut child = cmd.spawn().ok()?;
         if let Some(mut stdin) = child.stdin.take() {
             let _ = stdin.write_all(text.as_bytes());
         }
@@ -169,6 +169,7 @@ impl Clipboard {
             let _ = rx.recv_timeout(std::time::Duration::from_secs(1));
         }
         self.system = None;
+        Some(child.id())
     }
 }
 
@@ -194,8 +195,10 @@ pub fn serve_from_stdin() -> i32 {
     #[cfg(all(unix, not(target_os = "macos")))]
     {
         use arboard::SetExtLinux;
-        // Serve until another program takes the clipboard over.
-        match cb.set().wait().text(text) {
+        // Serve until another program takes the clipboard over — but not forever: if the
+        // display goes away nothing would ever take it, and the process must not linger.
+        let deadline = std::time::Instant::now() + SERVE_FOR;
+        match cb.set().wait_until(deadline).text(text) {
             Ok(()) => 0,
             Err(_) => 1,
         }

@@ -544,7 +544,7 @@ impl App {
 
     /// Quit-time clean-up that must outlive the app (the clipboard hand-off).
     pub fn finish(&mut self, exe: &std::path::Path) {
-        self.clipboard.handoff(exe);
+        let _ = self.clipboard.handoff(exe);
     }
 
     fn rects(&self) -> ui::PaneRects {
