@@ -166,15 +166,15 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 });
             }
             cmd_map(&MapArgs {
-            path: cli.path,
-            tokens: 1024,
-            focus: Vec::new(),
-            ident: Vec::new(),
-            query: None,
-            tokenizer: TokenizerKind::O200k,
-            format: MapFormat::Text,
-            max_file_size: 1024 * 1024,
-        })
+                path: cli.path,
+                tokens: 1024,
+                focus: Vec::new(),
+                ident: Vec::new(),
+                query: None,
+                tokenizer: TokenizerKind::O200k,
+                format: MapFormat::Text,
+                max_file_size: 1024 * 1024,
+            })
         }
     }
 }

@@ -93,7 +93,7 @@ fn copied_text_outlives_the_copy_and_the_app() {
     }
     let alive = || {
         std::fs::read_to_string(format!("/proc/{server}/stat"))
-            .is_ok_and(|s| !s.split_whitespace().nth(2).is_some_and(|st| st == "Z"))
+            .is_ok_and(|s| s.split_whitespace().nth(2).is_none_or(|st| st != "Z"))
     };
     wait_until("the serving child to exit", || !alive());
     let _ = xclip.kill();

@@ -58,7 +58,7 @@ impl IndexService {
             root,
             opts: IndexOptions::default(),
             index: None,
-            search: search::Backend::default(),
+            search: search::Backend,
             last_rank: None,
         }
     }
