@@ -163,3 +163,85 @@ fn start_query_copy_quit_in_tmux() {
         "terminal left in raw mode: {stty}"
     );
 }
+
+/// Starts `mapscope` on the fixture in a fresh tmux server with extra environment; the shell
+/// records the exit status and the terminal mode afterwards.
+fn start(tmux: &Tmux, env: &str, after: &Path) {
+    let bin = env!("CARGO_BIN_EXE_mapscope");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/repos/ts-app");
+    let script = format!(
+        "env -u TMUX -u DISPLAY MAPSCOPE_CONFIG=/nonexistent {env} '{bin}' '{}'; echo \"status=$?\" > '{}'; stty -a >> '{}'; echo MAPSCOPE-EXITED; sleep 30",
+        fixture.display(),
+        after.display(),
+        after.display()
+    );
+    let o = tmux.cmd(&[
+        "new-session",
+        "-d",
+        "-s",
+        "t",
+        "-x",
+        "100",
+        "-y",
+        "30",
+        "sh",
+        "-c",
+        &script,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn a_ui_panic_restores_the_terminal() {
+    if !have_tmux() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let after = dir.path().join("after.txt");
+    let tmux = Tmux {
+        socket: format!("mapscope-e2e-panic-{}", std::process::id()),
+    };
+    start(&tmux, "MAPSCOPE_TEST_PANIC=ui", &after);
+    let s = tmux.wait_for("the exit", |s| s.contains("MAPSCOPE-EXITED"));
+    assert!(
+        s.contains("INTERNAL_ERROR: test panic on the UI thread"),
+        "{s}"
+    );
+    assert!(!s.contains("┌ query"), "the TUI's screen is gone: {s}");
+    assert_eq!(tmux.format("#{alternate_on}"), "0");
+    assert_eq!(tmux.format("#{mouse_any_flag}"), "0");
+    assert_eq!(tmux.format("#{cursor_flag}"), "1");
+    let after = std::fs::read_to_string(&after).unwrap();
+    assert!(after.starts_with("status=2"), "{after}");
+    let flags: Vec<&str> = after.split_whitespace().collect();
+    assert!(
+        flags.contains(&"icanon") && flags.contains(&"echo"),
+        "{after}"
+    );
+}
+
+#[test]
+fn a_worker_panic_is_shown_and_the_ui_keeps_running() {
+    if !have_tmux() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let after = dir.path().join("after.txt");
+    let tmux = Tmux {
+        socket: format!("mapscope-e2e-worker-{}", std::process::id()),
+    };
+    start(&tmux, "MAPSCOPE_TEST_PANIC=worker", &after);
+    tmux.wait_for("the error in the status bar", |s| {
+        s.contains("index failed: test panic in the engine worker")
+    });
+    // Still responsive: the help opens.
+    tmux.keys(&["?"]);
+    tmux.wait_for("the help", |s| s.contains("keys (Esc closes)"));
+    // Separately: Esc followed at once by q would read as Alt-q.
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("the help to close", |s| !s.contains("keys (Esc closes)"));
+    tmux.keys(&["q"]);
+    tmux.wait_for("the exit", |s| s.contains("MAPSCOPE-EXITED"));
+    let after = std::fs::read_to_string(&after).unwrap();
+    assert!(after.starts_with("status=0"), "{after}");
+}

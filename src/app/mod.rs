@@ -176,7 +176,7 @@ impl App {
         repo_label: String,
         size: Rect,
     ) -> App {
-        let help_rows = config
+        let mut help_rows: Vec<HelpRow> = config
             .keymap
             .help()
             .into_iter()
@@ -186,6 +186,27 @@ impl App {
                 description: description.to_string(),
             })
             .collect();
+        // Fixed keys, not in the keymap: line editing in the query box, and the mouse.
+        for (keys, description) in [
+            (
+                "←/→, home/end",
+                "in the query: move the cursor (also ctrl-a, ctrl-e)",
+            ),
+            (
+                "backspace, ctrl-w",
+                "in the query: delete a character, a word",
+            ),
+            (
+                "mouse",
+                "click focuses a pane and selects; the wheel scrolls",
+            ),
+        ] {
+            help_rows.push(HelpRow {
+                keys: keys.to_string(),
+                action: String::new(),
+                description: description.to_string(),
+            });
+        }
         let params = MapParams {
             budget: config.budget,
             tokenizer: config.tokenizer.clone(),
@@ -441,7 +462,12 @@ impl App {
                 }
             }
             EngineEvent::Failed { what, message } => {
-                self.set_message(format!("{what} failed: {message}"), Level::Error);
+                let text = format!("{what} failed: {message}");
+                if what == "index" {
+                    self.progress = None;
+                    self.index_error = Some(text.clone());
+                }
+                self.set_message(text, Level::Error);
             }
         }
     }

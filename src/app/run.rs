@@ -65,6 +65,9 @@ pub fn run(root: &Path) -> anyhow::Result<()> {
     );
     // The first frame goes out before any indexing work is waited for.
     terminal.draw(|f| crate::ui::draw(f, &app.view()))?;
+    if test_panic() == Some(TestPanic::Ui) {
+        panic!("test panic on the UI thread");
+    }
     app.start();
     let input = InputThread::spawn(input_tx);
 
@@ -160,6 +163,22 @@ fn handle_input(app: &mut App, ev: &Event) {
     let query_focused = app.focus() == crate::ui::Pane::Query && !app.overlay_open();
     if let Some(action) = app.config.keymap.action_for(ev, query_focused) {
         app.update(action);
+    }
+}
+
+/// Where the end-to-end tests make mapscope panic on purpose (`MAPSCOPE_TEST_PANIC=ui` or
+/// `=worker`), to check that the terminal is restored and that a worker's panic is contained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TestPanic {
+    Ui,
+    Worker,
+}
+
+pub fn test_panic() -> Option<TestPanic> {
+    match std::env::var("MAPSCOPE_TEST_PANIC").ok()?.as_str() {
+        "ui" => Some(TestPanic::Ui),
+        "worker" => Some(TestPanic::Worker),
+        _ => None,
     }
 }
 

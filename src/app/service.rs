@@ -75,6 +75,9 @@ impl IndexService {
         emit: &mut dyn FnMut(EngineEvent),
     ) {
         let t0 = Instant::now();
+        if super::run::test_panic() == Some(super::run::TestPanic::Worker) {
+            panic!("test panic in the engine worker");
+        }
         emit(EngineEvent::Progress {
             phase: "walking",
             done: 0,

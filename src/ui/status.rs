@@ -77,6 +77,8 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, s: &StatusView<'_>, theme: &Theme
     }
     let info = format!(" {}", parts.join(sep));
     let w = area.width as usize;
+    // The message gets at least 2/5 of the bar, more when the facts leave room.
+    let msg_room = (w * 2 / 5).max(w.saturating_sub(width(&info) + 3)).max(10);
     let mut spans = Vec::new();
     let msg = s.message.map(|(m, level)| {
         let color = match level {
@@ -85,7 +87,7 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, s: &StatusView<'_>, theme: &Theme
             Level::Warning => theme.warning,
             Level::Error => theme.error,
         };
-        let text = truncate(m, (w * 2 / 5).max(10));
+        let text = truncate(m, msg_room);
         (format!(" {text} "), color)
     });
     let msg_w = msg.as_ref().map_or(0, |(t, _)| width(t));
