@@ -1,1 +1,1464 @@
-//! (stub: being written)
+//! The weighted file graph: edge A→B means "A uses something defined in B".
+//!
+//! Owns reference binding (which file a use points at) and the edge weights, plus everything
+//! `rank` needs precomputed: edges as CSR with per-edge (identifier, weight) triples, the
+//! definitions each triple credits, an identifier → triples index for boosting mentioned
+//! names, and word/stem tables for query personalization. Built once per index on the engine
+//! worker thread; immutable afterwards, so `rank` only re-personalizes and iterates.
+//!
+//! How a reference is bound, most specific first (only the first rule that applies is used):
+//! 1. Its name (or its qualifier, for `ns.foo` / `pkg.Foo` / `mod.func`) is bound by an import
+//!    of the file: follow the import to the files that really define the name, through
+//!    re-export chains (`export * from`, `export {x} from`, names a Python `__init__.py`
+//!    imports) up to `REEXPORT_DEPTH`. An import that resolves to nothing (npm package, stdlib)
+//!    drops the reference: it is not the repo's.
+//! 2. Defined in its own file: no edge.
+//! 3. Go: an unqualified name → the files of the same package (directory) defining it, or a
+//!    dot-import; never anything else. Python `from m import *` likewise.
+//! 4. Fallback: the bare name in every file of the same language family defining it, split
+//!    over those files and down-weighted; names with more than `FALLBACK_MAX_DEFINERS`
+//!    definers and single-character names are skipped. A member use with a qualifier that is
+//!    not an import (`x.Close()`, `self.m()`) only matches method definitions, much weaker,
+//!    and in Go first the same package's methods.
+//!
+//! Weights (see the constants): per (source, target, identifier, binding class) the kind
+//! weights of the references are summed, then
+//! `weight = sqrt(sum) × class weight × identifier multiplier / number of target files`.
+//! The sqrt (as in aider) keeps a file that calls one helper 50 times from drowning the rest;
+//! splitting over targets makes one ambiguous reference worth as much as an unambiguous one
+//! in total.
+
+use crate::engine::model::{DefKind, GoModule, Lang, ParsedFile, RefKind};
+use crate::engine::resolve::{
+    go_package_names, split_dir, ResolvedImport, Resolver, REEXPORT_DEPTH,
+};
+use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::visit::EdgeRef;
+use petgraph::Direction;
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// A fallback name defined in more files than this is too generic to say anything.
+pub const FALLBACK_MAX_DEFINERS: usize = 20;
+
+/// Weight of a use by its kind: inheritance says the most about a dependency, a plain mention
+/// (passing a value along) the least; the import statement itself counts like a mention.
+fn kind_weight(kind: RefKind) -> f64 {
+    match kind {
+        RefKind::Heritage => 2.0,
+        RefKind::Call | RefKind::Type => 1.0,
+        RefKind::Reference | RefKind::Import => 0.5,
+    }
+}
+
+/// How a use was bound to its target; the weight says how sure we are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Binding {
+    /// Through an import (named, namespace, wildcard, Go package qualifier) or the same Go
+    /// package: the target is known.
+    Resolved,
+    /// `Imported.member`: a member found in the file defining the imported name.
+    Member,
+    /// The import resolved, but no definition of the name was found in the module.
+    ModuleOnly,
+    /// A Go method call matched to a method of the same package.
+    PackageMethod,
+    /// Bare-name match of an unbound, unqualified name.
+    Fallback,
+    /// Bare-name match of `x.method()` where `x` is not an import.
+    MethodFallback,
+}
+
+impl Binding {
+    fn weight(self) -> f64 {
+        match self {
+            Binding::Resolved => 1.0,
+            Binding::Member => 0.7,
+            Binding::ModuleOnly | Binding::PackageMethod => 0.5,
+            Binding::Fallback => 0.1,
+            Binding::MethodFallback => 0.02,
+        }
+    }
+
+    fn is_guess(self) -> bool {
+        matches!(self, Binding::Fallback | Binding::MethodFallback)
+    }
+}
+
+/// Identifier multiplier. `_private` names are internal plumbing (×0.1, like aider). A long
+/// camelCase/snake_case name is distinctive, so a bare-name guess on it is more likely right
+/// (×3); on resolved edges the name says nothing about correctness, so no boost there.
+fn ident_multiplier(name: &str, binding: Binding) -> f64 {
+    let mut m = 1.0;
+    if name.starts_with('_') {
+        m *= 0.1;
+    }
+    if binding.is_guess() && is_distinctive(name) {
+        m *= 3.0;
+    }
+    m
+}
+
+fn is_distinctive(name: &str) -> bool {
+    let snake = name.contains('_') && name.chars().any(char::is_alphabetic);
+    // A hump, not just a capital: Go's exported `Validate` is one plain word.
+    let chars: Vec<char> = name.chars().collect();
+    let camel = chars
+        .windows(2)
+        .any(|w| w[0].is_lowercase() && w[1].is_uppercase());
+    (snake || camel) && name.chars().count() >= 8
+}
+
+/// Language family: references only fall back to definitions of the same family.
+fn family(lang: Lang) -> usize {
+    match lang {
+        Lang::TypeScript | Lang::Tsx | Lang::JavaScript => 0,
+        Lang::Python => 1,
+        Lang::Go => 2,
+    }
+}
+const FAMILIES: usize = 3;
+
+/// One edge of the file graph.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileEdge {
+    pub weight: f64,
+    /// The identifiers that produced the edge with their weights, sorted by name.
+    pub idents: Vec<(String, f64)>,
+}
+
+/// Compressed rows: row `i` is `items[ptr[i]..ptr[i + 1]]`.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Csr<T> {
+    pub ptr: Vec<u32>,
+    pub items: Vec<T>,
+}
+
+impl<T> Csr<T> {
+    pub fn row(&self, i: usize) -> &[T] {
+        match (self.ptr.get(i), self.ptr.get(i + 1)) {
+            (Some(&a), Some(&b)) => &self.items[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+    pub fn range(&self, i: usize) -> std::ops::Range<usize> {
+        match (self.ptr.get(i), self.ptr.get(i + 1)) {
+            (Some(&a), Some(&b)) => a as usize..b as usize,
+            _ => 0..0,
+        }
+    }
+}
+
+/// Build rows from (row, item) pairs already sorted by row.
+fn csr_from_sorted<T>(rows: usize, pairs: impl Iterator<Item = (usize, T)>) -> Csr<T> {
+    let mut ptr = vec![0u32; rows + 1];
+    let mut items = Vec::new();
+    for (r, item) in pairs {
+        if r < rows {
+            ptr[r + 1] += 1;
+            items.push(item);
+        }
+    }
+    for i in 0..rows {
+        ptr[i + 1] += ptr[i];
+    }
+    Csr { ptr, items }
+}
+
+/// The file graph plus the tables `rank` reads.
+#[derive(Debug, Clone)]
+pub struct FileGraph {
+    /// Node `i` holds file index `i`; edge `e` is `edges` entry `e` of the CSR below.
+    pub graph: DiGraph<usize, FileEdge>,
+    pub(crate) n: usize,
+    pub(crate) ident_ids: HashMap<String, u32>,
+    /// Per source file: target file of each out-edge (edges sorted by (source, target)).
+    pub(crate) edges: Csr<u32>,
+    pub(crate) edge_w: Vec<f64>,
+    /// Per edge: (identifier id, weight) triples; `edge_w[e]` is the sum of their weights.
+    pub(crate) trips: Csr<(u32, f64)>,
+    /// Per triple: global ids of the definitions it credits (same name, in the target).
+    pub(crate) trip_defs: Csr<u32>,
+    /// Per identifier id: (edge, triple) pairs carrying it.
+    pub(crate) ident_trips: Csr<(u32, u32)>,
+    /// Global definition id of `files[f].tags.defs[d]` is `def_offset[f] + d`.
+    pub(crate) def_offset: Vec<u32>,
+    /// Per identifier id: files defining it.
+    pub(crate) ident_files: Csr<u32>,
+    /// Normalized file stem (`file_graph` → `filegraph`; `index`/`__init__`/`mod` take the
+    /// directory name) → files.
+    pub(crate) stem_files: HashMap<String, Vec<u32>>,
+    /// Lowercase word of a path component → files.
+    pub(crate) path_words: HashMap<String, Vec<u32>>,
+    /// Lowercase word of a definition name → (file, number of its definitions with it).
+    pub(crate) def_words: HashMap<String, Vec<(u32, u32)>>,
+    /// Position of each file in path order, for tie-breaks.
+    pub(crate) path_order: Vec<u32>,
+}
+
+impl FileGraph {
+    pub fn edge_count(&self) -> usize {
+        self.graph.edge_count()
+    }
+
+    pub fn node_count(&self) -> usize {
+        self.n
+    }
+
+    /// Edges into `file` as (source, edge), by source.
+    pub fn incoming(&self, file: usize) -> Vec<(usize, &FileEdge)> {
+        self.neighbours(file, Direction::Incoming)
+    }
+
+    /// Edges out of `file` as (target, edge), by target.
+    pub fn outgoing(&self, file: usize) -> Vec<(usize, &FileEdge)> {
+        self.neighbours(file, Direction::Outgoing)
+    }
+
+    fn neighbours(&self, file: usize, dir: Direction) -> Vec<(usize, &FileEdge)> {
+        if file >= self.n {
+            return Vec::new();
+        }
+        let mut out: Vec<(usize, &FileEdge)> = self
+            .graph
+            .edges_directed(NodeIndex::new(file), dir)
+            .map(|e| {
+                let other = match dir {
+                    Direction::Outgoing => e.target(),
+                    Direction::Incoming => e.source(),
+                };
+                (self.graph[other], e.weight())
+            })
+            .collect();
+        out.sort_by_key(|&(f, _)| f);
+        out
+    }
+
+    /// The id of an identifier that appears in some definition, reference or import.
+    pub(crate) fn ident_id(&self, name: &str) -> Option<u32> {
+        self.ident_ids.get(name).copied()
+    }
+}
+
+/// Interned identifier ids, assigned in first-seen order (deterministic: files are visited
+/// in index order).
+#[derive(Default)]
+struct Interner<'a> {
+    ids: HashMap<&'a str, u32>,
+    names: Vec<&'a str>,
+}
+
+impl<'a> Interner<'a> {
+    fn intern(&mut self, s: &'a str) -> u32 {
+        if let Some(&id) = self.ids.get(s) {
+            return id;
+        }
+        let id = self.names.len() as u32;
+        self.ids.insert(s, id);
+        self.names.push(s);
+        id
+    }
+    fn get(&self, s: &str) -> Option<u32> {
+        self.ids.get(s).copied()
+    }
+}
+
+/// Names a file's imports bind in its scope.
+#[derive(Default)]
+struct Scope<'a> {
+    /// Local name → (import index, index into its `names`).
+    named: HashMap<&'a str, Vec<(usize, usize)>>,
+    /// Namespace binding (`import * as ns`, Python module, Go package name) → imports.
+    namespaces: HashMap<&'a str, Vec<usize>>,
+    /// Imports whose names all land in scope (`from m import *`, Go dot-import).
+    wildcards: Vec<usize>,
+}
+
+/// One file's contributions: per (target, identifier, binding), the summed kind weight and
+/// the number of targets the uses were split over.
+struct Acc {
+    from: usize,
+    map: HashMap<(u32, u32, Binding), (f64, f64)>,
+}
+
+impl Acc {
+    /// Record a use bound to `targets` (split among them). A target that does not define the
+    /// identifier (the module an import resolved to) is demoted to `ModuleOnly`.
+    fn add(
+        &mut self,
+        targets: &[(usize, u32)],
+        binding: Binding,
+        w: f64,
+        defines: impl Fn(usize, u32) -> bool,
+    ) {
+        let split = targets.len() as f64;
+        for &(t, id) in targets {
+            if t == self.from {
+                continue;
+            }
+            let b = if binding == Binding::Resolved && !defines(t, id) {
+                Binding::ModuleOnly
+            } else {
+                binding
+            };
+            let e = self.map.entry((t as u32, id, b)).or_insert((0.0, 1.0));
+            e.0 += w;
+            e.1 = e.1.max(split);
+        }
+    }
+}
+
+struct Builder<'a> {
+    files: &'a [ParsedFile],
+    interner: Interner<'a>,
+    /// Per file: (identifier id, definition index), sorted.
+    file_defs: Vec<Vec<(u32, u32)>>,
+    /// Per family, per identifier id: files defining it / defining it as a method.
+    definers: Vec<Vec<Vec<u32>>>,
+    method_definers: Vec<Vec<Vec<u32>>>,
+    resolved: Vec<Vec<ResolvedImport>>,
+    file_dir: Vec<&'a str>,
+    go_dirs: HashMap<&'a str, Vec<u32>>,
+    memo: HashMap<(u32, u32), Vec<(usize, u32)>>,
+}
+
+pub fn build_graph(files: &[ParsedFile], go_modules: &[GoModule]) -> FileGraph {
+    let n = files.len();
+    let mut interner = Interner::default();
+    let mut file_defs = Vec::with_capacity(n);
+    for f in files {
+        let mut defs: Vec<(u32, u32)> = f
+            .tags
+            .defs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (interner.intern(&d.name), i as u32))
+            .collect();
+        defs.sort_unstable();
+        file_defs.push(defs);
+    }
+    for f in files {
+        for r in &f.tags.refs {
+            interner.intern(&r.name);
+            // Qualifiers too: a Go package is bound by whichever spelling the file uses.
+            if let Some(q) = &r.qualifier {
+                interner.intern(q);
+            }
+        }
+        for imp in &f.tags.imports {
+            for nm in &imp.names {
+                interner.intern(&nm.name);
+                if let Some(a) = &nm.alias {
+                    interner.intern(a);
+                }
+            }
+            if let Some(ns) = &imp.namespace {
+                interner.intern(ns);
+            }
+        }
+    }
+    interner.intern("*");
+    let n_ids = interner.names.len();
+
+    let mut definers = vec![vec![Vec::new(); n_ids]; FAMILIES];
+    let mut method_definers = vec![vec![Vec::new(); n_ids]; FAMILIES];
+    for (fi, f) in files.iter().enumerate() {
+        let fam = family(f.lang);
+        let defs = &file_defs[fi];
+        for (k, &(id, d)) in defs.iter().enumerate() {
+            if k == 0 || defs[k - 1].0 != id {
+                definers[fam][id as usize].push(fi as u32);
+            }
+            let is_method = f.tags.defs[d as usize].kind == DefKind::Method;
+            let list: &mut Vec<u32> = &mut method_definers[fam][id as usize];
+            if is_method && list.last() != Some(&(fi as u32)) {
+                list.push(fi as u32);
+            }
+        }
+    }
+
+    let resolver = Resolver::new(files, go_modules);
+    let resolved: Vec<Vec<ResolvedImport>> = files
+        .iter()
+        .enumerate()
+        .map(|(fi, f)| {
+            f.tags
+                .imports
+                .iter()
+                .map(|imp| resolver.resolve_detail(fi, imp))
+                .collect()
+        })
+        .collect();
+
+    let file_dir: Vec<&str> = files.iter().map(|f| split_dir(&f.path).0).collect();
+    let mut go_dirs: HashMap<&str, Vec<u32>> = HashMap::new();
+    for (fi, f) in files.iter().enumerate() {
+        if f.lang == Lang::Go {
+            go_dirs.entry(file_dir[fi]).or_default().push(fi as u32);
+        }
+    }
+
+    let mut b = Builder {
+        files,
+        interner,
+        file_defs,
+        definers,
+        method_definers,
+        resolved,
+        file_dir,
+        go_dirs,
+        memo: HashMap::new(),
+    };
+
+    // (source, target, identifier, weight), sorted by the first three.
+    let mut triples: Vec<(u32, u32, u32, f64)> = Vec::new();
+    for fi in 0..n {
+        let acc = b.file_contributions(fi);
+        let mut per: BTreeMap<(u32, u32), f64> = BTreeMap::new();
+        for ((dst, id, binding), (sum, split)) in acc {
+            let name = b.interner.names[id as usize];
+            let w = sum.sqrt() * binding.weight() * ident_multiplier(name, binding) / split;
+            if w.is_finite() && w > 0.0 {
+                *per.entry((dst, id)).or_insert(0.0) += w;
+            }
+        }
+        triples.extend(per.into_iter().map(|((d, id), w)| (fi as u32, d, id, w)));
+    }
+
+    b.into_graph(n, triples)
+}
+
+impl<'a> Builder<'a> {
+    fn defines(&self, file: usize, id: u32) -> bool {
+        self.file_defs[file]
+            .binary_search_by(|&(i, _)| i.cmp(&id))
+            .is_ok()
+    }
+
+    /// Where `name` as seen from `targets` really lives, following re-exports: (file, name
+    /// there). A re-export chain that ends in a module without the definition yields that
+    /// module with the name looked for (a module-only target).
+    fn find_definers(&mut self, targets: &[usize], name: u32) -> Vec<(usize, u32)> {
+        let mut out = Vec::new();
+        for &t in targets {
+            if let Some(hit) = self.memo.get(&(t as u32, name)) {
+                out.extend_from_slice(hit);
+                continue;
+            }
+            let mut visited = HashSet::new();
+            let hit = self.definers_from(t, name, REEXPORT_DEPTH, &mut visited);
+            out.extend_from_slice(&hit);
+            self.memo.insert((t as u32, name), hit);
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    fn definers_from(
+        &self,
+        t: usize,
+        name: u32,
+        depth: usize,
+        visited: &mut HashSet<usize>,
+    ) -> Vec<(usize, u32)> {
+        if self.defines(t, name) {
+            return vec![(t, name)];
+        }
+        let file = &self.files[t];
+        // Go packages do not re-export.
+        if depth == 0 || file.lang == Lang::Go || !visited.insert(t) {
+            return Vec::new();
+        }
+        let name_str = self.interner.names[name as usize];
+        let mut out = Vec::new();
+        for (i, imp) in file.tags.imports.iter().enumerate() {
+            let ri = &self.resolved[t][i];
+            for (k, nm) in imp.names.iter().enumerate() {
+                let local = nm.alias.as_deref().unwrap_or(&nm.name);
+                if local != name_str {
+                    continue;
+                }
+                // `t` has the name only because it imports it (and, to be importable from
+                // `t`, re-exports it), whether or not the statement says `export`.
+                if let Some(sub) = ri.names.get(k).filter(|s| !s.is_empty()) {
+                    out.extend(sub.iter().map(|&f| (f, name)));
+                    continue;
+                }
+                let target_name = if nm.name == "default" {
+                    name
+                } else {
+                    self.interner.get(&nm.name).unwrap_or(name)
+                };
+                let mut found = Vec::new();
+                for &m in &ri.module {
+                    found.extend(self.definers_from(m, target_name, depth - 1, visited));
+                }
+                if found.is_empty() {
+                    found.extend(ri.module.iter().map(|&m| (m, target_name)));
+                }
+                out.extend(found);
+            }
+            if imp.namespace.as_deref() == Some(name_str) {
+                out.extend(ri.module.iter().map(|&m| (m, name)));
+            }
+            // A wildcard puts names in `t`'s namespace only as a re-export (TS) or as a
+            // Python star import.
+            if imp.wildcard && (imp.reexport || file.lang == Lang::Python) {
+                for &m in &ri.module {
+                    out.extend(self.definers_from(m, name, depth - 1, visited));
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out.retain(|&(f, _)| f != t);
+        out
+    }
+
+    fn scope(&self, fi: usize) -> Scope<'a> {
+        let file: &'a ParsedFile = &self.files[fi];
+        let mut s = Scope::default();
+        for (i, imp) in file.tags.imports.iter().enumerate() {
+            if file.lang == Lang::Go {
+                match imp.namespace.as_deref() {
+                    Some("_") => {}
+                    Some(".") => s.wildcards.push(i),
+                    _ if imp.wildcard => s.wildcards.push(i),
+                    Some(alias) => s.namespaces.entry(alias).or_default().push(i),
+                    None => {
+                        // The package name is not in the import; every plausible spelling
+                        // binds (the resolved package's own directory name included).
+                        for name in go_package_names(&imp.specifier) {
+                            if let Some(&id) = self.interner.ids.get(name.as_str()) {
+                                let key = self.interner.names[id as usize];
+                                s.namespaces.entry(key).or_default().push(i);
+                            }
+                        }
+                    }
+                }
+                continue;
+            }
+            // `export … from` does not bind anything in the exporting file's own scope.
+            if imp.reexport {
+                continue;
+            }
+            if let Some(ns) = imp.namespace.as_deref() {
+                s.namespaces.entry(ns).or_default().push(i);
+            }
+            for (k, nm) in imp.names.iter().enumerate() {
+                let local = nm.alias.as_deref().unwrap_or(&nm.name);
+                s.named.entry(local).or_default().push((i, k));
+            }
+            if imp.wildcard {
+                s.wildcards.push(i);
+            }
+        }
+        s
+    }
+
+    /// Where a named import binding points: (file, identifier there). None when the import
+    /// is external.
+    fn bind_named(&mut self, fi: usize, imp: usize, k: usize) -> Option<Vec<(usize, u32)>> {
+        let files = self.files;
+        let nm = &files[fi].tags.imports[imp].names[k];
+        let ri = &self.resolved[fi][imp];
+        let local = self.interner.get(nm.alias.as_deref().unwrap_or(&nm.name))?;
+        if let Some(sub) = ri.names.get(k).filter(|s| !s.is_empty()) {
+            return Some(sub.iter().map(|&f| (f, local)).collect());
+        }
+        if ri.module.is_empty() {
+            return None;
+        }
+        let module = ri.module.clone();
+        // A default import has no exported name to look for; classes and functions exported
+        // as default usually carry the name the importer gives them.
+        let name = if nm.name == "default" {
+            local
+        } else {
+            self.interner.get(&nm.name)?
+        };
+        let found = self.find_definers(&module, name);
+        if found.is_empty() {
+            Some(module.into_iter().map(|m| (m, name)).collect())
+        } else {
+            Some(found)
+        }
+    }
+
+    /// Per (target, identifier, binding): (summed kind weight, number of targets split over).
+    fn file_contributions(&mut self, fi: usize) -> HashMap<(u32, u32, Binding), (f64, f64)> {
+        let files = self.files;
+        let file = &files[fi];
+        let scope = self.scope(fi);
+        let fam = family(file.lang);
+        let mut acc = Acc {
+            from: fi,
+            map: HashMap::new(),
+        };
+
+        // The import statements themselves: each imported name is a use of its target, so
+        // barrels link to what they re-export and unused imports still count a little.
+        if file.lang != Lang::Go {
+            for (i, imp) in file.tags.imports.iter().enumerate() {
+                for k in 0..imp.names.len() {
+                    if let Some(targets) = self.bind_named(fi, i, k) {
+                        let w = kind_weight(RefKind::Import);
+                        acc.add(&targets, Binding::Resolved, w, |t, id| self.defines(t, id));
+                    }
+                }
+                if imp.wildcard && imp.reexport {
+                    let star = self.interner.get("*").unwrap_or(0);
+                    let module: Vec<(usize, u32)> = self.resolved[fi][i]
+                        .module
+                        .iter()
+                        .map(|&m| (m, star))
+                        .collect();
+                    acc.add(
+                        &module,
+                        Binding::ModuleOnly,
+                        kind_weight(RefKind::Import),
+                        |_, _| true,
+                    );
+                }
+            }
+        }
+
+        for r in &file.tags.refs {
+            if r.kind == RefKind::Import {
+                continue; // counted from the import statement above
+            }
+            let Some(id) = self.interner.get(&r.name) else {
+                continue;
+            };
+            let w = kind_weight(r.kind);
+            if let Some(q) = r.qualifier.as_deref() {
+                // `ns.foo`, `pkg.Foo`, `mod.func`: the qualifier is a module binding.
+                if let Some(imps) = scope.namespaces.get(q) {
+                    let mut module: Vec<usize> = imps
+                        .iter()
+                        .flat_map(|&i| self.resolved[fi][i].module.iter().copied())
+                        .collect();
+                    module.sort_unstable();
+                    module.dedup();
+                    if module.is_empty() {
+                        continue; // an external package
+                    }
+                    let found = self.find_definers(&module, id);
+                    if !found.is_empty() {
+                        acc.add(&found, Binding::Resolved, w, |t, id| self.defines(t, id));
+                    } else if file.lang != Lang::Go {
+                        // Go packages are resolved exactly; elsewhere the name may be a
+                        // submodule or an attribute the tags missed.
+                        let targets: Vec<(usize, u32)> = module.iter().map(|&m| (m, id)).collect();
+                        acc.add(&targets, Binding::ModuleOnly, w, |_, _| true);
+                    }
+                    continue;
+                }
+                // `Imported.member` / `importedModule.func`: look in what the name is bound to.
+                if let Some(bindings) = scope.named.get(q) {
+                    let mut external = true;
+                    let mut hit = Vec::new();
+                    for &(i, k) in bindings {
+                        if let Some(targets) = self.bind_named(fi, i, k) {
+                            external = false;
+                            let files: Vec<usize> = targets.iter().map(|&(f, _)| f).collect();
+                            hit.extend(
+                                self.find_definers(&files, id)
+                                    .into_iter()
+                                    .filter(|&(f, d)| self.defines(f, d)),
+                            );
+                        }
+                    }
+                    if external {
+                        continue;
+                    }
+                    if !hit.is_empty() {
+                        hit.sort_unstable();
+                        hit.dedup();
+                        acc.add(&hit, Binding::Member, w, |_, _| true);
+                        continue;
+                    }
+                }
+                // A receiver, `this`, `self`, a local: a method somewhere.
+                if self.defines(fi, id) || r.name.chars().count() < 2 {
+                    continue;
+                }
+                if file.lang == Lang::Go {
+                    let same = self.same_package_definers(fi, id, true);
+                    if !same.is_empty() {
+                        acc.add(&same, Binding::PackageMethod, w, |_, _| true);
+                        continue;
+                    }
+                }
+                let dir = self.file_dir[fi];
+                let is_go = file.lang == Lang::Go;
+                let cands: Vec<(usize, u32)> = self.method_definers[fam][id as usize]
+                    .iter()
+                    .map(|&t| t as usize)
+                    .filter(|&t| t != fi && !(is_go && self.file_dir[t] == dir))
+                    .map(|t| (t, id))
+                    .collect();
+                if !cands.is_empty() && cands.len() <= FALLBACK_MAX_DEFINERS {
+                    acc.add(&cands, Binding::MethodFallback, w, |_, _| true);
+                }
+                continue;
+            }
+
+            // Unqualified.
+            if let Some(bindings) = scope.named.get(r.name.as_str()) {
+                for &(i, k) in bindings {
+                    if let Some(targets) = self.bind_named(fi, i, k) {
+                        acc.add(&targets, Binding::Resolved, w, |t, id| self.defines(t, id));
+                    }
+                }
+                continue;
+            }
+            if self.defines(fi, id) {
+                continue;
+            }
+            let mut wild: Vec<(usize, u32)> = Vec::new();
+            for &i in &scope.wildcards {
+                let module = self.resolved[fi][i].module.clone();
+                wild.extend(
+                    self.find_definers(&module, id)
+                        .into_iter()
+                        .filter(|&(f, d)| self.defines(f, d)),
+                );
+            }
+            if file.lang == Lang::Go {
+                wild.extend(self.same_package_definers(fi, id, false));
+            }
+            if !wild.is_empty() || file.lang == Lang::Go {
+                // Never a bare-name guess across Go packages: an unresolved name there is a
+                // builtin or a local.
+                wild.sort_unstable();
+                wild.dedup();
+                acc.add(&wild, Binding::Resolved, w, |_, _| true);
+                continue;
+            }
+            if r.name.chars().count() < 2 {
+                continue;
+            }
+            let cands = &self.definers[fam][id as usize];
+            if !cands.is_empty() && cands.len() <= FALLBACK_MAX_DEFINERS {
+                let cands: Vec<(usize, u32)> = cands.iter().map(|&t| (t as usize, id)).collect();
+                acc.add(&cands, Binding::Fallback, w, |_, _| true);
+            }
+        }
+        acc.map
+    }
+
+    /// Files of `fi`'s Go package (same directory) defining `id` (methods only if asked). A
+    /// non-test file does not see `_test.go` files.
+    fn same_package_definers(&self, fi: usize, id: u32, methods_only: bool) -> Vec<(usize, u32)> {
+        let dir = self.file_dir[fi];
+        let from_test = self.files[fi].path.ends_with("_test.go");
+        let fam = family(Lang::Go);
+        let table = if methods_only {
+            &self.method_definers[fam]
+        } else {
+            &self.definers[fam]
+        };
+        let defs = &table[id as usize];
+        let visible = |t: usize| {
+            t != fi
+                && self.file_dir[t] == dir
+                && (from_test || !self.files[t].path.ends_with("_test.go"))
+        };
+        match self.go_dirs.get(dir) {
+            Some(pkg) if pkg.len() < defs.len() => pkg
+                .iter()
+                .map(|&t| t as usize)
+                .filter(|&t| visible(t) && defs.binary_search(&(t as u32)).is_ok())
+                .map(|t| (t, id))
+                .collect(),
+            _ => defs
+                .iter()
+                .map(|&t| t as usize)
+                .filter(|&t| visible(t))
+                .map(|t| (t, id))
+                .collect(),
+        }
+    }
+
+    fn into_graph(self, n: usize, triples: Vec<(u32, u32, u32, f64)>) -> FileGraph {
+        let files = self.files;
+        // Edges: consecutive triples with the same (source, target).
+        let mut edge_src: Vec<u32> = Vec::new();
+        let mut edge_dst: Vec<u32> = Vec::new();
+        let mut edge_w: Vec<f64> = Vec::new();
+        let mut trip_ptr: Vec<u32> = vec![0];
+        let mut trip_items: Vec<(u32, f64)> = Vec::with_capacity(triples.len());
+        for (k, &(s, d, id, w)) in triples.iter().enumerate() {
+            if k == 0 || (triples[k - 1].0, triples[k - 1].1) != (s, d) {
+                if k > 0 {
+                    trip_ptr.push(k as u32);
+                }
+                edge_src.push(s);
+                edge_dst.push(d);
+                edge_w.push(0.0);
+            }
+            if let Some(last) = edge_w.last_mut() {
+                *last += w;
+            }
+            trip_items.push((id, w));
+        }
+        if !triples.is_empty() {
+            trip_ptr.push(triples.len() as u32);
+        }
+        let trips = Csr {
+            ptr: trip_ptr,
+            items: trip_items,
+        };
+        let edges = csr_from_sorted(
+            n,
+            edge_src
+                .iter()
+                .zip(&edge_dst)
+                .map(|(&s, &d)| (s as usize, d)),
+        );
+
+        let mut def_offset = Vec::with_capacity(n + 1);
+        let mut total = 0u32;
+        for f in files {
+            def_offset.push(total);
+            total = total.saturating_add(f.tags.defs.len() as u32);
+        }
+        def_offset.push(total);
+
+        // The definitions each triple credits.
+        let mut tdef_ptr = vec![0u32];
+        let mut tdef_items = Vec::new();
+        for (k, &(_, d, id, _)) in triples.iter().enumerate() {
+            let defs = &self.file_defs[d as usize];
+            let start = defs.partition_point(|&(i, _)| i < id);
+            for &(i, def) in &defs[start..] {
+                if i != id {
+                    break;
+                }
+                tdef_items.push(def_offset[d as usize] + def);
+            }
+            debug_assert_eq!(tdef_ptr.len(), k + 1);
+            tdef_ptr.push(tdef_items.len() as u32);
+        }
+        let trip_defs = Csr {
+            ptr: tdef_ptr,
+            items: tdef_items,
+        };
+
+        let n_ids = self.interner.names.len();
+        // Identifier → (edge, triple), by counting sort.
+        let mut pairs: Vec<(usize, (u32, u32))> = Vec::with_capacity(triples.len());
+        for e in 0..edge_dst.len() {
+            for t in trips.range(e) {
+                pairs.push((trips.items[t].0 as usize, (e as u32, t as u32)));
+            }
+        }
+        pairs.sort_by_key(|&(id, _)| id);
+        let ident_trips = csr_from_sorted(n_ids, pairs.into_iter());
+
+        let mut def_pairs: Vec<(usize, u32)> = Vec::new();
+        for (fi, defs) in self.file_defs.iter().enumerate() {
+            for (k, &(id, _)) in defs.iter().enumerate() {
+                if k == 0 || defs[k - 1].0 != id {
+                    def_pairs.push((id as usize, fi as u32));
+                }
+            }
+        }
+        def_pairs.sort_unstable();
+        let ident_files = csr_from_sorted(n_ids, def_pairs.into_iter());
+
+        let mut stem_files: HashMap<String, Vec<u32>> = HashMap::new();
+        let mut path_words: HashMap<String, Vec<u32>> = HashMap::new();
+        let mut def_words: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
+        for (fi, f) in files.iter().enumerate() {
+            let fi32 = fi as u32;
+            if let Some(stem) = file_stem_key(&f.path) {
+                stem_files.entry(stem).or_default().push(fi32);
+            }
+            let mut words: Vec<String> = Vec::new();
+            for comp in f.path.split('/') {
+                words.extend(split_words(comp));
+            }
+            words.sort_unstable();
+            words.dedup();
+            for w in words {
+                path_words.entry(w).or_default().push(fi32);
+            }
+            let mut counts: BTreeMap<String, u32> = BTreeMap::new();
+            for d in &f.tags.defs {
+                for w in split_words(&d.name) {
+                    *counts.entry(w).or_insert(0) += 1;
+                }
+            }
+            for (w, c) in counts {
+                def_words.entry(w).or_default().push((fi32, c));
+            }
+        }
+
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by(|&a, &b| files[a].path.cmp(&files[b].path).then(a.cmp(&b)));
+        let mut path_order = vec![0u32; n];
+        for (pos, &f) in order.iter().enumerate() {
+            path_order[f] = pos as u32;
+        }
+
+        let mut graph: DiGraph<usize, FileEdge> = DiGraph::with_capacity(n, edge_dst.len());
+        for i in 0..n {
+            graph.add_node(i);
+        }
+        for e in 0..edge_dst.len() {
+            let mut idents: Vec<(String, f64)> = trips
+                .row(e)
+                .iter()
+                .map(|&(id, w)| (self.interner.names[id as usize].to_string(), w))
+                .collect();
+            idents.sort_by(|a, b| a.0.cmp(&b.0));
+            graph.add_edge(
+                NodeIndex::new(edge_src[e] as usize),
+                NodeIndex::new(edge_dst[e] as usize),
+                FileEdge {
+                    weight: edge_w[e],
+                    idents,
+                },
+            );
+        }
+
+        let ident_ids = self
+            .interner
+            .names
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.to_string(), i as u32))
+            .collect();
+
+        FileGraph {
+            graph,
+            n,
+            ident_ids,
+            edges,
+            edge_w,
+            trips,
+            trip_defs,
+            ident_trips,
+            def_offset,
+            ident_files,
+            stem_files,
+            path_words,
+            def_words,
+            path_order,
+        }
+    }
+}
+
+/// Lowercase words of an identifier or path component: split on non-alphanumerics, on
+/// camelCase humps and acronym ends (`HTTPServer` → `http`, `server`).
+pub(crate) fn split_words(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for chunk in s.split(|c: char| !c.is_alphanumeric()) {
+        let chars: Vec<char> = chunk.chars().collect();
+        let mut start = 0;
+        for i in 1..chars.len() {
+            let (p, c) = (chars[i - 1], chars[i]);
+            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
+            let boundary = (p.is_lowercase() && c.is_uppercase())
+                || (p.is_uppercase() && c.is_uppercase() && next_lower)
+                || (p.is_alphabetic() && c.is_ascii_digit())
+                || (p.is_ascii_digit() && c.is_alphabetic());
+            if boundary {
+                out.push(chars[start..i].iter().collect::<String>().to_lowercase());
+                start = i;
+            }
+        }
+        if start < chars.len() {
+            out.push(chars[start..].iter().collect::<String>().to_lowercase());
+        }
+    }
+    out.retain(|w| !w.is_empty());
+    out
+}
+
+/// Lowercase with separators removed, so `FileGraph`, `file_graph` and `file-graph` agree.
+pub(crate) fn normalize_name(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// The normalized stem a file is known by: `src/file_graph.rs` → `filegraph`; an `index.*`,
+/// `__init__.py`, `mod.*` or `main.*` file is known by its directory's name.
+fn file_stem_key(path: &str) -> Option<String> {
+    let (dir, name) = split_dir(path);
+    let stem = name.split('.').next().unwrap_or(name);
+    let stem = if matches!(stem, "index" | "__init__" | "mod" | "main") && !dir.is_empty() {
+        split_dir(dir).1
+    } else {
+        stem
+    };
+    let key = normalize_name(stem);
+    (!key.is_empty()).then_some(key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::model::{Definition, FileTags, Import, ImportedName, LineRange, Reference};
+    use std::sync::Arc;
+
+    pub(crate) fn def(name: &str, kind: DefKind, line: u32) -> Definition {
+        Definition {
+            name: name.into(),
+            kind,
+            lines: LineRange::new(line, line + 2),
+            signature: LineRange::new(line, line),
+            parent: None,
+            scope_lines: Vec::new(),
+        }
+    }
+    fn rf(name: &str, kind: RefKind, qualifier: Option<&str>) -> Reference {
+        Reference {
+            name: name.into(),
+            kind,
+            line: 1,
+            qualifier: qualifier.map(str::to_string),
+        }
+    }
+    fn named(spec: &str, names: &[(&str, Option<&str>)]) -> Import {
+        Import {
+            specifier: spec.into(),
+            names: names
+                .iter()
+                .map(|(n, a)| ImportedName {
+                    name: n.to_string(),
+                    alias: a.map(str::to_string),
+                })
+                .collect(),
+            namespace: None,
+            wildcard: false,
+            reexport: false,
+            line: 1,
+        }
+    }
+    fn ns(spec: &str, ns: Option<&str>) -> Import {
+        Import {
+            namespace: ns.map(str::to_string),
+            ..named(spec, &[])
+        }
+    }
+    fn pf(
+        path: &str,
+        defs: Vec<Definition>,
+        refs: Vec<Reference>,
+        imports: Vec<Import>,
+    ) -> ParsedFile {
+        let lang = Lang::from_path(path).unwrap_or(Lang::TypeScript);
+        ParsedFile::new(
+            path.into(),
+            lang,
+            0,
+            Arc::from(""),
+            FileTags {
+                defs,
+                refs,
+                imports,
+                parse_errors: 0,
+            },
+        )
+    }
+    fn fun(name: &str) -> Definition {
+        def(name, DefKind::Function, 1)
+    }
+    fn call(name: &str) -> Reference {
+        rf(name, RefKind::Call, None)
+    }
+    fn edge_idents(g: &FileGraph, a: usize, b: usize) -> Option<Vec<String>> {
+        g.outgoing(a)
+            .into_iter()
+            .find(|(t, _)| *t == b)
+            .map(|(_, e)| e.idents.iter().map(|(n, _)| n.clone()).collect())
+    }
+    fn edge_w(g: &FileGraph, a: usize, b: usize) -> f64 {
+        g.outgoing(a)
+            .into_iter()
+            .find(|(t, _)| *t == b)
+            .map_or(0.0, |(_, e)| e.weight)
+    }
+
+    #[test]
+    fn named_import_binds_only_the_imported_module() {
+        let files = vec![
+            pf(
+                "src/app.ts",
+                vec![],
+                vec![call("helper"), call("parse")],
+                vec![named("./util", &[("helper", None)])],
+            ),
+            pf("src/util.ts", vec![fun("helper")], vec![], vec![]),
+            // Defines `helper` too, but app imports it from util.
+            pf(
+                "src/other.ts",
+                vec![fun("helper"), fun("parseThing")],
+                vec![],
+                vec![],
+            ),
+        ];
+        let g = build_graph(&files, &[]);
+        assert_eq!(edge_idents(&g, 0, 1), Some(vec!["helper".into()]));
+        assert_eq!(edge_idents(&g, 0, 2), None);
+        // `parse` is defined nowhere: no edge at all.
+        assert_eq!(g.edge_count(), 1);
+        assert_eq!(g.incoming(1).len(), 1);
+        assert!(g.incoming(0).is_empty());
+        assert!(g.outgoing(99).is_empty());
+    }
+
+    #[test]
+    fn external_import_drops_the_reference() {
+        let files = vec![
+            pf(
+                "a.ts",
+                vec![],
+                vec![call("useState"), rf("join", RefKind::Call, Some("path"))],
+                vec![
+                    named("react", &[("useState", None)]),
+                    ns("node:path", Some("path")),
+                ],
+            ),
+            pf(
+                "b.ts",
+                vec![fun("useState"), def("join", DefKind::Method, 3)],
+                vec![],
+                vec![],
+            ),
+        ];
+        let g = build_graph(&files, &[]);
+        assert_eq!(g.edge_count(), 0);
+    }
+
+    #[test]
+    fn alias_and_namespace_bindings() {
+        let files = vec![
+            pf(
+                "a.ts",
+                vec![],
+                vec![call("h"), rf("parse", RefKind::Call, Some("ns"))],
+                vec![
+                    named("./b", &[("helper", Some("h"))]),
+                    ns("./c", Some("ns")),
+                ],
+            ),
+            pf("b.ts", vec![fun("helper")], vec![], vec![]),
+            pf("c.ts", vec![fun("parse")], vec![], vec![]),
+        ];
+        let g = build_graph(&files, &[]);
+        assert_eq!(edge_idents(&g, 0, 1), Some(vec!["helper".into()]));
+        assert_eq!(edge_idents(&g, 0, 2), Some(vec!["parse".into()]));
+    }
+
+    #[test]
+    fn reexport_barrel_chain_reaches_the_definer() {
+        let mut star = ns("./impl", None);
+        star.wildcard = true;
+        star.reexport = true;
+        let mut named_re = named("./more.js", &[("thing", Some("renamed"))]);
+        named_re.reexport = true;
+        let files = vec![
+            pf(
+                "app.ts",
+                vec![],
+                vec![call("deep"), call("renamed")],
+                vec![named("./lib", &[("deep", None), ("renamed", None)])],
+            ),
+            pf("lib/index.ts", vec![], vec![], vec![star, named_re]),
+            pf("lib/impl.ts", vec![fun("deep")], vec![], vec![]),
+            pf("lib/more.ts", vec![fun("thing")], vec![], vec![]),
+        ];
+        let g = build_graph(&files, &[]);
+        assert_eq!(edge_idents(&g, 0, 2), Some(vec!["deep".into()]));
+        assert_eq!(edge_idents(&g, 0, 3), Some(vec!["thing".into()]));
+        assert_eq!(edge_idents(&g, 0, 1), None);
+        // The barrel links to what it re-exports.
+        assert!(edge_idents(&g, 1, 2).is_some());
+        assert_eq!(edge_idents(&g, 1, 3), Some(vec!["thing".into()]));
+    }
+
+    #[test]
+    fn reexport_cycle_terminates() {
+        let mut a = ns("./b", None);
+        a.wildcard = true;
+        a.reexport = true;
+        let mut b = ns("./a", None);
+        b.wildcard = true;
+        b.reexport = true;
+        let files = vec![
+            pf("a.ts", vec![], vec![], vec![a]),
+            pf("b.ts", vec![], vec![], vec![b]),
+            pf(
+                "c.ts",
+                vec![],
+                vec![call("x")],
+                vec![named("./a", &[("x", None)])],
+            ),
+        ];
+        let g = build_graph(&files, &[]);
+        // x is defined nowhere: c still depends on the module it imports from.
+        assert_eq!(edge_idents(&g, 2, 0), Some(vec!["x".into()]));
+    }
+
+    #[test]
+    fn python_imports_bind_modules_and_init_reexports() {
+        let files = vec![
+            pf(
+                "app/main.py",
+                vec![],
+                vec![
+                    rf("load", RefKind::Call, Some("config")),
+                    call("Model"),
+                    rf("run", RefKind::Call, Some("pkg")),
+                ],
+                vec![
+                    named("app", &[("config", None)]),
+                    named(".models", &[("Model", None)]),
+                    ns("app.pkg", Some("pkg")),
+                ],
+            ),
+            pf("app/__init__.py", vec![], vec![], vec![]),
+            pf("app/config.py", vec![fun("load")], vec![], vec![]),
+            pf(
+                "app/models/__init__.py",
+                vec![],
+                vec![],
+                vec![named(".base", &[("Model", None)])],
+            ),
+            pf(
+                "app/models/base.py",
+                vec![def("Model", DefKind::Class, 1)],
+                vec![],
+                vec![],
+            ),
+            pf("app/pkg/__init__.py", vec![fun("run")], vec![], vec![]),
+        ];
+        let g = build_graph(&files, &[]);
+        assert!(edge_idents(&g, 0, 2).is_some_and(|v| v.contains(&"load".to_string())));
+        assert_eq!(edge_idents(&g, 0, 4), Some(vec!["Model".into()]));
+        assert_eq!(edge_idents(&g, 0, 5), Some(vec!["run".into()]));
+        assert_eq!(edge_idents(&g, 0, 3), None);
+    }
+
+    #[test]
+    fn fallback_is_down_weighted_by_definers() {
+        let mut files = vec![
+            pf(
+                "a.py",
+                vec![],
+                vec![call("compute_total"), call("render_all")],
+                vec![named("b", &[("compute_total", None)])],
+            ),
+            pf("b.py", vec![fun("compute_total")], vec![], vec![]),
+            pf("c.py", vec![fun("render_all")], vec![], vec![]),
+            pf("d.py", vec![fun("render_all")], vec![], vec![]),
+        ];
+        let g = build_graph(&files, &[]);
+        let bound = edge_w(&g, 0, 1);
+        let guess = edge_w(&g, 0, 2);
+        assert!(
+            guess > 0.0 && bound > 5.0 * guess,
+            "bound {bound} guess {guess}"
+        );
+        assert_eq!(guess, edge_w(&g, 0, 3));
+        // A third definer lowers each guess.
+        files.push(pf("e.py", vec![fun("render_all")], vec![], vec![]));
+        let g2 = build_graph(&files, &[]);
+        assert!(edge_w(&g2, 0, 2) < guess);
+        // Too many definers: no guess at all.
+        for i in 0..FALLBACK_MAX_DEFINERS {
+            files.push(pf(
+                &format!("x{i}.py"),
+                vec![fun("render_all")],
+                vec![],
+                vec![],
+            ));
+        }
+        let g3 = build_graph(&files, &[]);
+        assert_eq!(edge_w(&g3, 0, 2), 0.0);
+        assert!(edge_w(&g3, 0, 1) > 0.0);
+    }
+
+    #[test]
+    fn kinds_and_private_names_weigh_differently() {
+        let files = vec![
+            pf(
+                "a.ts",
+                vec![],
+                vec![
+                    rf("Base", RefKind::Heritage, None),
+                    rf("value", RefKind::Reference, None),
+                ],
+                vec![
+                    named("./b", &[("Base", None)]),
+                    named("./c", &[("value", None)]),
+                ],
+            ),
+            pf("b.ts", vec![def("Base", DefKind::Class, 1)], vec![], vec![]),
+            pf(
+                "c.ts",
+                vec![def("value", DefKind::Constant, 1)],
+                vec![],
+                vec![],
+            ),
+            pf(
+                "d.ts",
+                vec![],
+                vec![call("_hidden")],
+                vec![named("./e", &[("_hidden", None)])],
+            ),
+            pf("e.ts", vec![fun("_hidden")], vec![], vec![]),
+        ];
+        let g = build_graph(&files, &[]);
+        assert!(edge_w(&g, 0, 1) > edge_w(&g, 0, 2));
+        assert!(edge_w(&g, 3, 4) < 0.2 * edge_w(&g, 0, 2));
+    }
+
+    fn go_mod() -> Vec<GoModule> {
+        vec![GoModule {
+            dir: String::new(),
+            module: "example.com/m".into(),
+        }]
+    }
+
+    #[test]
+    fn go_same_package_and_qualified_imports() {
+        let files = vec![
+            pf(
+                "svc/a.go",
+                vec![],
+                vec![
+                    call("helper"),
+                    rf("Open", RefKind::Call, Some("store")),
+                    rf("Open", RefKind::Call, Some("db")),
+                    call("Println"),
+                ],
+                vec![
+                    ns("example.com/m/store", None),
+                    ns("example.com/m/dbx", Some("db")),
+                ],
+            ),
+            pf("svc/b.go", vec![fun("helper")], vec![], vec![]),
+            pf("store/s.go", vec![fun("Open")], vec![], vec![]),
+            pf("dbx/d.go", vec![fun("Open")], vec![], vec![]),
+            pf(
+                "other/o.go",
+                vec![fun("helper"), fun("Println")],
+                vec![],
+                vec![],
+            ),
+        ];
+        let g = build_graph(&files, &go_mod());
+        assert_eq!(edge_idents(&g, 0, 1), Some(vec!["helper".into()]));
+        assert_eq!(edge_idents(&g, 0, 2), Some(vec!["Open".into()]));
+        assert_eq!(edge_idents(&g, 0, 3), Some(vec!["Open".into()]));
+        // No cross-package bare-name edges.
+        assert_eq!(edge_idents(&g, 0, 4), None);
+        assert_eq!(g.edge_count(), 3);
+    }
+
+    #[test]
+    fn go_method_calls_are_weak_and_prefer_the_package() {
+        let files = vec![
+            pf(
+                "a/a.go",
+                vec![],
+                vec![
+                    rf("Flush", RefKind::Call, Some("w")),
+                    rf("Validate", RefKind::Call, Some("cfg")),
+                    rf("Close", RefKind::Call, Some("f")),
+                ],
+                vec![],
+            ),
+            pf(
+                "a/b.go",
+                vec![def("Flush", DefKind::Method, 1)],
+                vec![],
+                vec![],
+            ),
+            pf(
+                "c/c.go",
+                vec![
+                    def("Flush", DefKind::Method, 1),
+                    def("Validate", DefKind::Method, 5),
+                ],
+                vec![],
+                vec![],
+            ),
+            // A function named Close is not a method: no match for `f.Close()`.
+            pf("d/d.go", vec![fun("Close")], vec![], vec![]),
+        ];
+        let g = build_graph(&files, &go_mod());
+        assert_eq!(edge_idents(&g, 0, 1), Some(vec!["Flush".into()]));
+        assert_eq!(edge_idents(&g, 0, 2), Some(vec!["Validate".into()]));
+        assert_eq!(edge_idents(&g, 0, 3), None);
+        assert!(edge_w(&g, 0, 2) < 0.1 * edge_w(&g, 0, 1));
+    }
+
+    #[test]
+    fn go_test_files_visibility() {
+        let files = vec![
+            pf("p/p.go", vec![], vec![call("helperT")], vec![]),
+            pf(
+                "p/p_test.go",
+                vec![fun("helperT")],
+                vec![call("helperT2")],
+                vec![],
+            ),
+            pf("p/util_test.go", vec![fun("helperT2")], vec![], vec![]),
+        ];
+        let g = build_graph(&files, &go_mod());
+        assert_eq!(edge_idents(&g, 0, 1), None);
+        assert_eq!(edge_idents(&g, 1, 2), Some(vec!["helperT2".into()]));
+    }
+
+    #[test]
+    fn words_and_stems() {
+        assert_eq!(split_words("HTTPServer_v2"), ["http", "server", "v", "2"]);
+        assert_eq!(split_words("parseURLQuery"), ["parse", "url", "query"]);
+        assert_eq!(split_words("plugin-legacy"), ["plugin", "legacy"]);
+        assert_eq!(
+            file_stem_key("src/file_graph.rs").as_deref(),
+            Some("filegraph")
+        );
+        assert_eq!(
+            file_stem_key("src/store/index.ts").as_deref(),
+            Some("store")
+        );
+        assert_eq!(file_stem_key("x.test.ts").as_deref(), Some("x"));
+    }
+
+    #[test]
+    fn deterministic() {
+        let files = vec![
+            pf(
+                "a.py",
+                vec![fun("alpha")],
+                vec![call("beta"), call("gamma")],
+                vec![],
+            ),
+            pf(
+                "b.py",
+                vec![fun("beta"), fun("gamma")],
+                vec![call("alpha")],
+                vec![],
+            ),
+            pf("c.py", vec![fun("gamma")], vec![call("beta")], vec![]),
+        ];
+        let g1 = build_graph(&files, &[]);
+        let g2 = build_graph(&files, &[]);
+        let dump = |g: &FileGraph| {
+            (0..3)
+                .map(|i| format!("{:?}", g.outgoing(i)))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(dump(&g1), dump(&g2));
+        assert_eq!(g1.edge_w, g2.edge_w);
+    }
+}
