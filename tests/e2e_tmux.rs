@@ -122,8 +122,9 @@ fn start_query_copy_quit_in_tmux() {
     });
     assert!(s.contains("› UserService"), "{s}");
 
-    // Copy the map: Esc leaves the query box, y copies.
-    tmux.keys(&["Escape"]);
+    // Copy the map: Tab leaves the query box (not Esc: Esc and y arriving together read as
+    // Alt-y), y copies.
+    tmux.keys(&["Tab"]);
     tmux.keys(&["y"]);
     tmux.wait_for("the copy message", |s| s.contains("copied map"));
     let s = tmux.screen();
