@@ -246,3 +246,82 @@ fn a_worker_panic_is_shown_and_the_ui_keeps_running() {
     let after = std::fs::read_to_string(&after).unwrap();
     assert!(after.starts_with("status=0"), "{after}");
 }
+
+#[test]
+fn editor_suspends_and_restores_the_tui() {
+    if !have_tmux() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let after = dir.path().join("after.txt");
+    let args_file = dir.path().join("editor-args.txt");
+    let editor = dir.path().join("fake-editor");
+    std::fs::write(
+        &editor,
+        format!("#!/bin/sh\necho \"$@\" > '{}'\n", args_file.display()),
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&editor, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let tmux = Tmux {
+        socket: format!("mapscope-e2e-editor-{}", std::process::id()),
+    };
+    start(
+        &tmux,
+        &format!("VISUAL= EDITOR='{}'", editor.display()),
+        &after,
+    );
+    tmux.wait_for("the index", |s| s.contains(" files · "));
+    tmux.keys(&["/"]);
+    tmux.keys(&["-l", "UserService"]);
+    tmux.wait_for("the hit", |s| {
+        s.contains("UserService ") && s.contains(" def ")
+    });
+    tmux.keys(&["Tab"]);
+    tmux.keys(&["e"]);
+    tmux.wait_for("the TUI to come back", |s| {
+        s.contains("back from the editor")
+    });
+    let args = std::fs::read_to_string(&args_file).unwrap();
+    assert!(
+        args.trim().starts_with('+') && args.trim_end().ends_with("src/services/userService.ts"),
+        "{args}"
+    );
+    assert_eq!(
+        tmux.format("#{alternate_on}"),
+        "1",
+        "the TUI is back on the alternate screen"
+    );
+    tmux.keys(&["q"]);
+    tmux.wait_for("the exit", |s| s.contains("MAPSCOPE-EXITED"));
+}
+
+#[test]
+fn an_invalid_config_is_reported_before_the_tui_starts() {
+    if !have_tmux() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let after = dir.path().join("after.txt");
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, "[keys]\n\"ctrl-x\" = \"selct_next\"\n").unwrap();
+    let tmux = Tmux {
+        socket: format!("mapscope-e2e-config-{}", std::process::id()),
+    };
+    // MAPSCOPE_CONFIG given twice: the later assignment wins in env(1).
+    start(
+        &tmux,
+        &format!("MAPSCOPE_CONFIG='{}'", config.display()),
+        &after,
+    );
+    let s = tmux.wait_for("the exit", |s| s.contains("MAPSCOPE-EXITED"));
+    assert!(
+        s.contains("CONFIG_ERROR") && s.contains("keys.ctrl-x") && s.contains("selct_next"),
+        "{s}"
+    );
+    let after = std::fs::read_to_string(&after).unwrap();
+    assert!(after.starts_with("status=2"), "{after}");
+}

@@ -453,6 +453,9 @@ impl App {
                     self.hits = Some(h);
                     self.hit_selected = 0;
                     self.hit_offset = 0;
+                    if !self.params.focus.is_empty() {
+                        self.refresh_hit_focus_marks();
+                    }
                     self.preview_selected_hit();
                 }
             }
