@@ -367,3 +367,18 @@ fn mouse_click_selects_a_hit() {
         assert_eq!(app.selected_hit().unwrap().row, third);
     }
 }
+
+#[test]
+fn dragging_the_map_border_resizes_it() {
+    let mut app = ts_app();
+    app.update(Action::Back);
+    // 120 columns, map at 50%: its left border is column 60.
+    app.update(Action::Click { x: 60, y: 10 });
+    app.update(Action::Drag { x: 30, y: 10 });
+    app.update(Action::Release);
+    assert_eq!(app.layout_spec().map_percent, 75);
+    app.update(Action::Drag { x: 90, y: 10 });
+    assert_eq!(app.layout_spec().map_percent, 75, "no drag after release");
+    app.update(Action::MapNarrower);
+    assert_eq!(app.layout_spec().map_percent, 70);
+}

@@ -71,6 +71,14 @@ pub enum Action {
         y: u16,
         down: bool,
     },
+    /// Mouse moved with the left button held.
+    #[serde(skip)]
+    Drag {
+        x: u16,
+        y: u16,
+    },
+    #[serde(skip)]
+    Release,
 }
 
 /// Every bindable action with its config name and help text, in the order help lists them.

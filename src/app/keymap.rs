@@ -199,6 +199,11 @@ impl Keymap {
                     x: m.column,
                     y: m.row,
                 }),
+                MouseEventKind::Drag(MouseButton::Left) => Some(Action::Drag {
+                    x: m.column,
+                    y: m.row,
+                }),
+                MouseEventKind::Up(MouseButton::Left) => Some(Action::Release),
                 MouseEventKind::ScrollDown => Some(Action::Scroll {
                     x: m.column,
                     y: m.row,

@@ -122,6 +122,8 @@ pub struct App {
     overlay_scroll: usize,
     help_rows: Vec<HelpRow>,
     show_signals: bool,
+    /// The map pane's left border is being dragged.
+    resizing: bool,
 
     query: String,
     cursor: usize,
@@ -230,6 +232,7 @@ impl App {
             overlay_scroll: 0,
             help_rows,
             show_signals: false,
+            resizing: false,
             query: String::new(),
             cursor: 0,
             next_generation: 1,
@@ -876,6 +879,15 @@ impl App {
                 self.reveal_map_selection();
             }
             Action::Click { x, y } => self.click(x, y),
+            Action::Drag { x, .. } => {
+                if self.resizing && self.size.width > 0 {
+                    let w = self.size.width as u32;
+                    let pct = ((w.saturating_sub(x as u32)) * 100 / w) as u16;
+                    self.layout.map_percent =
+                        pct.clamp(LayoutSpec::MIN_PERCENT, LayoutSpec::MAX_PERCENT);
+                }
+            }
+            Action::Release => self.resizing = false,
             Action::Scroll { x, y, down } => self.scroll_at(x, y, down),
         }
     }
@@ -921,6 +933,7 @@ impl App {
                 self.overlay = None;
                 true
             }
+            Action::Drag { .. } | Action::Release => true,
             Action::Scroll { down, .. } => {
                 if *down {
                     self.overlay_scroll += 3;
@@ -1153,6 +1166,13 @@ impl App {
 
     fn click(&mut self, x: u16, y: u16) {
         let rects = self.rects();
+        // A press on the map pane's left border starts resizing it (wide layout only).
+        if let (Some(map), Some(_)) = (rects.map, rects.hits) {
+            if x == map.x && map.x > 0 && y >= map.y && y < map.y + map.height {
+                self.resizing = true;
+                return;
+            }
+        }
         let Some(pane) = rects.pane_at(x, y) else {
             return;
         };
