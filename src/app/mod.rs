@@ -200,7 +200,7 @@ impl App {
             ),
             (
                 "mouse",
-                "click focuses a pane and selects; the wheel scrolls",
+                "click focuses and selects; wheel scrolls; drag the map border to resize",
             ),
         ] {
             help_rows.push(HelpRow {
