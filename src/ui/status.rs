@@ -120,15 +120,37 @@ pub fn draw_progress(frame: &mut Frame<'_>, area: Rect, p: &ProgressView<'_>, th
     ])
     .areas(inner);
     let secs = p.elapsed_ms as f64 / 1000.0;
-    let label = if p.total > 0 {
-        format!("{} {}/{} files  {secs:.1} s", p.phase, p.done, p.total)
-    } else {
-        format!("{}…  {secs:.1} s", p.phase)
+    let label = match (p.done, p.total) {
+        (_, 0) => format!("{}…  {secs:.1} s", p.phase),
+        (0, total) => format!("{} {total} files…  {secs:.1} s", p.phase),
+        (done, total) => format!("{} {done}/{total} files  {secs:.1} s", p.phase),
     };
     frame.render_widget(
         Paragraph::new(Line::from(Span::styled(label, theme.text()))),
         label_area,
     );
+    if p.done == 0 {
+        // No count to show (the phase reports none): a block sweeping across says "working".
+        let w = gauge_area.width as usize;
+        let block = 6.min(w);
+        let span = (w - block).max(1);
+        let step = (p.elapsed_ms / 60) as usize % (2 * span);
+        let pos = if step < span { step } else { 2 * span - step };
+        let line = format!(
+            "{}{}{}",
+            "░".repeat(pos),
+            "█".repeat(block),
+            "░".repeat(w.saturating_sub(pos + block))
+        );
+        frame.render_widget(
+            Paragraph::new(Line::from(Span::styled(
+                line,
+                Style::default().fg(theme.gauge),
+            ))),
+            gauge_area,
+        );
+        return;
+    }
     let ratio = if p.total > 0 {
         (p.done as f64 / p.total as f64).clamp(0.0, 1.0)
     } else {
