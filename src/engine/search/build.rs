@@ -29,6 +29,8 @@ const NF: usize = field::COUNT;
 const MAX_DOC_LINES: u32 = 30;
 /// Prose documents are cut into sections of at most this many lines.
 const DOC_SECTION_LINES: usize = 40;
+/// Only the beginning of a very large prose or config document is indexed.
+const MAX_DOC_BYTES: usize = 256 * 1024;
 
 /// A chunk before global statistics are known.
 struct Draft {
@@ -87,14 +89,23 @@ pub(super) fn build(files: &[ParsedFile], docs: &[TextDoc], weights: SearchWeigh
         .par_iter()
         .enumerate()
         .map_init(Tokenizer::default, |tok, (i, f)| {
-            code_chunks(f, i as u32, tok)
+            // Build output is never shown, so it is not indexed (nor counted in statistics).
+            if paths::is_build_output(&f.path) {
+                Vec::new()
+            } else {
+                code_chunks(f, i as u32, tok)
+            }
         })
         .collect();
     let doc_drafts: Vec<(Vec<Draft>, Vec<u32>)> = docs
         .par_iter()
         .enumerate()
         .map_init(Tokenizer::default, |tok, (i, d)| {
-            doc_chunks(d, (n_files + i) as u32, tok)
+            if paths::is_build_output(&d.path) || paths::is_noise_doc(&d.path) {
+                (Vec::new(), Vec::new())
+            } else {
+                doc_chunks(d, (n_files + i) as u32, tok)
+            }
         })
         .collect();
     let mut doc_lines = Vec::with_capacity(docs.len());
@@ -119,6 +130,12 @@ pub(super) fn build(files: &[ParsedFile], docs: &[TextDoc], weights: SearchWeigh
         hidden: paths::is_build_output(&d.path),
     }));
 
+    let mut unit_chunks = Vec::with_capacity(per_unit.len() + 1);
+    unit_chunks.push(0u32);
+    for u in &per_unit {
+        let last = unit_chunks.last().copied().unwrap_or(0);
+        unit_chunks.push(last + u.len() as u32);
+    }
     let drafts: Vec<Draft> = per_unit.into_iter().flatten().collect();
     let (terms, postings) = postings(&drafts, &weights);
     let chunks: Vec<Chunk> = drafts.into_iter().map(|d| d.chunk).collect();
@@ -129,6 +146,7 @@ pub(super) fn build(files: &[ParsedFile], docs: &[TextDoc], weights: SearchWeigh
         weights,
         n_files,
         units,
+        unit_chunks,
         chunks,
         terms,
         postings,
@@ -196,22 +214,25 @@ fn code_chunks(file: &ParsedFile, unit: u32, tok: &mut Tokenizer) -> Vec<Draft> 
 
     // Comment lines right above a definition are its documentation.
     let mut is_doc = vec![false; owner.len()];
-    for (idx, draft) in drafts.iter().enumerate().skip(1) {
+    for idx in 1..drafts.len() {
         let parent = enclosing[idx];
-        let mut line = draft.chunk.start;
+        let mut line = drafts[idx].chunk.start;
         let mut taken = 0;
         while line > 1 && taken < MAX_DOC_LINES {
-            line -= 1;
+            let above = line - 1;
             let is_comment = file
-                .line(line)
+                .line(above)
                 .is_some_and(|l| lex::is_comment_line(l, file.lang));
-            if !is_comment || owner[line as usize] != parent {
+            if !is_comment || owner[above as usize] != parent {
                 break;
             }
-            owner[line as usize] = idx as u32;
-            is_doc[line as usize] = true;
+            owner[above as usize] = idx as u32;
+            is_doc[above as usize] = true;
+            line = above;
             taken += 1;
         }
+        // The chunk (scanned for evidence lines) starts at its doc comment.
+        drafts[idx].chunk.start = line;
     }
 
     let sig_of = |draft: &Draft| -> Option<(u32, u32)> {
@@ -264,7 +285,11 @@ fn is_markdown(path: &str) -> bool {
 /// Sections of a prose document (split at markdown headings, else at blank lines once long
 /// enough) and the document's line starts.
 fn doc_chunks(doc: &TextDoc, unit: u32, tok: &mut Tokenizer) -> (Vec<Draft>, Vec<u32>) {
-    let text: &str = &doc.text;
+    let mut cut = doc.text.len().min(MAX_DOC_BYTES);
+    while !doc.text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let text: &str = &doc.text[..cut];
     let markdown = is_markdown(&doc.path);
     let mut line_starts = vec![0u32];
     let mut drafts: Vec<Draft> = Vec::new();

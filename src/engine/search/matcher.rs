@@ -169,8 +169,8 @@ fn osa_distance(a: &[u8], b: &[u8], max: usize) -> Option<usize> {
     for (i, row) in d.iter_mut().enumerate() {
         row[0] = i;
     }
-    for j in 0..=m {
-        d[0][j] = j;
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
     }
     for i in 1..=n {
         let mut row_min = usize::MAX;

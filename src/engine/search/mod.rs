@@ -282,6 +282,8 @@ pub struct SearchIndex {
     weights: SearchWeights,
     n_files: usize,
     units: Vec<Unit>,
+    /// Chunks of unit `u` are `unit_chunks[u]..unit_chunks[u + 1]` (chunks are in unit order).
+    unit_chunks: Vec<u32>,
     chunks: Vec<Chunk>,
     terms: Vec<TermEntry>,
     postings: Vec<Posting>,

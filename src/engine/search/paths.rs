@@ -197,6 +197,22 @@ pub(crate) fn is_build_output(path: &str) -> bool {
         || base.ends_with(".map")
 }
 
+/// Prose files that would only add noise to search: lock files, licences and changelogs
+/// (a changelog repeats every feature name and commit subject of the project).
+pub(crate) fn is_noise_doc(path: &str) -> bool {
+    let base = path.rsplit('/').next().unwrap_or(path).to_lowercase();
+    let stem = base.split('.').next().unwrap_or(&base);
+    base.ends_with(".lock")
+        || matches!(
+            base.as_str(),
+            "pnpm-lock.yaml" | "package-lock.json" | "npm-shrinkwrap.json" | "go.sum"
+        )
+        || matches!(
+            stem,
+            "license" | "licence" | "copying" | "notice" | "changelog" | "changes" | "history"
+        )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -257,5 +273,11 @@ mod tests {
         assert!(!is_build_output("src/build.ts"));
         assert!(!is_build_output("src/build/index.ts"));
         assert!(is_build_output("a/b.min.js"));
+        assert!(is_noise_doc("pnpm-lock.yaml"));
+        assert!(is_noise_doc("packages/vite/CHANGELOG.md"));
+        assert!(is_noise_doc("LICENSE"));
+        assert!(is_noise_doc("yarn.lock"));
+        assert!(!is_noise_doc("docs/guide/changelog-policy.md"));
+        assert!(!is_noise_doc("README.md"));
     }
 }

@@ -356,9 +356,9 @@ pub(crate) fn parse(query: &str, w: &SearchWeights, glossary: &Glossary) -> Quer
 
     let lower_all: Vec<String> = raws
         .iter()
-        .filter_map(|r| match r {
-            Raw::Word(t) => Some(t.to_lowercase()),
-            Raw::Cjk(cs) => Some(cs.iter().collect()),
+        .map(|r| match r {
+            Raw::Word(t) => t.to_lowercase(),
+            Raw::Cjk(cs) => cs.iter().collect(),
         })
         .collect();
     b.plan.wants_tests = lower_all.iter().any(|t| {

@@ -788,10 +788,34 @@ fn describe(
             _ => None,
         }
     };
+    // Lines that belong to definitions nested in this chunk are theirs, not this chunk's.
+    let (a, b) = (
+        idx.unit_chunks.get(u).copied().unwrap_or(0) as usize,
+        idx.unit_chunks.get(u + 1).copied().unwrap_or(0) as usize,
+    );
+    let mut nested: Vec<(u32, u32)> = idx.chunks[a.min(b)..b]
+        .iter()
+        .enumerate()
+        .filter(|(i, o)| a + i != c as usize && o.start >= ch.start && o.end <= ch.end)
+        .map(|(_, o)| (o.start, o.end))
+        .collect();
+    nested.sort_unstable();
     let mut seen = Vec::new();
     let mut best: Option<(f32, u32)> = None;
     let last = ch.end.min(ch.start.saturating_add(MAX_SCAN_LINES));
+    let mut skip = nested.iter().peekable();
+    let mut skip_until = 0;
     for n in ch.start..=last {
+        while let Some(&&(s0, e0)) = skip.peek() {
+            if s0 > n {
+                break;
+            }
+            skip_until = skip_until.max(e0);
+            skip.next();
+        }
+        if n <= skip_until {
+            continue;
+        }
         let Some(text) = get_line(n) else { continue };
         let wsum = line_weight(text, terms, tok, &mut seen);
         if wsum > 0.0 && best.is_none_or(|b| wsum > b.0) {

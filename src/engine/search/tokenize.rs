@@ -91,66 +91,129 @@ pub(crate) enum TermClass {
 /// Splits an identifier-like word (letters, digits, `_`) into its parts, as byte ranges:
 /// `[A-Z]+(?=[A-Z][a-z]) | [A-Z]?[a-z]+ | [A-Z]+ | [0-9]+`, with any other letter counted as
 /// lowercase. Underscores separate parts.
+#[cfg(test)]
 pub(crate) fn split_identifier(word: &str, out: &mut Vec<(usize, usize)>) {
-    out.clear();
-    #[derive(PartialEq, Clone, Copy)]
-    enum C {
-        Upper,
-        Lower,
-        Digit,
-        Sep,
+    let mut scratch = Vec::new();
+    split_identifier_with(word, out, &mut scratch);
+}
+
+#[derive(PartialEq, Clone, Copy)]
+enum CharClass {
+    Upper,
+    Lower,
+    Digit,
+    Sep,
+}
+
+fn classify_char(c: char) -> CharClass {
+    if c.is_ascii_digit() || (c.is_numeric() && !c.is_alphabetic()) {
+        CharClass::Digit
+    } else if c.is_uppercase() {
+        CharClass::Upper
+    } else if c.is_alphanumeric() {
+        CharClass::Lower
+    } else {
+        CharClass::Sep
     }
-    let class = |c: char| {
-        if c.is_ascii_digit() || (c.is_numeric() && !c.is_alphabetic()) {
-            C::Digit
-        } else if c.is_uppercase() {
-            C::Upper
-        } else if c.is_alphanumeric() {
-            C::Lower
-        } else {
-            C::Sep
-        }
-    };
-    let chars: Vec<(usize, char)> = word.char_indices().collect();
-    let end_of = |i: usize| chars.get(i).map_or(word.len(), |&(b, _)| b);
+}
+
+/// `split_identifier` with a reusable buffer; ASCII words (nearly all) take a byte path.
+fn split_identifier_with(
+    word: &str,
+    out: &mut Vec<(usize, usize)>,
+    chars: &mut Vec<(usize, char)>,
+) {
+    out.clear();
+    if word.is_ascii() {
+        split_ascii(word.as_bytes(), out);
+        return;
+    }
+    split_chars(word, out, chars);
+}
+
+/// The general (Unicode) splitter.
+fn split_chars(word: &str, out: &mut Vec<(usize, usize)>, chars: &mut Vec<(usize, char)>) {
+    out.clear();
+    chars.clear();
+    chars.extend(word.char_indices());
+    let end_of = |chars: &[(usize, char)], i: usize| chars.get(i).map_or(word.len(), |&(b, _)| b);
     let n = chars.len();
+    let class = |i: usize| classify_char(chars[i].1);
     let mut i = 0;
     while i < n {
-        let c = class(chars[i].1);
-        match c {
-            C::Sep => i += 1,
-            C::Digit => {
+        match class(i) {
+            CharClass::Sep => i += 1,
+            c @ (CharClass::Digit | CharClass::Lower) => {
                 let s = i;
-                while i < n && class(chars[i].1) == C::Digit {
+                while i < n && class(i) == c {
                     i += 1;
                 }
-                out.push((chars[s].0, end_of(i)));
+                out.push((chars[s].0, end_of(chars, i)));
             }
-            C::Lower => {
+            CharClass::Upper => {
                 let s = i;
-                while i < n && class(chars[i].1) == C::Lower {
+                while i < n && class(i) == CharClass::Upper {
                     i += 1;
                 }
-                out.push((chars[s].0, end_of(i)));
-            }
-            C::Upper => {
-                let s = i;
-                while i < n && class(chars[i].1) == C::Upper {
-                    i += 1;
-                }
-                let followed_by_lower = i < n && class(chars[i].1) == C::Lower;
-                if followed_by_lower {
+                if i < n && class(i) == CharClass::Lower {
                     if i - s > 1 {
                         // Acronym, then a capitalised word: HTTPRequest → HTTP | Request.
-                        out.push((chars[s].0, end_of(i - 1)));
+                        out.push((chars[s].0, end_of(chars, i - 1)));
                     }
                     let ws = i - 1;
-                    while i < n && class(chars[i].1) == C::Lower {
+                    while i < n && class(i) == CharClass::Lower {
                         i += 1;
                     }
-                    out.push((chars[ws].0, end_of(i)));
+                    out.push((chars[ws].0, end_of(chars, i)));
                 } else {
-                    out.push((chars[s].0, end_of(i)));
+                    out.push((chars[s].0, end_of(chars, i)));
+                }
+            }
+        }
+    }
+}
+
+/// The same rules over ASCII bytes (offsets are byte offsets).
+fn split_ascii(b: &[u8], out: &mut Vec<(usize, usize)>) {
+    let class = |x: u8| {
+        if x.is_ascii_digit() {
+            CharClass::Digit
+        } else if x.is_ascii_uppercase() {
+            CharClass::Upper
+        } else if x.is_ascii_alphabetic() {
+            CharClass::Lower
+        } else {
+            CharClass::Sep
+        }
+    };
+    let n = b.len();
+    let mut i = 0;
+    while i < n {
+        match class(b[i]) {
+            CharClass::Sep => i += 1,
+            c @ (CharClass::Digit | CharClass::Lower) => {
+                let s = i;
+                while i < n && class(b[i]) == c {
+                    i += 1;
+                }
+                out.push((s, i));
+            }
+            CharClass::Upper => {
+                let s = i;
+                while i < n && class(b[i]) == CharClass::Upper {
+                    i += 1;
+                }
+                if i < n && class(b[i]) == CharClass::Lower {
+                    if i - s > 1 {
+                        out.push((s, i - 1));
+                    }
+                    let ws = i - 1;
+                    while i < n && class(b[i]) == CharClass::Lower {
+                        i += 1;
+                    }
+                    out.push((ws, i));
+                } else {
+                    out.push((s, i));
                 }
             }
         }
@@ -161,6 +224,7 @@ pub(crate) fn split_identifier(word: &str, out: &mut Vec<(usize, usize)>) {
 #[derive(Default)]
 pub(crate) struct Tokenizer {
     parts: Vec<(usize, usize)>,
+    chars: Vec<(usize, char)>,
     term: String,
     joined: String,
     cjk: Vec<char>,
@@ -170,23 +234,43 @@ impl Tokenizer {
     /// Calls `f(term, class)` for every term of `text`, in order. Terms are lowercase and
     /// stemmed; one-character parts are dropped (except lone CJK characters).
     pub(crate) fn terms<F: FnMut(&str, TermClass)>(&mut self, text: &str, mut f: F) {
+        // Byte-oriented: source text is nearly all ASCII, and only non-ASCII bytes need a
+        // char decode.
+        let bytes = text.as_bytes();
         let mut word_start: Option<usize> = None;
-        for (i, c) in text.char_indices() {
-            if is_word_char(c) {
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            let (c, len) = if b < 0x80 {
+                (b as char, 1)
+            } else {
+                match text.get(i..).and_then(|t| t.chars().next()) {
+                    Some(c) => (c, c.len_utf8()),
+                    None => (char::REPLACEMENT_CHARACTER, 1),
+                }
+            };
+            let word_char = if b < 0x80 {
+                b.is_ascii_alphanumeric() || b == b'_'
+            } else {
+                is_word_char(c)
+            };
+            if word_char {
                 if word_start.is_none() {
                     self.flush_cjk(&mut f);
                     word_start = Some(i);
                 }
+                i += len;
                 continue;
             }
             if let Some(s) = word_start.take() {
                 self.word(&text[s..i], &mut f);
             }
-            if is_cjk(c) {
+            if b >= 0x80 && is_cjk(c) {
                 self.cjk.push(c);
             } else {
                 self.flush_cjk(&mut f);
             }
+            i += len;
         }
         if let Some(s) = word_start {
             self.word(&text[s..], &mut f);
@@ -199,16 +283,26 @@ impl Tokenizer {
         if word.len() > 4 * MAX_PART_LEN {
             return;
         }
-        split_identifier(word, &mut self.parts);
+        split_identifier_with(word, &mut self.parts, &mut self.chars);
         self.joined.clear();
         for &(s, e) in &self.parts {
             let part = &word[s..e];
             self.term.clear();
-            for c in part.chars() {
-                self.term.extend(c.to_lowercase());
+            if part.is_ascii() {
+                self.term.push_str(part);
+                self.term.make_ascii_lowercase();
+            } else {
+                for c in part.chars() {
+                    self.term.extend(c.to_lowercase());
+                }
             }
             self.joined.push_str(&self.term);
-            if self.term.chars().nth(1).is_none() || self.term.len() > MAX_PART_LEN {
+            let short = if self.term.is_ascii() {
+                self.term.len() < 2
+            } else {
+                self.term.chars().nth(1).is_none()
+            };
+            if short || self.term.len() > MAX_PART_LEN {
                 continue;
             }
             stem_in_place(&mut self.term);
@@ -350,6 +444,22 @@ mod tests {
         let long = "a".repeat(10_000);
         assert!(terms(&long).is_empty());
         let _ = terms("\u{0}\u{FFFF}\u{10FFFF}ǅǈ Ⅻ ٣٤ ‿");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn ascii_fast_path_matches_unicode_path(word in "[A-Za-z0-9_]{0,24}") {
+            let (mut a, mut b, mut scratch) = (Vec::new(), Vec::new(), Vec::new());
+            split_ascii(word.as_bytes(), &mut a);
+            split_chars(&word, &mut b, &mut scratch);
+            proptest::prop_assert_eq!(a, b);
+        }
+
+        #[test]
+        fn any_text_tokenizes(text in "\\PC{0,64}") {
+            let mut tok = Tokenizer::default();
+            tok.terms(&text, |t, _| assert!(!t.is_empty()));
+        }
     }
 
     #[test]
