@@ -4,3 +4,4 @@
 //! `cli` holds the headless subcommands. The TUI (`ui`, `app`) builds on the same engine.
 pub mod cli;
 pub mod engine;
+pub mod eval;
