@@ -427,10 +427,14 @@ impl<'a> Resolver<'a> {
 /// (`gopkg.in/yaml.v3` → `yaml`, `go-cmp` → `cmp`, `foo-go` → `foo`, `a-b` → `a_b`).
 pub fn go_package_names(spec: &str) -> Vec<String> {
     let mut parts: Vec<&str> = spec.split('/').filter(|p| !p.is_empty()).collect();
+    // A trailing `vN` is usually a module major version, but can also be a package really
+    // named `v1` (`apis/apps/v1`): bind both, the major-version reading first.
+    let mut version_dir = None;
     if parts.len() > 1 {
-        if let Some(last) = parts.last() {
+        if let Some(last) = parts.last().copied() {
             if is_major_version(last) {
                 parts.pop();
+                version_dir = Some(last);
             }
         }
     }
@@ -438,6 +442,7 @@ pub fn go_package_names(spec: &str) -> Vec<String> {
         return Vec::new();
     };
     let mut names = vec![last.to_string()];
+    names.extend(version_dir.map(str::to_string));
     let mut push = |s: &str| {
         if !s.is_empty() && !names.iter().any(|n| n == s) {
             names.push(s.to_string());
@@ -845,7 +850,7 @@ mod tests {
     #[test]
     fn go_names() {
         assert_eq!(go_package_names("github.com/a/b/store"), ["store"]);
-        assert_eq!(go_package_names("github.com/a/b/v3"), ["b"]);
+        assert_eq!(go_package_names("github.com/a/b/v3"), ["b", "v3"]);
         assert!(go_package_names("gopkg.in/yaml.v3").contains(&"yaml".to_string()));
         assert!(go_package_names("github.com/google/go-cmp").contains(&"cmp".to_string()));
         assert!(go_package_names("github.com/x/foo-bar").contains(&"foo_bar".to_string()));
