@@ -750,10 +750,14 @@ impl<'a> Builder<'a> {
                 // `Imported.member` / `importedModule.func`: look in what the name is bound to.
                 if let Some(bindings) = scope.named.get(q) {
                     let mut external = true;
+                    // `from pkg import mod; mod.f()` is as exact as a namespace import;
+                    // `Class.member` looks into the file of a definition: a bit less sure.
+                    let mut module_binding = false;
                     let mut hit = Vec::new();
                     for &(i, k) in bindings {
                         if let Some(targets) = self.bind_named(memo, fi, i, k) {
                             external = false;
+                            module_binding |= targets.iter().all(|&(f, l)| !self.defines(f, l));
                             let files: Vec<usize> = targets.iter().map(|&(f, _)| f).collect();
                             hit.extend(
                                 self.find_definers(memo, &files, id)
@@ -768,7 +772,12 @@ impl<'a> Builder<'a> {
                     if !hit.is_empty() {
                         hit.sort_unstable();
                         hit.dedup();
-                        acc.add(&hit, Binding::Member, w, |_, _| true);
+                        let binding = if module_binding {
+                            Binding::Resolved
+                        } else {
+                            Binding::Member
+                        };
+                        acc.add(&hit, binding, w, |_, _| true);
                         continue;
                     }
                 }
@@ -1285,6 +1294,44 @@ mod tests {
         // The barrel links to what it re-exports.
         assert!(edge_idents(&g, 1, 2).is_some());
         assert_eq!(edge_idents(&g, 1, 3), Some(vec!["thing".into()]));
+    }
+
+    #[test]
+    fn default_import_and_go_dot_import() {
+        let files = vec![
+            pf(
+                "a.ts",
+                vec![],
+                vec![rf("Foo", RefKind::Type, None), call("Bar")],
+                vec![
+                    named("./foo", &[("default", Some("Foo"))]),
+                    named("./bar", &[("default", Some("Bar"))]),
+                ],
+            ),
+            pf(
+                "foo.ts",
+                vec![def("Foo", DefKind::Class, 1)],
+                vec![],
+                vec![],
+            ),
+            // An anonymous default export: the edge still goes to the module.
+            pf("bar.ts", vec![], vec![], vec![]),
+            pf(
+                "cmd/main.go",
+                vec![],
+                vec![call("Helper")],
+                vec![Import {
+                    wildcard: true,
+                    ..ns("example.com/m/lib", Some("."))
+                }],
+            ),
+            pf("lib/lib.go", vec![fun("Helper")], vec![], vec![]),
+        ];
+        let g = build_graph(&files, &go_mod());
+        assert_eq!(edge_idents(&g, 0, 1), Some(vec!["Foo".into()]));
+        assert_eq!(edge_idents(&g, 0, 2), Some(vec!["Bar".into()]));
+        assert!(edge_w(&g, 0, 1) > edge_w(&g, 0, 2));
+        assert_eq!(edge_idents(&g, 3, 4), Some(vec!["Helper".into()]));
     }
 
     #[test]

@@ -174,19 +174,31 @@ impl<'a> Resolver<'a> {
     // ---------------------------------------------------------------- TS / JS
 
     fn resolve_ts(&self, from_path: &str, spec: &str) -> Vec<usize> {
-        // Bundler suffixes (`?raw`, `#hash`) are not part of the path.
-        let spec = spec.split(['?', '#']).next().unwrap_or("");
-        if spec.is_empty() {
-            return Vec::new();
+        // Bundler suffixes (`?raw`, `?url`, `#hash`) are not part of the path, unless the
+        // path really contains the character (a directory named `#`).
+        let bare = spec.split(['?', '#']).next().unwrap_or("");
+        let specs = if bare == spec {
+            vec![spec]
+        } else {
+            vec![spec, bare]
+        };
+        for spec in specs {
+            if spec.is_empty() {
+                continue;
+            }
+            let hit =
+                if spec == "." || spec == ".." || spec.starts_with("./") || spec.starts_with("../")
+                {
+                    let (dir, _) = split_dir(from_path);
+                    normalize_join(dir, spec).and_then(|p| self.ts_candidate(&p))
+                } else {
+                    self.resolve_workspace(spec)
+                };
+            if let Some(i) = hit {
+                return vec![i];
+            }
         }
-        if spec == "." || spec == ".." || spec.starts_with("./") || spec.starts_with("../") {
-            let (dir, _) = split_dir(from_path);
-            return normalize_join(dir, spec)
-                .and_then(|p| self.ts_candidate(&p))
-                .into_iter()
-                .collect();
-        }
-        self.resolve_workspace(spec).into_iter().collect()
+        Vec::new()
     }
 
     /// The first existing TS/JS file for a path as written in an import.
