@@ -4,7 +4,8 @@
 //! `rank` needs precomputed: edges as CSR with per-edge (identifier, weight) triples, the
 //! definitions each triple credits, an identifier → triples index for boosting mentioned
 //! names, and word/stem tables for query personalization. Built once per index on the engine
-//! worker thread; immutable afterwards, so `rank` only re-personalizes and iterates.
+//! worker thread (per-file binding fans out on rayon, results merged in file order);
+//! immutable afterwards, so `rank` only re-personalizes and iterates.
 //!
 //! How a reference is bound, most specific first (only the first rule that applies is used):
 //! 1. Its name (or its qualifier, for `ns.foo` / `pkg.Foo` / `mod.func`) is bound by an import
@@ -27,6 +28,13 @@
 //! The sqrt (as in aider) keeps a file that calls one helper 50 times from drowning the rest;
 //! splitting over targets makes one ambiguous reference worth as much as an unambiguous one
 //! in total.
+//! - kind: Heritage 2, Call 1, Type 1, Reference 0.5, the import statement's own name 0.5;
+//! - class: resolved (import, Go package) 1, `Imported.member` 0.7, module without the
+//!   definition 0.5, Go same-package method 0.5, bare-name fallback 0.1, method fallback 0.02
+//!   (so a resolved use outweighs a guess 10-50×, before the split over definers);
+//! - identifier: `_private` ×0.1; a long camelCase/snake_case name ×3 on guesses only (it makes
+//!   a bare-name match more likely right; on resolved edges it says nothing). Mentioned
+//!   identifiers (×10) are applied per request in `rank`.
 
 use crate::engine::model::{DefKind, GoModule, Lang, ParsedFile, RefKind};
 use crate::engine::resolve::{
@@ -395,6 +403,8 @@ pub fn build_graph(files: &[ParsedFile], go_modules: &[GoModule]) -> FileGraph {
         defs.sort_unstable();
         file_defs.push(defs);
     }
+    // Definition names were interned first, so the definer tables need only their ids.
+    let n_def_ids = interner.names.len();
     for f in files {
         for r in &f.tags.refs {
             interner.intern(&r.name);
@@ -416,10 +426,9 @@ pub fn build_graph(files: &[ParsedFile], go_modules: &[GoModule]) -> FileGraph {
         }
     }
     interner.intern("*");
-    let n_ids = interner.names.len();
 
-    let mut definers = vec![vec![Vec::new(); n_ids]; FAMILIES];
-    let mut method_definers = vec![vec![Vec::new(); n_ids]; FAMILIES];
+    let mut definers = vec![vec![Vec::new(); n_def_ids]; FAMILIES];
+    let mut method_definers = vec![vec![Vec::new(); n_def_ids]; FAMILIES];
     for (fi, f) in files.iter().enumerate() {
         let fam = family(f.lang);
         let defs = &file_defs[fi];
@@ -794,7 +803,9 @@ impl<'a> Builder<'a> {
                 }
                 let dir = self.file_dir[fi];
                 let is_go = file.lang == Lang::Go;
-                let all = &self.method_definers[fam][id as usize];
+                let all = self.method_definers[fam]
+                    .get(id as usize)
+                    .map_or(&[][..], Vec::as_slice);
                 // Cheap early exit for names like `String`/`Close` defined everywhere: even
                 // after removing this file (and its Go package) too many remain.
                 let own = if is_go {
@@ -852,7 +863,9 @@ impl<'a> Builder<'a> {
             if r.name.chars().count() < 2 {
                 continue;
             }
-            let cands = &self.definers[fam][id as usize];
+            let cands = self.definers[fam]
+                .get(id as usize)
+                .map_or(&[][..], Vec::as_slice);
             if !cands.is_empty() && cands.len() <= FALLBACK_MAX_DEFINERS {
                 let cands: Vec<Target> = cands.iter().map(|&t| (t as usize, id)).collect();
                 acc.add(&cands, Binding::Fallback, w, |_, _| true);
@@ -872,7 +885,7 @@ impl<'a> Builder<'a> {
         } else {
             &self.definers[fam]
         };
-        let defs = &table[id as usize];
+        let defs = table.get(id as usize).map_or(&[][..], Vec::as_slice);
         let visible = |t: usize| {
             t != fi
                 && self.file_dir[t] == dir
