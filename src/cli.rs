@@ -11,6 +11,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::engine::index::{Index, IndexOptions, MapRequest};
 use crate::engine::repo_map::{render, MapFormat};
+use crate::engine::search::{Evidence, SearchOptions, SearchResponse, MAX_TOP};
 use crate::engine::tokenizer::{tokenizer, TokenizerKind};
 use crate::engine::EngineError;
 
@@ -36,6 +37,56 @@ pub enum Command {
     Stats(StatsArgs),
     /// Time each phase of a cold build and of re-fitting the map.
     Bench(BenchArgs),
+    /// Ranked hits for a query: definitions, references, calls, imports, text.
+    Search(SearchArgs),
+    /// Retrieval eval on a commit dataset (commit message → changed files).
+    Eval(EvalArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    /// `[PATH] QUERY`: the repository (default `.`) and the query.
+    #[arg(num_args = 1..=2, required = true, value_name = "[PATH] QUERY")]
+    pub args: Vec<String>,
+    /// Number of hits (or files with --files), at most 50.
+    #[arg(long, default_value_t = 8)]
+    pub top: usize,
+    /// Rank distinct files instead of hits.
+    #[arg(long)]
+    pub files: bool,
+    /// Only paths matching this glob (repeatable; `!GLOB` excludes).
+    #[arg(long = "paths", value_name = "GLOB")]
+    pub paths: Vec<String>,
+    /// Only these languages: ts,js,py,go.
+    #[arg(long, value_delimiter = ',')]
+    pub lang: Vec<String>,
+    /// Print the JSON contract instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Show the signal breakdown of each hit (text output).
+    #[arg(long)]
+    pub explain: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct EvalArgs {
+    /// The dataset (JSON lines: commit, parent, query, gold_files, …).
+    #[arg(long)]
+    pub dataset: PathBuf,
+    /// A bare git directory (or a repo's .git) holding the dataset's commits.
+    #[arg(long)]
+    pub git_dir: PathBuf,
+    /// Only the first N commits.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Cut-offs, e.g. 4,8,16,32.
+    #[arg(long = "k", value_delimiter = ',', default_value = "4,8,16,32")]
+    pub ks: Vec<usize>,
+    /// Query field: query or query_full.
+    #[arg(long, default_value = "query")]
+    pub field: String,
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -126,7 +177,15 @@ pub fn main() -> i32 {
     }
 }
 
+/// A failure already reported on stdout (the search JSON contract): exit 2, print nothing more.
+#[derive(Debug, thiserror::Error)]
+#[error("reported")]
+struct Reported;
+
 fn report_error(e: &anyhow::Error) {
+    if e.downcast_ref::<Reported>().is_some() {
+        return;
+    }
     // A closed stdout (`mapscope map | head`) is not an error worth a message.
     if let Some(io) = e.downcast_ref::<std::io::Error>() {
         if io.kind() == std::io::ErrorKind::BrokenPipe {
@@ -144,6 +203,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Map(args)) => cmd_map(&args),
         Some(Command::Stats(args)) => cmd_stats(&args),
         Some(Command::Bench(args)) => cmd_bench(&args),
+        Some(Command::Search(args)) => cmd_search(&args),
+        Some(Command::Eval(args)) => cmd_eval(&args),
         None => {
             // A detached helper that keeps a copied text on the X11/Wayland clipboard after
             // the TUI exits (see app::clipboard).
@@ -365,4 +426,189 @@ fn cmd_bench(args: &BenchArgs) -> anyhow::Result<()> {
         report["refit_max_ms"].as_f64().unwrap_or(0.0),
         refit.len(),
     ))
+}
+
+fn cmd_search(args: &SearchArgs) -> anyhow::Result<()> {
+    let (path, query) = match args.args.as_slice() {
+        [query] => (None, query.clone()),
+        [path, query] => (Some(PathBuf::from(path)), query.clone()),
+        _ => anyhow::bail!("usage: mapscope search [PATH] QUERY"),
+    };
+    let opts = SearchOptions {
+        top: args.top.clamp(1, MAX_TOP),
+        files_mode: args.files,
+        path_globs: args.paths.clone(),
+        langs: args.lang.clone(),
+    };
+    if let Err(e) = opts.validate() {
+        if args.json {
+            print_search_error(&e.to_string(), "INVALID_ARGUMENT")?;
+            return Err(Reported.into());
+        }
+        anyhow::bail!("{e}");
+    }
+    let t = Instant::now();
+    let index = match build_index(&path, None) {
+        Ok(index) => index,
+        Err(e) if args.json => {
+            let code = e
+                .downcast_ref::<EngineError>()
+                .map_or("INTERNAL_ERROR", EngineError::code);
+            print_search_error(&format!("{e:#}"), code)?;
+            return Err(Reported.into());
+        }
+        Err(e) => return Err(e),
+    };
+    let (_, search_build_ms) = index.search_index();
+    let index_ms = t.elapsed().as_secs_f64() * 1000.0;
+    let response = index.search(&query, &opts);
+    if args.json {
+        let json = search_json(&index, &query, &response, index_ms, search_build_ms);
+        return print(&serde_json::to_string_pretty(&json)?);
+    }
+    print(&search_text(&query, &response, args.files, args.explain))
+}
+
+fn print_search_error(error: &str, code: &str) -> anyhow::Result<()> {
+    print(&serde_json::to_string_pretty(&serde_json::json!({
+        "success": false, "error": error, "code": code,
+    }))?)
+}
+
+/// The search JSON contract (README, "search").
+fn search_json(
+    index: &Index,
+    query: &str,
+    r: &SearchResponse,
+    index_ms: f64,
+    search_build_ms: f64,
+) -> serde_json::Value {
+    let mut counts = std::collections::BTreeMap::new();
+    for e in ["definition", "reference", "call", "import", "text"] {
+        counts.insert(e, 0usize);
+    }
+    let sources: Vec<serde_json::Value> = r
+        .hits
+        .iter()
+        .map(|h| {
+            let evidence = evidence_name(h.evidence);
+            *counts.entry(evidence).or_default() += 1;
+            let mut v = serde_json::json!({
+                "file_path": h.file_path,
+                "line_range": [h.line_range.start, h.line_range.end],
+                "excerpt": h.excerpt,
+                "evidence_type": evidence,
+                "score": h.score,
+                "signals": h.signals,
+            });
+            if let Some(symbol) = &h.symbol {
+                v["symbol"] = symbol.clone().into();
+            }
+            if let Some(kind) = &h.kind {
+                v["kind"] = kind.clone().into();
+            }
+            v
+        })
+        .collect();
+    let files: Vec<serde_json::Value> = r
+        .files
+        .iter()
+        .map(|(path, score)| serde_json::json!({"file_path": path, "score": score}))
+        .collect();
+    serde_json::json!({
+        "success": true,
+        "repo_path": index.root.display().to_string(),
+        "question": query,
+        "confidence": r.confidence,
+        "sources": sources,
+        "files": files,
+        "diagnostics": {
+            "retrieval_counts": counts,
+            "latency_ms": r.latency_ms,
+            "index_ms": index_ms,
+            "search_index_ms": search_build_ms,
+            "parsed_files": index.files.len(),
+            "low_score": r.low_score,
+            "matched": r.retrieval_counts,
+        },
+    })
+}
+
+fn evidence_name(e: Evidence) -> &'static str {
+    match e {
+        Evidence::Definition => "definition",
+        Evidence::Reference => "reference",
+        Evidence::Call => "call",
+        Evidence::Import => "import",
+        Evidence::Text => "text",
+    }
+}
+
+/// One line per hit: `path:start-end  evidence  kind  symbol  score`.
+fn search_text(query: &str, r: &SearchResponse, files_mode: bool, explain: bool) -> String {
+    use std::fmt::Write as _;
+    if r.low_score || (r.hits.is_empty() && r.files.is_empty()) {
+        return format!("no confident hits for {query:?}\n");
+    }
+    let mut s = String::new();
+    if files_mode {
+        for (path, score) in &r.files {
+            let _ = writeln!(s, "{path}  {score:.3}");
+        }
+        return s;
+    }
+    for h in &r.hits {
+        let _ = writeln!(
+            s,
+            "{}:{}-{}  {}  {}  {}  {:.3}",
+            h.file_path,
+            h.line_range.start,
+            h.line_range.end,
+            evidence_name(h.evidence),
+            h.kind.as_deref().unwrap_or("-"),
+            h.symbol.as_deref().unwrap_or("-"),
+            h.score
+        );
+        if explain {
+            let g = &h.signals;
+            let _ = writeln!(
+                s,
+                "    bm25 {:.3}  name {:.3}  path {:.3}  graph {:.3}  prior {:.3}  penalty {:.2}",
+                g.bm25, g.name, g.path, g.graph, g.prior, g.penalty
+            );
+        }
+    }
+    s
+}
+
+fn cmd_eval(args: &EvalArgs) -> anyhow::Result<()> {
+    let opts = crate::eval::EvalOptions {
+        dataset: args.dataset.clone(),
+        git_dir: args.git_dir.clone(),
+        limit: args.limit,
+        ks: args.ks.clone(),
+        field: args.field.clone(),
+    };
+    let search_opts = SearchOptions {
+        top: MAX_TOP,
+        files_mode: true,
+        ..SearchOptions::default()
+    };
+    let mut ranker = |tree: &std::path::Path, query: &str| -> anyhow::Result<Vec<String>> {
+        let index = Index::build(tree, &IndexOptions::default())?;
+        let response = index.search(query, &search_opts);
+        Ok(response.files.into_iter().map(|(path, _)| path).collect())
+    };
+    let report = crate::eval::run_eval_with_progress(&opts, &mut ranker, &mut |done, total, _| {
+        if !args.json {
+            eprint!("\r{done}/{total}");
+        }
+    })?;
+    if !args.json {
+        eprintln!();
+    }
+    if args.json {
+        return print(&serde_json::to_string_pretty(&report)?);
+    }
+    print(&report.table())
 }

@@ -1,9 +1,11 @@
 //! mapscope: a terminal explorer for repo maps.
 //!
 //! `engine` owns everything that reads the repository and computes maps (no terminal code);
-//! `cli` holds the headless subcommands. The TUI is `ui` (pure drawing from a view model)
-//! and `app` (event loop, actions, keymap, config, terminal, clipboard, engine worker).
+//! `cli` holds the headless subcommands (and `eval` the retrieval evaluation). The TUI is
+//! `ui` (pure drawing from a view model) and `app` (event loop, actions, keymap, config,
+//! terminal, clipboard, engine worker).
 pub mod app;
 pub mod cli;
 pub mod engine;
+pub mod eval;
 pub mod ui;

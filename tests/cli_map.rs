@@ -33,8 +33,15 @@ fn assert_error(o: &Output, code: &str) {
     let err = stderr(o);
     assert_eq!(o.status.code(), Some(2), "stderr: {err}");
     assert!(err.contains(code), "expected {code} in: {err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "one line expected: {err}");
-    assert!(!err.contains("panicked") && !err.contains("backtrace"), "{err}");
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "one line expected: {err}"
+    );
+    assert!(
+        !err.contains("panicked") && !err.contains("backtrace"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -426,92 +426,71 @@ fn why_view(
     }
 }
 
-/// Search behind the hits pane. Until the engine's search lands this is a simple symbol
-/// matcher over the index's definitions; the app only sees `Hit`s either way.
+/// Search behind the hits pane.
 mod search {
     use super::*;
+    use crate::engine::search::{Confidence, Evidence as SearchEvidence, SearchHit, SearchOptions};
 
-    #[derive(Default)]
+    /// The engine's search (BM25F over symbol chunks, name, path and graph signals), whose
+    /// index lives in the `Index`; `build` only makes sure it is built here, on the worker,
+    /// rather than on the first keystroke.
     pub struct Backend;
 
     impl Backend {
-        pub fn build(_index: &Index) -> Backend {
+        pub fn build(index: &Index) -> Backend {
+            let _ = index.search_index();
             Backend
         }
 
         /// (hits, confidence, low_score).
         pub fn search(&self, index: &Index, query: &str) -> (Vec<Hit>, String, bool) {
-            let terms: Vec<String> = query
-                .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
-                .filter(|t| !t.is_empty())
-                .map(str::to_lowercase)
-                .collect();
-            if terms.is_empty() {
-                return (Vec::new(), "low".into(), true);
-            }
-            let mut scored: Vec<(f64, Hit)> = Vec::new();
-            let mut exact = false;
-            for f in &index.files {
-                let path_l = f.path.to_lowercase();
-                for d in &f.tags.defs {
-                    let name = d.name.to_lowercase();
-                    let mut score = 0.0;
-                    for t in &terms {
-                        if name == *t {
-                            score += 3.0;
-                            exact = true;
-                        } else if name.starts_with(t.as_str()) {
-                            score += 2.0;
-                        } else if name.contains(t.as_str()) {
-                            score += 1.0;
-                        } else if path_l.contains(t.as_str()) {
-                            score += 0.25;
-                        }
-                    }
-                    if score <= 0.0 {
-                        continue;
-                    }
-                    let excerpt: Vec<&str> = (d.signature.start..=d.signature.end)
-                        .filter_map(|n| f.line(n))
-                        .collect();
-                    scored.push((
-                        score,
-                        Hit {
-                            row: HitRow {
-                                evidence: Evidence::Definition,
-                                kind: d.kind.name().to_string(),
-                                symbol: d.name.clone(),
-                                path: f.path.clone(),
-                                start: d.lines.start,
-                                end: d.lines.end,
-                                score,
-                                signals: vec![("name".into(), score)],
-                                focus: false,
-                            },
-                            excerpt: excerpt.join("\n"),
-                        },
-                    ));
-                }
-            }
-            scored.sort_by(|a, b| {
-                b.0.total_cmp(&a.0)
-                    .then(a.1.row.path.cmp(&b.1.row.path))
-                    .then(a.1.row.start.cmp(&b.1.row.start))
-            });
-            scored.truncate(TOP_HITS);
-            let low = scored.is_empty();
-            let confidence = if exact {
-                "high"
-            } else if low {
-                "low"
-            } else {
-                "medium"
+            let opts = SearchOptions {
+                top: TOP_HITS,
+                ..SearchOptions::default()
+            };
+            let resp = index.search(query, &opts);
+            let confidence = match resp.confidence {
+                Confidence::High => "high",
+                Confidence::Medium => "medium",
+                Confidence::Low => "low",
             };
             (
-                scored.into_iter().map(|(_, h)| h).collect(),
-                confidence.into(),
-                low,
+                resp.hits.into_iter().map(hit).collect(),
+                confidence.to_string(),
+                resp.low_score,
             )
+        }
+    }
+
+    fn hit(h: SearchHit) -> Hit {
+        let evidence = match h.evidence {
+            SearchEvidence::Definition => Evidence::Definition,
+            SearchEvidence::Reference => Evidence::Reference,
+            SearchEvidence::Call => Evidence::Call,
+            SearchEvidence::Import => Evidence::Import,
+            SearchEvidence::Text => Evidence::Text,
+        };
+        let s = h.signals;
+        Hit {
+            row: HitRow {
+                evidence,
+                kind: h.kind.unwrap_or_default(),
+                symbol: h.symbol.unwrap_or_default(),
+                path: h.file_path,
+                start: h.line_range.start,
+                end: h.line_range.end,
+                score: h.score,
+                signals: vec![
+                    ("bm25".into(), s.bm25),
+                    ("name".into(), s.name),
+                    ("path".into(), s.path),
+                    ("graph".into(), s.graph),
+                    ("prior".into(), s.prior),
+                    ("penalty".into(), s.penalty),
+                ],
+                focus: false,
+            },
+            excerpt: h.excerpt,
         }
     }
 }

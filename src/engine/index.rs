@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -15,9 +15,10 @@ use serde::Serialize;
 
 use super::error::EngineError;
 use super::graph::{build_graph, FileGraph};
-use super::model::{GoModule, ParsedFile, Skipped, SkipReason};
-use super::rank::{rank, Personalization, RankOutput};
+use super::model::{GoModule, ParsedFile, SkipReason, Skipped};
+use super::rank::{pagerank, rank, PageRankOptions, Personalization, RankOutput};
 use super::repo_map::{build_map, LineCostCache, MapOptions, RepoMap};
+use super::search::{SearchContext, SearchIndex, SearchOptions, SearchResponse, TextDoc};
 use super::tags::extract_tags;
 use super::tokenizer::TokenizerKind;
 use super::walk::{load_source, walk, DocFile, WalkOptions};
@@ -34,13 +35,6 @@ pub struct PhaseTimes {
     pub walk_ms: f64,
     pub parse_ms: f64,
     pub graph_ms: f64,
-}
-
-/// A prose or configuration file kept for text search.
-#[derive(Debug, Clone)]
-pub struct DocText {
-    pub path: String,
-    pub text: Arc<str>,
 }
 
 /// What a map is asked for: the budget and everything that steers the ranking.
@@ -77,13 +71,19 @@ pub struct Index {
     /// Parsed code files, sorted by path.
     pub files: Vec<ParsedFile>,
     /// Prose/config files for text search, sorted by path.
-    pub docs: Vec<DocText>,
+    pub docs: Vec<TextDoc>,
     pub skipped: Vec<Skipped>,
     pub go_modules: Vec<GoModule>,
     pub graph: FileGraph,
     pub times: PhaseTimes,
+    /// Unpersonalized PageRank per file: the search prior.
+    pub prior: Vec<f64>,
+    /// Undirected, weighted adjacency over files, for search's graph diffusion.
+    pub neighbors: Vec<Vec<(usize, f64)>>,
     by_path: BTreeMap<String, usize>,
     line_costs: LineCostCache,
+    /// Built on first use: `map` never pays for it.
+    search: OnceLock<(SearchIndex, f64)>,
 }
 
 /// Outcome of loading one walked file.
@@ -98,12 +98,10 @@ impl Index {
     pub fn build(root: &Path, opts: &IndexOptions) -> Result<Index, EngineError> {
         let t0 = Instant::now();
         let walked = walk(root, &opts.walk)?;
-        let root = root
-            .canonicalize()
-            .map_err(|source| EngineError::Io {
-                path: root.to_path_buf(),
-                source,
-            })?;
+        let root = root.canonicalize().map_err(|source| EngineError::Io {
+            path: root.to_path_buf(),
+            source,
+        })?;
         let walk_ms = ms_since(t0);
 
         let t1 = Instant::now();
@@ -149,6 +147,7 @@ impl Index {
 
         let t2 = Instant::now();
         let graph = build_graph(&files, &walked.go_modules);
+        let (prior, neighbors) = graph_signals(&graph, files.len());
         let graph_ms = ms_since(t2);
 
         let by_path = files
@@ -168,9 +167,34 @@ impl Index {
                 parse_ms,
                 graph_ms,
             },
+            prior,
+            neighbors,
             by_path,
             line_costs: LineCostCache::default(),
+            search: OnceLock::new(),
         })
+    }
+
+    /// The search index, built on first use, and the milliseconds its build took.
+    pub fn search_index(&self) -> (&SearchIndex, f64) {
+        let (index, ms) = self.search.get_or_init(|| {
+            let t = Instant::now();
+            let index = SearchIndex::build(&self.files, &self.docs);
+            (index, ms_since(t))
+        });
+        (index, *ms)
+    }
+
+    /// Runs a search query against this index.
+    pub fn search(&self, query: &str, opts: &SearchOptions) -> SearchResponse {
+        let (search, _) = self.search_index();
+        let ctx = SearchContext {
+            files: &self.files,
+            docs: &self.docs,
+            prior: &self.prior,
+            neighbors: &self.neighbors,
+        };
+        search.search(&ctx, query, opts)
     }
 
     /// The index of a repo-relative path, if it is an indexed code file.
@@ -294,11 +318,34 @@ fn parse_guarded(lang: super::model::Lang, text: &str) -> super::model::FileTags
         })
 }
 
-fn load_docs(docs: &[DocFile], max_size: u64) -> Vec<DocText> {
+/// The unpersonalized PageRank (search prior) and an undirected adjacency list with the
+/// weights of both directions summed (search diffusion runs both ways).
+fn graph_signals(graph: &FileGraph, n: usize) -> (Vec<f64>, Vec<Vec<(usize, f64)>>) {
+    use petgraph::visit::EdgeRef;
+    let mut edges = Vec::with_capacity(graph.graph.edge_count());
+    let mut undirected: BTreeMap<(usize, usize), f64> = BTreeMap::new();
+    for e in graph.graph.edge_references() {
+        let (a, b) = (graph.graph[e.source()], graph.graph[e.target()]);
+        let w = e.weight().weight;
+        edges.push((a, b, w));
+        if a != b {
+            *undirected.entry((a.min(b), a.max(b))).or_default() += w;
+        }
+    }
+    let prior = pagerank(n, &edges, None, &PageRankOptions::default());
+    let mut neighbors = vec![Vec::new(); n];
+    for ((a, b), w) in undirected {
+        neighbors[a].push((b, w));
+        neighbors[b].push((a, w));
+    }
+    (prior, neighbors)
+}
+
+fn load_docs(docs: &[DocFile], max_size: u64) -> Vec<TextDoc> {
     docs.par_iter()
         .filter_map(|d| {
             let text = load_source(&d.abs_path, &d.rel_path, max_size).ok()?;
-            Some(DocText {
+            Some(TextDoc {
                 path: d.rel_path.clone(),
                 text: Arc::from(text),
             })

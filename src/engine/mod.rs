@@ -14,6 +14,7 @@ pub mod model;
 pub mod rank;
 pub mod repo_map;
 pub mod resolve;
+pub mod search;
 pub mod tags;
 pub mod tokenizer;
 pub mod walk;

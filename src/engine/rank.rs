@@ -719,6 +719,22 @@ mod tests {
     }
 
     #[test]
+    fn empty_repo() {
+        let g = crate::engine::graph::build_graph(&[], &[]);
+        let p = Personalization {
+            focus_files: vec![3],
+            idents: vec!["x".into()],
+            query: Some("anything at all".into()),
+            exclude_files: vec![7],
+            exclude_symbols: vec!["y".into()],
+        };
+        let out = rank(&[], &g, &p);
+        assert!(out.file_rank.is_empty() && out.defs.is_empty() && out.personalization.is_empty());
+        assert_eq!(g.edge_count(), 0);
+        assert!(g.incoming(0).is_empty());
+    }
+
+    #[test]
     fn pagerank_simple_chain() {
         // 0 → 1 → 2, 2 dangling.
         let r = pagerank(

@@ -174,19 +174,31 @@ impl<'a> Resolver<'a> {
     // ---------------------------------------------------------------- TS / JS
 
     fn resolve_ts(&self, from_path: &str, spec: &str) -> Vec<usize> {
-        // Bundler suffixes (`?raw`, `#hash`) are not part of the path.
-        let spec = spec.split(['?', '#']).next().unwrap_or("");
-        if spec.is_empty() {
-            return Vec::new();
+        // Bundler suffixes (`?raw`, `?url`, `#hash`) are not part of the path, unless the
+        // path really contains the character (a directory named `#`).
+        let bare = spec.split(['?', '#']).next().unwrap_or("");
+        let specs = if bare == spec {
+            vec![spec]
+        } else {
+            vec![spec, bare]
+        };
+        for spec in specs {
+            if spec.is_empty() {
+                continue;
+            }
+            let hit =
+                if spec == "." || spec == ".." || spec.starts_with("./") || spec.starts_with("../")
+                {
+                    let (dir, _) = split_dir(from_path);
+                    normalize_join(dir, spec).and_then(|p| self.ts_candidate(&p))
+                } else {
+                    self.resolve_workspace(spec)
+                };
+            if let Some(i) = hit {
+                return vec![i];
+            }
         }
-        if spec == "." || spec == ".." || spec.starts_with("./") || spec.starts_with("../") {
-            let (dir, _) = split_dir(from_path);
-            return normalize_join(dir, spec)
-                .and_then(|p| self.ts_candidate(&p))
-                .into_iter()
-                .collect();
-        }
-        self.resolve_workspace(spec).into_iter().collect()
+        Vec::new()
     }
 
     /// The first existing TS/JS file for a path as written in an import.
@@ -427,10 +439,14 @@ impl<'a> Resolver<'a> {
 /// (`gopkg.in/yaml.v3` → `yaml`, `go-cmp` → `cmp`, `foo-go` → `foo`, `a-b` → `a_b`).
 pub fn go_package_names(spec: &str) -> Vec<String> {
     let mut parts: Vec<&str> = spec.split('/').filter(|p| !p.is_empty()).collect();
+    // A trailing `vN` is usually a module major version, but can also be a package really
+    // named `v1` (`apis/apps/v1`): bind both, the major-version reading first.
+    let mut version_dir = None;
     if parts.len() > 1 {
-        if let Some(last) = parts.last() {
+        if let Some(last) = parts.last().copied() {
             if is_major_version(last) {
                 parts.pop();
+                version_dir = Some(last);
             }
         }
     }
@@ -438,6 +454,7 @@ pub fn go_package_names(spec: &str) -> Vec<String> {
         return Vec::new();
     };
     let mut names = vec![last.to_string()];
+    names.extend(version_dir.map(str::to_string));
     let mut push = |s: &str| {
         if !s.is_empty() && !names.iter().any(|n| n == s) {
             names.push(s.to_string());
@@ -845,7 +862,7 @@ mod tests {
     #[test]
     fn go_names() {
         assert_eq!(go_package_names("github.com/a/b/store"), ["store"]);
-        assert_eq!(go_package_names("github.com/a/b/v3"), ["b"]);
+        assert_eq!(go_package_names("github.com/a/b/v3"), ["b", "v3"]);
         assert!(go_package_names("gopkg.in/yaml.v3").contains(&"yaml".to_string()));
         assert!(go_package_names("github.com/google/go-cmp").contains(&"cmp".to_string()));
         assert!(go_package_names("github.com/x/foo-bar").contains(&"foo_bar".to_string()));

@@ -1,0 +1,377 @@
+//! Search over one index snapshot: ranked hits with evidence, for English, Chinese and mixed
+//! queries. `SearchIndex::build` runs once per snapshot on the engine worker (tokenising in
+//! parallel on rayon); `SearchIndex::search` runs on any thread (the index is immutable,
+//! `Send + Sync`; per-query scratch space is thread-local).
+//!
+//! Signals, all precomputed at build time: BM25F over symbol-level chunks (each definition
+//! is a chunk with name / signature / doc comment / body identifiers / comments and strings
+//! as fields, plus one chunk per file for top-level code and sections of prose documents),
+//! exact and fuzzy symbol-name match, path-token match, diffusion over the file graph, the
+//! PageRank prior, and a demotion of tests and other secondary files. Chinese text is
+//! indexed as character bigrams and queries are expanded through an embedded glossary.
+//! Every weight lives in [`SearchWeights`].
+
+mod build;
+mod glossary;
+mod lex;
+mod matcher;
+mod paths;
+mod query;
+mod run;
+mod tokenize;
+mod weights;
+
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::engine::model::{Lang, LineRange, ParsedFile};
+
+pub use paths::{is_code_path, is_impl_path};
+pub use weights::SearchWeights;
+
+/// A prose or config document searched as text (README, `.md`, `.json`, `.yaml`, `.toml`).
+#[derive(Debug, Clone)]
+pub struct TextDoc {
+    /// Path relative to the repo root, with `/` separators.
+    pub path: String,
+    pub text: Arc<str>,
+}
+
+/// What a search runs against: the same files and docs the index was built from, plus the
+/// graph signals of the snapshot.
+#[derive(Debug, Clone, Copy)]
+pub struct SearchContext<'a> {
+    pub files: &'a [ParsedFile],
+    pub docs: &'a [TextDoc],
+    /// PageRank per file (index = file index, sums to 1). Missing entries count as 0.
+    pub prior: &'a [f64],
+    /// Undirected weighted adjacency over code files (import/reference graph).
+    pub neighbors: &'a [Vec<(usize, f64)>],
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchOptions {
+    /// Number of hits (or files in `files_mode`); default 8, clamped to 1..=50.
+    pub top: usize,
+    /// Rank distinct files instead of hits.
+    pub files_mode: bool,
+    /// Keep only paths matching one of these globs (`src/**`, `*.ts`); a glob starting with
+    /// `!` excludes. A glob without wildcards also matches everything under it as a folder.
+    pub path_globs: Vec<String>,
+    /// Keep only these language families (`ts`, `js`, `py`, `go`, or full names like
+    /// `typescript`). Prose documents are left out when this is set.
+    pub langs: Vec<String>,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions {
+            top: 8,
+            files_mode: false,
+            path_globs: Vec::new(),
+            langs: Vec::new(),
+        }
+    }
+}
+
+pub const MAX_TOP: usize = 50;
+
+/// A bad search option (the CLI reports it as a usage error).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SearchError {
+    #[error("invalid path glob {glob:?}: {message}")]
+    BadGlob { glob: String, message: String },
+    #[error("unknown language {0:?} (expected ts, js, py or go)")]
+    UnknownLang(String),
+}
+
+impl SearchOptions {
+    /// Checks globs and language names, so the CLI can report a bad flag instead of
+    /// silently matching nothing.
+    pub fn validate(&self) -> Result<(), SearchError> {
+        run::Filter::new(self).map(|_| ())
+    }
+}
+
+/// Why a hit matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Evidence {
+    /// A definition whose name (or signature) matches.
+    Definition,
+    /// A non-call use of a matching name.
+    Reference,
+    /// A call of a matching name.
+    Call,
+    /// An import of a matching name or module.
+    Import,
+    /// Comments, strings or prose documents.
+    Text,
+}
+
+/// The parts of a hit's score, for explanations and tuning:
+/// `score = (bm25 + name + path + graph) × penalty × (1 + prior)`.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct Signals {
+    pub bm25: f64,
+    pub name: f64,
+    pub path: f64,
+    pub graph: f64,
+    /// Relative boost from the PageRank prior (0.05 = +5 %).
+    pub prior: f64,
+    /// Multiplier from demotions (1 = none; tests, examples and prose docs are below 1).
+    pub penalty: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SearchHit {
+    pub file_path: String,
+    pub line_range: LineRange,
+    pub excerpt: String,
+    pub evidence: Evidence,
+    /// The matched definition, or the used / imported name.
+    pub symbol: Option<String>,
+    /// The definition kind (`function`, `class`, …) for definition hits.
+    pub kind: Option<String>,
+    pub score: f64,
+    pub signals: Signals,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Confidence {
+    High,
+    Medium,
+    Low,
+}
+
+/// How much of the index a query touched (for `--explain` and tuning).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct RetrievalCounts {
+    /// Distinct terms from the query text itself.
+    pub query_terms: usize,
+    /// Distinct terms added by glossary expansion and adjacent-word joins.
+    pub expanded_terms: usize,
+    pub chunks_matched: usize,
+    pub files_matched: usize,
+    /// Definitions whose name matched a query word exactly (case/underscore-insensitive).
+    pub name_matches: usize,
+    pub fuzzy_matches: usize,
+    pub path_matches: usize,
+    /// Files that scored only through graph diffusion.
+    pub graph_only_files: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SearchResponse {
+    /// Hits best first. In `files_mode`, the best hit of each listed file that has one.
+    pub hits: Vec<SearchHit>,
+    /// Distinct files best first, with their aggregated score (at most `top`).
+    pub files: Vec<(String, f64)>,
+    pub confidence: Confidence,
+    /// True when nothing cleared the confidence cutoff ("no confident hits").
+    pub low_score: bool,
+    pub retrieval_counts: RetrievalCounts,
+    pub latency_ms: f64,
+}
+
+impl SearchResponse {
+    fn empty(latency_ms: f64) -> SearchResponse {
+        SearchResponse {
+            hits: Vec::new(),
+            files: Vec::new(),
+            confidence: Confidence::Low,
+            low_score: true,
+            retrieval_counts: RetrievalCounts::default(),
+            latency_ms,
+        }
+    }
+}
+
+/// Sizes of a built index.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct SearchIndexStats {
+    pub files: usize,
+    pub docs: usize,
+    pub chunks: usize,
+    pub terms: usize,
+    pub postings: usize,
+    pub build_ms: f64,
+}
+
+/// Where a chunk came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ChunkKind {
+    /// One definition (its lines minus nested definitions, plus its doc comment).
+    Def,
+    /// A code file's top-level code outside definitions.
+    File,
+    /// A section of a prose or config document.
+    Doc,
+}
+
+const NO_DEF: u32 = u32::MAX;
+
+#[derive(Debug, Clone)]
+struct Chunk {
+    unit: u32,
+    /// Index into the file's `tags.defs`, or `NO_DEF`.
+    def: u32,
+    start: u32,
+    end: u32,
+    kind: ChunkKind,
+}
+
+/// A searchable file: code files first (unit = file index), then prose documents.
+#[derive(Debug, Clone)]
+struct Unit {
+    path: Box<str>,
+    lang: Option<Lang>,
+    class: paths::PathClass,
+    /// Build output or dependency folders: indexed by mistake, never shown.
+    hidden: bool,
+}
+
+/// A term's slice of the postings, sorted by hash for binary search.
+#[derive(Debug, Clone, Copy)]
+struct TermEntry {
+    hash: u64,
+    start: u32,
+    len: u32,
+}
+
+/// Field bits recorded per posting, so a hit can tell a name match from a body match.
+mod field {
+    pub const NAME: u8 = 1;
+    pub const SIGNATURE: u8 = 2;
+    pub const DOC: u8 = 4;
+    pub const BODY: u8 = 8;
+    pub const TEXT: u8 = 16;
+    pub const COUNT: usize = 5;
+    /// Field index → bit.
+    pub const BITS: [u8; COUNT] = [NAME, SIGNATURE, DOC, BODY, TEXT];
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Posting {
+    chunk: u32,
+    /// Precomputed `idf × saturated field-weighted tf`: a query only sums these.
+    impact: f32,
+    fields: u8,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct PathPosting {
+    unit: u32,
+    impact: f32,
+}
+
+/// One distinct definition name (lowercased, `_`/`$` dropped) for fuzzy matching.
+#[derive(Debug, Clone)]
+struct FuzzyName {
+    target: matcher::FuzzyTarget,
+    /// Range into `SearchIndex::fuzzy_chunks`.
+    start: u32,
+    len: u32,
+}
+
+/// The search index of one snapshot. Immutable once built.
+#[derive(Debug)]
+pub struct SearchIndex {
+    weights: SearchWeights,
+    n_files: usize,
+    units: Vec<Unit>,
+    /// Chunks of unit `u` are `unit_chunks[u]..unit_chunks[u + 1]` (chunks are in unit order).
+    unit_chunks: Vec<u32>,
+    chunks: Vec<Chunk>,
+    terms: Vec<TermEntry>,
+    postings: Vec<Posting>,
+    path_terms: Vec<TermEntry>,
+    path_postings: Vec<PathPosting>,
+    /// (hash of stemmed normalised name, def chunk), sorted.
+    names: Vec<(u64, u32)>,
+    fuzzy: Vec<FuzzyName>,
+    fuzzy_chunks: Vec<u32>,
+    /// Per prose document, the byte offset of each line start.
+    doc_lines: Vec<Vec<u32>>,
+    build_ms: f64,
+}
+
+impl SearchIndex {
+    /// Builds the index with default weights.
+    pub fn build(files: &[ParsedFile], docs: &[TextDoc]) -> SearchIndex {
+        Self::build_with(files, docs, SearchWeights::default())
+    }
+
+    /// Builds the index with explicit weights (for tuning).
+    pub fn build_with(files: &[ParsedFile], docs: &[TextDoc], weights: SearchWeights) -> Self {
+        build::build(files, docs, weights)
+    }
+
+    pub fn weights(&self) -> &SearchWeights {
+        &self.weights
+    }
+
+    /// Replaces the query-time weights; build-time ones (BM25 fields, k1, b) keep the values
+    /// the index was built with.
+    pub fn set_query_weights(&mut self, weights: SearchWeights) {
+        let keep = self.weights.clone();
+        self.weights = SearchWeights {
+            k1: keep.k1,
+            field_name: keep.field_name,
+            field_signature: keep.field_signature,
+            field_doc: keep.field_doc,
+            field_body: keep.field_body,
+            field_text: keep.field_text,
+            b_name: keep.b_name,
+            b_signature: keep.b_signature,
+            b_doc: keep.b_doc,
+            b_body: keep.b_body,
+            b_text: keep.b_text,
+            path_dir_token: keep.path_dir_token,
+            ..weights
+        };
+    }
+
+    pub fn stats(&self) -> SearchIndexStats {
+        SearchIndexStats {
+            files: self.n_files,
+            docs: self.units.len() - self.n_files,
+            chunks: self.chunks.len(),
+            terms: self.terms.len(),
+            postings: self.postings.len(),
+            build_ms: self.build_ms,
+        }
+    }
+
+    /// Runs one query. Never fails: a context that does not match the index (other file
+    /// count) or an empty query gives an empty, low-confidence response.
+    pub fn search(&self, ctx: &SearchContext, query: &str, opts: &SearchOptions) -> SearchResponse {
+        run::search(self, ctx, query, opts)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_is_send_and_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<SearchIndex>();
+    }
+
+    #[test]
+    fn options_validate() {
+        let mut o = SearchOptions::default();
+        assert!(o.validate().is_ok());
+        o.langs = vec!["ts".into(), "python".into()];
+        assert!(o.validate().is_ok());
+        o.langs = vec!["cobol".into()];
+        assert!(o.validate().is_err());
+        o.langs.clear();
+        o.path_globs = vec!["src/{a".into()];
+        assert!(o.validate().is_err());
+    }
+}

@@ -1,0 +1,283 @@
+//! Path rules for search: which files are tests or other secondary material (demoted), which
+//! are build output (never shown), and the implementation-file rule the retrieval eval uses.
+//! Pure functions; called while building the index and by the eval harness.
+
+/// The code extensions of the retrieval eval (`evalcommon.CODE_EXTS`).
+const CODE_EXTS: [&str; 8] = [".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".py", ".go"];
+
+/// `evalcommon.is_code`: a code file by extension, case-insensitive.
+pub fn is_code_path(path: &str) -> bool {
+    let lower = path.to_lowercase();
+    CODE_EXTS.iter().any(|e| lower.ends_with(e))
+}
+
+/// `evalcommon.is_impl`, reproduced exactly: a code file that is not a test, doc, example,
+/// fixture, playground, benchmark or `.d.ts`.
+pub fn is_impl_path(path: &str) -> bool {
+    if !is_code_path(path) {
+        return false;
+    }
+    let parts: Vec<&str> = path.split('/').collect();
+    let (base, dirs) = match parts.split_last() {
+        Some(x) => x,
+        None => return false,
+    };
+    if nonimpl_base(base) {
+        return false;
+    }
+    !dirs.iter().any(|d| nonimpl_dir(d) != DirClass::Impl)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DirClass {
+    Impl,
+    Test,
+    Secondary,
+}
+
+/// `evalcommon._NONIMPL_DIR` (a case-insensitive full match), split into tests vs the rest
+/// because search lifts only the test demotion for test queries.
+fn nonimpl_dir(component: &str) -> DirClass {
+    let c = component.to_lowercase();
+    let test = matches!(
+        c.as_str(),
+        "__test__"
+            | "__tests__"
+            | "test"
+            | "tests"
+            | "testing"
+            | "testdata"
+            | "e2e"
+            | "spec"
+            | "specs"
+            | "fixture"
+            | "fixtures"
+            | "__fixtures__"
+            | "__mocks__"
+    ) || is_test_utils(&c)
+        || c.ends_with("-test")
+        || c.ends_with("_test")
+        || c.ends_with("-tests")
+        || c.ends_with("_tests");
+    if test {
+        return DirClass::Test;
+    }
+    let secondary = matches!(
+        c.as_str(),
+        "doc"
+            | "docs"
+            | "documentation"
+            | "example"
+            | "examples"
+            | "playground"
+            | "playgrounds"
+            | "benchmark"
+            | "benchmarks"
+            | "bench"
+    ) || c.ends_with("-playground")
+        || c.ends_with("_playground");
+    if secondary {
+        DirClass::Secondary
+    } else {
+        DirClass::Impl
+    }
+}
+
+/// `test[-_]?utils?`
+fn is_test_utils(c: &str) -> bool {
+    let Some(rest) = c.strip_prefix("test") else {
+        return false;
+    };
+    let rest = rest
+        .strip_prefix('-')
+        .or_else(|| rest.strip_prefix('_'))
+        .unwrap_or(rest);
+    rest == "util" || rest == "utils"
+}
+
+/// `evalcommon._NONIMPL_BASE` (case-insensitive full match).
+fn nonimpl_base(base: &str) -> bool {
+    let b = base.to_lowercase();
+    if (b.starts_with("test_") && b.ends_with(".py") && b.len() >= 8)
+        || b.ends_with("_test.py")
+        || b == "conftest.py"
+        || b.ends_with("_test.go")
+    {
+        return true;
+    }
+    // `.*\.(test|spec|bench|test-d)\.[cm]?[jt]sx?`
+    if let Some((stem, ext)) = b.rsplit_once('.') {
+        let js_ext = {
+            let e = ext.strip_prefix(['c', 'm']).unwrap_or(ext);
+            let e = e.strip_suffix('x').unwrap_or(e);
+            e == "js" || e == "ts"
+        };
+        if js_ext
+            && [".test", ".spec", ".bench", ".test-d"]
+                .iter()
+                .any(|s| stem.ends_with(s))
+        {
+            return true;
+        }
+        // `.*\.d\.[cm]?ts`
+        let ts_ext = matches!(ext, "ts" | "cts" | "mts");
+        if ts_ext && stem.ends_with(".d") {
+            return true;
+        }
+    }
+    false
+}
+
+/// How search treats a file's path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PathClass {
+    Impl,
+    /// Tests, specs, fixtures, mocks, test data.
+    Test,
+    /// Examples, playgrounds, benchmarks, docs folders, `.d.ts`, stories.
+    Secondary,
+}
+
+pub(crate) fn classify(path: &str) -> PathClass {
+    let parts: Vec<&str> = path.split('/').collect();
+    let Some((base, dirs)) = parts.split_last() else {
+        return PathClass::Impl;
+    };
+    let lower = base.to_lowercase();
+    if nonimpl_base(base) {
+        let declaration =
+            lower.ends_with(".d.ts") || lower.ends_with(".d.mts") || lower.ends_with(".d.cts");
+        return if declaration {
+            PathClass::Secondary
+        } else {
+            PathClass::Test
+        };
+    }
+    let mut class = PathClass::Impl;
+    for d in dirs {
+        match nonimpl_dir(d) {
+            DirClass::Test => return PathClass::Test,
+            DirClass::Secondary => class = PathClass::Secondary,
+            DirClass::Impl => {}
+        }
+    }
+    if class == PathClass::Impl && (lower.contains(".stories.") || lower.contains(".story.")) {
+        class = PathClass::Secondary;
+    }
+    class
+}
+
+/// Build output and dependency folders: never shown in results even if a caller indexes them.
+pub(crate) fn is_build_output(path: &str) -> bool {
+    let lower = path.to_lowercase();
+    let parts: Vec<&str> = lower.split('/').collect();
+    let Some((base, dirs)) = parts.split_last() else {
+        return false;
+    };
+    let dir_hit = dirs.iter().any(|d| {
+        matches!(
+            *d,
+            "node_modules"
+                | "dist"
+                | ".next"
+                | ".nuxt"
+                | ".svelte-kit"
+                | ".output"
+                | ".turbo"
+                | ".cache"
+                | "coverage"
+                | "__pycache__"
+                | ".git"
+        )
+    }) || dirs.first().is_some_and(|d| *d == "build");
+    dir_hit
+        || base.ends_with(".min.js")
+        || base.ends_with(".min.mjs")
+        || base.ends_with(".min.css")
+        || base.ends_with(".map")
+}
+
+/// Prose files that would only add noise to search: lock files, licences and changelogs
+/// (a changelog repeats every feature name and commit subject of the project).
+pub(crate) fn is_noise_doc(path: &str) -> bool {
+    let base = path.rsplit('/').next().unwrap_or(path).to_lowercase();
+    let stem = base.split('.').next().unwrap_or(&base);
+    base.ends_with(".lock")
+        || matches!(
+            base.as_str(),
+            "pnpm-lock.yaml" | "package-lock.json" | "npm-shrinkwrap.json" | "go.sum"
+        )
+        || matches!(
+            stem,
+            "license" | "licence" | "copying" | "notice" | "changelog" | "changes" | "history"
+        )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn impl_rule_matches_evalcommon() {
+        // Expected values computed with /work/shared/eval/evalcommon.py.
+        let cases = [
+            ("packages/vite/src/node/server/index.ts", true),
+            ("packages/vite/src/node/__tests__/utils.spec.ts", false),
+            ("src/foo.test.tsx", false),
+            ("src/foo.test-d.ts", false),
+            ("src/foo.bench.mjs", false),
+            ("types/index.d.ts", false),
+            ("types/index.d.mts", false),
+            ("src/_pytest/python.py", true),
+            ("testing/test_python.py", false),
+            ("src/conftest.py", false),
+            ("src/pkg/foo_test.py", false),
+            ("tsdb/head_test.go", false),
+            ("tsdb/head.go", true),
+            ("docs/conf.py", false),
+            ("playground/vue/main.ts", false),
+            ("packages/create-vite/template-vue/src/main.ts", true),
+            ("foo/vite-playground/x.js", false),
+            ("foo/ssr-tests/x.js", false),
+            ("foo/test-utils/x.js", false),
+            ("foo/test_util/x.js", false),
+            ("foo/testutils/x.js", false),
+            ("foo/testutilsx/x.js", true),
+            ("README.md", false),
+            ("Src/Foo.TS", true),
+            ("x/Tests/y.py", false),
+            ("test_.py", false),
+            ("test_a.py", false),
+            ("a.spec.jsx", false),
+            ("a.spec.cjsx", false),
+            ("a.spec.json", false),
+            ("bench/x.go", false),
+            ("benches/x.go", true),
+        ];
+        for (p, want) in cases {
+            assert_eq!(is_impl_path(p), want, "{p}");
+        }
+    }
+
+    #[test]
+    fn classify_paths() {
+        assert_eq!(classify("src/server.ts"), PathClass::Impl);
+        assert_eq!(classify("src/__tests__/server.ts"), PathClass::Test);
+        assert_eq!(classify("src/server.spec.ts"), PathClass::Test);
+        assert_eq!(classify("types/index.d.ts"), PathClass::Secondary);
+        assert_eq!(classify("playground/x/main.ts"), PathClass::Secondary);
+        assert_eq!(classify("docs/guide.md"), PathClass::Secondary);
+        assert_eq!(classify("src/Button.stories.tsx"), PathClass::Secondary);
+        assert!(is_build_output("packages/vite/dist/node/index.js"));
+        assert!(is_build_output("build/lib.js"));
+        assert!(!is_build_output("src/build.ts"));
+        assert!(!is_build_output("src/build/index.ts"));
+        assert!(is_build_output("a/b.min.js"));
+        assert!(is_noise_doc("pnpm-lock.yaml"));
+        assert!(is_noise_doc("packages/vite/CHANGELOG.md"));
+        assert!(is_noise_doc("LICENSE"));
+        assert!(is_noise_doc("yarn.lock"));
+        assert!(!is_noise_doc("docs/guide/changelog-policy.md"));
+        assert!(!is_noise_doc("README.md"));
+    }
+}

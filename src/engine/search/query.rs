@@ -1,0 +1,599 @@
+//! Query text → a query plan: weighted terms, name candidates for symbol matching, and the
+//! "concepts" used to measure how much of the query a hit covers. Runs on the querying
+//! thread; allocation is proportional to the query, never to the index.
+//!
+//! A query is a sequence of positions: English words (`createServer`, `order`) and Chinese
+//! glossary words (`导出` → export). Each non-stopword position is one concept; its terms
+//! are alternatives (a word's identifier parts; a Chinese word's bigrams and English
+//! expansions). Adjacent positions are also joined (`export order` → `exportorder`) to meet
+//! identifiers written as one word.
+
+use super::build::{name_key, normalize_name};
+use super::glossary::Glossary;
+use super::tokenize::{is_cjk, term_hash, Tokenizer};
+use super::SearchWeights;
+
+/// Longest query considered, in bytes.
+const MAX_QUERY_BYTES: usize = 2000;
+/// Concepts beyond this many do not count toward coverage (bit mask width).
+const MAX_CONCEPTS: usize = 64;
+
+const STOPWORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did", "do",
+    "does", "doing", "for", "from", "had", "has", "have", "how", "i", "if", "in", "into", "is",
+    "it", "its", "itself", "just", "may", "me", "might", "more", "most", "must", "my", "no", "nor",
+    "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "out", "over", "own",
+    "same", "shall", "she", "should", "so", "some", "such", "than", "that", "the", "their", "them",
+    "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until",
+    "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom",
+    "why", "will", "with", "would", "you", "your", "also", "via", "instead", "per", "etc", "e",
+    "g", "ie", "eg", "being", "both", "each", "few", "any", "all",
+];
+
+/// Generic commit-message words: kept, but weighted low.
+const NOISE_WORDS: &[&str] = &[
+    "fix",
+    "fixes",
+    "fixed",
+    "bug",
+    "bugs",
+    "issue",
+    "issues",
+    "correctly",
+    "properly",
+    "ensure",
+    "make",
+    "allow",
+    "avoid",
+    "prevent",
+    "improve",
+    "support",
+    "add",
+    "wrong",
+    "incorrect",
+    "broken",
+];
+
+/// Chinese function words and question phrases that carry no search meaning.
+const CJK_STOP: &[&str] = &[
+    "的",
+    "了",
+    "在",
+    "是",
+    "和",
+    "与",
+    "或",
+    "及",
+    "把",
+    "被",
+    "将",
+    "对",
+    "从",
+    "为",
+    "吗",
+    "呢",
+    "啊",
+    "吧",
+    "得",
+    "地",
+    "着",
+    "个",
+    "这",
+    "那",
+    "哪",
+    "一个",
+    "这个",
+    "那个",
+    "如何",
+    "怎么",
+    "怎样",
+    "哪里",
+    "哪些",
+    "哪个",
+    "什么",
+    "为什么",
+    "可以",
+    "需要",
+    "实现",
+    "功能",
+    "代码",
+    "问题",
+    "修复",
+    "相关",
+    "地方",
+    "时候",
+    "进行",
+];
+
+/// Words that make a query about tests (tests are then not demoted).
+const TEST_WORDS: &[&str] = &[
+    "test",
+    "tests",
+    "testing",
+    "spec",
+    "specs",
+    "fixture",
+    "fixtures",
+    "e2e",
+    "unittest",
+    "mock",
+    "mocks",
+    "测试",
+    "单测",
+    "单元测试",
+];
+
+#[derive(Debug, Clone)]
+pub(crate) struct QTerm {
+    pub hash: u64,
+    #[allow(dead_code)] // kept for debugging and explanations
+    pub text: String,
+    pub weight: f32,
+    /// Concepts this term stands for (bit i = concept i).
+    pub concepts: u64,
+    /// Typed in the query (not from glossary expansion or joining).
+    pub literal: bool,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct NameCand {
+    /// As typed (for a case-exact comparison), or the joined words.
+    pub text: String,
+    /// Lowercase letters and digits.
+    pub norm: String,
+    pub key: u64,
+    /// Typed as a single word in the query.
+    pub typed: bool,
+    /// Looks like code (`createServer`, `parse_args`, `v2`), not an English word.
+    pub identifier_like: bool,
+    /// How many query positions it spans.
+    pub words: usize,
+    pub concepts: u64,
+}
+
+#[derive(Debug, Clone, Default)]
+pub(crate) struct QueryPlan {
+    pub terms: Vec<QTerm>,
+    pub names: Vec<NameCand>,
+    /// Weight of each concept (1, or the noise weight).
+    pub concepts: Vec<f32>,
+    pub wants_tests: bool,
+}
+
+impl QueryPlan {
+    pub(crate) fn concept_weight(&self, mask: u64) -> f32 {
+        self.concepts
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| mask & (1u64 << i) != 0)
+            .map(|(_, w)| *w)
+            .sum()
+    }
+
+    pub(crate) fn total_concept_weight(&self) -> f32 {
+        self.concepts.iter().sum()
+    }
+
+    /// Number of full-weight concepts, for scaling name matches of plain words.
+    pub(crate) fn content_words(&self) -> usize {
+        self.concepts.iter().filter(|w| **w >= 1.0).count()
+    }
+
+    pub(crate) fn literal_terms(&self) -> usize {
+        self.terms.iter().filter(|t| t.literal).count()
+    }
+}
+
+/// One position of the query.
+#[derive(Debug, Clone)]
+enum Pos {
+    /// An English/identifier word, as typed.
+    Word {
+        text: String,
+        concept: Option<usize>,
+    },
+    /// A glossary key found in Chinese text, with its expansions.
+    Gloss {
+        words: Vec<String>,
+        concept: Option<usize>,
+    },
+    /// Chinese text the glossary does not know (bigrams only).
+    Cjk,
+    /// A stopword: breaks adjacency for joins.
+    Stop,
+}
+
+fn identifier_like(word: &str) -> bool {
+    let inner_underscore = word.trim_matches('_').contains('_');
+    let b = word.as_bytes();
+    let camel = b
+        .windows(2)
+        .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
+    let has_digit = b.iter().any(u8::is_ascii_digit);
+    let has_alpha = b.iter().any(u8::is_ascii_alphabetic);
+    inner_underscore || camel || (has_digit && has_alpha)
+}
+
+struct Builder {
+    tok: Tokenizer,
+    plan: QueryPlan,
+}
+
+impl Builder {
+    fn concept(&mut self, weight: f32) -> Option<usize> {
+        if self.plan.concepts.len() >= MAX_CONCEPTS {
+            return None;
+        }
+        self.plan.concepts.push(weight);
+        Some(self.plan.concepts.len() - 1)
+    }
+
+    fn add_term(&mut self, text: &str, weight: f32, concepts: u64, literal: bool) {
+        let hash = term_hash(text);
+        if let Some(t) = self.plan.terms.iter_mut().find(|t| t.hash == hash) {
+            t.weight = t.weight.max(weight);
+            t.concepts |= concepts;
+            t.literal |= literal;
+            return;
+        }
+        self.plan.terms.push(QTerm {
+            hash,
+            text: text.to_string(),
+            weight,
+            concepts,
+            literal,
+        });
+    }
+
+    /// All terms of `text` with one weight.
+    fn add_text_terms(&mut self, text: &str, weight: f32, concepts: u64, literal: bool) {
+        let terms = self.tok.collect(text);
+        for (t, _) in terms {
+            self.add_term(&t, weight, concepts, literal);
+        }
+    }
+
+    fn add_name(&mut self, cand: NameCand) {
+        if cand.norm.chars().nth(1).is_none() {
+            return;
+        }
+        if let Some(c) = self.plan.names.iter_mut().find(|c| c.key == cand.key) {
+            c.typed |= cand.typed;
+            c.identifier_like |= cand.identifier_like;
+            c.words = c.words.min(cand.words);
+            c.concepts |= cand.concepts;
+            return;
+        }
+        self.plan.names.push(cand);
+    }
+}
+
+fn bit(concept: Option<usize>) -> u64 {
+    concept.map_or(0, |c| 1u64 << c)
+}
+
+/// A piece of a CJK run: `[start, end)` in chars, the glossary expansions if it is a
+/// glossary word, and whether it is a stop phrase.
+type Piece = (usize, usize, Option<Vec<String>>, bool);
+
+/// Splits a CJK run into glossary words, stop phrases and unknown stretches, longest match
+/// first (a glossary word wins over a stop phrase of the same length).
+fn segment_cjk(run: &[char], glossary: &Glossary) -> Vec<Piece> {
+    let max_stop = CJK_STOP
+        .iter()
+        .map(|s| s.chars().count())
+        .max()
+        .unwrap_or(1);
+    let max_len = glossary.max_key_chars().max(max_stop);
+    let mut out: Vec<Piece> = Vec::new();
+    let mut i = 0;
+    let mut buf = String::new();
+    while i < run.len() {
+        let mut best: Option<(usize, Option<Vec<String>>, bool)> = None;
+        for len in (1..=max_len.min(run.len() - i)).rev() {
+            buf.clear();
+            buf.extend(&run[i..i + len]);
+            if let Some(words) = glossary.get(&buf) {
+                best = Some((len, Some(words.to_vec()), false));
+                break;
+            }
+            if CJK_STOP.contains(&buf.as_str()) {
+                best = Some((len, None, true));
+                break;
+            }
+        }
+        match best {
+            Some((len, words, stop)) => {
+                out.push((i, i + len, words, stop));
+                i += len;
+            }
+            None => {
+                // Unknown character: extend the previous unknown stretch or start one.
+                match out.last_mut() {
+                    Some(last) if last.2.is_none() && !last.3 && last.1 == i => last.1 = i + 1,
+                    _ => out.push((i, i + 1, None, false)),
+                }
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+pub(crate) fn parse(query: &str, w: &SearchWeights, glossary: &Glossary) -> QueryPlan {
+    let mut end = query.len().min(MAX_QUERY_BYTES);
+    while !query.is_char_boundary(end) {
+        end -= 1;
+    }
+    let query = &query[..end];
+    let mut b = Builder {
+        tok: Tokenizer::default(),
+        plan: QueryPlan::default(),
+    };
+
+    // 1. Raw positions: words and CJK runs.
+    enum Raw {
+        Word(String),
+        Cjk(Vec<char>),
+    }
+    let mut raws: Vec<Raw> = Vec::new();
+    let mut word = String::new();
+    let mut cjk: Vec<char> = Vec::new();
+    for c in query.chars().chain(std::iter::once(' ')) {
+        let is_word = (c.is_alphanumeric() || c == '_') && !is_cjk(c);
+        if !is_word && !word.is_empty() {
+            raws.push(Raw::Word(std::mem::take(&mut word)));
+        }
+        if !is_cjk(c) && !cjk.is_empty() {
+            raws.push(Raw::Cjk(std::mem::take(&mut cjk)));
+        }
+        if is_word {
+            word.push(c);
+        } else if is_cjk(c) {
+            cjk.push(c);
+        }
+    }
+
+    let lower_all: Vec<String> = raws
+        .iter()
+        .map(|r| match r {
+            Raw::Word(t) => t.to_lowercase(),
+            Raw::Cjk(cs) => cs.iter().collect(),
+        })
+        .collect();
+    b.plan.wants_tests = lower_all.iter().any(|t| {
+        TEST_WORDS
+            .iter()
+            .any(|tw| t == tw || (!t.is_ascii() && t.contains(tw)))
+    });
+    let single_word = raws.len() == 1 && matches!(raws[0], Raw::Word(_));
+
+    // 2. Positions, concepts and literal terms.
+    let mut positions: Vec<Pos> = Vec::new();
+    for raw in raws {
+        match raw {
+            Raw::Word(text) => {
+                let lower = text.to_lowercase();
+                let ident = identifier_like(&text);
+                if !ident && !single_word && STOPWORDS.contains(&lower.as_str()) {
+                    positions.push(Pos::Stop);
+                    continue;
+                }
+                let noise = !ident && !single_word && NOISE_WORDS.contains(&lower.as_str());
+                let weight = if noise { w.noise_term as f32 } else { 1.0 };
+                let concept = b.concept(weight);
+                b.add_text_terms(&text, weight, bit(concept), true);
+                positions.push(Pos::Word { text, concept });
+            }
+            Raw::Cjk(chars) => {
+                let pieces = segment_cjk(&chars, glossary);
+                for (s, e, words, stop) in &pieces {
+                    let piece = &chars[*s..*e];
+                    if *stop {
+                        positions.push(Pos::Stop);
+                        continue;
+                    }
+                    let concept = b.concept(1.0);
+                    // Literal bigrams of this piece (a lone character stays a unigram).
+                    let text: String = piece.iter().collect();
+                    b.add_text_terms(&text, 1.0, bit(concept), true);
+                    match words {
+                        Some(words) => {
+                            let gw = w.glossary_term as f32;
+                            for word in words {
+                                b.add_text_terms(word, gw, bit(concept), false);
+                            }
+                            positions.push(Pos::Gloss {
+                                words: words.clone(),
+                                concept,
+                            });
+                        }
+                        None => positions.push(Pos::Cjk),
+                    }
+                }
+                // Bigrams spanning two neighbouring pieces still match running text, but
+                // they stand for no single concept. Stop phrases cut the text.
+                for stretch in pieces.split(|p| p.3) {
+                    if let (Some(first), Some(last)) = (stretch.first(), stretch.last()) {
+                        if stretch.len() > 1 {
+                            let text: String = chars[first.0..last.1].iter().collect();
+                            b.add_text_terms(&text, 1.0, 0, true);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    // 3. Name candidates: each typed word, each glossary word, and adjacent joins.
+    for p in &positions {
+        match p {
+            Pos::Word { text, concept } => {
+                let norm = normalize_name(text);
+                b.add_name(NameCand {
+                    key: name_key(&norm),
+                    norm,
+                    text: text.clone(),
+                    typed: true,
+                    identifier_like: identifier_like(text),
+                    words: 1,
+                    concepts: bit(*concept),
+                });
+            }
+            Pos::Gloss { words, concept } => {
+                for word in words.iter().take(2) {
+                    let norm = normalize_name(word);
+                    b.add_name(NameCand {
+                        key: name_key(&norm),
+                        norm,
+                        text: word.clone(),
+                        typed: false,
+                        identifier_like: false,
+                        words: 1,
+                        concepts: bit(*concept),
+                    });
+                }
+            }
+            Pos::Cjk | Pos::Stop => {}
+        }
+    }
+    let alternatives = |p: &Pos| -> Vec<(String, u64)> {
+        match p {
+            Pos::Word { text, concept } => vec![(normalize_name(text), bit(*concept))],
+            Pos::Gloss { words, concept } => words
+                .iter()
+                .take(2)
+                .map(|w| (normalize_name(w), bit(*concept)))
+                .collect(),
+            Pos::Cjk | Pos::Stop => Vec::new(),
+        }
+    };
+    for span in 2..=3 {
+        for window in positions.windows(span) {
+            let mut combos: Vec<(String, u64)> = vec![(String::new(), 0)];
+            for p in window {
+                let alts = alternatives(p);
+                let mut next = Vec::new();
+                for (prefix, mask) in &combos {
+                    for (alt, m) in &alts {
+                        next.push((format!("{prefix}{alt}"), mask | m));
+                    }
+                }
+                combos = next;
+                combos.truncate(8);
+            }
+            for (joined, mask) in combos {
+                if joined.is_empty() {
+                    continue;
+                }
+                b.add_term(
+                    &{
+                        let mut s = joined.clone();
+                        super::tokenize::stem_in_place(&mut s);
+                        s
+                    },
+                    w.adjacent_join_term as f32,
+                    mask,
+                    false,
+                );
+                b.add_name(NameCand {
+                    key: name_key(&joined),
+                    norm: joined.clone(),
+                    text: joined,
+                    typed: false,
+                    identifier_like: false,
+                    words: span,
+                    concepts: mask,
+                });
+            }
+        }
+    }
+    b.plan
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(q: &str) -> QueryPlan {
+        parse(q, &SearchWeights::default(), Glossary::embedded())
+    }
+
+    fn has_term(p: &QueryPlan, t: &str) -> Option<f32> {
+        p.terms
+            .iter()
+            .find(|x| x.hash == term_hash(t))
+            .map(|x| x.weight)
+    }
+
+    #[test]
+    fn english_query_terms_and_joins() {
+        let p = plan("export the orders");
+        assert_eq!(p.concepts.len(), 2);
+        assert_eq!(has_term(&p, "export"), Some(1.0));
+        assert_eq!(has_term(&p, "order"), Some(1.0));
+        assert!(has_term(&p, "the").is_none());
+        // `the` breaks adjacency: no join.
+        assert!(has_term(&p, "exportorder").is_none());
+        let p = plan("export orders");
+        assert_eq!(has_term(&p, "exportorder"), Some(0.6));
+        assert!(p
+            .names
+            .iter()
+            .any(|n| n.norm == "exportorders" && n.words == 2));
+    }
+
+    #[test]
+    fn identifier_query_is_a_typed_identifier() {
+        let p = plan("createServer");
+        let n = &p.names[0];
+        assert!(n.typed && n.identifier_like);
+        assert_eq!(n.text, "createServer");
+        assert!(has_term(&p, "createserv").is_some() || has_term(&p, "createserver").is_some());
+    }
+
+    #[test]
+    fn chinese_query_expands_through_glossary() {
+        let p = plan("导出订单");
+        assert_eq!(p.concepts.len(), 2);
+        assert_eq!(has_term(&p, "导出"), Some(1.0));
+        assert_eq!(has_term(&p, "出订"), Some(1.0));
+        assert_eq!(has_term(&p, "export"), Some(0.8));
+        assert_eq!(has_term(&p, "order"), Some(0.8));
+        assert!(p.names.iter().any(|n| n.norm == "exportorder" && !n.typed));
+    }
+
+    #[test]
+    fn mixed_query_and_stop_phrases() {
+        let p = plan("notify session 过滤");
+        assert_eq!(p.concepts.len(), 3);
+        assert!(has_term(&p, "filter").is_some());
+        assert!(p.names.iter().any(|n| n.norm == "sessionfilter"));
+        let p = plan("如何导出订单");
+        assert_eq!(p.concepts.len(), 2);
+        assert!(has_term(&p, "如何").is_none());
+        assert!(has_term(&p, "何导").is_none());
+        assert_eq!(has_term(&p, "出订"), Some(1.0));
+    }
+
+    #[test]
+    fn noise_and_test_words() {
+        let p = plan("fix flaky test");
+        assert!(p.wants_tests);
+        assert!((p.concepts[0] - 0.3).abs() < 1e-6);
+        assert!(plan("单元测试 失败").wants_tests);
+        assert!(!plan("pytest fixtures").terms.is_empty());
+        assert!(!plan("render page").wants_tests);
+    }
+
+    #[test]
+    fn degenerate_queries() {
+        assert!(plan("").terms.is_empty());
+        assert!(plan("   ,,, ").terms.is_empty());
+        assert!(plan("the of and").terms.is_empty());
+        let long = "word ".repeat(5000);
+        let p = plan(&long);
+        assert!(p.concepts.len() <= 64);
+        let _ = plan("é\u{0}日");
+    }
+}

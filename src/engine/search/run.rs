@@ -1,0 +1,915 @@
+//! Running one query against a built `SearchIndex` (on the caller's thread): accumulate
+//! postings, name and path matches into thread-local score arrays, aggregate per file,
+//! diffuse over the graph, pick hits and explain each one with its evidence line.
+//!
+//! Per-query work is proportional to the matched postings; the only corpus-sized memory is
+//! the reusable score arrays, which are reset through their touched lists.
+
+use std::cell::RefCell;
+use std::cmp::Ordering;
+use std::time::Instant;
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+
+use super::build::normalize_name;
+use super::glossary::Glossary;
+use super::lex::{self, Seg};
+use super::matcher::{fuzzy_name_score, FuzzyNeedle};
+use super::paths::PathClass;
+use super::query::{self, QueryPlan};
+use super::tokenize::{term_hash, Tokenizer};
+use super::{
+    field, ChunkKind, Confidence, Evidence, RetrievalCounts, SearchContext, SearchError, SearchHit,
+    SearchIndex, SearchOptions, SearchResponse, Signals, TermEntry, Unit, MAX_TOP, NO_DEF,
+};
+use crate::engine::model::{Definition, LineRange, ParsedFile, RefKind};
+
+const NO_CHUNK: u32 = u32::MAX;
+/// Longest excerpt, in characters.
+const MAX_EXCERPT: usize = 160;
+/// Lines scanned to find a hit's evidence line.
+const MAX_SCAN_LINES: u32 = 4000;
+
+/// Path globs and language families from `SearchOptions`.
+pub(crate) struct Filter {
+    include: Option<GlobSet>,
+    exclude: Option<GlobSet>,
+    families: Vec<&'static str>,
+}
+
+fn lang_family(name: &str) -> Option<&'static str> {
+    Some(match name.trim().to_ascii_lowercase().as_str() {
+        "ts" | "tsx" | "typescript" | "mts" | "cts" => "ts",
+        "js" | "jsx" | "javascript" | "mjs" | "cjs" => "js",
+        "py" | "python" => "py",
+        "go" | "golang" => "go",
+        _ => return None,
+    })
+}
+
+impl Filter {
+    pub(crate) fn new(opts: &SearchOptions) -> Result<Filter, SearchError> {
+        let mut inc = GlobSetBuilder::new();
+        let mut exc = GlobSetBuilder::new();
+        let (mut n_inc, mut n_exc) = (0, 0);
+        for raw in &opts.path_globs {
+            let (negated, pat) = match raw.strip_prefix('!') {
+                Some(p) => (true, p),
+                None => (false, raw.as_str()),
+            };
+            let pat = pat.trim().trim_start_matches("./").trim_end_matches('/');
+            if pat.is_empty() {
+                continue;
+            }
+            let mut globs = vec![pat.to_string()];
+            if !pat.contains(['*', '?', '[', '{']) {
+                // A plain folder name also means everything under it.
+                globs.push(format!("{pat}/**"));
+            }
+            for g in globs {
+                let glob = Glob::new(&g).map_err(|e| SearchError::BadGlob {
+                    glob: raw.clone(),
+                    message: e.kind().to_string(),
+                })?;
+                if negated {
+                    exc.add(glob);
+                    n_exc += 1;
+                } else {
+                    inc.add(glob);
+                    n_inc += 1;
+                }
+            }
+        }
+        let bad = |e: globset::Error| SearchError::BadGlob {
+            glob: opts.path_globs.join(","),
+            message: e.kind().to_string(),
+        };
+        let include = if n_inc > 0 {
+            Some(inc.build().map_err(bad)?)
+        } else {
+            None
+        };
+        let exclude = if n_exc > 0 {
+            Some(exc.build().map_err(bad)?)
+        } else {
+            None
+        };
+        let mut families = Vec::new();
+        for l in &opts.langs {
+            for part in l.split(',').filter(|p| !p.trim().is_empty()) {
+                let fam = lang_family(part).ok_or_else(|| SearchError::UnknownLang(part.into()))?;
+                if !families.contains(&fam) {
+                    families.push(fam);
+                }
+            }
+        }
+        Ok(Filter {
+            include,
+            exclude,
+            families,
+        })
+    }
+
+    fn allows(&self, unit: &Unit) -> bool {
+        if unit.hidden {
+            return false;
+        }
+        if !self.families.is_empty() {
+            match unit.lang {
+                Some(l) if self.families.contains(&l.family()) => {}
+                _ => return false,
+            }
+        }
+        let path: &str = &unit.path;
+        if let Some(inc) = &self.include {
+            if !inc.is_match(path) {
+                return false;
+            }
+        }
+        if let Some(exc) = &self.exclude {
+            if exc.is_match(path) {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct ChunkAcc {
+    bm25: f32,
+    /// Name-match strength before the `name` weight.
+    name: f32,
+    concepts: u64,
+    fields: u8,
+    touched: bool,
+    /// A typed identifier equals this definition's name.
+    exact_typed: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct UnitAcc {
+    best: f32,
+    sum: f32,
+    best_chunk: u32,
+    path: f32,
+    path_concepts: u64,
+    g1: f32,
+    g2: f32,
+    touched: bool,
+    has_text: bool,
+    /// `allowed`, `penalty` and `prior_mult` are computed.
+    prepared: bool,
+    allowed: bool,
+    penalty: f32,
+    prior_mult: f32,
+    graph: f32,
+    score: f32,
+}
+
+impl Default for UnitAcc {
+    fn default() -> Self {
+        UnitAcc {
+            best: 0.0,
+            sum: 0.0,
+            best_chunk: NO_CHUNK,
+            path: 0.0,
+            path_concepts: 0,
+            g1: 0.0,
+            g2: 0.0,
+            touched: false,
+            has_text: false,
+            prepared: false,
+            allowed: false,
+            penalty: 1.0,
+            prior_mult: 1.0,
+            graph: 0.0,
+            score: 0.0,
+        }
+    }
+}
+
+/// Reusable per-thread score arrays.
+#[derive(Default)]
+struct Scratch {
+    chunks: Vec<ChunkAcc>,
+    units: Vec<UnitAcc>,
+    touched_chunks: Vec<u32>,
+    touched_units: Vec<u32>,
+}
+
+impl Scratch {
+    /// Clears what the previous query touched (also after a panic mid-query) and makes
+    /// room for this index.
+    fn prepare(&mut self, n_chunks: usize, n_units: usize) {
+        for &c in &self.touched_chunks {
+            self.chunks[c as usize] = ChunkAcc::default();
+        }
+        for &u in &self.touched_units {
+            self.units[u as usize] = UnitAcc::default();
+        }
+        self.touched_chunks.clear();
+        self.touched_units.clear();
+        if self.chunks.len() < n_chunks {
+            self.chunks.resize(n_chunks, ChunkAcc::default());
+        }
+        if self.units.len() < n_units {
+            self.units.resize(n_units, UnitAcc::default());
+        }
+    }
+
+    fn chunk(&mut self, c: u32) -> &mut ChunkAcc {
+        let a = &mut self.chunks[c as usize];
+        if !a.touched {
+            a.touched = true;
+            self.touched_chunks.push(c);
+        }
+        a
+    }
+
+    fn unit(&mut self, u: u32) -> &mut UnitAcc {
+        let a = &mut self.units[u as usize];
+        if !a.touched {
+            a.touched = true;
+            self.touched_units.push(u);
+        }
+        a
+    }
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+fn lookup(terms: &[TermEntry], hash: u64) -> Option<(usize, usize)> {
+    let i = terms.binary_search_by_key(&hash, |e| e.hash).ok()?;
+    let e = terms[i];
+    Some((e.start as usize, e.start as usize + e.len as usize))
+}
+
+fn by_score_desc(a: &(f32, u32), b: &(f32, u32)) -> Ordering {
+    b.0.total_cmp(&a.0).then(a.1.cmp(&b.1))
+}
+
+pub(super) fn search(
+    idx: &SearchIndex,
+    ctx: &SearchContext,
+    query: &str,
+    opts: &SearchOptions,
+) -> SearchResponse {
+    let t0 = Instant::now();
+    let elapsed = || t0.elapsed().as_secs_f64() * 1000.0;
+    let consistent =
+        ctx.files.len() == idx.n_files && ctx.docs.len() == idx.units.len() - idx.n_files;
+    let Ok(filter) = Filter::new(opts) else {
+        return SearchResponse::empty(elapsed());
+    };
+    if !consistent {
+        return SearchResponse::empty(elapsed());
+    }
+    let plan = query::parse(query, &idx.weights, Glossary::embedded());
+    if plan.terms.is_empty() && plan.names.is_empty() {
+        return SearchResponse::empty(elapsed());
+    }
+    let mut resp = SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut s) => run(idx, ctx, &plan, opts, &filter, &mut s),
+        Err(_) => run(idx, ctx, &plan, opts, &filter, &mut Scratch::default()),
+    });
+    resp.latency_ms = elapsed();
+    resp
+}
+
+fn def_of<'a>(idx: &SearchIndex, ctx: &SearchContext<'a>, c: u32) -> Option<&'a Definition> {
+    let ch = idx.chunks.get(c as usize)?;
+    if ch.def == NO_DEF {
+        return None;
+    }
+    ctx.files
+        .get(ch.unit as usize)?
+        .tags
+        .defs
+        .get(ch.def as usize)
+}
+
+fn run(
+    idx: &SearchIndex,
+    ctx: &SearchContext,
+    plan: &QueryPlan,
+    opts: &SearchOptions,
+    filter: &Filter,
+    s: &mut Scratch,
+) -> SearchResponse {
+    let w = &idx.weights;
+    s.prepare(idx.chunks.len(), idx.units.len());
+    let mut counts = RetrievalCounts {
+        query_terms: plan.literal_terms(),
+        expanded_terms: plan.terms.len() - plan.literal_terms(),
+        ..Default::default()
+    };
+
+    // 1. BM25F postings and path tokens.
+    for t in &plan.terms {
+        if let Some((a, b)) = lookup(&idx.terms, t.hash) {
+            for p in &idx.postings[a..b] {
+                let acc = s.chunk(p.chunk);
+                acc.bm25 += t.weight * p.impact;
+                acc.concepts |= t.concepts;
+                acc.fields |= p.fields;
+            }
+        }
+        if let Some((a, b)) = lookup(&idx.path_terms, t.hash) {
+            for p in &idx.path_postings[a..b] {
+                let acc = s.unit(p.unit);
+                acc.path += t.weight * p.impact;
+                acc.path_concepts |= t.concepts;
+            }
+        }
+    }
+
+    // 2. Symbol names: exact (case/underscore-insensitive, stemmed), else fuzzy.
+    let content = plan.content_words().max(1);
+    for cand in &plan.names {
+        let whole_query = cand.typed && content <= 1;
+        let cover = if cand.identifier_like || whole_query {
+            1.0
+        } else {
+            (cand.words as f32 / content as f32).sqrt().min(1.0)
+        };
+        let lo = idx.names.partition_point(|x| x.0 < cand.key);
+        let hi = idx.names.partition_point(|x| x.0 <= cand.key);
+        if hi > lo {
+            let spec = 1.0 / (1.0 + 0.5 * ((hi - lo) as f32).ln());
+            counts.name_matches += hi - lo;
+            for &(_, c) in &idx.names[lo..hi] {
+                let Some(def) = def_of(idx, ctx, c) else {
+                    continue;
+                };
+                let folded = normalize_name(&def.name) == cand.norm;
+                let strength = if def.name == cand.text {
+                    1.0
+                } else if folded {
+                    w.name_folded as f32
+                } else {
+                    w.name_folded as f32 * 0.85
+                };
+                let acc = s.chunk(c);
+                acc.name = acc.name.max(strength * spec * cover);
+                acc.concepts |= cand.concepts;
+                acc.exact_typed |= folded && cand.typed && (cand.identifier_like || whole_query);
+            }
+            continue;
+        }
+        if !(cand.typed && (cand.identifier_like || whole_query)) {
+            continue;
+        }
+        let Some(needle) = FuzzyNeedle::new(&cand.text) else {
+            continue;
+        };
+        let mut found: Vec<(f32, u32)> = idx
+            .fuzzy
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| {
+                let sc = fuzzy_name_score(&needle, &f.target)?;
+                (sc >= w.fuzzy_min).then_some((sc as f32, i as u32))
+            })
+            .collect();
+        found.sort_by(by_score_desc);
+        found.truncate(w.fuzzy_max_matches);
+        for (sc, i) in found {
+            let f = &idx.fuzzy[i as usize];
+            let spec = 1.0 / (1.0 + 0.5 * (f.len as f32).ln());
+            for k in f.start..f.start + f.len {
+                let c = idx.fuzzy_chunks[k as usize];
+                counts.fuzzy_matches += 1;
+                let acc = s.chunk(c);
+                acc.name = acc.name.max(w.name_fuzzy as f32 * sc * spec * cover);
+                if sc >= 0.8 {
+                    acc.concepts |= cand.concepts;
+                }
+            }
+        }
+    }
+    counts.chunks_matched = s.touched_chunks.len();
+
+    // 3. Files: best chunk + a little of the rest + path.
+    let name_w = w.name as f32;
+    for i in 0..s.touched_chunks.len() {
+        let c = s.touched_chunks[i];
+        let acc = s.chunks[c as usize];
+        let total = acc.bm25 + name_w * acc.name;
+        let u = idx.chunks[c as usize].unit;
+        let ua = s.unit(u);
+        ua.has_text = true;
+        ua.sum += total;
+        if ua.best_chunk == NO_CHUNK || total > ua.best {
+            ua.best = total;
+            ua.best_chunk = c;
+        }
+    }
+    let prepare = |s: &mut Scratch, u: usize| {
+        if s.units[u].prepared {
+            return;
+        }
+        let ua = UnitAcc {
+            prepared: true,
+            allowed: filter.allows(&idx.units[u]),
+            penalty: penalty(idx, u, plan.wants_tests),
+            prior_mult: prior_mult(ctx, u, idx.n_files, w.prior),
+            ..s.units[u]
+        };
+        s.units[u] = ua;
+    };
+    for i in 0..s.touched_units.len() {
+        let u = s.touched_units[i] as usize;
+        prepare(s, u);
+    }
+    let base = |ua: &UnitAcc| -> f32 {
+        ua.best + w.file_rest as f32 * (ua.sum - ua.best).max(0.0) + w.path as f32 * ua.path
+    };
+
+    // 4. Graph diffusion, one and two hops, from the best allowed code files.
+    let mut sources: Vec<(f32, u32)> = s
+        .touched_units
+        .iter()
+        .filter_map(|&u| {
+            let ua = &s.units[u as usize];
+            let v = base(ua) * ua.penalty;
+            ((u as usize) < idx.n_files && ua.allowed && v > 0.0).then_some((v, u))
+        })
+        .collect();
+    sources.sort_by(by_score_desc);
+    sources.truncate(w.graph_sources);
+    if w.graph_hop1 > 0.0 {
+        for &(v, u) in &sources {
+            spread(ctx, idx.n_files, u, v, s, |a, x| a.g1 += x);
+        }
+        if w.graph_hop2 > 0.0 {
+            let mut second: Vec<(f32, u32)> = s
+                .touched_units
+                .iter()
+                .filter_map(|&u| {
+                    let g = s.units[u as usize].g1;
+                    (g > 0.0).then_some((g, u))
+                })
+                .collect();
+            second.sort_by(by_score_desc);
+            second.truncate(w.graph_sources);
+            for &(v, u) in &second {
+                spread(ctx, idx.n_files, u, v, s, |a, x| a.g2 += x);
+            }
+        }
+    }
+
+    // 5. File scores.
+    let mut files: Vec<(f32, u32)> = Vec::new();
+    for i in 0..s.touched_units.len() {
+        let u = s.touched_units[i];
+        prepare(s, u as usize);
+        let ua = &mut s.units[u as usize];
+        if !ua.allowed {
+            continue;
+        }
+        ua.graph = (w.graph_hop1 as f32) * ua.g1 + (w.graph_hop2 as f32) * ua.g2;
+        ua.score = (base(ua) + ua.graph) * ua.penalty * ua.prior_mult;
+        if ua.score > 0.0 {
+            files.push((ua.score, u));
+            if ua.has_text {
+                counts.files_matched += 1;
+            }
+            if ua.path > 0.0 {
+                counts.path_matches += 1;
+            }
+            if !ua.has_text && ua.path == 0.0 {
+                counts.graph_only_files += 1;
+            }
+        }
+    }
+    files.sort_by(|a, b| {
+        b.0.total_cmp(&a.0).then_with(|| {
+            idx.units[a.1 as usize]
+                .path
+                .cmp(&idx.units[b.1 as usize].path)
+        })
+    });
+    let top = opts.top.clamp(1, MAX_TOP);
+    files.truncate(top);
+
+    // 6. Hits.
+    let hit_score = |s: &Scratch, c: u32| -> f32 {
+        let acc = &s.chunks[c as usize];
+        let ua = &s.units[idx.chunks[c as usize].unit as usize];
+        (acc.bm25 + name_w * acc.name + w.path as f32 * ua.path + ua.graph)
+            * ua.penalty
+            * ua.prior_mult
+    };
+    let chosen: Vec<u32> = if opts.files_mode {
+        files
+            .iter()
+            .map(|&(_, u)| s.units[u as usize].best_chunk)
+            .filter(|&c| c != NO_CHUNK)
+            .collect()
+    } else {
+        let mut cands: Vec<(f32, u32)> = s
+            .touched_chunks
+            .iter()
+            .filter(|&&c| s.units[idx.chunks[c as usize].unit as usize].allowed)
+            .map(|&c| (hit_score(s, c), c))
+            .filter(|x| x.0 > 0.0)
+            .collect();
+        pick_hits(idx, &mut cands, top, w.max_hits_per_file.max(1))
+    };
+
+    let mut tok = Tokenizer::default();
+    let mut term_index: Vec<(u64, f32)> = plan.terms.iter().map(|t| (t.hash, t.weight)).collect();
+    term_index.sort_by_key(|x| x.0);
+    let hits: Vec<SearchHit> = chosen
+        .iter()
+        .map(|&c| {
+            let acc = s.chunks[c as usize];
+            let ua = s.units[idx.chunks[c as usize].unit as usize];
+            let ev = describe(idx, ctx, c, &acc, &term_index, &mut tok);
+            let signals = Signals {
+                bm25: f64::from(acc.bm25),
+                name: f64::from(name_w * acc.name),
+                path: w.path * f64::from(ua.path),
+                graph: f64::from(ua.graph),
+                prior: f64::from(ua.prior_mult) - 1.0,
+                penalty: f64::from(ua.penalty),
+            };
+            SearchHit {
+                file_path: idx.units[idx.chunks[c as usize].unit as usize]
+                    .path
+                    .to_string(),
+                line_range: ev.lines,
+                excerpt: ev.excerpt,
+                evidence: ev.evidence,
+                symbol: ev.symbol,
+                kind: ev.kind,
+                score: f64::from(hit_score(s, c)),
+                signals,
+            }
+        })
+        .collect();
+
+    // 7. Confidence.
+    let total = plan.total_concept_weight();
+    let coverage = |concepts: u64| -> f32 {
+        if total > 0.0 {
+            plan.concept_weight(concepts) / total
+        } else {
+            0.0
+        }
+    };
+    let mut best_cov = 0.0f32;
+    for &c in chosen.iter().take(3) {
+        let acc = &s.chunks[c as usize];
+        let ua = &s.units[idx.chunks[c as usize].unit as usize];
+        best_cov = best_cov.max(coverage(acc.concepts | ua.path_concepts));
+    }
+    for &(_, u) in files.iter().take(3) {
+        best_cov = best_cov.max(coverage(s.units[u as usize].path_concepts));
+    }
+    let exact_top = chosen
+        .first()
+        .is_some_and(|&c| s.chunks[c as usize].exact_typed)
+        && hits
+            .first()
+            .is_some_and(|h| h.evidence == Evidence::Definition);
+    let confidence = if exact_top {
+        Confidence::High
+    } else if (hits.is_empty() && files.is_empty()) || f64::from(best_cov) < w.low_coverage {
+        Confidence::Low
+    } else {
+        Confidence::Medium
+    };
+
+    SearchResponse {
+        hits,
+        files: files
+            .iter()
+            .map(|&(sc, u)| (idx.units[u as usize].path.to_string(), f64::from(sc)))
+            .collect(),
+        confidence,
+        low_score: confidence == Confidence::Low,
+        retrieval_counts: counts,
+        latency_ms: 0.0,
+    }
+}
+
+fn penalty(idx: &SearchIndex, u: usize, wants_tests: bool) -> f32 {
+    let w = &idx.weights;
+    let unit = &idx.units[u];
+    let doc = u >= idx.n_files;
+    let class = match unit.class {
+        PathClass::Impl => 1.0,
+        PathClass::Test if wants_tests => 1.0,
+        PathClass::Test => w.penalty_test,
+        // A README under docs/ is what a prose query wants; only code there is secondary.
+        PathClass::Secondary if doc => 1.0,
+        PathClass::Secondary => w.penalty_secondary,
+    };
+    let doc_w = if doc { w.doc_chunk } else { 1.0 };
+    (class * doc_w) as f32
+}
+
+fn prior_mult(ctx: &SearchContext, u: usize, n_files: usize, weight: f64) -> f32 {
+    if u >= n_files {
+        return 1.0;
+    }
+    let n = n_files as f64;
+    let p = ctx.prior.get(u).copied().unwrap_or(0.0);
+    let p = if p.is_finite() && p > 0.0 { p } else { 0.0 };
+    (1.0 + weight * (1.0 + n * p).ln()) as f32
+}
+
+/// Spreads `v` from code file `u` to its neighbours, split by edge weight.
+fn spread(
+    ctx: &SearchContext,
+    n_files: usize,
+    u: u32,
+    v: f32,
+    s: &mut Scratch,
+    add: impl Fn(&mut UnitAcc, f32),
+) {
+    let Some(nbrs) = ctx.neighbors.get(u as usize) else {
+        return;
+    };
+    let ok = |x: f64| x.is_finite() && x > 0.0;
+    let total: f64 = nbrs.iter().map(|e| e.1).filter(|&x| ok(x)).sum();
+    if total <= 0.0 {
+        return;
+    }
+    for &(j, wt) in nbrs {
+        if j < n_files && j != u as usize && ok(wt) {
+            add(s.unit(j as u32), v * (wt / total) as f32);
+        }
+    }
+}
+
+/// Best hits with at most `per_file` from one file; partial selection keeps this cheap when
+/// a common word touches most of the index.
+fn pick_hits(idx: &SearchIndex, cands: &mut [(f32, u32)], top: usize, per_file: usize) -> Vec<u32> {
+    let take = |sorted: &[(f32, u32)]| -> Vec<u32> {
+        let mut out = Vec::with_capacity(top);
+        let mut per: Vec<(u32, usize)> = Vec::new();
+        for &(_, c) in sorted {
+            let u = idx.chunks[c as usize].unit;
+            let n = match per.iter_mut().find(|x| x.0 == u) {
+                Some(x) => {
+                    x.1 += 1;
+                    x.1
+                }
+                None => {
+                    per.push((u, 1));
+                    1
+                }
+            };
+            if n <= per_file {
+                out.push(c);
+                if out.len() == top {
+                    break;
+                }
+            }
+        }
+        out
+    };
+    let k = (top * 8).max(256);
+    if cands.len() > k {
+        cands.select_nth_unstable_by(k, by_score_desc);
+        let head = &mut cands[..k];
+        head.sort_by(by_score_desc);
+        let out = take(head);
+        if out.len() == top {
+            return out;
+        }
+    }
+    cands.sort_by(by_score_desc);
+    take(cands)
+}
+
+struct Described {
+    lines: LineRange,
+    excerpt: String,
+    evidence: Evidence,
+    symbol: Option<String>,
+    kind: Option<String>,
+}
+
+fn sanitize(line: &str) -> String {
+    let mut out = String::new();
+    let mut n = 0;
+    for c in line.trim().chars() {
+        if n == MAX_EXCERPT {
+            out.pop();
+            out.push('…');
+            break;
+        }
+        if c == '\t' {
+            out.push(' ');
+        } else if !c.is_control() {
+            out.push(c);
+        } else {
+            continue;
+        }
+        n += 1;
+    }
+    out
+}
+
+fn doc_line<'a>(idx: &SearchIndex, text: &'a str, doc: usize, n: u32) -> Option<&'a str> {
+    let starts = idx.doc_lines.get(doc)?;
+    let start = *starts.get(n.checked_sub(1)? as usize)? as usize;
+    let end = starts
+        .get(n as usize)
+        .map_or(text.len(), |&e| (e as usize).saturating_sub(1));
+    let line = text.get(start..end.max(start))?;
+    Some(line.strip_suffix('\r').unwrap_or(line))
+}
+
+/// Weight of the distinct query terms in `text`.
+fn line_weight(text: &str, terms: &[(u64, f32)], tok: &mut Tokenizer, seen: &mut Vec<u64>) -> f32 {
+    seen.clear();
+    let mut wsum = 0.0;
+    tok.terms(text, |t, _| {
+        let h = term_hash(t);
+        if let Ok(i) = terms.binary_search_by_key(&h, |x| x.0) {
+            if !seen.contains(&h) {
+                seen.push(h);
+                wsum += terms[i].1;
+            }
+        }
+    });
+    wsum
+}
+
+fn definition_excerpt(file: &ParsedFile, def: &Definition) -> String {
+    let end = def.signature.end.min(def.signature.start + 2);
+    let line = (def.signature.start..=end)
+        .filter_map(|n| file.line(n))
+        .find(|l| l.contains(def.name.as_str()))
+        .or_else(|| file.line(def.signature.start))
+        .unwrap_or("");
+    sanitize(line)
+}
+
+fn describe(
+    idx: &SearchIndex,
+    ctx: &SearchContext,
+    c: u32,
+    acc: &ChunkAcc,
+    terms: &[(u64, f32)],
+    tok: &mut Tokenizer,
+) -> Described {
+    let ch = &idx.chunks[c as usize];
+    let u = ch.unit as usize;
+    let def = def_of(idx, ctx, c);
+    let file = ctx.files.get(u);
+    if let (Some(def), Some(file)) = (def, file) {
+        if acc.name > 0.0 || acc.fields & field::NAME != 0 {
+            return Described {
+                lines: def.lines,
+                excerpt: definition_excerpt(file, def),
+                evidence: Evidence::Definition,
+                symbol: Some(def.name.clone()),
+                kind: Some(def.kind.name().to_string()),
+            };
+        }
+    }
+
+    // Find the line that carries the most query weight.
+    let doc_text = (u >= idx.n_files)
+        .then(|| ctx.docs.get(u - idx.n_files))
+        .flatten();
+    let get_line = |n: u32| -> Option<&str> {
+        match (file, doc_text) {
+            (Some(f), _) => f.line(n),
+            (None, Some(d)) => doc_line(idx, &d.text, u - idx.n_files, n),
+            _ => None,
+        }
+    };
+    // Lines that belong to definitions nested in this chunk are theirs, not this chunk's.
+    let (a, b) = (
+        idx.unit_chunks.get(u).copied().unwrap_or(0) as usize,
+        idx.unit_chunks.get(u + 1).copied().unwrap_or(0) as usize,
+    );
+    let mut nested: Vec<(u32, u32)> = idx.chunks[a.min(b)..b]
+        .iter()
+        .enumerate()
+        .filter(|(i, o)| a + i != c as usize && o.start >= ch.start && o.end <= ch.end)
+        .map(|(_, o)| (o.start, o.end))
+        .collect();
+    nested.sort_unstable();
+    let mut seen = Vec::new();
+    let mut best: Option<(f32, u32)> = None;
+    let last = ch.end.min(ch.start.saturating_add(MAX_SCAN_LINES));
+    let mut skip = nested.iter().peekable();
+    let mut skip_until = 0;
+    for n in ch.start..=last {
+        while let Some(&&(s0, e0)) = skip.peek() {
+            if s0 > n {
+                break;
+            }
+            skip_until = skip_until.max(e0);
+            skip.next();
+        }
+        if n <= skip_until {
+            continue;
+        }
+        let Some(text) = get_line(n) else { continue };
+        let wsum = line_weight(text, terms, tok, &mut seen);
+        if wsum > 0.0 && best.is_none_or(|b| wsum > b.0) {
+            best = Some((wsum, n));
+        }
+    }
+    let line = best.map_or(ch.start, |b| b.1);
+    let text = get_line(line).unwrap_or("");
+    let mut out = Described {
+        lines: LineRange::new(line, line),
+        excerpt: sanitize(text),
+        evidence: Evidence::Text,
+        symbol: None,
+        kind: None,
+    };
+    let Some(file) = file else {
+        return out; // prose: text evidence
+    };
+    if ch.kind == ChunkKind::Doc {
+        return out;
+    }
+    let matches =
+        |s: &str, tok: &mut Tokenizer, seen: &mut Vec<u64>| line_weight(s, terms, tok, seen) > 0.0;
+
+    for imp in file.tags.imports.iter().filter(|i| i.line == line) {
+        let name = imp
+            .names
+            .iter()
+            .find(|n| {
+                matches(&n.name, tok, &mut seen)
+                    || n.alias
+                        .as_deref()
+                        .is_some_and(|a| matches(a, tok, &mut seen))
+            })
+            .map(|n| n.alias.clone().unwrap_or_else(|| n.name.clone()));
+        let ns = imp
+            .namespace
+            .as_deref()
+            .filter(|n| matches(n, tok, &mut seen))
+            .map(str::to_string);
+        let spec = matches(&imp.specifier, tok, &mut seen).then(|| imp.specifier.clone());
+        if let Some(sym) = name.or(ns).or(spec) {
+            out.evidence = Evidence::Import;
+            out.symbol = Some(sym);
+            return out;
+        }
+    }
+    let mut best_ref: Option<(u8, &str, RefKind)> = None;
+    for r in file.tags.refs.iter().filter(|r| r.line == line) {
+        if !matches(&r.name, tok, &mut seen) {
+            continue;
+        }
+        let rank = match r.kind {
+            RefKind::Call => 0,
+            RefKind::Import => 1,
+            _ => 2,
+        };
+        if best_ref.is_none_or(|b| rank < b.0) {
+            best_ref = Some((rank, &r.name, r.kind));
+        }
+    }
+    if let Some((_, name, kind)) = best_ref {
+        out.evidence = match kind {
+            RefKind::Call => Evidence::Call,
+            RefKind::Import => Evidence::Import,
+            _ => Evidence::Reference,
+        };
+        out.symbol = Some(name.to_string());
+        return out;
+    }
+    // No tagged use on the line: is the match in code or in a comment/string?
+    let mut code_word: Option<String> = None;
+    lex::lex(text, file.lang, |_, seg, piece| {
+        if seg != Seg::Code || code_word.is_some() {
+            return;
+        }
+        for word in piece.split(|ch: char| !(ch.is_alphanumeric() || ch == '_' || ch == '$')) {
+            if !word.is_empty() && matches(word, tok, &mut seen) {
+                code_word = Some(word.to_string());
+                break;
+            }
+        }
+    });
+    if let Some(word) = code_word {
+        if let Some(def) = def.filter(|d| d.signature.contains(line)) {
+            out.evidence = Evidence::Definition;
+            out.symbol = Some(def.name.clone());
+            out.kind = Some(def.kind.name().to_string());
+            out.lines = def.lines;
+            out.excerpt = definition_excerpt(file, def);
+        } else {
+            out.evidence = Evidence::Reference;
+            out.symbol = Some(word);
+        }
+    }
+    out
+}

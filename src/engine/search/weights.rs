@@ -1,0 +1,118 @@
+//! Every tunable number of the search in one struct, so tuning on the eval datasets is a
+//! matter of editing defaults (or passing a modified copy to `SearchIndex::build_with`).
+//! Plain data, no threads.
+
+use serde::Serialize;
+
+/// Search weights. Fields marked *build* are baked into the postings when the index is
+/// built (changing them needs a rebuild); the rest are read at query time.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SearchWeights {
+    /// *build* BM25 term-frequency saturation.
+    pub k1: f64,
+    /// *build* BM25F field weights: definition name, signature (+ parent name), doc comment
+    /// above a definition, code identifiers in the body, comments and strings in the body.
+    pub field_name: f64,
+    pub field_signature: f64,
+    pub field_doc: f64,
+    pub field_body: f64,
+    pub field_text: f64,
+    /// *build* BM25F length normalisation per field (0 = none, 1 = full).
+    pub b_name: f64,
+    pub b_signature: f64,
+    pub b_doc: f64,
+    pub b_body: f64,
+    pub b_text: f64,
+
+    /// Query weight of a term produced by glossary expansion (literal terms weigh 1).
+    pub glossary_term: f64,
+    /// Query weight of two or three adjacent query words joined (`export order` →
+    /// `exportorder`), which matches the joined form of identifiers.
+    pub adjacent_join_term: f64,
+    /// Query weight of generic commit-message words (`fix`, `bug`, `issue`, …).
+    pub noise_term: f64,
+
+    /// Multiplier of the symbol-name signal (exact match scores 1 before this).
+    pub name: f64,
+    /// Strength of a case-insensitive (or `_`-insensitive) exact name match; case-exact is 1.
+    pub name_folded: f64,
+    /// Strength of a fuzzy name match, times the matcher score.
+    pub name_fuzzy: f64,
+    /// Matcher score below which a fuzzy name match is ignored.
+    pub fuzzy_min: f64,
+    /// At most this many fuzzy name matches per query word.
+    pub fuzzy_max_matches: usize,
+
+    /// Multiplier of the path-token signal.
+    pub path: f64,
+    /// Weight of a directory-name token relative to a file-name token in paths.
+    pub path_dir_token: f64,
+
+    /// Score of a file from its chunks: best chunk plus this times the sum of the others.
+    pub file_rest: f64,
+    /// Graph diffusion: share of a file's score passed to its neighbours (one hop) and to
+    /// their neighbours (two hops). Edges are normalised by the source's total weight.
+    pub graph_hop1: f64,
+    pub graph_hop2: f64,
+    /// Only the best this-many files spread score over the graph (bounds query time).
+    pub graph_sources: usize,
+    /// PageRank prior: file score × (1 + prior × ln(1 + n·pagerank)); mean n·pagerank is 1.
+    pub prior: f64,
+
+    /// Score multiplier for tests, specs, fixtures, mocks (lifted when the query is about tests).
+    pub penalty_test: f64,
+    /// Score multiplier for examples, playgrounds, benchmarks, docs folders, `.d.ts`.
+    pub penalty_secondary: f64,
+    /// Score multiplier for prose and config documents (README, .md, .json, .yaml, .toml).
+    pub doc_chunk: f64,
+
+    /// At most this many hits from one file in hit mode (files mode shows one per file).
+    pub max_hits_per_file: usize,
+    /// Confidence: below this share of the query's words covered by the best hit, the
+    /// result is `low` (the CLI prints "no confident hits").
+    pub low_coverage: f64,
+}
+
+impl Default for SearchWeights {
+    fn default() -> Self {
+        SearchWeights {
+            k1: 1.2,
+            field_name: 3.0,
+            field_signature: 1.5,
+            field_doc: 1.2,
+            field_body: 1.0,
+            field_text: 0.8,
+            b_name: 0.2,
+            b_signature: 0.4,
+            b_doc: 0.5,
+            b_body: 0.75,
+            b_text: 0.75,
+
+            glossary_term: 0.8,
+            adjacent_join_term: 0.6,
+            noise_term: 0.3,
+
+            name: 6.0,
+            name_folded: 0.9,
+            name_fuzzy: 0.6,
+            fuzzy_min: 0.6,
+            fuzzy_max_matches: 16,
+
+            path: 1.0,
+            path_dir_token: 0.5,
+
+            file_rest: 0.1,
+            graph_hop1: 0.15,
+            graph_hop2: 0.05,
+            graph_sources: 256,
+            prior: 0.05,
+
+            penalty_test: 0.4,
+            penalty_secondary: 0.5,
+            doc_chunk: 0.6,
+
+            max_hits_per_file: 3,
+            low_coverage: 0.5,
+        }
+    }
+}

@@ -1,0 +1,893 @@
+//! The retrieval eval behind `mapscope eval` (method: `../shared/eval/README.md`): for each
+//! commit of a JSONL dataset, materialise the parent tree from a bare git mirror, ask a
+//! ranker for files given the commit message, and score the ranking against the files the
+//! commit changed. Metrics reproduce `run_eval.py` exactly (same dedup, same `is_impl`
+//! filter, same averaging). Runs on the calling thread; spawns `git` and `tar`.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use serde::Serialize;
+
+use crate::engine::search::is_impl_path;
+
+/// The ranking kept per query in the report (as `run_eval.py`: at least 50).
+const KEEP_RANKED: usize = 50;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EvalOptions {
+    pub dataset: PathBuf,
+    pub git_dir: PathBuf,
+    /// Only the first N commits of the dataset.
+    pub limit: Option<usize>,
+    /// Cut-offs for recall/hit (default 4, 8, 16, 32).
+    pub ks: Vec<usize>,
+    /// Query field: `query` (headline), `query_full` or `message_raw`.
+    pub field: String,
+}
+
+impl EvalOptions {
+    pub fn new(dataset: impl Into<PathBuf>, git_dir: impl Into<PathBuf>) -> EvalOptions {
+        EvalOptions {
+            dataset: dataset.into(),
+            git_dir: git_dir.into(),
+            limit: None,
+            ks: vec![4, 8, 16, 32],
+            field: "query".into(),
+        }
+    }
+}
+
+/// One scored commit.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct QueryResult {
+    pub commit: String,
+    pub parent: String,
+    pub query: String,
+    pub gold_files: Vec<String>,
+    pub gold_impl_files: Vec<String>,
+    /// Distinct ranked files (first occurrence wins), the first 50 or max k.
+    pub ranked: Vec<String>,
+    pub n_returned: usize,
+    /// 1-based rank of each gold file in the full ranking.
+    pub gold_ranks: BTreeMap<String, Option<usize>>,
+    /// `None` where `run_eval.py` has `None` (no gold of that kind).
+    pub metrics: BTreeMap<String, Option<f64>>,
+    /// Wall time of the ranker call.
+    pub call_ms: f64,
+    /// The first query on this parent tree (its call includes building the index when the
+    /// ranker caches per tree).
+    pub first_on_tree: bool,
+    pub error: Option<String>,
+}
+
+/// How a parent tree was materialised when `git archive` was not enough.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TreeCaveat {
+    /// `cat-file-fallback` or `failed`.
+    pub method: String,
+    pub error: String,
+    /// Blobs absent from the mirror (fallback only).
+    pub missing: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EvalTiming {
+    pub mean_call_ms: f64,
+    pub median_call_ms: f64,
+    /// First query per tree: index + query when the ranker caches its index per tree.
+    pub mean_first_call_ms: f64,
+    /// Later queries on an already seen tree: query time alone with a caching ranker.
+    pub mean_other_call_ms: f64,
+    pub mean_materialize_ms: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EvalReport {
+    pub repo: String,
+    pub dataset: String,
+    pub field: String,
+    pub n: usize,
+    pub n_with_impl_gold: usize,
+    pub ks: Vec<usize>,
+    /// Macro averages over commits; `None` values are skipped, NaN when nothing is left.
+    pub summary: BTreeMap<String, f64>,
+    pub timing: EvalTiming,
+    /// Parent → caveat, for trees that needed the fallback or failed.
+    pub tree_caveats: BTreeMap<String, TreeCaveat>,
+    pub per_query: Vec<QueryResult>,
+}
+
+impl EvalReport {
+    /// The summary table, laid out like `run_eval.py`'s.
+    pub fn table(&self) -> String {
+        let mut out = format!(
+            "{}  n={} (impl-gold n={})  query_field={}\n",
+            self.repo, self.n, self.n_with_impl_gold, self.field
+        );
+        out.push_str(&format!("{:<22}", "metric"));
+        for k in &self.ks {
+            out.push_str(&format!("{:>8}", format!("@{k}")));
+        }
+        out.push('\n');
+        for base in ["recall", "impl_recall", "impl_recall_filt", "hit"] {
+            out.push_str(&format!("{base:<22}"));
+            for k in &self.ks {
+                let v = self
+                    .summary
+                    .get(&format!("{base}@{k}"))
+                    .copied()
+                    .unwrap_or(f64::NAN);
+                out.push_str(&format!("{v:>8.3}"));
+            }
+            out.push('\n');
+        }
+        let mrr = self.summary.get("mrr").copied().unwrap_or(f64::NAN);
+        out.push_str(&format!("{:<22}{mrr:>8.3}\n", "mrr"));
+        let t = &self.timing;
+        out.push_str(&format!(
+            "timing: mean_call_ms={:.1}, median_call_ms={:.1}, mean_first_call_ms={:.1}, \
+             mean_other_call_ms={:.1}, mean_materialize_ms={:.1}\n",
+            t.mean_call_ms,
+            t.median_call_ms,
+            t.mean_first_call_ms,
+            t.mean_other_call_ms,
+            t.mean_materialize_ms
+        ));
+        if !self.tree_caveats.is_empty() {
+            out.push_str(&format!(
+                "tree caveats: {} parents needed fallback/failed materialization\n",
+                self.tree_caveats.len()
+            ));
+        }
+        let errors = self.per_query.iter().filter(|q| q.error.is_some()).count();
+        if errors > 0 {
+            out.push_str(&format!("tool errors: {errors}\n"));
+        }
+        out
+    }
+}
+
+/// `run_eval.score`: metrics of one ranking (already deduplicated) against its gold.
+pub fn score(
+    ranked: &[String],
+    gold: &[String],
+    gold_impl: &[String],
+    ks: &[usize],
+) -> BTreeMap<String, Option<f64>> {
+    let count_in = |set: &[String], top: &[String]| set.iter().filter(|g| top.contains(g)).count();
+    let gold = dedup(gold);
+    let gold_impl = dedup(gold_impl);
+    let ranked_impl: Vec<String> = ranked.iter().filter(|f| is_impl_path(f)).cloned().collect();
+    let mut m = BTreeMap::new();
+    for &k in ks {
+        let top = &ranked[..k.min(ranked.len())];
+        let hits = count_in(&gold, top);
+        m.insert(
+            format!("recall@{k}"),
+            (!gold.is_empty()).then(|| hits as f64 / gold.len() as f64),
+        );
+        m.insert(format!("hit@{k}"), Some(if hits > 0 { 1.0 } else { 0.0 }));
+        let (ir, irf) = if gold_impl.is_empty() {
+            (None, None)
+        } else {
+            let top_impl = &ranked_impl[..k.min(ranked_impl.len())];
+            let n = gold_impl.len() as f64;
+            (
+                Some(count_in(&gold_impl, top) as f64 / n),
+                Some(count_in(&gold_impl, top_impl) as f64 / n),
+            )
+        };
+        m.insert(format!("impl_recall@{k}"), ir);
+        m.insert(format!("impl_recall_filt@{k}"), irf);
+    }
+    let rr = ranked
+        .iter()
+        .position(|f| gold.contains(f))
+        .map_or(0.0, |i| 1.0 / (i + 1) as f64);
+    m.insert("mrr".into(), Some(rr));
+    m
+}
+
+fn dedup(v: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(v.len());
+    for x in v {
+        if !out.contains(x) {
+            out.push(x.clone());
+        }
+    }
+    out
+}
+
+/// `run_eval.mean`: skips `None`, NaN when empty.
+fn mean(xs: impl Iterator<Item = Option<f64>>) -> f64 {
+    let v: Vec<f64> = xs.flatten().collect();
+    if v.is_empty() {
+        f64::NAN
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// `run_eval.parse_output`'s path clean-up: `/` separators, no leading `./`, paths under
+/// the tree made relative, duplicates dropped (first occurrence wins).
+pub fn normalize_ranking(paths: &[String], tree: &Path) -> Vec<String> {
+    let tree_abs = fs::canonicalize(tree).unwrap_or_else(|_| tree.to_path_buf());
+    let mut out: Vec<String> = Vec::new();
+    for p in paths {
+        let mut p = p.replace('\\', "/");
+        if Path::new(&p).is_absolute() {
+            let real = fs::canonicalize(&p).unwrap_or_else(|_| PathBuf::from(&p));
+            if let Ok(rel) = real.strip_prefix(&tree_abs) {
+                p = rel.to_string_lossy().replace('\\', "/");
+            }
+        }
+        while let Some(rest) = p.strip_prefix("./") {
+            p = rest.to_string();
+        }
+        if !p.is_empty() && !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+struct Row {
+    repo: String,
+    commit: String,
+    parent: String,
+    query: String,
+    gold: Vec<String>,
+    gold_impl: Vec<String>,
+}
+
+fn read_dataset(opts: &EvalOptions) -> Result<Vec<Row>> {
+    let text = fs::read_to_string(&opts.dataset)
+        .with_context(|| format!("reading dataset {}", opts.dataset.display()))?;
+    let mut rows = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let v: serde_json::Value = serde_json::from_str(line)
+            .with_context(|| format!("{}:{}: invalid JSON", opts.dataset.display(), i + 1))?;
+        let s = |k: &str| -> Result<String> {
+            v.get(k)
+                .and_then(|x| x.as_str())
+                .map(str::to_string)
+                .with_context(|| {
+                    format!("{}:{}: missing string `{k}`", opts.dataset.display(), i + 1)
+                })
+        };
+        let list = |k: &str| -> Result<Vec<String>> {
+            let arr = v.get(k).and_then(|x| x.as_array()).with_context(|| {
+                format!("{}:{}: missing list `{k}`", opts.dataset.display(), i + 1)
+            })?;
+            Ok(arr
+                .iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect())
+        };
+        rows.push(Row {
+            repo: s("repo").unwrap_or_default(),
+            commit: s("commit")?,
+            parent: s("parent")?,
+            query: s(&opts.field)?,
+            gold: list("gold_files")?,
+            gold_impl: list("gold_impl_files")?,
+        });
+        if opts.limit.is_some_and(|n| rows.len() >= n) {
+            break;
+        }
+    }
+    Ok(rows)
+}
+
+/// A temporary directory removed on drop (the crate has no `tempfile` dependency).
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(label: &str) -> Result<TempDir> {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let safe: String = label
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .take(12)
+            .collect();
+        let dir = std::env::temp_dir().join(format!(
+            "mapscope-eval-{}-{nanos}-{n}-{safe}",
+            std::process::id()
+        ));
+        fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        Ok(TempDir(dir))
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+/// `git archive REV | tar -x -C dest`.
+fn archive(git_dir: &Path, rev: &str, dest: &Path) -> Result<()> {
+    let mut git = Command::new("git")
+        .arg("--git-dir")
+        .arg(git_dir)
+        .args(["archive", "--format=tar", rev])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .context("running git archive")?;
+    let stdout = git.stdout.take().context("git archive stdout")?;
+    let tar = Command::new("tar")
+        .arg("-x")
+        .arg("-C")
+        .arg(dest)
+        .stdin(Stdio::from(stdout))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .context("running tar")?;
+    let git_out = git.wait_with_output().context("waiting for git archive")?;
+    if !git_out.status.success() || !tar.status.success() {
+        let mut err = String::from_utf8_lossy(&git_out.stderr).trim().to_string();
+        if !tar.status.success() {
+            err.push_str(&format!(
+                " tar: {}",
+                String::from_utf8_lossy(&tar.stderr).trim()
+            ));
+        }
+        let tail: String = err
+            .chars()
+            .rev()
+            .take(500)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        bail!("git archive failed: {tail}");
+    }
+    Ok(())
+}
+
+/// A repository-relative path that stays inside the tree.
+fn safe_relative(path: &str) -> bool {
+    let p = Path::new(path);
+    !path.is_empty()
+        && p.components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)))
+}
+
+/// Fallback for mirrors that lack some blobs: list the tree and write every blob that is
+/// present, one by one. Returns the paths of missing blobs.
+fn cat_file_tree(git_dir: &Path, rev: &str, dest: &Path) -> Result<Vec<String>> {
+    let ls = Command::new("git")
+        .arg("--git-dir")
+        .arg(git_dir)
+        .args(["ls-tree", "-r", "-z", rev])
+        .output()
+        .context("running git ls-tree")?;
+    if !ls.status.success() {
+        bail!(
+            "git ls-tree failed: {}",
+            String::from_utf8_lossy(&ls.stderr).trim()
+        );
+    }
+    let mut entries: Vec<(String, String, String)> = Vec::new(); // mode, sha, path
+    for rec in ls.stdout.split(|&b| b == 0) {
+        if rec.is_empty() {
+            continue;
+        }
+        let Some(tab) = rec.iter().position(|&b| b == b'\t') else {
+            continue;
+        };
+        let meta = String::from_utf8_lossy(&rec[..tab]).to_string();
+        let path = String::from_utf8_lossy(&rec[tab + 1..]).to_string();
+        let mut parts = meta.split_whitespace();
+        let (Some(mode), Some(kind), Some(sha)) = (parts.next(), parts.next(), parts.next()) else {
+            continue;
+        };
+        if kind == "blob" && safe_relative(&path) {
+            entries.push((mode.to_string(), sha.to_string(), path));
+        }
+    }
+
+    let mut child = Command::new("git")
+        .arg("--git-dir")
+        .arg(git_dir)
+        .args(["cat-file", "--batch"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .context("running git cat-file")?;
+    let mut stdin = child.stdin.take().context("cat-file stdin")?;
+    let shas: Vec<String> = entries.iter().map(|e| e.1.clone()).collect();
+    // Feed object names from another thread so neither pipe can fill up and deadlock.
+    let feeder = std::thread::spawn(move || {
+        for sha in shas {
+            if writeln!(stdin, "{sha}").is_err() {
+                break;
+            }
+        }
+    });
+    let mut out = BufReader::new(child.stdout.take().context("cat-file stdout")?);
+    let mut missing = Vec::new();
+    let mut header = String::new();
+    let mut result = Ok(());
+    for (mode, _, path) in &entries {
+        header.clear();
+        if out.read_line(&mut header).context("reading cat-file")? == 0 {
+            result = Err(anyhow::anyhow!("git cat-file ended early"));
+            break;
+        }
+        let fields: Vec<&str> = header.split_whitespace().collect();
+        if fields.len() < 3 || fields[1] == "missing" {
+            missing.push(path.clone());
+            continue;
+        }
+        let size: usize = fields[2].parse().context("cat-file size")?;
+        let mut data = vec![0u8; size];
+        out.read_exact(&mut data).context("reading blob")?;
+        let mut nl = [0u8; 1];
+        out.read_exact(&mut nl).context("reading blob terminator")?;
+        let full = dest.join(path);
+        if let Some(parent) = full.parent() {
+            fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+        }
+        if mode == "120000" {
+            #[cfg(unix)]
+            {
+                let target = String::from_utf8_lossy(&data).to_string();
+                let _ = std::os::unix::fs::symlink(target, &full);
+            }
+        } else {
+            fs::write(&full, &data).with_context(|| format!("writing {}", full.display()))?;
+            #[cfg(unix)]
+            if mode == "100755" {
+                use std::os::unix::fs::PermissionsExt;
+                let _ = fs::set_permissions(&full, fs::Permissions::from_mode(0o755));
+            }
+        }
+    }
+    drop(out);
+    let _ = feeder.join();
+    let _ = child.wait();
+    result.map(|()| missing)
+}
+
+/// Materialises `rev` into `dest`; a caveat when the fallback was needed.
+fn materialize(git_dir: &Path, rev: &str, dest: &Path) -> Result<Option<TreeCaveat>> {
+    match archive(git_dir, rev, dest) {
+        Ok(()) => Ok(None),
+        Err(e) => {
+            let _ = fs::remove_dir_all(dest);
+            fs::create_dir_all(dest).with_context(|| format!("creating {}", dest.display()))?;
+            let missing = cat_file_tree(git_dir, rev, dest)?;
+            Ok(Some(TreeCaveat {
+                method: "cat-file-fallback".into(),
+                error: format!("{e:#}"),
+                missing,
+            }))
+        }
+    }
+}
+
+/// Runs the eval; `ranker(tree, query)` returns ranked file paths (relative to the tree).
+pub fn run_eval(
+    opts: &EvalOptions,
+    ranker: &mut dyn FnMut(&Path, &str) -> Result<Vec<String>>,
+) -> Result<EvalReport> {
+    run_eval_with_progress(opts, ranker, &mut |_, _, _| {})
+}
+
+/// `run_eval` with a callback after each commit: `(done, total, result)`.
+pub fn run_eval_with_progress(
+    opts: &EvalOptions,
+    ranker: &mut dyn FnMut(&Path, &str) -> Result<Vec<String>>,
+    progress: &mut dyn FnMut(usize, usize, &QueryResult),
+) -> Result<EvalReport> {
+    if opts.ks.is_empty() || opts.ks.contains(&0) {
+        bail!("k values must be positive");
+    }
+    if !["query", "query_full", "message_raw"].contains(&opts.field.as_str()) {
+        bail!(
+            "unknown query field {:?} (query, query_full or message_raw)",
+            opts.field
+        );
+    }
+    let rows = read_dataset(opts)?;
+    let keep = opts.ks.iter().copied().max().unwrap_or(0).max(KEEP_RANKED);
+
+    // Parent → rows, in first-seen order.
+    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+    let mut group_of: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, r) in rows.iter().enumerate() {
+        let g = *group_of.entry(r.parent.clone()).or_insert_with(|| {
+            groups.push((r.parent.clone(), Vec::new()));
+            groups.len() - 1
+        });
+        groups[g].1.push(i);
+    }
+
+    let mut results: Vec<Option<QueryResult>> = vec![None; rows.len()];
+    let mut caveats = BTreeMap::new();
+    let mut materialize_ms = Vec::new();
+    let mut done = 0;
+    for (parent, idxs) in &groups {
+        let t0 = Instant::now();
+        let tmp = TempDir::new(parent)?;
+        let tree = tmp.0.join("tree");
+        fs::create_dir_all(&tree)?;
+        let tree_ok = match materialize(&opts.git_dir, parent, &tree) {
+            Ok(caveat) => {
+                if let Some(c) = caveat {
+                    caveats.insert(parent.clone(), c);
+                }
+                Ok(())
+            }
+            Err(e) => {
+                caveats.insert(
+                    parent.clone(),
+                    TreeCaveat {
+                        method: "failed".into(),
+                        error: format!("{e:#}"),
+                        missing: Vec::new(),
+                    },
+                );
+                Err(format!("tree materialization failed: {e:#}"))
+            }
+        };
+        materialize_ms.push(t0.elapsed().as_secs_f64() * 1000.0);
+        for (n, &i) in idxs.iter().enumerate() {
+            let r = &rows[i];
+            let (ranked, call_ms, error) = match &tree_ok {
+                Err(e) => (Vec::new(), 0.0, Some(e.clone())),
+                Ok(()) => {
+                    let t = Instant::now();
+                    let out = ranker(&tree, &r.query);
+                    let ms = t.elapsed().as_secs_f64() * 1000.0;
+                    match out {
+                        Ok(v) => (normalize_ranking(&v, &tree), ms, None),
+                        Err(e) => (Vec::new(), ms, Some(format!("{e:#}"))),
+                    }
+                }
+            };
+            let metrics = score(&ranked, &r.gold, &r.gold_impl, &opts.ks);
+            let gold_ranks = r
+                .gold
+                .iter()
+                .map(|g| (g.clone(), ranked.iter().position(|f| f == g).map(|p| p + 1)))
+                .collect();
+            let res = QueryResult {
+                commit: r.commit.clone(),
+                parent: parent.clone(),
+                query: r.query.clone(),
+                gold_files: r.gold.clone(),
+                gold_impl_files: r.gold_impl.clone(),
+                n_returned: ranked.len(),
+                ranked: ranked.into_iter().take(keep).collect(),
+                gold_ranks,
+                metrics,
+                call_ms,
+                first_on_tree: n == 0 && tree_ok.is_ok(),
+                error,
+            };
+            done += 1;
+            progress(done, rows.len(), &res);
+            results[i] = Some(res);
+        }
+        drop(tmp);
+    }
+    let per_query: Vec<QueryResult> = results.into_iter().flatten().collect();
+
+    let mut summary = BTreeMap::new();
+    if let Some(first) = per_query.first() {
+        for name in first.metrics.keys() {
+            let v = mean(
+                per_query
+                    .iter()
+                    .map(|q| q.metrics.get(name).copied().flatten()),
+            );
+            summary.insert(name.clone(), v);
+        }
+    }
+    let called: Vec<&QueryResult> = per_query
+        .iter()
+        .filter(|q| q.call_ms > 0.0 || q.error.is_none())
+        .collect();
+    let calls: Vec<f64> = called.iter().map(|q| q.call_ms).collect();
+    let timing = EvalTiming {
+        mean_call_ms: mean(calls.iter().map(|&x| Some(x))),
+        median_call_ms: median(calls),
+        mean_first_call_ms: mean(
+            called
+                .iter()
+                .filter(|q| q.first_on_tree)
+                .map(|q| Some(q.call_ms)),
+        ),
+        mean_other_call_ms: mean(
+            called
+                .iter()
+                .filter(|q| !q.first_on_tree)
+                .map(|q| Some(q.call_ms)),
+        ),
+        mean_materialize_ms: mean(materialize_ms.into_iter().map(Some)),
+    };
+    Ok(EvalReport {
+        repo: rows.first().map(|r| r.repo.clone()).unwrap_or_default(),
+        dataset: opts.dataset.display().to_string(),
+        field: opts.field.clone(),
+        n: per_query.len(),
+        n_with_impl_gold: per_query
+            .iter()
+            .filter(|q| !q.gold_impl_files.is_empty())
+            .count(),
+        ks: opts.ks.clone(),
+        summary,
+        timing,
+        tree_caveats: caveats,
+        per_query,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(v: &[&str]) -> Vec<String> {
+        v.iter().map(|x| x.to_string()).collect()
+    }
+
+    fn close(a: Option<f64>, b: Option<f64>) -> bool {
+        match (a, b) {
+            (Some(x), Some(y)) => (x - y).abs() < 1e-12,
+            (None, None) => true,
+            _ => false,
+        }
+    }
+
+    #[test]
+    fn score_matches_run_eval_py() {
+        // Expected values printed by run_eval.score on the same input.
+        let m = score(
+            &s(&[
+                "a.ts",
+                "tests/a.test.ts",
+                "b.ts",
+                "docs/x.py",
+                "c.ts",
+                "d.ts",
+            ]),
+            &s(&["b.ts", "tests/a.test.ts", "d.ts"]),
+            &s(&["b.ts", "d.ts"]),
+            &[1, 2, 4, 8],
+        );
+        let want: &[(&str, Option<f64>)] = &[
+            ("recall@1", Some(0.0)),
+            ("hit@1", Some(0.0)),
+            ("impl_recall@1", Some(0.0)),
+            ("impl_recall_filt@1", Some(0.0)),
+            ("recall@2", Some(1.0 / 3.0)),
+            ("hit@2", Some(1.0)),
+            ("impl_recall@2", Some(0.0)),
+            ("impl_recall_filt@2", Some(0.5)),
+            ("recall@4", Some(2.0 / 3.0)),
+            ("hit@4", Some(1.0)),
+            ("impl_recall@4", Some(0.5)),
+            ("impl_recall_filt@4", Some(1.0)),
+            ("recall@8", Some(1.0)),
+            ("hit@8", Some(1.0)),
+            ("impl_recall@8", Some(1.0)),
+            ("impl_recall_filt@8", Some(1.0)),
+            ("mrr", Some(0.5)),
+        ];
+        assert_eq!(m.len(), want.len());
+        for (k, v) in want {
+            assert!(close(m[*k], *v), "{k}: {:?} vs {v:?}", m[*k]);
+        }
+
+        let m = score(&[], &s(&["b.ts"]), &[], &[1, 2]);
+        assert_eq!(m["recall@1"], Some(0.0));
+        assert_eq!(m["hit@2"], Some(0.0));
+        assert_eq!(m["impl_recall@1"], None);
+        assert_eq!(m["impl_recall_filt@2"], None);
+        assert_eq!(m["mrr"], Some(0.0));
+
+        let m = score(&s(&["x.ts", "y.ts"]), &[], &[], &[1]);
+        assert_eq!(m["recall@1"], None);
+        assert_eq!(m["hit@1"], Some(0.0));
+    }
+
+    #[test]
+    fn mean_and_median_follow_python() {
+        assert_eq!(mean([None, Some(0.5), Some(1.0)].into_iter()), 0.75);
+        assert!(mean([None].into_iter()).is_nan());
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), 2.5);
+    }
+
+    #[test]
+    fn rankings_are_cleaned_and_deduplicated() {
+        let dir = tempfile::tempdir().unwrap();
+        let abs = dir.path().join("src/a.ts");
+        fs::create_dir_all(abs.parent().unwrap()).unwrap();
+        fs::write(&abs, "x").unwrap();
+        let got = normalize_ranking(
+            &s(&[
+                "./src/a.ts",
+                "src\\b.ts",
+                abs.to_str().unwrap(),
+                "",
+                "src/b.ts",
+                "././c.go",
+            ]),
+            dir.path(),
+        );
+        assert_eq!(got, s(&["src/a.ts", "src/b.ts", "c.go"]));
+    }
+
+    fn git(dir: &Path, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    }
+
+    /// A two-commit repository and a dataset naming its second commit.
+    fn fixture() -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().join("repo");
+        fs::create_dir_all(repo.join("src")).unwrap();
+        git(&repo, &["init", "-q"]);
+        fs::write(
+            repo.join("src/orders.ts"),
+            "export function exportOrders() {}\n",
+        )
+        .unwrap();
+        fs::write(repo.join("src/other.ts"), "export const x = 1\n").unwrap();
+        fs::write(repo.join("README.md"), "# demo\n").unwrap();
+        git(&repo, &["add", "."]);
+        git(&repo, &["commit", "-qm", "init"]);
+        let parent = git(&repo, &["rev-parse", "HEAD"]);
+        fs::write(
+            repo.join("src/orders.ts"),
+            "export function exportOrders(a) {}\n",
+        )
+        .unwrap();
+        git(&repo, &["commit", "-qam", "export orders with args"]);
+        let commit = git(&repo, &["rev-parse", "HEAD"]);
+        let row = serde_json::json!({
+            "repo": "demo/repo", "commit": commit, "parent": parent,
+            "query": "export orders", "query_full": "export orders with args",
+            "gold_files": ["src/orders.ts"], "gold_impl_files": ["src/orders.ts"],
+        });
+        let bad = serde_json::json!({
+            "repo": "demo/repo", "commit": "c2", "parent": "0000000000000000000000000000000000000000",
+            "query": "nothing", "gold_files": ["src/other.ts"], "gold_impl_files": [],
+        });
+        let dataset = dir.path().join("d.jsonl");
+        fs::write(&dataset, format!("{row}\n\n{row}\n{bad}\n")).unwrap();
+        (dir, repo.join(".git"), dataset)
+    }
+
+    #[test]
+    fn end_to_end_on_a_tiny_repository() {
+        let (_dir, git_dir, dataset) = fixture();
+        let mut opts = EvalOptions::new(&dataset, &git_dir);
+        opts.ks = vec![1, 2];
+        let mut seen_trees = Vec::new();
+        let mut ranker = |tree: &Path, q: &str| -> Result<Vec<String>> {
+            // The parent tree, not the commit: no argument yet.
+            let src = fs::read_to_string(tree.join("src/orders.ts"))?;
+            assert_eq!(src, "export function exportOrders() {}\n");
+            assert!(tree.join("README.md").exists());
+            assert_eq!(q, "export orders");
+            seen_trees.push(tree.to_path_buf());
+            Ok(s(&["./src/other.ts", "src/orders.ts", "src/orders.ts"]))
+        };
+        let report = run_eval(&opts, &mut ranker).unwrap();
+        assert_eq!(report.n, 3);
+        assert_eq!(report.repo, "demo/repo");
+        assert_eq!(report.n_with_impl_gold, 2);
+        let q = &report.per_query[0];
+        assert_eq!(q.ranked, s(&["src/other.ts", "src/orders.ts"]));
+        assert_eq!(q.metrics["recall@1"], Some(0.0));
+        assert_eq!(q.metrics["recall@2"], Some(1.0));
+        assert_eq!(q.metrics["mrr"], Some(0.5));
+        assert!(q.first_on_tree && !report.per_query[1].first_on_tree);
+        // The bad parent fails to materialise: an error, empty ranking, metrics still counted.
+        let bad = &report.per_query[2];
+        assert!(bad.error.as_deref().unwrap().contains("materialization"));
+        assert_eq!(bad.metrics["recall@1"], Some(0.0));
+        assert_eq!(report.summary["recall@2"], 2.0 / 3.0);
+        assert_eq!(report.summary["impl_recall@2"], 1.0);
+        assert_eq!(report.summary["mrr"], 1.0 / 3.0);
+        assert_eq!(report.tree_caveats.len(), 1);
+        // Trees are removed afterwards.
+        assert!(seen_trees.iter().all(|t| !t.exists()));
+        let table = report.table();
+        assert!(table.contains("recall"));
+        assert!(table.contains("impl_recall_filt"));
+        assert!(table.contains("tool errors: 1"));
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["per_query"][0]["metrics"]["hit@2"], 1.0);
+
+        // --limit and query_full.
+        opts.limit = Some(1);
+        opts.field = "query_full".into();
+        let mut ranker = |_: &Path, q: &str| -> Result<Vec<String>> {
+            assert_eq!(q, "export orders with args");
+            anyhow::bail!("ranker failed")
+        };
+        let report = run_eval(&opts, &mut ranker).unwrap();
+        assert_eq!(report.n, 1);
+        assert_eq!(report.per_query[0].error.as_deref(), Some("ranker failed"));
+    }
+
+    #[test]
+    fn cat_file_fallback_writes_the_tree() {
+        let (_dir, git_dir, _) = fixture();
+        let dest = tempfile::tempdir().unwrap();
+        let missing = cat_file_tree(&git_dir, "HEAD~1", dest.path()).unwrap();
+        assert!(missing.is_empty());
+        assert_eq!(
+            fs::read_to_string(dest.path().join("src/orders.ts")).unwrap(),
+            "export function exportOrders() {}\n"
+        );
+        assert!(dest.path().join("README.md").exists());
+        assert!(cat_file_tree(&git_dir, "nope", dest.path()).is_err());
+    }
+
+    #[test]
+    fn bad_options_are_errors() {
+        let mut opts = EvalOptions::new("/nonexistent.jsonl", "/nonexistent");
+        let mut ranker = |_: &Path, _: &str| -> Result<Vec<String>> { Ok(vec![]) };
+        assert!(run_eval(&opts, &mut ranker).is_err());
+        opts.field = "subject".into();
+        assert!(run_eval(&opts, &mut ranker).is_err());
+        opts.field = "query".into();
+        opts.ks = vec![0];
+        assert!(run_eval(&opts, &mut ranker).is_err());
+    }
+}

@@ -1,0 +1,163 @@
+//! `mapscope search` on a fixture repo with known answers, and the JSON contract.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/repos/search-app")
+}
+
+fn search(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mapscope"))
+        .arg("search")
+        .args(args)
+        .output()
+        .expect("run mapscope")
+}
+
+fn search_json(query: &str, extra: &[&str]) -> Value {
+    let r = repo();
+    let mut args = vec![r.to_str().unwrap(), query, "--json"];
+    args.extend_from_slice(extra);
+    let o = search(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).expect("valid JSON")
+}
+
+#[test]
+fn exact_identifier_puts_its_definition_first_with_high_confidence() {
+    let v = search_json("exportOrdersCsv", &[]);
+    assert_eq!(v["confidence"], "high");
+    let first = &v["sources"][0];
+    assert_eq!(first["file_path"], "src/orders/export.ts");
+    assert_eq!(first["evidence_type"], "definition");
+    assert_eq!(first["symbol"], "exportOrdersCsv");
+    assert_eq!(first["kind"], "function");
+}
+
+#[test]
+fn tests_rank_below_the_implementation() {
+    let v = search_json("export orders csv", &["--files"]);
+    let files: Vec<&str> = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["file_path"].as_str().unwrap())
+        .collect();
+    let imp = files.iter().position(|f| *f == "src/orders/export.ts");
+    let test = files.iter().position(|f| *f == "tests/export.test.ts");
+    assert_eq!(imp, Some(0), "{files:?}");
+    assert!(test.is_none_or(|t| t > 0), "{files:?}");
+}
+
+#[test]
+fn chinese_query_finds_the_function_with_a_chinese_comment() {
+    let v = search_json("导出订单", &[]);
+    assert_eq!(v["sources"][0]["symbol"], "exportOrdersCsv", "{v:#}");
+}
+
+#[test]
+fn chinese_words_reach_english_identifiers_through_the_glossary() {
+    // 分页 → paginate: no Chinese text near `paginate` in the fixture.
+    let v = search_json("分页", &[]);
+    assert_eq!(v["sources"][0]["symbol"], "paginate", "{v:#}");
+    // Mixed query: English words plus 过滤 → filter.
+    let v = search_json("notify session 过滤", &["--files"]);
+    assert_eq!(v["files"][0]["file_path"], "src/auth/session.ts", "{v:#}");
+}
+
+#[test]
+fn nonsense_is_low_confidence_and_text_says_so() {
+    let v = search_json("qwzx plorb", &[]);
+    assert_eq!(v["confidence"], "low");
+    assert_eq!(v["diagnostics"]["low_score"], true);
+    let r = repo();
+    let o = search(&[r.to_str().unwrap(), "qwzx plorb"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("no confident hits"));
+}
+
+#[test]
+fn text_output_is_one_line_per_hit() {
+    let r = repo();
+    let o = search(&[r.to_str().unwrap(), "paginate", "--top", "3"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(!lines.is_empty() && lines.len() <= 3, "{out}");
+    let first: Vec<&str> = lines[0].split("  ").collect();
+    assert_eq!(first[0], "src/orders/export.ts:10-12");
+    assert_eq!(&first[1..4], ["definition", "function", "paginate"]);
+    assert!(first[4].parse::<f64>().is_ok());
+}
+
+#[test]
+fn json_follows_the_contract() {
+    let v = search_json("session filter", &["--top", "5"]);
+    assert_eq!(v["success"], true);
+    assert!(v["repo_path"].as_str().unwrap().ends_with("search-app"));
+    assert_eq!(v["question"], "session filter");
+    assert!(["high", "medium", "low"].contains(&v["confidence"].as_str().unwrap()));
+    let sources = v["sources"].as_array().unwrap();
+    assert!(!sources.is_empty() && sources.len() <= 5);
+    for s in sources {
+        let path = s["file_path"].as_str().unwrap();
+        assert!(!path.starts_with('/'), "relative paths: {path}");
+        let range = s["line_range"].as_array().unwrap();
+        assert_eq!(range.len(), 2);
+        assert!(range[0].as_u64().unwrap() <= range[1].as_u64().unwrap());
+        assert!(s["excerpt"].is_string());
+        let ev = s["evidence_type"].as_str().unwrap();
+        assert!(["definition", "reference", "call", "import", "text"].contains(&ev));
+        assert!(s["score"].is_number());
+        for k in ["bm25", "name", "path", "graph", "prior", "penalty"] {
+            assert!(s["signals"][k].is_number(), "signal {k}");
+        }
+        for k in ["symbol", "kind"] {
+            assert!(s.get(k).is_none_or(|x| x.is_string()), "{k} optional string");
+        }
+    }
+    for f in v["files"].as_array().unwrap() {
+        assert!(f["file_path"].is_string() && f["score"].is_number());
+    }
+    let d = &v["diagnostics"];
+    for k in ["definition", "reference", "call", "import", "text"] {
+        assert!(d["retrieval_counts"][k].is_u64(), "retrieval_counts.{k}");
+    }
+    for k in ["latency_ms", "index_ms"] {
+        assert!(d[k].is_number(), "{k}");
+    }
+    assert!(d["parsed_files"].as_u64().unwrap() >= 5);
+    assert!(d["low_score"].is_boolean());
+}
+
+#[test]
+fn errors_follow_the_contract() {
+    let empty = tempfile::tempdir().unwrap();
+    let o = search(&[empty.path().to_str().unwrap(), "anything", "--json"]);
+    assert_eq!(o.status.code(), Some(2));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["success"], false);
+    assert_eq!(v["code"], "REPO_EMPTY");
+    assert!(v["error"].is_string());
+
+    let o = search(&["/no/such/repo", "anything", "--json"]);
+    assert_eq!(o.status.code(), Some(2));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["code"], "REPO_NOT_FOUND");
+
+    let o = search(&["/no/such/repo", "anything"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("REPO_NOT_FOUND"));
+}
+
+#[test]
+fn filters_by_language_and_path() {
+    let v = search_json("orders", &["--paths", "src/orders/**", "--top", "20"]);
+    for s in v["sources"].as_array().unwrap() {
+        assert!(s["file_path"].as_str().unwrap().starts_with("src/orders/"));
+    }
+    let r = repo();
+    let o = search(&[r.to_str().unwrap(), "orders", "--lang", "rust"]);
+    assert_eq!(o.status.code(), Some(2));
+}
