@@ -114,7 +114,10 @@ fn json_follows_the_contract() {
             assert!(s["signals"][k].is_number(), "signal {k}");
         }
         for k in ["symbol", "kind"] {
-            assert!(s.get(k).is_none_or(|x| x.is_string()), "{k} optional string");
+            assert!(
+                s.get(k).is_none_or(|x| x.is_string()),
+                "{k} optional string"
+            );
         }
     }
     for f in v["files"].as_array().unwrap() {
