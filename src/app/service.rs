@@ -12,11 +12,10 @@ use super::engine::{
     EngineEvent, EngineRequest, EngineService, Generation, Hit, HitsSnapshot, IndexSnapshot,
     MapFile, MapParams, MapSnapshot, Published,
 };
-use crate::engine::index::{Index, IndexOptions, MapRequest};
+use crate::engine::index::{BuildProgress, Index, IndexOptions, MapRequest};
 use crate::engine::rank::{query_terms, RankOutput};
 use crate::engine::repo_map::{render, MapFormat, RepoMap};
 use crate::engine::tokenizer::TokenizerKind;
-use crate::engine::walk::walk;
 use crate::ui::{CutRow, CutView, Evidence, HitRow, WhyEdge, WhyView};
 
 /// Hits kept per query (the pane scrolls).
@@ -78,20 +77,36 @@ impl IndexService {
         if super::run::test_panic() == Some(super::run::TestPanic::Worker) {
             panic!("test panic in the engine worker");
         }
-        emit(EngineEvent::Progress {
-            phase: "walking",
-            done: 0,
-            total: 0,
+        // The build runs on a scoped thread and reports through a channel, so this worker
+        // thread can forward progress (throttled) through `emit`, which is not `Sync`.
+        let (tx, rx) = crossbeam_channel::unbounded::<BuildProgress>();
+        let (root, opts) = (&self.root, &self.opts);
+        let built = std::thread::scope(|scope| {
+            let handle = scope.spawn(move || {
+                let report = move |p: BuildProgress| {
+                    let _ = tx.send(p);
+                };
+                Index::build_with_progress(root, opts, &report)
+            });
+            let mut last_sent: Option<Instant> = None;
+            for p in rx.iter() {
+                let due = last_sent.is_none_or(|t| t.elapsed().as_millis() >= 50);
+                if due || p.done == p.total {
+                    emit(EngineEvent::Progress {
+                        phase: p.phase.name(),
+                        done: p.done,
+                        total: p.total,
+                    });
+                    last_sent = Some(Instant::now());
+                }
+            }
+            handle.join()
         });
-        // `Index::build` has no progress callback yet: a first walk gives the file count
-        // for the gauge (the walk is a small share of a cold build).
-        let total = walk(&self.root, &self.opts.walk).map_or(0, |w| w.files.len());
-        emit(EngineEvent::Progress {
-            phase: "parsing",
-            done: 0,
-            total,
-        });
-        let index = match Index::build(&self.root, &self.opts) {
+        let built = match built {
+            Ok(result) => result,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        let index = match built {
             Ok(i) => Arc::new(i),
             Err(e) => {
                 emit(EngineEvent::IndexFailed {

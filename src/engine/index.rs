@@ -7,6 +7,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
@@ -86,6 +87,33 @@ pub struct Index {
     search: OnceLock<(SearchIndex, f64)>,
 }
 
+/// Which phase a build is in, for progress reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BuildPhase {
+    Walk,
+    Parse,
+    Graph,
+}
+
+impl BuildPhase {
+    pub fn name(self) -> &'static str {
+        match self {
+            BuildPhase::Walk => "walking",
+            BuildPhase::Parse => "parsing",
+            BuildPhase::Graph => "linking",
+        }
+    }
+}
+
+/// A progress report from `Index::build_with_progress`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BuildProgress {
+    pub phase: BuildPhase,
+    pub done: usize,
+    pub total: usize,
+}
+
 /// Outcome of loading one walked file.
 enum Loaded {
     File(ParsedFile),
@@ -96,7 +124,22 @@ impl Index {
     /// Walks, parses and links `root`. Fails with `RepoNotFound`, `InvalidRepo`, or
     /// `RepoEmpty` (with a summary of what was skipped and why) when nothing is indexable.
     pub fn build(root: &Path, opts: &IndexOptions) -> Result<Index, EngineError> {
+        Self::build_with_progress(root, opts, &|_| {})
+    }
+
+    /// `build`, reporting progress. `progress` is called from rayon worker threads, at most
+    /// about a hundred times per phase, so it must be cheap (e.g. a channel send).
+    pub fn build_with_progress(
+        root: &Path,
+        opts: &IndexOptions,
+        progress: &(dyn Fn(BuildProgress) + Sync),
+    ) -> Result<Index, EngineError> {
         let t0 = Instant::now();
+        progress(BuildProgress {
+            phase: BuildPhase::Walk,
+            done: 0,
+            total: 0,
+        });
         let walked = walk(root, &opts.walk)?;
         let root = root.canonicalize().map_err(|source| EngineError::Io {
             path: root.to_path_buf(),
@@ -106,9 +149,27 @@ impl Index {
 
         let t1 = Instant::now();
         let max_size = opts.walk.max_file_size;
+        let total = walked.files.len();
+        let step = (total / 100).max(1);
+        let done = AtomicUsize::new(0);
+        progress(BuildProgress {
+            phase: BuildPhase::Parse,
+            done: 0,
+            total,
+        });
         let loaded: Vec<Loaded> = walked
             .files
             .par_iter()
+            .inspect(|_| {
+                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                if n.is_multiple_of(step) || n == total {
+                    progress(BuildProgress {
+                        phase: BuildPhase::Parse,
+                        done: n,
+                        total,
+                    });
+                }
+            })
             .map(|f| match load_source(&f.abs_path, &f.rel_path, max_size) {
                 Err(reason) => Loaded::Skip(Skipped {
                     path: f.rel_path.clone(),
@@ -146,6 +207,11 @@ impl Index {
         }
 
         let t2 = Instant::now();
+        progress(BuildProgress {
+            phase: BuildPhase::Graph,
+            done: files.len(),
+            total: files.len(),
+        });
         let graph = build_graph(&files, &walked.go_modules);
         let (prior, neighbors) = graph_signals(&graph, files.len());
         let graph_ms = ms_since(t2);
