@@ -1201,6 +1201,45 @@ mod tests {
         assert_eq!(tags.parse_errors, 0);
     }
 
+    /// The rooted query (run per node on the walk) finds exactly what a whole-tree pass finds.
+    #[test]
+    fn rooted_query_equals_whole_tree_query() {
+        fn visit(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    visit(&path, out);
+                } else {
+                    out.push(path);
+                }
+            }
+        }
+        let mut files = Vec::new();
+        visit(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/repos"),
+            &mut files,
+        );
+        let mut checked = 0;
+        for path in files {
+            let Some(lang) = Lang::from_path(&path.to_string_lossy()) else {
+                continue;
+            };
+            let source = std::fs::read_to_string(&path).unwrap();
+            let whole = TagsQuery {
+                query: Query::new(&lang::grammar(lang), lang::tags_query_source(lang)).unwrap(),
+                roots: None,
+            };
+            let deadline = Instant::now() + Duration::from_secs(60);
+            let tree = parse(lang, &source, deadline).unwrap();
+            let expected = Extractor::new(lang, &source).run(&whole, &tree, deadline);
+            let mut actual = extract_tags(lang, &source);
+            actual.parse_errors = 0;
+            assert_eq!(actual, expected, "{}", path.display());
+            checked += usize::from(!actual.defs.is_empty());
+        }
+        assert!(checked >= 15, "only {checked} files with definitions");
+    }
+
     #[test]
     fn empty_source() {
         for lang in Lang::ALL {
