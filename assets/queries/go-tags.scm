@@ -24,52 +24,9 @@
 
 ; ---------------------------------------------------------------- references
 
-(call_expression function: (identifier) @reference.call)
-(call_expression
-  function: (selector_expression
-    operand: (_) @qualifier
-    field: (field_identifier) @reference.call))
-; `New[int](x)` parses as a conversion to a generic type.
-(type_conversion_expression
-  type: (generic_type type: (type_identifier) @reference.call))
-(composite_literal type: (type_identifier) @reference.call)
-(composite_literal
-  type: (qualified_type package: (_) @qualifier name: (_) @reference.call))
-(composite_literal type: (generic_type type: (type_identifier) @reference.call))
-
-; Embedding: a struct field without a name, an interface's embedded interface.
-(field_declaration !name type: (type_identifier) @reference.heritage)
-(field_declaration
-  !name
-  type: (qualified_type package: (_) @qualifier name: (_) @reference.heritage))
-(field_declaration
-  !name
-  type: (generic_type type: (type_identifier) @reference.heritage))
-(interface_type (type_elem (type_identifier) @reference.heritage))
-(interface_type
-  (type_elem
-    (qualified_type package: (_) @qualifier name: (_) @reference.heritage)))
-
-(type_identifier) @reference.type
-(qualified_type package: (_) @qualifier name: (_) @reference.type)
-
-(selector_expression
-  operand: (_) @qualifier
-  field: (field_identifier) @reference.reference)
-(identifier) @reference.reference
-
-; Binding positions: declared names are definitions or locals, not uses.
-(parameter_declaration (identifier) @ignore)
-(variadic_parameter_declaration (identifier) @ignore)
-(const_spec (identifier) @ignore)
-(var_spec (identifier) @ignore)
-((identifier) @ignore
-  (#eq? @ignore "_"))
-(short_var_declaration left: (expression_list (identifier) @ignore))
-(range_clause left: (expression_list (identifier) @ignore))
-(type_parameter_declaration (identifier) @ignore)
-(keyed_element key: (literal_element (identifier) @ignore))
-(type_switch_statement alias: (expression_list (identifier) @ignore))
+; References (calls, types, heritage, plain uses) and the binding positions that are not uses
+; are collected by a cursor walk in src/engine/tags/refs.rs: this query runs only on the nodes
+; where one of its patterns can start, so it stays small and cheap.
 
 ; ---------------------------------------------------------------- imports
 

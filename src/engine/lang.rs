@@ -1,8 +1,11 @@
 //! Language table: the tree-sitter grammar of each `Lang` and its tags query.
 //!
-//! Queries live in `assets/queries/<lang>-tags.scm` (embedded with `include_str!`); TSX is the
-//! TypeScript query plus `tsx-tags.scm` (JSX). Each query is compiled once per process, on
-//! whichever rayon worker asks first, and shared read-only afterwards (`Query` is `Sync`).
+//! Queries live in `assets/queries/<lang>-tags.scm` (embedded with `include_str!`); TSX uses the
+//! TypeScript query (its JSX references are found by the reference walk, not by a query). Each
+//! query is compiled once per process, on whichever rayon worker asks first, and shared
+//! read-only afterwards (`Query` is `Sync`). The queries hold definitions and imports only:
+//! a query pass over every node of a file costs more than parsing it, so the extractor runs
+//! the query only on nodes whose kind starts one of its patterns (`QueryRoots`).
 
 use std::sync::OnceLock;
 
@@ -13,11 +16,6 @@ use super::model::Lang;
 use super::tags;
 
 const TYPESCRIPT_TAGS: &str = include_str!("../../assets/queries/typescript-tags.scm");
-const TSX_TAGS: &str = concat!(
-    include_str!("../../assets/queries/typescript-tags.scm"),
-    "\n",
-    include_str!("../../assets/queries/tsx-tags.scm"),
-);
 const JAVASCRIPT_TAGS: &str = include_str!("../../assets/queries/javascript-tags.scm");
 const PYTHON_TAGS: &str = include_str!("../../assets/queries/python-tags.scm");
 const GO_TAGS: &str = include_str!("../../assets/queries/go-tags.scm");
@@ -36,8 +34,7 @@ pub fn grammar(lang: Lang) -> Language {
 /// The source text of a language's tags query.
 pub fn tags_query_source(lang: Lang) -> &'static str {
     match lang {
-        Lang::TypeScript => TYPESCRIPT_TAGS,
-        Lang::Tsx => TSX_TAGS,
+        Lang::TypeScript | Lang::Tsx => TYPESCRIPT_TAGS,
         Lang::JavaScript => JAVASCRIPT_TAGS,
         Lang::Python => PYTHON_TAGS,
         Lang::Go => GO_TAGS,
@@ -54,11 +51,25 @@ fn slot(lang: Lang) -> usize {
     }
 }
 
+/// A compiled tags query and the node kinds its patterns start with.
+pub struct TagsQuery {
+    pub query: Query,
+    /// `roots[kind_id]` is true when some pattern starts with that node kind; `None` when a
+    /// pattern starts with something else (a wildcard, an alternation), so the query must run
+    /// over the whole tree.
+    pub roots: Option<Vec<bool>>,
+}
+
 /// The compiled tags query of a language. Compiled on first use and cached for the life of the
 /// process (aider recompiles per file, which costs tens of milliseconds each time); a failure is
 /// cached too, so a broken query is reported on every call without recompiling.
 pub fn tags_query(lang: Lang) -> Result<&'static Query, EngineError> {
-    static QUERIES: [OnceLock<Result<Query, String>>; 5] = [
+    compiled_tags_query(lang).map(|t| &t.query)
+}
+
+/// `tags_query` with the root kinds of its patterns.
+pub fn compiled_tags_query(lang: Lang) -> Result<&'static TagsQuery, EngineError> {
+    static QUERIES: [OnceLock<Result<TagsQuery, String>>; 5] = [
         OnceLock::new(),
         OnceLock::new(),
         OnceLock::new(),
@@ -74,8 +85,10 @@ pub fn tags_query(lang: Lang) -> Result<&'static Query, EngineError> {
         })
 }
 
-fn compile(lang: Lang) -> Result<Query, String> {
-    let query = Query::new(&grammar(lang), tags_query_source(lang)).map_err(|e| {
+fn compile(lang: Lang) -> Result<TagsQuery, String> {
+    let grammar = grammar(lang);
+    let source = tags_query_source(lang);
+    let query = Query::new(&grammar, source).map_err(|e| {
         format!(
             "{} at line {}, column {}: {}",
             kind_name(&e.kind),
@@ -92,7 +105,34 @@ fn compile(lang: Lang) -> Result<Query, String> {
     {
         return Err(format!("unknown capture name @{bad}"));
     }
-    Ok(query)
+    let roots = root_kinds(&grammar, &query, source);
+    Ok(TagsQuery { query, roots })
+}
+
+/// Which node kinds start a pattern, read from each pattern's source text: `(kind …)`.
+fn root_kinds(grammar: &Language, query: &Query, source: &str) -> Option<Vec<bool>> {
+    let mut roots = vec![false; grammar.node_kind_count()];
+    for pattern in 0..query.pattern_count() {
+        let text = source.get(query.start_byte_for_pattern(pattern)..)?;
+        let kind = pattern_root(text)?;
+        let id = grammar.id_for_node_kind(kind, true);
+        // `_` and `ERROR` are not real kinds; an unknown name was rejected by `Query::new`.
+        if id == 0 || kind == "_" || kind == "ERROR" {
+            return None;
+        }
+        *roots.get_mut(usize::from(id))? = true;
+    }
+    Some(roots)
+}
+
+/// The node kind a pattern starts with, or `None` if it does not start with `(kind`.
+fn pattern_root(text: &str) -> Option<&str> {
+    let rest = text.strip_prefix('(')?;
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    let kind = &rest[..end];
+    (!kind.is_empty()).then_some(kind)
 }
 
 fn kind_name(kind: &tree_sitter::QueryErrorKind) -> &'static str {
@@ -136,10 +176,33 @@ mod tests {
     }
 
     #[test]
-    fn tsx_query_extends_typescript() {
-        let ts = tags_query(Lang::TypeScript).unwrap().pattern_count();
-        let tsx = tags_query(Lang::Tsx).unwrap().pattern_count();
-        assert!(tsx > ts);
+    fn every_query_knows_its_roots() {
+        for lang in Lang::ALL {
+            let compiled = compiled_tags_query(lang).unwrap();
+            let roots = compiled
+                .roots
+                .as_ref()
+                .unwrap_or_else(|| panic!("{lang:?}"));
+            assert!(roots.iter().any(|&r| r), "{lang:?}");
+        }
+        let go = compiled_tags_query(Lang::Go)
+            .unwrap()
+            .roots
+            .as_ref()
+            .unwrap();
+        let g = grammar(Lang::Go);
+        assert!(go[usize::from(g.id_for_node_kind("import_spec", true))]);
+        assert!(go[usize::from(g.id_for_node_kind("source_file", true))]);
+        assert!(!go[usize::from(g.id_for_node_kind("identifier", true))]);
+    }
+
+    #[test]
+    fn pattern_roots() {
+        assert_eq!(pattern_root("(class_body) @x"), Some("class_body"));
+        assert_eq!(pattern_root("(a_b (c))"), Some("a_b"));
+        assert_eq!(pattern_root("[(a) (b)]"), None);
+        assert_eq!(pattern_root("((a) @x (#eq? @x \"y\"))"), None);
+        assert_eq!(pattern_root("(_) @x"), Some("_"));
     }
 
     #[test]

@@ -1,18 +1,25 @@
-//! Tag extraction: one parse and one pass over the language's tags query turn a file's source
-//! into definitions, references and imports (`FileTags`).
+//! Tag extraction: one parse and one walk over the tree turn a file's source into
+//! definitions, references and imports (`FileTags`).
 //!
-//! Runs on rayon workers: each thread keeps its own parser; the compiled queries are shared.
-//! Never panics on hostile input, and gives up after a time budget (pathological files would
-//! otherwise stall a whole build). The query decides *what* is a tag (see the capture names in
-//! `assets/queries/typescript-tags.scm`); this module turns captures into model values: kinds
-//! that depend on context, signature lines, nesting, qualifiers and import statements.
+//! Runs on rayon workers: each thread keeps its own parser; the compiled queries and reference
+//! rules are shared. Never panics on hostile input, and gives up after a time budget
+//! (pathological files would otherwise stall a whole build). Definitions and imports come from
+//! the language's tags query (see the capture names in `assets/queries/typescript-tags.scm`),
+//! run only on the nodes whose kind starts one of its patterns; references come from the rules
+//! in `refs`, checked on the same walk. This module turns both into model values: kinds that
+//! depend on context, signature lines, nesting, qualifiers and import statements.
 //!
-//! Hot paths avoid `Node::parent()`, which tree-sitter computes by walking down from the root
-//! (linear in the width of every level): context a reference needs is captured by the query.
+//! Why a walk and not one query pass: tree-sitter's query engine costs more per node than the
+//! parse itself once patterns match "every identifier", while comparing precomputed kind ids
+//! costs nanoseconds. Hot paths avoid `Node::parent()`, which tree-sitter computes by walking
+//! down from the root: the walk keeps its own ancestor stack.
+
+mod refs;
 
 use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::time::{Duration, Instant};
 
 use tree_sitter::{
@@ -20,10 +27,11 @@ use tree_sitter::{
     QueryCursorState, QueryMatch, StreamingIterator, Tree,
 };
 
-use super::lang;
+use super::lang::{self, TagsQuery};
 use super::model::{
     DefKind, Definition, FileTags, Import, ImportedName, Lang, LineRange, RefKind, Reference,
 };
+use refs::{Frame, Rules};
 
 /// Base wall-clock budget for parsing plus querying one file. Ordinary files take
 /// milliseconds; pathological input (megabytes on one line, deeply nested garbage) is cut here.
@@ -50,9 +58,6 @@ pub(crate) enum CaptureRole {
     Definition(DefSpec),
     Outer,
     ClassBody,
-    Reference(RefKind),
-    Qualifier,
-    Ignore,
     Import,
     ImportBinding,
     /// `@_foo`: only used by predicates.
@@ -75,53 +80,48 @@ pub(crate) fn capture_role(name: &str) -> Option<CaptureRole> {
         "name" => CaptureRole::Name,
         "outer" => CaptureRole::Outer,
         "class_body" => CaptureRole::ClassBody,
-        "qualifier" => CaptureRole::Qualifier,
-        "ignore" => CaptureRole::Ignore,
         "import" => CaptureRole::Import,
         "import.binding" => CaptureRole::ImportBinding,
         "definition.type" => CaptureRole::Definition(DefSpec::GoType),
         _ => {
-            if let Some(kind) = name.strip_prefix("definition.") {
-                let kind = match kind {
-                    "function" => DefKind::Function,
-                    "method" => DefKind::Method,
-                    "class" => DefKind::Class,
-                    "interface" => DefKind::Interface,
-                    "type_alias" => DefKind::TypeAlias,
-                    "enum" => DefKind::Enum,
-                    "struct" => DefKind::Struct,
-                    "constant" => DefKind::Constant,
-                    "variable" => DefKind::Variable,
-                    _ => return None,
-                };
-                CaptureRole::Definition(DefSpec::Kind(kind))
-            } else if let Some(kind) = name.strip_prefix("reference.") {
-                let kind = match kind {
-                    "call" => RefKind::Call,
-                    "reference" => RefKind::Reference,
-                    "type" => RefKind::Type,
-                    "heritage" => RefKind::Heritage,
-                    _ => return None,
-                };
-                CaptureRole::Reference(kind)
-            } else {
-                return None;
-            }
+            let kind = match name.strip_prefix("definition.")? {
+                "function" => DefKind::Function,
+                "method" => DefKind::Method,
+                "class" => DefKind::Class,
+                "interface" => DefKind::Interface,
+                "type_alias" => DefKind::TypeAlias,
+                "enum" => DefKind::Enum,
+                "struct" => DefKind::Struct,
+                "constant" => DefKind::Constant,
+                "variable" => DefKind::Variable,
+                _ => return None,
+            };
+            CaptureRole::Definition(DefSpec::Kind(kind))
         }
     };
     Some(role)
 }
 
+/// A thread's parser and the language it is set to: `set_language` re-creates the external
+/// scanner, so it is skipped when consecutive files share a language.
+struct ThreadParser {
+    parser: Parser,
+    lang: Option<Lang>,
+}
+
 thread_local! {
-    static PARSER: RefCell<Parser> = RefCell::new(Parser::new());
+    static PARSER: RefCell<ThreadParser> = RefCell::new(ThreadParser {
+        parser: Parser::new(),
+        lang: None,
+    });
 }
 
 /// Extract the tags of one file. Syntax errors still give tags (tree-sitter recovers) and are
 /// counted in `parse_errors`. If the file cannot be parsed within its budget (see
-/// `time_budget`) the result is empty with `parse_errors = 1`; if querying runs out of time the
+/// `time_budget`) the result is empty with `parse_errors = 1`; if the walk runs out of time the
 /// tags found so far are kept. A broken query (see `lang::check_all_queries`) gives empty tags.
 pub fn extract_tags(lang: Lang, source: &str) -> FileTags {
-    let Ok(query) = lang::tags_query(lang) else {
+    let Ok(query) = lang::compiled_tags_query(lang) else {
         return FileTags::default();
     };
     let deadline = Instant::now() + time_budget(source);
@@ -144,30 +144,49 @@ pub fn time_budget(source: &str) -> Duration {
     TIME_BUDGET.saturating_add(extra).min(MAX_TIME_BUDGET)
 }
 
+/// Tree-sitter reports progress every hundred or so parse operations; reading the clock on
+/// every report would be a measurable share of a fast parse.
+const CLOCK_EVERY_PROGRESS_CALLS: u32 = 16;
+
+/// The walk reads the clock once per this many nodes.
+const CLOCK_EVERY_NODES: u32 = 4096;
+
 fn parse(lang: Lang, source: &str, deadline: Instant) -> Option<Tree> {
-    let run = |parser: &mut Parser| {
-        parser.set_language(&lang::grammar(lang)).ok()?;
+    let run = |tp: &mut ThreadParser| {
+        if tp.lang != Some(lang) {
+            tp.lang = None;
+            tp.parser.set_language(&lang::grammar(lang)).ok()?;
+            tp.lang = Some(lang);
+        }
         let bytes = source.as_bytes();
-        let mut past_deadline = |_: &ParseState| Instant::now() >= deadline;
+        let mut calls = 0u32;
+        let mut past_deadline = |_: &ParseState| {
+            calls = calls.wrapping_add(1);
+            calls.is_multiple_of(CLOCK_EVERY_PROGRESS_CALLS) && Instant::now() >= deadline
+        };
         let options = ParseOptions::new().progress_callback(&mut past_deadline);
-        let tree = parser.parse_with_options(
+        let tree = tp.parser.parse_with_options(
             &mut |offset, _| bytes.get(offset..).unwrap_or_default(),
             None,
             Some(options),
         );
         if tree.is_none() {
             // A cancelled parse would otherwise be resumed by the next call on this thread.
-            parser.reset();
+            tp.parser.reset();
         }
         tree
+    };
+    let fresh = || ThreadParser {
+        parser: Parser::new(),
+        lang: None,
     };
     // The thread-local parser is only unavailable during thread teardown; fall back to a new one.
     PARSER
         .try_with(|cell| match cell.try_borrow_mut() {
-            Ok(mut parser) => run(&mut parser),
-            Err(_) => run(&mut Parser::new()),
+            Ok(mut tp) => run(&mut tp),
+            Err(_) => run(&mut fresh()),
         })
-        .unwrap_or_else(|_| run(&mut Parser::new()))
+        .unwrap_or_else(|_| run(&mut fresh()))
 }
 
 /// Number of ERROR and MISSING nodes, visiting only subtrees that contain errors.
@@ -205,27 +224,59 @@ struct DefCandidate<'t> {
 
 /// Borrowed from the source: a minified file can yield millions of candidates, and only the
 /// distinct ones are turned into owned `Reference`s.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
 struct RefCandidate<'s> {
-    node_id: usize,
-    kind: RefKind,
-    name: &'s str,
     line: u32,
+    name: &'s str,
+    kind: RefKind,
     qualifier: Option<&'s str>,
 }
+
+/// Hashes node ids (addresses, already well spread) with one multiply: SipHash showed up in
+/// profiles for these small per-file maps, and their contents never leak an iteration order.
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+}
+
+type IdBuild = BuildHasherDefault<IdHasher>;
+
+/// A query with the node kinds its patterns start with, and the roles of its captures.
+type RootedQuery<'q> = (&'q Query, &'q [bool], &'q [Option<CaptureRole>]);
 
 struct Extractor<'s, 't> {
     lang: Lang,
     src: &'s str,
     defs: Vec<DefCandidate<'t>>,
     /// (definition node id, name node id) → index in `defs`: a Go spec can define several names.
-    def_index: HashMap<(usize, usize), usize>,
+    def_index: HashMap<(usize, usize), usize, IdBuild>,
     refs: Vec<RefCandidate<'s>>,
-    /// Nodes in binding positions (and definition names): never plain references or types.
-    ignored: HashSet<usize>,
+    /// Definition names: never also plain references or types.
+    names: HashSet<usize, IdBuild>,
     /// Method node id → first row of the decorators right before it (TypeScript class bodies).
-    decorated_from: HashMap<usize, usize>,
-    /// Import node id → (node, binding).
-    imports: HashMap<usize, (Node<'t>, Option<Node<'t>>)>,
+    decorated_from: HashMap<usize, usize, IdBuild>,
+    /// Import statements or calls with their binding, in walk order; `import_index` maps a node
+    /// id to its entry (two patterns can capture one node, one of them with the binding).
+    imports: Vec<(Node<'t>, Option<Node<'t>>)>,
+    import_index: HashMap<usize, usize, IdBuild>,
 }
 
 impl<'s, 't> Extractor<'s, 't> {
@@ -234,11 +285,12 @@ impl<'s, 't> Extractor<'s, 't> {
             lang,
             src,
             defs: Vec::new(),
-            def_index: HashMap::new(),
+            def_index: HashMap::default(),
             refs: Vec::new(),
-            ignored: HashSet::new(),
-            decorated_from: HashMap::new(),
-            imports: HashMap::new(),
+            names: HashSet::default(),
+            decorated_from: HashMap::default(),
+            imports: Vec::new(),
+            import_index: HashMap::default(),
         }
     }
 
@@ -246,26 +298,23 @@ impl<'s, 't> Extractor<'s, 't> {
         self.src.get(node.start_byte()..node.end_byte())
     }
 
-    fn run(mut self, query: &Query, tree: &'t Tree, deadline: Instant) -> FileTags {
+    fn run(mut self, tags_query: &TagsQuery, tree: &'t Tree, deadline: Instant) -> FileTags {
+        let query = &tags_query.query;
         let roles: Vec<Option<CaptureRole>> = query
             .capture_names()
             .iter()
             .map(|name| capture_role(name))
             .collect();
-        let mut cursor = QueryCursor::new();
-        let mut past_deadline = |_: &QueryCursorState| Instant::now() >= deadline;
-        let options = QueryCursorOptions::new().progress_callback(&mut past_deadline);
-        let mut matches =
-            cursor.matches_with_options(query, tree.root_node(), self.src.as_bytes(), options);
-        let mut seen = 0u32;
-        while let Some(m) = matches.next() {
-            seen = seen.wrapping_add(1);
-            if seen.is_multiple_of(4096) && Instant::now() >= deadline {
-                break;
+        let rules = Rules::of(self.lang);
+        match &tags_query.roots {
+            Some(roots) => self.walk(tree, rules, Some((query, roots, &roles)), deadline),
+            None => {
+                // A pattern that does not start with a node kind: query the whole tree first
+                // (definition names must be known before the walk meets them).
+                self.query_all(query, &roles, tree, deadline);
+                self.walk(tree, rules, None, deadline);
             }
-            self.on_match(m, &roles);
         }
-        drop(matches);
 
         let mut tags = FileTags::default();
         let (imports, import_refs) = self.build_imports();
@@ -275,14 +324,116 @@ impl<'s, 't> Extractor<'s, 't> {
         tags
     }
 
+    fn query_all(
+        &mut self,
+        query: &Query,
+        roles: &[Option<CaptureRole>],
+        tree: &'t Tree,
+        deadline: Instant,
+    ) {
+        let mut cursor = QueryCursor::new();
+        let mut past_deadline = |_: &QueryCursorState| Instant::now() >= deadline;
+        let options = QueryCursorOptions::new().progress_callback(&mut past_deadline);
+        let mut matches =
+            cursor.matches_with_options(query, tree.root_node(), self.src.as_bytes(), options);
+        while let Some(m) = matches.next() {
+            self.on_match(m, roles);
+        }
+    }
+
+    /// One pre-order walk over every node: runs the tags query on nodes that can start one of
+    /// its patterns (`query`), and classifies name nodes as references. The walk keeps the
+    /// ancestors of the current node, with the fields the rules read.
+    fn walk(
+        &mut self,
+        tree: &'t Tree,
+        rules: &Rules,
+        query: Option<RootedQuery<'_>>,
+        deadline: Instant,
+    ) {
+        let mut query_cursor = QueryCursor::new();
+        // Only patterns starting at the node itself: its descendants get their own turn.
+        query_cursor.set_max_start_depth(Some(0));
+        let src = self.src.as_bytes();
+        let mut cursor = tree.walk();
+        let mut stack: Vec<Frame<'t>> = Vec::with_capacity(64);
+        let mut visited = 0u32;
+        loop {
+            let node = cursor.node();
+            let kind = node.kind_id();
+            let parent_kind = stack.last().map_or(u16::MAX, |p| p.kind);
+            let field = if rules.wants_field(parent_kind) {
+                cursor.field_id().map_or(0, |f| f.get())
+            } else {
+                0
+            };
+            let frame = Frame {
+                node,
+                kind,
+                field,
+                qual: None,
+            };
+            if let Some((query, roots, roles)) = query {
+                if roots.get(usize::from(kind)).copied().unwrap_or(false) {
+                    let mut matches = query_cursor.matches(query, node, src);
+                    while let Some(m) = matches.next() {
+                        self.on_match(m, roles);
+                    }
+                }
+            }
+            if rules.may_apply(kind, parent_kind) {
+                self.classify(rules, &frame, &stack);
+            }
+            if let Some(parent) = stack.last_mut() {
+                rules.note_qualifier(parent, &frame);
+            }
+            visited = visited.wrapping_add(1);
+            if visited.is_multiple_of(CLOCK_EVERY_NODES) && Instant::now() >= deadline {
+                return;
+            }
+            if cursor.goto_first_child() {
+                stack.push(frame);
+                continue;
+            }
+            while !cursor.goto_next_sibling() {
+                if !cursor.goto_parent() {
+                    return;
+                }
+                stack.pop();
+            }
+        }
+    }
+
+    fn classify(&mut self, rules: &Rules, frame: &Frame<'t>, stack: &[Frame<'t>]) {
+        let Some(name) = self.text(frame.node) else {
+            return;
+        };
+        if name.is_empty() {
+            return;
+        }
+        let Some((kind, qualifier)) = rules.classify(frame, stack, name).result() else {
+            return;
+        };
+        if matches!(kind, RefKind::Reference | RefKind::Type)
+            && self.names.contains(&frame.node.id())
+        {
+            return;
+        }
+        let qualifier = rules.plain_qualifier(qualifier).and_then(|q| self.text(q));
+        self.refs.push(RefCandidate {
+            line: line_of(frame.node.start_position().row),
+            name,
+            kind,
+            qualifier,
+        });
+    }
+
     fn on_match(&mut self, m: &QueryMatch<'_, 't>, roles: &[Option<CaptureRole>]) {
         let mut def: Option<(Node<'t>, DefSpec)> = None;
         let mut name = None;
         let mut outer: Option<Node<'t>> = None;
-        let mut qualifier = None;
         let mut import = None;
         let mut binding = None;
-        let mut refs: Vec<(Node<'t>, RefKind)> = Vec::new();
         for capture in m.captures {
             let node = capture.node;
             let Some(Some(role)) = roles.get(capture.index as usize) else {
@@ -290,17 +441,12 @@ impl<'s, 't> Extractor<'s, 't> {
             };
             match *role {
                 CaptureRole::Name => {
-                    self.ignored.insert(node.id());
+                    self.names.insert(node.id());
                     name = Some(node);
                 }
                 CaptureRole::Definition(spec) => def = Some((node, spec)),
                 CaptureRole::Outer => outer = Some(node),
                 CaptureRole::ClassBody => self.scan_class_body(node),
-                CaptureRole::Reference(kind) => refs.push((node, kind)),
-                CaptureRole::Qualifier => qualifier = Some(node),
-                CaptureRole::Ignore => {
-                    self.ignored.insert(node.id());
-                }
                 CaptureRole::Import => import = Some(node),
                 CaptureRole::ImportBinding => binding = Some(node),
                 CaptureRole::Helper => {}
@@ -309,24 +455,15 @@ impl<'s, 't> Extractor<'s, 't> {
         if let (Some((node, spec)), Some(name)) = (def, name) {
             self.add_def(node, name, spec, outer);
         }
-        if !refs.is_empty() {
-            // Only a plain name (`obj`, `this`, `pkg`) qualifies a member use; `a.b.c()` has none.
-            let qualifier = qualifier
-                .filter(|q| {
-                    matches!(
-                        q.kind(),
-                        "identifier" | "this" | "super" | "package_identifier"
-                    )
-                })
-                .and_then(|q| self.text(q));
-            for (node, kind) in refs {
-                self.add_ref(node, kind, qualifier);
-            }
-        }
         if let Some(node) = import {
-            let entry = self.imports.entry(node.id()).or_insert((node, None));
+            let index = *self.import_index.entry(node.id()).or_insert_with(|| {
+                self.imports.push((node, None));
+                self.imports.len() - 1
+            });
             if binding.is_some() {
-                entry.1 = binding;
+                if let Some(entry) = self.imports.get_mut(index) {
+                    entry.1 = binding;
+                }
             }
         }
     }
@@ -349,20 +486,6 @@ impl<'s, 't> Extractor<'s, 't> {
             name,
             spec,
             outer_rows,
-        });
-    }
-
-    fn add_ref(&mut self, node: Node<'t>, kind: RefKind, qualifier: Option<&'s str>) {
-        let Some(name) = self.text(node) else { return };
-        if name.is_empty() {
-            return;
-        }
-        self.refs.push(RefCandidate {
-            node_id: node.id(),
-            kind,
-            name,
-            line: line_of(node.start_position().row),
-            qualifier,
         });
     }
 
@@ -599,43 +722,30 @@ impl<'s, 't> Extractor<'s, 't> {
 
     // ------------------------------------------------------------------ references
 
-    fn build_refs(&self, import_refs: Vec<Reference>) -> Vec<Reference> {
-        let priority = |kind: RefKind| match kind {
-            RefKind::Import => 5,
-            RefKind::Heritage => 4,
-            RefKind::Call => 3,
-            RefKind::Type => 2,
-            RefKind::Reference => 1,
-        };
-        let mut candidates: Vec<&RefCandidate<'s>> = self
-            .refs
-            .iter()
-            .filter(|r| {
-                !(matches!(r.kind, RefKind::Reference | RefKind::Type)
-                    && self.ignored.contains(&r.node_id))
-            })
-            .collect();
-        // One kind per name node: the most specific pattern wins (`f` in `f()` is a call, not
-        // also a plain reference), preferring the capture that knows the qualifier.
-        candidates.sort_by_key(|r| (r.node_id, Reverse(priority(r.kind)), r.qualifier.is_none()));
-        candidates.dedup_by_key(|r| r.node_id);
-
-        let mut distinct = HashSet::new();
-        let mut refs: Vec<Reference> = candidates
-            .into_iter()
-            .filter(|r| distinct.insert((r.name, r.kind, r.line, r.qualifier)))
-            .map(|r| Reference {
-                name: r.name.to_owned(),
-                kind: r.kind,
-                line: r.line,
-                qualifier: r.qualifier.map(str::to_owned),
-            })
-            .chain(import_refs)
-            .collect();
-        refs.sort_by(|a, b| {
-            (a.line, &a.name, a.kind, &a.qualifier).cmp(&(b.line, &b.name, b.kind, &b.qualifier))
-        });
-        refs.dedup();
+    fn build_refs(&mut self, import_refs: Vec<Reference>) -> Vec<Reference> {
+        // Sorted and deduplicated while still borrowed: most candidates repeat a name on its
+        // line, and only distinct ones are copied into owned strings.
+        self.refs.sort_unstable();
+        self.refs.dedup();
+        let mut refs: Vec<Reference> = Vec::with_capacity(self.refs.len() + import_refs.len());
+        refs.extend(self.refs.iter().map(|r| Reference {
+            name: r.name.to_owned(),
+            kind: r.kind,
+            line: r.line,
+            qualifier: r.qualifier.map(str::to_owned),
+        }));
+        if !import_refs.is_empty() {
+            refs.extend(import_refs);
+            refs.sort_by(|a, b| {
+                (a.line, &a.name, a.kind, &a.qualifier).cmp(&(
+                    b.line,
+                    &b.name,
+                    b.kind,
+                    &b.qualifier,
+                ))
+            });
+            refs.dedup();
+        }
         refs
     }
 
@@ -644,7 +754,7 @@ impl<'s, 't> Extractor<'s, 't> {
     fn build_imports(&self) -> (Vec<Import>, Vec<Reference>) {
         let mut found: Vec<(usize, Import)> = Vec::new();
         let mut refs = Vec::new();
-        for (node, binding) in self.imports.values() {
+        for (node, binding) in &self.imports {
             match self.lang {
                 Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
                     self.js_import(*node, *binding, &mut found, &mut refs);
@@ -1043,10 +1153,9 @@ mod tests {
             capture_role("definition.type_alias"),
             Some(CaptureRole::Definition(DefSpec::Kind(DefKind::TypeAlias)))
         );
-        assert_eq!(
-            capture_role("reference.heritage"),
-            Some(CaptureRole::Reference(RefKind::Heritage))
-        );
+        // References are found by the walk (`refs`), not by query captures.
+        assert_eq!(capture_role("reference.call"), None);
+        assert_eq!(capture_role("ignore"), None);
         assert_eq!(capture_role("_require"), Some(CaptureRole::Helper));
         assert_eq!(capture_role("definition.module"), None);
         assert_eq!(capture_role("reference.class"), None);
@@ -1090,6 +1199,45 @@ mod tests {
         assert!(tags.parse_errors > 0);
         let tags = extract_tags(Lang::Python, "def f():\n    pass\n");
         assert_eq!(tags.parse_errors, 0);
+    }
+
+    /// The rooted query (run per node on the walk) finds exactly what a whole-tree pass finds.
+    #[test]
+    fn rooted_query_equals_whole_tree_query() {
+        fn visit(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    visit(&path, out);
+                } else {
+                    out.push(path);
+                }
+            }
+        }
+        let mut files = Vec::new();
+        visit(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/repos"),
+            &mut files,
+        );
+        let mut checked = 0;
+        for path in files {
+            let Some(lang) = Lang::from_path(&path.to_string_lossy()) else {
+                continue;
+            };
+            let source = std::fs::read_to_string(&path).unwrap();
+            let whole = TagsQuery {
+                query: Query::new(&lang::grammar(lang), lang::tags_query_source(lang)).unwrap(),
+                roots: None,
+            };
+            let deadline = Instant::now() + Duration::from_secs(60);
+            let tree = parse(lang, &source, deadline).unwrap();
+            let expected = Extractor::new(lang, &source).run(&whole, &tree, deadline);
+            let mut actual = extract_tags(lang, &source);
+            actual.parse_errors = 0;
+            assert_eq!(actual, expected, "{}", path.display());
+            checked += usize::from(!actual.defs.is_empty());
+        }
+        assert!(checked >= 15, "only {checked} files with definitions");
     }
 
     #[test]
