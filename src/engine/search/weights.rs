@@ -2,11 +2,14 @@
 //! matter of editing defaults (or passing a modified copy to `SearchIndex::build_with`).
 //! Plain data, no threads.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Search weights. Fields marked *build* are baked into the postings when the index is
 /// built (changing them needs a rebuild); the rest are read at query time.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// Deserialising fills missing fields from the defaults, so a tuning file lists only the
+/// weights it changes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct SearchWeights {
     /// *build* BM25 term-frequency saturation.
     pub k1: f64,
@@ -48,7 +51,7 @@ pub struct SearchWeights {
     /// Weight of a directory-name token relative to a file-name token in paths.
     pub path_dir_token: f64,
 
-    /// Score of a file from its chunks: best chunk plus this times the sum of the others.
+    /// Score of a file from its chunks: best chunk plus this times the next three.
     pub file_rest: f64,
     /// Graph diffusion: share of a file's score passed to its neighbours (one hop) and to
     /// their neighbours (two hops). Edges are normalised by the source's total weight.
