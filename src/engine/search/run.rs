@@ -27,6 +27,10 @@ use crate::engine::model::{Definition, LineRange, ParsedFile, RefKind};
 const NO_CHUNK: u32 = u32::MAX;
 /// How many chunks after the best one count toward a file's score.
 const RUNNERS_UP: usize = 3;
+/// The best this-many implementation files lend score to their tests.
+const COMPANION_SOURCES: usize = 16;
+/// A file name shared by more implementation files than this is too common to pair tests by.
+const MAX_SAME_STEM: usize = 4;
 /// Longest excerpt, in characters.
 const MAX_EXCERPT: usize = 160;
 /// Lines scanned to find a hit's evidence line.
@@ -499,6 +503,44 @@ fn run(
             }
             if !ua.has_text && ua.path == 0.0 {
                 counts.graph_only_files += 1;
+            }
+        }
+    }
+    // 5b. Tests follow what they test: the best implementation files lend part of their
+    // score to their test files (`python.py` → `test_python.py`, `head.go` → `head_test.go`).
+    if w.test_companion > 0.0 {
+        files.sort_by(by_score_desc);
+        let sources: Vec<(f32, u32)> = files
+            .iter()
+            .filter(|&&(_, u)| {
+                (u as usize) < idx.n_files && idx.units[u as usize].class == PathClass::Impl
+            })
+            .take(COMPANION_SOURCES)
+            .copied()
+            .collect();
+        for (sc, u) in sources {
+            let stem = idx.unit_stems[u as usize];
+            let same = idx.impl_stems.partition_point(|&x| x <= stem)
+                - idx.impl_stems.partition_point(|&x| x < stem);
+            if stem == 0 || same == 0 || same > MAX_SAME_STEM {
+                continue;
+            }
+            let lo = idx.test_subjects.partition_point(|x| x.0 < stem);
+            let hi = idx.test_subjects.partition_point(|x| x.0 <= stem);
+            for k in lo..hi {
+                let t = idx.test_subjects[k].1;
+                prepare(s, t as usize);
+                let add = sc * w.test_companion as f32 / same as f32;
+                let ua = s.unit(t);
+                if !ua.allowed || add <= ua.score {
+                    continue;
+                }
+                if ua.score <= 0.0 {
+                    files.push((add, t));
+                } else if let Some(f) = files.iter_mut().find(|f| f.1 == t) {
+                    f.0 = add;
+                }
+                ua.score = add;
             }
         }
     }

@@ -64,6 +64,9 @@ pub struct SearchWeights {
 
     /// Score multiplier for tests, specs, fixtures, mocks (lifted when the query is about tests).
     pub penalty_test: f64,
+    /// A test file gets this share of the score of the implementation file it tests (by
+    /// name: `python.py` → `test_python.py`), so a change's tests rank near its code.
+    pub test_companion: f64,
     /// Score multiplier for examples, playgrounds, benchmarks, docs folders, `.d.ts`.
     pub penalty_secondary: f64,
     /// Score multiplier for prose and config documents (README, .md, .json, .yaml, .toml).
@@ -111,6 +114,7 @@ impl Default for SearchWeights {
             prior: 0.05,
 
             penalty_test: 0.4,
+            test_companion: 0.5,
             penalty_secondary: 0.5,
             doc_chunk: 0.6,
 
