@@ -480,8 +480,10 @@ fn cat_file_tree(git_dir: &Path, rev: &str, dest: &Path) -> Result<Vec<String>> 
     result.map(|()| missing)
 }
 
-/// Materialises `rev` into `dest`; a caveat when the fallback was needed.
-fn materialize(git_dir: &Path, rev: &str, dest: &Path) -> Result<Option<TreeCaveat>> {
+/// Materialises `rev` of a bare mirror into the existing directory `dest` (`git archive`,
+/// falling back to writing the blobs present one by one); a caveat when the fallback was
+/// needed. Public so tuning tools can cache trees between runs.
+pub fn materialize(git_dir: &Path, rev: &str, dest: &Path) -> Result<Option<TreeCaveat>> {
     match archive(git_dir, rev, dest) {
         Ok(()) => Ok(None),
         Err(e) => {

@@ -676,3 +676,41 @@ fn top_is_clamped() {
     );
     assert!(resp.hits.len() <= 50);
 }
+
+#[test]
+fn tests_follow_the_file_they_test() {
+    let files = vec![
+        file(
+            "src/pricing.ts",
+            "export function applyDiscount(total: number, pct: number) {\n  return total * (1 - pct)\n}\n",
+            vec![d("applyDiscount", DefKind::Function, 1, 3)],
+            vec![],
+            vec![],
+        ),
+        file(
+            "src/__tests__/pricing.spec.ts",
+            "import { it } from 'vitest'\nit('works', () => {})\n",
+            vec![],
+            vec![r("it", RefKind::Call, 2)],
+            vec![],
+        ),
+        file(
+            "src/__tests__/shipping.spec.ts",
+            "it('ships', () => {})\n",
+            vec![],
+            vec![],
+            vec![],
+        ),
+    ];
+    let index = SearchIndex::build(&files, &[]);
+    let ctx = SearchContext {
+        files: &files,
+        docs: &[],
+        prior: &[],
+        neighbors: &[],
+    };
+    let resp = index.search(&ctx, "applyDiscount", &files_mode(10));
+    let paths: Vec<&str> = resp.files.iter().map(|f| f.0.as_str()).collect();
+    assert_eq!(paths, ["src/pricing.ts", "src/__tests__/pricing.spec.ts"]);
+    assert!(resp.files[1].1 < resp.files[0].1);
+}

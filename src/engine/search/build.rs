@@ -142,6 +142,27 @@ pub(super) fn build(files: &[ParsedFile], docs: &[TextDoc], weights: SearchWeigh
     let (names, fuzzy, fuzzy_chunks) = name_index(files, &chunks);
     let (path_terms, path_postings) = path_index(&units, &weights);
 
+    // Pairing tests with what they test, by file name.
+    let mut unit_stems = vec![0u64; units.len()];
+    let mut test_subjects = Vec::new();
+    for (u, unit) in units.iter().enumerate().take(n_files) {
+        if unit.hidden {
+            continue;
+        }
+        match unit.class {
+            paths::PathClass::Impl => unit_stems[u] = term_hash(&paths::file_stem(&unit.path)),
+            paths::PathClass::Test => {
+                if let Some(subject) = paths::test_subject(&unit.path) {
+                    test_subjects.push((term_hash(&subject), u as u32));
+                }
+            }
+            paths::PathClass::Secondary => {}
+        }
+    }
+    test_subjects.sort_unstable();
+    let mut impl_stems: Vec<u64> = unit_stems.iter().copied().filter(|&h| h != 0).collect();
+    impl_stems.sort_unstable();
+
     SearchIndex {
         weights,
         n_files,
@@ -155,6 +176,9 @@ pub(super) fn build(files: &[ParsedFile], docs: &[TextDoc], weights: SearchWeigh
         names,
         fuzzy,
         fuzzy_chunks,
+        unit_stems,
+        impl_stems,
+        test_subjects,
         doc_lines,
         build_ms: t0.elapsed().as_secs_f64() * 1000.0,
     }

@@ -293,6 +293,12 @@ pub struct SearchIndex {
     names: Vec<(u64, u32)>,
     fuzzy: Vec<FuzzyName>,
     fuzzy_chunks: Vec<u32>,
+    /// Per unit, the hash of its file stem for implementation code files (0 otherwise).
+    unit_stems: Vec<u64>,
+    /// Stem hashes of all implementation code files, sorted (to count name clashes).
+    impl_stems: Vec<u64>,
+    /// (hash of the tested subject, test unit), sorted.
+    test_subjects: Vec<(u64, u32)>,
     /// Per prose document, the byte offset of each line start.
     doc_lines: Vec<Vec<u32>>,
     build_ms: f64,

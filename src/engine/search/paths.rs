@@ -213,6 +213,35 @@ pub(crate) fn is_noise_doc(path: &str) -> bool {
         )
 }
 
+/// A file name without its last extension, lowercased: the subject an implementation file
+/// is about (`src/_pytest/python.py` → `python`).
+pub(crate) fn file_stem(path: &str) -> String {
+    let base = path.rsplit('/').next().unwrap_or(path).to_lowercase();
+    match base.rsplit_once('.') {
+        Some((stem, _)) if !stem.is_empty() => stem.to_string(),
+        _ => base,
+    }
+}
+
+/// What a test file tests, by the naming conventions of the supported languages:
+/// `test_python.py`, `head_test.go`, `build.spec.ts`, `utils.test-d.ts` → `python`, `head`,
+/// `build`, `utils`; a plain name inside a test folder (`__tests__/build.ts`) → `build`.
+pub(crate) fn test_subject(path: &str) -> Option<String> {
+    let mut stem = file_stem(path);
+    for suffix in [
+        ".test", ".spec", ".test-d", ".bench", "_test", "-test", "-spec",
+    ] {
+        if let Some(s) = stem.strip_suffix(suffix) {
+            stem = s.to_string();
+            break;
+        }
+    }
+    if let Some(s) = stem.strip_prefix("test_") {
+        stem = s.to_string();
+    }
+    (!stem.is_empty() && stem != "test" && stem != "conftest").then_some(stem)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,5 +308,15 @@ mod tests {
         assert!(is_noise_doc("yarn.lock"));
         assert!(!is_noise_doc("docs/guide/changelog-policy.md"));
         assert!(!is_noise_doc("README.md"));
+        assert_eq!(test_subject("testing/test_python.py").unwrap(), "python");
+        assert_eq!(test_subject("tsdb/head_test.go").unwrap(), "head");
+        assert_eq!(
+            test_subject("src/__tests__/build.spec.ts").unwrap(),
+            "build"
+        );
+        assert_eq!(test_subject("src/__tests__/build.ts").unwrap(), "build");
+        assert_eq!(test_subject("testing/conftest.py"), None);
+        assert_eq!(file_stem("src/_pytest/python.py"), "python");
+        assert_eq!(file_stem("Makefile"), "makefile");
     }
 }

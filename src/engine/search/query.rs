@@ -188,8 +188,10 @@ impl QueryPlan {
 #[derive(Debug, Clone)]
 enum Pos {
     /// An English/identifier word, as typed.
+    /// `ident` when it looks like code or was written in backticks.
     Word {
         text: String,
+        ident: bool,
         concept: Option<usize>,
     },
     /// A glossary key found in Chinese text, with its expansions.
@@ -333,16 +335,21 @@ pub(crate) fn parse(query: &str, w: &SearchWeights, glossary: &Glossary) -> Quer
 
     // 1. Raw positions: words and CJK runs.
     enum Raw {
-        Word(String),
+        /// A word, and whether it was inside `backticks` (written as code).
+        Word(String, bool),
         Cjk(Vec<char>),
     }
     let mut raws: Vec<Raw> = Vec::new();
     let mut word = String::new();
     let mut cjk: Vec<char> = Vec::new();
+    let mut in_code = false;
     for c in query.chars().chain(std::iter::once(' ')) {
         let is_word = (c.is_alphanumeric() || c == '_') && !is_cjk(c);
         if !is_word && !word.is_empty() {
-            raws.push(Raw::Word(std::mem::take(&mut word)));
+            raws.push(Raw::Word(std::mem::take(&mut word), in_code));
+        }
+        if c == '`' {
+            in_code = !in_code;
         }
         if !is_cjk(c) && !cjk.is_empty() {
             raws.push(Raw::Cjk(std::mem::take(&mut cjk)));
@@ -357,7 +364,7 @@ pub(crate) fn parse(query: &str, w: &SearchWeights, glossary: &Glossary) -> Quer
     let lower_all: Vec<String> = raws
         .iter()
         .map(|r| match r {
-            Raw::Word(t) => t.to_lowercase(),
+            Raw::Word(t, _) => t.to_lowercase(),
             Raw::Cjk(cs) => cs.iter().collect(),
         })
         .collect();
@@ -366,15 +373,15 @@ pub(crate) fn parse(query: &str, w: &SearchWeights, glossary: &Glossary) -> Quer
             .iter()
             .any(|tw| t == tw || (!t.is_ascii() && t.contains(tw)))
     });
-    let single_word = raws.len() == 1 && matches!(raws[0], Raw::Word(_));
+    let single_word = raws.len() == 1 && matches!(raws[0], Raw::Word(..));
 
     // 2. Positions, concepts and literal terms.
     let mut positions: Vec<Pos> = Vec::new();
     for raw in raws {
         match raw {
-            Raw::Word(text) => {
+            Raw::Word(text, code) => {
                 let lower = text.to_lowercase();
-                let ident = identifier_like(&text);
+                let ident = code || identifier_like(&text);
                 if !ident && !single_word && STOPWORDS.contains(&lower.as_str()) {
                     positions.push(Pos::Stop);
                     continue;
@@ -383,7 +390,11 @@ pub(crate) fn parse(query: &str, w: &SearchWeights, glossary: &Glossary) -> Quer
                 let weight = if noise { w.noise_term as f32 } else { 1.0 };
                 let concept = b.concept(weight);
                 b.add_text_terms(&text, weight, bit(concept), true);
-                positions.push(Pos::Word { text, concept });
+                positions.push(Pos::Word {
+                    text,
+                    ident,
+                    concept,
+                });
             }
             Raw::Cjk(chars) => {
                 let pieces = segment_cjk(&chars, glossary);
@@ -428,14 +439,18 @@ pub(crate) fn parse(query: &str, w: &SearchWeights, glossary: &Glossary) -> Quer
     // 3. Name candidates: each typed word, each glossary word, and adjacent joins.
     for p in &positions {
         match p {
-            Pos::Word { text, concept } => {
+            Pos::Word {
+                text,
+                ident,
+                concept,
+            } => {
                 let norm = normalize_name(text);
                 b.add_name(NameCand {
                     key: name_key(&norm),
                     norm,
                     text: text.clone(),
                     typed: true,
-                    identifier_like: identifier_like(text),
+                    identifier_like: *ident,
                     words: 1,
                     concepts: bit(*concept),
                 });
@@ -459,7 +474,7 @@ pub(crate) fn parse(query: &str, w: &SearchWeights, glossary: &Glossary) -> Quer
     }
     let alternatives = |p: &Pos| -> Vec<(String, u64)> {
         match p {
-            Pos::Word { text, concept } => vec![(normalize_name(text), bit(*concept))],
+            Pos::Word { text, concept, .. } => vec![(normalize_name(text), bit(*concept))],
             Pos::Gloss { words, concept } => words
                 .iter()
                 .take(2)
@@ -541,6 +556,20 @@ mod tests {
             .names
             .iter()
             .any(|n| n.norm == "exportorders" && n.words == 2));
+    }
+
+    #[test]
+    fn backticked_words_are_code() {
+        let p = plan("handle `typeof` in define");
+        let n = p.names.iter().find(|n| n.text == "typeof").unwrap();
+        assert!(n.identifier_like && n.typed);
+        let n = p.names.iter().find(|n| n.text == "define").unwrap();
+        assert!(!n.identifier_like);
+        // `the` inside backticks is code, not a stopword.
+        assert!(plan("rename `the` field")
+            .names
+            .iter()
+            .any(|n| n.text == "the"));
     }
 
     #[test]

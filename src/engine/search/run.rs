@@ -25,6 +25,12 @@ use super::{
 use crate::engine::model::{Definition, LineRange, ParsedFile, RefKind};
 
 const NO_CHUNK: u32 = u32::MAX;
+/// How many chunks after the best one count toward a file's score.
+const RUNNERS_UP: usize = 3;
+/// The best this-many implementation files lend score to their tests.
+const COMPANION_SOURCES: usize = 16;
+/// A file name shared by more implementation files than this is too common to pair tests by.
+const MAX_SAME_STEM: usize = 4;
 /// Longest excerpt, in characters.
 const MAX_EXCERPT: usize = 160;
 /// Lines scanned to find a hit's evidence line.
@@ -150,8 +156,12 @@ struct ChunkAcc {
 #[derive(Debug, Clone, Copy)]
 struct UnitAcc {
     best: f32,
-    sum: f32,
+    /// The next best chunk scores, best first (a file's score counts only a few of them,
+    /// so a large file matching a little everywhere does not outrank a focused one).
+    runners_up: [f32; RUNNERS_UP],
     best_chunk: u32,
+    /// Total edge weight of this file in the graph, computed on first use (NaN before).
+    degree: f32,
     path: f32,
     path_concepts: u64,
     g1: f32,
@@ -171,8 +181,9 @@ impl Default for UnitAcc {
     fn default() -> Self {
         UnitAcc {
             best: 0.0,
-            sum: 0.0,
+            runners_up: [0.0; RUNNERS_UP],
             best_chunk: NO_CHUNK,
+            degree: f32::NAN,
             path: 0.0,
             path_concepts: 0,
             g1: 0.0,
@@ -401,10 +412,20 @@ fn run(
         let u = idx.chunks[c as usize].unit;
         let ua = s.unit(u);
         ua.has_text = true;
-        ua.sum += total;
-        if ua.best_chunk == NO_CHUNK || total > ua.best {
-            ua.best = total;
+        let mut x = total;
+        if ua.best_chunk == NO_CHUNK || x > ua.best {
+            if ua.best_chunk != NO_CHUNK {
+                std::mem::swap(&mut x, &mut ua.best);
+            } else {
+                ua.best = x;
+                x = 0.0;
+            }
             ua.best_chunk = c;
+        }
+        for slot in &mut ua.runners_up {
+            if x > *slot {
+                std::mem::swap(&mut x, slot);
+            }
         }
     }
     let prepare = |s: &mut Scratch, u: usize| {
@@ -425,7 +446,7 @@ fn run(
         prepare(s, u);
     }
     let base = |ua: &UnitAcc| -> f32 {
-        ua.best + w.file_rest as f32 * (ua.sum - ua.best).max(0.0) + w.path as f32 * ua.path
+        ua.best + w.file_rest as f32 * ua.runners_up.iter().sum::<f32>() + w.path as f32 * ua.path
     };
 
     // 4. Graph diffusion, one and two hops, from the best allowed code files.
@@ -482,6 +503,44 @@ fn run(
             }
             if !ua.has_text && ua.path == 0.0 {
                 counts.graph_only_files += 1;
+            }
+        }
+    }
+    // 5b. Tests follow what they test: the best implementation files lend part of their
+    // score to their test files (`python.py` → `test_python.py`, `head.go` → `head_test.go`).
+    if w.test_companion > 0.0 {
+        files.sort_by(by_score_desc);
+        let sources: Vec<(f32, u32)> = files
+            .iter()
+            .filter(|&&(_, u)| {
+                (u as usize) < idx.n_files && idx.units[u as usize].class == PathClass::Impl
+            })
+            .take(COMPANION_SOURCES)
+            .copied()
+            .collect();
+        for (sc, u) in sources {
+            let stem = idx.unit_stems[u as usize];
+            let same = idx.impl_stems.partition_point(|&x| x <= stem)
+                - idx.impl_stems.partition_point(|&x| x < stem);
+            if stem == 0 || same == 0 || same > MAX_SAME_STEM {
+                continue;
+            }
+            let lo = idx.test_subjects.partition_point(|x| x.0 < stem);
+            let hi = idx.test_subjects.partition_point(|x| x.0 <= stem);
+            for k in lo..hi {
+                let t = idx.test_subjects[k].1;
+                prepare(s, t as usize);
+                let add = sc * w.test_companion as f32 / same as f32;
+                let ua = s.unit(t);
+                if !ua.allowed || add <= ua.score {
+                    continue;
+                }
+                if ua.score <= 0.0 {
+                    files.push((add, t));
+                } else if let Some(f) = files.iter_mut().find(|f| f.1 == t) {
+                    f.0 = add;
+                }
+                ua.score = add;
             }
         }
     }
@@ -623,7 +682,25 @@ fn prior_mult(ctx: &SearchContext, u: usize, n_files: usize, weight: f64) -> f32
     (1.0 + weight * (1.0 + n * p).ln()) as f32
 }
 
-/// Spreads `v` from code file `u` to its neighbours, split by edge weight.
+/// Total positive edge weight of a code file, cached in the scratch for this query.
+fn degree(ctx: &SearchContext, s: &mut Scratch, u: u32) -> f32 {
+    let d = s.unit(u).degree;
+    if !d.is_nan() {
+        return d;
+    }
+    let total: f64 = ctx.neighbors.get(u as usize).map_or(0.0, |n| {
+        n.iter()
+            .map(|e| e.1)
+            .filter(|&x| x.is_finite() && x > 0.0)
+            .sum()
+    });
+    s.unit(u).degree = total as f32;
+    total as f32
+}
+
+/// Spreads `v` from code file `u` to its neighbours with symmetric normalisation
+/// (`w_uj / sqrt(W_u · W_j)`), so hubs imported by everything do not collect the score of
+/// every file that matched.
 fn spread(
     ctx: &SearchContext,
     n_files: usize,
@@ -635,14 +712,14 @@ fn spread(
     let Some(nbrs) = ctx.neighbors.get(u as usize) else {
         return;
     };
-    let ok = |x: f64| x.is_finite() && x > 0.0;
-    let total: f64 = nbrs.iter().map(|e| e.1).filter(|&x| ok(x)).sum();
-    if total <= 0.0 {
+    let du = degree(ctx, s, u);
+    if du <= 0.0 {
         return;
     }
     for &(j, wt) in nbrs {
-        if j < n_files && j != u as usize && ok(wt) {
-            add(s.unit(j as u32), v * (wt / total) as f32);
+        if j < n_files && j != u as usize && wt.is_finite() && wt > 0.0 {
+            let dj = degree(ctx, s, j as u32).max(wt as f32);
+            add(s.unit(j as u32), v * wt as f32 / (du * dj).sqrt());
         }
     }
 }

@@ -2,11 +2,14 @@
 //! matter of editing defaults (or passing a modified copy to `SearchIndex::build_with`).
 //! Plain data, no threads.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Search weights. Fields marked *build* are baked into the postings when the index is
 /// built (changing them needs a rebuild); the rest are read at query time.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// Deserialising fills missing fields from the defaults, so a tuning file lists only the
+/// weights it changes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct SearchWeights {
     /// *build* BM25 term-frequency saturation.
     pub k1: f64,
@@ -48,7 +51,7 @@ pub struct SearchWeights {
     /// Weight of a directory-name token relative to a file-name token in paths.
     pub path_dir_token: f64,
 
-    /// Score of a file from its chunks: best chunk plus this times the sum of the others.
+    /// Score of a file from its chunks: best chunk plus this times the next three.
     pub file_rest: f64,
     /// Graph diffusion: share of a file's score passed to its neighbours (one hop) and to
     /// their neighbours (two hops). Edges are normalised by the source's total weight.
@@ -61,6 +64,9 @@ pub struct SearchWeights {
 
     /// Score multiplier for tests, specs, fixtures, mocks (lifted when the query is about tests).
     pub penalty_test: f64,
+    /// A test file gets this share of the score of the implementation file it tests (by
+    /// name: `python.py` → `test_python.py`), so a change's tests rank near its code.
+    pub test_companion: f64,
     /// Score multiplier for examples, playgrounds, benchmarks, docs folders, `.d.ts`.
     pub penalty_secondary: f64,
     /// Score multiplier for prose and config documents (README, .md, .json, .yaml, .toml).
@@ -108,6 +114,7 @@ impl Default for SearchWeights {
             prior: 0.05,
 
             penalty_test: 0.4,
+            test_companion: 0.5,
             penalty_secondary: 0.5,
             doc_chunk: 0.6,
 
