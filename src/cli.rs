@@ -274,6 +274,10 @@ fn map_request(args: &MapArgs) -> MapRequest {
 }
 
 fn cmd_map(args: &MapArgs) -> anyhow::Result<()> {
+    // Building the tokenizer's tables takes a few hundred ms: do it while the repo is walked
+    // and parsed (the OnceLock makes the fit wait for it if it is not ready yet).
+    let kind = args.tokenizer;
+    std::thread::spawn(move || tokenizer(kind).count(""));
     let index = build_index(&args.path, Some(args.max_file_size))?;
     for f in &args.focus {
         if index.resolve_user_path(f).is_none() {
