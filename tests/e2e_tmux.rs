@@ -64,11 +64,19 @@ impl Drop for Tmux {
     }
 }
 
+/// Whether tmux can run here. Outside CI a missing tmux skips these tests; in CI (where
+/// `.ci/run` installs it) a missing tmux is a failure, so the end-to-end test never
+/// silently stops running.
 fn have_tmux() -> bool {
-    Command::new("tmux")
+    let ok = Command::new("tmux")
         .arg("-V")
         .output()
-        .is_ok_and(|o| o.status.success())
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        ok || std::env::var_os("CI").is_none(),
+        "tmux is required for the end-to-end tests in CI"
+    );
+    ok
 }
 
 #[test]
