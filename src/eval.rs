@@ -338,6 +338,7 @@ fn archive(git_dir: &Path, rev: &str, dest: &Path) -> Result<()> {
         .arg("--git-dir")
         .arg(git_dir)
         .args(["archive", "--format=tar", rev])
+        .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -389,6 +390,7 @@ fn cat_file_tree(git_dir: &Path, rev: &str, dest: &Path) -> Result<Vec<String>> 
         .arg("--git-dir")
         .arg(git_dir)
         .args(["ls-tree", "-r", "-z", rev])
+        .stdin(Stdio::null())
         .output()
         .context("running git ls-tree")?;
     if !ls.status.success() {

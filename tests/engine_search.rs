@@ -559,16 +559,49 @@ fn files_mode_lists_distinct_files() {
 
 #[test]
 fn graph_diffusion_reaches_neighbours() {
-    let c = corpus();
-    // model.ts never mentions `formatCsv`/`quote`, but it is a neighbour of export.ts, which
-    // is a neighbour of csv.ts.
-    let resp = c.search_with("exportOrders", &files_mode(20));
-    let model = resp
-        .files
-        .iter()
-        .find(|f| f.0 == "src/orders/model.ts")
-        .expect("graph neighbour listed");
-    assert!(model.1 > 0.0);
+    let files = vec![
+        file(
+            "src/widget.ts",
+            "export function alphaWidget() {\n  return helper()\n}\n",
+            vec![d("alphaWidget", DefKind::Function, 1, 3)],
+            vec![r("helper", RefKind::Call, 2)],
+            vec![],
+        ),
+        file(
+            "src/helper.ts",
+            "export function helper() {\n  return 42\n}\n",
+            vec![d("helper", DefKind::Function, 1, 3)],
+            vec![],
+            vec![],
+        ),
+        file(
+            "src/unrelated.ts",
+            "export const z = 1\n",
+            vec![],
+            vec![],
+            vec![],
+        ),
+    ];
+    let index = SearchIndex::build(&files, &[]);
+    let neighbors = vec![vec![(1, 1.0)], vec![(0, 1.0)], vec![]];
+    let ctx = SearchContext {
+        files: &files,
+        docs: &[],
+        prior: &[],
+        neighbors: &neighbors,
+    };
+    let resp = index.search(&ctx, "alphaWidget", &files_mode(10));
+    let paths: Vec<&str> = resp.files.iter().map(|f| f.0.as_str()).collect();
+    assert_eq!(paths, ["src/widget.ts", "src/helper.ts"]);
+    assert_eq!(resp.retrieval_counts.graph_only_files, 1);
+    // Only files with a textual hit get a hit in files mode.
+    assert_eq!(resp.hits.len(), 1);
+    let ctx = SearchContext {
+        neighbors: &[],
+        ..ctx
+    };
+    let resp = index.search(&ctx, "alphaWidget", &files_mode(10));
+    assert_eq!(resp.files.len(), 1);
 }
 
 #[test]

@@ -113,7 +113,7 @@ impl Default for SearchWeights {
             graph_sources: 256,
             prior: 0.05,
 
-            penalty_test: 0.4,
+            penalty_test: 0.7,
             test_companion: 0.5,
             penalty_secondary: 0.5,
             doc_chunk: 0.6,
