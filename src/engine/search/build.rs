@@ -193,10 +193,9 @@ fn companions(units: &[Unit], n_files: usize) -> Vec<(u32, u32, f32)> {
     let visible = || units.iter().enumerate().take(n_files).filter(|(_, u)| !u.hidden);
     let mut impl_by_stem: BTreeMap<String, Vec<u32>> = BTreeMap::new();
     for (u, unit) in visible().filter(|(_, u)| u.class == paths::PathClass::Impl) {
-        impl_by_stem
-            .entry(paths::impl_subject(&unit.path))
-            .or_default()
-            .push(u as u32);
+        for subject in paths::impl_subjects(&unit.path) {
+            impl_by_stem.entry(subject).or_default().push(u as u32);
+        }
     }
     let mut out = Vec::new();
     for (t, unit) in visible().filter(|(_, u)| u.class == paths::PathClass::Test) {

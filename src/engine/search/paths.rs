@@ -228,13 +228,33 @@ pub(crate) fn file_stem(path: &str) -> String {
 pub(crate) fn impl_subject(path: &str) -> String {
     let stem = file_stem(path);
     if matches!(stem.as_str(), "__init__" | "index") {
-        let mut parts = path.rsplit('/');
-        parts.next();
-        if let Some(dir) = parts.next() {
-            return dir.to_lowercase();
+        if let Some(dir) = parent_dir(path) {
+            return dir;
         }
     }
     stem
+}
+
+/// The names a test of this file may carry: its subject, and the subject qualified by its
+/// folder (`mark/expression.py` → `expression`, `mark_expression`), as in
+/// `test_mark_expression.py`.
+pub(crate) fn impl_subjects(path: &str) -> Vec<String> {
+    let subject = impl_subject(path);
+    let mut out = Vec::with_capacity(2);
+    if let Some(dir) = parent_dir(path) {
+        if dir != subject {
+            out.push(format!("{dir}_{subject}"));
+        }
+    }
+    out.push(subject);
+    out
+}
+
+/// The lowercased name of the folder holding `path`.
+fn parent_dir(path: &str) -> Option<String> {
+    let mut parts = path.rsplit('/');
+    parts.next();
+    parts.next().map(str::to_lowercase)
 }
 
 /// What a test file tests, by the naming conventions of the supported languages:
@@ -359,6 +379,12 @@ mod tests {
         assert_eq!(impl_subject("src/node/server/index.ts"), "server");
         assert_eq!(impl_subject("index.ts"), "index");
         assert_eq!(impl_subject("src/a/b.go"), "b");
+        assert_eq!(
+            impl_subjects("src/_pytest/mark/expression.py"),
+            ["mark_expression", "expression"]
+        );
+        assert_eq!(impl_subjects("src/config/__init__.py"), ["config"]);
+        assert_eq!(impl_subjects("a.py"), ["a"]);
         assert_eq!(subject_dirs("src/a/__tests__/x.spec.ts"), ["src", "a"]);
         assert_eq!(subject_dirs("tsdb/head_test.go"), ["tsdb"]);
         assert!(subject_dirs("x.py").is_empty());

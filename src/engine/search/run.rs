@@ -179,6 +179,8 @@ struct UnitAcc {
     len_norm: f32,
     graph: f32,
     score: f32,
+    /// Best share of an implementation file's score lent to this test file.
+    companion: f32,
 }
 
 impl Default for UnitAcc {
@@ -203,6 +205,7 @@ impl Default for UnitAcc {
             len_norm: 1.0,
             graph: 0.0,
             score: 0.0,
+            companion: 0.0,
         }
     }
 }
@@ -547,6 +550,7 @@ fn run(
             .take(COMPANION_SOURCES)
             .copied()
             .collect();
+        let mut lifted: Vec<u32> = Vec::new();
         for (sc, u) in sources {
             let lo = idx.companions.partition_point(|x| x.0 < u);
             let hi = idx.companions.partition_point(|x| x.0 <= u);
@@ -555,16 +559,30 @@ fn run(
                 prepare(s, t as usize);
                 let add = sc * w.test_companion as f32 * share;
                 let ua = s.unit(t);
-                if !ua.allowed || add <= ua.score {
+                if !ua.allowed || add <= ua.companion {
                     continue;
                 }
-                if ua.score <= 0.0 {
-                    files.push((add, t));
-                } else if let Some(f) = files.iter_mut().find(|f| f.1 == t) {
-                    f.0 = add;
+                if ua.companion == 0.0 {
+                    lifted.push(t);
                 }
-                ua.score = add;
+                ua.companion = add;
             }
+        }
+        // A test that also matches on its own text keeps part of that score on top.
+        let own_mix = w.test_companion_own as f32;
+        for t in lifted {
+            let ua = &mut s.units[t as usize];
+            let own = ua.score.max(0.0);
+            let lifted_score = ua.companion + own_mix * own;
+            if lifted_score <= own {
+                continue;
+            }
+            if own <= 0.0 {
+                files.push((lifted_score, t));
+            } else if let Some(f) = files.iter_mut().find(|f| f.1 == t) {
+                f.0 = lifted_score;
+            }
+            ua.score = lifted_score;
         }
     }
     files.sort_by(|a, b| {

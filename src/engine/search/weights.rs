@@ -86,6 +86,8 @@ pub struct SearchWeights {
     /// A test file gets this share of the score of the implementation file it tests (by
     /// name: `python.py` → `test_python.py`), so a change's tests rank near its code.
     pub test_companion: f64,
+    /// A test file lifted by `test_companion` also keeps this share of its own score.
+    pub test_companion_own: f64,
     /// Score multiplier for examples, playgrounds, benchmarks, docs folders, `.d.ts`.
     pub penalty_secondary: f64,
     /// Score multiplier for prose and config documents (README, .md, .json, .yaml, .toml).
@@ -166,6 +168,7 @@ impl Default for SearchWeights {
             penalty_fixture: 1.0,
             test_query_impl: 1.0,
             test_companion: 0.5,
+            test_companion_own: 0.0,
             penalty_secondary: 0.5,
             doc_chunk: 0.6,
 
