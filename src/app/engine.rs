@@ -93,6 +93,9 @@ pub enum EngineEvent {
         generation: Generation,
         view: Box<WhyView>,
     },
+    /// Something the user should know that is not a failure of their request (e.g. the
+    /// tag cache was corrupt and got rebuilt).
+    Notice(String),
     /// A request failed or the worker panicked while answering it; the UI keeps running.
     Failed {
         what: &'static str,

@@ -467,6 +467,7 @@ impl App {
                     self.why = Some(*view);
                 }
             }
+            EngineEvent::Notice(text) => self.set_message(text, Level::Warning),
             EngineEvent::Failed { what, message } => {
                 let text = format!("{what} failed: {message}");
                 if what == "index" {

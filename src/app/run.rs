@@ -32,7 +32,7 @@ const FRAME: Duration = Duration::from_millis(16);
 /// Runs the TUI on `root` until the user quits. Problems that can be seen before the
 /// terminal is taken over (bad config, missing path) are returned as errors and printed by
 /// the CLI; everything after that is shown inside the UI.
-pub fn run(root: &Path) -> anyhow::Result<()> {
+pub fn run(root: &Path, use_cache: bool) -> anyhow::Result<()> {
     let config = Config::load()?;
     if !root.exists() {
         return Err(EngineError::RepoNotFound(root.to_path_buf()).into());
@@ -46,7 +46,10 @@ pub fn run(root: &Path) -> anyhow::Result<()> {
     let (hl_tx, hl_rx) = crossbeam_channel::unbounded::<Highlighted>();
     let (input_tx, input_rx) = crossbeam_channel::unbounded::<Event>();
 
-    let engine = EngineHandle::spawn(Box::new(IndexService::new(root.to_path_buf())), engine_tx);
+    let engine = EngineHandle::spawn(
+        Box::new(IndexService::new(root.to_path_buf()).with_cache(use_cache)),
+        engine_tx,
+    );
     let highlighter = HighlightWorker::spawn(config.theme.syntax_theme.clone(), hl_tx);
     let clipboard = Clipboard::new(config.clipboard, ClipboardEnv::from_process());
     let mouse = config.mouse;

@@ -62,6 +62,12 @@ impl IndexService {
         }
     }
 
+    /// Uses the persistent tag cache (the CLI's `--no-cache` turns it off).
+    pub fn with_cache(mut self, use_cache: bool) -> IndexService {
+        self.opts.use_cache = use_cache;
+        self
+    }
+
     /// The index, once built (tests).
     pub fn index(&self) -> Option<&Arc<Index>> {
         self.index.as_ref()
@@ -117,6 +123,9 @@ impl IndexService {
                 return;
             }
         };
+        if let Some(warning) = &index.cache_warning {
+            emit(EngineEvent::Notice(warning.clone()));
+        }
         emit(EngineEvent::Progress {
             phase: "search index",
             done: index.files.len(),
@@ -143,8 +152,12 @@ impl IndexService {
             build_ms: t0.elapsed().as_secs_f64() * 1000.0,
             texts,
         });
-        self.index = Some(index);
+        self.index = Some(index.clone());
         emit(EngineEvent::IndexReady { generation });
+        // After the UI has what it needs: a failed save only costs the next start its speed.
+        if let Err(e) = index.save_cache() {
+            emit(EngineEvent::Notice(format!("could not save the cache: {e}")));
+        }
     }
 
     fn ranked(&mut self, index: &Index, params: &MapParams) -> Arc<RankOutput> {

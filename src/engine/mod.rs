@@ -6,6 +6,7 @@
 //! `repo_map` (fit ranked signatures to a token budget counted by `tokenizer`).
 //! `index` runs the phases and owns the result.
 
+pub mod cache;
 pub mod error;
 pub mod graph;
 pub mod index;

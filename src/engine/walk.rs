@@ -76,6 +76,8 @@ pub struct WalkedFile {
     pub lang: Lang,
     /// Size from metadata at walk time (the file may change before it is read).
     pub size: u64,
+    /// Modification time from the same metadata (ns since the epoch; 0 when unavailable).
+    pub mtime_ns: i64,
 }
 
 /// A prose or config file (README, markdown, JSON, YAML, TOML, …) kept for text search.
@@ -341,6 +343,7 @@ fn visit_entry(root: &Path, opts: &WalkOptions, ent: ignore::DirEntry) -> Option
             abs_path,
             lang,
             size,
+            mtime_ns: mtime_ns(&meta),
         }),
         None => Found::Doc(DocFile {
             rel_path,
@@ -548,6 +551,15 @@ pub fn load_source(abs_path: &Path, rel_path: &str, max_size: u64) -> Result<Str
         Ok(text) => text,
         Err(err) => String::from_utf8_lossy(err.as_bytes()).into_owned(),
     })
+}
+
+/// A file's modification time in nanoseconds since the Unix epoch; 0 when the platform or
+/// filesystem cannot say (then only the content hash decides whether a file changed).
+pub fn mtime_ns(meta: &fs::Metadata) -> i64 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
 }
 
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
