@@ -251,13 +251,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             // before, so `mapscope . | head` keeps working.
             use std::io::IsTerminal;
             if std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
-                return crate::app::run::run(&repo_path(&cli.path), !cli.cache.no_cache).inspect_err(|e| {
-                    // A bad config file is the user's to fix, not an internal error.
-                    if let Some(c) = e.downcast_ref::<crate::app::config::ConfigError>() {
-                        eprintln!("mapscope: CONFIG_ERROR: {c}");
-                        std::process::exit(2);
-                    }
-                });
+                return crate::app::run::run(&repo_path(&cli.path), !cli.cache.no_cache)
+                    .inspect_err(|e| {
+                        // A bad config file is the user's to fix, not an internal error.
+                        if let Some(c) = e.downcast_ref::<crate::app::config::ConfigError>() {
+                            eprintln!("mapscope: CONFIG_ERROR: {c}");
+                            std::process::exit(2);
+                        }
+                    });
             }
             cmd_map(&MapArgs {
                 path: cli.path,

@@ -4,6 +4,8 @@
 //! focus/exclude/budget/tokenizer steer it, why/cut explain it, copies go out as OSC 52, and
 //! engine failures end up in the status bar.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -57,6 +59,7 @@ fn type_query(app: &mut App, q: &str) {
 /// map lacks one).
 fn cli_map(args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_mapscope"))
+        .env("MAPSCOPE_CACHE_DIR", common::test_cache_dir())
         .arg("map")
         .arg(fixture("ts-app"))
         .args(args)

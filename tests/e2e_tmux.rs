@@ -6,6 +6,8 @@
 //! Waits poll the screen with a deadline (a terminal has no other signal); skipped when tmux
 //! is not installed.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
@@ -95,9 +97,10 @@ fn start_query_copy_quit_in_tmux() {
     // No display and no $TMUX: the copy takes the plain OSC 52 route, which tmux itself
     // receives. Afterwards the shell records the terminal mode for the restore check.
     let script = format!(
-        "env -u TMUX -u DISPLAY -u WAYLAND_DISPLAY -u SSH_CONNECTION -u SSH_TTY MAPSCOPE_CONFIG=/nonexistent '{bin}' '{}'; stty -a > '{}'; echo MAPSCOPE-EXITED; sleep 30",
+        "env -u TMUX -u DISPLAY -u WAYLAND_DISPLAY -u SSH_CONNECTION -u SSH_TTY MAPSCOPE_CONFIG=/nonexistent MAPSCOPE_CACHE_DIR='{cache}' '{bin}' '{}'; stty -a > '{}'; echo MAPSCOPE-EXITED; sleep 30",
         fixture.display(),
-        after.display()
+        after.display(),
+        cache = common::test_cache_dir().display(),
     );
     let o = tmux.cmd(&[
         "new-session",
@@ -139,6 +142,7 @@ fn start_query_copy_quit_in_tmux() {
     assert!(s.contains("OSC 52"), "{s}");
     let buffer = String::from_utf8_lossy(&tmux.cmd(&["show-buffer"]).stdout).into_owned();
     let cli = Command::new(bin)
+        .env("MAPSCOPE_CACHE_DIR", common::test_cache_dir())
         .arg("map")
         .arg(&fixture)
         .args(["--query", "UserService"])
@@ -179,10 +183,11 @@ fn start(tmux: &Tmux, env: &str, after: &Path) {
     let bin = env!("CARGO_BIN_EXE_mapscope");
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/repos/ts-app");
     let script = format!(
-        "env -u TMUX -u DISPLAY MAPSCOPE_CONFIG=/nonexistent {env} '{bin}' '{}'; echo \"status=$?\" > '{}'; stty -a >> '{}'; echo MAPSCOPE-EXITED; sleep 30",
+        "env -u TMUX -u DISPLAY MAPSCOPE_CONFIG=/nonexistent MAPSCOPE_CACHE_DIR='{cache}' {env} '{bin}' '{}'; echo \"status=$?\" > '{}'; stty -a >> '{}'; echo MAPSCOPE-EXITED; sleep 30",
         fixture.display(),
         after.display(),
-        after.display()
+        after.display(),
+        cache = common::test_cache_dir().display(),
     );
     let o = tmux.cmd(&[
         "new-session",

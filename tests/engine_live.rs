@@ -104,10 +104,13 @@ fn content(path: &str, variant: u8) -> String {
     } else if path.ends_with(".ts") || path.ends_with(".tsx") {
         match v {
             0 => "export function helper(): number { return 1; }\n".to_string(),
-            1 => "import { helper } from './c';\nexport const value = () => helper();\n"
-                .to_string(),
-            2 => "import { value } from '../c';\nexport class Store { get() { return value(); } }\n"
-                .to_string(),
+            1 => {
+                "import { helper } from './c';\nexport const value = () => helper();\n".to_string()
+            }
+            2 => {
+                "import { value } from '../c';\nexport class Store { get() { return value(); } }\n"
+                    .to_string()
+            }
             3 => "export interface Value { helper(): number }\n".to_string(),
             _ => "export function (\n".to_string(),
         }
@@ -212,12 +215,16 @@ fn refresh_reuses_what_did_not_change_and_reparses_the_rest() {
 
     common::write_files(root, &[("a.py", &content("a.py", 1))]);
     let changed = BTreeSet::from(["a.py".to_string()]);
-    let second = first.refresh(&IndexOptions::default(), &changed, &|_| {}).unwrap();
+    let second = first
+        .refresh(&IndexOptions::default(), &changed, &|_| {})
+        .unwrap();
     assert_eq!(second.reuse.parsed, 1, "{:?}", second.reuse);
     assert_eq!(second.reuse.unchanged, 3, "{:?}", second.reuse);
 
     // A reported change whose content is the same is read but not re-parsed.
-    let third = second.refresh(&IndexOptions::default(), &changed, &|_| {}).unwrap();
+    let third = second
+        .refresh(&IndexOptions::default(), &changed, &|_| {})
+        .unwrap();
     assert_eq!(third.reuse.parsed, 0, "{:?}", third.reuse);
     assert_eq!(third.reuse.hash_hits, 1, "{:?}", third.reuse);
 }

@@ -156,7 +156,9 @@ impl IndexService {
         emit(EngineEvent::IndexReady { generation });
         // After the UI has what it needs: a failed save only costs the next start its speed.
         if let Err(e) = index.save_cache() {
-            emit(EngineEvent::Notice(format!("could not save the cache: {e}")));
+            emit(EngineEvent::Notice(format!(
+                "could not save the cache: {e}"
+            )));
         }
     }
 

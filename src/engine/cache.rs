@@ -155,7 +155,13 @@ impl DiskCache {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default()
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
             .take(40)
             .collect();
         let key = xxh3_64(canonical_root.as_os_str().as_encoded_bytes());
@@ -224,7 +230,10 @@ impl DiskCache {
 fn ignored(path: &Path, why: &str) -> Loaded {
     Loaded {
         store: TagStore::default(),
-        warning: Some(format!("cache {} ignored: {why}; rebuilding", path.display())),
+        warning: Some(format!(
+            "cache {} ignored: {why}; rebuilding",
+            path.display()
+        )),
     }
 }
 
@@ -431,8 +440,14 @@ mod tests {
             }],
             ..FileTags::default()
         };
-        ParsedFile::new(path.into(), Lang::Python, text.len() as u64, text.into(), tags)
-            .with_stamp(7, content_hash(text))
+        ParsedFile::new(
+            path.into(),
+            Lang::Python,
+            text.len() as u64,
+            text.into(),
+            tags,
+        )
+        .with_stamp(7, content_hash(text))
     }
 
     fn cache_in(base: &Path) -> (DiskCache, PathBuf) {
@@ -459,8 +474,14 @@ mod tests {
             .store
             .lookup("a.py", Lang::Python, a.size, a.hash ^ 1)
             .is_none());
-        assert!(loaded.store.lookup("a.py", Lang::Go, a.size, a.hash).is_none());
-        assert!(loaded.store.lookup("c.py", Lang::Python, a.size, a.hash).is_none());
+        assert!(loaded
+            .store
+            .lookup("a.py", Lang::Go, a.size, a.hash)
+            .is_none());
+        assert!(loaded
+            .store
+            .lookup("c.py", Lang::Python, a.size, a.hash)
+            .is_none());
         // No temporary file is left behind.
         let names: Vec<_> = fs::read_dir(cache.dir()).unwrap().flatten().collect();
         assert_eq!(names.len(), 1);
@@ -576,6 +597,11 @@ mod tests {
         let a = DiskCache::under(base, Path::new("/src/a/app")).unwrap();
         let b = DiskCache::under(base, Path::new("/src/b/app")).unwrap();
         assert_ne!(a.dir(), b.dir());
-        assert!(a.dir().file_name().unwrap().to_string_lossy().starts_with("app-"));
+        assert!(a
+            .dir()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("app-"));
     }
 }

@@ -302,7 +302,8 @@ impl Index {
                     }),
                     Ok(text) => {
                         let hash = content_hash(&text);
-                        let cached = store.and_then(|s| s.lookup(&f.rel_path, f.lang, f.size, hash));
+                        let cached =
+                            store.and_then(|s| s.lookup(&f.rel_path, f.lang, f.size, hash));
                         let origin = if cached.is_some() {
                             Origin::HashHit
                         } else {
