@@ -3,7 +3,7 @@
 //! budget or tokenizer changed), search, and "why" — converting engine results into the
 //! app's snapshot types. Runs on the engine worker thread (or inline in tests).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
@@ -73,9 +73,11 @@ impl IndexService {
         self.index.as_ref()
     }
 
+    /// A full build, or with `changed` (and an index to start from) an incremental refresh.
     fn build(
         &mut self,
         generation: Generation,
+        changed: Option<BTreeSet<String>>,
         published: &Published,
         emit: &mut dyn FnMut(EngineEvent),
     ) {
@@ -87,12 +89,17 @@ impl IndexService {
         // thread can forward progress (throttled) through `emit`, which is not `Sync`.
         let (tx, rx) = crossbeam_channel::unbounded::<BuildProgress>();
         let (root, opts) = (&self.root, &self.opts);
+        let previous = self.index.clone().filter(|_| changed.is_some());
+        let refreshing = previous.is_some();
         let built = std::thread::scope(|scope| {
             let handle = scope.spawn(move || {
                 let report = move |p: BuildProgress| {
                     let _ = tx.send(p);
                 };
-                Index::build_with_progress(root, opts, &report)
+                match (&previous, &changed) {
+                    (Some(prev), Some(changed)) => prev.refresh(opts, changed, &report),
+                    _ => Index::build_with_progress(root, opts, &report),
+                }
             });
             let mut last_sent: Option<Instant> = None;
             for p in rx.iter() {
@@ -126,12 +133,16 @@ impl IndexService {
         if let Some(warning) = &index.cache_warning {
             emit(EngineEvent::Notice(warning.clone()));
         }
-        emit(EngineEvent::Progress {
-            phase: "search index",
-            done: index.files.len(),
-            total: index.files.len(),
-        });
-        self.search = search::Backend::build(&index);
+        // The first build prepares search before saying "ready"; a refresh publishes the
+        // new index at once and lets the next query build the search index.
+        if !refreshing {
+            emit(EngineEvent::Progress {
+                phase: "search index",
+                done: index.files.len(),
+                total: index.files.len(),
+            });
+            self.search = search::Backend::build(&index);
+        }
         self.last_rank = None;
         let mut texts = BTreeMap::new();
         let mut symbols = 0;
@@ -247,7 +258,11 @@ impl EngineService for IndexService {
         emit: &mut dyn FnMut(EngineEvent),
     ) {
         match req {
-            EngineRequest::Build { generation } => self.build(generation, published, emit),
+            EngineRequest::Build { generation } => self.build(generation, None, published, emit),
+            EngineRequest::Refresh {
+                generation,
+                changed,
+            } => self.build(generation, Some(changed), published, emit),
             EngineRequest::Map { generation, params } => {
                 self.map(generation, params, published, emit)
             }
