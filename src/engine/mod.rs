@@ -19,6 +19,7 @@ pub mod search;
 pub mod tags;
 pub mod tokenizer;
 pub mod walk;
+pub mod watch;
 
 pub use error::EngineError;
 pub use model::*;
