@@ -50,7 +50,8 @@ pub struct Freshness {
 
 const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
-/// "⠙ 3 changes pending", "live off", or nothing when the index is up to date.
+/// "⠙ 3 changes pending" while a refresh runs; otherwise "live" (the watcher keeps the
+/// index fresh) or "live off"; nothing when unknown (no watcher was started).
 pub fn freshness_label(f: &Freshness) -> Option<String> {
     let spin = SPINNER[f.spinner % SPINNER.len()];
     match (f.rebuilding, f.pending, f.live) {
@@ -58,7 +59,8 @@ pub fn freshness_label(f: &Freshness) -> Option<String> {
         (true, 1, _) => Some(format!("{spin} 1 change pending")),
         (true, n, _) => Some(format!("{spin} {n} changes pending")),
         (false, _, Some(false)) => Some("live off".to_string()),
-        _ => None,
+        (false, _, Some(true)) => Some("live".to_string()),
+        (false, _, None) => None,
     }
 }
 
@@ -205,7 +207,7 @@ mod tests {
         let mut f = Freshness::default();
         assert_eq!(freshness_label(&f), None);
         f.live = Some(true);
-        assert_eq!(freshness_label(&f), None);
+        assert_eq!(freshness_label(&f).as_deref(), Some("live"));
         f.live = Some(false);
         assert_eq!(freshness_label(&f).as_deref(), Some("live off"));
         f.rebuilding = true;
