@@ -166,6 +166,13 @@ pub struct BenchArgs {
     pub tokens: usize,
     #[arg(long)]
     pub json: bool,
+    /// Time one-file edits to a refreshed index and map instead (on a scratch copy of the
+    /// indexed files; the repository itself is never written).
+    #[arg(long)]
+    pub live: bool,
+    /// Edits to time with --live.
+    #[arg(long, default_value_t = 15)]
+    pub edits: usize,
 }
 
 fn parse_tokenizer(s: &str) -> Result<TokenizerKind, String> {
@@ -430,6 +437,25 @@ fn median(mut xs: Vec<f64>) -> f64 {
 }
 
 fn cmd_bench(args: &BenchArgs) -> anyhow::Result<()> {
+    if args.live {
+        let report = crate::live_bench::run(&repo_path(&args.path), args.edits, args.tokens)?;
+        if args.json {
+            return print(&serde_json::to_string_pretty(&report)?);
+        }
+        return print(&format!(
+            "{} files, {} one-file edits (debounce {} ms)\n\
+             write → batch: median {:.1} ms\n\
+             batch → refreshed index: median {:.1} ms\n\
+             batch → index + fitted map: median {:.1} ms, max {:.1} ms",
+            report.files,
+            report.edits,
+            report.debounce_ms,
+            report.watch_median_ms,
+            report.refresh_median_ms,
+            report.to_map_median_ms,
+            report.to_map_max_ms,
+        ));
+    }
     let runs = args.runs.max(1);
     let t = Instant::now();
     let _ = tokenizer(TokenizerKind::O200k).count("warm up");

@@ -283,3 +283,26 @@ fn concurrent_runs_leave_a_valid_cache() {
     );
     assert_eq!(stderr(&o), "");
 }
+
+#[test]
+fn bench_live_times_edits_on_a_scratch_copy_and_leaves_the_repo_untouched() {
+    let (_tmp, repo, cache) = setup();
+    let before = tree(&repo);
+    let o = run(
+        &[("MAPSCOPE_CACHE_DIR", cache.as_path())],
+        &[
+            "bench",
+            repo.to_str().unwrap(),
+            "--live",
+            "--edits",
+            "3",
+            "--json",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(report["edits"], 3);
+    assert_eq!(report["files"], 3);
+    assert!(report["to_map_median_ms"].as_f64().unwrap() > 0.0);
+    assert_eq!(tree(&repo), before);
+}

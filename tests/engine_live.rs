@@ -255,3 +255,58 @@ fn tags_from_the_disk_cache_give_the_same_index() {
     assert_eq!(warm.reuse.hash_hits, 3, "{:?}", warm.reuse);
     assert_eq!(observe(&warm), observe(&full(&root)));
 }
+
+/// A branch switch rewriting 1,000 files: the watcher coalesces it into a few batches, one
+/// refresh with their union re-parses exactly the changed files, and the result equals a
+/// full rebuild.
+#[test]
+fn a_storm_of_1000_changes_becomes_one_refresh_equal_to_a_full_rebuild() {
+    use mapscope::engine::watch::{ChangeBatch, WatchOptions, Watcher};
+    use std::time::{Duration, Instant};
+
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let write_all = |version: u32| {
+        for i in 0..1000 {
+            common::write_files(
+                root,
+                &[(
+                    &format!("pkg{}/m{i}.py", i % 10),
+                    &format!(
+                        "def f{i}_v{version}():\n    return f{}_v{version}()\n",
+                        (i + 1) % 1000
+                    ),
+                )],
+            );
+        }
+    };
+    write_all(1);
+    let before = full(root);
+    let watcher = Watcher::start(
+        root,
+        WatchOptions {
+            max_delay: Duration::from_secs(60),
+            ..WatchOptions::default()
+        },
+    )
+    .unwrap();
+    write_all(2);
+
+    let mut merged = ChangeBatch::default();
+    let mut batches = 0;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while merged.paths.len() < 1000 && !merged.rescan {
+        let left = deadline.saturating_duration_since(Instant::now());
+        assert!(!left.is_zero(), "saw {} of 1000 paths", merged.paths.len());
+        if let Ok(batch) = watcher.changes().recv_timeout(left) {
+            batches += 1;
+            merged.merge(batch);
+        }
+    }
+    assert!(batches <= 3, "{batches} batches");
+    let refreshed = before
+        .refresh(&IndexOptions::default(), &merged.paths, &|_| {})
+        .unwrap();
+    assert_eq!(refreshed.reuse.parsed, 1000, "{:?}", refreshed.reuse);
+    assert_eq!(observe(&refreshed), observe(&full(root)));
+}
