@@ -488,6 +488,61 @@ mod tests {
         }
     }
 
+    /// Start-up and throughput against tiktoken-rs; numbers are only meaningful in release:
+    /// `cargo test --release --lib engine::tokenizer::tests::bench -- --ignored --nocapture`.
+    /// `MAPSCOPE_TOK_BENCH` may name a big file to count; the fixtures are used otherwise.
+    #[test]
+    #[ignore]
+    fn bench_against_tiktoken() {
+        use std::time::Instant;
+        let text = match std::env::var("MAPSCOPE_TOK_BENCH") {
+            Ok(path) => std::fs::read_to_string(path).unwrap(),
+            Err(_) => {
+                let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/repos/py-app");
+                let mut one = String::new();
+                for e in std::fs::read_dir(dir).unwrap() {
+                    one += &std::fs::read_to_string(e.unwrap().path()).unwrap_or_default();
+                }
+                one.repeat((4 << 20) / one.len().max(1) + 1)
+            }
+        };
+        let mb = text.len() as f64 / 1e6;
+        for kind in TokenizerKind::ALL {
+            let t = Instant::now();
+            let ours = tokenizer(kind);
+            let ours_init = t.elapsed();
+            let t = Instant::now();
+            let theirs = match kind {
+                TokenizerKind::O200k => tiktoken_rs::o200k_base().unwrap(),
+                TokenizerKind::Cl100k => tiktoken_rs::cl100k_base().unwrap(),
+            };
+            let theirs_init = t.elapsed();
+            let t = Instant::now();
+            let n = ours.count(&text);
+            let ours_secs = t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            let m = theirs.encode_ordinary(&text).len();
+            let theirs_secs = t.elapsed().as_secs_f64();
+            assert_eq!(n, m);
+            let t = Instant::now();
+            let lines: usize = text.lines().map(|l| ours.count(l)).sum();
+            let ours_lines = t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            let lines2: usize = text.lines().map(|l| theirs.encode_ordinary(l).len()).sum();
+            let theirs_lines = t.elapsed().as_secs_f64();
+            assert_eq!(lines, lines2);
+            println!(
+                "{kind}: init ours {ours_init:?} tiktoken-rs {theirs_init:?}; {mb:.1} MB, \
+                 {n} tokens: ours {:.1} MB/s tiktoken-rs {:.1} MB/s; per line: ours {:.1} MB/s \
+                 tiktoken-rs {:.1} MB/s",
+                mb / ours_secs,
+                mb / theirs_secs,
+                mb / ours_lines,
+                mb / theirs_lines,
+            );
+        }
+    }
+
     #[test]
     fn counts_known_strings() {
         // Reference values from Python tiktoken.
