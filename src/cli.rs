@@ -291,8 +291,18 @@ fn build_index(
     max_file_size: Option<u64>,
     cache: CacheArgs,
 ) -> anyhow::Result<Index> {
+    build_index_with(path, max_file_size, cache, false)
+}
+
+fn build_index_with(
+    path: &Option<PathBuf>,
+    max_file_size: Option<u64>,
+    cache: CacheArgs,
+    skip_docs: bool,
+) -> anyhow::Result<Index> {
     let mut opts = IndexOptions {
         use_cache: !cache.no_cache,
+        skip_docs,
         ..IndexOptions::default()
     };
     if let Some(max) = max_file_size {
@@ -373,7 +383,8 @@ fn cmd_map(args: &MapArgs) -> anyhow::Result<()> {
     // and parsed (the OnceLock makes the fit wait for it if it is not ready yet).
     let kind = args.tokenizer;
     std::thread::spawn(move || tokenizer(kind).count(""));
-    let index = build_index(&args.path, Some(args.max_file_size), args.cache)?;
+    // The map never shows prose or config files: don't read them.
+    let index = build_index_with(&args.path, Some(args.max_file_size), args.cache, true)?;
     for f in &args.focus {
         if index.resolve_user_path(f).is_none() {
             eprintln!("mapscope: warning: focus file not in the index: {f}");

@@ -33,6 +33,9 @@ pub struct IndexOptions {
     /// tests and the eval (which indexes hundreds of throwaway trees) leave no trace; the
     /// CLI and the TUI turn it on unless `--no-cache` is given.
     pub use_cache: bool,
+    /// Leave prose/config files unread. They only feed search's text evidence, so a
+    /// map-only run (`mapscope map`) skips them to save time and memory.
+    pub skip_docs: bool,
 }
 
 /// Where a build may take already extracted tags from instead of parsing.
@@ -322,7 +325,11 @@ impl Index {
                 }
             })
             .collect();
-        let docs = load_docs(&walked.docs, opts.walk.max_doc_size);
+        let docs = if opts.skip_docs {
+            Vec::new()
+        } else {
+            load_docs(&walked.docs, opts.walk.max_doc_size)
+        };
         let mut files = Vec::with_capacity(loaded.len());
         let mut skipped = walked.skipped;
         let mut counts = ReuseCounts::default();
