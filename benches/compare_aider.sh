@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# compare.sh — aider's repo map vs mapscope, cold, side by side, in one go per repo.
+# compare.sh — aider's repo map vs mapscope, cold or warm, side by side, in one go per repo.
 #
-#   MAPSCOPE=target/release/mapscope benches/compare_aider.sh [--only REPO] [--runs N]
+#   MAPSCOPE=target/release/mapscope benches/compare_aider.sh [--only REPO] [--runs N] [--warm]
 #
 # Per repo (vite mypy prometheus terraform, work trees under $BENCH):
-#   1. aider cold map, 1 run (tags cache deleted first), under /usr/bin/time -v
+#   1. aider map, 1 timed run under /usr/bin/time -v. Cold: its tags cache deleted first.
+#      Warm (--warm): after an untimed cold run that fills its cache.
 #   2. "$MAPSCOPE" map $BENCH/REPO --tokens $TOKENS --format json $MAPSCOPE_ARGS, N runs (default 5),
-#      each under /usr/bin/time -v: median wall s, max peak RSS over the runs
+#      each under /usr/bin/time -v: median wall s, max peak RSS over the runs. Cold: --no-cache.
+#      Warm: a cache dir of its own under the results dir, filled by one untimed run first.
 #   3. "$MAPSCOPE" stats $BENCH/REPO --json once (untimed), for file count + per-phase times
 # Then prints a markdown table. Raw outputs: $BENCH/results/compare-<stamp>/.
 # If MAPSCOPE is unset, missing or fails, the mapscope cells say n/a / FAIL and aider still runs.
@@ -20,6 +22,7 @@ BENCH=${BENCH:-/work/bench}
 export ANCHORS=${ANCHORS:-/work/anchors}
 TOKENS=${TOKENS:-4096}
 RUNS=5
+MODE=cold
 MAPSCOPE=${MAPSCOPE:-}
 MAPSCOPE_ARGS=${MAPSCOPE_ARGS:-}
 PY=$ANCHORS/aider-venv/bin/python
@@ -31,6 +34,7 @@ while [ $# -gt 0 ]; do
     --only) REPOS="$2"; shift 2 ;;
     --only=*) REPOS="${1#--only=}"; shift ;;
     --runs) RUNS="$2"; shift 2 ;;
+    --warm) MODE=warm; shift ;;
     -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "compare.sh: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -87,9 +91,15 @@ load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 for r in $REPOS; do
   repo=$BENCH/$r
-  echo "== $r: aider cold (load $(load))" >&2
-  af=$OUT/aider-$r-cold.txt
-  $NET /usr/bin/time -v "$PY" "$ANCHOR_PY" --repo "$repo" --tokens "$TOKENS" --cold \
+  echo "== $r: aider $MODE (load $(load))" >&2
+  af=$OUT/aider-$r-$MODE.txt
+  aider_flag=--cold
+  if [ $MODE = warm ]; then
+    aider_flag=""
+    $NET "$PY" "$ANCHOR_PY" --repo "$repo" --tokens "$TOKENS" --cold --out "$OUT/aider-$r.map" > /dev/null 2>&1
+  fi
+  # shellcheck disable=SC2086
+  $NET /usr/bin/time -v "$PY" "$ANCHOR_PY" --repo "$repo" --tokens "$TOKENS" $aider_flag \
       --out "$OUT/aider-$r.map" > "$af.json" 2> "$af.timev"
   cat "$af.json" "$af.timev" > "$af"
   read a_wall a_rss a_exit < <(parse_timev "$af.timev")
@@ -97,11 +107,17 @@ for r in $REPOS; do
 
   ms_walls=(); ms_rss=(); ms_fail=""
   if [ $HAVE_MS = 1 ]; then
+    export MAPSCOPE_CACHE_DIR=$OUT/mapscope-cache
+    CACHE_FLAG=--no-cache
+    if [ $MODE = warm ]; then
+      CACHE_FLAG=""
+      "$MAPSCOPE" map "$repo" --tokens "$TOKENS" > /dev/null 2>&1
+    fi
     for i in $(seq 1 "$RUNS"); do
       mf=$OUT/mapscope-$r-run$i
       # shellcheck disable=SC2086
       t0=$(date +%s%N)
-      /usr/bin/time -v timeout "${MS_TIMEOUT:-600}" "$MAPSCOPE" map "$repo" --tokens "$TOKENS" --format json $MAPSCOPE_ARGS \
+      /usr/bin/time -v timeout "${MS_TIMEOUT:-600}" "$MAPSCOPE" map "$repo" --tokens "$TOKENS" --format json $CACHE_FLAG $MAPSCOPE_ARGS \
           > "$mf.json" 2> "$mf.timev"
       t1=$(date +%s%N)
       read m_wall m_rss m_exit < <(parse_timev "$mf.timev")
@@ -118,7 +134,7 @@ for r in $REPOS; do
       echo "   mapscope run $i: ${m_wall}s ${m_rss}MB (load $(load))" >&2
     done
     if [ -z "$ms_fail" ]; then
-      timeout 600 "$MAPSCOPE" stats "$repo" --json > "$OUT/mapscope-$r-stats.json" 2> "$OUT/mapscope-$r-stats.err" \
+      timeout 600 "$MAPSCOPE" stats "$repo" --json $CACHE_FLAG > "$OUT/mapscope-$r-stats.json" 2> "$OUT/mapscope-$r-stats.err" \
         || echo "   mapscope stats failed (see $OUT/mapscope-$r-stats.err)" >&2
     fi
   fi
@@ -156,13 +172,13 @@ print(json.dumps(row))
 EOF
 done
 
-python3 - "$ROWS" "$RUNS" <<'EOF' | tee "$OUT/table.md"
+python3 - "$ROWS" "$RUNS" "$MODE" <<'EOF' | tee "$OUT/table.md"
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
-runs = sys.argv[2]
+runs, mode = sys.argv[2], sys.argv[3]
 def f(x, d=1):
     return "n/a" if x is None else (f"{x:.{d}f}" if isinstance(x, float) else str(x))
-print(f"| repo | files (git / aider parsed / mapscope) | aider cold s | mapscope cold s (median of {runs}) | speed ratio | aider RSS MB | mapscope RSS MB | RSS ratio | tokens asked→given (aider; mapscope) |")
+print(f"| repo | files (git / aider parsed / mapscope) | aider {mode} s | mapscope {mode} s (median of {runs}) | speed ratio | aider RSS MB | mapscope RSS MB | RSS ratio | tokens asked→given (aider; mapscope) |")
 print("|---|---|---|---|---|---|---|---|---|")
 notes = []
 for r in rows:
@@ -185,7 +201,7 @@ for r in rows:
     files = f"{r.get('a_files_total','?')} / {r.get('a_files_parsed','?')} / {r.get('m_files', 'n/a')}"
     print(f"| {r['repo']} | {files} | {f(aw)} | {ms_w} | {sp} | {f(ar,0)} | {ms_r if ms_r in ('n/a','FAIL') else f(mr,0)} | {rr} | {at}; {mt} |")
 print()
-print("aider: 1 cold run (tags cache deleted), tokens counted with tiktoken cl100k. "
+print(f"aider: 1 {mode} run ({'tags cache deleted' if mode == 'cold' else 'after a cold run filled its cache'}), tokens counted with tiktoken cl100k. "
       "mapscope: wall = median, RSS = max peak over the runs; tokens in its own tokenizer.")
 for r in rows:
     if r.get("m_walls"):

@@ -29,6 +29,16 @@ pub struct Cli {
     pub command: Option<Command>,
     /// Repository to open (default: the current directory).
     pub path: Option<PathBuf>,
+    #[command(flatten)]
+    pub cache: CacheArgs,
+}
+
+/// Shared by every command that indexes a repository.
+#[derive(Args, Debug, Clone, Copy, Default)]
+pub struct CacheArgs {
+    /// Neither read nor write the tag cache (in the user's cache dir, never in the repo).
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -43,6 +53,22 @@ pub enum Command {
     Search(SearchArgs),
     /// Retrieval eval on a commit dataset (commit message → changed files).
     Eval(EvalArgs),
+    /// Manage the tag cache (kept in the user's cache dir, never in the repository).
+    #[command(subcommand)]
+    Cache(CacheCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum CacheCommand {
+    /// Remove the cache of one repository (default: the current directory), or all caches.
+    Clear {
+        path: Option<PathBuf>,
+        /// Remove every repository's cache.
+        #[arg(long, conflicts_with = "path")]
+        all: bool,
+    },
+    /// Print where the cache of a repository lives.
+    Path { path: Option<PathBuf> },
 }
 
 #[derive(Args, Debug)]
@@ -68,6 +94,8 @@ pub struct SearchArgs {
     /// Show the signal breakdown of each hit (text output).
     #[arg(long)]
     pub explain: bool,
+    #[command(flatten)]
+    pub cache: CacheArgs,
 }
 
 #[derive(Args, Debug)]
@@ -125,6 +153,8 @@ pub struct MapArgs {
     /// Largest file to index, in bytes.
     #[arg(long, default_value_t = 1024 * 1024)]
     pub max_file_size: u64,
+    #[command(flatten)]
+    pub cache: CacheArgs,
 }
 
 #[derive(Args, Debug)]
@@ -133,6 +163,8 @@ pub struct StatsArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub cache: CacheArgs,
 }
 
 #[derive(Args, Debug)]
@@ -145,6 +177,13 @@ pub struct BenchArgs {
     pub tokens: usize,
     #[arg(long)]
     pub json: bool,
+    /// Time one-file edits to a refreshed index and map instead (on a scratch copy of the
+    /// indexed files; the repository itself is never written).
+    #[arg(long)]
+    pub live: bool,
+    /// Edits to time with --live.
+    #[arg(long, default_value_t = 15)]
+    pub edits: usize,
 }
 
 fn parse_tokenizer(s: &str) -> Result<TokenizerKind, String> {
@@ -216,6 +255,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Bench(args)) => cmd_bench(&args),
         Some(Command::Search(args)) => cmd_search(&args),
         Some(Command::Eval(args)) => cmd_eval(&args),
+        Some(Command::Cache(cmd)) => cmd_cache(&cmd),
         None => {
             // A detached helper that keeps a copied text on the X11/Wayland clipboard after
             // the TUI exits (see app::clipboard).
@@ -229,13 +269,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             // before, so `mapscope . | head` keeps working.
             use std::io::IsTerminal;
             if std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
-                return crate::app::run::run(&repo_path(&cli.path)).inspect_err(|e| {
-                    // A bad config file is the user's to fix, not an internal error.
-                    if let Some(c) = e.downcast_ref::<crate::app::config::ConfigError>() {
-                        eprintln!("mapscope: CONFIG_ERROR: {c}");
-                        std::process::exit(2);
-                    }
-                });
+                return crate::app::run::run(&repo_path(&cli.path), !cli.cache.no_cache)
+                    .inspect_err(|e| {
+                        // A bad config file is the user's to fix, not an internal error.
+                        if let Some(c) = e.downcast_ref::<crate::app::config::ConfigError>() {
+                            eprintln!("mapscope: CONFIG_ERROR: {c}");
+                            std::process::exit(2);
+                        }
+                    });
             }
             cmd_map(&MapArgs {
                 path: cli.path,
@@ -246,6 +287,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 tokenizer: TokenizerKind::O200k,
                 format: MapFormat::Text,
                 max_file_size: 1024 * 1024,
+                cache: cli.cache,
             })
         }
     }
@@ -255,12 +297,75 @@ fn repo_path(path: &Option<PathBuf>) -> PathBuf {
     path.clone().unwrap_or_else(|| PathBuf::from("."))
 }
 
-fn build_index(path: &Option<PathBuf>, max_file_size: Option<u64>) -> anyhow::Result<Index> {
-    let mut opts = IndexOptions::default();
+fn build_index(
+    path: &Option<PathBuf>,
+    max_file_size: Option<u64>,
+    cache: CacheArgs,
+) -> anyhow::Result<Index> {
+    build_index_with(path, max_file_size, cache, false)
+}
+
+fn build_index_with(
+    path: &Option<PathBuf>,
+    max_file_size: Option<u64>,
+    cache: CacheArgs,
+    skip_docs: bool,
+) -> anyhow::Result<Index> {
+    let mut opts = IndexOptions {
+        use_cache: !cache.no_cache,
+        skip_docs,
+        ..IndexOptions::default()
+    };
     if let Some(max) = max_file_size {
         opts.walk.max_file_size = max;
     }
-    Ok(Index::build(&repo_path(path), &opts)?)
+    let index = Index::build(&repo_path(path), &opts)?;
+    if let Some(warning) = &index.cache_warning {
+        eprintln!("mapscope: warning: {warning}");
+    }
+    Ok(index)
+}
+
+/// Runs `output` while the tag cache is saved on a side thread (the save of a big repo's
+/// tags takes tens of ms; the user should not wait for it before seeing output). A failed
+/// save is a warning: the output is still right.
+fn with_cache_saved<T>(index: &Index, output: impl FnOnce() -> T) -> T {
+    std::thread::scope(|s| {
+        let saver = s.spawn(|| index.save_cache());
+        let out = output();
+        match saver.join() {
+            Ok(Err(e)) => eprintln!("mapscope: warning: could not save the cache: {e}"),
+            Err(_) => eprintln!("mapscope: warning: could not save the cache"),
+            Ok(Ok(_)) => {}
+        }
+        out
+    })
+}
+
+fn cmd_cache(cmd: &CacheCommand) -> anyhow::Result<()> {
+    use crate::engine::cache::{clear_all, DiskCache};
+    let repo_cache = |path: &Option<PathBuf>| -> anyhow::Result<DiskCache> {
+        let root = repo_path(path);
+        let canonical = root
+            .canonicalize()
+            .map_err(|_| EngineError::RepoNotFound(root.clone()))?;
+        DiskCache::for_repo(&canonical).map_err(|why| anyhow::anyhow!(why))
+    };
+    match cmd {
+        CacheCommand::Clear { all: true, .. } => match clear_all()? {
+            Some(dir) => print(&format!("removed {}", dir.display())),
+            None => print("no cache to remove"),
+        },
+        CacheCommand::Clear { path, .. } => {
+            let cache = repo_cache(path)?;
+            if cache.clear()? {
+                print(&format!("removed {}", cache.dir().display()))
+            } else {
+                print(&format!("no cache at {}", cache.dir().display()))
+            }
+        }
+        CacheCommand::Path { path } => print(&repo_cache(path)?.dir().display().to_string()),
+    }
 }
 
 fn print(text: &str) -> anyhow::Result<()> {
@@ -289,20 +394,27 @@ fn cmd_map(args: &MapArgs) -> anyhow::Result<()> {
     // and parsed (the OnceLock makes the fit wait for it if it is not ready yet).
     let kind = args.tokenizer;
     std::thread::spawn(move || tokenizer(kind).count(""));
-    let index = build_index(&args.path, Some(args.max_file_size))?;
+    // The map never shows prose or config files: don't read them.
+    let index = build_index_with(&args.path, Some(args.max_file_size), args.cache, true)?;
     for f in &args.focus {
         if index.resolve_user_path(f).is_none() {
             eprintln!("mapscope: warning: focus file not in the index: {f}");
         }
     }
-    let (map, _) = index.map(&map_request(args));
-    print(&render(&map, &index.files, args.format))
+    with_cache_saved(&index, || {
+        let (map, _) = index.map(&map_request(args));
+        print(&render(&map, &index.files, args.format))
+    })
 }
 
 fn cmd_stats(args: &StatsArgs) -> anyhow::Result<()> {
-    let index = build_index(&args.path, None)?;
+    let index = build_index(&args.path, None, args.cache)?;
+    with_cache_saved(&index, || print_stats(&index, args.json))
+}
+
+fn print_stats(index: &Index, json: bool) -> anyhow::Result<()> {
     let stats = index.stats();
-    if args.json {
+    if json {
         return print(&serde_json::to_string_pretty(&stats)?);
     }
     let mut s = String::new();
@@ -347,6 +459,25 @@ fn median(mut xs: Vec<f64>) -> f64 {
 }
 
 fn cmd_bench(args: &BenchArgs) -> anyhow::Result<()> {
+    if args.live {
+        let report = crate::live_bench::run(&repo_path(&args.path), args.edits, args.tokens)?;
+        if args.json {
+            return print(&serde_json::to_string_pretty(&report)?);
+        }
+        return print(&format!(
+            "{} files, {} one-file edits (debounce {} ms)\n\
+             write → batch: median {:.1} ms\n\
+             batch → refreshed index: median {:.1} ms\n\
+             batch → index + fitted map: median {:.1} ms, max {:.1} ms",
+            report.files,
+            report.edits,
+            report.debounce_ms,
+            report.watch_median_ms,
+            report.refresh_median_ms,
+            report.to_map_median_ms,
+            report.to_map_max_ms,
+        ));
+    }
     let runs = args.runs.max(1);
     let t = Instant::now();
     let _ = tokenizer(TokenizerKind::O200k).count("warm up");
@@ -357,7 +488,7 @@ fn cmd_bench(args: &BenchArgs) -> anyhow::Result<()> {
     let mut last = None;
     for _ in 0..runs {
         let t0 = Instant::now();
-        let index = build_index(&args.path, None)?;
+        let index = build_index(&args.path, None, CacheArgs { no_cache: true })?;
         let req = MapRequest {
             budget: args.tokens,
             ..MapRequest::default()
@@ -463,7 +594,7 @@ fn cmd_search(args: &SearchArgs) -> anyhow::Result<()> {
         anyhow::bail!("{e}");
     }
     let t = Instant::now();
-    let index = match build_index(&path, None) {
+    let index = match build_index(&path, None, args.cache) {
         Ok(index) => index,
         Err(e) if args.json => {
             let code = e
@@ -477,11 +608,13 @@ fn cmd_search(args: &SearchArgs) -> anyhow::Result<()> {
     let (_, search_build_ms) = index.search_index();
     let index_ms = t.elapsed().as_secs_f64() * 1000.0;
     let response = index.search(&query, &opts);
-    if args.json {
-        let json = search_json(&index, &query, &response, index_ms, search_build_ms);
-        return print(&serde_json::to_string_pretty(&json)?);
-    }
-    print(&search_text(&query, &response, args.files, args.explain))
+    with_cache_saved(&index, || {
+        if args.json {
+            let json = search_json(&index, &query, &response, index_ms, search_build_ms);
+            return print(&serde_json::to_string_pretty(&json)?);
+        }
+        print(&search_text(&query, &response, args.files, args.explain))
+    })
 }
 
 fn print_search_error(error: &str, code: &str) -> anyhow::Result<()> {

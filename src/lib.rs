@@ -8,4 +8,5 @@ pub mod app;
 pub mod cli;
 pub mod engine;
 pub mod eval;
+pub mod live_bench;
 pub mod ui;

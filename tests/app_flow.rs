@@ -4,6 +4,8 @@
 //! focus/exclude/budget/tokenizer steer it, why/cut explain it, copies go out as OSC 52, and
 //! engine failures end up in the status bar.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -57,6 +59,7 @@ fn type_query(app: &mut App, q: &str) {
 /// map lacks one).
 fn cli_map(args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_mapscope"))
+        .env("MAPSCOPE_CACHE_DIR", common::test_cache_dir())
         .arg("map")
         .arg(fixture("ts-app"))
         .args(args)
@@ -381,4 +384,66 @@ fn dragging_the_map_border_resizes_it() {
     assert_eq!(app.layout_spec().map_percent, 75, "no drag after release");
     app.update(Action::MapNarrower);
     assert_eq!(app.layout_spec().map_percent, 70);
+}
+
+#[test]
+fn changed_files_refresh_the_map_and_the_pending_count_clears() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_files(
+        dir.path(),
+        &[(
+            "app.py",
+            "from util import helper\n\ndef main():\n    return helper()\n",
+        )],
+    );
+    let mut app = app_on(dir.path(), ClipboardEnv::default());
+    assert!(shown_map(&app).contains("def main"));
+    assert!(!shown_map(&app).contains("brand_new_function"));
+
+    common::write_files(
+        dir.path(),
+        &[(
+            "util.py",
+            "def helper():\n    return 1\n\ndef brand_new_function():\n    pass\n",
+        )],
+    );
+    app.on_files_changed(["util.py".to_string()].into(), false);
+    // Inline engine: the refresh is done, the new index and map are shown, nothing pending.
+    let map = shown_map(&app);
+    assert!(map.contains("brand_new_function"), "{map}");
+    assert_eq!(app.view().status.freshness.pending, 0);
+    assert!(!app.view().status.freshness.rebuilding);
+
+    // A deletion disappears from the map too.
+    std::fs::remove_file(dir.path().join("util.py")).unwrap();
+    app.on_files_changed(["util.py".to_string()].into(), false);
+    assert!(!shown_map(&app).contains("brand_new_function"));
+
+    // A rescan picks up a change the watcher did not name.
+    common::write_files(dir.path(), &[("app.py", "def renamed_main():\n    pass\n")]);
+    app.on_files_changed(Default::default(), true);
+    assert!(shown_map(&app).contains("renamed_main"));
+}
+
+#[test]
+fn an_empty_repo_gets_indexed_when_a_file_appears() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "nothing to index").unwrap();
+    let mut app = app_on(dir.path(), ClipboardEnv::default());
+    assert!(app.map_snapshot().is_none());
+    common::write_files(
+        dir.path(),
+        &[("first.go", "package main\n\nfunc First() {}\n")],
+    );
+    app.on_files_changed(["first.go".to_string()].into(), false);
+    assert!(shown_map(&app).contains("func First"));
+}
+
+#[test]
+fn live_updates_off_is_shown() {
+    let mut app = ts_app();
+    app.set_live(Err("inotify watch limit reached".into()));
+    assert_eq!(app.view().status.freshness.live, Some(false));
+    let msg = app.message().unwrap_or_default().to_string();
+    assert!(msg.contains("live updates off: inotify"), "{msg}");
 }

@@ -8,6 +8,7 @@ use std::process::{Command, Output};
 
 fn mapscope(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_mapscope"))
+        .env("MAPSCOPE_CACHE_DIR", common::test_cache_dir())
         .args(args)
         .env("RUST_BACKTRACE", "1")
         .output()
@@ -157,6 +158,7 @@ fn output_is_byte_identical_across_runs_and_thread_counts() {
         let path = fixture(repo);
         let run = |threads: &str| {
             Command::new(env!("CARGO_BIN_EXE_mapscope"))
+                .env("MAPSCOPE_CACHE_DIR", common::test_cache_dir())
                 .args(["map", path.to_str().unwrap(), "--format", "json"])
                 .env("RAYON_NUM_THREADS", threads)
                 .output()

@@ -1,5 +1,7 @@
 //! `mapscope search` on a fixture repo with known answers, and the JSON contract.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -11,6 +13,7 @@ fn repo() -> PathBuf {
 
 fn search(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_mapscope"))
+        .env("MAPSCOPE_CACHE_DIR", common::test_cache_dir())
         .arg("search")
         .args(args)
         .output()

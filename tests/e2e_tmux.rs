@@ -6,6 +6,8 @@
 //! Waits poll the screen with a deadline (a terminal has no other signal); skipped when tmux
 //! is not installed.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
@@ -95,9 +97,10 @@ fn start_query_copy_quit_in_tmux() {
     // No display and no $TMUX: the copy takes the plain OSC 52 route, which tmux itself
     // receives. Afterwards the shell records the terminal mode for the restore check.
     let script = format!(
-        "env -u TMUX -u DISPLAY -u WAYLAND_DISPLAY -u SSH_CONNECTION -u SSH_TTY MAPSCOPE_CONFIG=/nonexistent '{bin}' '{}'; stty -a > '{}'; echo MAPSCOPE-EXITED; sleep 30",
+        "env -u TMUX -u DISPLAY -u WAYLAND_DISPLAY -u SSH_CONNECTION -u SSH_TTY MAPSCOPE_CONFIG=/nonexistent MAPSCOPE_CACHE_DIR='{cache}' '{bin}' '{}'; stty -a > '{}'; echo MAPSCOPE-EXITED; sleep 30",
         fixture.display(),
-        after.display()
+        after.display(),
+        cache = common::test_cache_dir().display(),
     );
     let o = tmux.cmd(&[
         "new-session",
@@ -139,6 +142,7 @@ fn start_query_copy_quit_in_tmux() {
     assert!(s.contains("OSC 52"), "{s}");
     let buffer = String::from_utf8_lossy(&tmux.cmd(&["show-buffer"]).stdout).into_owned();
     let cli = Command::new(bin)
+        .env("MAPSCOPE_CACHE_DIR", common::test_cache_dir())
         .arg("map")
         .arg(&fixture)
         .args(["--query", "UserService"])
@@ -176,13 +180,18 @@ fn start_query_copy_quit_in_tmux() {
 /// Starts `mapscope` on the fixture in a fresh tmux server with extra environment; the shell
 /// records the exit status and the terminal mode afterwards.
 fn start(tmux: &Tmux, env: &str, after: &Path) {
-    let bin = env!("CARGO_BIN_EXE_mapscope");
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/repos/ts-app");
+    start_on(tmux, env, after, &fixture);
+}
+
+fn start_on(tmux: &Tmux, env: &str, after: &Path, fixture: &Path) {
+    let bin = env!("CARGO_BIN_EXE_mapscope");
     let script = format!(
-        "env -u TMUX -u DISPLAY MAPSCOPE_CONFIG=/nonexistent {env} '{bin}' '{}'; echo \"status=$?\" > '{}'; stty -a >> '{}'; echo MAPSCOPE-EXITED; sleep 30",
+        "env -u TMUX -u DISPLAY MAPSCOPE_CONFIG=/nonexistent MAPSCOPE_CACHE_DIR='{cache}' {env} '{bin}' '{}'; echo \"status=$?\" > '{}'; stty -a >> '{}'; echo MAPSCOPE-EXITED; sleep 30",
         fixture.display(),
         after.display(),
-        after.display()
+        after.display(),
+        cache = common::test_cache_dir().display(),
     );
     let o = tmux.cmd(&[
         "new-session",
@@ -332,4 +341,46 @@ fn an_invalid_config_is_reported_before_the_tui_starts() {
     );
     let after = std::fs::read_to_string(&after).unwrap();
     assert!(after.starts_with("status=2"), "{after}");
+}
+
+#[test]
+fn a_file_edited_on_disk_shows_up_in_the_map() {
+    if !have_tmux() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    common::write_files(
+        &repo,
+        &[
+            (
+                "app.py",
+                "from util import helper\n\ndef main():\n    return helper()\n",
+            ),
+            ("util.py", "def helper():\n    return 1\n"),
+        ],
+    );
+    let after = dir.path().join("after.txt");
+    let tmux = Tmux {
+        socket: format!("mapscope-e2e-live-{}", std::process::id()),
+    };
+    start_on(&tmux, "", &after, &repo);
+    tmux.wait_for("the index with live updates on", |s| {
+        s.contains("def helper") && s.contains("· live")
+    });
+    common::write_files(
+        &repo,
+        &[(
+            "util.py",
+            "def helper():\n    return 1\n\ndef brand_new_function():\n    pass\n",
+        )],
+    );
+    let s = tmux.wait_for("the edit in the map", |s| s.contains("brand_new_function"));
+    assert!(s.contains("gen 2"), "{s}");
+    std::fs::remove_file(repo.join("util.py")).unwrap();
+    tmux.wait_for("the deletion in the map", |s| {
+        !s.contains("brand_new_function") && s.contains("gen 3")
+    });
+    tmux.keys(&["q"]);
+    tmux.wait_for("the exit", |s| s.contains("MAPSCOPE-EXITED"));
 }

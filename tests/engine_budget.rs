@@ -497,3 +497,35 @@ fn median_fit(s: &Synth, opts: &MapOptions, cache: &LineCostCache) -> (RepoMap, 
 fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3
 }
+
+/// A case proptest found: the incremental sum overestimated the first cut definition, so
+/// "it would not have fit" did not hold for the exact count. The fit now checks the boundary
+/// against the exact count.
+#[test]
+fn the_first_cut_definition_would_not_have_fit_exactly() {
+    let s = synth(2132766501656531266, 34);
+    for (budget, kind) in [(713, TokenizerKind::O200k), (64, TokenizerKind::O200k)] {
+        let opts = MapOptions {
+            budget,
+            tokenizer: kind,
+            max_line_chars: 40,
+        };
+        let map = build_map(
+            &s.files,
+            &s.ranked,
+            &s.file_rank,
+            &opts,
+            &LineCostCache::new(),
+        );
+        check_fits(&map, kind);
+        if let Some(first) = map.cut.first() {
+            assert!(
+                map.tokens + first.tokens > map.budget,
+                "{} + {} <= {}",
+                map.tokens,
+                first.tokens,
+                map.budget
+            );
+        }
+    }
+}

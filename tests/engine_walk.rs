@@ -2,13 +2,14 @@
 
 mod common;
 
+use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::{hostile_repo, write_bytes, write_files, HOSTILE_WALKED};
-use mapscope::engine::walk::{load_source, walk, WalkOptions, WalkOutput};
+use mapscope::engine::walk::{load_source, walk, PathClass, PathFilter, WalkOptions, WalkOutput};
 use mapscope::engine::{EngineError, GoModule, SkipReason, Skipped};
 
 fn walk_default(root: &Path) -> WalkOutput {
@@ -614,4 +615,104 @@ fn non_utf8_file_name_gets_a_lossy_rel_path_and_still_loads() {
     assert!(load_source(&f.abs_path, &f.rel_path, 1 << 20)
         .unwrap()
         .contains("def cafe"));
+}
+
+/// Every file the walk reports (indexed, doc, skipped after a look, `go.mod`) must be exactly
+/// what `PathFilter` classifies as `File`, over every entry of the tree (symlinks not
+/// followed); the entries it calls `Rules` are ignore files.
+fn assert_filter_agrees_with_walk(root: &Path) {
+    let out = walk_default(root);
+    let pruned = [
+        SkipReason::Hidden,
+        SkipReason::NodeModules,
+        SkipReason::Vendor,
+        SkipReason::BuildOutput,
+    ];
+    let mut walked: BTreeSet<String> = file_paths(&out)
+        .into_iter()
+        .chain(doc_paths(&out))
+        .map(str::to_string)
+        .chain(out.go_modules.iter().map(|m| match m.dir.as_str() {
+            "" => "go.mod".to_string(),
+            dir => format!("{dir}/go.mod"),
+        }))
+        .collect();
+    walked.extend(
+        out.skipped
+            .iter()
+            .filter(|s| !pruned.contains(&s.reason))
+            .map(|s| s.path.clone()),
+    );
+    let mut filter = PathFilter::new(root).expect("filter");
+    let mut stack = vec![filter.root().to_path_buf()];
+    let mut classified_files = BTreeSet::new();
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry.expect("entry").path();
+            if fs::symlink_metadata(&path).unwrap().is_dir() {
+                stack.push(path.clone());
+                continue;
+            }
+            let rel = filter.rel_path(&path).unwrap();
+            match filter.classify(&path, None) {
+                PathClass::File => {
+                    classified_files.insert(rel);
+                }
+                PathClass::Rules => assert!(
+                    rel.ends_with(".gitignore")
+                        || rel.ends_with(".mapscopeignore")
+                        || rel.ends_with(".git/info/exclude"),
+                    "{rel}"
+                ),
+                PathClass::Outside | PathClass::Dir => {}
+            }
+        }
+    }
+    assert_eq!(classified_files, walked);
+}
+
+#[test]
+fn path_filter_agrees_with_walk_on_the_hostile_repo() {
+    let repo = hostile_repo();
+    assert_filter_agrees_with_walk(repo.path());
+}
+
+#[test]
+fn path_filter_agrees_with_walk_in_a_linked_worktree() {
+    let dir = tempfile::tempdir().unwrap();
+    let main = dir.path().join("main");
+    fs::create_dir_all(&main).unwrap();
+    let git = |args: &[&str], cwd: &Path| {
+        Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .current_dir(cwd)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let made = git(&["init", "-q"], &main)
+        && git(&["commit", "-q", "--allow-empty", "-m", "init"], &main)
+        && git(&["worktree", "add", "-q", "../wt"], &main);
+    if !made {
+        eprintln!("git unavailable: skipping the linked-worktree case");
+        return;
+    }
+    let wt = dir.path().join("wt");
+    // The worktree's `.git` is a file; its exclude rules live in the main repository.
+    write_files(&main, &[(".git/info/exclude", "excluded.ts\n")]);
+    write_files(
+        &wt,
+        &[
+            ("excluded.ts", "x\n"),
+            ("kept.ts", "x\n"),
+            (".gitignore", "gi.py\n"),
+            ("gi.py", "x\n"),
+        ],
+    );
+    assert_eq!(file_paths(&walk_default(&wt)), ["kept.ts"]);
+    assert_filter_agrees_with_walk(&wt);
 }

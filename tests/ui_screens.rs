@@ -37,6 +37,8 @@ impl EngineService for Scripted {
         emit: &mut dyn FnMut(EngineEvent),
     ) {
         match req {
+            // Left unanswered: the screen shows the refresh in progress.
+            EngineRequest::Refresh { .. } => {}
             EngineRequest::Build { generation } => {
                 emit(EngineEvent::Progress {
                     phase: "parsing",
@@ -275,6 +277,25 @@ fn results_with_preview() {
     let marked = (0..30)
         .any(|y| (0..110).any(|x| buf[(x, y)].symbol() == "▌" && buf[(x, y)].bg == theme.mark_bg));
     assert!(marked, "no marked line in the preview");
+}
+
+#[test]
+fn refresh_in_progress_shows_pending_changes() {
+    let mut app = app(true, 110, 16);
+    app.set_live(Ok(()));
+    app.on_files_changed(
+        ["src/a.ts", "src/b.ts", "src/c.ts"]
+            .map(String::from)
+            .into(),
+        false,
+    );
+    let t = render(&app, 110, 16);
+    insta::assert_snapshot!("ui_refreshing", t.backend());
+    let status = (0..110)
+        .map(|x| t.backend().buffer()[(x, 15)].symbol().to_string())
+        .collect::<String>();
+    assert!(status.contains("indexed 0s ago"), "{status}");
+    assert!(status.contains("⠋ 3 changes pending"), "{status}");
 }
 
 #[test]

@@ -8,7 +8,7 @@
 //! snapshots through `arc-swap`, and sends only small events. The UI thread never blocks on
 //! it: it loads the latest snapshot lock-free when an event says one is ready.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Instant;
@@ -39,6 +39,12 @@ pub struct MapParams {
 pub enum EngineRequest {
     /// (Re)build the index.
     Build { generation: Generation },
+    /// Files changed on disk (repo-relative paths, from the watcher): re-parse those, take
+    /// over the rest, relink. Queued refreshes merge (their paths are united).
+    Refresh {
+        generation: Generation,
+        changed: BTreeSet<String>,
+    },
     Map {
         generation: Generation,
         params: MapParams,
@@ -57,7 +63,7 @@ pub enum EngineRequest {
 impl EngineRequest {
     fn slot(&self) -> usize {
         match self {
-            EngineRequest::Build { .. } => 0,
+            EngineRequest::Build { .. } | EngineRequest::Refresh { .. } => 0,
             EngineRequest::Search { .. } => 1,
             EngineRequest::Map { .. } => 2,
             EngineRequest::Why { .. } => 3,
@@ -93,6 +99,9 @@ pub enum EngineEvent {
         generation: Generation,
         view: Box<WhyView>,
     },
+    /// Something the user should know that is not a failure of their request (e.g. the
+    /// tag cache was corrupt and got rebuilt).
+    Notice(String),
     /// A request failed or the worker panicked while answering it; the UI keeps running.
     Failed {
         what: &'static str,
@@ -297,7 +306,7 @@ fn run_guarded(
     emit: &mut dyn FnMut(EngineEvent),
 ) {
     let what = match req {
-        EngineRequest::Build { .. } => "index",
+        EngineRequest::Build { .. } | EngineRequest::Refresh { .. } => "index",
         EngineRequest::Map { .. } => "map",
         EngineRequest::Search { .. } => "search",
         EngineRequest::Why { .. } => "why",
@@ -332,16 +341,12 @@ fn worker_loop(
     loop {
         if pending.iter().all(Option::is_none) {
             match rx.recv() {
-                Ok(req) => {
-                    let slot = req.slot();
-                    pending[slot] = Some(req);
-                }
+                Ok(req) => queue_request(&mut pending, req),
                 Err(_) => return,
             }
         }
         while let Ok(req) = rx.try_recv() {
-            let slot = req.slot();
-            pending[slot] = Some(req);
+            queue_request(&mut pending, req);
         }
         // Builds first (everything else needs the index), then what the user is typing.
         let Some(req) = pending.iter_mut().find_map(Option::take) else {
@@ -354,9 +359,61 @@ fn worker_loop(
     }
 }
 
+/// Puts `req` in its slot. A newer request replaces an older one of its kind, except that
+/// refreshes merge (both sets of changed files must be re-read) and a pending full build
+/// absorbs a refresh (it re-reads everything anyway).
+fn queue_request(pending: &mut [Option<EngineRequest>; 4], req: EngineRequest) {
+    let slot = req.slot();
+    let merged = match (pending[slot].take(), req) {
+        (
+            Some(EngineRequest::Refresh {
+                changed: mut old, ..
+            }),
+            EngineRequest::Refresh {
+                generation,
+                changed,
+            },
+        ) => {
+            old.extend(changed);
+            EngineRequest::Refresh {
+                generation,
+                changed: old,
+            }
+        }
+        (Some(EngineRequest::Build { .. }), EngineRequest::Refresh { generation, .. }) => {
+            EngineRequest::Build { generation }
+        }
+        (_, req) => req,
+    };
+    pending[slot] = Some(merged);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn queued_refreshes_merge_and_a_build_absorbs_them() {
+        let refresh = |g, paths: &[&str]| EngineRequest::Refresh {
+            generation: g,
+            changed: paths.iter().map(|p| p.to_string()).collect(),
+        };
+        let mut pending: [Option<EngineRequest>; 4] = [None, None, None, None];
+        queue_request(&mut pending, refresh(1, &["a.ts"]));
+        queue_request(&mut pending, refresh(2, &["b.ts", "a.ts"]));
+        assert_eq!(pending[0], Some(refresh(2, &["a.ts", "b.ts"])));
+        queue_request(&mut pending, EngineRequest::Build { generation: 3 });
+        queue_request(&mut pending, refresh(4, &["c.ts"]));
+        assert_eq!(pending[0], Some(EngineRequest::Build { generation: 4 }));
+        queue_request(
+            &mut pending,
+            EngineRequest::Search {
+                generation: 5,
+                query: "q".into(),
+            },
+        );
+        assert_eq!(pending[0], Some(EngineRequest::Build { generation: 4 }));
+    }
 
     struct Echo;
     impl EngineService for Echo {

@@ -16,6 +16,7 @@ pub mod run;
 pub mod service;
 pub mod terminal;
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -25,8 +26,8 @@ use ratatui::text::Line;
 
 use crate::ui::{
     self, hits::row_height, hits::visible_offset, preview::center_scroll, status::format_age,
-    HelpRow, HitsView, LayoutSpec, Level, MapPaneView, Overlay, Pane, PreviewRow, PreviewView,
-    ProgressView, QueryView, StatusView, ViewModel, WhyView,
+    Freshness, HelpRow, HitsView, LayoutSpec, Level, MapPaneView, Overlay, Pane, PreviewRow,
+    PreviewView, ProgressView, QueryView, StatusView, ViewModel, WhyView,
 };
 use action::Action;
 use clipboard::{Clipboard, CopyRoute};
@@ -135,6 +136,13 @@ pub struct App {
     index_error: Option<String>,
     progress: Option<(&'static str, usize, usize)>,
     build_started: Instant,
+    /// Files reported changed on disk that no published index reflects yet.
+    pending_changes: BTreeSet<String>,
+    /// The generation of the newest refresh request; its `IndexReady` clears the pending set.
+    refresh_generation: Option<Generation>,
+    /// Live updates: `Ok` while the watcher runs, `Err(why)` when it could not start or
+    /// stopped; `None` before it is started (and in tests that never start one).
+    live: Option<Result<(), String>>,
 
     params: MapParams,
     map_requested: Generation,
@@ -242,6 +250,9 @@ impl App {
             index_error: None,
             progress: None,
             build_started: Instant::now(),
+            pending_changes: BTreeSet::new(),
+            refresh_generation: None,
+            live: None,
             params,
             map_requested: 0,
             map: None,
@@ -292,6 +303,46 @@ impl App {
         self.index_error = None;
         self.engine.send(EngineRequest::Build { generation: g });
         self.pump();
+    }
+
+    /// The watcher reported changed files (repo-relative). They are re-read in the
+    /// background; the status bar counts them as pending until a new index is published.
+    /// `rescan` (ignore rules changed, or the watcher lost events) re-reads every file.
+    pub fn on_files_changed(&mut self, paths: BTreeSet<String>, rescan: bool) {
+        self.dirty = true;
+        let Some(index) = &self.index else {
+            // No index yet: a first build in flight will see the files; a failed one (e.g.
+            // an empty repo that just got its first file) is retried.
+            if self.index_error.is_some() && self.progress.is_none() {
+                self.request_build();
+            }
+            return;
+        };
+        let mut changed = paths;
+        if rescan {
+            changed.extend(index.texts.keys().cloned());
+        }
+        if changed.is_empty() {
+            return;
+        }
+        self.pending_changes.extend(changed.iter().cloned());
+        let g = self.generation();
+        self.build_generation = g;
+        self.refresh_generation = Some(g);
+        self.engine.send(EngineRequest::Refresh {
+            generation: g,
+            changed,
+        });
+        self.pump();
+    }
+
+    /// Whether live updates run (`Ok`) or why not.
+    pub fn set_live(&mut self, live: Result<(), String>) {
+        if let Err(why) = &live {
+            self.set_message(format!("live updates off: {why}"), Level::Warning);
+        }
+        self.live = Some(live);
+        self.dirty = true;
     }
 
     fn request_map_now(&mut self) {
@@ -352,8 +403,8 @@ impl App {
         if self.map_due.is_some_and(|d| d <= now) {
             self.request_map_now();
         }
-        if self.progress.is_some() && !self.frozen_clock {
-            // The gauge shows elapsed time.
+        if (self.progress.is_some() || self.refresh_generation.is_some()) && !self.frozen_clock {
+            // The gauge shows elapsed time; the spinner turns.
             self.dirty = true;
         }
     }
@@ -371,7 +422,8 @@ impl App {
     /// When the run loop must wake up next even without input.
     pub fn next_deadline(&self) -> Option<Instant> {
         let mut d = [self.search_due, self.map_due].into_iter().flatten().min();
-        if self.progress.is_some() {
+        if self.progress.is_some() || self.refresh_generation.is_some() {
+            // The gauge or the status bar's spinner moves.
             let tick = Instant::now() + Duration::from_millis(100);
             d = Some(d.map_or(tick, |x| x.min(tick)));
         } else if self.index.is_some() {
@@ -412,6 +464,10 @@ impl App {
                 }
                 self.progress = None;
                 self.builds_done += 1;
+                if self.refresh_generation.is_some_and(|r| generation >= r) {
+                    self.pending_changes.clear();
+                    self.refresh_generation = None;
+                }
                 let first = self.index.is_none();
                 self.index = Some(snap.clone());
                 self.set_message(
@@ -436,6 +492,8 @@ impl App {
             }
             EngineEvent::IndexFailed { code, message, .. } => {
                 self.progress = None;
+                self.pending_changes.clear();
+                self.refresh_generation = None;
                 let text = format!("{code}: {message}");
                 self.index_error = Some(text.clone());
                 self.set_message(text, Level::Error);
@@ -467,6 +525,7 @@ impl App {
                     self.why = Some(*view);
                 }
             }
+            EngineEvent::Notice(text) => self.set_message(text, Level::Warning),
             EngineEvent::Failed { what, message } => {
                 let text = format!("{what} failed: {message}");
                 if what == "index" {
@@ -1306,6 +1365,16 @@ impl App {
                 focus: &self.params.focus,
                 excluded: self.params.exclude_files.len() + self.params.exclude_symbols.len(),
                 message: self.message.as_ref().map(|m| (m.text.as_str(), m.level)),
+                freshness: Freshness {
+                    pending: self.pending_changes.len(),
+                    rebuilding: self.refresh_generation.is_some(),
+                    spinner: if self.frozen_clock {
+                        0
+                    } else {
+                        (self.build_started.elapsed().as_millis() / 100) as usize
+                    },
+                    live: self.live.as_ref().map(Result::is_ok),
+                },
             },
             progress: self.progress.map(|(phase, done, total)| ProgressView {
                 phase,

@@ -25,6 +25,7 @@ use super::input::InputThread;
 use super::service::IndexService;
 use super::terminal::TerminalGuard;
 use super::App;
+use crate::engine::watch::{ChangeBatch, WatchOptions, Watcher};
 use crate::engine::EngineError;
 
 const FRAME: Duration = Duration::from_millis(16);
@@ -32,7 +33,7 @@ const FRAME: Duration = Duration::from_millis(16);
 /// Runs the TUI on `root` until the user quits. Problems that can be seen before the
 /// terminal is taken over (bad config, missing path) are returned as errors and printed by
 /// the CLI; everything after that is shown inside the UI.
-pub fn run(root: &Path) -> anyhow::Result<()> {
+pub fn run(root: &Path, use_cache: bool) -> anyhow::Result<()> {
     let config = Config::load()?;
     if !root.exists() {
         return Err(EngineError::RepoNotFound(root.to_path_buf()).into());
@@ -46,7 +47,10 @@ pub fn run(root: &Path) -> anyhow::Result<()> {
     let (hl_tx, hl_rx) = crossbeam_channel::unbounded::<Highlighted>();
     let (input_tx, input_rx) = crossbeam_channel::unbounded::<Event>();
 
-    let engine = EngineHandle::spawn(Box::new(IndexService::new(root.to_path_buf())), engine_tx);
+    let engine = EngineHandle::spawn(
+        Box::new(IndexService::new(root.to_path_buf()).with_cache(use_cache)),
+        engine_tx,
+    );
     let highlighter = HighlightWorker::spawn(config.theme.syntax_theme.clone(), hl_tx);
     let clipboard = Clipboard::new(config.clipboard, ClipboardEnv::from_process());
     let mouse = config.mouse;
@@ -68,6 +72,7 @@ pub fn run(root: &Path) -> anyhow::Result<()> {
     if test_panic() == Some(TestPanic::Ui) {
         panic!("test panic on the UI thread");
     }
+    let watch_rx = spawn_watcher(root);
     app.start();
     let input = InputThread::spawn(input_tx);
 
@@ -79,6 +84,7 @@ pub fn run(root: &Path) -> anyhow::Result<()> {
         &input_rx,
         &engine_rx,
         &hl_rx,
+        &watch_rx,
     );
 
     drop(input);
@@ -99,6 +105,7 @@ fn event_loop(
     input_rx: &Receiver<Event>,
     engine_rx: &Receiver<EngineEvent>,
     hl_rx: &Receiver<Highlighted>,
+    watch_rx: &Receiver<WatchMsg>,
 ) -> anyhow::Result<()> {
     let mut last_draw = Instant::now();
     loop {
@@ -116,6 +123,7 @@ fn event_loop(
             },
             recv(engine_rx) -> ev => if let Ok(ev) = ev { app.on_engine_event(ev) },
             recv(hl_rx) -> h => if let Ok(h) = h { app.on_highlighted(h) },
+            recv(watch_rx) -> m => if let Ok(m) = m { on_watch(app, m) },
             recv(timer) -> _ => {},
         }
         // Drain whatever else is queued before drawing once.
@@ -127,6 +135,9 @@ fn event_loop(
         }
         while let Ok(h) = hl_rx.try_recv() {
             app.on_highlighted(h);
+        }
+        while let Ok(m) = watch_rx.try_recv() {
+            on_watch(app, m);
         }
         app.tick(Instant::now());
 
@@ -155,6 +166,58 @@ fn event_loop(
             terminal.draw(|f| crate::ui::draw(f, &app.view()))?;
             app.dirty = false;
             last_draw = Instant::now();
+        }
+    }
+}
+
+/// What the watcher thread tells the UI thread.
+enum WatchMsg {
+    Started,
+    Failed(String),
+    Changes(ChangeBatch),
+}
+
+/// Starts the file watcher on a thread of its own (adding a watch per directory takes a
+/// moment on a big tree, and the first frame must not wait for it) and forwards its batches.
+/// The thread holds the `Watcher` for the life of the process.
+fn spawn_watcher(root: &Path) -> Receiver<WatchMsg> {
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let root = root.to_path_buf();
+    let spawned = std::thread::Builder::new()
+        .name("mapscope-watch-start".into())
+        .spawn({
+            let tx = tx.clone();
+            move || match Watcher::start(&root, WatchOptions::default()) {
+                Err(e) => {
+                    let _ = tx.send(WatchMsg::Failed(e.to_string()));
+                }
+                Ok(watcher) => {
+                    let _ = tx.send(WatchMsg::Started);
+                    for batch in watcher.changes().iter() {
+                        if tx.send(WatchMsg::Changes(batch)).is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+        });
+    if let Err(e) = spawned {
+        let _ = tx.send(WatchMsg::Failed(format!(
+            "cannot start the watch thread: {e}"
+        )));
+    }
+    rx
+}
+
+fn on_watch(app: &mut App, msg: WatchMsg) {
+    match msg {
+        WatchMsg::Started => app.set_live(Ok(())),
+        WatchMsg::Failed(why) => app.set_live(Err(why)),
+        WatchMsg::Changes(batch) => {
+            if let Some(why) = batch.error {
+                app.set_live(Err(why));
+            }
+            app.on_files_changed(batch.paths, batch.rescan);
         }
     }
 }

@@ -3,7 +3,7 @@
 //! budget or tokenizer changed), search, and "why" — converting engine results into the
 //! app's snapshot types. Runs on the engine worker thread (or inline in tests).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
@@ -62,14 +62,22 @@ impl IndexService {
         }
     }
 
+    /// Uses the persistent tag cache (the CLI's `--no-cache` turns it off).
+    pub fn with_cache(mut self, use_cache: bool) -> IndexService {
+        self.opts.use_cache = use_cache;
+        self
+    }
+
     /// The index, once built (tests).
     pub fn index(&self) -> Option<&Arc<Index>> {
         self.index.as_ref()
     }
 
+    /// A full build, or with `changed` (and an index to start from) an incremental refresh.
     fn build(
         &mut self,
         generation: Generation,
+        changed: Option<BTreeSet<String>>,
         published: &Published,
         emit: &mut dyn FnMut(EngineEvent),
     ) {
@@ -81,12 +89,17 @@ impl IndexService {
         // thread can forward progress (throttled) through `emit`, which is not `Sync`.
         let (tx, rx) = crossbeam_channel::unbounded::<BuildProgress>();
         let (root, opts) = (&self.root, &self.opts);
+        let previous = self.index.clone().filter(|_| changed.is_some());
+        let refreshing = previous.is_some();
         let built = std::thread::scope(|scope| {
             let handle = scope.spawn(move || {
                 let report = move |p: BuildProgress| {
                     let _ = tx.send(p);
                 };
-                Index::build_with_progress(root, opts, &report)
+                match (&previous, &changed) {
+                    (Some(prev), Some(changed)) => prev.refresh(opts, changed, &report),
+                    _ => Index::build_with_progress(root, opts, &report),
+                }
             });
             let mut last_sent: Option<Instant> = None;
             for p in rx.iter() {
@@ -117,12 +130,19 @@ impl IndexService {
                 return;
             }
         };
-        emit(EngineEvent::Progress {
-            phase: "search index",
-            done: index.files.len(),
-            total: index.files.len(),
-        });
-        self.search = search::Backend::build(&index);
+        if let Some(warning) = &index.cache_warning {
+            emit(EngineEvent::Notice(warning.clone()));
+        }
+        // The first build prepares search before saying "ready"; a refresh publishes the
+        // new index at once and lets the next query build the search index.
+        if !refreshing {
+            emit(EngineEvent::Progress {
+                phase: "search index",
+                done: index.files.len(),
+                total: index.files.len(),
+            });
+            self.search = search::Backend::build(&index);
+        }
         self.last_rank = None;
         let mut texts = BTreeMap::new();
         let mut symbols = 0;
@@ -143,8 +163,14 @@ impl IndexService {
             build_ms: t0.elapsed().as_secs_f64() * 1000.0,
             texts,
         });
-        self.index = Some(index);
+        self.index = Some(index.clone());
         emit(EngineEvent::IndexReady { generation });
+        // After the UI has what it needs: a failed save only costs the next start its speed.
+        if let Err(e) = index.save_cache() {
+            emit(EngineEvent::Notice(format!(
+                "could not save the cache: {e}"
+            )));
+        }
     }
 
     fn ranked(&mut self, index: &Index, params: &MapParams) -> Arc<RankOutput> {
@@ -232,7 +258,11 @@ impl EngineService for IndexService {
         emit: &mut dyn FnMut(EngineEvent),
     ) {
         match req {
-            EngineRequest::Build { generation } => self.build(generation, published, emit),
+            EngineRequest::Build { generation } => self.build(generation, None, published, emit),
+            EngineRequest::Refresh {
+                generation,
+                changed,
+            } => self.build(generation, Some(changed), published, emit),
             EngineRequest::Map { generation, params } => {
                 self.map(generation, params, published, emit)
             }

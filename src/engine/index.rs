@@ -5,7 +5,7 @@
 //! in the TUI); the parse phase fans out over rayon's pool, one tree-sitter parser per thread.
 //! An `Index` is immutable once built and is shared read-only (`Send + Sync`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -14,6 +14,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::Serialize;
 
+use super::cache::{content_hash, DiskCache, Loaded as CacheLoaded, TagStore};
 use super::error::EngineError;
 use super::graph::{build_graph, FileGraph};
 use super::model::{GoModule, ParsedFile, SkipReason, Skipped};
@@ -22,12 +23,45 @@ use super::repo_map::{build_map, LineCostCache, MapOptions, RepoMap};
 use super::search::{SearchContext, SearchIndex, SearchOptions, SearchResponse, TextDoc};
 use super::tags::extract_tags;
 use super::tokenizer::TokenizerKind;
-use super::walk::{load_source, walk, DocFile, WalkOptions};
+use super::walk::{load_source, walk, DocFile, WalkOptions, WalkedFile};
 
 /// How to build an index.
 #[derive(Debug, Clone, Default)]
 pub struct IndexOptions {
     pub walk: WalkOptions,
+    /// Use the persistent tag cache in the user's cache dir (see `cache`). Off by default so
+    /// tests and the eval (which indexes hundreds of throwaway trees) leave no trace; the
+    /// CLI and the TUI turn it on unless `--no-cache` is given.
+    pub use_cache: bool,
+    /// Leave prose/config files unread. They only feed search's text evidence, so a
+    /// map-only run (`mapscope map`) skips them to save time and memory.
+    pub skip_docs: bool,
+}
+
+/// Where a build may take already extracted tags from instead of parsing.
+#[derive(Clone, Copy)]
+pub enum Reuse<'a> {
+    Nothing,
+    /// Tags from the persistent cache, matched by path, language, size and content hash.
+    Store(&'a TagStore),
+    /// A previous index of the same root. A file that is not in `changed` and whose size and
+    /// mtime are what the previous index saw is taken over without being read; any other
+    /// file is read and its tags reused only if its content hash is unchanged.
+    Previous {
+        index: &'a Index,
+        changed: &'a BTreeSet<String>,
+    },
+}
+
+/// How the files of a build were obtained.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct ReuseCounts {
+    /// Read and parsed.
+    pub parsed: usize,
+    /// Read, and tags reused because the content hash matched.
+    pub hash_hits: usize,
+    /// Taken over from the previous index without reading (unchanged size and mtime).
+    pub unchanged: usize,
 }
 
 /// Wall time of each build phase, in milliseconds.
@@ -77,11 +111,18 @@ pub struct Index {
     pub go_modules: Vec<GoModule>,
     pub graph: FileGraph,
     pub times: PhaseTimes,
+    pub reuse: ReuseCounts,
+    /// The persistent cache this index was loaded from and saves to (`use_cache`).
+    pub cache: Option<DiskCache>,
+    /// Why the cache was not used or was ignored, for the user's log or status bar.
+    pub cache_warning: Option<String>,
     /// Unpersonalized PageRank per file: the search prior.
     pub prior: Vec<f64>,
     /// Undirected, weighted adjacency over files, for search's graph diffusion.
     pub neighbors: Vec<Vec<(usize, f64)>>,
     by_path: BTreeMap<String, usize>,
+    /// Whether the persistent cache lacks something this index parsed.
+    cache_stale: bool,
     line_costs: LineCostCache,
     /// Built on first use: `map` never pays for it.
     search: OnceLock<(SearchIndex, f64)>,
@@ -116,8 +157,15 @@ pub struct BuildProgress {
 
 /// Outcome of loading one walked file.
 enum Loaded {
-    File(ParsedFile),
+    File(ParsedFile, Origin),
     Skip(Skipped),
+}
+
+#[derive(Clone, Copy)]
+enum Origin {
+    Parsed,
+    HashHit,
+    Unchanged,
 }
 
 impl Index {
@@ -129,9 +177,77 @@ impl Index {
 
     /// `build`, reporting progress. `progress` is called from rayon worker threads, at most
     /// about a hundred times per phase, so it must be cheap (e.g. a channel send).
+    ///
+    /// With `opts.use_cache`, tags come from the persistent cache where the content is
+    /// unchanged; call `save_cache` afterwards to store what was parsed.
     pub fn build_with_progress(
         root: &Path,
         opts: &IndexOptions,
+        progress: &(dyn Fn(BuildProgress) + Sync),
+    ) -> Result<Index, EngineError> {
+        if !opts.use_cache {
+            return Self::build_reusing(root, opts, Reuse::Nothing, progress);
+        }
+        // A root that cannot be resolved gets its proper error (not found, not a directory)
+        // from the walk.
+        let Ok(canonical) = root.canonicalize() else {
+            return Self::build_reusing(root, opts, Reuse::Nothing, progress);
+        };
+        let (cache, loaded) = match DiskCache::for_repo(&canonical) {
+            Ok(cache) => {
+                let loaded = cache.load();
+                (Some(cache), loaded)
+            }
+            Err(why) => (
+                None,
+                CacheLoaded {
+                    store: TagStore::default(),
+                    warning: Some(why),
+                },
+            ),
+        };
+        let mut index = Self::build_reusing(root, opts, Reuse::Store(&loaded.store), progress)?;
+        index.cache = cache;
+        index.cache_warning = loaded.warning;
+        // A store that held other files (deleted or renamed since) must be rewritten too.
+        index.cache_stale = index.reuse.parsed > 0 || loaded.store.len() != index.files.len();
+        Ok(index)
+    }
+
+    /// Rebuilds after the files in `changed` (repo-relative) were created, modified, deleted
+    /// or renamed: re-walks, takes over what did not change, re-parses the rest and relinks.
+    /// The result equals a full build of the current tree. An empty `changed` set with a
+    /// full rescan in mind is fine: unchanged files are still recognised by size and mtime.
+    pub fn refresh(
+        &self,
+        opts: &IndexOptions,
+        changed: &BTreeSet<String>,
+        progress: &(dyn Fn(BuildProgress) + Sync),
+    ) -> Result<Index, EngineError> {
+        let reuse = Reuse::Previous {
+            index: self,
+            changed,
+        };
+        let mut index = Self::build_reusing(&self.root, opts, reuse, progress)?;
+        index.cache_stale = index.reuse.parsed > 0 || index.files.len() != self.files.len();
+        index.cache = self.cache.clone();
+        Ok(index)
+    }
+
+    /// Saves the tags to the persistent cache when this index has one and parsed anything
+    /// the cache did not hold. Returns whether it wrote.
+    pub fn save_cache(&self) -> Result<bool, EngineError> {
+        match &self.cache {
+            Some(cache) if self.cache_stale => cache.save(&self.files).map(|()| true),
+            _ => Ok(false),
+        }
+    }
+
+    /// The full build, taking tags from `reuse` where it can.
+    pub fn build_reusing(
+        root: &Path,
+        opts: &IndexOptions,
+        reuse: Reuse<'_>,
         progress: &(dyn Fn(BuildProgress) + Sync),
     ) -> Result<Index, EngineError> {
         let t0 = Instant::now();
@@ -141,10 +257,7 @@ impl Index {
             total: 0,
         });
         let walked = walk(root, &opts.walk)?;
-        let root = root.canonicalize().map_err(|source| EngineError::Io {
-            path: root.to_path_buf(),
-            source,
-        })?;
+        let root = canonical_root(root)?;
         let walk_ms = ms_since(t0);
 
         let t1 = Instant::now();
@@ -157,6 +270,17 @@ impl Index {
             done: 0,
             total,
         });
+        // A refresh also reuses the previous index's tags by content hash (a file touched
+        // or rewritten with the same content is not re-parsed).
+        let previous_store;
+        let store = match reuse {
+            Reuse::Nothing => None,
+            Reuse::Store(store) => Some(store),
+            Reuse::Previous { index, .. } => {
+                previous_store = TagStore::from_files(&index.files);
+                Some(&previous_store)
+            }
+        };
         let loaded: Vec<Loaded> = walked
             .files
             .par_iter()
@@ -170,29 +294,55 @@ impl Index {
                     });
                 }
             })
-            .map(|f| match load_source(&f.abs_path, &f.rel_path, max_size) {
-                Err(reason) => Loaded::Skip(Skipped {
-                    path: f.rel_path.clone(),
-                    reason,
-                }),
-                Ok(text) => {
-                    let tags = parse_guarded(f.lang, &text);
-                    Loaded::File(ParsedFile::new(
-                        f.rel_path.clone(),
-                        f.lang,
-                        f.size,
-                        Arc::from(text),
-                        tags,
-                    ))
+            .map(|f| {
+                if let Some(same) = unchanged_file(reuse, f) {
+                    return Loaded::File(same, Origin::Unchanged);
+                }
+                match load_source(&f.abs_path, &f.rel_path, max_size) {
+                    Err(reason) => Loaded::Skip(Skipped {
+                        path: f.rel_path.clone(),
+                        reason,
+                    }),
+                    Ok(text) => {
+                        let hash = content_hash(&text);
+                        let cached =
+                            store.and_then(|s| s.lookup(&f.rel_path, f.lang, f.size, hash));
+                        let origin = if cached.is_some() {
+                            Origin::HashHit
+                        } else {
+                            Origin::Parsed
+                        };
+                        let tags = cached.unwrap_or_else(|| Arc::new(parse_guarded(f.lang, &text)));
+                        let file = ParsedFile::new(
+                            f.rel_path.clone(),
+                            f.lang,
+                            f.size,
+                            Arc::from(text),
+                            tags,
+                        );
+                        Loaded::File(file.with_stamp(f.mtime_ns, hash), origin)
+                    }
                 }
             })
             .collect();
-        let docs = load_docs(&walked.docs, opts.walk.max_doc_size);
+        let docs = if opts.skip_docs {
+            Vec::new()
+        } else {
+            load_docs(&walked.docs, opts.walk.max_doc_size)
+        };
         let mut files = Vec::with_capacity(loaded.len());
         let mut skipped = walked.skipped;
+        let mut counts = ReuseCounts::default();
         for item in loaded {
             match item {
-                Loaded::File(f) => files.push(f),
+                Loaded::File(f, origin) => {
+                    match origin {
+                        Origin::Parsed => counts.parsed += 1,
+                        Origin::HashHit => counts.hash_hits += 1,
+                        Origin::Unchanged => counts.unchanged += 1,
+                    }
+                    files.push(f);
+                }
                 Loaded::Skip(s) => skipped.push(s),
             }
         }
@@ -233,6 +383,10 @@ impl Index {
                 parse_ms,
                 graph_ms,
             },
+            reuse: counts,
+            cache: None,
+            cache_warning: None,
+            cache_stale: false,
             prior,
             neighbors,
             by_path,
@@ -372,6 +526,26 @@ pub struct IndexStats {
     pub files_with_parse_errors: usize,
     pub parse_errors: usize,
     pub times: PhaseTimes,
+}
+
+/// The previous index's copy of `f` when a refresh may take it over unread: not reported
+/// changed, and the same language, size and (known) mtime.
+fn unchanged_file(reuse: Reuse<'_>, f: &WalkedFile) -> Option<ParsedFile> {
+    let Reuse::Previous { index, changed } = reuse else {
+        return None;
+    };
+    if changed.contains(&f.rel_path) || f.mtime_ns == 0 {
+        return None;
+    }
+    let old = &index.files[index.file_index(&f.rel_path)?];
+    (old.lang == f.lang && old.size == f.size && old.mtime_ns == f.mtime_ns).then(|| old.clone())
+}
+
+fn canonical_root(root: &Path) -> Result<PathBuf, EngineError> {
+    root.canonicalize().map_err(|source| EngineError::Io {
+        path: root.to_path_buf(),
+        source,
+    })
 }
 
 /// Extracts tags, turning a panic inside the parser (which must not happen, but one bad file

@@ -6,6 +6,7 @@
 //! `repo_map` (fit ranked signatures to a token budget counted by `tokenizer`).
 //! `index` runs the phases and owns the result.
 
+pub mod cache;
 pub mod error;
 pub mod graph;
 pub mod index;
@@ -18,6 +19,7 @@ pub mod search;
 pub mod tags;
 pub mod tokenizer;
 pub mod walk;
+pub mod watch;
 
 pub use error::EngineError;
 pub use model::*;

@@ -1,11 +1,11 @@
 //! Plain data shared by every engine phase: languages, tags, parsed files, skip reasons.
 //! No I/O and no threads here; values are built on rayon workers and read everywhere.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// A supported source language. TSX is separate from TypeScript because it has its own grammar.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Lang {
     TypeScript,
@@ -71,7 +71,7 @@ impl Lang {
 }
 
 /// An inclusive, 1-based line range.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct LineRange {
     pub start: u32,
     pub end: u32,
@@ -89,7 +89,7 @@ impl LineRange {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DefKind {
     Function,
@@ -119,7 +119,7 @@ impl DefKind {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RefKind {
     /// `f()`, `obj.f()`, `new F()`, `pkg.F()`, a decorator `@f`, a JSX element `<F/>`.
@@ -147,7 +147,7 @@ impl RefKind {
 }
 
 /// A definition found by a tags query.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Definition {
     pub name: String,
     pub kind: DefKind,
@@ -164,7 +164,7 @@ pub struct Definition {
 }
 
 /// A use of a name found by a tags query.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Reference {
     pub name: String,
     pub kind: RefKind,
@@ -175,7 +175,7 @@ pub struct Reference {
 }
 
 /// One name bound by an import statement.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ImportedName {
     /// The exported name in the target module (`default` for a default import).
     pub name: String,
@@ -184,7 +184,7 @@ pub struct ImportedName {
 }
 
 /// An import (or re-export) statement.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Import {
     /// The module as written: `./util`, `../lib/index.js`, `react`, `.models`, `os.path`,
     /// `github.com/org/repo/pkg`.
@@ -202,7 +202,7 @@ pub struct Import {
 }
 
 /// Everything the tags phase extracted from one file.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileTags {
     pub defs: Vec<Definition>,
     pub refs: Vec<Reference>,
@@ -221,12 +221,23 @@ pub struct ParsedFile {
     /// Source text (invalid UTF-8 replaced), kept for rendering maps and search.
     pub source: Arc<str>,
     /// Byte offset of the start of each line, so `line(n)` is O(1).
-    line_starts: Vec<u32>,
-    pub tags: FileTags,
+    line_starts: Arc<[u32]>,
+    /// Shared so an incremental refresh can reuse an unchanged file without copying.
+    pub tags: Arc<FileTags>,
+    /// Modification time (ns since the epoch, 0 when unknown) and xxh3 hash of the bytes
+    /// read, so a refresh or the persistent cache can tell whether the file changed.
+    pub mtime_ns: i64,
+    pub hash: u64,
 }
 
 impl ParsedFile {
-    pub fn new(path: String, lang: Lang, size: u64, source: Arc<str>, tags: FileTags) -> Self {
+    pub fn new(
+        path: String,
+        lang: Lang,
+        size: u64,
+        source: Arc<str>,
+        tags: impl Into<Arc<FileTags>>,
+    ) -> Self {
         let mut line_starts = vec![0u32];
         line_starts.extend(
             source
@@ -240,9 +251,18 @@ impl ParsedFile {
             lang,
             size,
             source,
-            line_starts,
-            tags,
+            line_starts: line_starts.into(),
+            tags: tags.into(),
+            mtime_ns: 0,
+            hash: 0,
         }
+    }
+
+    /// Records when the file was last modified and the hash of its bytes (see the fields).
+    pub fn with_stamp(mut self, mtime_ns: i64, hash: u64) -> Self {
+        self.mtime_ns = mtime_ns;
+        self.hash = hash;
+        self
     }
 
     /// Number of lines (a trailing newline does not start a new line).
@@ -271,7 +291,7 @@ impl ParsedFile {
 }
 
 /// A definition with its rank, as produced by `rank::rank_definitions`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct RankedDef {
     /// Index into the index's `files`.
     pub file: usize,
@@ -281,7 +301,7 @@ pub struct RankedDef {
 }
 
 /// Why a file was left out of the index.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SkipReason {
     NodeModules,
@@ -313,7 +333,7 @@ impl SkipReason {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Skipped {
     pub path: String,
     pub reason: SkipReason,
@@ -321,7 +341,7 @@ pub struct Skipped {
 
 /// A Go module found by the walk: the directory holding `go.mod` (relative, `""` for the
 /// root) and the module path it declares.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct GoModule {
     pub dir: String,
     pub module: String,

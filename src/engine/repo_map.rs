@@ -33,6 +33,9 @@ const ELISION: &str = "⋮";
 const CUT_MARK: char = '…';
 /// How many of the best definitions that did not fit are reported in [`RepoMap::cut`].
 const MAX_CUT: usize = 20;
+/// Definitions past the incremental fit that are tried against the exact count (each try
+/// renders and counts the whole map once).
+const MAX_EXACT_TRIES: usize = 4;
 /// Signatures are "a few lines"; a tags bug or a pathological file must not let one
 /// definition swallow the whole budget.
 const MAX_SIGNATURE_LINES: u32 = 16;
@@ -266,6 +269,34 @@ pub fn build_map(
         }
     }
 
+    // The incremental sum can also overestimate (e.g. around cut lines): try the next
+    // definitions against the exact count, a few at most, so the map is as full as the
+    // budget allows and the first cut definition's cost is exact ("it would not have fit").
+    let mut first_cut_cost = None;
+    let mut tries = 0;
+    while stop < ranked.len() && tries < MAX_EXACT_TRIES {
+        let Some((f, lines)) = fit.def_lines(&ranked[stop]) else {
+            stop += 1;
+            continue;
+        };
+        tries += 1;
+        let added = fit.insert_lines(f, &lines);
+        let candidate = fit.render_text();
+        let n = tok.count(&candidate);
+        if n > opts.budget {
+            fit.remove_lines(f, &added);
+            first_cut_cost = Some((stop, n - tokens));
+            break;
+        }
+        (text, tokens) = (candidate, n);
+        fit.journal.push(Entry {
+            pos: stop,
+            file: f,
+            added,
+        });
+        stop += 1;
+    }
+
     // Selected definitions: the prefix, then free riders; and the best ones that were cut.
     let mut selected: BTreeSet<(usize, usize)> = fit
         .journal
@@ -281,7 +312,7 @@ pub fn build_map(
     for &f in &fit.order {
         in_map[f] = true;
     }
-    for rd in &ranked[stop..] {
+    for (pos, rd) in ranked.iter().enumerate().skip(stop) {
         let in_map = in_map.get(rd.file).copied().unwrap_or(false);
         if !in_map && cut.len() >= MAX_CUT {
             continue;
@@ -297,9 +328,15 @@ pub fn build_map(
             continue;
         }
         if cut.len() < MAX_CUT && cut_seen.insert((rd.file, rd.def)) {
-            let added = fit.insert_lines(f, &lines);
-            let cost = fit.total() - before;
-            fit.remove_lines(f, &added);
+            let cost = match first_cut_cost {
+                Some((at, exact)) if at == pos => exact,
+                _ => {
+                    let added = fit.insert_lines(f, &lines);
+                    let cost = fit.total() - before;
+                    fit.remove_lines(f, &added);
+                    usize::try_from(cost).unwrap_or(0)
+                }
+            };
             let def = &files[f].tags.defs[rd.def];
             cut.push(CutDef {
                 path: files[f].path.clone(),
@@ -307,7 +344,7 @@ pub fn build_map(
                 kind: def.kind,
                 line: def.signature.start,
                 score: rd.score,
-                tokens: usize::try_from(cost).unwrap_or(0),
+                tokens: cost,
             });
         }
     }

@@ -1,13 +1,52 @@
 //! Exact token counting with OpenAI's BPE encodings (`o200k_base`, `cl100k_base`).
 //!
-//! Owns the process-wide tokenizer tables. Building one takes a noticeable fraction of a second
-//! (the vocabulary is embedded in `tiktoken-rs` and parsed at first use), so each encoding is
-//! built once per process behind a `OnceLock`, on whichever thread asks first — the engine
-//! worker, never the UI thread. After that, `count` is safe to call from any thread.
+//! Owns the process-wide tokenizers. Counts are tiktoken's `encode_ordinary(text).len()`, token
+//! for token, without tiktoken-rs's start-up (decoding 200k base64 tokens into hash maps: 0.4 s
+//! and 50 MB for o200k): `build.rs` lays each vocabulary out as flat tables with a ready-made
+//! hash table ([`vocab`]), which the binary embeds and reads in place, so a tokenizer costs only
+//! the pre-tokenizer regex (tiktoken's own pattern, run by the same `fancy-regex`). Each is
+//! built once per process behind a `OnceLock`, on whichever thread asks first (the engine
+//! worker, never the UI thread); after that `count` is safe to call from any thread.
 
+mod merge;
+mod vocab;
+
+use fancy_regex::Regex;
 use serde::Serialize;
 use std::sync::OnceLock;
-use tiktoken_rs::CoreBPE;
+use vocab::Vocab;
+
+/// tiktoken's `cl100k_base` pre-tokenizer pattern.
+const CL100K_PATTERN: &str = concat!(
+    r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+",
+    r"| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s",
+);
+
+/// tiktoken's `o200k_base` pre-tokenizer pattern.
+const O200K_PATTERN: &str = concat!(
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+",
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*",
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    r"|\p{N}{1,3}",
+    r"| ?[^\s\p{L}\p{N}]+[\r\n/]*",
+    r"|\s*[\r\n]+",
+    r"|\s+(?!\S)",
+    r"|\s+",
+);
+
+macro_rules! embedded_vocab {
+    ($name:literal) => {
+        Vocab::new(
+            include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".tokens")),
+            include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".offsets")),
+            include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".table")),
+        )
+    };
+}
+
+static O200K_VOCAB: Vocab<'static> = embedded_vocab!("o200k_base");
+static CL100K_VOCAB: Vocab<'static> = embedded_vocab!("cl100k_base");
 
 /// Which BPE encoding counts the map's tokens.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -59,7 +98,9 @@ impl std::fmt::Display for TokenizerKind {
 /// A loaded encoding. Obtain one with [`tokenizer`].
 pub struct Tokenizer {
     kind: TokenizerKind,
-    bpe: CoreBPE,
+    vocab: &'static Vocab<'static>,
+    /// Splits text into the pieces BPE runs on; merges never cross a piece boundary.
+    pre: Regex,
 }
 
 impl std::fmt::Debug for Tokenizer {
@@ -81,7 +122,25 @@ impl Tokenizer {
         if text.is_empty() {
             return 0;
         }
-        self.bpe.encode_ordinary(text).len()
+        let mut scratch = merge::Scratch::default();
+        let mut total = 0;
+        let mut end = 0;
+        for piece in self.pre.find_iter(text) {
+            match piece {
+                Ok(m) => {
+                    total += merge::count_piece(self.vocab, m.as_str().as_bytes(), &mut scratch);
+                    end = m.end();
+                }
+                // fancy-regex gave up (its backtracking limit; no input we know of reaches it).
+                // tiktoken-rs panics here; we count the rest as one piece, which stays close and
+                // never panics.
+                Err(_) => {
+                    let rest = text.get(end..).unwrap_or_default().as_bytes();
+                    return total + merge::count_piece(self.vocab, rest, &mut scratch);
+                }
+            }
+        }
+        total
     }
 }
 
@@ -89,15 +148,16 @@ impl Tokenizer {
 pub fn tokenizer(kind: TokenizerKind) -> &'static Tokenizer {
     static O200K: OnceLock<Tokenizer> = OnceLock::new();
     static CL100K: OnceLock<Tokenizer> = OnceLock::new();
-    let (cell, build): (&OnceLock<Tokenizer>, fn() -> anyhow::Result<CoreBPE>) = match kind {
-        TokenizerKind::O200k => (&O200K, tiktoken_rs::o200k_base),
-        TokenizerKind::Cl100k => (&CL100K, tiktoken_rs::cl100k_base),
+    let (cell, vocab, pattern) = match kind {
+        TokenizerKind::O200k => (&O200K, &O200K_VOCAB, O200K_PATTERN),
+        TokenizerKind::Cl100k => (&CL100K, &CL100K_VOCAB, CL100K_PATTERN),
     };
     cell.get_or_init(|| Tokenizer {
         kind,
-        // The vocabulary and regex are compiled into the binary: this cannot fail at run time
-        // unless the build itself is broken, and no input reaches it.
-        bpe: build().expect("embedded tiktoken vocabulary must load"),
+        vocab,
+        // The patterns are constants, checked by the tests: this cannot fail at run time, and
+        // no input reaches it.
+        pre: Regex::new(pattern).expect("tiktoken's pre-tokenizer pattern must compile"),
     })
 }
 
@@ -119,6 +179,373 @@ mod tests {
             serde_json::to_string(&TokenizerKind::Cl100k).unwrap(),
             "\"cl100k_base\""
         );
+    }
+
+    use proptest::prelude::*;
+    use std::collections::HashSet;
+    use std::path::Path;
+    use tiktoken_rs::CoreBPE;
+
+    /// tiktoken-rs, the reference every count must equal.
+    fn reference(kind: TokenizerKind) -> &'static CoreBPE {
+        match kind {
+            TokenizerKind::O200k => tiktoken_rs::o200k_base_singleton(),
+            TokenizerKind::Cl100k => tiktoken_rs::cl100k_base_singleton(),
+        }
+    }
+
+    /// The byte length of each token of `text`: ours, through the same pre-tokenizer and merge
+    /// as `count`.
+    fn split(kind: TokenizerKind, text: &str) -> Vec<usize> {
+        let t = tokenizer(kind);
+        t.pre
+            .find_iter(text)
+            .flat_map(|m| merge::split_piece(t.vocab, m.unwrap().as_str().as_bytes()))
+            .collect()
+    }
+
+    /// tiktoken-rs's token lengths for `text`.
+    fn reference_split(kind: TokenizerKind, text: &str) -> Vec<usize> {
+        let bpe = reference(kind);
+        bpe.encode_ordinary(text)
+            .into_iter()
+            .map(|r| bpe.decode_bytes(&[r]).unwrap().len())
+            .collect()
+    }
+
+    /// Same count and the same tokens (as byte lengths) as tiktoken-rs.
+    fn assert_same(kind: TokenizerKind, text: &str) {
+        let want = reference_split(kind, text);
+        assert_eq!(
+            tokenizer(kind).count(text),
+            want.len(),
+            "{kind} on {text:?}"
+        );
+        assert_eq!(split(kind, text), want, "{kind} on {text:?}");
+    }
+
+    #[test]
+    fn o200k_pattern_is_tiktokens() {
+        assert_eq!(O200K_PATTERN, tiktoken_rs::O200K_BASE_PAT_STR);
+    }
+
+    #[test]
+    fn embedded_vocab_is_tiktokens() {
+        for (kind, vocab) in [
+            (TokenizerKind::O200k, &O200K_VOCAB),
+            (TokenizerKind::Cl100k, &CL100K_VOCAB),
+        ] {
+            let bpe = reference(kind);
+            let special: HashSet<u32> = bpe
+                .special_tokens()
+                .into_iter()
+                .flat_map(|t| bpe.encode_with_special_tokens(t))
+                .collect();
+            let mut ranks = 0;
+            for rank in 0..(1 << vocab::RANK_BITS) {
+                match bpe.decode_bytes(&[rank]) {
+                    // Left out on purpose: their text counts as ordinary text.
+                    Ok(_) if special.contains(&rank) => assert!(vocab.token(rank).is_empty()),
+                    Ok(bytes) => {
+                        assert_eq!(vocab.token(rank), bytes.as_slice(), "{kind} rank {rank}");
+                        assert_eq!(vocab.rank(&bytes), Some(rank), "{kind} rank {rank}");
+                        ranks += 1;
+                    }
+                    Err(_) => assert!(vocab.token(rank).is_empty(), "{kind} rank {rank}"),
+                }
+            }
+            let expected = match kind {
+                TokenizerKind::O200k => 199_998,
+                TokenizerKind::Cl100k => 100_256,
+            };
+            assert_eq!(ranks, expected, "{kind}");
+            // Special tokens are not in the table: their text is ordinary text.
+            assert_eq!(vocab.rank(b"<|endoftext|>"), None);
+            assert_eq!(vocab.rank(b"not a single token at all"), None);
+        }
+    }
+
+    #[test]
+    fn same_counts_as_tiktoken_on_every_fixture_file() {
+        fn walk(dir: &Path, out: &mut Vec<String>) {
+            let mut entries: Vec<_> = std::fs::read_dir(dir)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .collect();
+            entries.sort();
+            for path in entries {
+                if path.is_dir() {
+                    walk(&path, out);
+                } else if let Ok(text) = std::fs::read_to_string(&path) {
+                    out.push(text);
+                }
+            }
+        }
+        let mut files = Vec::new();
+        walk(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures"),
+            &mut files,
+        );
+        assert!(files.len() > 20, "fixtures not found");
+        for kind in TokenizerKind::ALL {
+            for text in &files {
+                assert_same(kind, text);
+                // The map fit counts line by line, so lines must agree too.
+                for line in text.split_inclusive('\n') {
+                    assert_same(kind, line);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn same_counts_as_tiktoken_on_tricky_strings() {
+        let long_letters = "a".repeat(10_000);
+        let long_spaces = " ".repeat(10_000);
+        let long_digits = "7".repeat(10_000);
+        let long_mixed = "ab".repeat(5_000);
+        let long_cjk = "中".repeat(3_000);
+        let long_punct = "=-".repeat(3_000);
+        let spaces_then_word = format!("{}x", " ".repeat(5_000));
+        let newlines = "\n \n\t\r\n".repeat(2_000);
+        let cases: Vec<&str> = vec![
+            "",
+            " ",
+            "\n",
+            "\r\n",
+            "a",
+            "hello world",
+            "Hello, World! HELLO world",
+            "don't won't I'M you'RE they've we'll she'd it's",
+            "DON'T Won'T",
+            "  leading and trailing spaces   ",
+            "tabs\tand\t\tmore\n\n\n  \n",
+            "line one\r\nline two\r\n\r\n",
+            "1234567890 3.14159 1e10 0x1F 1,000,000",
+            "日本語のテキストと中文字符和한국어",
+            "emoji 😀👍🏽👨‍👩‍👧‍👦 flags 🇫🇷🇯🇵",
+            "café naïve résumé Ångström façade",
+            "e\u{301}\u{301}\u{301} combining \u{300}\u{301}",
+            "Ελληνικά русский العربية עברית हिन्दी",
+            "control \u{0}\u{1}\u{7}\u{1b}[31m\u{7f}\u{85}\u{a0}\u{2028}\u{feff}",
+            "<|endoftext|> <|fim_prefix|><|endofprompt|>",
+            "fn main() { println!(\"{}\", x.iter().map(|y| y * 2).sum::<i32>()); }",
+            "// comment\n/* block */\n/// doc\n#!/usr/bin/env python\n",
+            "a//b ///c \n/path/to/file.rs\n//\n",
+            "x = {\"key\": [1, 2, 3], 'k2': None}  # trailing",
+            "    def f(self, *args, **kwargs) -> Dict[str, Any]:\n        ...\n",
+            "snake_case camelCase PascalCase SCREAMING_CASE kebab-case",
+            "\u{10ffff}\u{fffd}\u{e000}",
+            &long_letters,
+            &long_spaces,
+            &long_digits,
+            &long_mixed,
+            &long_cjk,
+            &long_punct,
+            &spaces_then_word,
+            &newlines,
+        ];
+        for kind in TokenizerKind::ALL {
+            for text in &cases {
+                assert_same(kind, text);
+            }
+        }
+    }
+
+    #[test]
+    fn long_runs_stay_fast() {
+        // A quadratic merge would take minutes here even in release; the heap takes a moment.
+        let text = "ab".repeat(200_000);
+        let start = std::time::Instant::now();
+        for kind in TokenizerKind::ALL {
+            assert!(tokenizer(kind).count(&text) > 1_000);
+        }
+        assert!(start.elapsed().as_secs() < 20, "{:?}", start.elapsed());
+    }
+
+    /// Fragments that exercise every branch of both pre-tokenizers and the merge.
+    const FRAGMENTS: &[&str] = &[
+        "a",
+        "e",
+        "z",
+        "Q",
+        "the",
+        "The",
+        "THE",
+        "ing",
+        "tion",
+        "é",
+        "ß",
+        "Ω",
+        "ж",
+        "中",
+        "文",
+        "の",
+        "한",
+        "ا",
+        "\u{301}",
+        "😀",
+        "👍🏽",
+        "\u{200d}",
+        "0",
+        "7",
+        "42",
+        "123",
+        "4567",
+        " ",
+        "  ",
+        "\t",
+        "\n",
+        "\r",
+        "\r\n",
+        "\n\n",
+        "\u{a0}",
+        "\u{3000}",
+        "'",
+        "'s",
+        "'T",
+        "'ll",
+        "'re",
+        "\"",
+        "/",
+        "//",
+        "\\",
+        ".",
+        ",",
+        ";",
+        ":",
+        "!",
+        "?",
+        "(",
+        ")",
+        "{",
+        "}",
+        "[",
+        "]",
+        "<",
+        ">",
+        "=",
+        "==",
+        "->",
+        "=>",
+        "_",
+        "-",
+        "+",
+        "*",
+        "&",
+        "|",
+        "#",
+        "@",
+        "$",
+        "%",
+        "^",
+        "~",
+        "`",
+        "\u{0}",
+        "\u{1b}",
+        "\u{7f}",
+        "<|endoftext|>",
+    ];
+
+    fn mixed_text() -> impl Strategy<Value = String> {
+        prop::collection::vec(prop::sample::select(FRAGMENTS), 0..160).prop_map(|v| v.concat())
+    }
+
+    /// Long runs with no space: single pieces past the heap threshold.
+    fn long_word() -> impl Strategy<Value = String> {
+        let letters: &[&str] = &["a", "b", "e", "r", "s", "t", "é", "中", "X", "\u{301}"];
+        prop::collection::vec(prop::sample::select(letters), 90..400).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        #[test]
+        fn same_counts_as_tiktoken_on_mixed_text(text in mixed_text()) {
+            for kind in TokenizerKind::ALL {
+                let want = reference_split(kind, &text);
+                prop_assert_eq!(tokenizer(kind).count(&text), want.len(), "{} on {:?}", kind, text);
+                prop_assert_eq!(split(kind, &text), want, "{} on {:?}", kind, text);
+            }
+        }
+
+        #[test]
+        fn same_counts_as_tiktoken_on_long_words(text in long_word()) {
+            for kind in TokenizerKind::ALL {
+                let want = reference_split(kind, &text);
+                prop_assert_eq!(tokenizer(kind).count(&text), want.len(), "{} on {:?}", kind, text);
+                prop_assert_eq!(split(kind, &text), want, "{} on {:?}", kind, text);
+            }
+        }
+
+        #[test]
+        fn same_counts_as_tiktoken_on_any_string(text in "\\PC{0,64}") {
+            for kind in TokenizerKind::ALL {
+                let want = reference_split(kind, &text);
+                prop_assert_eq!(tokenizer(kind).count(&text), want.len(), "{} on {:?}", kind, text);
+                prop_assert_eq!(split(kind, &text), want, "{} on {:?}", kind, text);
+            }
+        }
+    }
+
+    /// Start-up and throughput against tiktoken-rs; numbers are only meaningful in release:
+    /// `cargo test --release --lib engine::tokenizer::tests::bench -- --ignored --nocapture`.
+    /// `MAPSCOPE_TOK_BENCH` may name a big file to count; the fixtures are used otherwise.
+    #[test]
+    #[ignore]
+    fn bench_against_tiktoken() {
+        use std::time::Instant;
+        let text = match std::env::var("MAPSCOPE_TOK_BENCH") {
+            Ok(path) => std::fs::read_to_string(path).unwrap(),
+            Err(_) => {
+                let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/repos/py-app");
+                let mut one = String::new();
+                for e in std::fs::read_dir(dir).unwrap() {
+                    one += &std::fs::read_to_string(e.unwrap().path()).unwrap_or_default();
+                }
+                one.repeat((4 << 20) / one.len().max(1) + 1)
+            }
+        };
+        let mb = text.len() as f64 / 1e6;
+        // Ours first: freeing tiktoken-rs's million small allocations makes the next large
+        // allocation pay for malloc's consolidation, which would be billed to our start-up.
+        let inits = TokenizerKind::ALL.map(|kind| {
+            let t = Instant::now();
+            tokenizer(kind);
+            t.elapsed()
+        });
+        for (kind, ours_init) in TokenizerKind::ALL.into_iter().zip(inits) {
+            let ours = tokenizer(kind);
+            let t = Instant::now();
+            let theirs = match kind {
+                TokenizerKind::O200k => tiktoken_rs::o200k_base().unwrap(),
+                TokenizerKind::Cl100k => tiktoken_rs::cl100k_base().unwrap(),
+            };
+            let theirs_init = t.elapsed();
+            let t = Instant::now();
+            let n = ours.count(&text);
+            let ours_secs = t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            let m = theirs.encode_ordinary(&text).len();
+            let theirs_secs = t.elapsed().as_secs_f64();
+            assert_eq!(n, m);
+            let t = Instant::now();
+            let lines: usize = text.lines().map(|l| ours.count(l)).sum();
+            let ours_lines = t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            let lines2: usize = text.lines().map(|l| theirs.encode_ordinary(l).len()).sum();
+            let theirs_lines = t.elapsed().as_secs_f64();
+            assert_eq!(lines, lines2);
+            println!(
+                "{kind}: init ours {ours_init:?} tiktoken-rs {theirs_init:?}; {mb:.1} MB, \
+                 {n} tokens: ours {:.1} MB/s tiktoken-rs {:.1} MB/s; per line: ours {:.1} MB/s \
+                 tiktoken-rs {:.1} MB/s",
+                mb / ours_secs,
+                mb / theirs_secs,
+                mb / ours_lines,
+                mb / theirs_lines,
+            );
+        }
     }
 
     #[test]

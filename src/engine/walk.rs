@@ -10,12 +10,18 @@
 //!
 //! The walk never reads file contents (sizes come from metadata), except `go.mod` files,
 //! which are tiny and needed to resolve Go imports.
+//!
+//! `PathFilter` applies the same rules to one path at a time, for the file watcher (see
+//! `watch`); it runs on the watcher's coalescing thread.
 
+use std::collections::HashMap;
+use std::ffi::OsStr;
 use std::fs::{self, File};
 use std::io::{self, Read};
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::WalkBuilder;
 
 use super::error::EngineError;
@@ -23,6 +29,10 @@ use super::model::{GoModule, Lang, SkipReason, Skipped};
 
 /// The per-directory ignore file that mapscope honours on top of the git ones.
 pub const CUSTOM_IGNORE_FILE: &str = ".mapscopeignore";
+/// Git's per-directory ignore file.
+pub const GIT_IGNORE_FILE: &str = ".gitignore";
+/// The Go module file: read by the walk for import resolution.
+pub const GO_MOD: &str = "go.mod";
 
 /// A NUL byte in this many leading bytes marks a file as binary (git uses the same window).
 const BINARY_SNIFF_LEN: usize = 8 * 1024;
@@ -76,6 +86,8 @@ pub struct WalkedFile {
     pub lang: Lang,
     /// Size from metadata at walk time (the file may change before it is read).
     pub size: u64,
+    /// Modification time from the same metadata (ns since the epoch; 0 when unavailable).
+    pub mtime_ns: i64,
 }
 
 /// A prose or config file (README, markdown, JSON, YAML, TOML, …) kept for text search.
@@ -119,33 +131,9 @@ pub struct WalkOutput {
 /// - `TooLarge`: code files above `max_file_size`, docs above `max_doc_size` (metadata only).
 /// - `Unreadable`: a directory that cannot be listed, a non-regular file with a code/doc name.
 pub fn walk(root: &Path, opts: &WalkOptions) -> Result<WalkOutput, EngineError> {
-    let meta = match fs::metadata(root) {
-        Ok(meta) => meta,
-        // `file.ts/sub` does not exist either.
-        Err(err)
-            if matches!(
-                err.kind(),
-                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
-            ) =>
-        {
-            return Err(EngineError::RepoNotFound(root.to_path_buf()))
-        }
-        Err(source) => {
-            return Err(EngineError::Io {
-                path: root.to_path_buf(),
-                source,
-            })
-        }
-    };
-    if !meta.is_dir() {
-        return Err(EngineError::InvalidRepo(root.to_path_buf()));
-    }
     // Absolute paths for `abs_path`, and a root that is no longer a symlink, so that
     // `follow_links(false)` applies uniformly below it.
-    let root = fs::canonicalize(root).map_err(|source| EngineError::Io {
-        path: root.to_path_buf(),
-        source,
-    })?;
+    let root = canonical_root(root)?;
 
     // `filter_entry` is the only place where a directory can be pruned while we still see
     // it, and it must be `'static`, so what it prunes goes through a shared list (locked
@@ -214,6 +202,36 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<WalkOutput, EngineError> 
     out.skipped.dedup();
     out.go_modules.sort_unstable();
     Ok(out)
+}
+
+/// `root` checked (it exists and is a directory) and canonicalized: the root both `walk` and
+/// `PathFilter` work from.
+fn canonical_root(root: &Path) -> Result<PathBuf, EngineError> {
+    let meta = match fs::metadata(root) {
+        Ok(meta) => meta,
+        // `file.ts/sub` does not exist either.
+        Err(err)
+            if matches!(
+                err.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return Err(EngineError::RepoNotFound(root.to_path_buf()))
+        }
+        Err(source) => {
+            return Err(EngineError::Io {
+                path: root.to_path_buf(),
+                source,
+            })
+        }
+    };
+    if !meta.is_dir() {
+        return Err(EngineError::InvalidRepo(root.to_path_buf()));
+    }
+    fs::canonicalize(root).map_err(|source| EngineError::Io {
+        path: root.to_path_buf(),
+        source,
+    })
 }
 
 /// One finding of the walk, before the lists are split and sorted.
@@ -292,9 +310,8 @@ fn visit_entry(root: &Path, opts: &WalkOptions, ent: ignore::DirEntry) -> Option
     let name = ent.file_name().to_string_lossy();
     let name = name.as_ref();
     let lang = Lang::from_path(name);
-    let is_doc = lang.is_none() && is_doc_name(name);
-    let is_go_mod = name == "go.mod";
-    if lang.is_none() && !is_doc && !is_go_mod {
+    let is_go_mod = name == GO_MOD;
+    if !is_candidate_name(name) {
         return None;
     }
     let rel_path = rel_path_of(root, ent.path())?;
@@ -341,6 +358,7 @@ fn visit_entry(root: &Path, opts: &WalkOptions, ent: ignore::DirEntry) -> Option
             abs_path,
             lang,
             size,
+            mtime_ns: mtime_ns(&meta),
         }),
         None => Found::Doc(DocFile {
             rel_path,
@@ -356,19 +374,36 @@ fn prune_reason(ent: &ignore::DirEntry) -> Option<SkipReason> {
     if ent.depth() == 0 {
         return None;
     }
-    if ent.file_name().as_encoded_bytes().first() == Some(&b'.') {
+    let is_dir = ent.file_type().is_some_and(|t| t.is_dir());
+    prune_reason_of(ent.path(), ent.file_name(), is_dir)
+}
+
+/// `prune_reason` for an entry below the root given by path, name and type; shared with
+/// `PathFilter` so that the walk and the watcher cannot disagree.
+fn prune_reason_of(path: &Path, name: &OsStr, is_dir: bool) -> Option<SkipReason> {
+    if is_hidden_name(name) {
         return Some(SkipReason::Hidden);
     }
-    if !ent.file_type().is_some_and(|t| t.is_dir()) {
+    if !is_dir {
         return None;
     }
-    let name = ent.file_name().to_str()?;
+    let name = name.to_str()?;
     match name {
         "node_modules" => Some(SkipReason::NodeModules),
         "vendor" => Some(SkipReason::Vendor),
-        _ if is_build_output(ent.path(), name) => Some(SkipReason::BuildOutput),
+        _ if is_build_output(path, name) => Some(SkipReason::BuildOutput),
         _ => None,
     }
+}
+
+fn is_hidden_name(name: &OsStr) -> bool {
+    name.as_encoded_bytes().first() == Some(&b'.')
+}
+
+/// The file names the walk looks at: code in a supported language, docs, `go.mod`. Any other
+/// file is passed over without being listed.
+fn is_candidate_name(name: &str) -> bool {
+    Lang::from_path(name).is_some() || is_doc_name(name) || name == GO_MOD
 }
 
 /// The build-output rule documented on `walk`: a `dist`/`build`/`out`/`lib` directory is
@@ -411,6 +446,280 @@ fn error_path(err: &ignore::Error) -> Option<&Path> {
         ignore::Error::Loop { child, .. } => Some(child),
         _ => None,
     }
+}
+
+/// What the walk makes of one path; see `PathFilter::classify`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathClass {
+    /// Not part of the walk: outside the root, under a pruned or ignored directory, hidden,
+    /// ignored, a symlink, or a file name the walk passes over without listing it.
+    Outside,
+    /// A file the walk reports: code, a doc or `go.mod`, indexed or listed as skipped for
+    /// its size, name or type. (Hidden files, which the walk lists as pruned, are `Outside`:
+    /// editors' swap files come and go all the time and are never indexed.)
+    File,
+    /// A directory the walk descends into (the root included).
+    Dir,
+    /// A rules file the walk reads in a walked directory (`.gitignore`, `.mapscopeignore`,
+    /// `.git/info/exclude`): when it changes, what the walk covers changes.
+    Rules,
+}
+
+/// The walk's rules applied to one path at a time, without walking: for the file watcher,
+/// which must tell which changed paths matter to the index.
+///
+/// It applies the same rules as `walk`, through the same helpers for the name-based ones
+/// (hidden, node_modules, vendor, build output, candidate file names) and the `ignore`
+/// crate's own matchers for the ignore files, combined the way its walker combines them:
+/// for each category, the nearest directory whose file has a matching pattern (ignore or
+/// `!`whitelist) decides; `.mapscopeignore` beats `.gitignore`, which beats
+/// `.git/info/exclude`, which beats the global excludes file; and a path is walked only if
+/// every directory above it is (git cannot re-include a file under an excluded directory).
+/// A unit test checks on a fixture tree that it agrees with `walk` for every entry.
+///
+/// It reads the file system as it is when asked (the path's type, whether a `src` sibling
+/// exists, the ignore files), so a path that vanished is judged by its name. Parsed ignore
+/// files are cached per directory; call `invalidate` when one changes. Single-threaded
+/// (`&mut self`): the watcher's coalescing thread owns it.
+#[derive(Debug)]
+pub struct PathFilter {
+    root: PathBuf,
+    global: Gitignore,
+    /// Keyed by directory, including the root's ancestors (the walk applies their ignore
+    /// files too). A map lookup only: its order never shows.
+    rules: HashMap<PathBuf, DirRules>,
+}
+
+/// The ignore files of one directory, parsed.
+#[derive(Debug)]
+struct DirRules {
+    custom: Gitignore,
+    git: Gitignore,
+    exclude: Gitignore,
+}
+
+impl PathFilter {
+    /// A filter for the repository at `root`; fails like `walk` on a missing root or a file.
+    pub fn new(root: &Path) -> Result<PathFilter, EngineError> {
+        Ok(PathFilter {
+            root: canonical_root(root)?,
+            // The walker reads the global excludes file relative to the current directory
+            // too; errors in it are dropped there as well.
+            global: Gitignore::global().0,
+            rules: HashMap::new(),
+        })
+    }
+
+    /// The canonical root: paths handed to `classify` should start with it.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// `path` relative to the root with `/` separators, as the walk spells `rel_path`.
+    pub fn rel_path(&self, path: &Path) -> Option<String> {
+        rel_path_of(&self.root, path)
+    }
+
+    /// Forgets the parsed ignore files, after one of them changed.
+    pub fn invalidate(&mut self) {
+        self.rules.clear();
+    }
+
+    /// What the walk makes of the absolute path `path`. `is_dir` is the entry's type when
+    /// the caller knows it (a removal event says so); otherwise it is read from the file
+    /// system, and a path that no longer exists is judged first as a file, then as a
+    /// directory.
+    pub fn classify(&mut self, path: &Path, is_dir: Option<bool>) -> PathClass {
+        let Ok(rel) = path.strip_prefix(&self.root) else {
+            return PathClass::Outside;
+        };
+        let mut names = Vec::new();
+        for comp in rel.components() {
+            match comp {
+                Component::Normal(name) => names.push(name),
+                // `..` or a second root: not a path the watcher reports under the root.
+                _ => return PathClass::Outside,
+            }
+        }
+        let Some((&name, parents)) = names.split_last() else {
+            return PathClass::Dir;
+        };
+        if let [walked @ .., git, info] = parents {
+            if *git == ".git" && *info == "info" && name == "exclude" {
+                let dir = walked.iter().fold(self.root.clone(), |dir, n| dir.join(n));
+                return if self.dir_is_walked(&dir) {
+                    PathClass::Rules
+                } else {
+                    PathClass::Outside
+                };
+            }
+        }
+        let Some(parent) = path.parent() else {
+            return PathClass::Outside;
+        };
+        if !self.dir_is_walked(parent) {
+            return PathClass::Outside;
+        }
+        // The walker reads these in every directory it enters, ignored or not.
+        if name == GIT_IGNORE_FILE || name == CUSTOM_IGNORE_FILE {
+            return PathClass::Rules;
+        }
+        match fs::symlink_metadata(path) {
+            // The walk never follows nor lists symlinks.
+            Ok(meta) if meta.file_type().is_symlink() => PathClass::Outside,
+            Ok(meta) => self.classify_entry(path, name, meta.is_dir()),
+            Err(_) => match is_dir {
+                Some(is_dir) => self.classify_entry(path, name, is_dir),
+                None => match self.classify_entry(path, name, false) {
+                    PathClass::Outside => self.classify_entry(path, name, true),
+                    class => class,
+                },
+            },
+        }
+    }
+
+    /// True when creating or removing `path` can flip the build-output rule for a sibling
+    /// directory (a `src` directory or a project manifest beside `dist/`, `build/`, `out/`
+    /// or `lib/`): the walk's coverage changes without any ignore file changing.
+    pub fn affects_build_output(&self, path: &Path) -> bool {
+        let (Some(name), Some(parent)) = (path.file_name(), path.parent()) else {
+            return false;
+        };
+        let marker = name == "src" || PROJECT_MANIFESTS.iter().any(|m| name == *m);
+        marker && BUILD_DIR_NAMES.iter().any(|dir| parent.join(dir).is_dir())
+    }
+
+    /// An entry whose parent is walked, by its type.
+    fn classify_entry(&mut self, path: &Path, name: &OsStr, is_dir: bool) -> PathClass {
+        if prune_reason_of(path, name, is_dir).is_some() || self.is_ignored(path, is_dir) {
+            return PathClass::Outside;
+        }
+        if is_dir {
+            PathClass::Dir
+        } else if is_candidate_name(&name.to_string_lossy()) {
+            PathClass::File
+        } else {
+            PathClass::Outside
+        }
+    }
+
+    /// Whether the walk enters `dir`: the root, or a directory below it each of whose
+    /// components is kept. A component that no longer exists is judged as the directory it
+    /// was (it had children); one that is now a file or a symlink is not entered.
+    fn dir_is_walked(&mut self, dir: &Path) -> bool {
+        let Ok(rel) = dir.strip_prefix(&self.root) else {
+            return false;
+        };
+        let mut current = self.root.clone();
+        for comp in rel.components() {
+            let Component::Normal(name) = comp else {
+                return false;
+            };
+            current.push(name);
+            if let Ok(meta) = fs::symlink_metadata(&current) {
+                if !meta.is_dir() {
+                    return false;
+                }
+            }
+            if prune_reason_of(&current, name, true).is_some() || self.is_ignored(&current, true) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The ignore files' verdict on `path` alone (its directories are checked separately),
+    /// combined as the `ignore` crate's walker does (see the type's doc).
+    fn is_ignored(&mut self, path: &Path, is_dir: bool) -> bool {
+        let (mut custom, mut git, mut exclude) = (Verdict::None, Verdict::None, Verdict::None);
+        for dir in path.ancestors().skip(1) {
+            let rules = self.rules_of(dir);
+            if custom == Verdict::None {
+                custom = Verdict::of(rules.custom.matched(path, is_dir));
+            }
+            if git == Verdict::None {
+                git = Verdict::of(rules.git.matched(path, is_dir));
+            }
+            if exclude == Verdict::None {
+                exclude = Verdict::of(rules.exclude.matched(path, is_dir));
+            }
+        }
+        let global = Verdict::of(self.global.matched(path, is_dir));
+        [custom, git, exclude, global]
+            .into_iter()
+            .find(|v| *v != Verdict::None)
+            == Some(Verdict::Ignore)
+    }
+
+    fn rules_of(&mut self, dir: &Path) -> &DirRules {
+        self.rules
+            .entry(dir.to_path_buf())
+            .or_insert_with(|| DirRules {
+                custom: read_ignore_file(dir, &dir.join(CUSTOM_IGNORE_FILE)),
+                git: read_ignore_file(dir, &dir.join(GIT_IGNORE_FILE)),
+                exclude: git_common_dir(dir).map_or_else(Gitignore::empty, |git_dir| {
+                    read_ignore_file(dir, &git_dir.join("info").join("exclude"))
+                }),
+            })
+    }
+}
+
+/// One matcher's answer, without the borrowed glob.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    None,
+    Ignore,
+    Whitelist,
+}
+
+impl Verdict {
+    fn of<T>(m: ignore::Match<T>) -> Verdict {
+        match m {
+            ignore::Match::None => Verdict::None,
+            ignore::Match::Ignore(_) => Verdict::Ignore,
+            ignore::Match::Whitelist(_) => Verdict::Whitelist,
+        }
+    }
+}
+
+/// The ignore file at `file`, with patterns relative to `dir`. A missing or unreadable
+/// file, or a bad pattern, costs only that file or pattern, as in the walk.
+fn read_ignore_file(dir: &Path, file: &Path) -> Gitignore {
+    if !file.exists() {
+        return Gitignore::empty();
+    }
+    let mut builder = GitignoreBuilder::new(dir);
+    // A partial error (one bad glob) keeps the lines that parsed, as the walk does.
+    let _ = builder.add(file);
+    builder.build().unwrap_or_else(|_| Gitignore::empty())
+}
+
+/// The git directory holding `info/exclude` for a repository rooted at `dir`: `dir/.git`,
+/// or for a linked worktree (`.git` is a file `gitdir: …`) the main repository's common
+/// dir, as the `ignore` crate resolves it. `None` when `dir` has no `.git`.
+fn git_common_dir(dir: &Path) -> Option<PathBuf> {
+    let dot_git = dir.join(".git");
+    let meta = fs::metadata(&dot_git).ok()?;
+    if !meta.is_file() {
+        return Some(dot_git);
+    }
+    let first_line = |path: &Path| -> Option<String> {
+        let mut text = String::new();
+        File::open(path)
+            .ok()?
+            .take(64 * 1024)
+            .read_to_string(&mut text)
+            .ok()?;
+        text.lines().next().map(str::to_string)
+    };
+    let line = first_line(&dot_git)?;
+    let real_git_dir = PathBuf::from(line.strip_prefix("gitdir: ")?);
+    let common = first_line(&real_git_dir.join("commondir"))?;
+    Some(if common.starts_with('.') {
+        real_git_dir.join(common)
+    } else {
+        PathBuf::from(common)
+    })
 }
 
 /// Prose and config files kept for text search. Lockfiles are data, not prose: left out.
@@ -548,6 +857,15 @@ pub fn load_source(abs_path: &Path, rel_path: &str, max_size: u64) -> Result<Str
         Ok(text) => text,
         Err(err) => String::from_utf8_lossy(err.as_bytes()).into_owned(),
     })
+}
+
+/// A file's modification time in nanoseconds since the Unix epoch; 0 when the platform or
+/// filesystem cannot say (then only the content hash decides whether a file changed).
+pub fn mtime_ns(meta: &fs::Metadata) -> i64 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
 }
 
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -883,5 +1201,296 @@ mod tests {
         ] {
             assert!(!is_doc_name(name), "{name}");
         }
+    }
+
+    /// Writes `files` under `root`, creating parent directories.
+    fn write_tree(root: &Path, files: &[(&str, &str)]) {
+        for (rel, text) in files {
+            let path = root.join(rel);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, text).unwrap();
+        }
+    }
+
+    /// A tree exercising every walk rule: nested `.gitignore`s with negations, anchored and
+    /// directory patterns, `.mapscopeignore` overriding `.gitignore`, `.git/info/exclude`,
+    /// hidden entries, node_modules, vendor, both build-output rules, symlinks, minified and
+    /// too-large files, docs, lockfiles, `go.mod`.
+    fn rules_fixture() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let big = "x".repeat(300);
+        write_tree(
+            root,
+            &[
+                (
+                    ".gitignore",
+                    "*.log\nignored_dir/\n/anchored.ts\ngen_*\n!keep.ts\ndata/*\n!data/keep/\n",
+                ),
+                (".mapscopeignore", "skipme.go\n!gen_special.ts\n"),
+                (".git/info/exclude", "excluded.ts\n"),
+                (".git/HEAD", "ref: refs/heads/main\n"),
+                (".git/objects/ab/cdef", "blob"),
+                ("a.ts", "export const a = 1;\n"),
+                ("b.py", "b = 1\n"),
+                ("c.go", "package c\n"),
+                ("go.mod", "module example.com/root\n"),
+                ("README.md", "# hi\n"),
+                ("notes.txt", "notes\n"),
+                ("package-lock.json", "{}\n"),
+                ("Makefile", "all:\n"),
+                ("x.log", "log\n"),
+                ("anchored.ts", "x\n"),
+                ("keep.ts", "x\n"),
+                ("excluded.ts", "x\n"),
+                ("skipme.go", "package s\n"),
+                ("gen_a.ts", "x\n"),
+                ("gen_special.ts", "x\n"),
+                ("big.ts", &big),
+                ("a.min.js", "x\n"),
+                ("ignored_dir/a.ts", "x\n"),
+                ("ignored_dir/keep.ts", "x\n"),
+                ("data/x.ts", "x\n"),
+                ("data/keep/y.ts", "x\n"),
+                ("sub/.gitignore", "*.js\n!keep.js\nlocal.ts\n"),
+                ("sub/anchored.ts", "x\n"),
+                ("sub/a.js", "x\n"),
+                ("sub/keep.js", "x\n"),
+                ("sub/local.ts", "x\n"),
+                ("sub/go.mod", "module example.com/sub\n"),
+                ("sub/deep/.mapscopeignore", "d2.ts\n"),
+                ("sub/deep/d.ts", "x\n"),
+                ("sub/deep/d2.ts", "x\n"),
+                ("sub/deep/deeper/e.py", "x\n"),
+                ("node_modules/p/index.js", "x\n"),
+                ("vendor/v.go", "package v\n"),
+                (".hidden/h.ts", "x\n"),
+                (".env.json", "{}\n"),
+                ("pkg/package.json", "{}\n"),
+                ("pkg/dist/out.js", "x\n"),
+                ("pkg/lib/l.js", "x\n"),
+                ("app/src/main.ts", "x\n"),
+                ("app/lib/x.js", "x\n"),
+                ("app/build/y.js", "x\n"),
+            ],
+        );
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(root.join("a.ts"), root.join("link.ts")).unwrap();
+            std::os::unix::fs::symlink(root.join("sub"), root.join("linkdir")).unwrap();
+        }
+        dir
+    }
+
+    fn small_opts() -> WalkOptions {
+        WalkOptions {
+            max_file_size: 100,
+            max_doc_size: 100,
+        }
+    }
+
+    /// Every path the walk reports as a file: indexed, kept as a doc, skipped after a look
+    /// at it, or `go.mod`.
+    fn walked_files(out: &WalkOutput) -> std::collections::BTreeSet<String> {
+        let mut set: std::collections::BTreeSet<String> = out
+            .files
+            .iter()
+            .map(|f| f.rel_path.clone())
+            .chain(out.docs.iter().map(|d| d.rel_path.clone()))
+            .chain(out.go_modules.iter().map(|m| {
+                if m.dir.is_empty() {
+                    GO_MOD.to_string()
+                } else {
+                    format!("{}/{GO_MOD}", m.dir)
+                }
+            }))
+            .collect();
+        // Pruned entries (hidden, node_modules, …) are listed too, but are not walked.
+        let pruned = [
+            SkipReason::Hidden,
+            SkipReason::NodeModules,
+            SkipReason::Vendor,
+            SkipReason::BuildOutput,
+        ];
+        set.extend(
+            out.skipped
+                .iter()
+                .filter(|s| !pruned.contains(&s.reason))
+                .map(|s| s.path.clone()),
+        );
+        set
+    }
+
+    /// Every entry under `dir` (not following symlinks): (absolute path, is_dir).
+    fn all_entries(dir: &Path, out: &mut Vec<(PathBuf, bool)>) {
+        for entry in fs::read_dir(dir).unwrap() {
+            let entry = entry.unwrap();
+            let is_dir = entry.file_type().unwrap().is_dir();
+            out.push((entry.path(), is_dir));
+            if is_dir {
+                all_entries(&entry.path(), out);
+            }
+        }
+    }
+
+    #[test]
+    fn path_filter_agrees_with_walk_on_every_entry() {
+        let dir = rules_fixture();
+        let out = walk(dir.path(), &small_opts()).unwrap();
+        let walked = walked_files(&out);
+        // The fixture exercises each rule; spot-check the walk itself first.
+        for expected in [
+            "a.ts",
+            "keep.ts",
+            "gen_special.ts",
+            "big.ts",
+            "a.min.js",
+            "data/keep/y.ts",
+            "sub/keep.js",
+            "sub/go.mod",
+            "pkg/lib/l.js",
+            "app/src/main.ts",
+        ] {
+            assert!(
+                walked.contains(expected),
+                "{expected} not walked: {walked:?}"
+            );
+        }
+        for excluded in [
+            "anchored.ts",
+            "excluded.ts",
+            "skipme.go",
+            "gen_a.ts",
+            "x.log",
+            "ignored_dir/keep.ts",
+            "data/x.ts",
+            "sub/a.js",
+            "sub/local.ts",
+            "sub/deep/d2.ts",
+            "pkg/dist/out.js",
+            "app/lib/x.js",
+            "app/build/y.js",
+            "node_modules/p/index.js",
+            "link.ts",
+            "Makefile",
+            "package-lock.json",
+        ] {
+            assert!(!walked.contains(excluded), "{excluded} walked");
+        }
+        let mut filter = PathFilter::new(dir.path()).unwrap();
+        let root = filter.root().to_path_buf();
+        let mut entries = Vec::new();
+        all_entries(&root, &mut entries);
+        let mut files_seen = 0;
+        for (path, is_dir) in entries {
+            let rel = filter.rel_path(&path).unwrap();
+            let class = filter.classify(&path, None);
+            if is_dir {
+                if out.skipped.iter().any(|s| s.path == rel) {
+                    assert_eq!(class, PathClass::Outside, "{rel}");
+                }
+                continue;
+            }
+            if class == PathClass::Rules {
+                let name = rel.rsplit('/').next().unwrap();
+                assert!(
+                    [GIT_IGNORE_FILE, CUSTOM_IGNORE_FILE].contains(&name)
+                        || rel == ".git/info/exclude",
+                    "{rel} is not a rules file"
+                );
+                continue;
+            }
+            assert_eq!(
+                class == PathClass::File,
+                walked.contains(&rel),
+                "{rel}: filter says {class:?}"
+            );
+            files_seen += usize::from(class == PathClass::File);
+        }
+        assert_eq!(files_seen, walked.len());
+        // The rules files that matter, and the ones that do not (inside an ignored dir).
+        assert_eq!(
+            filter.classify(&root.join(".git/info/exclude"), None),
+            PathClass::Rules
+        );
+        assert_eq!(
+            filter.classify(&root.join("sub/deep/.mapscopeignore"), None),
+            PathClass::Rules
+        );
+        assert_eq!(
+            filter.classify(&root.join("node_modules/.gitignore"), None),
+            PathClass::Outside
+        );
+        assert_eq!(
+            filter.classify(&root.join(".git/objects/ab/cdef"), None),
+            PathClass::Outside
+        );
+        // Not entered through a symlink.
+        #[cfg(unix)]
+        assert_eq!(
+            filter.classify(&root.join("linkdir/keep.js"), None),
+            PathClass::Outside
+        );
+    }
+
+    #[test]
+    fn path_filter_judges_vanished_paths_by_name_and_rules() {
+        let dir = rules_fixture();
+        let mut filter = PathFilter::new(dir.path()).unwrap();
+        let root = filter.root().to_path_buf();
+        fs::remove_dir_all(root.join("sub/deep")).unwrap();
+        fs::remove_file(root.join("x.log")).unwrap();
+        let class = |f: &mut PathFilter, rel: &str, is_dir| f.classify(&root.join(rel), is_dir);
+        assert_eq!(class(&mut filter, "sub/deep/d.ts", None), PathClass::File);
+        assert_eq!(
+            class(&mut filter, "sub/deep/deeper/e.py", None),
+            PathClass::File
+        );
+        assert_eq!(class(&mut filter, "sub/deep", Some(true)), PathClass::Dir);
+        // A vanished name that is not a candidate file may have been a directory.
+        assert_eq!(class(&mut filter, "sub/deep", None), PathClass::Dir);
+        assert_eq!(class(&mut filter, "x.log", Some(false)), PathClass::Outside);
+        assert_eq!(class(&mut filter, "sub/local.ts", None), PathClass::Outside);
+        assert_eq!(
+            class(&mut filter, "node_modules/q/new.ts", None),
+            PathClass::Outside
+        );
+        assert_eq!(
+            class(&mut filter, "ignored_dir/new.ts", None),
+            PathClass::Outside
+        );
+        assert_eq!(
+            class(&mut filter, "../outside.ts", None),
+            PathClass::Outside
+        );
+        assert_eq!(
+            filter.classify(Path::new("/elsewhere/a.ts"), None),
+            PathClass::Outside
+        );
+        assert_eq!(class(&mut filter, "", None), PathClass::Dir);
+    }
+
+    #[test]
+    fn path_filter_rereads_rules_after_invalidate() {
+        let dir = rules_fixture();
+        let mut filter = PathFilter::new(dir.path()).unwrap();
+        let a = filter.root().join("a.ts");
+        assert_eq!(filter.classify(&a, None), PathClass::File);
+        fs::write(filter.root().join(".gitignore"), "a.ts\n").unwrap();
+        // Cached until told.
+        assert_eq!(filter.classify(&a, None), PathClass::File);
+        filter.invalidate();
+        assert_eq!(filter.classify(&a, None), PathClass::Outside);
+    }
+
+    #[test]
+    fn build_output_markers() {
+        let dir = rules_fixture();
+        let filter = PathFilter::new(dir.path()).unwrap();
+        let root = filter.root();
+        assert!(filter.affects_build_output(&root.join("app/src")));
+        assert!(filter.affects_build_output(&root.join("pkg/package.json")));
+        assert!(!filter.affects_build_output(&root.join("sub/package.json")));
+        assert!(!filter.affects_build_output(&root.join("pkg/index.ts")));
     }
 }

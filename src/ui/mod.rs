@@ -24,7 +24,7 @@ pub use map::MapPaneView;
 pub use overlay::{CutRow, CutView, HelpRow, Overlay, WhyEdge, WhyView};
 pub use preview::{PreviewRow, PreviewView};
 pub use query::QueryView;
-pub use status::{Level, ProgressView, StatusView};
+pub use status::{Freshness, Level, ProgressView, StatusView};
 pub use theme::Theme;
 
 /// The panes that can hold the keyboard focus.

@@ -32,6 +32,36 @@ pub struct StatusView<'a> {
     pub focus: &'a [String],
     pub excluded: usize,
     pub message: Option<(&'a str, Level)>,
+    pub freshness: Freshness,
+}
+
+/// How fresh the index is: what the watcher saw that is not indexed yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Freshness {
+    /// Changed files not reflected in the shown index.
+    pub pending: usize,
+    /// A refresh is running (the spinner turns).
+    pub rebuilding: bool,
+    /// Frame of the spinner (advances about ten times a second).
+    pub spinner: usize,
+    /// `Some(false)` when live updates are off (the watcher failed); `None` when unknown.
+    pub live: Option<bool>,
+}
+
+const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+/// "⠙ 3 changes pending" while a refresh runs; otherwise "live" (the watcher keeps the
+/// index fresh) or "live off"; nothing when unknown (no watcher was started).
+pub fn freshness_label(f: &Freshness) -> Option<String> {
+    let spin = SPINNER[f.spinner % SPINNER.len()];
+    match (f.rebuilding, f.pending, f.live) {
+        (true, 0, _) => Some(format!("{spin} updating")),
+        (true, 1, _) => Some(format!("{spin} 1 change pending")),
+        (true, n, _) => Some(format!("{spin} {n} changes pending")),
+        (false, _, Some(false)) => Some("live off".to_string()),
+        (false, _, Some(true)) => Some("live".to_string()),
+        (false, _, None) => None,
+    }
 }
 
 pub struct ProgressView<'a> {
@@ -58,7 +88,10 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, s: &StatusView<'_>, theme: &Theme
         (Some(f), Some(n)) => {
             parts.push(format!("{f} files"));
             parts.push(format!("{n} symbols"));
-            parts.push(format!("gen {} ({})", s.generation, s.age));
+            parts.push(format!("gen {} · indexed {} ago", s.generation, s.age));
+            if let Some(label) = freshness_label(&s.freshness) {
+                parts.push(label);
+            }
         }
         _ => parts.push("indexing…".to_string()),
     }
@@ -168,6 +201,24 @@ pub fn draw_progress(frame: &mut Frame<'_>, area: Rect, p: &ProgressView<'_>, th
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn freshness_says_what_is_pending() {
+        let mut f = Freshness::default();
+        assert_eq!(freshness_label(&f), None);
+        f.live = Some(true);
+        assert_eq!(freshness_label(&f).as_deref(), Some("live"));
+        f.live = Some(false);
+        assert_eq!(freshness_label(&f).as_deref(), Some("live off"));
+        f.rebuilding = true;
+        f.pending = 3;
+        assert_eq!(freshness_label(&f).as_deref(), Some("⠋ 3 changes pending"));
+        f.pending = 1;
+        f.spinner = 1;
+        assert_eq!(freshness_label(&f).as_deref(), Some("⠙ 1 change pending"));
+        f.pending = 0;
+        assert_eq!(freshness_label(&f).as_deref(), Some("⠙ updating"));
+    }
 
     #[test]
     fn ages_are_compact() {

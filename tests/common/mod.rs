@@ -133,3 +133,9 @@ pub fn hostile_repo() -> tempfile::TempDir {
     write_files(root, &[("secret.py", "def secret():\n    return 42\n")]);
     dir
 }
+
+/// The cache dir test runs of the binary use (under cargo's scratch dir, so `cargo test`
+/// never fills the developer's own cache with fixture repos).
+pub fn test_cache_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("mapscope-cache")
+}

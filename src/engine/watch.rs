@@ -1,0 +1,737 @@
+//! The file watcher behind the live index: it watches a repository recursively and turns
+//! the file-system events that matter to the walk into debounced `ChangeBatch`es.
+//!
+//! Owns: the `notify` watcher, the filtering of its events through `walk::PathFilter` (so
+//! the watcher and the walk cannot disagree on which paths count), and the debouncing.
+//!
+//! Threads: `notify` runs its own event thread (inotify on Linux) and only forwards raw
+//! events into a channel. One thread of ours, `mapscope-watch`, filters them, coalesces them
+//! and sends batches. The consumer (the engine worker thread) reads `Watcher::changes()`,
+//! typically in a `select!` next to its other requests, and turns each batch into a refresh.
+//! Dropping the `Watcher` stops both threads.
+//!
+//! Why our own debouncer rather than `notify-debouncer-full`/`-mini`: those debounce per
+//! path, so a `git checkout` touching 1,000 files over half a second trickles out as dozens
+//! of batches. Here one quiet window covers the whole batch: it is sent once no relevant
+//! event has arrived for `debounce`, or `max_delay` after its first event if events never
+//! stop. Irrelevant events (`target/`, `node_modules/`, file reads) neither start nor extend
+//! a window, so a running build does not delay updates.
+//!
+//! Events are judged when the coalescing thread gets to them, not when they happened: an
+//! editor that saves by writing a temporary file and renaming it over the original (vim's
+//! `backupcopy`, JetBrains' "safe write") shows up as a rename whose target is the real
+//! name, which is a relevant file by then; the temporary name is judged by its name and is
+//! usually not a candidate (or is hidden). A path that vanished is judged by its name.
+//!
+//! Known gaps, all on the side of reporting too little: ignore files above the repository
+//! root and the global git excludes file are not watched; `.git/info/exclude` of a linked
+//! worktree lives outside the tree; inotify watches every directory, ignored ones included
+//! (`node_modules` can use up the watch limit, which then becomes an error batch).
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{select, Receiver, Sender};
+use notify::event::{AccessKind, AccessMode, CreateKind, ModifyKind, RemoveKind, RenameMode};
+use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher as _};
+
+use super::error::EngineError;
+use super::walk::{PathClass, PathFilter, GO_MOD};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WatchOptions {
+    /// A batch is sent once no relevant event has arrived for this long (100–250 ms keeps
+    /// saves responsive while still coalescing a checkout).
+    pub debounce: Duration,
+    /// …or this long after its first event, when events never pause (a tool rewriting a
+    /// file in a loop). Seconds rather than less: a long checkout is better as one batch
+    /// than as several refreshes of half-written trees.
+    pub max_delay: Duration,
+    /// A batch with more paths than this becomes `rescan: true` with no paths: past a few
+    /// thousand files, re-examining everything is as cheap as a list.
+    pub max_paths: usize,
+}
+
+impl Default for WatchOptions {
+    fn default() -> Self {
+        WatchOptions {
+            debounce: Duration::from_millis(150),
+            max_delay: Duration::from_secs(5),
+            max_paths: 5000,
+        }
+    }
+}
+
+/// One debounced set of changes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChangeBatch {
+    /// Repo-relative, `/`-separated paths that were created, modified, deleted or renamed
+    /// (both names of a rename), as judged by the walk's rules. A path may also name a
+    /// directory that vanished as a whole (renamed or moved away: inotify reports only the
+    /// directory); treat it as a prefix of the indexed files it held. New directories are
+    /// expanded into their files.
+    pub paths: BTreeSet<String>,
+    /// The paths are not enough: the rules changed (`.gitignore`, `.mapscopeignore`,
+    /// `.git/info/exclude`, a `go.mod`, a marker of the build-output rule), events were
+    /// lost, or the batch overflowed `max_paths` (then `paths` is empty). Re-examine every
+    /// file.
+    pub rescan: bool,
+    /// Why watching degraded (watch limit reached, root removed, …), for the status bar.
+    pub error: Option<String>,
+}
+
+impl ChangeBatch {
+    pub fn is_empty(&self) -> bool {
+        self.paths.is_empty() && !self.rescan && self.error.is_none()
+    }
+
+    /// Folds a later batch into this one, for a consumer that drains several at once.
+    pub fn merge(&mut self, later: ChangeBatch) {
+        self.paths.extend(later.paths);
+        self.rescan |= later.rescan;
+        if later.error.is_some() {
+            self.error = later.error;
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum WatchError {
+    #[error(transparent)]
+    Repo(#[from] EngineError),
+    #[error("cannot watch {}: {}", path.display(), describe(source))]
+    Notify {
+        path: PathBuf,
+        #[source]
+        source: notify::Error,
+    },
+    #[error("cannot start the watch thread: {0}")]
+    Thread(#[source] io::Error),
+}
+
+/// A running watch of one repository. Dropping it stops watching.
+#[derive(Debug)]
+pub struct Watcher {
+    changes: Receiver<ChangeBatch>,
+    root: PathBuf,
+    // Fields drop in order, but `Drop` below takes them explicitly: the notify watcher
+    // first (no more raw events), then the stop signal, then the join.
+    notify: Option<RecommendedWatcher>,
+    stop: Option<Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Watcher {
+    /// Starts watching `root` recursively. Blocks while notify adds a watch per directory
+    /// (a large tree takes a moment); fails when the root is not a directory or the watch
+    /// cannot be set up at all (e.g. the inotify watch limit is already reached). Start it
+    /// before the first index build, so that changes made during the build are not lost.
+    pub fn start(root: &Path, opts: WatchOptions) -> Result<Watcher, WatchError> {
+        let filter = PathFilter::new(root)?;
+        let root = filter.root().to_path_buf();
+        let (raw_tx, raw_rx) = crossbeam_channel::unbounded();
+        // Following symlinks would watch (and report) trees the walk never enters.
+        let config = notify::Config::default().with_follow_symlinks(false);
+        let mut notify = RecommendedWatcher::new(
+            move |event: notify::Result<Event>| {
+                // The receiver is gone only while the watcher shuts down.
+                let _ = raw_tx.send(event);
+            },
+            config,
+        )
+        .map_err(|source| WatchError::Notify {
+            path: root.clone(),
+            source,
+        })?;
+        notify
+            .watch(&root, RecursiveMode::Recursive)
+            .map_err(|source| WatchError::Notify {
+                path: root.clone(),
+                source,
+            })?;
+        let (out_tx, out_rx) = crossbeam_channel::unbounded();
+        let (stop_tx, stop_rx) = crossbeam_channel::bounded(0);
+        let coalescer = Coalescer::new(filter, opts);
+        let thread = std::thread::Builder::new()
+            .name("mapscope-watch".to_string())
+            .spawn(move || coalescer.run(&raw_rx, &stop_rx, &out_tx))
+            .map_err(WatchError::Thread)?;
+        Ok(Watcher {
+            changes: out_rx,
+            root,
+            notify: Some(notify),
+            stop: Some(stop_tx),
+            thread: Some(thread),
+        })
+    }
+
+    /// The batches, in order. Never closes while the `Watcher` lives.
+    pub fn changes(&self) -> &Receiver<ChangeBatch> {
+        &self.changes
+    }
+
+    /// The canonical root being watched.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        drop(self.notify.take());
+        drop(self.stop.take());
+        if let Some(thread) = self.thread.take() {
+            // A panic there has already been reported by the runtime; nothing to add.
+            let _ = thread.join();
+        }
+    }
+}
+
+/// The `mapscope-watch` thread's state: the batch being collected and its deadlines.
+struct Coalescer {
+    filter: PathFilter,
+    opts: WatchOptions,
+    pending: ChangeBatch,
+    /// Set once the pending batch passed `max_paths`: later paths are not collected.
+    overflowed: bool,
+    /// When the pending batch got its first and its latest relevant change.
+    first: Option<Instant>,
+    last: Instant,
+}
+
+impl Coalescer {
+    fn new(filter: PathFilter, opts: WatchOptions) -> Coalescer {
+        Coalescer {
+            filter,
+            opts,
+            pending: ChangeBatch::default(),
+            overflowed: false,
+            first: None,
+            last: Instant::now(),
+        }
+    }
+
+    fn run(
+        mut self,
+        raw: &Receiver<notify::Result<Event>>,
+        stop: &Receiver<()>,
+        out: &Sender<ChangeBatch>,
+    ) {
+        loop {
+            let deadline = self.deadline();
+            // Checked before waiting, so that a flood of events cannot hold a batch back
+            // past `max_delay`.
+            if deadline.is_some_and(|d| d <= Instant::now()) {
+                // Events queued while this thread was not scheduled (a loaded machine) may
+                // have arrived well before the deadline: judge them before closing the
+                // batch, or a busy checkout splits into many batches.
+                if !self.past_max_delay() {
+                    if let Ok(event) = raw.try_recv() {
+                        self.add(event);
+                        continue;
+                    }
+                }
+                if !self.flush(out) {
+                    return;
+                }
+                continue;
+            }
+            let received = match deadline {
+                Some(deadline) => select! {
+                    recv(raw) -> msg => msg.ok(),
+                    recv(stop) -> _ => return,
+                    default(deadline.saturating_duration_since(Instant::now())) => continue,
+                },
+                None => select! {
+                    recv(raw) -> msg => msg.ok(),
+                    recv(stop) -> _ => return,
+                },
+            };
+            match received {
+                Some(event) => self.add(event),
+                // The notify watcher is gone: send what we have and stop.
+                None => {
+                    self.flush(out);
+                    return;
+                }
+            }
+        }
+    }
+
+    fn past_max_delay(&self) -> bool {
+        self.first
+            .is_some_and(|first| first + self.opts.max_delay <= Instant::now())
+    }
+
+    fn deadline(&self) -> Option<Instant> {
+        let first = self.first?;
+        Some((self.last + self.opts.debounce).min(first + self.opts.max_delay))
+    }
+
+    /// Sends the pending batch, if any; false when nobody listens any more.
+    fn flush(&mut self, out: &Sender<ChangeBatch>) -> bool {
+        let batch = std::mem::take(&mut self.pending);
+        self.first = None;
+        self.overflowed = false;
+        batch.is_empty() || out.send(batch).is_ok()
+    }
+
+    /// Records that the pending batch changed: opens or extends its window.
+    fn touch(&mut self) {
+        let now = Instant::now();
+        self.first.get_or_insert(now);
+        self.last = now;
+    }
+
+    fn rescan(&mut self) {
+        self.pending.rescan = true;
+        self.touch();
+    }
+
+    fn error(&mut self, message: String) {
+        self.pending.error = Some(message);
+        self.rescan();
+    }
+
+    fn insert(&mut self, rel: String) {
+        // Still a relevant change once overflowed: it keeps the window open, so that a huge
+        // checkout becomes one rescan rather than one per `debounce`.
+        self.touch();
+        if self.overflowed {
+            return;
+        }
+        self.pending.paths.insert(rel);
+        if self.pending.paths.len() > self.opts.max_paths {
+            self.pending.paths.clear();
+            self.overflowed = true;
+            self.pending.rescan = true;
+        }
+    }
+
+    fn add(&mut self, event: notify::Result<Event>) {
+        let event = match event {
+            Ok(event) => event,
+            // Typically the watch limit reached while adding a new directory: that directory
+            // and later ones go unwatched, so the index can no longer trust events alone.
+            Err(err) => return self.error(describe(&err)),
+        };
+        // The kernel queue overflowed: events were dropped.
+        if event.need_rescan() {
+            self.rescan();
+        }
+        let kind = event.kind;
+        // notify's inotify backend, the only one that sends `Both`, sends `From` and `To`
+        // for the same rename as well: judging it again would expand a renamed directory
+        // twice.
+        if kind == EventKind::Modify(ModifyKind::Name(RenameMode::Both)) {
+            return;
+        }
+        let is_dir = match kind {
+            // Opening or reading a file (our own indexing does) changes nothing. A close
+            // after writing is kept: it follows the write, and costs nothing extra.
+            EventKind::Access(AccessKind::Close(AccessMode::Write)) => None,
+            EventKind::Access(_) => return,
+            EventKind::Create(CreateKind::Folder) | EventKind::Remove(RemoveKind::Folder) => {
+                Some(true)
+            }
+            EventKind::Create(CreateKind::File) | EventKind::Remove(RemoveKind::File) => {
+                Some(false)
+            }
+            _ => None,
+        };
+        // Entries that appear, vanish or move; not content or metadata changes.
+        let structural = matches!(
+            kind,
+            EventKind::Create(_) | EventKind::Remove(_) | EventKind::Modify(ModifyKind::Name(_))
+        );
+        for path in &event.paths {
+            self.add_path(path, is_dir, structural, kind);
+        }
+    }
+
+    fn add_path(&mut self, path: &Path, is_dir: Option<bool>, structural: bool, kind: EventKind) {
+        if self.filter.root().starts_with(path) {
+            // `DELETE_SELF`/`MOVE_SELF` of the root: nothing below it is watched any more.
+            if structural {
+                self.error(format!(
+                    "{} was removed or moved; live updates stopped",
+                    self.filter.root().display()
+                ));
+            }
+            return;
+        }
+        let class = self.filter.classify(path, is_dir);
+        if structural && class != PathClass::Outside && self.filter.affects_build_output(path) {
+            self.rescan();
+        }
+        match class {
+            PathClass::Outside => {}
+            PathClass::Rules => {
+                self.filter.invalidate();
+                self.rescan();
+            }
+            PathClass::File => {
+                if path.file_name().is_some_and(|name| name == GO_MOD) {
+                    // Module paths decide how every Go import resolves.
+                    self.rescan();
+                }
+                if let Some(rel) = self.filter.rel_path(path) {
+                    self.insert(rel);
+                }
+            }
+            PathClass::Dir => {
+                let appeared = matches!(
+                    kind,
+                    EventKind::Create(_) | EventKind::Modify(ModifyKind::Name(_))
+                );
+                match fs::symlink_metadata(path) {
+                    // Files written into a new directory before notify added its watch
+                    // produce no events of their own: list them ourselves.
+                    Ok(meta) if meta.is_dir() => {
+                        if appeared {
+                            self.expand(path);
+                        }
+                    }
+                    Ok(_) => {}
+                    Err(_) => {
+                        if let Some(rel) = self.filter.rel_path(path) {
+                            self.insert(rel);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Adds the walked files under the walked directory `dir` (iteratively: no recursion
+    /// depth to exhaust), stopping once the batch overflows.
+    fn expand(&mut self, dir: &Path) {
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                if self.overflowed {
+                    return;
+                }
+                let path = entry.path();
+                match self.filter.classify(&path, None) {
+                    PathClass::File => {
+                        if let Some(rel) = self.filter.rel_path(&path) {
+                            self.insert(rel);
+                        }
+                    }
+                    PathClass::Dir => stack.push(path),
+                    // A rules file in a new directory was not read before: the walk must
+                    // take it into account, and so must later events.
+                    PathClass::Rules => {
+                        self.filter.invalidate();
+                        self.rescan();
+                    }
+                    PathClass::Outside => {}
+                }
+            }
+        }
+    }
+}
+
+/// A notify error as one line for the status bar.
+fn describe(err: &notify::Error) -> String {
+    match err.kind {
+        notify::ErrorKind::MaxFilesWatch => {
+            "the inotify watch limit is reached (raise fs.inotify.max_user_watches); \
+             some directories are not watched"
+                .to_string()
+        }
+        _ => err.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bounds every wait: generous for a loaded CI machine, never reached when it works.
+    const DEADLINE: Duration = Duration::from_secs(10);
+
+    fn write(root: &Path, rel: &str, text: &str) {
+        let path = root.join(rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+
+    /// A small repository and a watcher on it.
+    fn watched(files: &[(&str, &str)]) -> (tempfile::TempDir, Watcher) {
+        watched_with(files, WatchOptions::default())
+    }
+
+    fn watched_with(files: &[(&str, &str)], opts: WatchOptions) -> (tempfile::TempDir, Watcher) {
+        let dir = tempfile::tempdir().unwrap();
+        for (rel, text) in files {
+            write(dir.path(), rel, text);
+        }
+        let watcher = Watcher::start(dir.path(), opts).unwrap();
+        (dir, watcher)
+    }
+
+    /// Receives batches until `done` holds for all received so far, or the deadline passes.
+    fn collect_until(w: &Watcher, done: impl Fn(&[ChangeBatch]) -> bool) -> Vec<ChangeBatch> {
+        let end = Instant::now() + DEADLINE;
+        let mut batches = Vec::new();
+        while !done(&batches) {
+            let left = end.saturating_duration_since(Instant::now());
+            match w.changes().recv_timeout(left) {
+                Ok(batch) => batches.push(batch),
+                Err(_) => break,
+            }
+        }
+        batches
+    }
+
+    fn union(batches: &[ChangeBatch]) -> BTreeSet<String> {
+        batches
+            .iter()
+            .flat_map(|b| b.paths.iter().cloned())
+            .collect()
+    }
+
+    fn has_all(batches: &[ChangeBatch], paths: &[&str]) -> bool {
+        let seen = union(batches);
+        paths.iter().all(|p| seen.contains(*p))
+    }
+
+    /// Waits until `paths` have all been reported; panics with what came instead.
+    fn expect_paths(w: &Watcher, paths: &[&str]) -> Vec<ChangeBatch> {
+        let batches = collect_until(w, |b| has_all(b, paths));
+        assert!(
+            has_all(&batches, paths),
+            "wanted {paths:?}, got {batches:?}"
+        );
+        batches
+    }
+
+    const BASE: &[(&str, &str)] = &[
+        ("a.ts", "export const a = 1;\n"),
+        ("b.py", "b = 1\n"),
+        ("c.go", "package c\n"),
+        ("src/main.ts", "export {};\n"),
+    ];
+
+    #[test]
+    fn create_modify_delete_rename_arrive_as_relative_paths() {
+        let (dir, w) = watched(BASE);
+        let root = dir.path();
+        write(root, "src/new.ts", "export const n = 1;\n");
+        expect_paths(&w, &["src/new.ts"]);
+        write(root, "a.ts", "export const a = 2;\n");
+        expect_paths(&w, &["a.ts"]);
+        fs::remove_file(root.join("b.py")).unwrap();
+        expect_paths(&w, &["b.py"]);
+        fs::rename(root.join("c.go"), root.join("src/d.go")).unwrap();
+        let batches = expect_paths(&w, &["c.go", "src/d.go"]);
+        assert!(batches.iter().all(|b| !b.rescan && b.error.is_none()));
+    }
+
+    #[test]
+    fn ignored_paths_and_reads_produce_nothing() {
+        let (dir, w) = watched(&[
+            ("a.ts", "export const a = 1;\n"),
+            (".gitignore", "ignored.ts\n"),
+            (".mapscopeignore", "secret/\n"),
+            ("node_modules/p/index.js", "x\n"),
+            (".git/objects/ab/cdef", "blob"),
+            ("secret/s.ts", "x\n"),
+        ]);
+        let root = dir.path();
+        write(root, "node_modules/x.ts", "x\n");
+        write(root, "node_modules/p/index.js", "y\n");
+        write(root, "ignored.ts", "x\n");
+        write(root, "secret/t.ts", "x\n");
+        write(root, ".git/objects/12/3456", "blob");
+        write(root, ".git/HEAD", "ref: refs/heads/other\n");
+        write(root, ".a.ts.swp", "swap");
+        write(root, "Makefile", "all:\n");
+        fs::read(root.join("a.ts")).unwrap();
+        // The positive control: inotify keeps one ordered queue, so once the control shows
+        // up every earlier event has been judged.
+        write(root, "control.ts", "x\n");
+        let mut batches = expect_paths(&w, &["control.ts"]);
+        // And a short bounded wait for anything late.
+        batches.extend(w.changes().recv_timeout(Duration::from_millis(400)).ok());
+        let want = BTreeSet::from(["control.ts".to_string()]);
+        for batch in &batches {
+            assert_eq!(batch.paths, want, "{batches:?}");
+            assert!(!batch.rescan && batch.error.is_none(), "{batches:?}");
+        }
+    }
+
+    #[test]
+    fn rules_files_and_go_mod_force_a_rescan() {
+        let (dir, w) = watched(&[
+            ("a.ts", "x\n"),
+            ("go.mod", "module example.com/m\n"),
+            ("pkg/.mapscopeignore", "x.ts\n"),
+        ]);
+        let root = dir.path();
+        for (rel, text) in [
+            (".gitignore", "a.ts\n"),
+            ("pkg/.mapscopeignore", "y.ts\n"),
+            ("go.mod", "module example.com/n\n"),
+        ] {
+            write(root, rel, text);
+            let batches = collect_until(&w, |b| b.iter().any(|b| b.rescan));
+            assert!(batches.iter().any(|b| b.rescan), "{rel}: {batches:?}");
+            // Let the rest of this step's events settle into their batch before the next.
+            while w.changes().recv_timeout(Duration::from_millis(300)).is_ok() {}
+        }
+        // The new `.gitignore` applies from now on.
+        write(root, "a.ts", "y\n");
+        write(root, "control.ts", "x\n");
+        let batches = expect_paths(&w, &["control.ts"]);
+        assert!(!union(&batches).contains("a.ts"), "{batches:?}");
+    }
+
+    #[test]
+    fn a_storm_of_1000_writes_arrives_in_at_most_3_batches() {
+        // Only the debounce window decides here (`max_delay` has its own test): on a loaded
+        // 2-core machine writing 1,000 files takes seconds, although no gap between two
+        // writes comes near the window.
+        let opts = WatchOptions {
+            max_delay: Duration::from_secs(60),
+            ..WatchOptions::default()
+        };
+        let (dir, w) = watched_with(&[("storm/keep.ts", "x\n")], opts);
+        let names: Vec<String> = (0..1000).map(|i| format!("storm/f{i:04}.ts")).collect();
+        for name in &names {
+            write(dir.path(), name, "export const x = 1;\n");
+        }
+        let want: Vec<&str> = names.iter().map(String::as_str).collect();
+        let mut batches = expect_paths(&w, &want);
+        // Stragglers would be extra batches: give them one more window to show up.
+        batches.extend(w.changes().recv_timeout(Duration::from_millis(400)).ok());
+        eprintln!(
+            "STORM {:?}",
+            batches.iter().map(|b| b.paths.len()).collect::<Vec<_>>()
+        );
+        assert!(batches.len() <= 3, "{} batches", batches.len());
+        assert_eq!(union(&batches).len(), 1000);
+        assert!(batches.iter().all(|b| !b.rescan));
+    }
+
+    #[test]
+    fn a_stream_that_never_pauses_is_cut_at_max_delay() {
+        // Writes every 20 ms for over a second never leave a 1 s quiet window, so only
+        // `max_delay` can send a batch while they go on.
+        let opts = WatchOptions {
+            debounce: Duration::from_secs(1),
+            max_delay: Duration::from_millis(300),
+            ..WatchOptions::default()
+        };
+        let (dir, w) = watched_with(&[("a.ts", "x\n")], opts);
+        let mut during = None;
+        for i in 0..60 {
+            write(dir.path(), "a.ts", &format!("export const a = {i};\n"));
+            if let Ok(batch) = w.changes().recv_timeout(Duration::from_millis(20)) {
+                during = Some(batch);
+                break;
+            }
+        }
+        let during = during.expect("no batch while the writes went on");
+        assert!(during.paths.contains("a.ts"), "{during:?}");
+    }
+
+    #[test]
+    fn an_oversized_batch_becomes_a_rescan() {
+        let opts = WatchOptions {
+            max_paths: 20,
+            ..WatchOptions::default()
+        };
+        let (dir, w) = watched_with(&[("big/keep.ts", "x\n")], opts);
+        for i in 0..100 {
+            write(dir.path(), &format!("big/f{i}.ts"), "x\n");
+        }
+        let batches = collect_until(&w, |b| b.iter().any(|b| b.rescan));
+        let rescan = batches.iter().find(|b| b.rescan);
+        assert!(rescan.is_some_and(|b| b.paths.is_empty()), "{batches:?}");
+        assert!(batches.iter().all(|b| b.paths.len() <= 20));
+    }
+
+    #[test]
+    fn files_in_a_new_directory_are_reported_even_before_its_watch() {
+        let (dir, w) = watched(BASE);
+        // Written right after `mkdir`: inotify may not watch `newpkg/a/b` yet.
+        write(dir.path(), "newpkg/a/b/x.ts", "x\n");
+        write(dir.path(), "newpkg/y.py", "y = 1\n");
+        write(dir.path(), "newpkg/node_modules/z.js", "z\n");
+        let batches = expect_paths(&w, &["newpkg/a/b/x.ts", "newpkg/y.py"]);
+        assert!(!union(&batches).contains("newpkg/node_modules/z.js"));
+    }
+
+    #[test]
+    fn a_renamed_directory_reports_its_new_files_and_its_old_name() {
+        let (dir, w) = watched(&[("sub/m.ts", "x\n"), ("sub/deep/n.py", "n = 1\n")]);
+        fs::rename(dir.path().join("sub"), dir.path().join("moved")).unwrap();
+        expect_paths(&w, &["sub", "moved/m.ts", "moved/deep/n.py"]);
+    }
+
+    #[test]
+    fn removing_the_root_is_an_error_batch_not_a_panic() {
+        let outer = tempfile::tempdir().unwrap();
+        let root = outer.path().join("repo");
+        write(&root, "a.ts", "x\n");
+        let w = Watcher::start(&root, WatchOptions::default()).unwrap();
+        fs::remove_dir_all(&root).unwrap();
+        let batches = collect_until(&w, |b| b.iter().any(|b| b.error.is_some()));
+        let err = batches.iter().find(|b| b.error.is_some());
+        assert!(err.is_some_and(|b| b.rescan), "{batches:?}");
+        drop(w);
+    }
+
+    #[test]
+    fn start_fails_on_a_missing_root() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("nope");
+        let err = Watcher::start(&missing, WatchOptions::default()).unwrap_err();
+        assert!(matches!(
+            err,
+            WatchError::Repo(EngineError::RepoNotFound(_))
+        ));
+        assert!(err.to_string().contains("nope"), "{err}");
+    }
+
+    #[test]
+    fn the_watcher_can_move_to_the_engine_worker_thread() {
+        fn assert_send<T: Send>() {}
+        assert_send::<Watcher>();
+        assert_send::<ChangeBatch>();
+    }
+
+    #[test]
+    fn merge_unions_paths_and_keeps_rescan_and_the_latest_error() {
+        let mut a = ChangeBatch {
+            paths: BTreeSet::from(["a.ts".to_string()]),
+            rescan: false,
+            error: Some("old".to_string()),
+        };
+        assert!(!a.is_empty());
+        a.merge(ChangeBatch {
+            paths: BTreeSet::from(["b.ts".to_string()]),
+            rescan: true,
+            error: None,
+        });
+        assert_eq!(a.paths.len(), 2);
+        assert!(a.rescan);
+        assert_eq!(a.error.as_deref(), Some("old"));
+        a.merge(ChangeBatch {
+            error: Some("new".to_string()),
+            ..ChangeBatch::default()
+        });
+        assert_eq!(a.error.as_deref(), Some("new"));
+        assert!(ChangeBatch::default().is_empty());
+    }
+}

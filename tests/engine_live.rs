@@ -1,0 +1,312 @@
+//! The live index: an incremental refresh after any edit script equals a full rebuild (tags,
+//! graph, ranks and rendered map alike), and tags reused from the persistent cache give the
+//! same index as parsing from scratch.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::Path;
+
+use mapscope::engine::cache::DiskCache;
+use mapscope::engine::index::{Index, IndexOptions, MapRequest, Reuse};
+use mapscope::engine::repo_map::{render, MapFormat};
+use mapscope::engine::tokenizer::TokenizerKind;
+use mapscope::engine::{FileTags, Lang, RankedDef, Skipped};
+use petgraph::visit::EdgeRef;
+use proptest::prelude::*;
+
+/// Everything observable about an index, in a comparable form.
+#[derive(Debug, PartialEq)]
+struct Observed {
+    files: Vec<(String, Lang, u64, String, FileTags)>,
+    skipped: Vec<Skipped>,
+    docs: Vec<(String, String)>,
+    edges: Vec<(String, String, String)>,
+    prior: Vec<u64>,
+    ranked: Vec<RankedDef>,
+    map: String,
+}
+
+fn observe(index: &Index) -> Observed {
+    let files = index
+        .files
+        .iter()
+        .map(|f| {
+            let tags: FileTags = (*f.tags).clone();
+            (f.path.clone(), f.lang, f.size, f.source.to_string(), tags)
+        })
+        .collect();
+    let path = |node: petgraph::graph::NodeIndex| index.files[index.graph.graph[node]].path.clone();
+    let mut edges: Vec<_> = index
+        .graph
+        .graph
+        .edge_references()
+        .map(|e| {
+            (
+                path(e.source()),
+                path(e.target()),
+                format!("{:?}", e.weight()),
+            )
+        })
+        .collect();
+    edges.sort();
+    let req = MapRequest {
+        budget: 300,
+        tokenizer: TokenizerKind::Cl100k,
+        query: Some("helper value".into()),
+        ..MapRequest::default()
+    };
+    let (map, ranked) = index.map(&req);
+    Observed {
+        files,
+        skipped: index.skipped.clone(),
+        docs: index
+            .docs
+            .iter()
+            .map(|d| (d.path.clone(), d.text.to_string()))
+            .collect(),
+        edges,
+        prior: index.prior.iter().map(|p| p.to_bits()).collect(),
+        ranked: ranked.defs,
+        map: render(&map, &index.files, MapFormat::Text),
+    }
+}
+
+fn full(root: &Path) -> Index {
+    Index::build(root, &IndexOptions::default()).expect("full build")
+}
+
+/// Paths an edit script may touch: Python and TypeScript modules that import each other,
+/// a doc file, and one in a skipped directory.
+const PATHS: &[&str] = &[
+    "a.py",
+    "pkg/b.py",
+    "pkg/__init__.py",
+    "c.ts",
+    "src/d.ts",
+    "src/e.tsx",
+    "notes.md",
+    "node_modules/x/index.ts",
+];
+
+/// Contents for a path, varied by `variant` so definitions, references and imports change.
+fn content(path: &str, variant: u8) -> String {
+    let v = variant % 5;
+    if path.ends_with(".py") {
+        match v {
+            0 => "def helper():\n    return 1\n".to_string(),
+            1 => "from pkg.b import value\n\ndef helper():\n    return value()\n".to_string(),
+            2 => "class Store:\n    def value(self):\n        return helper()\n".to_string(),
+            3 => "import a\n\ndef value():\n    return a.helper()\n".to_string(),
+            _ => "def broken(:\n    pass\n".to_string(),
+        }
+    } else if path.ends_with(".ts") || path.ends_with(".tsx") {
+        match v {
+            0 => "export function helper(): number { return 1; }\n".to_string(),
+            1 => {
+                "import { helper } from './c';\nexport const value = () => helper();\n".to_string()
+            }
+            2 => {
+                "import { value } from '../c';\nexport class Store { get() { return value(); } }\n"
+                    .to_string()
+            }
+            3 => "export interface Value { helper(): number }\n".to_string(),
+            _ => "export function (\n".to_string(),
+        }
+    } else {
+        format!("# Notes {v}\nThe helper returns a value.\n")
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Edit {
+    Write(usize, u8),
+    Delete(usize),
+    Rename(usize, usize),
+}
+
+fn edit_strategy() -> impl Strategy<Value = Edit> {
+    let n = PATHS.len();
+    prop_oneof![
+        3 => (0..n, any::<u8>()).prop_map(|(p, v)| Edit::Write(p, v)),
+        1 => (0..n).prop_map(Edit::Delete),
+        1 => (0..n, 0..n).prop_map(|(a, b)| Edit::Rename(a, b)),
+    ]
+}
+
+/// Applies one edit, returning the repo-relative paths it touched (what a watcher reports).
+fn apply(root: &Path, edit: &Edit) -> Vec<String> {
+    match *edit {
+        Edit::Write(p, v) => {
+            common::write_files(root, &[(PATHS[p], &content(PATHS[p], v))]);
+            vec![PATHS[p].to_string()]
+        }
+        Edit::Delete(p) => {
+            let _ = fs::remove_file(root.join(PATHS[p]));
+            vec![PATHS[p].to_string()]
+        }
+        Edit::Rename(a, b) => {
+            let (from, to) = (root.join(PATHS[a]), root.join(PATHS[b]));
+            if a == b || !from.exists() {
+                return vec![];
+            }
+            if let Some(parent) = to.parent() {
+                fs::create_dir_all(parent).expect("mkdir");
+            }
+            fs::rename(&from, &to).expect("rename");
+            vec![PATHS[a].to_string(), PATHS[b].to_string()]
+        }
+    }
+}
+
+fn seed(root: &Path) {
+    common::write_files(
+        root,
+        &[
+            ("a.py", &content("a.py", 0)),
+            ("pkg/b.py", &content("pkg/b.py", 3)),
+            ("c.ts", &content("c.ts", 0)),
+            ("src/d.ts", &content("src/d.ts", 2)),
+        ],
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Each step refreshes the previous step's index (incremental over incremental), and
+    /// after each step the result equals a full rebuild of the tree as it now is.
+    #[test]
+    fn incremental_refresh_equals_full_rebuild(
+        steps in prop::collection::vec(prop::collection::vec(edit_strategy(), 1..4), 1..5)
+    ) {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let root = tmp.path();
+        seed(root);
+        let opts = IndexOptions::default();
+        let mut current = full(root);
+        for step in &steps {
+            let mut changed = BTreeSet::new();
+            for edit in step {
+                changed.extend(apply(root, edit));
+            }
+            let refreshed = match current.refresh(&opts, &changed, &|_| {}) {
+                Ok(index) => index,
+                Err(e) => {
+                    // Every indexable file deleted: a full build must agree.
+                    prop_assert!(Index::build(root, &opts).is_err(), "refresh failed alone: {e}");
+                    return Ok(());
+                }
+            };
+            prop_assert_eq!(observe(&refreshed), observe(&full(root)));
+            current = refreshed;
+        }
+    }
+}
+
+#[test]
+fn refresh_reuses_what_did_not_change_and_reparses_the_rest() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    seed(root);
+    let first = full(root);
+    assert_eq!(first.reuse.parsed, 4);
+
+    common::write_files(root, &[("a.py", &content("a.py", 1))]);
+    let changed = BTreeSet::from(["a.py".to_string()]);
+    let second = first
+        .refresh(&IndexOptions::default(), &changed, &|_| {})
+        .unwrap();
+    assert_eq!(second.reuse.parsed, 1, "{:?}", second.reuse);
+    assert_eq!(second.reuse.unchanged, 3, "{:?}", second.reuse);
+
+    // A reported change whose content is the same is read but not re-parsed.
+    let third = second
+        .refresh(&IndexOptions::default(), &changed, &|_| {})
+        .unwrap();
+    assert_eq!(third.reuse.parsed, 0, "{:?}", third.reuse);
+    assert_eq!(third.reuse.hash_hits, 1, "{:?}", third.reuse);
+}
+
+#[test]
+fn tags_from_the_disk_cache_give_the_same_index() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("repo");
+    fs::create_dir_all(&root).unwrap();
+    common::write_files(&root, &[("notes.md", "# helper\n")]);
+    seed(&root);
+    let cold = full(&root);
+    let cache = DiskCache::under(&tmp.path().join("cache"), &cold.root).unwrap();
+    cache.save(&cold.files).unwrap();
+
+    // One file changes between the runs: it alone is parsed.
+    common::write_files(&root, &[("c.ts", &content("c.ts", 3))]);
+    let loaded = cache.load();
+    assert!(loaded.warning.is_none());
+    let warm = Index::build_reusing(
+        &root,
+        &IndexOptions::default(),
+        Reuse::Store(&loaded.store),
+        &|_| {},
+    )
+    .unwrap();
+    assert_eq!(warm.reuse.parsed, 1, "{:?}", warm.reuse);
+    assert_eq!(warm.reuse.hash_hits, 3, "{:?}", warm.reuse);
+    assert_eq!(observe(&warm), observe(&full(&root)));
+}
+
+/// A branch switch rewriting 1,000 files: the watcher coalesces it into a few batches, one
+/// refresh with their union re-parses exactly the changed files, and the result equals a
+/// full rebuild.
+#[test]
+fn a_storm_of_1000_changes_becomes_one_refresh_equal_to_a_full_rebuild() {
+    use mapscope::engine::watch::{ChangeBatch, WatchOptions, Watcher};
+    use std::time::{Duration, Instant};
+
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let write_all = |version: u32| {
+        for i in 0..1000 {
+            common::write_files(
+                root,
+                &[(
+                    &format!("pkg{}/m{i}.py", i % 10),
+                    &format!(
+                        "def f{i}_v{version}():\n    return f{}_v{version}()\n",
+                        (i + 1) % 1000
+                    ),
+                )],
+            );
+        }
+    };
+    write_all(1);
+    let before = full(root);
+    let watcher = Watcher::start(
+        root,
+        WatchOptions {
+            max_delay: Duration::from_secs(60),
+            ..WatchOptions::default()
+        },
+    )
+    .unwrap();
+    write_all(2);
+
+    let mut merged = ChangeBatch::default();
+    let mut batches = 0;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while merged.paths.len() < 1000 && !merged.rescan {
+        let left = deadline.saturating_duration_since(Instant::now());
+        assert!(!left.is_zero(), "saw {} of 1000 paths", merged.paths.len());
+        if let Ok(batch) = watcher.changes().recv_timeout(left) {
+            batches += 1;
+            merged.merge(batch);
+        }
+    }
+    assert!(batches <= 3, "{batches} batches");
+    let refreshed = before
+        .refresh(&IndexOptions::default(), &merged.paths, &|_| {})
+        .unwrap();
+    assert_eq!(refreshed.reuse.parsed, 1000, "{:?}", refreshed.reuse);
+    assert_eq!(observe(&refreshed), observe(&full(root)));
+}
