@@ -184,6 +184,14 @@ pub struct BenchArgs {
     /// Edits to time with --live.
     #[arg(long, default_value_t = 15)]
     pub edits: usize,
+    /// Time search instead: query latency (p50/p95/max) on a built index and the search
+    /// index's build time as a share of the cold index build.
+    #[arg(long, conflicts_with = "live")]
+    pub search: bool,
+    /// Queries for --search: one per line, or JSON lines with a `query` field (an eval
+    /// dataset). Default: queries drawn from the repo's own definitions.
+    #[arg(long, requires = "search")]
+    pub queries: Option<PathBuf>,
 }
 
 fn parse_tokenizer(s: &str) -> Result<TokenizerKind, String> {
@@ -476,6 +484,33 @@ fn cmd_bench(args: &BenchArgs) -> anyhow::Result<()> {
             report.refresh_median_ms,
             report.to_map_median_ms,
             report.to_map_max_ms,
+        ));
+    }
+    if args.search {
+        let r = crate::search_bench::run(&repo_path(&args.path), args.runs, args.queries.as_deref())?;
+        if args.json {
+            return print(&serde_json::to_string_pretty(&r)?);
+        }
+        return print(&format!(
+            "{} files, {} docs, {} queries, {} cold builds\n\
+             cold index: median {:.1} ms; search index build: median {:.1} ms ({:.1}% of it)\n\
+             query latency, hits:  p50 {:.2} ms  p95 {:.2} ms  max {:.2} ms ({} runs)\n\
+             query latency, files: p50 {:.2} ms  p95 {:.2} ms  max {:.2} ms ({} runs)",
+            r.files,
+            r.docs,
+            r.queries,
+            r.runs,
+            r.index_median_ms,
+            r.search_build_median_ms,
+            r.search_build_share * 100.0,
+            r.hits.p50_ms,
+            r.hits.p95_ms,
+            r.hits.max_ms,
+            r.hits.samples,
+            r.files_mode.p50_ms,
+            r.files_mode.p95_ms,
+            r.files_mode.max_ms,
+            r.files_mode.samples,
         ));
     }
     let runs = args.runs.max(1);

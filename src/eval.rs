@@ -627,13 +627,16 @@ pub fn run_eval_with_progress(
     reports.pop().context("no report")
 }
 
+/// Ranks a query on a materialised tree once per weight variant: one file ranking each.
+pub type VariantRanker<'a> = dyn FnMut(&Path, &str) -> Result<Vec<Vec<String>>> + 'a;
+
 /// The eval for several rankers at once (weight variants while tuning): each parent tree
 /// is materialised once and `ranker(tree, query)` returns one ranking per variant, in
 /// order. Gives one report per variant; `progress` sees the first variant's results.
 pub fn run_eval_variants(
     opts: &EvalOptions,
     variants: usize,
-    ranker: &mut dyn FnMut(&Path, &str) -> Result<Vec<Vec<String>>>,
+    ranker: &mut VariantRanker<'_>,
     progress: &mut dyn FnMut(usize, usize, &QueryResult),
 ) -> Result<Vec<EvalReport>> {
     if opts.ks.is_empty() || opts.ks.contains(&0) {

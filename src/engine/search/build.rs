@@ -525,9 +525,11 @@ fn file_postings(per_unit: &[Vec<Draft>], w: &SearchWeights) -> (Vec<TermEntry>,
             let mut all: Vec<(u64, f32)> = Vec::new();
             let mut len = 0.0;
             for d in drafts {
-                for f in 0..NF {
-                    len += fw[f] * f64::from(d.len[f]);
-                }
+                len += fw
+                    .iter()
+                    .zip(&d.len)
+                    .map(|(w, l)| w * f64::from(*l))
+                    .sum::<f64>();
                 all.extend(d.tf.iter().map(|(h, counts)| {
                     let tf: f64 = (0..NF).map(|f| fw[f] * f64::from(counts[f])).sum();
                     (*h, tf as f32)

@@ -118,6 +118,12 @@ const TEST_WORDS: &[&str] = &[
     "unittest",
     "mock",
     "mocks",
+    // Test vocabulary of commit messages ("cover X", "deflake", "flaky on CI"); "case" is
+    // not here: it is as often an edge case in the code as a test case.
+    "cover",
+    "covers",
+    "coverage",
+    "flaky",
     "测试",
     "单测",
     "单元测试",
@@ -625,6 +631,9 @@ mod tests {
         assert!(plan("单元测试 失败").wants_tests);
         assert!(!plan("pytest fixtures").terms.is_empty());
         assert!(!plan("render page").wants_tests);
+        assert!(plan("cover stale manifest after dedup").wants_tests);
+        assert!(plan("deflake: retry is flaky on windows").wants_tests);
+        assert!(!plan("handle the empty case").wants_tests);
     }
 
     #[test]
