@@ -487,7 +487,8 @@ fn cmd_bench(args: &BenchArgs) -> anyhow::Result<()> {
         ));
     }
     if args.search {
-        let r = crate::search_bench::run(&repo_path(&args.path), args.runs, args.queries.as_deref())?;
+        let r =
+            crate::search_bench::run(&repo_path(&args.path), args.runs, args.queries.as_deref())?;
         if args.json {
             return print(&serde_json::to_string_pretty(&r)?);
         }
@@ -771,8 +772,8 @@ fn eval_variants(path: Option<&std::path::Path>) -> anyhow::Result<Vec<(String, 
     };
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("reading weights {}", path.display()))?;
-    let value: serde_json::Value = serde_json::from_str(&text)
-        .with_context(|| format!("{}: invalid JSON", path.display()))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("{}: invalid JSON", path.display()))?;
     let parse = |name: &str, v: &serde_json::Value| -> anyhow::Result<SearchWeights> {
         // Unknown keys are typos in a tuning file: refuse them rather than ignore them.
         let known = serde_json::to_value(SearchWeights::default())?;
@@ -785,7 +786,10 @@ fn eval_variants(path: Option<&std::path::Path>) -> anyhow::Result<Vec<(String, 
             .with_context(|| format!("{}: variant {name:?}", path.display()))
     };
     match value.get("variants").and_then(|v| v.as_object()) {
-        Some(map) if !map.is_empty() => map.iter().map(|(k, v)| Ok((k.clone(), parse(k, v)?))).collect(),
+        Some(map) if !map.is_empty() => map
+            .iter()
+            .map(|(k, v)| Ok((k.clone(), parse(k, v)?)))
+            .collect(),
         Some(_) => anyhow::bail!("{}: `variants` is empty", path.display()),
         None => Ok(vec![("weights".into(), parse("weights", &value)?)]),
     }
@@ -821,7 +825,13 @@ fn cmd_eval(args: &EvalArgs) -> anyhow::Result<()> {
             // Build-time weights shape the postings; query-time ones can reuse the index.
             match built.as_mut() {
                 Some(si) if si.weights().same_build(w) => si.set_query_weights(w.clone()),
-                _ => built = Some(SearchIndex::build_with(&index.files, &index.docs, w.clone())),
+                _ => {
+                    built = Some(SearchIndex::build_with(
+                        &index.files,
+                        &index.docs,
+                        w.clone(),
+                    ))
+                }
             }
             let Some(si) = built.as_ref() else { continue };
             let response = si.search(&ctx, query, &search_opts);
@@ -855,7 +865,9 @@ fn cmd_eval(args: &EvalArgs) -> anyhow::Result<()> {
             .zip(&reports)
             .map(|((name, _), r)| Ok((name.clone(), serde_json::to_value(r)?)))
             .collect::<anyhow::Result<_>>()?;
-        return print(&serde_json::to_string_pretty(&serde_json::json!({ "variants": named }))?);
+        return print(&serde_json::to_string_pretty(
+            &serde_json::json!({ "variants": named }),
+        )?);
     }
     let mut s = String::new();
     let get = |r: &crate::eval::EvalReport, k: &str| r.summary.get(k).copied().unwrap_or(f64::NAN);

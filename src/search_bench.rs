@@ -230,7 +230,10 @@ mod tests {
             "{\"query\": \"fix the thing\", \"commit\": \"abc\"}\n\nplain line\n{\"other\": 1}\n",
         )
         .unwrap();
-        assert_eq!(read_queries(&path).unwrap(), ["fix the thing", "plain line"]);
+        assert_eq!(
+            read_queries(&path).unwrap(),
+            ["fix the thing", "plain line"]
+        );
         std::fs::remove_dir_all(&dir).ok();
     }
 }

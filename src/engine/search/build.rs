@@ -190,7 +190,13 @@ const MAX_SAME_STEM: usize = 4;
 /// its package. Returns (impl unit, test unit, share) sorted; the share splits a test over
 /// equally close candidates.
 fn companions(units: &[Unit], n_files: usize) -> Vec<(u32, u32, f32)> {
-    let visible = || units.iter().enumerate().take(n_files).filter(|(_, u)| !u.hidden);
+    let visible = || {
+        units
+            .iter()
+            .enumerate()
+            .take(n_files)
+            .filter(|(_, u)| !u.hidden)
+    };
     let mut impl_by_stem: BTreeMap<String, Vec<u32>> = BTreeMap::new();
     for (u, unit) in visible().filter(|(_, u)| u.class == paths::PathClass::Impl) {
         for subject in paths::impl_subjects(&unit.path) {
@@ -199,8 +205,7 @@ fn companions(units: &[Unit], n_files: usize) -> Vec<(u32, u32, f32)> {
     }
     let mut out = Vec::new();
     for (t, unit) in visible().filter(|(_, u)| u.class == paths::PathClass::Test) {
-        let Some(cands) = paths::test_subject(&unit.path).and_then(|s| impl_by_stem.get(&s))
-        else {
+        let Some(cands) = paths::test_subject(&unit.path).and_then(|s| impl_by_stem.get(&s)) else {
             continue;
         };
         let test_dirs = paths::subject_dirs(&unit.path);

@@ -402,7 +402,11 @@ pub(crate) fn parse(query: &str, w: &SearchWeights, glossary: &Glossary) -> Quer
                     let multi = terms.iter().any(|t| t.1 == TermClass::Joined);
                     for (t, class) in terms {
                         let part = multi && class == TermClass::Part;
-                        let tw = if part { weight * w.ident_part as f32 } else { weight };
+                        let tw = if part {
+                            weight * w.ident_part as f32
+                        } else {
+                            weight
+                        };
                         b.add_term(&t, tw, bit(concept), true);
                     }
                 } else {

@@ -469,8 +469,7 @@ fn run(
     let total_concepts = plan.total_concept_weight();
     let coord = w.coord as f32;
     let base = |ua: &UnitAcc| -> f32 {
-        let text = (ua.best + w.file_rest as f32 * ua.runners_up.iter().sum::<f32>())
-            * ua.len_norm
+        let text = (ua.best + w.file_rest as f32 * ua.runners_up.iter().sum::<f32>()) * ua.len_norm
             + w.path as f32 * ua.path
             + w.file_bm25 as f32 * ua.file;
         if coord > 0.0 && total_concepts > 0.0 {
