@@ -11,7 +11,9 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::engine::index::{Index, IndexOptions, MapRequest};
 use crate::engine::repo_map::{render, MapFormat};
-use crate::engine::search::{Evidence, SearchOptions, SearchResponse, MAX_TOP};
+use crate::engine::search::{
+    Evidence, SearchContext, SearchIndex, SearchOptions, SearchResponse, SearchWeights, MAX_TOP,
+};
 use crate::engine::tokenizer::{tokenizer, TokenizerKind};
 use crate::engine::EngineError;
 
@@ -113,6 +115,15 @@ pub struct EvalArgs {
     /// Query field: query or query_full.
     #[arg(long, default_value = "query")]
     pub field: String,
+    /// Search weights for tuning: a JSON object with the weights to change (the rest keep
+    /// their defaults), or `{"variants": {"name": {…}, …}}` to compare several in one pass
+    /// (each tree is indexed once; a summary line per variant).
+    #[arg(long, value_name = "FILE")]
+    pub weights: Option<PathBuf>,
+    /// Keep the parent trees' blobs in this directory between runs (materialising a tree
+    /// is then a matter of hard links instead of `git archive`).
+    #[arg(long, value_name = "DIR")]
+    pub blob_cache: Option<PathBuf>,
     #[arg(long)]
     pub json: bool,
 }
@@ -173,6 +184,14 @@ pub struct BenchArgs {
     /// Edits to time with --live.
     #[arg(long, default_value_t = 15)]
     pub edits: usize,
+    /// Time search instead: query latency (p50/p95/max) on a built index and the search
+    /// index's build time as a share of the cold index build.
+    #[arg(long, conflicts_with = "live")]
+    pub search: bool,
+    /// Queries for --search: one per line, or JSON lines with a `query` field (an eval
+    /// dataset). Default: queries drawn from the repo's own definitions.
+    #[arg(long, requires = "search")]
+    pub queries: Option<PathBuf>,
 }
 
 fn parse_tokenizer(s: &str) -> Result<TokenizerKind, String> {
@@ -467,6 +486,34 @@ fn cmd_bench(args: &BenchArgs) -> anyhow::Result<()> {
             report.to_map_max_ms,
         ));
     }
+    if args.search {
+        let r =
+            crate::search_bench::run(&repo_path(&args.path), args.runs, args.queries.as_deref())?;
+        if args.json {
+            return print(&serde_json::to_string_pretty(&r)?);
+        }
+        return print(&format!(
+            "{} files, {} docs, {} queries, {} cold builds\n\
+             cold index: median {:.1} ms; search index build: median {:.1} ms ({:.1}% of it)\n\
+             query latency, hits:  p50 {:.2} ms  p95 {:.2} ms  max {:.2} ms ({} runs)\n\
+             query latency, files: p50 {:.2} ms  p95 {:.2} ms  max {:.2} ms ({} runs)",
+            r.files,
+            r.docs,
+            r.queries,
+            r.runs,
+            r.index_median_ms,
+            r.search_build_median_ms,
+            r.search_build_share * 100.0,
+            r.hits.p50_ms,
+            r.hits.p95_ms,
+            r.hits.max_ms,
+            r.hits.samples,
+            r.files_mode.p50_ms,
+            r.files_mode.p95_ms,
+            r.files_mode.max_ms,
+            r.files_mode.samples,
+        ));
+    }
     let runs = args.runs.max(1);
     let t = Instant::now();
     let _ = tokenizer(TokenizerKind::O200k).count("warm up");
@@ -718,34 +765,130 @@ fn search_text(query: &str, r: &SearchResponse, files_mode: bool, explain: bool)
     s
 }
 
+/// Named weight sets from `--weights` (one unnamed set when the flag is absent).
+fn eval_variants(path: Option<&std::path::Path>) -> anyhow::Result<Vec<(String, SearchWeights)>> {
+    let Some(path) = path else {
+        return Ok(vec![("default".into(), SearchWeights::default())]);
+    };
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading weights {}", path.display()))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("{}: invalid JSON", path.display()))?;
+    let parse = |name: &str, v: &serde_json::Value| -> anyhow::Result<SearchWeights> {
+        // Unknown keys are typos in a tuning file: refuse them rather than ignore them.
+        let known = serde_json::to_value(SearchWeights::default())?;
+        if let (Some(obj), Some(known)) = (v.as_object(), known.as_object()) {
+            if let Some(k) = obj.keys().find(|k| !known.contains_key(k.as_str())) {
+                anyhow::bail!("{}: variant {name:?}: unknown weight {k:?}", path.display());
+            }
+        }
+        serde_json::from_value(v.clone())
+            .with_context(|| format!("{}: variant {name:?}", path.display()))
+    };
+    match value.get("variants").and_then(|v| v.as_object()) {
+        Some(map) if !map.is_empty() => map
+            .iter()
+            .map(|(k, v)| Ok((k.clone(), parse(k, v)?)))
+            .collect(),
+        Some(_) => anyhow::bail!("{}: `variants` is empty", path.display()),
+        None => Ok(vec![("weights".into(), parse("weights", &value)?)]),
+    }
+}
+
 fn cmd_eval(args: &EvalArgs) -> anyhow::Result<()> {
+    use std::fmt::Write as _;
     let opts = crate::eval::EvalOptions {
         dataset: args.dataset.clone(),
         git_dir: args.git_dir.clone(),
         limit: args.limit,
         ks: args.ks.clone(),
         field: args.field.clone(),
+        blob_cache: args.blob_cache.clone(),
     };
+    let variants = eval_variants(args.weights.as_deref())?;
     let search_opts = SearchOptions {
         top: MAX_TOP,
         files_mode: true,
         ..SearchOptions::default()
     };
-    let mut ranker = |tree: &std::path::Path, query: &str| -> anyhow::Result<Vec<String>> {
+    let mut ranker = |tree: &std::path::Path, query: &str| -> anyhow::Result<Vec<Vec<String>>> {
         let index = Index::build(tree, &IndexOptions::default())?;
-        let response = index.search(query, &search_opts);
-        Ok(response.files.into_iter().map(|(path, _)| path).collect())
-    };
-    let report = crate::eval::run_eval_with_progress(&opts, &mut ranker, &mut |done, total, _| {
-        if !args.json {
-            eprint!("\r{done}/{total}");
+        let ctx = SearchContext {
+            files: &index.files,
+            docs: &index.docs,
+            prior: &index.prior,
+            neighbors: &index.neighbors,
+        };
+        let mut out = Vec::with_capacity(variants.len());
+        let mut built: Option<SearchIndex> = None;
+        for (_, w) in &variants {
+            // Build-time weights shape the postings; query-time ones can reuse the index.
+            match built.as_mut() {
+                Some(si) if si.weights().same_build(w) => si.set_query_weights(w.clone()),
+                _ => {
+                    built = Some(SearchIndex::build_with(
+                        &index.files,
+                        &index.docs,
+                        w.clone(),
+                    ))
+                }
+            }
+            let Some(si) = built.as_ref() else { continue };
+            let response = si.search(&ctx, query, &search_opts);
+            out.push(response.files.into_iter().map(|(path, _)| path).collect());
         }
-    })?;
+        Ok(out)
+    };
+    let reports = crate::eval::run_eval_variants(
+        &opts,
+        variants.len(),
+        &mut ranker,
+        &mut |done, total, _| {
+            if !args.json {
+                eprint!("\r{done}/{total}");
+            }
+        },
+    )?;
     if !args.json {
         eprintln!();
     }
-    if args.json {
-        return print(&serde_json::to_string_pretty(&report)?);
+    if reports.len() == 1 {
+        let report = &reports[0];
+        if args.json {
+            return print(&serde_json::to_string_pretty(report)?);
+        }
+        return print(&report.table());
     }
-    print(&report.table())
+    if args.json {
+        let named: serde_json::Map<String, serde_json::Value> = variants
+            .iter()
+            .zip(&reports)
+            .map(|((name, _), r)| Ok((name.clone(), serde_json::to_value(r)?)))
+            .collect::<anyhow::Result<_>>()?;
+        return print(&serde_json::to_string_pretty(
+            &serde_json::json!({ "variants": named }),
+        )?);
+    }
+    let mut s = String::new();
+    let get = |r: &crate::eval::EvalReport, k: &str| r.summary.get(k).copied().unwrap_or(f64::NAN);
+    let _ = writeln!(
+        s,
+        "{:<28}{:>7}{:>7}{:>7}{:>7}{:>7}{:>9}{:>7}",
+        "variant", "R@4", "R@8", "R@16", "R@32", "hit@8", "implF@8", "MRR"
+    );
+    for ((name, _), r) in variants.iter().zip(&reports) {
+        let _ = writeln!(
+            s,
+            "{:<28}{:>7.3}{:>7.3}{:>7.3}{:>7.3}{:>7.3}{:>9.3}{:>7.3}",
+            name,
+            get(r, "recall@4"),
+            get(r, "recall@8"),
+            get(r, "recall@16"),
+            get(r, "recall@32"),
+            get(r, "hit@8"),
+            get(r, "impl_recall_filt@8"),
+            get(r, "mrr"),
+        );
+    }
+    print(&s)
 }

@@ -30,6 +30,8 @@ pub struct EvalOptions {
     pub ks: Vec<usize>,
     /// Query field: `query` (headline), `query_full` or `message_raw`.
     pub field: String,
+    /// A blob store to materialise trees from (`materialize_cached`), kept between runs.
+    pub blob_cache: Option<PathBuf>,
 }
 
 impl EvalOptions {
@@ -40,6 +42,7 @@ impl EvalOptions {
             limit: None,
             ks: vec![4, 8, 16, 32],
             field: "query".into(),
+            blob_cache: None,
         }
     }
 }
@@ -385,7 +388,8 @@ fn safe_relative(path: &str) -> bool {
 
 /// Fallback for mirrors that lack some blobs: list the tree and write every blob that is
 /// present, one by one. Returns the paths of missing blobs.
-fn cat_file_tree(git_dir: &Path, rev: &str, dest: &Path) -> Result<Vec<String>> {
+/// The blobs of `rev` as (mode, sha, path), paths checked to stay inside the tree.
+fn ls_tree(git_dir: &Path, rev: &str) -> Result<Vec<(String, String, String)>> {
     let ls = Command::new("git")
         .arg("--git-dir")
         .arg(git_dir)
@@ -417,7 +421,58 @@ fn cat_file_tree(git_dir: &Path, rev: &str, dest: &Path) -> Result<Vec<String>> 
             entries.push((mode.to_string(), sha.to_string(), path));
         }
     }
+    Ok(entries)
+}
 
+fn cat_file_tree(git_dir: &Path, rev: &str, dest: &Path) -> Result<Vec<String>> {
+    let entries = ls_tree(git_dir, rev)?;
+    let shas: Vec<String> = entries.iter().map(|e| e.1.clone()).collect();
+    let mut missing = Vec::new();
+    cat_blobs(git_dir, shas, |i, data| {
+        let (mode, _, path) = &entries[i];
+        match data {
+            None => missing.push(path.clone()),
+            Some(data) => write_entry(dest, mode, path, data)?,
+        }
+        Ok(())
+    })?;
+    Ok(missing)
+}
+
+/// Writes one blob of a tree under `dest` (a symlink for mode 120000).
+fn write_entry(dest: &Path, mode: &str, path: &str, data: &[u8]) -> Result<()> {
+    let full = dest.join(path);
+    if let Some(parent) = full.parent() {
+        fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    }
+    if mode == "120000" {
+        #[cfg(unix)]
+        {
+            let target = String::from_utf8_lossy(data).to_string();
+            let _ = std::os::unix::fs::symlink(target, &full);
+        }
+    } else {
+        fs::write(&full, data).with_context(|| format!("writing {}", full.display()))?;
+        #[cfg(unix)]
+        if mode == "100755" {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = fs::set_permissions(&full, fs::Permissions::from_mode(0o755));
+        }
+    }
+    Ok(())
+}
+
+/// Streams blobs through one `git cat-file --batch`: `each(i, Some(bytes))` for the i-th
+/// name, `None` when the mirror lacks it.
+fn cat_blobs(
+    git_dir: &Path,
+    shas: Vec<String>,
+    mut each: impl FnMut(usize, Option<&[u8]>) -> Result<()>,
+) -> Result<()> {
+    if shas.is_empty() {
+        return Ok(());
+    }
+    let n = shas.len();
     let mut child = Command::new("git")
         .arg("--git-dir")
         .arg(git_dir)
@@ -428,7 +483,6 @@ fn cat_file_tree(git_dir: &Path, rev: &str, dest: &Path) -> Result<Vec<String>> 
         .spawn()
         .context("running git cat-file")?;
     let mut stdin = child.stdin.take().context("cat-file stdin")?;
-    let shas: Vec<String> = entries.iter().map(|e| e.1.clone()).collect();
     // Feed object names from another thread so neither pipe can fill up and deadlock.
     let feeder = std::thread::spawn(move || {
         for sha in shas {
@@ -438,10 +492,9 @@ fn cat_file_tree(git_dir: &Path, rev: &str, dest: &Path) -> Result<Vec<String>> 
         }
     });
     let mut out = BufReader::new(child.stdout.take().context("cat-file stdout")?);
-    let mut missing = Vec::new();
     let mut header = String::new();
     let mut result = Ok(());
-    for (mode, _, path) in &entries {
+    for i in 0..n {
         header.clear();
         if out.read_line(&mut header).context("reading cat-file")? == 0 {
             result = Err(anyhow::anyhow!("git cat-file ended early"));
@@ -449,7 +502,10 @@ fn cat_file_tree(git_dir: &Path, rev: &str, dest: &Path) -> Result<Vec<String>> 
         }
         let fields: Vec<&str> = header.split_whitespace().collect();
         if fields.len() < 3 || fields[1] == "missing" {
-            missing.push(path.clone());
+            if let Err(e) = each(i, None) {
+                result = Err(e);
+                break;
+            }
             continue;
         }
         let size: usize = fields[2].parse().context("cat-file size")?;
@@ -457,29 +513,80 @@ fn cat_file_tree(git_dir: &Path, rev: &str, dest: &Path) -> Result<Vec<String>> 
         out.read_exact(&mut data).context("reading blob")?;
         let mut nl = [0u8; 1];
         out.read_exact(&mut nl).context("reading blob terminator")?;
-        let full = dest.join(path);
-        if let Some(parent) = full.parent() {
-            fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
-        }
-        if mode == "120000" {
-            #[cfg(unix)]
-            {
-                let target = String::from_utf8_lossy(&data).to_string();
-                let _ = std::os::unix::fs::symlink(target, &full);
-            }
-        } else {
-            fs::write(&full, &data).with_context(|| format!("writing {}", full.display()))?;
-            #[cfg(unix)]
-            if mode == "100755" {
-                use std::os::unix::fs::PermissionsExt;
-                let _ = fs::set_permissions(&full, fs::Permissions::from_mode(0o755));
-            }
+        if let Err(e) = each(i, Some(&data)) {
+            result = Err(e);
+            break;
         }
     }
     drop(out);
     let _ = feeder.join();
     let _ = child.wait();
-    result.map(|()| missing)
+    result
+}
+
+/// Materialises `rev` from a content-addressed blob store under `cache` (filled from the
+/// mirror on first sight of a blob), hard-linking each file into `dest`: consecutive
+/// commits share nearly all blobs, so repeated eval runs skip `git archive` entirely.
+/// Blobs the mirror lacks are left out and reported, as in the `cat-file` fallback.
+pub fn materialize_cached(
+    git_dir: &Path,
+    rev: &str,
+    dest: &Path,
+    cache: &Path,
+) -> Result<Option<TreeCaveat>> {
+    let entries = ls_tree(git_dir, rev)?;
+    let objects = cache.join("objects");
+    let absent = cache.join("absent");
+    fs::create_dir_all(&objects).with_context(|| format!("creating {}", objects.display()))?;
+    fs::create_dir_all(&absent).with_context(|| format!("creating {}", absent.display()))?;
+    let object = |sha: &str| objects.join(sha);
+    let mut need: Vec<String> = entries
+        .iter()
+        .map(|e| e.1.clone())
+        .filter(|sha| !object(sha).exists() && !absent.join(sha).exists())
+        .collect();
+    need.sort();
+    need.dedup();
+    let fetched = need.clone();
+    cat_blobs(git_dir, need, |i, data| {
+        let sha = &fetched[i];
+        match data {
+            None => {
+                fs::write(absent.join(sha), b"")?;
+            }
+            Some(data) => {
+                // Write then rename, so an interrupted run never leaves a truncated blob.
+                let tmp = objects.join(format!("{sha}.tmp{}", std::process::id()));
+                fs::write(&tmp, data)?;
+                fs::rename(&tmp, object(sha))?;
+            }
+        }
+        Ok(())
+    })?;
+    let mut missing = Vec::new();
+    for (mode, sha, path) in &entries {
+        let src = object(sha);
+        if !src.exists() {
+            missing.push(path.clone());
+            continue;
+        }
+        let full = dest.join(path);
+        if mode == "120000" {
+            write_entry(dest, mode, path, &fs::read(&src)?)?;
+            continue;
+        }
+        if let Some(parent) = full.parent() {
+            fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+        }
+        if fs::hard_link(&src, &full).is_err() {
+            fs::copy(&src, &full).with_context(|| format!("writing {}", full.display()))?;
+        }
+    }
+    Ok((!missing.is_empty()).then(|| TreeCaveat {
+        method: "cat-file-fallback".into(),
+        error: "blobs missing from the mirror".into(),
+        missing,
+    }))
 }
 
 /// Materialises `rev` of a bare mirror into the existing directory `dest` (`git archive`,
@@ -515,8 +622,28 @@ pub fn run_eval_with_progress(
     ranker: &mut dyn FnMut(&Path, &str) -> Result<Vec<String>>,
     progress: &mut dyn FnMut(usize, usize, &QueryResult),
 ) -> Result<EvalReport> {
+    let mut one = |tree: &Path, q: &str| ranker(tree, q).map(|r| vec![r]);
+    let mut reports = run_eval_variants(opts, 1, &mut one, progress)?;
+    reports.pop().context("no report")
+}
+
+/// Ranks a query on a materialised tree once per weight variant: one file ranking each.
+pub type VariantRanker<'a> = dyn FnMut(&Path, &str) -> Result<Vec<Vec<String>>> + 'a;
+
+/// The eval for several rankers at once (weight variants while tuning): each parent tree
+/// is materialised once and `ranker(tree, query)` returns one ranking per variant, in
+/// order. Gives one report per variant; `progress` sees the first variant's results.
+pub fn run_eval_variants(
+    opts: &EvalOptions,
+    variants: usize,
+    ranker: &mut VariantRanker<'_>,
+    progress: &mut dyn FnMut(usize, usize, &QueryResult),
+) -> Result<Vec<EvalReport>> {
     if opts.ks.is_empty() || opts.ks.contains(&0) {
         bail!("k values must be positive");
+    }
+    if variants == 0 {
+        bail!("at least one variant is needed");
     }
     if !["query", "query_full", "message_raw"].contains(&opts.field.as_str()) {
         bail!(
@@ -538,7 +665,7 @@ pub fn run_eval_with_progress(
         groups[g].1.push(i);
     }
 
-    let mut results: Vec<Option<QueryResult>> = vec![None; rows.len()];
+    let mut results: Vec<Vec<Option<QueryResult>>> = vec![vec![None; rows.len()]; variants];
     let mut caveats = BTreeMap::new();
     let mut materialize_ms = Vec::new();
     let mut done = 0;
@@ -547,7 +674,11 @@ pub fn run_eval_with_progress(
         let tmp = TempDir::new(parent)?;
         let tree = tmp.0.join("tree");
         fs::create_dir_all(&tree)?;
-        let tree_ok = match materialize(&opts.git_dir, parent, &tree) {
+        let made = match &opts.blob_cache {
+            Some(cache) => materialize_cached(&opts.git_dir, parent, &tree, cache),
+            None => materialize(&opts.git_dir, parent, &tree),
+        };
+        let tree_ok = match made {
             Ok(caveat) => {
                 if let Some(c) = caveat {
                     caveats.insert(parent.clone(), c);
@@ -569,46 +700,69 @@ pub fn run_eval_with_progress(
         materialize_ms.push(t0.elapsed().as_secs_f64() * 1000.0);
         for (n, &i) in idxs.iter().enumerate() {
             let r = &rows[i];
-            let (ranked, call_ms, error) = match &tree_ok {
-                Err(e) => (Vec::new(), 0.0, Some(e.clone())),
+            let (rankings, call_ms, error) = match &tree_ok {
+                Err(e) => (vec![Vec::new(); variants], 0.0, Some(e.clone())),
                 Ok(()) => {
                     let t = Instant::now();
                     let out = ranker(&tree, &r.query);
                     let ms = t.elapsed().as_secs_f64() * 1000.0;
                     match out {
-                        Ok(v) => (normalize_ranking(&v, &tree), ms, None),
-                        Err(e) => (Vec::new(), ms, Some(format!("{e:#}"))),
+                        Ok(mut v) => {
+                            v.resize(variants, Vec::new());
+                            let v = v.iter().map(|x| normalize_ranking(x, &tree)).collect();
+                            (v, ms, None)
+                        }
+                        Err(e) => (vec![Vec::new(); variants], ms, Some(format!("{e:#}"))),
                     }
                 }
             };
-            let metrics = score(&ranked, &r.gold, &r.gold_impl, &opts.ks);
-            let gold_ranks = r
-                .gold
-                .iter()
-                .map(|g| (g.clone(), ranked.iter().position(|f| f == g).map(|p| p + 1)))
-                .collect();
-            let res = QueryResult {
-                commit: r.commit.clone(),
-                parent: parent.clone(),
-                query: r.query.clone(),
-                gold_files: r.gold.clone(),
-                gold_impl_files: r.gold_impl.clone(),
-                n_returned: ranked.len(),
-                ranked: ranked.into_iter().take(keep).collect(),
-                gold_ranks,
-                metrics,
-                call_ms,
-                first_on_tree: n == 0 && tree_ok.is_ok(),
-                error,
-            };
-            done += 1;
-            progress(done, rows.len(), &res);
-            results[i] = Some(res);
+            for (vi, ranked) in rankings.into_iter().enumerate() {
+                let metrics = score(&ranked, &r.gold, &r.gold_impl, &opts.ks);
+                let gold_ranks = r
+                    .gold
+                    .iter()
+                    .map(|g| (g.clone(), ranked.iter().position(|f| f == g).map(|p| p + 1)))
+                    .collect();
+                let res = QueryResult {
+                    commit: r.commit.clone(),
+                    parent: parent.clone(),
+                    query: r.query.clone(),
+                    gold_files: r.gold.clone(),
+                    gold_impl_files: r.gold_impl.clone(),
+                    n_returned: ranked.len(),
+                    ranked: ranked.into_iter().take(keep).collect(),
+                    gold_ranks,
+                    metrics,
+                    call_ms,
+                    first_on_tree: n == 0 && tree_ok.is_ok(),
+                    error: error.clone(),
+                };
+                if vi == 0 {
+                    done += 1;
+                    progress(done, rows.len(), &res);
+                }
+                results[vi][i] = Some(res);
+            }
         }
         drop(tmp);
     }
-    let per_query: Vec<QueryResult> = results.into_iter().flatten().collect();
+    let materialize_mean = mean(materialize_ms.into_iter().map(Some));
+    Ok(results
+        .into_iter()
+        .map(|res| {
+            let per_query: Vec<QueryResult> = res.into_iter().flatten().collect();
+            report(opts, &rows, per_query, caveats.clone(), materialize_mean)
+        })
+        .collect())
+}
 
+fn report(
+    opts: &EvalOptions,
+    rows: &[Row],
+    per_query: Vec<QueryResult>,
+    caveats: BTreeMap<String, TreeCaveat>,
+    mean_materialize_ms: f64,
+) -> EvalReport {
     let mut summary = BTreeMap::new();
     if let Some(first) = per_query.first() {
         for name in first.metrics.keys() {
@@ -640,9 +794,9 @@ pub fn run_eval_with_progress(
                 .filter(|q| !q.first_on_tree)
                 .map(|q| Some(q.call_ms)),
         ),
-        mean_materialize_ms: mean(materialize_ms.into_iter().map(Some)),
+        mean_materialize_ms,
     };
-    Ok(EvalReport {
+    EvalReport {
         repo: rows.first().map(|r| r.repo.clone()).unwrap_or_default(),
         dataset: opts.dataset.display().to_string(),
         field: opts.field.clone(),
@@ -656,7 +810,7 @@ pub fn run_eval_with_progress(
         timing,
         tree_caveats: caveats,
         per_query,
-    })
+    }
 }
 
 #[cfg(test)]

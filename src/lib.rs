@@ -9,4 +9,5 @@ pub mod cli;
 pub mod engine;
 pub mod eval;
 pub mod live_bench;
+pub mod search_bench;
 pub mod ui;

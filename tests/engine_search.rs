@@ -747,3 +747,111 @@ fn tests_follow_the_file_they_test() {
     assert_eq!(paths, ["src/pricing.ts", "src/__tests__/pricing.spec.ts"]);
     assert!(resp.files[1].1 < resp.files[0].1);
 }
+
+fn one_fn(path: &str, name: &str) -> ParsedFile {
+    file(
+        path,
+        &format!("export function {name}() {{\n  return 1\n}}\n"),
+        vec![d(name, DefKind::Function, 1, 3)],
+        vec![],
+        vec![],
+    )
+}
+
+fn ranked(index: &SearchIndex, files: &[ParsedFile], q: &str) -> Vec<String> {
+    let ctx = SearchContext {
+        files,
+        docs: &[],
+        prior: &[],
+        neighbors: &[],
+    };
+    index
+        .search(&ctx, q, &files_mode(10))
+        .files
+        .into_iter()
+        .map(|f| f.0)
+        .collect()
+}
+
+#[test]
+fn tests_pair_with_the_nearest_file_of_their_name() {
+    let empty_test = |path: &str| file(path, "it('works', () => {})\n", vec![], vec![], vec![]);
+    let files = vec![
+        // Two `manager` files: each test pairs with the one in its own folder.
+        one_fn("rules/manager.ts", "evaluateRules"),
+        one_fn("scrape/manager.ts", "scrapeTargets"),
+        empty_test("rules/manager.spec.ts"),
+        empty_test("scrape/manager.spec.ts"),
+        // A package entry file is tested under the package's name.
+        one_fn("src/config/index.ts", "loadConfig"),
+        empty_test("test/config.spec.ts"),
+        // The unit test next to the code is its companion; an end-to-end test elsewhere
+        // with the same name is not.
+        one_fn("src/plugins/css.ts", "compileCss"),
+        empty_test("src/plugins/__tests__/css.spec.ts"),
+        empty_test("playground/css/__tests__/css.spec.ts"),
+    ];
+    let index = SearchIndex::build(&files, &[]);
+    assert_eq!(
+        ranked(&index, &files, "evaluateRules"),
+        ["rules/manager.ts", "rules/manager.spec.ts"]
+    );
+    assert_eq!(
+        ranked(&index, &files, "scrapeTargets"),
+        ["scrape/manager.ts", "scrape/manager.spec.ts"]
+    );
+    assert_eq!(
+        ranked(&index, &files, "loadConfig"),
+        ["src/config/index.ts", "test/config.spec.ts"]
+    );
+    // The end-to-end test may still match on its own path (`css`), but it is not lifted
+    // as the companion: it stays below the unit test.
+    let got = ranked(&index, &files, "compileCss");
+    assert_eq!(
+        got[..2],
+        ["src/plugins/css.ts", "src/plugins/__tests__/css.spec.ts"]
+    );
+}
+
+#[test]
+fn files_covering_more_of_the_query_rank_higher() {
+    // `retry.ts` repeats one query word in one function; `queue.ts` has every query word,
+    // spread over three functions. Per chunk the first wins; as a file, the second should.
+    let files = vec![
+        file(
+            "src/retry.ts",
+            "export function flushRetry() {\n  flush(); flush(); flush(); flush()\n}\n",
+            vec![d("flushRetry", DefKind::Function, 1, 3)],
+            vec![],
+            vec![],
+        ),
+        file(
+            "src/queue.ts",
+            "export function flushQueue() {}\nexport function drainWorkers() {}\nexport function \
+             pauseTimer() {}\n",
+            vec![
+                d("flushQueue", DefKind::Function, 1, 1),
+                d("drainWorkers", DefKind::Function, 2, 2),
+                d("pauseTimer", DefKind::Function, 3, 3),
+            ],
+            vec![],
+            vec![],
+        ),
+    ];
+    let index = SearchIndex::build(&files, &[]);
+    let got = ranked(&index, &files, "flush drain workers pause timer");
+    assert_eq!(got.first().map(String::as_str), Some("src/queue.ts"));
+}
+
+#[test]
+fn package_entry_files_match_their_folder_name() {
+    // Both files live under `approx/`; only the entry file is named by it (file-name
+    // tokens weigh more than folder tokens), so it wins although it sorts second by path.
+    let files = vec![
+        one_fn("src/approx/index.ts", "compare"),
+        one_fn("src/approx/helpers/util.ts", "helper"),
+    ];
+    let index = SearchIndex::build(&files, &[]);
+    let got = ranked(&index, &files, "approx");
+    assert_eq!(got.first().map(String::as_str), Some("src/approx/index.ts"));
+}

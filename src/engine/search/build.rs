@@ -120,6 +120,7 @@ pub(super) fn build(files: &[ParsedFile], docs: &[TextDoc], weights: SearchWeigh
             path: f.path.as_str().into(),
             lang: Some(f.lang),
             class: paths::classify(&f.path),
+            fixture: paths::is_fixture(&f.path),
             hidden: paths::is_build_output(&f.path),
         })
         .collect();
@@ -127,6 +128,7 @@ pub(super) fn build(files: &[ParsedFile], docs: &[TextDoc], weights: SearchWeigh
         path: d.path.as_str().into(),
         lang: None,
         class: paths::classify(&d.path),
+        fixture: paths::is_fixture(&d.path),
         hidden: paths::is_build_output(&d.path),
     }));
 
@@ -136,52 +138,110 @@ pub(super) fn build(files: &[ParsedFile], docs: &[TextDoc], weights: SearchWeigh
         let last = unit_chunks.last().copied().unwrap_or(0);
         unit_chunks.push(last + u.len() as u32);
     }
+    let (file_terms, file_postings) = file_postings(&per_unit[..n_files], &weights);
+    let code_chunk_counts: Vec<usize> = per_unit[..n_files]
+        .iter()
+        .map(Vec::len)
+        .filter(|&n| n > 0)
+        .collect();
+    let avg_chunks = if code_chunk_counts.is_empty() {
+        0.0
+    } else {
+        code_chunk_counts.iter().sum::<usize>() as f32 / code_chunk_counts.len() as f32
+    };
     let drafts: Vec<Draft> = per_unit.into_iter().flatten().collect();
     let (terms, postings) = postings(&drafts, &weights);
     let chunks: Vec<Chunk> = drafts.into_iter().map(|d| d.chunk).collect();
     let (names, fuzzy, fuzzy_chunks) = name_index(files, &chunks);
     let (path_terms, path_postings) = path_index(&units, &weights);
 
-    // Pairing tests with what they test, by file name.
-    let mut unit_stems = vec![0u64; units.len()];
-    let mut test_subjects = Vec::new();
-    for (u, unit) in units.iter().enumerate().take(n_files) {
-        if unit.hidden {
-            continue;
-        }
-        match unit.class {
-            paths::PathClass::Impl => unit_stems[u] = term_hash(&paths::file_stem(&unit.path)),
-            paths::PathClass::Test => {
-                if let Some(subject) = paths::test_subject(&unit.path) {
-                    test_subjects.push((term_hash(&subject), u as u32));
-                }
-            }
-            paths::PathClass::Secondary => {}
-        }
-    }
-    test_subjects.sort_unstable();
-    let mut impl_stems: Vec<u64> = unit_stems.iter().copied().filter(|&h| h != 0).collect();
-    impl_stems.sort_unstable();
+    let companions = companions(&units, n_files);
 
     SearchIndex {
         weights,
         n_files,
         units,
         unit_chunks,
+        avg_chunks,
         chunks,
         terms,
         postings,
         path_terms,
         path_postings,
+        file_terms,
+        file_postings,
         names,
         fuzzy,
         fuzzy_chunks,
-        unit_stems,
-        impl_stems,
-        test_subjects,
+        companions,
         doc_lines,
         build_ms: t0.elapsed().as_secs_f64() * 1000.0,
     }
+}
+
+/// A file name shared by more implementation files than this (at the same closeness to a
+/// test) is too common to pair tests by.
+const MAX_SAME_STEM: usize = 4;
+
+/// Pairs each test file with the implementation file it tests: same subject by name
+/// (`test_python.py`, `head_test.go`, `build.spec.ts` → `python`, `head`, `build`), and among
+/// several files of that name the closest by folder (`src/a/__tests__/x.spec.ts` tests
+/// `src/a/x.ts`, not `other/x.ts`), so a common name like `manager.go` still pairs inside
+/// its package. Returns (impl unit, test unit, share) sorted; the share splits a test over
+/// equally close candidates.
+fn companions(units: &[Unit], n_files: usize) -> Vec<(u32, u32, f32)> {
+    let visible = || {
+        units
+            .iter()
+            .enumerate()
+            .take(n_files)
+            .filter(|(_, u)| !u.hidden)
+    };
+    let mut impl_by_stem: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+    for (u, unit) in visible().filter(|(_, u)| u.class == paths::PathClass::Impl) {
+        for subject in paths::impl_subjects(&unit.path) {
+            impl_by_stem.entry(subject).or_default().push(u as u32);
+        }
+    }
+    let mut out = Vec::new();
+    for (t, unit) in visible().filter(|(_, u)| u.class == paths::PathClass::Test) {
+        let Some(cands) = paths::test_subject(&unit.path).and_then(|s| impl_by_stem.get(&s)) else {
+            continue;
+        };
+        let test_dirs = paths::subject_dirs(&unit.path);
+        let closeness = |i: u32| {
+            let dirs = paths::subject_dirs(&units[i as usize].path);
+            dirs.iter()
+                .zip(&test_dirs)
+                .take_while(|(a, b)| a == b)
+                .count()
+        };
+        let best = cands.iter().map(|&i| closeness(i)).max().unwrap_or(0);
+        let winners: Vec<u32> = cands
+            .iter()
+            .copied()
+            .filter(|&i| closeness(i) == best)
+            .collect();
+        if winners.len() > MAX_SAME_STEM {
+            continue;
+        }
+        let share = 1.0 / winners.len() as f32;
+        out.extend(winners.into_iter().map(|i| (i, t as u32, share, best)));
+    }
+    // And each implementation file keeps only its nearest tests: `src/css.ts` is tested by
+    // `src/__tests__/css.spec.ts`, not by an end-to-end `playground/css/css.spec.ts`.
+    out.sort_by(|a, b| a.0.cmp(&b.0).then(b.3.cmp(&a.3)).then(a.1.cmp(&b.1)));
+    let mut kept: Vec<(u32, u32, f32)> = Vec::with_capacity(out.len());
+    let mut nearest = (u32::MAX, 0);
+    for (i, t, share, closeness) in out {
+        if i != nearest.0 {
+            nearest = (i, closeness);
+        }
+        if closeness == nearest.1 {
+            kept.push((i, t, share));
+        }
+    }
+    kept
 }
 
 /// Definitions that get their own chunk: everything except variables local to a function
@@ -452,6 +512,83 @@ fn postings(drafts: &[Draft], w: &SearchWeights) -> (Vec<TermEntry>, Vec<Posting
     (terms, postings)
 }
 
+/// File-level BM25: each code file as one document (its chunks' field-weighted term counts
+/// summed), so a file whose functions each mention part of the query scores as a whole,
+/// not only through its best chunk.
+fn file_postings(per_unit: &[Vec<Draft>], w: &SearchWeights) -> (Vec<TermEntry>, Vec<PathPosting>) {
+    let fw = [
+        w.field_name,
+        w.field_signature,
+        w.field_doc,
+        w.field_body,
+        w.field_text,
+    ];
+    // Per file: (term, weighted tf) sorted by term, and the weighted length.
+    let docs: Vec<(Vec<(u64, f32)>, f64)> = per_unit
+        .par_iter()
+        .map(|drafts| {
+            let mut all: Vec<(u64, f32)> = Vec::new();
+            let mut len = 0.0;
+            for d in drafts {
+                len += fw
+                    .iter()
+                    .zip(&d.len)
+                    .map(|(w, l)| w * f64::from(*l))
+                    .sum::<f64>();
+                all.extend(d.tf.iter().map(|(h, counts)| {
+                    let tf: f64 = (0..NF).map(|f| fw[f] * f64::from(counts[f])).sum();
+                    (*h, tf as f32)
+                }));
+            }
+            all.sort_unstable_by_key(|x| x.0);
+            let mut merged: Vec<(u64, f32)> = Vec::with_capacity(all.len());
+            for (h, tf) in all {
+                match merged.last_mut() {
+                    Some(last) if last.0 == h => last.1 += tf,
+                    _ => merged.push((h, tf)),
+                }
+            }
+            (merged, len)
+        })
+        .collect();
+    let n_docs = docs.iter().filter(|d| !d.0.is_empty()).count().max(1);
+    let avg = docs.iter().map(|d| d.1).sum::<f64>() / n_docs as f64;
+    let avg = if avg > 0.0 { avg } else { 1.0 };
+    let mut recs: Vec<(u64, u32, f32)> = Vec::new();
+    for (u, (terms, len)) in docs.iter().enumerate() {
+        let norm = w.k1 * (1.0 - w.b_file + w.b_file * len / avg);
+        recs.extend(terms.iter().map(|&(h, tf)| {
+            let tf = f64::from(tf);
+            (h, u as u32, (tf * (w.k1 + 1.0) / (tf + norm)) as f32)
+        }));
+    }
+    recs.par_sort_unstable_by_key(|r| (r.0, r.1));
+    let n = n_docs as f64;
+    let mut terms = Vec::new();
+    let mut postings = Vec::with_capacity(recs.len());
+    let mut i = 0;
+    while i < recs.len() {
+        let h = recs[i].0;
+        let mut j = i;
+        while j < recs.len() && recs[j].0 == h {
+            j += 1;
+        }
+        let df = (j - i) as f64;
+        let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln() as f32;
+        terms.push(TermEntry {
+            hash: h,
+            start: postings.len() as u32,
+            len: (j - i) as u32,
+        });
+        postings.extend(recs[i..j].iter().map(|&(_, unit, sat)| PathPosting {
+            unit,
+            impact: idf * sat,
+        }));
+        i = j;
+    }
+    (terms, postings)
+}
+
 /// Lowercase letters and digits only: `create_server`, `createServer` → `createserver`.
 pub(super) fn normalize_name(name: &str) -> String {
     name.chars()
@@ -515,6 +652,12 @@ fn path_index(units: &[Unit], w: &SearchWeights) -> (Vec<TermEntry>, Vec<PathPos
         let (dirs, base) = path.rsplit_once('/').unwrap_or(("", path));
         let stem = base.rsplit_once('.').map_or(base, |(s, _)| s);
         tok.terms(stem, |t, _| local.push((term_hash(t), 1.0)));
+        // A package's entry file (`config/__init__.py`, `server/index.ts`) is named by its
+        // folder: that folder's name counts as the file name.
+        if matches!(stem, "__init__" | "index") {
+            let parent = dirs.rsplit('/').next().unwrap_or(dirs);
+            tok.terms(parent, |t, _| local.push((term_hash(t), 1.0)));
+        }
         let dir_w = w.path_dir_token as f32;
         tok.terms(dirs, |t, _| local.push((term_hash(t), dir_w)));
         local.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));

@@ -229,6 +229,8 @@ struct Unit {
     path: Box<str>,
     lang: Option<Lang>,
     class: paths::PathClass,
+    /// Under a fixture or test-data folder: material tests read, rarely what a change edits.
+    fixture: bool,
     /// Build output or dependency folders: indexed by mistake, never shown.
     hidden: bool,
 }
@@ -284,21 +286,22 @@ pub struct SearchIndex {
     units: Vec<Unit>,
     /// Chunks of unit `u` are `unit_chunks[u]..unit_chunks[u + 1]` (chunks are in unit order).
     unit_chunks: Vec<u32>,
+    /// Mean number of chunks of the code files that have any.
+    avg_chunks: f32,
     chunks: Vec<Chunk>,
     terms: Vec<TermEntry>,
     postings: Vec<Posting>,
     path_terms: Vec<TermEntry>,
     path_postings: Vec<PathPosting>,
+    /// File-level BM25 over code files (unit, impact).
+    file_terms: Vec<TermEntry>,
+    file_postings: Vec<PathPosting>,
     /// (hash of stemmed normalised name, def chunk), sorted.
     names: Vec<(u64, u32)>,
     fuzzy: Vec<FuzzyName>,
     fuzzy_chunks: Vec<u32>,
-    /// Per unit, the hash of its file stem for implementation code files (0 otherwise).
-    unit_stems: Vec<u64>,
-    /// Stem hashes of all implementation code files, sorted (to count name clashes).
-    impl_stems: Vec<u64>,
-    /// (hash of the tested subject, test unit), sorted.
-    test_subjects: Vec<(u64, u32)>,
+    /// (implementation unit, its test unit, share), sorted: tests paired with what they test.
+    companions: Vec<(u32, u32, f32)>,
     /// Per prose document, the byte offset of each line start.
     doc_lines: Vec<Vec<u32>>,
     build_ms: f64,
@@ -336,6 +339,7 @@ impl SearchIndex {
             b_body: keep.b_body,
             b_text: keep.b_text,
             path_dir_token: keep.path_dir_token,
+            b_file: keep.b_file,
             ..weights
         };
     }

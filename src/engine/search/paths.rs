@@ -213,14 +213,48 @@ pub(crate) fn is_noise_doc(path: &str) -> bool {
         )
 }
 
-/// A file name without its last extension, lowercased: the subject an implementation file
-/// is about (`src/_pytest/python.py` → `python`).
+/// A file name without its last extension, lowercased (`src/_pytest/python.py` → `python`).
 pub(crate) fn file_stem(path: &str) -> String {
     let base = path.rsplit('/').next().unwrap_or(path).to_lowercase();
     match base.rsplit_once('.') {
         Some((stem, _)) if !stem.is_empty() => stem.to_string(),
         _ => base,
     }
+}
+
+/// The subject an implementation file is about: its stem, or for a package's entry file
+/// (`config/__init__.py`, `server/index.ts`) the package folder, which is what its tests
+/// are named after (`test_config.py`, `server.spec.ts`).
+pub(crate) fn impl_subject(path: &str) -> String {
+    let stem = file_stem(path);
+    if matches!(stem.as_str(), "__init__" | "index") {
+        if let Some(dir) = parent_dir(path) {
+            return dir;
+        }
+    }
+    stem
+}
+
+/// The names a test of this file may carry: its subject, and the subject qualified by its
+/// folder (`mark/expression.py` → `expression`, `mark_expression`), as in
+/// `test_mark_expression.py`.
+pub(crate) fn impl_subjects(path: &str) -> Vec<String> {
+    let subject = impl_subject(path);
+    let mut out = Vec::with_capacity(2);
+    if let Some(dir) = parent_dir(path) {
+        if dir != subject {
+            out.push(format!("{dir}_{subject}"));
+        }
+    }
+    out.push(subject);
+    out
+}
+
+/// The lowercased name of the folder holding `path`.
+fn parent_dir(path: &str) -> Option<String> {
+    let mut parts = path.rsplit('/');
+    parts.next();
+    parts.next().map(str::to_lowercase)
 }
 
 /// What a test file tests, by the naming conventions of the supported languages:
@@ -240,6 +274,29 @@ pub(crate) fn test_subject(path: &str) -> Option<String> {
         stem = s.to_string();
     }
     (!stem.is_empty() && stem != "test" && stem != "conftest").then_some(stem)
+}
+
+/// Files under fixture, mock or test-data folders (`__fixtures__`, `testdata`, …).
+pub(crate) fn is_fixture(path: &str) -> bool {
+    let mut dirs: Vec<&str> = path.split('/').collect();
+    dirs.pop();
+    dirs.iter().any(|d| {
+        matches!(
+            d.to_lowercase().as_str(),
+            "fixture" | "fixtures" | "__fixtures__" | "__mocks__" | "testdata" | "mocks"
+        )
+    })
+}
+
+/// The folders of a path without test folders (`src/a/__tests__/x.spec.ts` → `src`, `a`),
+/// lowercased: where a test's subject would live.
+pub(crate) fn subject_dirs(path: &str) -> Vec<String> {
+    let mut dirs: Vec<&str> = path.split('/').collect();
+    dirs.pop();
+    dirs.into_iter()
+        .filter(|d| nonimpl_dir(d) != DirClass::Test)
+        .map(str::to_lowercase)
+        .collect()
 }
 
 #[cfg(test)]
@@ -318,5 +375,21 @@ mod tests {
         assert_eq!(test_subject("testing/conftest.py"), None);
         assert_eq!(file_stem("src/_pytest/python.py"), "python");
         assert_eq!(file_stem("Makefile"), "makefile");
+        assert_eq!(impl_subject("src/_pytest/config/__init__.py"), "config");
+        assert_eq!(impl_subject("src/node/server/index.ts"), "server");
+        assert_eq!(impl_subject("index.ts"), "index");
+        assert_eq!(impl_subject("src/a/b.go"), "b");
+        assert_eq!(
+            impl_subjects("src/_pytest/mark/expression.py"),
+            ["mark_expression", "expression"]
+        );
+        assert_eq!(impl_subjects("src/config/__init__.py"), ["config"]);
+        assert_eq!(impl_subjects("a.py"), ["a"]);
+        assert_eq!(subject_dirs("src/a/__tests__/x.spec.ts"), ["src", "a"]);
+        assert_eq!(subject_dirs("tsdb/head_test.go"), ["tsdb"]);
+        assert!(subject_dirs("x.py").is_empty());
+        assert!(is_fixture("src/__tests__/fixtures/a/worker.js"));
+        assert!(is_fixture("tsdb/testdata/x.go"));
+        assert!(!is_fixture("src/fixtures.py"));
     }
 }

@@ -10,7 +10,7 @@
 
 use super::build::{name_key, normalize_name};
 use super::glossary::Glossary;
-use super::tokenize::{is_cjk, term_hash, Tokenizer};
+use super::tokenize::{is_cjk, term_hash, TermClass, Tokenizer};
 use super::SearchWeights;
 
 /// Longest query considered, in bytes.
@@ -118,6 +118,12 @@ const TEST_WORDS: &[&str] = &[
     "unittest",
     "mock",
     "mocks",
+    // Test vocabulary of commit messages ("cover X", "deflake", "flaky on CI"); "case" is
+    // not here: it is as often an edge case in the code as a test case.
+    "cover",
+    "covers",
+    "coverage",
+    "flaky",
     "测试",
     "单测",
     "单元测试",
@@ -389,7 +395,23 @@ pub(crate) fn parse(query: &str, w: &SearchWeights, glossary: &Glossary) -> Quer
                 let noise = !ident && !single_word && NOISE_WORDS.contains(&lower.as_str());
                 let weight = if noise { w.noise_term as f32 } else { 1.0 };
                 let concept = b.concept(weight);
-                b.add_text_terms(&text, weight, bit(concept), true);
+                if ident {
+                    // A typed identifier means that identifier: its joined form keeps full
+                    // weight, its words (`CallSpec2` → `call`, `spec`) are weaker evidence.
+                    let terms = b.tok.collect(&text);
+                    let multi = terms.iter().any(|t| t.1 == TermClass::Joined);
+                    for (t, class) in terms {
+                        let part = multi && class == TermClass::Part;
+                        let tw = if part {
+                            weight * w.ident_part as f32
+                        } else {
+                            weight
+                        };
+                        b.add_term(&t, tw, bit(concept), true);
+                    }
+                } else {
+                    b.add_text_terms(&text, weight, bit(concept), true);
+                }
                 positions.push(Pos::Word {
                     text,
                     ident,
@@ -613,6 +635,9 @@ mod tests {
         assert!(plan("单元测试 失败").wants_tests);
         assert!(!plan("pytest fixtures").terms.is_empty());
         assert!(!plan("render page").wants_tests);
+        assert!(plan("cover stale manifest after dedup").wants_tests);
+        assert!(plan("deflake: retry is flaky on windows").wants_tests);
+        assert!(!plan("handle the empty case").wants_tests);
     }
 
     #[test]

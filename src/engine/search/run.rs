@@ -29,8 +29,6 @@ const NO_CHUNK: u32 = u32::MAX;
 const RUNNERS_UP: usize = 3;
 /// The best this-many implementation files lend score to their tests.
 const COMPANION_SOURCES: usize = 16;
-/// A file name shared by more implementation files than this is too common to pair tests by.
-const MAX_SAME_STEM: usize = 4;
 /// Longest excerpt, in characters.
 const MAX_EXCERPT: usize = 160;
 /// Lines scanned to find a hit's evidence line.
@@ -163,6 +161,10 @@ struct UnitAcc {
     /// Total edge weight of this file in the graph, computed on first use (NaN before).
     degree: f32,
     path: f32,
+    /// File-level BM25.
+    file: f32,
+    /// Query concepts found anywhere in the file (chunks, file postings).
+    concepts: u64,
     path_concepts: u64,
     g1: f32,
     g2: f32,
@@ -173,8 +175,12 @@ struct UnitAcc {
     allowed: bool,
     penalty: f32,
     prior_mult: f32,
+    /// Size normalisation of the chunk-based score (see `SearchWeights::chunk_len_norm`).
+    len_norm: f32,
     graph: f32,
     score: f32,
+    /// Best share of an implementation file's score lent to this test file.
+    companion: f32,
 }
 
 impl Default for UnitAcc {
@@ -185,6 +191,8 @@ impl Default for UnitAcc {
             best_chunk: NO_CHUNK,
             degree: f32::NAN,
             path: 0.0,
+            file: 0.0,
+            concepts: 0,
             path_concepts: 0,
             g1: 0.0,
             g2: 0.0,
@@ -194,8 +202,10 @@ impl Default for UnitAcc {
             allowed: false,
             penalty: 1.0,
             prior_mult: 1.0,
+            len_norm: 1.0,
             graph: 0.0,
             score: 0.0,
+            companion: 0.0,
         }
     }
 }
@@ -328,6 +338,13 @@ fn run(
                 acc.fields |= p.fields;
             }
         }
+        if let Some((a, b)) = lookup(&idx.file_terms, t.hash) {
+            for p in &idx.file_postings[a..b] {
+                let ua = s.unit(p.unit);
+                ua.file += t.weight * p.impact;
+                ua.concepts |= t.concepts;
+            }
+        }
         if let Some((a, b)) = lookup(&idx.path_terms, t.hash) {
             for p in &idx.path_postings[a..b] {
                 let acc = s.unit(p.unit);
@@ -412,6 +429,7 @@ fn run(
         let u = idx.chunks[c as usize].unit;
         let ua = s.unit(u);
         ua.has_text = true;
+        ua.concepts |= acc.concepts;
         let mut x = total;
         if ua.best_chunk == NO_CHUNK || x > ua.best {
             if ua.best_chunk != NO_CHUNK {
@@ -437,6 +455,7 @@ fn run(
             allowed: filter.allows(&idx.units[u]),
             penalty: penalty(idx, u, plan.wants_tests),
             prior_mult: prior_mult(ctx, u, idx.n_files, w.prior),
+            len_norm: len_norm(idx, u),
             ..s.units[u]
         };
         s.units[u] = ua;
@@ -445,8 +464,20 @@ fn run(
         let u = s.touched_units[i] as usize;
         prepare(s, u);
     }
+    // Coordination: a file that covers more of the query's concepts (anywhere in its text
+    // or path) is worth more than its best-scoring terms alone say.
+    let total_concepts = plan.total_concept_weight();
+    let coord = w.coord as f32;
     let base = |ua: &UnitAcc| -> f32 {
-        ua.best + w.file_rest as f32 * ua.runners_up.iter().sum::<f32>() + w.path as f32 * ua.path
+        let text = (ua.best + w.file_rest as f32 * ua.runners_up.iter().sum::<f32>()) * ua.len_norm
+            + w.path as f32 * ua.path
+            + w.file_bm25 as f32 * ua.file;
+        if coord > 0.0 && total_concepts > 0.0 {
+            let cov = plan.concept_weight(ua.concepts | ua.path_concepts) / total_concepts;
+            text * cov.clamp(0.0, 1.0).powf(coord)
+        } else {
+            text
+        }
     };
 
     // 4. Graph diffusion, one and two hops, from the best allowed code files.
@@ -518,30 +549,39 @@ fn run(
             .take(COMPANION_SOURCES)
             .copied()
             .collect();
+        let mut lifted: Vec<u32> = Vec::new();
         for (sc, u) in sources {
-            let stem = idx.unit_stems[u as usize];
-            let same = idx.impl_stems.partition_point(|&x| x <= stem)
-                - idx.impl_stems.partition_point(|&x| x < stem);
-            if stem == 0 || same == 0 || same > MAX_SAME_STEM {
-                continue;
-            }
-            let lo = idx.test_subjects.partition_point(|x| x.0 < stem);
-            let hi = idx.test_subjects.partition_point(|x| x.0 <= stem);
+            let lo = idx.companions.partition_point(|x| x.0 < u);
+            let hi = idx.companions.partition_point(|x| x.0 <= u);
             for k in lo..hi {
-                let t = idx.test_subjects[k].1;
+                let (_, t, share) = idx.companions[k];
                 prepare(s, t as usize);
-                let add = sc * w.test_companion as f32 / same as f32;
+                let add = sc * w.test_companion as f32 * share;
                 let ua = s.unit(t);
-                if !ua.allowed || add <= ua.score {
+                if !ua.allowed || add <= ua.companion {
                     continue;
                 }
-                if ua.score <= 0.0 {
-                    files.push((add, t));
-                } else if let Some(f) = files.iter_mut().find(|f| f.1 == t) {
-                    f.0 = add;
+                if ua.companion == 0.0 {
+                    lifted.push(t);
                 }
-                ua.score = add;
+                ua.companion = add;
             }
+        }
+        // A test that also matches on its own text keeps part of that score on top.
+        let own_mix = w.test_companion_own as f32;
+        for t in lifted {
+            let ua = &mut s.units[t as usize];
+            let own = ua.score.max(0.0);
+            let lifted_score = ua.companion + own_mix * own;
+            if lifted_score <= own {
+                continue;
+            }
+            if own <= 0.0 {
+                files.push((lifted_score, t));
+            } else if let Some(f) = files.iter_mut().find(|f| f.1 == t) {
+                f.0 = lifted_score;
+            }
+            ua.score = lifted_score;
         }
     }
     files.sort_by(|a, b| {
@@ -661,6 +701,9 @@ fn penalty(idx: &SearchIndex, u: usize, wants_tests: bool) -> f32 {
     let unit = &idx.units[u];
     let doc = u >= idx.n_files;
     let class = match unit.class {
+        // A query about tests wants the tests first (commits described that way mostly
+        // touch tests); the code they exercise stays close behind.
+        PathClass::Impl if wants_tests && !doc => w.test_query_impl,
         PathClass::Impl => 1.0,
         PathClass::Test if wants_tests => 1.0,
         PathClass::Test => w.penalty_test,
@@ -669,7 +712,27 @@ fn penalty(idx: &SearchIndex, u: usize, wants_tests: bool) -> f32 {
         PathClass::Secondary => w.penalty_secondary,
     };
     let doc_w = if doc { w.doc_chunk } else { 1.0 };
-    (class * doc_w) as f32
+    let fixture = if unit.fixture && !wants_tests {
+        w.penalty_fixture
+    } else {
+        1.0
+    };
+    (class * doc_w * fixture) as f32
+}
+
+/// `(chunks / mean chunks)^-chunk_len_norm` for code files: a file with many definitions
+/// has many chances to hold one chunk that happens to match, so its best chunk says less.
+fn len_norm(idx: &SearchIndex, u: usize) -> f32 {
+    let alpha = idx.weights.chunk_len_norm as f32;
+    if alpha == 0.0 || u >= idx.n_files || idx.avg_chunks <= 0.0 {
+        return 1.0;
+    }
+    let (a, b) = (
+        idx.unit_chunks.get(u).copied().unwrap_or(0),
+        idx.unit_chunks.get(u + 1).copied().unwrap_or(0),
+    );
+    let n = b.saturating_sub(a).max(1) as f32;
+    (n / idx.avg_chunks).powf(-alpha)
 }
 
 fn prior_mult(ctx: &SearchContext, u: usize, n_files: usize, weight: f64) -> f32 {

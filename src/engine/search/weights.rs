@@ -32,6 +32,9 @@ pub struct SearchWeights {
     /// Query weight of two or three adjacent query words joined (`export order` →
     /// `exportorder`), which matches the joined form of identifiers.
     pub adjacent_join_term: f64,
+    /// Query weight of the words of a typed multi-part identifier (`CallSpec2` → `call`,
+    /// `spec`); its joined form weighs 1.
+    pub ident_part: f64,
     /// Query weight of generic commit-message words (`fix`, `bug`, `issue`, …).
     pub noise_term: f64,
 
@@ -53,6 +56,17 @@ pub struct SearchWeights {
 
     /// Score of a file from its chunks: best chunk plus this times the next three.
     pub file_rest: f64,
+    /// Multiplier of file-level BM25 (each code file as one document), added to the score
+    /// from chunks: a file matching the query across several functions counts as a whole.
+    pub file_bm25: f64,
+    /// *build* Length normalisation of file-level BM25.
+    pub b_file: f64,
+    /// Size normalisation of the score from chunks: × (chunks in the file / mean)^-this, so
+    /// large files full of definitions do not win every query by chance (0 = off).
+    pub chunk_len_norm: f64,
+    /// Coordination exponent: a file's text score × (share of the query's concepts it
+    /// covers)^coord (0 = off).
+    pub coord: f64,
     /// Graph diffusion: share of a file's score passed to its neighbours (one hop) and to
     /// their neighbours (two hops). Edges are normalised by the source's total weight.
     pub graph_hop1: f64,
@@ -64,9 +78,16 @@ pub struct SearchWeights {
 
     /// Score multiplier for tests, specs, fixtures, mocks (lifted when the query is about tests).
     pub penalty_test: f64,
+    /// Score multiplier for implementation code when the query is about tests (1 = none).
+    pub test_query_impl: f64,
+    /// Extra multiplier for files under fixture / mock / test-data folders (test inputs are
+    /// rarely what a change is about), lifted with the test demotion.
+    pub penalty_fixture: f64,
     /// A test file gets this share of the score of the implementation file it tests (by
     /// name: `python.py` → `test_python.py`), so a change's tests rank near its code.
     pub test_companion: f64,
+    /// A test file lifted by `test_companion` also keeps this share of its own score.
+    pub test_companion_own: f64,
     /// Score multiplier for examples, playgrounds, benchmarks, docs folders, `.d.ts`.
     pub penalty_secondary: f64,
     /// Score multiplier for prose and config documents (README, .md, .json, .yaml, .toml).
@@ -77,6 +98,31 @@ pub struct SearchWeights {
     /// Confidence: below this share of the query's words covered by the best hit, the
     /// result is `low` (the CLI prints "no confident hits").
     pub low_coverage: f64,
+}
+
+impl SearchWeights {
+    /// True when both give the same postings (the *build* weights are equal), so an index
+    /// built with one can serve the other through `SearchIndex::set_query_weights`.
+    pub fn same_build(&self, other: &SearchWeights) -> bool {
+        let build = |w: &SearchWeights| {
+            [
+                w.k1,
+                w.field_name,
+                w.field_signature,
+                w.field_doc,
+                w.field_body,
+                w.field_text,
+                w.b_name,
+                w.b_signature,
+                w.b_doc,
+                w.b_body,
+                w.b_text,
+                w.path_dir_token,
+                w.b_file,
+            ]
+        };
+        build(self) == build(other)
+    }
 }
 
 impl Default for SearchWeights {
@@ -96,6 +142,7 @@ impl Default for SearchWeights {
 
             glossary_term: 0.8,
             adjacent_join_term: 0.6,
+            ident_part: 1.0,
             noise_term: 0.3,
 
             name: 6.0,
@@ -104,17 +151,24 @@ impl Default for SearchWeights {
             fuzzy_min: 0.6,
             fuzzy_max_matches: 16,
 
-            path: 1.0,
+            path: 1.5,
             path_dir_token: 0.5,
 
             file_rest: 0.1,
+            file_bm25: 1.5,
+            b_file: 0.75,
+            coord: 0.25,
+            chunk_len_norm: 0.0,
             graph_hop1: 0.15,
             graph_hop2: 0.05,
             graph_sources: 256,
-            prior: 0.05,
+            prior: 0.02,
 
-            penalty_test: 0.7,
-            test_companion: 0.5,
+            penalty_test: 0.85,
+            penalty_fixture: 1.0,
+            test_query_impl: 1.0,
+            test_companion: 0.7,
+            test_companion_own: 0.5,
             penalty_secondary: 0.5,
             doc_chunk: 0.6,
 
