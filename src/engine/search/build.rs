@@ -563,28 +563,26 @@ fn file_postings(per_unit: &[Vec<Draft>], w: &SearchWeights) -> (Vec<TermEntry>,
         }));
     }
     recs.par_sort_unstable_by_key(|r| (r.0, r.1));
-    let n = n_docs as f64;
+    unit_postings(&recs, n_docs as f64)
+}
+
+/// Postings from (term, unit, weight) records sorted by term then unit: one `TermEntry` per
+/// term, each posting's impact the record's weight × the term's BM25 idf over `n` documents.
+fn unit_postings(recs: &[(u64, u32, f32)], n: f64) -> (Vec<TermEntry>, Vec<PathPosting>) {
     let mut terms = Vec::new();
     let mut postings = Vec::with_capacity(recs.len());
-    let mut i = 0;
-    while i < recs.len() {
-        let h = recs[i].0;
-        let mut j = i;
-        while j < recs.len() && recs[j].0 == h {
-            j += 1;
-        }
-        let df = (j - i) as f64;
+    for group in recs.chunk_by(|a, b| a.0 == b.0) {
+        let df = group.len() as f64;
         let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln() as f32;
         terms.push(TermEntry {
-            hash: h,
+            hash: group[0].0,
             start: postings.len() as u32,
-            len: (j - i) as u32,
+            len: group.len() as u32,
         });
-        postings.extend(recs[i..j].iter().map(|&(_, unit, sat)| PathPosting {
+        postings.extend(group.iter().map(|&(_, unit, weight)| PathPosting {
             unit,
-            impact: idf * sat,
+            impact: weight * idf,
         }));
-        i = j;
     }
     (terms, postings)
 }
@@ -665,30 +663,7 @@ fn path_index(units: &[Unit], w: &SearchWeights) -> (Vec<TermEntry>, Vec<PathPos
         recs.extend(local.iter().map(|&(h, wt)| (h, u as u32, wt)));
     }
     recs.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
-    let n = units.len() as f64;
-    let mut terms = Vec::new();
-    let mut postings = Vec::with_capacity(recs.len());
-    let mut i = 0;
-    while i < recs.len() {
-        let h = recs[i].0;
-        let mut j = i;
-        while j < recs.len() && recs[j].0 == h {
-            j += 1;
-        }
-        let df = (j - i) as f64;
-        let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln() as f32;
-        terms.push(TermEntry {
-            hash: h,
-            start: postings.len() as u32,
-            len: (j - i) as u32,
-        });
-        postings.extend(recs[i..j].iter().map(|&(_, unit, wt)| PathPosting {
-            unit,
-            impact: wt * idf,
-        }));
-        i = j;
-    }
-    (terms, postings)
+    unit_postings(&recs, units.len() as f64)
 }
 
 #[cfg(test)]
