@@ -1,8 +1,18 @@
-//! The file watcher behind the live index: it watches a repository recursively and turns
-//! the file-system events that matter to the walk into debounced `ChangeBatch`es.
+//! The file watcher behind the live index: it watches the directories of a repository that
+//! the walk enters and turns the file-system events that matter to the walk into debounced
+//! `ChangeBatch`es.
 //!
-//! Owns: the `notify` watcher, the filtering of its events through `walk::PathFilter` (so
-//! the watcher and the walk cannot disagree on which paths count), and the debouncing.
+//! Owns: the `notify` watcher and its set of watched directories, the filtering of events
+//! through `walk::PathFilter` (so the watcher and the walk cannot disagree on which paths
+//! count), and the debouncing.
+//!
+//! Why one non-recursive watch per walked directory rather than one recursive watch on the
+//! root: inotify needs a watch per directory either way, and a recursive watch also covers
+//! `node_modules/`, `target/`, `.git/` and every other ignored tree — often tens of thousands
+//! of directories, enough to exhaust `fs.inotify.max_user_watches` and to take seconds to
+//! set up. Here a new walked directory gets its watch when its creation is seen (its files
+//! are listed right after, so none written before the watch is lost), and the set is
+//! re-synced with the walk's rules whenever a batch says `rescan` (an ignore file changed).
 //!
 //! Threads: `notify` runs its own event thread (inotify on Linux) and only forwards raw
 //! events into a channel. One thread of ours, `mapscope-watch`, filters them, coalesces them
@@ -25,13 +35,15 @@
 //!
 //! Known gaps, all on the side of reporting too little: ignore files above the repository
 //! root and the global git excludes file are not watched; `.git/info/exclude` of a linked
-//! worktree lives outside the tree; inotify watches every directory, ignored ones included
-//! (`node_modules` can use up the watch limit, which then becomes an error batch).
+//! worktree lives outside the tree; a `.git/info/` directory created after the watcher
+//! started is not watched until the next rescan.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -118,25 +130,26 @@ pub enum WatchError {
 pub struct Watcher {
     changes: Receiver<ChangeBatch>,
     root: PathBuf,
-    // Fields drop in order, but `Drop` below takes them explicitly: the notify watcher
-    // first (no more raw events), then the stop signal, then the join.
-    notify: Option<RecommendedWatcher>,
+    /// How many directories are watched (kept by the watch thread), for diagnostics.
+    watched_dirs: Arc<AtomicUsize>,
+    // The notify watcher lives on the watch thread (it adds watches as directories appear);
+    // dropping the stop signal ends that thread, which drops it.
     stop: Option<Sender<()>>,
     thread: Option<JoinHandle<()>>,
 }
 
 impl Watcher {
-    /// Starts watching `root` recursively. Blocks while notify adds a watch per directory
-    /// (a large tree takes a moment); fails when the root is not a directory or the watch
-    /// cannot be set up at all (e.g. the inotify watch limit is already reached). Start it
-    /// before the first index build, so that changes made during the build are not lost.
+    /// Starts watching `root`: every directory the walk enters. Blocks while a watch is
+    /// added per directory; fails when the root is not a directory or the watches cannot be
+    /// set up (e.g. the inotify watch limit is reached). Start it before the first index
+    /// build, so that changes made during the build are not lost.
     pub fn start(root: &Path, opts: WatchOptions) -> Result<Watcher, WatchError> {
-        let filter = PathFilter::new(root)?;
+        let mut filter = PathFilter::new(root)?;
         let root = filter.root().to_path_buf();
         let (raw_tx, raw_rx) = crossbeam_channel::unbounded();
         // Following symlinks would watch (and report) trees the walk never enters.
         let config = notify::Config::default().with_follow_symlinks(false);
-        let mut notify = RecommendedWatcher::new(
+        let notify = RecommendedWatcher::new(
             move |event: notify::Result<Event>| {
                 // The receiver is gone only while the watcher shuts down.
                 let _ = raw_tx.send(event);
@@ -147,15 +160,14 @@ impl Watcher {
             path: root.clone(),
             source,
         })?;
-        notify
-            .watch(&root, RecursiveMode::Recursive)
-            .map_err(|source| WatchError::Notify {
-                path: root.clone(),
-                source,
-            })?;
+        let mut watches = DirWatches::new(notify);
+        watches
+            .sync(&mut filter)
+            .map_err(|(path, source)| WatchError::Notify { path, source })?;
+        let watched_dirs = Arc::clone(&watches.count);
         let (out_tx, out_rx) = crossbeam_channel::unbounded();
         let (stop_tx, stop_rx) = crossbeam_channel::bounded(0);
-        let coalescer = Coalescer::new(filter, opts);
+        let coalescer = Coalescer::new(filter, watches, opts);
         let thread = std::thread::Builder::new()
             .name("mapscope-watch".to_string())
             .spawn(move || coalescer.run(&raw_rx, &stop_rx, &out_tx))
@@ -163,7 +175,7 @@ impl Watcher {
         Ok(Watcher {
             changes: out_rx,
             root,
-            notify: Some(notify),
+            watched_dirs,
             stop: Some(stop_tx),
             thread: Some(thread),
         })
@@ -178,11 +190,15 @@ impl Watcher {
     pub fn root(&self) -> &Path {
         &self.root
     }
+
+    /// How many directories have a watch now (the walked ones, plus `.git/info`).
+    pub fn watched_dirs(&self) -> usize {
+        self.watched_dirs.load(Ordering::Relaxed)
+    }
 }
 
 impl Drop for Watcher {
     fn drop(&mut self) {
-        drop(self.notify.take());
         drop(self.stop.take());
         if let Some(thread) = self.thread.take() {
             // A panic there has already been reported by the runtime; nothing to add.
@@ -191,9 +207,119 @@ impl Drop for Watcher {
     }
 }
 
+/// The notify watcher and the directories it watches, each non-recursively.
+struct DirWatches {
+    notify: RecommendedWatcher,
+    watched: HashSet<PathBuf>,
+    count: Arc<AtomicUsize>,
+}
+
+/// A watch that could not be added, and where.
+type WatchFailure = (PathBuf, notify::Error);
+
+impl DirWatches {
+    fn new(notify: RecommendedWatcher) -> DirWatches {
+        DirWatches {
+            notify,
+            watched: HashSet::new(),
+            count: Arc::new(AtomicUsize::new(0)),
+        }
+    }
+
+    /// Makes the watched set the directories the walk enters now (plus each one's
+    /// `.git/info`, where `exclude` lives), after the rules may have changed.
+    fn sync(&mut self, filter: &mut PathFilter) -> Result<(), WatchFailure> {
+        let root = filter.root().to_path_buf();
+        let wanted = walked_dirs(filter, &root);
+        let stale: Vec<PathBuf> = self
+            .watched
+            .iter()
+            .filter(|d| !wanted.contains(*d))
+            .cloned()
+            .collect();
+        for dir in stale {
+            self.watched.remove(&dir);
+            // A directory that vanished or was renamed is left to inotify (it drops the
+            // watch itself); unwatching it by its old name could remove the watch its
+            // inode now has under a new name. Only a live directory that became ignored
+            // is unwatched.
+            if dir.is_dir() {
+                let _ = self.notify.unwatch(&dir);
+            }
+        }
+        let result = wanted.iter().try_for_each(|dir| self.add(dir));
+        self.count.store(self.watched.len(), Ordering::Relaxed);
+        result
+    }
+
+    /// Watches `dir`, a directory the walk has just started to enter, and the walked
+    /// directories below it.
+    fn add_tree(&mut self, filter: &mut PathFilter, dir: &Path) -> Result<(), WatchFailure> {
+        let result = walked_dirs(filter, dir)
+            .iter()
+            .try_for_each(|d| self.add(d));
+        self.count.store(self.watched.len(), Ordering::Relaxed);
+        result
+    }
+
+    /// Forgets `dir` and everything below it (it vanished: inotify already dropped them).
+    fn forget_tree(&mut self, dir: &Path) {
+        self.watched.retain(|d| !d.starts_with(dir));
+        self.count.store(self.watched.len(), Ordering::Relaxed);
+    }
+
+    fn add(&mut self, dir: &Path) -> Result<(), WatchFailure> {
+        if self.watched.contains(dir) {
+            return Ok(());
+        }
+        match self.notify.watch(dir, RecursiveMode::NonRecursive) {
+            Ok(()) => {
+                self.watched.insert(dir.to_path_buf());
+                Ok(())
+            }
+            // Gone again before its watch: its removal is an event of its parent.
+            Err(err) if vanished(&err) => Ok(()),
+            Err(err) => Err((dir.to_path_buf(), err)),
+        }
+    }
+}
+
+/// `dir` and the directories below it that the walk enters, plus any `.git/info` of
+/// theirs; iteratively (no recursion depth to exhaust). Symlinks are never followed.
+fn walked_dirs(filter: &mut PathFilter, dir: &Path) -> BTreeSet<PathBuf> {
+    let mut out = BTreeSet::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let git_info = dir.join(".git").join("info");
+        if git_info.is_dir() {
+            out.insert(git_info);
+        }
+        if let Ok(entries) = fs::read_dir(&dir) {
+            for entry in entries.flatten() {
+                let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+                if is_dir && filter.classify(&entry.path(), Some(true)) == PathClass::Dir {
+                    stack.push(entry.path());
+                }
+            }
+        }
+        out.insert(dir);
+    }
+    out
+}
+
+/// True when a watch failed because its directory no longer exists.
+fn vanished(err: &notify::Error) -> bool {
+    match &err.kind {
+        notify::ErrorKind::PathNotFound => true,
+        notify::ErrorKind::Io(e) => e.kind() == io::ErrorKind::NotFound,
+        _ => false,
+    }
+}
+
 /// The `mapscope-watch` thread's state: the batch being collected and its deadlines.
 struct Coalescer {
     filter: PathFilter,
+    watches: DirWatches,
     opts: WatchOptions,
     pending: ChangeBatch,
     /// Set once the pending batch passed `max_paths`: later paths are not collected.
@@ -204,9 +330,10 @@ struct Coalescer {
 }
 
 impl Coalescer {
-    fn new(filter: PathFilter, opts: WatchOptions) -> Coalescer {
+    fn new(filter: PathFilter, watches: DirWatches, opts: WatchOptions) -> Coalescer {
         Coalescer {
             filter,
+            watches,
             opts,
             pending: ChangeBatch::default(),
             overflowed: false,
@@ -253,7 +380,8 @@ impl Coalescer {
             };
             match received {
                 Some(event) => self.add(event),
-                // The notify watcher is gone: send what we have and stop.
+                // The raw channel closed (cannot happen while `watches` holds the notify watcher):
+                // send what we have and stop.
                 None => {
                     self.flush(out);
                     return;
@@ -274,6 +402,16 @@ impl Coalescer {
 
     /// Sends the pending batch, if any; false when nobody listens any more.
     fn flush(&mut self, out: &Sender<ChangeBatch>) -> bool {
+        if self.pending.rescan {
+            // The rules may have changed which directories the walk enters.
+            if let Err((dir, err)) = self.watches.sync(&mut self.filter) {
+                self.pending.error = Some(format!(
+                    "cannot watch {}: {}",
+                    dir.display(),
+                    describe(&err)
+                ));
+            }
+        }
         let batch = std::mem::take(&mut self.pending);
         self.first = None;
         self.overflowed = false;
@@ -389,15 +527,23 @@ impl Coalescer {
                     EventKind::Create(_) | EventKind::Modify(ModifyKind::Name(_))
                 );
                 match fs::symlink_metadata(path) {
-                    // Files written into a new directory before notify added its watch
-                    // produce no events of their own: list them ourselves.
+                    // A new walked directory: watch it, then list its files, since those
+                    // written before the watch produce no events of their own.
                     Ok(meta) if meta.is_dir() => {
                         if appeared {
+                            if let Err((dir, err)) = self.watches.add_tree(&mut self.filter, path) {
+                                self.error(format!(
+                                    "cannot watch {}: {}",
+                                    dir.display(),
+                                    describe(&err)
+                                ));
+                            }
                             self.expand(path);
                         }
                     }
                     Ok(_) => {}
                     Err(_) => {
+                        self.watches.forget_tree(path);
                         if let Some(rel) = self.filter.rel_path(path) {
                             self.insert(rel);
                         }
@@ -677,6 +823,65 @@ mod tests {
         let (dir, w) = watched(&[("sub/m.ts", "x\n"), ("sub/deep/n.py", "n = 1\n")]);
         fs::rename(dir.path().join("sub"), dir.path().join("moved")).unwrap();
         expect_paths(&w, &["sub", "moved/m.ts", "moved/deep/n.py"]);
+    }
+
+    #[test]
+    fn only_walked_directories_get_a_watch() {
+        let mut files: Vec<(String, &str)> = vec![
+            ("src/a.ts".into(), "x\n"),
+            ("src/lib/b.ts".into(), "x\n"),
+            (".gitignore".into(), "gen/\n"),
+            ("gen/g.ts".into(), "x\n"),
+            (".cache/c.ts".into(), "x\n"),
+        ];
+        // A dependency tree as deep and wide as a small `node_modules`.
+        for i in 0..30 {
+            files.push((format!("node_modules/p{i}/lib/sub/index.js"), "x\n"));
+        }
+        let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), *t)).collect();
+        let (_dir, w) = watched(&files);
+        // The root, src, src/lib: not gen (ignored), .cache (hidden), node_modules.
+        assert_eq!(w.watched_dirs(), 3);
+    }
+
+    #[test]
+    fn a_new_directory_is_watched_for_later_writes() {
+        let (dir, w) = watched(BASE);
+        write(dir.path(), "newpkg/sub/first.ts", "x\n");
+        expect_paths(&w, &["newpkg/sub/first.ts"]);
+        assert_eq!(w.watched_dirs(), 4);
+        // Written after the batch: only a watch on `newpkg/sub` can report it.
+        write(dir.path(), "newpkg/sub/later.ts", "x\n");
+        expect_paths(&w, &["newpkg/sub/later.ts"]);
+    }
+
+    #[test]
+    fn a_renamed_directory_reports_later_writes_under_its_new_name() {
+        let (dir, w) = watched(&[("sub/m.ts", "x\n"), ("sub/deep/n.py", "n = 1\n")]);
+        fs::rename(dir.path().join("sub"), dir.path().join("moved")).unwrap();
+        expect_paths(&w, &["sub", "moved/m.ts"]);
+        write(dir.path(), "moved/deep/later.py", "x = 1\n");
+        let batches = expect_paths(&w, &["moved/deep/later.py"]);
+        assert!(
+            !union(&batches).contains("sub/deep/later.py"),
+            "{batches:?}"
+        );
+    }
+
+    #[test]
+    fn a_directory_no_longer_ignored_gets_watched() {
+        let (dir, w) = watched(&[
+            ("a.ts", "x\n"),
+            (".gitignore", "gen/\n"),
+            ("gen/g.ts", "x\n"),
+        ]);
+        assert_eq!(w.watched_dirs(), 1);
+        write(dir.path(), ".gitignore", "\n");
+        let batches = collect_until(&w, |b| b.iter().any(|b| b.rescan));
+        assert!(batches.iter().any(|b| b.rescan), "{batches:?}");
+        assert_eq!(w.watched_dirs(), 2);
+        write(dir.path(), "gen/later.ts", "x\n");
+        expect_paths(&w, &["gen/later.ts"]);
     }
 
     #[test]
