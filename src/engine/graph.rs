@@ -406,12 +406,10 @@ pub fn build_graph(files: &[ParsedFile], go_modules: &[GoModule]) -> FileGraph {
     // Definition names were interned first, so the definer tables need only their ids.
     let n_def_ids = interner.names.len();
     for f in files {
-        for r in &f.tags.refs {
-            interner.intern(&r.name);
-            // Qualifiers too: a Go package is bound by whichever spelling the file uses.
-            if let Some(q) = &r.qualifier {
-                interner.intern(q);
-            }
+        // Names and qualifiers (a Go package is bound by whichever spelling the file uses),
+        // each distinct one once, in the order the references first use them.
+        for name in f.tags.refs.names() {
+            interner.intern(name);
         }
         for imp in &f.tags.imports {
             for nm in &imp.names {
@@ -729,11 +727,11 @@ impl<'a> Builder<'a> {
             if r.kind == RefKind::Import {
                 continue; // counted from the import statement above
             }
-            let Some(id) = self.interner.get(&r.name) else {
+            let Some(id) = self.interner.get(r.name) else {
                 continue;
             };
             let w = kind_weight(r.kind);
-            if let Some(q) = r.qualifier.as_deref() {
+            if let Some(q) = r.qualifier {
                 // `ns.foo`, `pkg.Foo`, `mod.func`: the qualifier is a module binding.
                 if let Some(imps) = scope.namespaces.get(q) {
                     let mut module: Vec<usize> = imps
@@ -829,7 +827,7 @@ impl<'a> Builder<'a> {
             }
 
             // Unqualified.
-            if let Some(bindings) = scope.named.get(r.name.as_str()) {
+            if let Some(bindings) = scope.named.get(r.name) {
                 for &(i, k) in bindings {
                     if let Some(targets) = self.bind_named(memo, fi, i, k) {
                         acc.add(&targets, Binding::Resolved, w, |t, id| self.defines(t, id));
@@ -1186,7 +1184,7 @@ mod tests {
             Arc::from(""),
             FileTags {
                 defs,
-                refs,
+                refs: refs.into(),
                 imports,
                 parse_errors: 0,
             },

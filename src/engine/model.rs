@@ -163,7 +163,8 @@ pub struct Definition {
     pub scope_lines: Vec<u32>,
 }
 
-/// A use of a name found by a tags query.
+/// A use of a name, as plain owned values: what tests and the import extractor build. A file
+/// stores its references compactly in a [`RefList`] and hands out [`RefView`]s.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Reference {
     pub name: String,
@@ -172,6 +173,173 @@ pub struct Reference {
     /// For a member or selector use (`pkg.Func`, `mod.func()`, `obj.method()`): the object
     /// expression when it is a plain identifier (`pkg`, `mod`, `obj`, `this`).
     pub qualifier: Option<String>,
+}
+
+impl Reference {
+    pub fn view(&self) -> RefView<'_> {
+        RefView {
+            name: &self.name,
+            kind: self.kind,
+            line: self.line,
+            qualifier: self.qualifier.as_deref(),
+        }
+    }
+}
+
+/// One reference of a [`RefList`], borrowing its names from the list. Field order is the
+/// order references are sorted in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RefView<'a> {
+    pub line: u32,
+    pub name: &'a str,
+    pub kind: RefKind,
+    pub qualifier: Option<&'a str>,
+}
+
+/// Index of a name in a [`RefList`]'s table, plus one so `Option<NameId>` takes 4 bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+struct NameId(std::num::NonZeroU32);
+
+/// One reference, 16 bytes: its names are ids into the list's table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+struct PackedRef {
+    name: NameId,
+    qualifier: Option<NameId>,
+    line: u32,
+    kind: RefKind,
+}
+
+/// A file's references, sorted by (line, name, kind, qualifier) and distinct.
+///
+/// Why packed: references are most of what an index holds (354k in mypy). As `Reference`
+/// values they took 56 bytes each plus one or two small heap strings; here each is 16 bytes
+/// and every distinct name of the file is stored once, in one buffer.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefList {
+    /// The distinct names, concatenated; `name_ends[i]` is where name `i` ends.
+    names: String,
+    name_ends: Vec<u32>,
+    items: Vec<PackedRef>,
+}
+
+impl RefList {
+    /// Packs references that are already sorted and distinct (the extractor's order).
+    pub fn from_sorted<'a>(refs: impl IntoIterator<Item = RefView<'a>>) -> RefList {
+        let refs = refs.into_iter();
+        let mut list = RefList {
+            items: Vec::with_capacity(refs.size_hint().0),
+            ..RefList::default()
+        };
+        let mut ids: crate::engine::graph::FastMap<&'a str, NameId> = Default::default();
+        let mut intern = |list: &mut RefList, name: &'a str| -> NameId {
+            *ids.entry(name).or_insert_with(|| {
+                list.names.push_str(name);
+                list.name_ends.push(list.names.len() as u32);
+                // len ≥ 1 after the push, so the id is never zero.
+                NameId(std::num::NonZeroU32::MIN.saturating_add(list.name_ends.len() as u32 - 1))
+            })
+        };
+        for r in refs {
+            let name = intern(&mut list, r.name);
+            let qualifier = r.qualifier.map(|q| intern(&mut list, q));
+            list.items.push(PackedRef {
+                name,
+                qualifier,
+                line: r.line,
+                kind: r.kind,
+            });
+        }
+        list.names.shrink_to_fit();
+        list.name_ends.shrink_to_fit();
+        list
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    pub fn iter(&self) -> RefIter<'_> {
+        RefIter {
+            list: self,
+            items: self.items.iter(),
+        }
+    }
+
+    /// The distinct names the references use (names and qualifiers), each once.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        (0..self.name_ends.len()).map(|i| self.name_at(i))
+    }
+
+    fn name(&self, id: NameId) -> &str {
+        self.name_at(id.0.get() as usize - 1)
+    }
+
+    /// Name `i`; "" for an id out of range (only a corrupt cache could hold one).
+    fn name_at(&self, i: usize) -> &str {
+        let start = match i {
+            0 => 0,
+            _ => self.name_ends.get(i - 1).map_or(0, |&e| e as usize),
+        };
+        let end = self.name_ends.get(i).map_or(start, |&e| e as usize);
+        self.names.get(start..end).unwrap_or("")
+    }
+}
+
+impl From<Vec<Reference>> for RefList {
+    /// Packs in the given order (tests build lists by hand; the extractor sorts its own).
+    fn from(refs: Vec<Reference>) -> RefList {
+        RefList::from_sorted(refs.iter().map(Reference::view))
+    }
+}
+
+/// Iterator over a [`RefList`]'s references.
+#[derive(Clone)]
+pub struct RefIter<'a> {
+    list: &'a RefList,
+    items: std::slice::Iter<'a, PackedRef>,
+}
+
+impl<'a> RefIter<'a> {
+    fn unpack(&self, r: &PackedRef) -> RefView<'a> {
+        RefView {
+            line: r.line,
+            name: self.list.name(r.name),
+            kind: r.kind,
+            qualifier: r.qualifier.map(|q| self.list.name(q)),
+        }
+    }
+}
+
+impl<'a> Iterator for RefIter<'a> {
+    type Item = RefView<'a>;
+    fn next(&mut self) -> Option<RefView<'a>> {
+        let r = self.items.next()?;
+        Some(self.unpack(r))
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.items.size_hint()
+    }
+}
+
+impl ExactSizeIterator for RefIter<'_> {}
+
+impl DoubleEndedIterator for RefIter<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        let r = self.items.next_back()?;
+        Some(self.unpack(r))
+    }
+}
+
+impl<'a> IntoIterator for &'a RefList {
+    type Item = RefView<'a>;
+    type IntoIter = RefIter<'a>;
+    fn into_iter(self) -> RefIter<'a> {
+        self.iter()
+    }
 }
 
 /// One name bound by an import statement.
@@ -205,7 +373,7 @@ pub struct Import {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileTags {
     pub defs: Vec<Definition>,
-    pub refs: Vec<Reference>,
+    pub refs: RefList,
     pub imports: Vec<Import>,
     /// Number of ERROR/MISSING nodes tree-sitter reported; tags are still extracted.
     pub parse_errors: u32,
