@@ -34,7 +34,13 @@ fn observe(index: &Index) -> Observed {
         .iter()
         .map(|f| {
             let tags: FileTags = (*f.tags).clone();
-            (f.path.clone(), f.lang, f.size, f.source.to_string(), tags)
+            (
+                f.path.clone(),
+                f.lang,
+                f.size,
+                f.source().expect("full source").to_string(),
+                tags,
+            )
         })
         .collect();
     let path = |node: petgraph::graph::NodeIndex| index.files[index.graph.graph[node]].path.clone();

@@ -147,7 +147,9 @@ impl IndexService {
         let mut texts = BTreeMap::new();
         let mut symbols = 0;
         for f in &index.files {
-            texts.insert(f.path.clone(), f.source.clone());
+            if let Some(source) = f.source() {
+                texts.insert(f.path.clone(), source.clone());
+            }
             symbols += f.tags.defs.len();
         }
         for d in &index.docs {

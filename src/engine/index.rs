@@ -36,6 +36,11 @@ pub struct IndexOptions {
     /// Leave prose/config files unread. They only feed search's text evidence, so a
     /// map-only run (`mapscope map`) skips them to save time and memory.
     pub skip_docs: bool,
+    /// Keep of each file only the lines a map renders (signatures, scope headers) and which
+    /// lines are blank, instead of the whole source (see `ParsedFile::for_map`). For a
+    /// map-only run (`mapscope map`): search, previews and anything else that reads source
+    /// text need it off.
+    pub map_lines_only: bool,
 }
 
 /// Where a build may take already extracted tags from instead of parsing.
@@ -313,13 +318,18 @@ impl Index {
                             Origin::Parsed
                         };
                         let tags = cached.unwrap_or_else(|| Arc::new(parse_guarded(f.lang, &text)));
-                        let file = ParsedFile::new(
-                            f.rel_path.clone(),
-                            f.lang,
-                            f.size,
-                            Arc::from(text),
-                            tags,
-                        );
+                        let file = if opts.map_lines_only {
+                            // The full text is dropped here, while other files still parse.
+                            ParsedFile::for_map(f.rel_path.clone(), f.lang, f.size, &text, tags)
+                        } else {
+                            ParsedFile::new(
+                                f.rel_path.clone(),
+                                f.lang,
+                                f.size,
+                                Arc::from(text),
+                                tags,
+                            )
+                        };
                         Loaded::File(file.with_stamp(f.mtime_ns, hash), origin)
                     }
                 }

@@ -386,10 +386,8 @@ pub struct ParsedFile {
     pub path: String,
     pub lang: Lang,
     pub size: u64,
-    /// Source text (invalid UTF-8 replaced), kept for rendering maps and search.
-    pub source: Arc<str>,
-    /// Byte offset of the start of each line, so `line(n)` is O(1).
-    line_starts: Arc<[u32]>,
+    /// The text, whole or only the lines a map can show (see [`ParsedFile::for_map`]).
+    text: SourceText,
     /// Shared so an incremental refresh can reuse an unchanged file without copying.
     pub tags: Arc<FileTags>,
     /// Modification time (ns since the epoch, 0 when unknown) and xxh3 hash of the bytes
@@ -397,6 +395,125 @@ pub struct ParsedFile {
     pub mtime_ns: i64,
     pub hash: u64,
 }
+
+#[derive(Debug, Clone)]
+enum SourceText {
+    /// Source text (invalid UTF-8 replaced), kept for rendering maps, search and previews,
+    /// with the byte offset of the start of each line, so `line(n)` is O(1).
+    Full {
+        source: Arc<str>,
+        line_starts: Arc<[u32]>,
+    },
+    /// Only what a map renders: see [`MapLines`].
+    MapOnly(Arc<MapLines>),
+}
+
+/// The lines of a file a map can render (every definition's signature and scope header
+/// lines) and which lines are blank, nothing else. `mapscope map` keeps a file this way: a
+/// map-only run then holds a few percent of the sources instead of all of them.
+#[derive(Debug)]
+struct MapLines {
+    line_count: u32,
+    /// Kept line numbers (1-based), ascending.
+    numbers: Box<[u32]>,
+    /// End of each kept line in `text` (the kept lines are concatenated, without terminators).
+    ends: Box<[u32]>,
+    text: Box<str>,
+    /// Bit `n` set when line `n` (1-based) has a non-whitespace character.
+    nonblank: Box<[u64]>,
+}
+
+/// Byte offsets of the start of each line of `source`.
+fn line_starts_of(source: &str) -> Vec<u32> {
+    let mut line_starts = vec![0u32];
+    line_starts.extend(
+        source
+            .bytes()
+            .enumerate()
+            .filter(|(_, b)| *b == b'\n')
+            .map(|(i, _)| (i + 1) as u32),
+    );
+    line_starts
+}
+
+/// Number of lines (a trailing newline does not start a new line).
+fn line_count_of(source: &str, line_starts: &[u32]) -> u32 {
+    let n = line_starts.len() as u32;
+    if source.ends_with('\n') {
+        n - 1
+    } else {
+        n
+    }
+}
+
+/// Line `n` (1-based) of `source`, without its line terminator.
+fn line_of<'a>(source: &'a str, line_starts: &[u32], n: u32) -> Option<&'a str> {
+    if n == 0 || n > line_count_of(source, line_starts) {
+        return None;
+    }
+    let start = line_starts[(n - 1) as usize] as usize;
+    let end = line_starts
+        .get(n as usize)
+        .map_or(source.len(), |&e| e as usize - 1);
+    let line = source.get(start..end)?;
+    Some(line.strip_suffix('\r').unwrap_or(line))
+}
+
+impl MapLines {
+    fn new(source: &str, tags: &FileTags) -> MapLines {
+        let starts = line_starts_of(source);
+        let line_count = line_count_of(source, &starts);
+        let mut numbers: Vec<u32> = Vec::new();
+        for d in &tags.defs {
+            // The same lines the fit looks at (`repo_map::Fitter::def_lines`).
+            let sig_start = d.signature.start.max(1);
+            let sig_end = d
+                .signature
+                .end
+                .min(sig_start.saturating_add(MAP_SIGNATURE_LINES - 1))
+                .min(line_count);
+            numbers.extend(d.scope_lines.iter().copied());
+            numbers.extend(sig_start..=sig_end);
+        }
+        numbers.retain(|&n| n >= 1 && n <= line_count);
+        numbers.sort_unstable();
+        numbers.dedup();
+        let mut text = String::new();
+        let mut ends = Vec::with_capacity(numbers.len());
+        for &n in &numbers {
+            text.push_str(line_of(source, &starts, n).unwrap_or(""));
+            ends.push(text.len() as u32);
+        }
+        let mut nonblank = vec![0u64; (line_count as usize + 1).div_ceil(64)];
+        for n in 1..=line_count {
+            if line_of(source, &starts, n).is_some_and(|l| !l.trim().is_empty()) {
+                nonblank[n as usize / 64] |= 1 << (n % 64);
+            }
+        }
+        MapLines {
+            line_count,
+            numbers: numbers.into(),
+            ends: ends.into(),
+            text: text.into(),
+            nonblank: nonblank.into(),
+        }
+    }
+
+    fn line(&self, n: u32) -> Option<&str> {
+        let Ok(i) = self.numbers.binary_search(&n) else {
+            debug_assert!(
+                n == 0 || n > self.line_count,
+                "line {n} was not kept for the map"
+            );
+            return None;
+        };
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        self.text.get(start..self.ends[i] as usize)
+    }
+}
+
+/// How many lines of a signature a map shows at most (`repo_map` renders this many).
+pub(crate) const MAP_SIGNATURE_LINES: u32 = 16;
 
 impl ParsedFile {
     pub fn new(
@@ -406,21 +523,37 @@ impl ParsedFile {
         source: Arc<str>,
         tags: impl Into<Arc<FileTags>>,
     ) -> Self {
-        let mut line_starts = vec![0u32];
-        line_starts.extend(
-            source
-                .bytes()
-                .enumerate()
-                .filter(|(_, b)| *b == b'\n')
-                .map(|(i, _)| (i + 1) as u32),
-        );
+        let line_starts = line_starts_of(&source);
         ParsedFile {
             path,
             lang,
             size,
-            source,
-            line_starts: line_starts.into(),
+            text: SourceText::Full {
+                source,
+                line_starts: line_starts.into(),
+            },
             tags: tags.into(),
+            mtime_ns: 0,
+            hash: 0,
+        }
+    }
+
+    /// A file that keeps only the lines a map renders (see [`MapLines`]): `line(n)` answers
+    /// for those, `is_nonblank` for every line, and `source()` is `None`.
+    pub fn for_map(
+        path: String,
+        lang: Lang,
+        size: u64,
+        source: &str,
+        tags: impl Into<Arc<FileTags>>,
+    ) -> Self {
+        let tags = tags.into();
+        ParsedFile {
+            path,
+            lang,
+            size,
+            text: SourceText::MapOnly(Arc::new(MapLines::new(source, &tags))),
+            tags,
             mtime_ns: 0,
             hash: 0,
         }
@@ -433,28 +566,49 @@ impl ParsedFile {
         self
     }
 
-    /// Number of lines (a trailing newline does not start a new line).
-    pub fn line_count(&self) -> u32 {
-        let n = self.line_starts.len() as u32;
-        if self.source.ends_with('\n') {
-            n - 1
-        } else {
-            n
+    /// The whole source text (invalid UTF-8 replaced); `None` for a file built `for_map`.
+    pub fn source(&self) -> Option<&Arc<str>> {
+        match &self.text {
+            SourceText::Full { source, .. } => Some(source),
+            SourceText::MapOnly(_) => None,
         }
     }
 
-    /// Line `n` (1-based) of the source, without its line terminator.
-    pub fn line(&self, n: u32) -> Option<&str> {
-        if n == 0 || n > self.line_count() {
-            return None;
+    /// Number of lines (a trailing newline does not start a new line).
+    pub fn line_count(&self) -> u32 {
+        match &self.text {
+            SourceText::Full {
+                source,
+                line_starts,
+            } => line_count_of(source, line_starts),
+            SourceText::MapOnly(m) => m.line_count,
         }
-        let start = self.line_starts[(n - 1) as usize] as usize;
-        let end = self
-            .line_starts
-            .get(n as usize)
-            .map_or(self.source.len(), |&e| e as usize - 1);
-        let line = self.source.get(start..end)?;
-        Some(line.strip_suffix('\r').unwrap_or(line))
+    }
+
+    /// Line `n` (1-based) of the source, without its line terminator. A file built
+    /// `for_map` has only the lines a map renders.
+    pub fn line(&self, n: u32) -> Option<&str> {
+        match &self.text {
+            SourceText::Full {
+                source,
+                line_starts,
+            } => line_of(source, line_starts, n),
+            SourceText::MapOnly(m) => m.line(n),
+        }
+    }
+
+    /// Whether line `n` (1-based) exists and has a non-whitespace character.
+    pub fn is_nonblank(&self, n: u32) -> bool {
+        match &self.text {
+            SourceText::Full { .. } => self.line(n).is_some_and(|l| !l.trim().is_empty()),
+            SourceText::MapOnly(m) => {
+                n >= 1
+                    && n <= m.line_count
+                    && m.nonblank
+                        .get(n as usize / 64)
+                        .is_some_and(|w| w & (1 << (n % 64)) != 0)
+            }
+        }
     }
 }
 
