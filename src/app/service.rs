@@ -454,7 +454,11 @@ fn why_view(
             WhyEdge {
                 path: index.files[src].path.clone(),
                 weight: e.weight,
-                idents: idents.into_iter().take(8).map(|(n, _)| n).collect(),
+                idents: idents
+                    .into_iter()
+                    .take(8)
+                    .map(|(n, _)| n.to_string())
+                    .collect(),
             }
         })
         .collect();

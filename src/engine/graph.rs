@@ -46,6 +46,7 @@ use petgraph::Direction;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
 
 /// A fallback name defined in more files than this is too generic to say anything.
 pub const FALLBACK_MAX_DEFINERS: usize = 20;
@@ -179,8 +180,9 @@ pub(crate) type FastSet<K> = HashSet<K, BuildHasherDefault<FxHasher>>;
 #[derive(Debug, Clone, PartialEq)]
 pub struct FileEdge {
     pub weight: f64,
-    /// The identifiers that produced the edge with their weights, sorted by name.
-    pub idents: Vec<(String, f64)>,
+    /// The identifiers that produced the edge with their weights, sorted by name. Each name
+    /// is one allocation shared by every edge (and `ident_ids`) that carries it.
+    pub idents: Vec<(Arc<str>, f64)>,
 }
 
 /// Compressed rows: row `i` is `items[ptr[i]..ptr[i + 1]]`.
@@ -227,7 +229,7 @@ pub struct FileGraph {
     /// Node `i` holds file index `i`; edge `e` is `edges` entry `e` of the CSR below.
     pub graph: DiGraph<usize, FileEdge>,
     pub(crate) n: usize,
-    pub(crate) ident_ids: FastMap<String, u32>,
+    pub(crate) ident_ids: FastMap<Arc<str>, u32>,
     /// Per source file: target file of each out-edge (edges sorted by (source, target)).
     pub(crate) edges: Csr<u32>,
     pub(crate) edge_w: Vec<f64>,
@@ -480,7 +482,12 @@ pub fn build_graph(files: &[ParsedFile], go_modules: &[GoModule]) -> FileGraph {
         .into_par_iter()
         .map(|fi| b.file_triples(fi))
         .collect();
-    let triples: Vec<(u32, u32, u32, f64)> = per_file.into_iter().flatten().collect();
+    // Concatenated into an exactly sized vector, each file's part freed as it is copied
+    // (`flatten().collect()` cannot know the total and grows by doubling).
+    let mut triples = Vec::with_capacity(per_file.iter().map(Vec::len).sum());
+    for part in per_file {
+        triples.extend(part);
+    }
 
     b.into_graph(n, triples)
 }
@@ -907,6 +914,11 @@ impl<'a> Builder<'a> {
 
     fn into_graph(self, n: usize, triples: Vec<(u32, u32, u32, f64)>) -> FileGraph {
         let files = self.files;
+        // Binding is done: free its tables before the graph's own are built (peak memory).
+        drop(self.definers);
+        drop(self.method_definers);
+        drop(self.resolved);
+        drop(self.go_dirs);
         // Edges: consecutive triples with the same (source, target).
         let mut edge_src: Vec<u32> = Vec::new();
         let mut edge_dst: Vec<u32> = Vec::new();
@@ -969,10 +981,12 @@ impl<'a> Builder<'a> {
             ptr: tdef_ptr,
             items: tdef_items,
         };
+        let n_trips = triples.len();
+        drop(triples);
 
         let n_ids = self.interner.names.len();
         // Identifier → (edge, triple), by counting sort.
-        let mut pairs: Vec<(usize, (u32, u32))> = Vec::with_capacity(triples.len());
+        let mut pairs: Vec<(usize, (u32, u32))> = Vec::with_capacity(n_trips);
         for e in 0..edge_dst.len() {
             for t in trips.range(e) {
                 pairs.push((trips.items[t].0 as usize, (e as u32, t as u32)));
@@ -1031,11 +1045,12 @@ impl<'a> Builder<'a> {
         for i in 0..n {
             graph.add_node(i);
         }
+        let names: Vec<Arc<str>> = self.interner.names.iter().map(|&s| Arc::from(s)).collect();
         for e in 0..edge_dst.len() {
-            let mut idents: Vec<(String, f64)> = trips
+            let mut idents: Vec<(Arc<str>, f64)> = trips
                 .row(e)
                 .iter()
-                .map(|&(id, w)| (self.interner.names[id as usize].to_string(), w))
+                .map(|&(id, w)| (names[id as usize].clone(), w))
                 .collect();
             idents.sort_by(|a, b| a.0.cmp(&b.0));
             graph.add_edge(
@@ -1048,12 +1063,10 @@ impl<'a> Builder<'a> {
             );
         }
 
-        let ident_ids = self
-            .interner
-            .names
-            .iter()
+        let ident_ids = names
+            .into_iter()
             .enumerate()
-            .map(|(i, s)| (s.to_string(), i as u32))
+            .map(|(i, s)| (s, i as u32))
             .collect();
 
         FileGraph {
@@ -1200,7 +1213,7 @@ mod tests {
         g.outgoing(a)
             .into_iter()
             .find(|(t, _)| *t == b)
-            .map(|(_, e)| e.idents.iter().map(|(n, _)| n.clone()).collect())
+            .map(|(_, e)| e.idents.iter().map(|(n, _)| n.to_string()).collect())
     }
     fn edge_w(g: &FileGraph, a: usize, b: usize) -> f64 {
         g.outgoing(a)

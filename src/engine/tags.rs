@@ -322,6 +322,7 @@ impl<'s, 't> Extractor<'s, 't> {
         tags.defs = self.build_defs();
         tags.refs = self.build_refs(import_refs);
         tags.imports = imports;
+        tags.imports.shrink_to_fit();
         tags
     }
 
@@ -596,6 +597,9 @@ impl<'s, 't> Extractor<'s, 't> {
                 b.lines.end,
             ))
         });
+        // The collect above reuses the buffer of the larger `Resolved` items: give the slack
+        // back, the definitions live as long as the index.
+        defs.shrink_to_fit();
         defs
     }
 
