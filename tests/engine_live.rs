@@ -73,7 +73,7 @@ fn observe(index: &Index) -> Observed {
             .map(|d| (d.path.clone(), d.text.to_string()))
             .collect(),
         edges,
-        prior: index.prior.iter().map(|p| p.to_bits()).collect(),
+        prior: index.prior().iter().map(|p| p.to_bits()).collect(),
         ranked: ranked.defs,
         map: render(&map, &index.files, MapFormat::Text),
     }
