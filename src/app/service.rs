@@ -449,8 +449,8 @@ fn why_view(
         .incoming(fi)
         .into_iter()
         .map(|(src, e)| {
-            let mut idents = e.idents.clone();
-            idents.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            let mut idents = index.graph.edge_idents(e);
+            idents.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
             WhyEdge {
                 path: index.files[src].path.clone(),
                 weight: e.weight,

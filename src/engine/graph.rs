@@ -180,9 +180,9 @@ pub(crate) type FastSet<K> = HashSet<K, BuildHasherDefault<FxHasher>>;
 #[derive(Debug, Clone, PartialEq)]
 pub struct FileEdge {
     pub weight: f64,
-    /// The identifiers that produced the edge with their weights, sorted by name. Each name
-    /// is one allocation shared by every edge (and `ident_ids`) that carries it.
-    pub idents: Vec<(Arc<str>, f64)>,
+    /// The edge's row in `FileGraph::trips`, where its identifiers are: read them with
+    /// `FileGraph::edge_idents` (a copy per edge was a few MB on a large repository).
+    trips_row: u32,
 }
 
 /// Compressed rows: row `i` is `items[ptr[i]..ptr[i + 1]]`.
@@ -230,6 +230,8 @@ pub struct FileGraph {
     pub graph: DiGraph<usize, FileEdge>,
     pub(crate) n: usize,
     pub(crate) ident_ids: FastMap<Arc<str>, u32>,
+    /// Per identifier id: its name (shared with `ident_ids`).
+    ident_names: Vec<Arc<str>>,
     /// Per source file: target file of each out-edge (edges sorted by (source, target)).
     pub(crate) edges: Csr<u32>,
     pub(crate) edge_w: Vec<f64>,
@@ -290,6 +292,18 @@ impl FileGraph {
             .collect();
         out.sort_by_key(|&(f, _)| f);
         out
+    }
+
+    /// The identifiers that produced an edge with their weights, sorted by name.
+    pub fn edge_idents(&self, edge: &FileEdge) -> Vec<(&str, f64)> {
+        let mut idents: Vec<(&str, f64)> = self
+            .trips
+            .row(edge.trips_row as usize)
+            .iter()
+            .filter_map(|&(id, w)| self.ident_names.get(id as usize).map(|n| (&**n, w)))
+            .collect();
+        idents.sort_by(|a, b| a.0.cmp(b.0));
+        idents
     }
 
     /// The id of an identifier that appears in some definition, reference or import.
@@ -1045,34 +1059,30 @@ impl<'a> Builder<'a> {
         for i in 0..n {
             graph.add_node(i);
         }
-        let names: Vec<Arc<str>> = self.interner.names.iter().map(|&s| Arc::from(s)).collect();
         for e in 0..edge_dst.len() {
-            let mut idents: Vec<(Arc<str>, f64)> = trips
-                .row(e)
-                .iter()
-                .map(|&(id, w)| (names[id as usize].clone(), w))
-                .collect();
-            idents.sort_by(|a, b| a.0.cmp(&b.0));
             graph.add_edge(
                 NodeIndex::new(edge_src[e] as usize),
                 NodeIndex::new(edge_dst[e] as usize),
                 FileEdge {
                     weight: edge_w[e],
-                    idents,
+                    trips_row: e as u32,
                 },
             );
         }
 
-        let ident_ids = names
-            .into_iter()
+        let ident_names: Vec<Arc<str>> =
+            self.interner.names.iter().map(|&s| Arc::from(s)).collect();
+        let ident_ids = ident_names
+            .iter()
             .enumerate()
-            .map(|(i, s)| (s, i as u32))
+            .map(|(i, s)| (s.clone(), i as u32))
             .collect();
 
         FileGraph {
             graph,
             n,
             ident_ids,
+            ident_names,
             edges,
             edge_w,
             trips,
@@ -1213,7 +1223,12 @@ mod tests {
         g.outgoing(a)
             .into_iter()
             .find(|(t, _)| *t == b)
-            .map(|(_, e)| e.idents.iter().map(|(n, _)| n.to_string()).collect())
+            .map(|(_, e)| {
+                g.edge_idents(e)
+                    .into_iter()
+                    .map(|(n, _)| n.to_string())
+                    .collect()
+            })
     }
     fn edge_w(g: &FileGraph, a: usize, b: usize) -> f64 {
         g.outgoing(a)
