@@ -196,23 +196,46 @@ pub struct RefView<'a> {
     pub qualifier: Option<&'a str>,
 }
 
-/// Index of a name in a [`RefList`]'s table, plus one so `Option<NameId>` takes 4 bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-struct NameId(std::num::NonZeroU32);
-
-/// One reference, 16 bytes: its names are ids into the list's table.
+/// One reference, 12 bytes: its names are indexes into the list's table, the kind shares a
+/// word with the name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 struct PackedRef {
-    name: NameId,
-    qualifier: Option<NameId>,
+    /// `name index << KIND_BITS | kind code`.
+    name_kind: u32,
+    /// Qualifier's name index + 1; 0 for none.
+    qualifier: u32,
     line: u32,
-    kind: RefKind,
+}
+
+const KIND_BITS: u32 = 3;
+/// A file never has this many distinct names (files are size-limited); past it, references
+/// are dropped rather than packed wrong.
+const MAX_NAMES: usize = (u32::MAX >> KIND_BITS) as usize;
+
+fn kind_code(kind: RefKind) -> u32 {
+    match kind {
+        RefKind::Call => 0,
+        RefKind::Reference => 1,
+        RefKind::Type => 2,
+        RefKind::Heritage => 3,
+        RefKind::Import => 4,
+    }
+}
+
+fn kind_of(code: u32) -> RefKind {
+    match code {
+        0 => RefKind::Call,
+        2 => RefKind::Type,
+        3 => RefKind::Heritage,
+        4 => RefKind::Import,
+        _ => RefKind::Reference,
+    }
 }
 
 /// A file's references, sorted by (line, name, kind, qualifier) and distinct.
 ///
 /// Why packed: references are most of what an index holds (354k in mypy). As `Reference`
-/// values they took 56 bytes each plus one or two small heap strings; here each is 16 bytes
+/// values they took 56 bytes each plus one or two small heap strings; here each is 12 bytes
 /// and every distinct name of the file is stored once, in one buffer.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RefList {
@@ -230,23 +253,35 @@ impl RefList {
             items: Vec::with_capacity(refs.size_hint().0),
             ..RefList::default()
         };
-        let mut ids: crate::engine::graph::FastMap<&'a str, NameId> = Default::default();
-        let mut intern = |list: &mut RefList, name: &'a str| -> NameId {
-            *ids.entry(name).or_insert_with(|| {
-                list.names.push_str(name);
-                list.name_ends.push(list.names.len() as u32);
-                // len ≥ 1 after the push, so the id is never zero.
-                NameId(std::num::NonZeroU32::MIN.saturating_add(list.name_ends.len() as u32 - 1))
-            })
+        let mut ids: crate::engine::graph::FastMap<&'a str, u32> = Default::default();
+        let mut intern = |list: &mut RefList, name: &'a str| -> Option<u32> {
+            if let Some(&i) = ids.get(name) {
+                return Some(i);
+            }
+            let i = list.name_ends.len();
+            if i >= MAX_NAMES {
+                return None;
+            }
+            list.names.push_str(name);
+            list.name_ends.push(list.names.len() as u32);
+            ids.insert(name, i as u32);
+            Some(i as u32)
         };
         for r in refs {
-            let name = intern(&mut list, r.name);
-            let qualifier = r.qualifier.map(|q| intern(&mut list, q));
+            let Some(name) = intern(&mut list, r.name) else {
+                break;
+            };
+            let qualifier = match r.qualifier {
+                None => 0,
+                Some(q) => match intern(&mut list, q) {
+                    Some(i) => i + 1,
+                    None => break,
+                },
+            };
             list.items.push(PackedRef {
-                name,
+                name_kind: name << KIND_BITS | kind_code(r.kind),
                 qualifier,
                 line: r.line,
-                kind: r.kind,
             });
         }
         list.names.shrink_to_fit();
@@ -272,10 +307,6 @@ impl RefList {
     /// The distinct names the references use (names and qualifiers), each once.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         (0..self.name_ends.len()).map(|i| self.name_at(i))
-    }
-
-    fn name(&self, id: NameId) -> &str {
-        self.name_at(id.0.get() as usize - 1)
     }
 
     /// Name `i`; "" for an id out of range (only a corrupt cache could hold one).
@@ -307,9 +338,9 @@ impl<'a> RefIter<'a> {
     fn unpack(&self, r: &PackedRef) -> RefView<'a> {
         RefView {
             line: r.line,
-            name: self.list.name(r.name),
-            kind: r.kind,
-            qualifier: r.qualifier.map(|q| self.list.name(q)),
+            name: self.list.name_at((r.name_kind >> KIND_BITS) as usize),
+            kind: kind_of(r.name_kind & ((1 << KIND_BITS) - 1)),
+            qualifier: (r.qualifier > 0).then(|| self.list.name_at(r.qualifier as usize - 1)),
         }
     }
 }
