@@ -313,15 +313,18 @@ fn build_index(
     build_index_with(path, max_file_size, cache, false)
 }
 
+/// `map_only`: the index only serves maps, so prose/config files stay unread and each file
+/// keeps only the lines a map renders (`IndexOptions::skip_docs`, `map_lines_only`).
 fn build_index_with(
     path: &Option<PathBuf>,
     max_file_size: Option<u64>,
     cache: CacheArgs,
-    skip_docs: bool,
+    map_only: bool,
 ) -> anyhow::Result<Index> {
     let mut opts = IndexOptions {
         use_cache: !cache.no_cache,
-        skip_docs,
+        skip_docs: map_only,
+        map_lines_only: map_only,
         ..IndexOptions::default()
     };
     if let Some(max) = max_file_size {
@@ -402,7 +405,8 @@ fn cmd_map(args: &MapArgs) -> anyhow::Result<()> {
     // and parsed (the OnceLock makes the fit wait for it if it is not ready yet).
     let kind = args.tokenizer;
     std::thread::spawn(move || tokenizer(kind).count(""));
-    // The map never shows prose or config files: don't read them.
+    // The map never shows prose or config files, nor most lines of code files: don't keep
+    // them.
     let index = build_index_with(&args.path, Some(args.max_file_size), args.cache, true)?;
     for f in &args.focus {
         if index.resolve_user_path(f).is_none() {

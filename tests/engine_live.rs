@@ -34,7 +34,13 @@ fn observe(index: &Index) -> Observed {
         .iter()
         .map(|f| {
             let tags: FileTags = (*f.tags).clone();
-            (f.path.clone(), f.lang, f.size, f.source.to_string(), tags)
+            (
+                f.path.clone(),
+                f.lang,
+                f.size,
+                f.source().expect("full source").to_string(),
+                tags,
+            )
         })
         .collect();
     let path = |node: petgraph::graph::NodeIndex| index.files[index.graph.graph[node]].path.clone();
@@ -67,7 +73,7 @@ fn observe(index: &Index) -> Observed {
             .map(|d| (d.path.clone(), d.text.to_string()))
             .collect(),
         edges,
-        prior: index.prior.iter().map(|p| p.to_bits()).collect(),
+        prior: index.prior().iter().map(|p| p.to_bits()).collect(),
         ranked: ranked.defs,
         map: render(&map, &index.files, MapFormat::Text),
     }

@@ -63,7 +63,7 @@ fn file(
         Arc::from(""),
         FileTags {
             defs,
-            refs,
+            refs: refs.into(),
             imports,
             parse_errors: 0,
         },
@@ -573,7 +573,7 @@ fn synthetic_scale_timing() {
     let mut naive = std::collections::HashSet::new();
     for (fi, f) in files.iter().enumerate() {
         for r in &f.tags.refs {
-            for &d in definers.get(r.name.as_str()).map_or(&[][..], Vec::as_slice) {
+            for &d in definers.get(r.name).map_or(&[][..], Vec::as_slice) {
                 naive.insert((fi, d));
             }
         }

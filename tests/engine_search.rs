@@ -58,7 +58,7 @@ fn file(
     let lang = Lang::from_path(path).expect("known language");
     let tags = FileTags {
         defs,
-        refs,
+        refs: refs.into(),
         imports,
         parse_errors: 0,
     };

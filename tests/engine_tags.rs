@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use mapscope::engine::lang::check_all_queries;
 use mapscope::engine::tags::extract_tags;
-use mapscope::engine::{DefKind, Definition, FileTags, Import, Lang, RefKind, Reference};
+use mapscope::engine::{DefKind, Definition, FileTags, Import, Lang, RefKind, RefView};
 
 fn fixture_root(repo: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -122,7 +122,7 @@ fn def<'a>(tags: &'a FileTags, name: &str) -> &'a Definition {
 fn has_ref(tags: &FileTags, name: &str, kind: RefKind, qualifier: Option<&str>) -> bool {
     tags.refs
         .iter()
-        .any(|r| r.name == name && r.kind == kind && r.qualifier.as_deref() == qualifier)
+        .any(|r| r.name == name && r.kind == kind && r.qualifier == qualifier)
 }
 
 #[track_caller]
@@ -134,7 +134,7 @@ fn assert_ref(tags: &FileTags, name: &str, kind: RefKind, qualifier: Option<&str
     );
 }
 
-fn refs_named<'a>(tags: &'a FileTags, name: &str) -> Vec<&'a Reference> {
+fn refs_named<'a>(tags: &'a FileTags, name: &str) -> Vec<RefView<'a>> {
     tags.refs.iter().filter(|r| r.name == name).collect()
 }
 
@@ -199,10 +199,11 @@ fn fixtures_parse_cleanly_and_sorted() {
                 "{repo}/{path}: defs not sorted"
             );
             assert!(
-                tags.refs
-                    .windows(2)
-                    .all(|w| (w[0].line, &w[0].name, w[0].kind)
-                        <= (w[1].line, &w[1].name, w[1].kind)),
+                tags.refs.iter().collect::<Vec<_>>().windows(2).all(|w| (
+                    w[0].line, w[0].name, w[0].kind
+                ) <= (
+                    w[1].line, w[1].name, w[1].kind
+                )),
                 "{repo}/{path}: refs not sorted"
             );
             for d in &tags.defs {

@@ -147,7 +147,9 @@ impl IndexService {
         let mut texts = BTreeMap::new();
         let mut symbols = 0;
         for f in &index.files {
-            texts.insert(f.path.clone(), f.source.clone());
+            if let Some(source) = f.source() {
+                texts.insert(f.path.clone(), source.clone());
+            }
             symbols += f.tags.defs.len();
         }
         for d in &index.docs {
@@ -447,12 +449,16 @@ fn why_view(
         .incoming(fi)
         .into_iter()
         .map(|(src, e)| {
-            let mut idents = e.idents.clone();
-            idents.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            let mut idents = index.graph.edge_idents(e);
+            idents.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
             WhyEdge {
                 path: index.files[src].path.clone(),
                 weight: e.weight,
-                idents: idents.into_iter().take(8).map(|(n, _)| n).collect(),
+                idents: idents
+                    .into_iter()
+                    .take(8)
+                    .map(|(n, _)| n.to_string())
+                    .collect(),
             }
         })
         .collect();

@@ -46,6 +46,7 @@ use petgraph::Direction;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
 
 /// A fallback name defined in more files than this is too generic to say anything.
 pub const FALLBACK_MAX_DEFINERS: usize = 20;
@@ -179,8 +180,9 @@ pub(crate) type FastSet<K> = HashSet<K, BuildHasherDefault<FxHasher>>;
 #[derive(Debug, Clone, PartialEq)]
 pub struct FileEdge {
     pub weight: f64,
-    /// The identifiers that produced the edge with their weights, sorted by name.
-    pub idents: Vec<(String, f64)>,
+    /// The edge's row in `FileGraph::trips`, where its identifiers are: read them with
+    /// `FileGraph::edge_idents` (a copy per edge was a few MB on a large repository).
+    trips_row: u32,
 }
 
 /// Compressed rows: row `i` is `items[ptr[i]..ptr[i + 1]]`.
@@ -227,7 +229,9 @@ pub struct FileGraph {
     /// Node `i` holds file index `i`; edge `e` is `edges` entry `e` of the CSR below.
     pub graph: DiGraph<usize, FileEdge>,
     pub(crate) n: usize,
-    pub(crate) ident_ids: FastMap<String, u32>,
+    pub(crate) ident_ids: FastMap<Arc<str>, u32>,
+    /// Per identifier id: its name (shared with `ident_ids`).
+    ident_names: Vec<Arc<str>>,
     /// Per source file: target file of each out-edge (edges sorted by (source, target)).
     pub(crate) edges: Csr<u32>,
     pub(crate) edge_w: Vec<f64>,
@@ -288,6 +292,18 @@ impl FileGraph {
             .collect();
         out.sort_by_key(|&(f, _)| f);
         out
+    }
+
+    /// The identifiers that produced an edge with their weights, sorted by name.
+    pub fn edge_idents(&self, edge: &FileEdge) -> Vec<(&str, f64)> {
+        let mut idents: Vec<(&str, f64)> = self
+            .trips
+            .row(edge.trips_row as usize)
+            .iter()
+            .filter_map(|&(id, w)| self.ident_names.get(id as usize).map(|n| (&**n, w)))
+            .collect();
+        idents.sort_by(|a, b| a.0.cmp(b.0));
+        idents
     }
 
     /// The id of an identifier that appears in some definition, reference or import.
@@ -406,12 +422,10 @@ pub fn build_graph(files: &[ParsedFile], go_modules: &[GoModule]) -> FileGraph {
     // Definition names were interned first, so the definer tables need only their ids.
     let n_def_ids = interner.names.len();
     for f in files {
-        for r in &f.tags.refs {
-            interner.intern(&r.name);
-            // Qualifiers too: a Go package is bound by whichever spelling the file uses.
-            if let Some(q) = &r.qualifier {
-                interner.intern(q);
-            }
+        // Names and qualifiers (a Go package is bound by whichever spelling the file uses),
+        // each distinct one once, in the order the references first use them.
+        for name in f.tags.refs.names() {
+            interner.intern(name);
         }
         for imp in &f.tags.imports {
             for nm in &imp.names {
@@ -482,7 +496,12 @@ pub fn build_graph(files: &[ParsedFile], go_modules: &[GoModule]) -> FileGraph {
         .into_par_iter()
         .map(|fi| b.file_triples(fi))
         .collect();
-    let triples: Vec<(u32, u32, u32, f64)> = per_file.into_iter().flatten().collect();
+    // Concatenated into an exactly sized vector, each file's part freed as it is copied
+    // (`flatten().collect()` cannot know the total and grows by doubling).
+    let mut triples = Vec::with_capacity(per_file.iter().map(Vec::len).sum());
+    for part in per_file {
+        triples.extend(part);
+    }
 
     b.into_graph(n, triples)
 }
@@ -729,11 +748,11 @@ impl<'a> Builder<'a> {
             if r.kind == RefKind::Import {
                 continue; // counted from the import statement above
             }
-            let Some(id) = self.interner.get(&r.name) else {
+            let Some(id) = self.interner.get(r.name) else {
                 continue;
             };
             let w = kind_weight(r.kind);
-            if let Some(q) = r.qualifier.as_deref() {
+            if let Some(q) = r.qualifier {
                 // `ns.foo`, `pkg.Foo`, `mod.func`: the qualifier is a module binding.
                 if let Some(imps) = scope.namespaces.get(q) {
                     let mut module: Vec<usize> = imps
@@ -829,7 +848,7 @@ impl<'a> Builder<'a> {
             }
 
             // Unqualified.
-            if let Some(bindings) = scope.named.get(r.name.as_str()) {
+            if let Some(bindings) = scope.named.get(r.name) {
                 for &(i, k) in bindings {
                     if let Some(targets) = self.bind_named(memo, fi, i, k) {
                         acc.add(&targets, Binding::Resolved, w, |t, id| self.defines(t, id));
@@ -909,6 +928,11 @@ impl<'a> Builder<'a> {
 
     fn into_graph(self, n: usize, triples: Vec<(u32, u32, u32, f64)>) -> FileGraph {
         let files = self.files;
+        // Binding is done: free its tables before the graph's own are built (peak memory).
+        drop(self.definers);
+        drop(self.method_definers);
+        drop(self.resolved);
+        drop(self.go_dirs);
         // Edges: consecutive triples with the same (source, target).
         let mut edge_src: Vec<u32> = Vec::new();
         let mut edge_dst: Vec<u32> = Vec::new();
@@ -971,10 +995,12 @@ impl<'a> Builder<'a> {
             ptr: tdef_ptr,
             items: tdef_items,
         };
+        let n_trips = triples.len();
+        drop(triples);
 
         let n_ids = self.interner.names.len();
         // Identifier → (edge, triple), by counting sort.
-        let mut pairs: Vec<(usize, (u32, u32))> = Vec::with_capacity(triples.len());
+        let mut pairs: Vec<(usize, (u32, u32))> = Vec::with_capacity(n_trips);
         for e in 0..edge_dst.len() {
             for t in trips.range(e) {
                 pairs.push((trips.items[t].0 as usize, (e as u32, t as u32)));
@@ -1034,34 +1060,29 @@ impl<'a> Builder<'a> {
             graph.add_node(i);
         }
         for e in 0..edge_dst.len() {
-            let mut idents: Vec<(String, f64)> = trips
-                .row(e)
-                .iter()
-                .map(|&(id, w)| (self.interner.names[id as usize].to_string(), w))
-                .collect();
-            idents.sort_by(|a, b| a.0.cmp(&b.0));
             graph.add_edge(
                 NodeIndex::new(edge_src[e] as usize),
                 NodeIndex::new(edge_dst[e] as usize),
                 FileEdge {
                     weight: edge_w[e],
-                    idents,
+                    trips_row: e as u32,
                 },
             );
         }
 
-        let ident_ids = self
-            .interner
-            .names
+        let ident_names: Vec<Arc<str>> =
+            self.interner.names.iter().map(|&s| Arc::from(s)).collect();
+        let ident_ids = ident_names
             .iter()
             .enumerate()
-            .map(|(i, s)| (s.to_string(), i as u32))
+            .map(|(i, s)| (s.clone(), i as u32))
             .collect();
 
         FileGraph {
             graph,
             n,
             ident_ids,
+            ident_names,
             edges,
             edge_w,
             trips,
@@ -1186,7 +1207,7 @@ mod tests {
             Arc::from(""),
             FileTags {
                 defs,
-                refs,
+                refs: refs.into(),
                 imports,
                 parse_errors: 0,
             },
@@ -1202,7 +1223,12 @@ mod tests {
         g.outgoing(a)
             .into_iter()
             .find(|(t, _)| *t == b)
-            .map(|(_, e)| e.idents.iter().map(|(n, _)| n.clone()).collect())
+            .map(|(_, e)| {
+                g.edge_idents(e)
+                    .into_iter()
+                    .map(|(n, _)| n.to_string())
+                    .collect()
+            })
     }
     fn edge_w(g: &FileGraph, a: usize, b: usize) -> f64 {
         g.outgoing(a)

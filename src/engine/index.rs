@@ -36,6 +36,11 @@ pub struct IndexOptions {
     /// Leave prose/config files unread. They only feed search's text evidence, so a
     /// map-only run (`mapscope map`) skips them to save time and memory.
     pub skip_docs: bool,
+    /// Keep of each file only the lines a map renders (signatures, scope headers) and which
+    /// lines are blank, instead of the whole source (see `ParsedFile::for_map`). For a
+    /// map-only run (`mapscope map`): search, previews and anything else that reads source
+    /// text need it off.
+    pub map_lines_only: bool,
 }
 
 /// Where a build may take already extracted tags from instead of parsing.
@@ -116,10 +121,9 @@ pub struct Index {
     pub cache: Option<DiskCache>,
     /// Why the cache was not used or was ignored, for the user's log or status bar.
     pub cache_warning: Option<String>,
-    /// Unpersonalized PageRank per file: the search prior.
-    pub prior: Vec<f64>,
-    /// Undirected, weighted adjacency over files, for search's graph diffusion.
-    pub neighbors: Vec<Vec<(usize, f64)>>,
+    /// Search's graph signals (see `graph_signals`), computed on first use: a map never
+    /// needs them, and their transient edge lists would raise a map-only run's peak memory.
+    signals: OnceLock<GraphSignals>,
     by_path: BTreeMap<String, usize>,
     /// Whether the persistent cache lacks something this index parsed.
     cache_stale: bool,
@@ -313,13 +317,18 @@ impl Index {
                             Origin::Parsed
                         };
                         let tags = cached.unwrap_or_else(|| Arc::new(parse_guarded(f.lang, &text)));
-                        let file = ParsedFile::new(
-                            f.rel_path.clone(),
-                            f.lang,
-                            f.size,
-                            Arc::from(text),
-                            tags,
-                        );
+                        let file = if opts.map_lines_only {
+                            // The full text is dropped here, while other files still parse.
+                            ParsedFile::for_map(f.rel_path.clone(), f.lang, f.size, &text, tags)
+                        } else {
+                            ParsedFile::new(
+                                f.rel_path.clone(),
+                                f.lang,
+                                f.size,
+                                Arc::from(text),
+                                tags,
+                            )
+                        };
                         Loaded::File(file.with_stamp(f.mtime_ns, hash), origin)
                     }
                 }
@@ -363,7 +372,6 @@ impl Index {
             total: files.len(),
         });
         let graph = build_graph(&files, &walked.go_modules);
-        let (prior, neighbors) = graph_signals(&graph, files.len());
         let graph_ms = ms_since(t2);
 
         let by_path = files
@@ -387,8 +395,7 @@ impl Index {
             cache: None,
             cache_warning: None,
             cache_stale: false,
-            prior,
-            neighbors,
+            signals: OnceLock::new(),
             by_path,
             line_costs: LineCostCache::default(),
             search: OnceLock::new(),
@@ -411,10 +418,25 @@ impl Index {
         let ctx = SearchContext {
             files: &self.files,
             docs: &self.docs,
-            prior: &self.prior,
-            neighbors: &self.neighbors,
+            prior: self.prior(),
+            neighbors: self.neighbors(),
         };
         search.search(&ctx, query, opts)
+    }
+
+    /// Unpersonalized PageRank per file: the search prior.
+    pub fn prior(&self) -> &[f64] {
+        &self.signals().prior
+    }
+
+    /// Undirected, weighted adjacency over files, for search's graph diffusion.
+    pub fn neighbors(&self) -> &[Vec<(usize, f64)>] {
+        &self.signals().neighbors
+    }
+
+    fn signals(&self) -> &GraphSignals {
+        self.signals
+            .get_or_init(|| graph_signals(&self.graph, self.files.len()))
     }
 
     /// The index of a repo-relative path, if it is an indexed code file.
@@ -558,9 +580,15 @@ fn parse_guarded(lang: super::model::Lang, text: &str) -> super::model::FileTags
         })
 }
 
+/// What search takes from the file graph.
+struct GraphSignals {
+    prior: Vec<f64>,
+    neighbors: Vec<Vec<(usize, f64)>>,
+}
+
 /// The unpersonalized PageRank (search prior) and an undirected adjacency list with the
 /// weights of both directions summed (search diffusion runs both ways).
-fn graph_signals(graph: &FileGraph, n: usize) -> (Vec<f64>, Vec<Vec<(usize, f64)>>) {
+fn graph_signals(graph: &FileGraph, n: usize) -> GraphSignals {
     use petgraph::visit::EdgeRef;
     let mut edges = Vec::with_capacity(graph.graph.edge_count());
     let mut undirected: BTreeMap<(usize, usize), f64> = BTreeMap::new();
@@ -578,7 +606,7 @@ fn graph_signals(graph: &FileGraph, n: usize) -> (Vec<f64>, Vec<Vec<(usize, f64)
         neighbors[a].push((b, w));
         neighbors[b].push((a, w));
     }
-    (prior, neighbors)
+    GraphSignals { prior, neighbors }
 }
 
 fn load_docs(docs: &[DocFile], max_size: u64) -> Vec<TextDoc> {

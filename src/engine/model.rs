@@ -163,7 +163,8 @@ pub struct Definition {
     pub scope_lines: Vec<u32>,
 }
 
-/// A use of a name found by a tags query.
+/// A use of a name, as plain owned values: what tests and the import extractor build. A file
+/// stores its references compactly in a [`RefList`] and hands out [`RefView`]s.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Reference {
     pub name: String,
@@ -172,6 +173,204 @@ pub struct Reference {
     /// For a member or selector use (`pkg.Func`, `mod.func()`, `obj.method()`): the object
     /// expression when it is a plain identifier (`pkg`, `mod`, `obj`, `this`).
     pub qualifier: Option<String>,
+}
+
+impl Reference {
+    pub fn view(&self) -> RefView<'_> {
+        RefView {
+            name: &self.name,
+            kind: self.kind,
+            line: self.line,
+            qualifier: self.qualifier.as_deref(),
+        }
+    }
+}
+
+/// One reference of a [`RefList`], borrowing its names from the list. Field order is the
+/// order references are sorted in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RefView<'a> {
+    pub line: u32,
+    pub name: &'a str,
+    pub kind: RefKind,
+    pub qualifier: Option<&'a str>,
+}
+
+/// One reference, 12 bytes: its names are indexes into the list's table, the kind shares a
+/// word with the name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+struct PackedRef {
+    /// `name index << KIND_BITS | kind code`.
+    name_kind: u32,
+    /// Qualifier's name index + 1; 0 for none.
+    qualifier: u32,
+    line: u32,
+}
+
+const KIND_BITS: u32 = 3;
+/// A file never has this many distinct names (files are size-limited); past it, references
+/// are dropped rather than packed wrong.
+const MAX_NAMES: usize = (u32::MAX >> KIND_BITS) as usize;
+
+fn kind_code(kind: RefKind) -> u32 {
+    match kind {
+        RefKind::Call => 0,
+        RefKind::Reference => 1,
+        RefKind::Type => 2,
+        RefKind::Heritage => 3,
+        RefKind::Import => 4,
+    }
+}
+
+fn kind_of(code: u32) -> RefKind {
+    match code {
+        0 => RefKind::Call,
+        2 => RefKind::Type,
+        3 => RefKind::Heritage,
+        4 => RefKind::Import,
+        _ => RefKind::Reference,
+    }
+}
+
+/// A file's references, sorted by (line, name, kind, qualifier) and distinct.
+///
+/// Why packed: references are most of what an index holds (354k in mypy). As `Reference`
+/// values they took 56 bytes each plus one or two small heap strings; here each is 12 bytes
+/// and every distinct name of the file is stored once, in one buffer.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefList {
+    /// The distinct names, concatenated; `name_ends[i]` is where name `i` ends.
+    names: String,
+    name_ends: Vec<u32>,
+    items: Vec<PackedRef>,
+}
+
+impl RefList {
+    /// Packs references that are already sorted and distinct (the extractor's order).
+    pub fn from_sorted<'a>(refs: impl IntoIterator<Item = RefView<'a>>) -> RefList {
+        let refs = refs.into_iter();
+        let mut list = RefList {
+            items: Vec::with_capacity(refs.size_hint().0),
+            ..RefList::default()
+        };
+        let mut ids: crate::engine::graph::FastMap<&'a str, u32> = Default::default();
+        let mut intern = |list: &mut RefList, name: &'a str| -> Option<u32> {
+            if let Some(&i) = ids.get(name) {
+                return Some(i);
+            }
+            let i = list.name_ends.len();
+            if i >= MAX_NAMES {
+                return None;
+            }
+            list.names.push_str(name);
+            list.name_ends.push(list.names.len() as u32);
+            ids.insert(name, i as u32);
+            Some(i as u32)
+        };
+        for r in refs {
+            let Some(name) = intern(&mut list, r.name) else {
+                break;
+            };
+            let qualifier = match r.qualifier {
+                None => 0,
+                Some(q) => match intern(&mut list, q) {
+                    Some(i) => i + 1,
+                    None => break,
+                },
+            };
+            list.items.push(PackedRef {
+                name_kind: name << KIND_BITS | kind_code(r.kind),
+                qualifier,
+                line: r.line,
+            });
+        }
+        list.names.shrink_to_fit();
+        list.name_ends.shrink_to_fit();
+        list
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    pub fn iter(&self) -> RefIter<'_> {
+        RefIter {
+            list: self,
+            items: self.items.iter(),
+        }
+    }
+
+    /// The distinct names the references use (names and qualifiers), each once.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        (0..self.name_ends.len()).map(|i| self.name_at(i))
+    }
+
+    /// Name `i`; "" for an id out of range (only a corrupt cache could hold one).
+    fn name_at(&self, i: usize) -> &str {
+        let start = match i {
+            0 => 0,
+            _ => self.name_ends.get(i - 1).map_or(0, |&e| e as usize),
+        };
+        let end = self.name_ends.get(i).map_or(start, |&e| e as usize);
+        self.names.get(start..end).unwrap_or("")
+    }
+}
+
+impl From<Vec<Reference>> for RefList {
+    /// Packs in the given order (tests build lists by hand; the extractor sorts its own).
+    fn from(refs: Vec<Reference>) -> RefList {
+        RefList::from_sorted(refs.iter().map(Reference::view))
+    }
+}
+
+/// Iterator over a [`RefList`]'s references.
+#[derive(Clone)]
+pub struct RefIter<'a> {
+    list: &'a RefList,
+    items: std::slice::Iter<'a, PackedRef>,
+}
+
+impl<'a> RefIter<'a> {
+    fn unpack(&self, r: &PackedRef) -> RefView<'a> {
+        RefView {
+            line: r.line,
+            name: self.list.name_at((r.name_kind >> KIND_BITS) as usize),
+            kind: kind_of(r.name_kind & ((1 << KIND_BITS) - 1)),
+            qualifier: (r.qualifier > 0).then(|| self.list.name_at(r.qualifier as usize - 1)),
+        }
+    }
+}
+
+impl<'a> Iterator for RefIter<'a> {
+    type Item = RefView<'a>;
+    fn next(&mut self) -> Option<RefView<'a>> {
+        let r = self.items.next()?;
+        Some(self.unpack(r))
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.items.size_hint()
+    }
+}
+
+impl ExactSizeIterator for RefIter<'_> {}
+
+impl DoubleEndedIterator for RefIter<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        let r = self.items.next_back()?;
+        Some(self.unpack(r))
+    }
+}
+
+impl<'a> IntoIterator for &'a RefList {
+    type Item = RefView<'a>;
+    type IntoIter = RefIter<'a>;
+    fn into_iter(self) -> RefIter<'a> {
+        self.iter()
+    }
 }
 
 /// One name bound by an import statement.
@@ -205,7 +404,7 @@ pub struct Import {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileTags {
     pub defs: Vec<Definition>,
-    pub refs: Vec<Reference>,
+    pub refs: RefList,
     pub imports: Vec<Import>,
     /// Number of ERROR/MISSING nodes tree-sitter reported; tags are still extracted.
     pub parse_errors: u32,
@@ -218,10 +417,8 @@ pub struct ParsedFile {
     pub path: String,
     pub lang: Lang,
     pub size: u64,
-    /// Source text (invalid UTF-8 replaced), kept for rendering maps and search.
-    pub source: Arc<str>,
-    /// Byte offset of the start of each line, so `line(n)` is O(1).
-    line_starts: Arc<[u32]>,
+    /// The text, whole or only the lines a map can show (see [`ParsedFile::for_map`]).
+    text: SourceText,
     /// Shared so an incremental refresh can reuse an unchanged file without copying.
     pub tags: Arc<FileTags>,
     /// Modification time (ns since the epoch, 0 when unknown) and xxh3 hash of the bytes
@@ -229,6 +426,125 @@ pub struct ParsedFile {
     pub mtime_ns: i64,
     pub hash: u64,
 }
+
+#[derive(Debug, Clone)]
+enum SourceText {
+    /// Source text (invalid UTF-8 replaced), kept for rendering maps, search and previews,
+    /// with the byte offset of the start of each line, so `line(n)` is O(1).
+    Full {
+        source: Arc<str>,
+        line_starts: Arc<[u32]>,
+    },
+    /// Only what a map renders: see [`MapLines`].
+    MapOnly(Arc<MapLines>),
+}
+
+/// The lines of a file a map can render (every definition's signature and scope header
+/// lines) and which lines are blank, nothing else. `mapscope map` keeps a file this way: a
+/// map-only run then holds a few percent of the sources instead of all of them.
+#[derive(Debug)]
+struct MapLines {
+    line_count: u32,
+    /// Kept line numbers (1-based), ascending.
+    numbers: Box<[u32]>,
+    /// End of each kept line in `text` (the kept lines are concatenated, without terminators).
+    ends: Box<[u32]>,
+    text: Box<str>,
+    /// Bit `n` set when line `n` (1-based) has a non-whitespace character.
+    nonblank: Box<[u64]>,
+}
+
+/// Byte offsets of the start of each line of `source`.
+fn line_starts_of(source: &str) -> Vec<u32> {
+    let mut line_starts = vec![0u32];
+    line_starts.extend(
+        source
+            .bytes()
+            .enumerate()
+            .filter(|(_, b)| *b == b'\n')
+            .map(|(i, _)| (i + 1) as u32),
+    );
+    line_starts
+}
+
+/// Number of lines (a trailing newline does not start a new line).
+fn line_count_of(source: &str, line_starts: &[u32]) -> u32 {
+    let n = line_starts.len() as u32;
+    if source.ends_with('\n') {
+        n - 1
+    } else {
+        n
+    }
+}
+
+/// Line `n` (1-based) of `source`, without its line terminator.
+fn line_of<'a>(source: &'a str, line_starts: &[u32], n: u32) -> Option<&'a str> {
+    if n == 0 || n > line_count_of(source, line_starts) {
+        return None;
+    }
+    let start = line_starts[(n - 1) as usize] as usize;
+    let end = line_starts
+        .get(n as usize)
+        .map_or(source.len(), |&e| e as usize - 1);
+    let line = source.get(start..end)?;
+    Some(line.strip_suffix('\r').unwrap_or(line))
+}
+
+impl MapLines {
+    fn new(source: &str, tags: &FileTags) -> MapLines {
+        let starts = line_starts_of(source);
+        let line_count = line_count_of(source, &starts);
+        let mut numbers: Vec<u32> = Vec::new();
+        for d in &tags.defs {
+            // The same lines the fit looks at (`repo_map::Fitter::def_lines`).
+            let sig_start = d.signature.start.max(1);
+            let sig_end = d
+                .signature
+                .end
+                .min(sig_start.saturating_add(MAP_SIGNATURE_LINES - 1))
+                .min(line_count);
+            numbers.extend(d.scope_lines.iter().copied());
+            numbers.extend(sig_start..=sig_end);
+        }
+        numbers.retain(|&n| n >= 1 && n <= line_count);
+        numbers.sort_unstable();
+        numbers.dedup();
+        let mut text = String::new();
+        let mut ends = Vec::with_capacity(numbers.len());
+        for &n in &numbers {
+            text.push_str(line_of(source, &starts, n).unwrap_or(""));
+            ends.push(text.len() as u32);
+        }
+        let mut nonblank = vec![0u64; (line_count as usize + 1).div_ceil(64)];
+        for n in 1..=line_count {
+            if line_of(source, &starts, n).is_some_and(|l| !l.trim().is_empty()) {
+                nonblank[n as usize / 64] |= 1 << (n % 64);
+            }
+        }
+        MapLines {
+            line_count,
+            numbers: numbers.into(),
+            ends: ends.into(),
+            text: text.into(),
+            nonblank: nonblank.into(),
+        }
+    }
+
+    fn line(&self, n: u32) -> Option<&str> {
+        let Ok(i) = self.numbers.binary_search(&n) else {
+            debug_assert!(
+                n == 0 || n > self.line_count,
+                "line {n} was not kept for the map"
+            );
+            return None;
+        };
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        self.text.get(start..self.ends[i] as usize)
+    }
+}
+
+/// How many lines of a signature a map shows at most (`repo_map` renders this many).
+pub(crate) const MAP_SIGNATURE_LINES: u32 = 16;
 
 impl ParsedFile {
     pub fn new(
@@ -238,21 +554,37 @@ impl ParsedFile {
         source: Arc<str>,
         tags: impl Into<Arc<FileTags>>,
     ) -> Self {
-        let mut line_starts = vec![0u32];
-        line_starts.extend(
-            source
-                .bytes()
-                .enumerate()
-                .filter(|(_, b)| *b == b'\n')
-                .map(|(i, _)| (i + 1) as u32),
-        );
+        let line_starts = line_starts_of(&source);
         ParsedFile {
             path,
             lang,
             size,
-            source,
-            line_starts: line_starts.into(),
+            text: SourceText::Full {
+                source,
+                line_starts: line_starts.into(),
+            },
             tags: tags.into(),
+            mtime_ns: 0,
+            hash: 0,
+        }
+    }
+
+    /// A file that keeps only the lines a map renders (see [`MapLines`]): `line(n)` answers
+    /// for those, `is_nonblank` for every line, and `source()` is `None`.
+    pub fn for_map(
+        path: String,
+        lang: Lang,
+        size: u64,
+        source: &str,
+        tags: impl Into<Arc<FileTags>>,
+    ) -> Self {
+        let tags = tags.into();
+        ParsedFile {
+            path,
+            lang,
+            size,
+            text: SourceText::MapOnly(Arc::new(MapLines::new(source, &tags))),
+            tags,
             mtime_ns: 0,
             hash: 0,
         }
@@ -265,28 +597,49 @@ impl ParsedFile {
         self
     }
 
-    /// Number of lines (a trailing newline does not start a new line).
-    pub fn line_count(&self) -> u32 {
-        let n = self.line_starts.len() as u32;
-        if self.source.ends_with('\n') {
-            n - 1
-        } else {
-            n
+    /// The whole source text (invalid UTF-8 replaced); `None` for a file built `for_map`.
+    pub fn source(&self) -> Option<&Arc<str>> {
+        match &self.text {
+            SourceText::Full { source, .. } => Some(source),
+            SourceText::MapOnly(_) => None,
         }
     }
 
-    /// Line `n` (1-based) of the source, without its line terminator.
-    pub fn line(&self, n: u32) -> Option<&str> {
-        if n == 0 || n > self.line_count() {
-            return None;
+    /// Number of lines (a trailing newline does not start a new line).
+    pub fn line_count(&self) -> u32 {
+        match &self.text {
+            SourceText::Full {
+                source,
+                line_starts,
+            } => line_count_of(source, line_starts),
+            SourceText::MapOnly(m) => m.line_count,
         }
-        let start = self.line_starts[(n - 1) as usize] as usize;
-        let end = self
-            .line_starts
-            .get(n as usize)
-            .map_or(self.source.len(), |&e| e as usize - 1);
-        let line = self.source.get(start..end)?;
-        Some(line.strip_suffix('\r').unwrap_or(line))
+    }
+
+    /// Line `n` (1-based) of the source, without its line terminator. A file built
+    /// `for_map` has only the lines a map renders.
+    pub fn line(&self, n: u32) -> Option<&str> {
+        match &self.text {
+            SourceText::Full {
+                source,
+                line_starts,
+            } => line_of(source, line_starts, n),
+            SourceText::MapOnly(m) => m.line(n),
+        }
+    }
+
+    /// Whether line `n` (1-based) exists and has a non-whitespace character.
+    pub fn is_nonblank(&self, n: u32) -> bool {
+        match &self.text {
+            SourceText::Full { .. } => self.line(n).is_some_and(|l| !l.trim().is_empty()),
+            SourceText::MapOnly(m) => {
+                n >= 1
+                    && n <= m.line_count
+                    && m.nonblank
+                        .get(n as usize / 64)
+                        .is_some_and(|w| w & (1 << (n % 64)) != 0)
+            }
+        }
     }
 }
 

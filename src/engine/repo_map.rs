@@ -38,7 +38,7 @@ const MAX_CUT: usize = 20;
 const MAX_EXACT_TRIES: usize = 4;
 /// Signatures are "a few lines"; a tags bug or a pathological file must not let one
 /// definition swallow the whole budget.
-const MAX_SIGNATURE_LINES: u32 = 16;
+const MAX_SIGNATURE_LINES: u32 = super::model::MAP_SIGNATURE_LINES;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct MapOptions {
@@ -505,7 +505,7 @@ impl FileState {
         nonblank.push(0u32);
         let mut acc = 0u32;
         for n in 1..=line_count {
-            if file.line(n).is_some_and(|l| !l.trim().is_empty()) {
+            if file.is_nonblank(n) {
                 acc += 1;
             }
             nonblank.push(acc);

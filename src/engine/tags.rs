@@ -29,7 +29,8 @@ use tree_sitter::{
 
 use super::lang::{self, TagsQuery};
 use super::model::{
-    DefKind, Definition, FileTags, Import, ImportedName, Lang, LineRange, RefKind, Reference,
+    DefKind, Definition, FileTags, Import, ImportedName, Lang, LineRange, RefKind, RefList,
+    RefView, Reference,
 };
 use refs::{Frame, Rules};
 
@@ -223,7 +224,7 @@ struct DefCandidate<'t> {
 }
 
 /// Borrowed from the source: a minified file can yield millions of candidates, and only the
-/// distinct ones are turned into owned `Reference`s.
+/// distinct ones are packed into the file's `RefList`.
 #[derive(PartialEq, Eq, PartialOrd, Ord)]
 struct RefCandidate<'s> {
     line: u32,
@@ -321,6 +322,7 @@ impl<'s, 't> Extractor<'s, 't> {
         tags.defs = self.build_defs();
         tags.refs = self.build_refs(import_refs);
         tags.imports = imports;
+        tags.imports.shrink_to_fit();
         tags
     }
 
@@ -595,6 +597,9 @@ impl<'s, 't> Extractor<'s, 't> {
                 b.lines.end,
             ))
         });
+        // The collect above reuses the buffer of the larger `Resolved` items: give the slack
+        // back, the definitions live as long as the index.
+        defs.shrink_to_fit();
         defs
     }
 
@@ -722,31 +727,31 @@ impl<'s, 't> Extractor<'s, 't> {
 
     // ------------------------------------------------------------------ references
 
-    fn build_refs(&mut self, import_refs: Vec<Reference>) -> Vec<Reference> {
-        // Sorted and deduplicated while still borrowed: most candidates repeat a name on its
-        // line, and only distinct ones are copied into owned strings.
+    fn build_refs(&mut self, import_refs: Vec<Reference>) -> RefList {
+        // Sorted and deduplicated while still borrowed (most candidates repeat a name on its
+        // line), then packed: each distinct name is copied once per file.
         self.refs.sort_unstable();
         self.refs.dedup();
-        let mut refs: Vec<Reference> = Vec::with_capacity(self.refs.len() + import_refs.len());
-        refs.extend(self.refs.iter().map(|r| Reference {
-            name: r.name.to_owned(),
-            kind: r.kind,
-            line: r.line,
-            qualifier: r.qualifier.map(str::to_owned),
-        }));
-        if !import_refs.is_empty() {
-            refs.extend(import_refs);
-            refs.sort_by(|a, b| {
-                (a.line, &a.name, a.kind, &a.qualifier).cmp(&(
-                    b.line,
-                    &b.name,
-                    b.kind,
-                    &b.qualifier,
-                ))
-            });
-            refs.dedup();
+        if import_refs.is_empty() {
+            return RefList::from_sorted(self.refs.iter().map(|r| RefView {
+                line: r.line,
+                name: r.name,
+                kind: r.kind,
+                qualifier: r.qualifier,
+            }));
         }
-        refs
+        let mut all: Vec<RefView<'_>> = Vec::with_capacity(self.refs.len() + import_refs.len());
+        all.extend(self.refs.iter().map(|r| RefView {
+            line: r.line,
+            name: r.name,
+            kind: r.kind,
+            qualifier: r.qualifier,
+        }));
+        all.extend(import_refs.iter().map(Reference::view));
+        // RefView orders by (line, name, kind, qualifier), the candidates' order.
+        all.sort_unstable();
+        all.dedup();
+        RefList::from_sorted(all)
     }
 
     // ------------------------------------------------------------------ imports

@@ -325,25 +325,29 @@ fn code_chunks(file: &ParsedFile, unit: u32, tok: &mut Tokenizer) -> Vec<Draft> 
     };
     let sigs: Vec<Option<(u32, u32)>> = drafts.iter().map(sig_of).collect();
 
-    lex::lex(&file.source, file.lang, |line, seg, text| {
-        let Some(&o) = owner.get(line as usize) else {
-            return;
-        };
-        let field = match seg {
-            Seg::Code => match sigs[o as usize] {
-                Some((s, e)) if (s..=e).contains(&line) => F_SIG,
-                _ => F_BODY,
-            },
-            Seg::Comment | Seg::Str => {
-                if is_doc[line as usize] {
-                    F_DOC
-                } else {
-                    F_TEXT
+    lex::lex(
+        file.source().map_or("", |s| s),
+        file.lang,
+        |line, seg, text| {
+            let Some(&o) = owner.get(line as usize) else {
+                return;
+            };
+            let field = match seg {
+                Seg::Code => match sigs[o as usize] {
+                    Some((s, e)) if (s..=e).contains(&line) => F_SIG,
+                    _ => F_BODY,
+                },
+                Seg::Comment | Seg::Str => {
+                    if is_doc[line as usize] {
+                        F_DOC
+                    } else {
+                        F_TEXT
+                    }
                 }
-            }
-        };
-        drafts[o as usize].add_text(tok, text, field);
-    });
+            };
+            drafts[o as usize].add_text(tok, text, field);
+        },
+    );
 
     for draft in drafts.iter_mut().skip(1) {
         if let Some(d) = defs.get(draft.chunk.def as usize) {

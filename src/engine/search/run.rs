@@ -1005,7 +1005,7 @@ fn describe(
     }
     let mut best_ref: Option<(u8, &str, RefKind)> = None;
     for r in file.tags.refs.iter().filter(|r| r.line == line) {
-        if !matches(&r.name, tok, &mut seen) {
+        if !matches(r.name, tok, &mut seen) {
             continue;
         }
         let rank = match r.kind {
@@ -1014,7 +1014,7 @@ fn describe(
             _ => 2,
         };
         if best_ref.is_none_or(|b| rank < b.0) {
-            best_ref = Some((rank, &r.name, r.kind));
+            best_ref = Some((rank, r.name, r.kind));
         }
     }
     if let Some((_, name, kind)) = best_ref {
