@@ -820,8 +820,8 @@ fn cmd_eval(args: &EvalArgs) -> anyhow::Result<()> {
         let ctx = SearchContext {
             files: &index.files,
             docs: &index.docs,
-            prior: &index.prior,
-            neighbors: &index.neighbors,
+            prior: index.prior(),
+            neighbors: index.neighbors(),
         };
         let mut out = Vec::with_capacity(variants.len());
         let mut built: Option<SearchIndex> = None;
