@@ -137,7 +137,7 @@ impl Default for SearchWeights {
             b_name: 0.2,
             b_signature: 0.4,
             b_doc: 0.5,
-            b_body: 0.75,
+            b_body: 0.5,
             b_text: 0.75,
 
             glossary_term: 0.8,
