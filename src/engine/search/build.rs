@@ -428,16 +428,21 @@ fn doc_chunks(doc: &TextDoc, unit: u32, tok: &mut Tokenizer) -> (Vec<Draft>, Vec
     (drafts, line_starts)
 }
 
-/// BM25F: per field, tf normalised by the field's length against its average, weighted and
-/// summed, then saturated; the impact `idf × tf~·(k1+1)/(tf~+k1)` is stored per posting.
-fn postings(drafts: &[Draft], w: &SearchWeights) -> (Vec<TermEntry>, Vec<Posting>) {
-    let fw = [
+/// The BM25F field weights, in field order (name, signature, doc, body, text).
+fn field_weights(w: &SearchWeights) -> [f64; NF] {
+    [
         w.field_name,
         w.field_signature,
         w.field_doc,
         w.field_body,
         w.field_text,
-    ];
+    ]
+}
+
+/// BM25F: per field, tf normalised by the field's length against its average, weighted and
+/// summed, then saturated; the impact `idf × tf~·(k1+1)/(tf~+k1)` is stored per posting.
+fn postings(drafts: &[Draft], w: &SearchWeights) -> (Vec<TermEntry>, Vec<Posting>) {
+    let fw = field_weights(w);
     let fb = [w.b_name, w.b_signature, w.b_doc, w.b_body, w.b_text];
     let mut sum = [0f64; NF];
     let mut cnt = [0f64; NF];
@@ -520,13 +525,7 @@ fn postings(drafts: &[Draft], w: &SearchWeights) -> (Vec<TermEntry>, Vec<Posting
 /// summed), so a file whose functions each mention part of the query scores as a whole,
 /// not only through its best chunk.
 fn file_postings(per_unit: &[Vec<Draft>], w: &SearchWeights) -> (Vec<TermEntry>, Vec<PathPosting>) {
-    let fw = [
-        w.field_name,
-        w.field_signature,
-        w.field_doc,
-        w.field_body,
-        w.field_text,
-    ];
+    let fw = field_weights(w);
     // Per file: (term, weighted tf) sorted by term, and the weighted length.
     let docs: Vec<(Vec<(u64, f32)>, f64)> = per_unit
         .par_iter()
