@@ -9,6 +9,7 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 
+use crate::bench_stats::median;
 use crate::engine::index::{Index, IndexOptions, MapRequest};
 use crate::engine::repo_map::{render, MapFormat};
 use crate::engine::search::{
@@ -464,12 +465,6 @@ fn print_stats(index: &Index, json: bool) -> anyhow::Result<()> {
     print(&s)
 }
 
-/// Median of a non-empty sample (the machine is noisy: medians, not means).
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    xs.get(xs.len() / 2).copied().unwrap_or(0.0)
-}
-
 fn cmd_bench(args: &BenchArgs) -> anyhow::Result<()> {
     if args.live {
         let report = crate::live_bench::run(&repo_path(&args.path), args.edits, args.tokens)?;
@@ -581,9 +576,9 @@ fn cmd_bench(args: &BenchArgs) -> anyhow::Result<()> {
         "tokens_given": tokens,
         "tokenizer_init_ms": tokenizer_ms,
         "median_ms": {
-            "walk": median(walk), "parse": median(parse), "graph": median(graph),
-            "rank": median(rank), "fit": median(fit), "cold_total": median(total),
-            "refit_after_focus_change": median(refit.clone()),
+            "walk": median(&walk), "parse": median(&parse), "graph": median(&graph),
+            "rank": median(&rank), "fit": median(&fit), "cold_total": median(&total),
+            "refit_after_focus_change": median(&refit),
         },
         "refit_max_ms": refit.iter().copied().fold(0.0, f64::max),
     });

@@ -5,6 +5,7 @@
 //! `ui` (pure drawing from a view model) and `app` (event loop, actions, keymap, config,
 //! terminal, clipboard, engine worker).
 pub mod app;
+pub mod bench_stats;
 pub mod cli;
 pub mod engine;
 pub mod eval;

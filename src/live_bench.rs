@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
+use crate::bench_stats::median;
 use crate::engine::index::{Index, IndexOptions, MapRequest};
 use crate::engine::model::Lang;
 use crate::engine::walk::{walk, WalkOptions};
@@ -163,10 +164,4 @@ impl Drop for Scratch {
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
-}
-
-fn median(xs: &[f64]) -> f64 {
-    let mut v = xs.to_vec();
-    v.sort_by(f64::total_cmp);
-    v.get(v.len() / 2).copied().unwrap_or(0.0)
 }

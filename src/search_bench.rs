@@ -15,6 +15,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 
+use crate::bench_stats::median;
 use crate::engine::index::{Index, IndexOptions};
 use crate::engine::search::SearchOptions;
 
@@ -109,8 +110,8 @@ pub fn run(repo: &Path, runs: usize, queries: Option<&Path>) -> anyhow::Result<S
     };
     let hits = time_mode(&hits);
     let files_mode = time_mode(&files);
-    let index_median_ms = median(index_ms);
-    let search_build_median_ms = median(search_ms);
+    let index_median_ms = median(&index_ms);
+    let search_build_median_ms = median(&search_ms);
     Ok(SearchBenchReport {
         files: index.files.len(),
         docs: index.docs.len(),
@@ -195,11 +196,6 @@ fn latency(mut samples: Vec<f64>) -> Latency {
         p95_ms: at(0.95),
         max_ms: samples.last().copied().unwrap_or(0.0),
     }
-}
-
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    xs.get(xs.len() / 2).copied().unwrap_or(0.0)
 }
 
 #[cfg(test)]
