@@ -1037,6 +1037,68 @@ mod tests {
         assert!(cat_file_tree(&git_dir, "nope", dest.path()).is_err());
     }
 
+    /// Every file under `dir` (relative path → content; a symlink → its target), sorted.
+    fn tree_listing(dir: &Path) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            for e in fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                let rel = p
+                    .strip_prefix(dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                let meta = fs::symlink_metadata(&p).unwrap();
+                if meta.file_type().is_symlink() {
+                    let target = fs::read_link(&p).unwrap();
+                    out.push((rel, format!("-> {}", target.display())));
+                } else if meta.is_dir() {
+                    stack.push(p);
+                } else {
+                    out.push((rel, fs::read_to_string(&p).unwrap()));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn blob_cache_materialises_the_same_tree_as_git_archive() {
+        let (_dir, git_dir, _) = fixture();
+        let repo = git_dir.parent().unwrap();
+        fs::create_dir_all(repo.join("pkg/deep")).unwrap();
+        fs::write(repo.join("pkg/deep/x.py"), "def x():\n    pass\n").unwrap();
+        // Same content as another file: one blob, two paths.
+        fs::write(repo.join("pkg/same.ts"), "export const x = 1\n").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink("deep/x.py", repo.join("pkg/link.py")).unwrap();
+        git(repo, &["add", "."]);
+        git(repo, &["commit", "-qm", "more"]);
+        let cache = tempfile::tempdir().unwrap();
+        // HEAD twice: the second time every blob comes from the store.
+        for rev in ["HEAD~2", "HEAD~1", "HEAD", "HEAD"] {
+            let want = tempfile::tempdir().unwrap();
+            let got = tempfile::tempdir().unwrap();
+            assert!(materialize(&git_dir, rev, want.path()).unwrap().is_none());
+            let caveat = materialize_cached(&git_dir, rev, got.path(), cache.path()).unwrap();
+            assert!(caveat.is_none(), "{rev}: {caveat:?}");
+            let listing = tree_listing(got.path());
+            assert_eq!(listing, tree_listing(want.path()), "{rev}");
+            assert!(listing.iter().any(|(p, _)| p == "src/orders.ts"));
+        }
+        let dest = tempfile::tempdir().unwrap();
+        materialize_cached(&git_dir, "HEAD", dest.path(), cache.path()).unwrap();
+        let head = tree_listing(dest.path());
+        assert!(head.contains(&("pkg/deep/x.py".into(), "def x():\n    pass\n".into())));
+        #[cfg(unix)]
+        assert!(head.contains(&("pkg/link.py".into(), "-> deep/x.py".into())));
+        // An unknown revision is an error, not an empty tree.
+        let dest = tempfile::tempdir().unwrap();
+        assert!(materialize_cached(&git_dir, "nope", dest.path(), cache.path()).is_err());
+    }
+
     #[test]
     fn bad_options_are_errors() {
         let mut opts = EvalOptions::new("/nonexistent.jsonl", "/nonexistent");
