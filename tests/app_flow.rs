@@ -447,3 +447,39 @@ fn live_updates_off_is_shown() {
     let msg = app.message().unwrap_or_default().to_string();
     assert!(msg.contains("live updates off: inotify"), "{msg}");
 }
+
+/// The TUI saves the tag cache on a thread of its own after a build (so a query right after
+/// a refresh does not wait for the write), and still saves it when the app quits at once.
+#[test]
+fn the_tag_cache_is_saved_in_the_background_and_before_the_engine_ends() {
+    let cache = tempfile::tempdir().unwrap();
+    // Only this test turns the cache on; the others build with it off.
+    std::env::set_var("MAPSCOPE_CACHE_DIR", cache.path());
+    let root = fixture("ts-app");
+    let build = |events: &mut Vec<String>| {
+        let mut service = IndexService::new(root.clone()).with_cache(true);
+        let published = Published::default();
+        let mut emit = |e: EngineEvent| events.push(format!("{e:?}"));
+        service.handle(
+            EngineRequest::Build { generation: 1 },
+            &published,
+            &mut emit,
+        );
+        let reuse = service.index().unwrap().reuse;
+        // Dropping the service (the worker ending) waits for the save.
+        drop(service);
+        reuse
+    };
+    let mut events = Vec::new();
+    let first = build(&mut events);
+    assert!(first.parsed > 0);
+    assert!(events.iter().any(|e| e.starts_with("IndexReady")));
+    assert!(
+        !events.iter().any(|e| e.contains("could not save")),
+        "{events:?}"
+    );
+    // The next start finds every file in the cache.
+    let second = build(&mut Vec::new());
+    assert_eq!(second.parsed, 0, "{second:?}");
+    assert!(second.hash_hits > 0);
+}

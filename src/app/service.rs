@@ -12,6 +12,7 @@ use super::engine::{
     EngineEvent, EngineRequest, EngineService, Generation, Hit, HitsSnapshot, IndexSnapshot,
     MapFile, MapParams, MapSnapshot, Published,
 };
+use crate::engine::error::EngineError;
 use crate::engine::index::{BuildProgress, Index, IndexOptions, MapRequest};
 use crate::engine::rank::{query_terms, RankOutput};
 use crate::engine::repo_map::{render, MapFormat, RepoMap};
@@ -49,6 +50,9 @@ pub struct IndexService {
     index: Option<Arc<Index>>,
     search: search::Backend,
     last_rank: Option<(RankKey, Arc<RankOutput>)>,
+    /// The cache save after a build, on its own thread so the next request (a query typed
+    /// right after a refresh) does not wait for the write. At most one runs at a time.
+    saving: Option<std::thread::JoinHandle<Result<bool, EngineError>>>,
 }
 
 impl IndexService {
@@ -59,6 +63,7 @@ impl IndexService {
             index: None,
             search: search::Backend,
             last_rank: None,
+            saving: None,
         }
     }
 
@@ -168,10 +173,34 @@ impl IndexService {
         self.index = Some(index.clone());
         emit(EngineEvent::IndexReady { generation });
         // After the UI has what it needs: a failed save only costs the next start its speed.
-        if let Err(e) = index.save_cache() {
-            emit(EngineEvent::Notice(format!(
-                "could not save the cache: {e}"
-            )));
+        self.start_save(index, emit);
+    }
+
+    /// Saves `index`'s tags in the background, after the previous save has finished (two
+    /// writers would race for the same cache file).
+    fn start_save(&mut self, index: Arc<Index>, emit: &mut dyn FnMut(EngineEvent)) {
+        self.finish_save(true, emit);
+        let saver = index.clone();
+        match std::thread::Builder::new()
+            .name("mapscope-cache-save".into())
+            .spawn(move || saver.save_cache())
+        {
+            Ok(handle) => self.saving = Some(handle),
+            // No thread to be had: save here rather than not at all.
+            Err(_) => report_save(Ok(index.save_cache()), emit),
+        }
+    }
+
+    /// Reports the background save's outcome once it is done; with `wait`, waits for it.
+    fn finish_save(&mut self, wait: bool, emit: &mut dyn FnMut(EngineEvent)) {
+        if self
+            .saving
+            .as_ref()
+            .is_some_and(|h| wait || h.is_finished())
+        {
+            if let Some(handle) = self.saving.take() {
+                report_save(handle.join(), emit);
+            }
         }
     }
 
@@ -259,6 +288,7 @@ impl EngineService for IndexService {
         published: &Published,
         emit: &mut dyn FnMut(EngineEvent),
     ) {
+        self.finish_save(false, emit);
         match req {
             EngineRequest::Build { generation } => self.build(generation, None, published, emit),
             EngineRequest::Refresh {
@@ -277,6 +307,31 @@ impl EngineService for IndexService {
                 params,
             } => self.why(generation, &path, &params, published, emit),
         }
+    }
+}
+
+impl Drop for IndexService {
+    /// The worker is ending (the app quits): the cache still gets written.
+    fn drop(&mut self) {
+        if let Some(handle) = self.saving.take() {
+            let _ = handle.join();
+        }
+    }
+}
+
+/// A failed save only costs the next start its speed: say so, and go on.
+fn report_save(
+    outcome: std::thread::Result<Result<bool, EngineError>>,
+    emit: &mut dyn FnMut(EngineEvent),
+) {
+    match outcome {
+        Ok(Ok(_)) => {}
+        Ok(Err(e)) => emit(EngineEvent::Notice(format!(
+            "could not save the cache: {e}"
+        ))),
+        Err(_) => emit(EngineEvent::Notice(
+            "could not save the cache: the save failed".into(),
+        )),
     }
 }
 
