@@ -321,6 +321,34 @@ fn ts_module_level_variables_only() {
     assert_eq!(inner.scope_lines, vec![1]);
 }
 
+/// Methods and function-valued properties of module-level object literals are definitions
+/// (config hooks, exported API objects), in TS and JS alike; objects built inside functions
+/// and plain data properties are not.
+#[test]
+fn module_level_object_literal_methods_are_definitions() {
+    let src = "import { defineConfig } from 'rolldown'\n\nconst shared = defineConfig({\n  platform: 'node',\n  onLog(level, log) {\n    return log\n  },\n  resolveId: (id) => id,\n})\n\nexport default {\n  fetch(request) {\n    return request\n  },\n}\n\nfunction plugin() {\n  return {\n    transform(code) {\n      return code\n    },\n  }\n}\n";
+    for lang in [Lang::TypeScript, Lang::JavaScript] {
+        let tags = extract_tags(lang, src);
+        let on_log = def(&tags, "onLog");
+        assert_eq!(on_log.kind, DefKind::Method, "{lang:?}");
+        assert_eq!((on_log.lines.start, on_log.lines.end), (5, 7));
+        assert_eq!(on_log.parent.as_deref(), Some("shared"));
+        assert_eq!(on_log.scope_lines, vec![3]);
+        assert_eq!(def(&tags, "resolveId").kind, DefKind::Method);
+        assert_eq!(def(&tags, "fetch").kind, DefKind::Method);
+        for local in ["transform", "platform"] {
+            assert!(
+                tags.defs.iter().all(|d| d.name != local),
+                "{lang:?} {local}"
+            );
+        }
+    }
+    let cjs = "module.exports = {\n  parse: function (x) { return x },\n  name: 'b',\n}\n";
+    let tags = extract_tags(Lang::JavaScript, cjs);
+    assert_eq!(def(&tags, "parse").kind, DefKind::Method);
+    assert!(tags.defs.iter().all(|d| d.name != "name"));
+}
+
 #[test]
 fn ts_references() {
     let user = tags_of("ts-app", "src/models/user.ts");
