@@ -386,6 +386,17 @@ fn tests_declarations_and_examples_rank_below_the_implementation() {
         .find(|h| h.file_path == "src/orders/export.test.ts")
         .unwrap();
     assert_eq!(test_hit.signals.penalty, 1.0);
+    // …and demotes the implementation a little instead (a change described as a test change
+    // mostly touches tests), so the test climbs.
+    let impl_hit = resp
+        .hits
+        .iter()
+        .find(|h| h.file_path == "src/orders/export.ts")
+        .unwrap();
+    assert!(impl_hit.signals.penalty < 1.0);
+    let test_rank = |resp: &SearchResponse| rank_of(resp, "src/orders/export.test.ts").unwrap();
+    let plain = c.search_with("exportOrders", &files_mode(10));
+    assert!(test_rank(&resp) <= test_rank(&plain));
 }
 
 #[test]

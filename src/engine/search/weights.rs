@@ -166,7 +166,7 @@ impl Default for SearchWeights {
 
             penalty_test: 0.85,
             penalty_fixture: 1.0,
-            test_query_impl: 1.0,
+            test_query_impl: 0.7,
             test_companion: 0.7,
             test_companion_own: 0.5,
             penalty_secondary: 0.5,
