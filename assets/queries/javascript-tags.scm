@@ -41,60 +41,20 @@
     declaration: (variable_declaration
       (variable_declarator name: (identifier) @name) @definition.variable)) @outer)
 
-; Methods and function-valued properties of module-level object literals: config hooks and
-; exported API objects (`const c = defineConfig({ onLog() {} })`, `export default { fetch() {} }`,
-; `module.exports = { parse: function () {} }`). Objects inside functions stay out (locals).
-(program
-  (lexical_declaration
-    (variable_declarator
-      value: [
-        (object [
-          (method_definition name: (property_identifier) @name) @definition.method
-          (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.method])
-        (call_expression arguments: (arguments (object [
-          (method_definition name: (property_identifier) @name) @definition.method
-          (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.method])))
-      ])))
-(program
-  (variable_declaration
-    (variable_declarator
-      value: [
-        (object [
-          (method_definition name: (property_identifier) @name) @definition.method
-          (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.method])
-        (call_expression arguments: (arguments (object [
-          (method_definition name: (property_identifier) @name) @definition.method
-          (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.method])))
-      ])))
-(program
-  (export_statement
-    declaration: (lexical_declaration
-      (variable_declarator
-        value: [
-          (object [
-            (method_definition name: (property_identifier) @name) @definition.method
-            (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.method])
-          (call_expression arguments: (arguments (object [
-            (method_definition name: (property_identifier) @name) @definition.method
-            (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.method])))
-        ]))))
-(program
-  (export_statement
-    value: [
-      (object [
-        (method_definition name: (property_identifier) @name) @definition.method
-        (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.method])
-      (call_expression arguments: (arguments (object [
-        (method_definition name: (property_identifier) @name) @definition.method
-        (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.method])))
-    ]))
-(program
-  (expression_statement
-    (assignment_expression
-      left: (member_expression)
-      right: (object [
-        (method_definition name: (property_identifier) @name) @definition.method
-        (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.method]))))
+; Module-level object literals (`const c = defineConfig({ onLog() {} })`, `export default
+; { fetch() {} }`, `module.exports = { parse: function () {} }`): their methods and
+; function-valued properties are definitions, picked out by the extractor. Objects built inside
+; functions stay out (locals).
+(program (lexical_declaration (variable_declarator
+  value: [(object) @object_members (call_expression arguments: (arguments (object) @object_members))])))
+(program (variable_declaration (variable_declarator
+  value: [(object) @object_members (call_expression arguments: (arguments (object) @object_members))])))
+(program (export_statement declaration: (lexical_declaration (variable_declarator
+  value: [(object) @object_members (call_expression arguments: (arguments (object) @object_members))]))))
+(program (export_statement
+  value: [(object) @object_members (call_expression arguments: (arguments (object) @object_members))]))
+(program (expression_statement (assignment_expression
+  left: (member_expression) right: (object) @object_members)))
 
 ; ---------------------------------------------------------------- references
 

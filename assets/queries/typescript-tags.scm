@@ -5,6 +5,8 @@
 ;   @name               the definition's name (never also reported as a reference)
 ;   @outer              a wrapper whose first line starts the signature (`export`, `declare`)
 ;   @class_body         a class body: decorators before a method are part of its signature
+;   @object_members     a module-level object literal: its methods and function-valued
+;                       properties are method definitions
 ;   @import             an import/re-export statement or a require()/import() call
 ;   @import.binding     the name a require()/import() result is bound to
 ; Captures starting with `_` only feed predicates.
@@ -77,60 +79,20 @@
     declaration: (variable_declaration
       (variable_declarator name: (identifier) @name) @definition.variable)) @outer)
 
-; Methods and function-valued properties of module-level object literals: config hooks and
-; exported API objects (`const c = defineConfig({ onLog() {} })`, `export default { fetch() {} }`,
-; `module.exports = { parse: function () {} }`). Objects inside functions stay out (locals).
-(program
-  (lexical_declaration
-    (variable_declarator
-      value: [
-        (object [
-          (method_definition name: (property_identifier) @name) @definition.method
-          (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.method])
-        (call_expression arguments: (arguments (object [
-          (method_definition name: (property_identifier) @name) @definition.method
-          (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.method])))
-      ])))
-(program
-  (variable_declaration
-    (variable_declarator
-      value: [
-        (object [
-          (method_definition name: (property_identifier) @name) @definition.method
-          (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.method])
-        (call_expression arguments: (arguments (object [
-          (method_definition name: (property_identifier) @name) @definition.method
-          (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.method])))
-      ])))
-(program
-  (export_statement
-    declaration: (lexical_declaration
-      (variable_declarator
-        value: [
-          (object [
-            (method_definition name: (property_identifier) @name) @definition.method
-            (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.method])
-          (call_expression arguments: (arguments (object [
-            (method_definition name: (property_identifier) @name) @definition.method
-            (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.method])))
-        ]))))
-(program
-  (export_statement
-    value: [
-      (object [
-        (method_definition name: (property_identifier) @name) @definition.method
-        (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.method])
-      (call_expression arguments: (arguments (object [
-        (method_definition name: (property_identifier) @name) @definition.method
-        (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.method])))
-    ]))
-(program
-  (expression_statement
-    (assignment_expression
-      left: (member_expression)
-      right: (object [
-        (method_definition name: (property_identifier) @name) @definition.method
-        (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.method]))))
+; Module-level object literals (`const c = defineConfig({ onLog() {} })`, `export default
+; { fetch() {} }`, `module.exports = { parse: function () {} }`): their methods and
+; function-valued properties are definitions, picked out by the extractor. Objects built inside
+; functions stay out (locals).
+(program (lexical_declaration (variable_declarator
+  value: [(object) @object_members (call_expression arguments: (arguments (object) @object_members))])))
+(program (variable_declaration (variable_declarator
+  value: [(object) @object_members (call_expression arguments: (arguments (object) @object_members))])))
+(program (export_statement declaration: (lexical_declaration (variable_declarator
+  value: [(object) @object_members (call_expression arguments: (arguments (object) @object_members))]))))
+(program (export_statement
+  value: [(object) @object_members (call_expression arguments: (arguments (object) @object_members))]))
+(program (expression_statement (assignment_expression
+  left: (member_expression) right: (object) @object_members)))
 
 ; ---------------------------------------------------------------- references
 

@@ -59,6 +59,9 @@ pub(crate) enum CaptureRole {
     Definition(DefSpec),
     Outer,
     ClassBody,
+    /// A module-level object literal: its methods and function-valued properties are
+    /// definitions (see `scan_object_members`).
+    ObjectMembers,
     Import,
     ImportBinding,
     /// `@_foo`: only used by predicates.
@@ -81,6 +84,7 @@ pub(crate) fn capture_role(name: &str) -> Option<CaptureRole> {
         "name" => CaptureRole::Name,
         "outer" => CaptureRole::Outer,
         "class_body" => CaptureRole::ClassBody,
+        "object_members" => CaptureRole::ObjectMembers,
         "import" => CaptureRole::Import,
         "import.binding" => CaptureRole::ImportBinding,
         "definition.type" => CaptureRole::Definition(DefSpec::GoType),
@@ -449,6 +453,7 @@ impl<'s, 't> Extractor<'s, 't> {
                 CaptureRole::Definition(spec) => def = Some((node, spec)),
                 CaptureRole::Outer => outer = Some(node),
                 CaptureRole::ClassBody => self.scan_class_body(node),
+                CaptureRole::ObjectMembers => self.scan_object_members(node),
                 CaptureRole::Import => import = Some(node),
                 CaptureRole::ImportBinding => binding = Some(node),
                 CaptureRole::Helper => {}
@@ -489,6 +494,29 @@ impl<'s, 't> Extractor<'s, 't> {
             spec,
             outer_rows,
         });
+    }
+
+    /// `{ onLog() {}, resolveId: (id) => id, parse: function () {} }`: each method and each
+    /// property whose value is a function is a method definition named by its key. Done
+    /// here rather than in the query, where the member patterns would be repeated for every
+    /// place a module-level object can stand.
+    fn scan_object_members(&mut self, object: Node<'t>) {
+        let mut cursor = object.walk();
+        for member in object.named_children(&mut cursor) {
+            let name = match member.kind() {
+                "method_definition" => member.child_by_field_name("name"),
+                "pair" => member
+                    .child_by_field_name("value")
+                    .filter(|v| matches!(v.kind(), "arrow_function" | "function_expression"))
+                    .and_then(|_| member.child_by_field_name("key")),
+                _ => None,
+            };
+            let Some(name) = name.filter(|n| n.kind() == "property_identifier") else {
+                continue;
+            };
+            self.names.insert(name.id());
+            self.add_def(member, name, DefSpec::Kind(DefKind::Method), None);
+        }
     }
 
     /// In TypeScript, decorators of a method are siblings before it in the class body.
@@ -1154,6 +1182,10 @@ mod tests {
     #[test]
     fn capture_roles() {
         assert_eq!(capture_role("name"), Some(CaptureRole::Name));
+        assert_eq!(
+            capture_role("object_members"),
+            Some(CaptureRole::ObjectMembers)
+        );
         assert_eq!(
             capture_role("definition.type_alias"),
             Some(CaptureRole::Definition(DefSpec::Kind(DefKind::TypeAlias)))
