@@ -4,7 +4,8 @@
 use std::sync::Arc;
 
 use mapscope::engine::search::{
-    Confidence, Evidence, SearchContext, SearchIndex, SearchOptions, SearchResponse, TextDoc,
+    Confidence, Evidence, SearchContext, SearchHit, SearchIndex, SearchOptions, SearchResponse,
+    TextDoc,
 };
 use mapscope::engine::{
     DefKind, Definition, FileTags, Import, ImportedName, Lang, LineRange, ParsedFile, RefKind,
@@ -357,45 +358,37 @@ fn exact_identifier_puts_its_definition_first() {
     assert!(top.signals.name > 0.0 && top.signals.bm25 > 0.0);
 }
 
+/// The hit of `path` in a response (files mode gives one per file).
+fn hit_in<'a>(resp: &'a SearchResponse, path: &str) -> &'a SearchHit {
+    resp.hits.iter().find(|h| h.file_path == path).unwrap()
+}
+
 #[test]
 fn tests_declarations_and_examples_rank_below_the_implementation() {
     let c = corpus();
-    let resp = c.search_with("exportOrders", &files_mode(10));
-    let implementation = rank_of(&resp, "src/orders/export.ts").unwrap();
+    let plain = c.search_with("exportOrders", &files_mode(10));
+    let implementation = rank_of(&plain, "src/orders/export.ts").unwrap();
     assert_eq!(implementation, 0);
     for demoted in [
         "src/orders/export.test.ts",
         "types/index.d.ts",
         "playground/demo/main.js",
     ] {
-        let rank = rank_of(&resp, demoted).unwrap_or(usize::MAX);
+        let rank = rank_of(&plain, demoted).unwrap_or(usize::MAX);
         assert!(rank > implementation, "{demoted} at {rank}");
     }
-    let test_hit = resp
-        .hits
-        .iter()
-        .find(|h| h.file_path == "src/orders/export.test.ts")
-        .unwrap();
+    let test_hit = hit_in(&plain, "src/orders/export.test.ts");
     assert!(test_hit.signals.penalty < 1.0);
 
     // A query about tests lifts the demotion.
     let resp = c.search_with("exportOrders test", &files_mode(10));
-    let test_hit = resp
-        .hits
-        .iter()
-        .find(|h| h.file_path == "src/orders/export.test.ts")
-        .unwrap();
+    let test_hit = hit_in(&resp, "src/orders/export.test.ts");
     assert_eq!(test_hit.signals.penalty, 1.0);
     // …and demotes the implementation a little instead (a change described as a test change
     // mostly touches tests), so the test climbs.
-    let impl_hit = resp
-        .hits
-        .iter()
-        .find(|h| h.file_path == "src/orders/export.ts")
-        .unwrap();
+    let impl_hit = hit_in(&resp, "src/orders/export.ts");
     assert!(impl_hit.signals.penalty < 1.0);
     let test_rank = |resp: &SearchResponse| rank_of(resp, "src/orders/export.test.ts").unwrap();
-    let plain = c.search_with("exportOrders", &files_mode(10));
     assert!(test_rank(&resp) <= test_rank(&plain));
 }
 
