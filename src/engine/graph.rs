@@ -36,7 +36,7 @@
 //!   a bare-name match more likely right; on resolved edges it says nothing). Mentioned
 //!   identifiers (×10) are applied per request in `rank`.
 
-use crate::engine::model::{DefKind, GoModule, Lang, ParsedFile, RefKind};
+use crate::engine::model::{DefKind, GoModule, Lang, ParsedFile, RefKind, RefList};
 use crate::engine::resolve::{
     go_package_names, split_dir, ResolvedImport, Resolver, REEXPORT_DEPTH,
 };
@@ -223,8 +223,8 @@ fn csr_from_sorted<T>(rows: usize, pairs: impl Iterator<Item = (usize, T)>) -> C
     Csr { ptr, items }
 }
 
-/// The file graph plus the tables `rank` reads.
-#[derive(Debug, Clone)]
+/// The file graph plus the tables `rank` reads. The default is the graph of no files.
+#[derive(Debug, Clone, Default)]
 pub struct FileGraph {
     /// Node `i` holds file index `i`; edge `e` is `edges` entry `e` of the CSR below.
     pub graph: DiGraph<usize, FileEdge>,
@@ -313,22 +313,28 @@ impl FileGraph {
 }
 
 /// Interned identifier ids, assigned in first-seen order (deterministic: files are visited
-/// in index order).
+/// in index order). The names are owned (they become the graph's `ident_names` and
+/// `ident_ids` as they are), so the references they came from can be freed mid-build.
 #[derive(Default)]
-struct Interner<'a> {
-    ids: FastMap<&'a str, u32>,
-    names: Vec<&'a str>,
+struct Interner {
+    ids: FastMap<Arc<str>, u32>,
+    names: Vec<Arc<str>>,
 }
 
-impl<'a> Interner<'a> {
-    fn intern(&mut self, s: &'a str) -> u32 {
+impl Interner {
+    fn intern(&mut self, s: &str) -> u32 {
         if let Some(&id) = self.ids.get(s) {
             return id;
         }
         let id = self.names.len() as u32;
-        self.ids.insert(s, id);
-        self.names.push(s);
+        let name: Arc<str> = Arc::from(s);
+        self.ids.insert(name.clone(), id);
+        self.names.push(name);
         id
+    }
+
+    fn name(&self, id: u32) -> &str {
+        self.names.get(id as usize).map_or("", |n| n)
     }
     fn get(&self, s: &str) -> Option<u32> {
         self.ids.get(s).copied()
@@ -393,7 +399,7 @@ struct Memo {
 
 struct Builder<'a> {
     files: &'a [ParsedFile],
-    interner: Interner<'a>,
+    interner: Interner,
     /// Per file: (identifier id, definition index), sorted.
     file_defs: Vec<Vec<(u32, u32)>>,
     /// Per family, per identifier id: files defining it / defining it as a method.
@@ -405,7 +411,29 @@ struct Builder<'a> {
 }
 
 pub fn build_graph(files: &[ParsedFile], go_modules: &[GoModule]) -> FileGraph {
+    build(files, go_modules, None)
+}
+
+/// `build_graph` for files whose references were taken out of them: `refs[i]` is file `i`'s
+/// list. Each list is freed as soon as its file is bound, so a one-shot build (a map) does
+/// not hold every reference while the graph's tables are built. Same graph as `build_graph`
+/// on the files with their references.
+pub fn build_graph_consuming_refs(
+    files: &[ParsedFile],
+    go_modules: &[GoModule],
+    refs: Vec<RefList>,
+) -> FileGraph {
+    build(files, go_modules, Some(refs))
+}
+
+fn build(files: &[ParsedFile], go_modules: &[GoModule], owned: Option<Vec<RefList>>) -> FileGraph {
     let n = files.len();
+    let refs_of = |fi: usize| -> &RefList {
+        match &owned {
+            Some(lists) => lists.get(fi).unwrap_or(&EMPTY_REFS),
+            None => &files[fi].tags.refs,
+        }
+    };
     let mut interner = Interner::default();
     let mut file_defs = Vec::with_capacity(n);
     for f in files {
@@ -421,10 +449,10 @@ pub fn build_graph(files: &[ParsedFile], go_modules: &[GoModule]) -> FileGraph {
     }
     // Definition names were interned first, so the definer tables need only their ids.
     let n_def_ids = interner.names.len();
-    for f in files {
+    for (fi, f) in files.iter().enumerate() {
         // Names and qualifiers (a Go package is bound by whichever spelling the file uses),
         // each distinct one once, in the order the references first use them.
-        for name in f.tags.refs.names() {
+        for name in refs_of(fi).names() {
             interner.intern(name);
         }
         for imp in &f.tags.imports {
@@ -490,21 +518,31 @@ pub fn build_graph(files: &[ParsedFile], go_modules: &[GoModule]) -> FileGraph {
         go_dirs,
     };
 
-    // (source, target, identifier, weight), sorted by the first three. Files are independent
-    // here, so they run on rayon; `collect` keeps file order, so the result is deterministic.
-    let per_file: Vec<Vec<(u32, u32, u32, f64)>> = (0..n)
-        .into_par_iter()
-        .map(|fi| b.file_triples(fi))
-        .collect();
-    // Concatenated into an exactly sized vector, each file's part freed as it is copied
-    // (`flatten().collect()` cannot know the total and grows by doubling).
-    let mut triples = Vec::with_capacity(per_file.iter().map(Vec::len).sum());
-    for part in per_file {
-        triples.extend(part);
-    }
+    // Per source file: its (target, identifier, weight) triples, sorted. Files are
+    // independent here, so they run on rayon; `collect` keeps file order, so the result is
+    // deterministic.
+    let consumed = owned.is_some();
+    let per_file: Vec<Vec<FileTriple>> = match owned {
+        Some(lists) => lists
+            .into_par_iter()
+            .enumerate()
+            // The list is dropped as soon as its file is bound.
+            .map(|(fi, refs)| b.file_triples(fi, &refs))
+            .collect(),
+        None => (0..n)
+            .into_par_iter()
+            .map(|fi| b.file_triples(fi, &files[fi].tags.refs))
+            .collect(),
+    };
 
-    b.into_graph(n, triples)
+    b.into_graph(n, per_file, consumed)
 }
+
+/// No references (a file missing from an owned list, which the caller never does).
+static EMPTY_REFS: RefList = RefList::new();
+
+/// One (target file, identifier id, weight) triple of a source file.
+type FileTriple = (u32, u32, f64);
 
 impl<'a> Builder<'a> {
     fn defines(&self, file: usize, id: u32) -> bool {
@@ -556,7 +594,7 @@ impl<'a> Builder<'a> {
         if depth == 0 || file.lang == Lang::Go || !visited.insert(t) {
             return Vec::new();
         }
-        let name_str = self.interner.names[name as usize];
+        let name_str = self.interner.name(name);
         let mut out = Vec::new();
         for (i, imp) in file.tags.imports.iter().enumerate() {
             let ri = &self.resolved[t][i];
@@ -602,7 +640,7 @@ impl<'a> Builder<'a> {
         out
     }
 
-    fn scope(&self, fi: usize) -> Scope<'a> {
+    fn scope(&self, fi: usize) -> Scope<'_> {
         let file: &'a ParsedFile = &self.files[fi];
         let mut s = Scope::default();
         for (i, imp) in file.tags.imports.iter().enumerate() {
@@ -617,7 +655,7 @@ impl<'a> Builder<'a> {
                         // binds (the resolved package's own directory name included).
                         for name in go_package_names(&imp.specifier) {
                             if let Some(&id) = self.interner.ids.get(name.as_str()) {
-                                let key = self.interner.names[id as usize];
+                                let key = self.interner.name(id);
                                 s.namespaces.entry(key).or_default().push(i);
                             }
                         }
@@ -688,25 +726,27 @@ impl<'a> Builder<'a> {
     }
 
     /// Per (target, identifier, binding): (summed kind weight, number of targets split over).
-    /// One file's (source, target, identifier, weight) triples, sorted.
-    fn file_triples(&self, fi: usize) -> Vec<(u32, u32, u32, f64)> {
-        let acc = self.file_contributions(fi);
+    /// One file's (target, identifier, weight) triples, sorted.
+    fn file_triples(&self, fi: usize, refs: &RefList) -> Vec<FileTriple> {
+        let acc = self.file_contributions(fi, refs);
         let mut per: BTreeMap<(u32, u32), f64> = BTreeMap::new();
         // BTreeMap: the sum over bindings must not depend on hash order.
         let sorted: BTreeMap<(u32, u32, Binding), (f64, f64)> = acc.into_iter().collect();
         for ((dst, id, binding), (sum, split)) in sorted {
-            let name = self.interner.names[id as usize];
+            let name = self.interner.name(id);
             let w = sum.sqrt() * binding.weight() * ident_multiplier(name, binding) / split;
             if w.is_finite() && w > 0.0 {
                 *per.entry((dst, id)).or_insert(0.0) += w;
             }
         }
-        per.into_iter()
-            .map(|((d, id), w)| (fi as u32, d, id, w))
-            .collect()
+        per.into_iter().map(|((d, id), w)| (d, id, w)).collect()
     }
 
-    fn file_contributions(&self, fi: usize) -> FastMap<(u32, u32, Binding), (f64, f64)> {
+    fn file_contributions(
+        &self,
+        fi: usize,
+        refs: &RefList,
+    ) -> FastMap<(u32, u32, Binding), (f64, f64)> {
         let memo = &mut Memo::default();
         let files = self.files;
         let file = &files[fi];
@@ -744,7 +784,7 @@ impl<'a> Builder<'a> {
             }
         }
 
-        for r in &file.tags.refs {
+        for r in refs {
             if r.kind == RefKind::Import {
                 continue; // counted from the import statement above
             }
@@ -926,39 +966,74 @@ impl<'a> Builder<'a> {
         }
     }
 
-    fn into_graph(self, n: usize, triples: Vec<(u32, u32, u32, f64)>) -> FileGraph {
+    /// `release`: give what binding freed (its tables; consumed references) back to the
+    /// system before the graph's tables are allocated, for a one-shot build's peak memory.
+    fn into_graph(self, n: usize, per_file: Vec<Vec<FileTriple>>, release: bool) -> FileGraph {
         let files = self.files;
         // Binding is done: free its tables before the graph's own are built (peak memory).
         drop(self.definers);
         drop(self.method_definers);
         drop(self.resolved);
         drop(self.go_dirs);
-        // Edges: consecutive triples with the same (source, target).
+        if release {
+            crate::engine::heap::release_free_memory();
+        }
+        let mut def_offset = Vec::with_capacity(n + 1);
+        let mut total = 0u32;
+        for f in files {
+            def_offset.push(total);
+            total = total.saturating_add(f.tags.defs.len() as u32);
+        }
+        def_offset.push(total);
+
+        // Edges: consecutive triples of a source with the same target. Each file's triples
+        // are freed as soon as they are copied (exactly sized tables, no concatenated copy).
+        let n_trips: usize = per_file.iter().map(Vec::len).sum();
         let mut edge_src: Vec<u32> = Vec::new();
         let mut edge_dst: Vec<u32> = Vec::new();
         let mut edge_w: Vec<f64> = Vec::new();
         let mut trip_ptr: Vec<u32> = vec![0];
-        let mut trip_items: Vec<(u32, f64)> = Vec::with_capacity(triples.len());
-        for (k, &(s, d, id, w)) in triples.iter().enumerate() {
-            if k == 0 || (triples[k - 1].0, triples[k - 1].1) != (s, d) {
-                if k > 0 {
-                    trip_ptr.push(k as u32);
+        let mut trip_items: Vec<(u32, f64)> = Vec::with_capacity(n_trips);
+        // The definitions each triple credits.
+        let mut tdef_ptr = Vec::with_capacity(n_trips + 1);
+        tdef_ptr.push(0u32);
+        let mut tdef_items = Vec::new();
+        for (s, part) in per_file.into_iter().enumerate() {
+            for (k, &(d, id, w)) in part.iter().enumerate() {
+                if k == 0 || part[k - 1].0 != d {
+                    if !trip_items.is_empty() {
+                        trip_ptr.push(trip_items.len() as u32);
+                    }
+                    edge_src.push(s as u32);
+                    edge_dst.push(d);
+                    edge_w.push(0.0);
                 }
-                edge_src.push(s);
-                edge_dst.push(d);
-                edge_w.push(0.0);
+                if let Some(last) = edge_w.last_mut() {
+                    *last += w;
+                }
+                trip_items.push((id, w));
+                let defs = &self.file_defs[d as usize];
+                let start = defs.partition_point(|&(i, _)| i < id);
+                for &(i, def) in &defs[start..] {
+                    if i != id {
+                        break;
+                    }
+                    tdef_items.push(def_offset[d as usize] + def);
+                }
+                tdef_ptr.push(tdef_items.len() as u32);
             }
-            if let Some(last) = edge_w.last_mut() {
-                *last += w;
-            }
-            trip_items.push((id, w));
         }
-        if !triples.is_empty() {
-            trip_ptr.push(triples.len() as u32);
+        if !trip_items.is_empty() {
+            trip_ptr.push(trip_items.len() as u32);
         }
+        tdef_items.shrink_to_fit();
         let trips = Csr {
             ptr: trip_ptr,
             items: trip_items,
+        };
+        let trip_defs = Csr {
+            ptr: tdef_ptr,
+            items: tdef_items,
         };
         let edges = csr_from_sorted(
             n,
@@ -968,46 +1043,33 @@ impl<'a> Builder<'a> {
                 .map(|(&s, &d)| (s as usize, d)),
         );
 
-        let mut def_offset = Vec::with_capacity(n + 1);
-        let mut total = 0u32;
-        for f in files {
-            def_offset.push(total);
-            total = total.saturating_add(f.tags.defs.len() as u32);
-        }
-        def_offset.push(total);
-
-        // The definitions each triple credits.
-        let mut tdef_ptr = vec![0u32];
-        let mut tdef_items = Vec::new();
-        for (k, &(_, d, id, _)) in triples.iter().enumerate() {
-            let defs = &self.file_defs[d as usize];
-            let start = defs.partition_point(|&(i, _)| i < id);
-            for &(i, def) in &defs[start..] {
-                if i != id {
-                    break;
-                }
-                tdef_items.push(def_offset[d as usize] + def);
-            }
-            debug_assert_eq!(tdef_ptr.len(), k + 1);
-            tdef_ptr.push(tdef_items.len() as u32);
-        }
-        let trip_defs = Csr {
-            ptr: tdef_ptr,
-            items: tdef_items,
-        };
-        let n_trips = triples.len();
-        drop(triples);
-
         let n_ids = self.interner.names.len();
-        // Identifier → (edge, triple), by counting sort.
-        let mut pairs: Vec<(usize, (u32, u32))> = Vec::with_capacity(n_trips);
+        // Identifier → (edge, triple), by counting sort (in (edge, triple) order per id).
+        let mut id_ptr = vec![0u32; n_ids + 1];
+        for &(id, _) in &trips.items {
+            if let Some(c) = id_ptr.get_mut(id as usize + 1) {
+                *c += 1;
+            }
+        }
+        for i in 0..n_ids {
+            id_ptr[i + 1] += id_ptr[i];
+        }
+        let mut next = id_ptr.clone();
+        let mut id_items = vec![(0u32, 0u32); id_ptr[n_ids] as usize];
         for e in 0..edge_dst.len() {
             for t in trips.range(e) {
-                pairs.push((trips.items[t].0 as usize, (e as u32, t as u32)));
+                let id = trips.items[t].0 as usize;
+                if id < n_ids {
+                    id_items[next[id] as usize] = (e as u32, t as u32);
+                    next[id] += 1;
+                }
             }
         }
-        pairs.sort_by_key(|&(id, _)| id);
-        let ident_trips = csr_from_sorted(n_ids, pairs.into_iter());
+        drop(next);
+        let ident_trips = Csr {
+            ptr: id_ptr,
+            items: id_items,
+        };
 
         let mut def_pairs: Vec<Target> = Vec::new();
         for (fi, defs) in self.file_defs.iter().enumerate() {
@@ -1070,13 +1132,10 @@ impl<'a> Builder<'a> {
             );
         }
 
-        let ident_names: Vec<Arc<str>> =
-            self.interner.names.iter().map(|&s| Arc::from(s)).collect();
-        let ident_ids = ident_names
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (s.clone(), i as u32))
-            .collect();
+        let Interner {
+            ids: ident_ids,
+            names: ident_names,
+        } = self.interner;
 
         FileGraph {
             graph,

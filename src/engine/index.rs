@@ -16,8 +16,9 @@ use serde::Serialize;
 
 use super::cache::{content_hash, DiskCache, Loaded as CacheLoaded, TagStore};
 use super::error::EngineError;
-use super::graph::{build_graph, FileGraph};
-use super::model::{GoModule, ParsedFile, SkipReason, Skipped};
+use super::graph::{build_graph, build_graph_consuming_refs, FileGraph};
+use super::heap::release_free_memory;
+use super::model::{GoModule, ParsedFile, RefList, SkipReason, Skipped};
 use super::rank::{pagerank, rank, PageRankOptions, Personalization, RankOutput};
 use super::repo_map::{build_map, LineCostCache, MapOptions, RepoMap};
 use super::search::{SearchContext, SearchIndex, SearchOptions, SearchResponse, TextDoc};
@@ -41,6 +42,11 @@ pub struct IndexOptions {
     /// map-only run (`mapscope map`): search, previews and anything else that reads source
     /// text need it off.
     pub map_lines_only: bool,
+    /// For a one-shot map (`mapscope map`): hand each file's references to the graph build,
+    /// which frees them as soon as the file is bound, so they are not held while the graph's
+    /// tables are built. The index then has no references (stats count none; search, the
+    /// TUI and a refresh need this off). Ignored with `use_cache`: the cache saves them.
+    pub consume_refs: bool,
 }
 
 /// Where a build may take already extracted tags from instead of parsing.
@@ -371,7 +377,12 @@ impl Index {
             done: files.len(),
             total: files.len(),
         });
-        let graph = build_graph(&files, &walked.go_modules);
+        let graph = if opts.consume_refs && !opts.use_cache {
+            let refs = files.iter_mut().map(take_refs).collect();
+            build_graph_consuming_refs(&files, &walked.go_modules, refs)
+        } else {
+            build_graph(&files, &walked.go_modules)
+        };
         let graph_ms = ms_since(t2);
 
         let by_path = files
@@ -481,6 +492,29 @@ impl Index {
         (map, ranked)
     }
 
+    /// `map` for an index that ranks only once (`mapscope map`): after ranking, frees what
+    /// only the ranking needed (the graph; references and imports) and gives it back to the
+    /// system, so the fit's peak memory (tokenizer tables, line costs) does not stack on it.
+    /// The index can still render the map it returns, but further ranks see an empty graph.
+    pub fn map_once(&mut self, req: &MapRequest) -> RepoMap {
+        let ranked = self.rank(req);
+        self.graph = FileGraph::default();
+        self.signals = OnceLock::new();
+        for f in &mut self.files {
+            if let Some(tags) = Arc::get_mut(&mut f.tags) {
+                tags.refs = RefList::new();
+                tags.imports = Vec::new();
+            }
+        }
+        release_free_memory();
+        self.fit(&ranked, req)
+    }
+
+    /// Whether `save_cache` would write (the cache lacks something this index parsed).
+    pub fn cache_pending(&self) -> bool {
+        self.cache.is_some() && self.cache_stale
+    }
+
     /// Fits an already ranked list to the request's budget (cheap: per-line token counts are
     /// cached across calls).
     pub fn fit(&self, ranked: &RankOutput, req: &MapRequest) -> RepoMap {
@@ -561,6 +595,15 @@ fn unchanged_file(reuse: Reuse<'_>, f: &WalkedFile) -> Option<ParsedFile> {
     }
     let old = &index.files[index.file_index(&f.rel_path)?];
     (old.lang == f.lang && old.size == f.size && old.mtime_ns == f.mtime_ns).then(|| old.clone())
+}
+
+/// Moves a file's references out of it (a copy when its tags are shared, e.g. with a
+/// previous index).
+fn take_refs(f: &mut ParsedFile) -> RefList {
+    match Arc::get_mut(&mut f.tags) {
+        Some(tags) => std::mem::take(&mut tags.refs),
+        None => f.tags.refs.clone(),
+    }
 }
 
 fn canonical_root(root: &Path) -> Result<PathBuf, EngineError> {
