@@ -403,8 +403,8 @@ struct Builder<'a> {
     /// Per file: (identifier id, definition index), sorted.
     file_defs: Vec<Vec<(u32, u32)>>,
     /// Per family, per identifier id: files defining it / defining it as a method.
-    definers: Vec<Vec<Vec<u32>>>,
-    method_definers: Vec<Vec<Vec<u32>>>,
+    definers: Vec<Csr<u32>>,
+    method_definers: Vec<Csr<u32>>,
     resolved: Vec<Vec<ResolvedImport>>,
     file_dir: Vec<&'a str>,
     go_dirs: FastMap<&'a str, Vec<u32>>,
@@ -469,22 +469,37 @@ fn build(files: &[ParsedFile], go_modules: &[GoModule], owned: Option<Vec<RefLis
     }
     interner.intern("*");
 
-    let mut definers = vec![vec![Vec::new(); n_def_ids]; FAMILIES];
-    let mut method_definers = vec![vec![Vec::new(); n_def_ids]; FAMILIES];
+    // (identifier id, file) pairs per family, made rows below (a `Vec` per identifier and
+    // family was MBs of mostly empty vectors on a large repository).
+    let mut definer_pairs: Vec<Vec<(u32, u32)>> = vec![Vec::new(); FAMILIES];
+    let mut method_pairs: Vec<Vec<(u32, u32)>> = vec![Vec::new(); FAMILIES];
     for (fi, f) in files.iter().enumerate() {
         let fam = family(f.lang);
         let defs = &file_defs[fi];
+        let mut last_method = None;
         for (k, &(id, d)) in defs.iter().enumerate() {
             if k == 0 || defs[k - 1].0 != id {
-                definers[fam][id as usize].push(fi as u32);
+                definer_pairs[fam].push((id, fi as u32));
             }
             let is_method = f.tags.defs[d as usize].kind == DefKind::Method;
-            let list: &mut Vec<u32> = &mut method_definers[fam][id as usize];
-            if is_method && list.last() != Some(&(fi as u32)) {
-                list.push(fi as u32);
+            if is_method && last_method != Some(id) {
+                method_pairs[fam].push((id, fi as u32));
+                last_method = Some(id);
             }
         }
     }
+    // Within an identifier, files stay in index order.
+    let rows = |pairs: Vec<Vec<(u32, u32)>>| -> Vec<Csr<u32>> {
+        pairs
+            .into_iter()
+            .map(|mut p| {
+                p.sort_unstable();
+                csr_from_sorted(n_def_ids, p.into_iter().map(|(id, f)| (id as usize, f)))
+            })
+            .collect()
+    };
+    let definers = rows(definer_pairs);
+    let method_definers = rows(method_pairs);
 
     let resolver = Resolver::new(files, go_modules);
     let resolved: Vec<Vec<ResolvedImport>> = files
@@ -862,9 +877,7 @@ impl<'a> Builder<'a> {
                 }
                 let dir = self.file_dir[fi];
                 let is_go = file.lang == Lang::Go;
-                let all = self.method_definers[fam]
-                    .get(id as usize)
-                    .map_or(&[][..], Vec::as_slice);
+                let all = self.method_definers[fam].row(id as usize);
                 // Cheap early exit for names like `String`/`Close` defined everywhere: even
                 // after removing this file (and its Go package) too many remain.
                 let own = if is_go {
@@ -922,9 +935,7 @@ impl<'a> Builder<'a> {
             if r.name.chars().count() < 2 {
                 continue;
             }
-            let cands = self.definers[fam]
-                .get(id as usize)
-                .map_or(&[][..], Vec::as_slice);
+            let cands = self.definers[fam].row(id as usize);
             if !cands.is_empty() && cands.len() <= FALLBACK_MAX_DEFINERS {
                 let cands: Vec<Target> = cands.iter().map(|&t| (t as usize, id)).collect();
                 acc.add(&cands, Binding::Fallback, w, |_, _| true);
@@ -944,7 +955,7 @@ impl<'a> Builder<'a> {
         } else {
             &self.definers[fam]
         };
-        let defs = table.get(id as usize).map_or(&[][..], Vec::as_slice);
+        let defs = table.row(id as usize);
         let visible = |t: usize| {
             t != fi
                 && self.file_dir[t] == dir

@@ -378,6 +378,8 @@ impl Index {
             total: files.len(),
         });
         let graph = if opts.consume_refs && !opts.use_cache {
+            // The parse trees are gone: give their pages back before the graph is built.
+            release_free_memory();
             let refs = files.iter_mut().map(take_refs).collect();
             build_graph_consuming_refs(&files, &walked.go_modules, refs)
         } else {
