@@ -36,7 +36,7 @@
 //!   a bare-name match more likely right; on resolved edges it says nothing). Mentioned
 //!   identifiers (×10) are applied per request in `rank`.
 
-use crate::engine::model::{DefKind, GoModule, Lang, ParsedFile, RefKind, RefList};
+use crate::engine::model::{DefKind, GoModule, Import, Lang, ParsedFile, RefKind, RefList};
 use crate::engine::resolve::{
     go_package_names, split_dir, ResolvedImport, Resolver, REEXPORT_DEPTH,
 };
@@ -226,7 +226,8 @@ fn csr_from_sorted<T>(rows: usize, pairs: impl Iterator<Item = (usize, T)>) -> C
 /// The file graph plus the tables `rank` reads. The default is the graph of no files.
 #[derive(Debug, Clone, Default)]
 pub struct FileGraph {
-    /// Node `i` holds file index `i`; edge `e` is `edges` entry `e` of the CSR below.
+    /// Node `i` holds file index `i`; edge `e` is `edges` entry `e` of the CSR below. Has
+    /// no edges in a one-shot graph (`build_graph_consuming`).
     pub graph: DiGraph<usize, FileEdge>,
     pub(crate) n: usize,
     pub(crate) ident_ids: FastMap<Arc<str>, u32>,
@@ -258,7 +259,7 @@ pub struct FileGraph {
 
 impl FileGraph {
     pub fn edge_count(&self) -> usize {
-        self.graph.edge_count()
+        self.edge_w.len()
     }
 
     pub fn node_count(&self) -> usize {
@@ -399,6 +400,8 @@ struct Memo {
 
 struct Builder<'a> {
     files: &'a [ParsedFile],
+    /// The files' imports when taken out of them (`build_graph_consuming`).
+    owned_imports: Option<Vec<Vec<Import>>>,
     interner: Interner,
     /// Per file: (identifier id, definition index), sorted.
     file_defs: Vec<Vec<(u32, u32)>>,
@@ -414,24 +417,45 @@ pub fn build_graph(files: &[ParsedFile], go_modules: &[GoModule]) -> FileGraph {
     build(files, go_modules, None)
 }
 
-/// `build_graph` for files whose references were taken out of them: `refs[i]` is file `i`'s
-/// list. Each list is freed as soon as its file is bound, so a one-shot build (a map) does
-/// not hold every reference while the graph's tables are built. Same graph as `build_graph`
-/// on the files with their references.
-pub fn build_graph_consuming_refs(
-    files: &[ParsedFile],
-    go_modules: &[GoModule],
-    refs: Vec<RefList>,
-) -> FileGraph {
-    build(files, go_modules, Some(refs))
+/// What binding reads of each file, taken out of the files (`refs[i]`, `imports[i]` are file
+/// `i`'s) so that a one-shot build can free it as soon as it is used.
+#[derive(Debug, Default)]
+pub struct TakenUses {
+    pub refs: Vec<RefList>,
+    pub imports: Vec<Vec<Import>>,
 }
 
-fn build(files: &[ParsedFile], go_modules: &[GoModule], owned: Option<Vec<RefList>>) -> FileGraph {
+/// `build_graph` for a one-shot build (a map ranked once) of files whose references and
+/// imports were taken out of them. Each file's references are freed as soon as the file is
+/// bound, the imports once binding is done, and the freed memory is given back to the
+/// system before the graph's tables are built, so the build's peak memory does not hold them
+/// all at once. The ranking tables are the same as `build_graph`'s on the files with their
+/// uses; the petgraph view (`graph`, `incoming`, `outgoing`) is left empty: only ranking
+/// reads a one-shot graph.
+pub fn build_graph_consuming(
+    files: &[ParsedFile],
+    go_modules: &[GoModule],
+    uses: TakenUses,
+) -> FileGraph {
+    build(files, go_modules, Some(uses))
+}
+
+fn build(files: &[ParsedFile], go_modules: &[GoModule], owned: Option<TakenUses>) -> FileGraph {
     let n = files.len();
+    let (owned_refs, owned_imports) = match owned {
+        Some(uses) => (Some(uses.refs), Some(uses.imports)),
+        None => (None, None),
+    };
     let refs_of = |fi: usize| -> &RefList {
-        match &owned {
+        match &owned_refs {
             Some(lists) => lists.get(fi).unwrap_or(&EMPTY_REFS),
             None => &files[fi].tags.refs,
+        }
+    };
+    let imports_of = |fi: usize| -> &[Import] {
+        match &owned_imports {
+            Some(lists) => lists.get(fi).map_or(&[], Vec::as_slice),
+            None => &files[fi].tags.imports,
         }
     };
     let mut interner = Interner::default();
@@ -449,13 +473,13 @@ fn build(files: &[ParsedFile], go_modules: &[GoModule], owned: Option<Vec<RefLis
     }
     // Definition names were interned first, so the definer tables need only their ids.
     let n_def_ids = interner.names.len();
-    for (fi, f) in files.iter().enumerate() {
+    for fi in 0..n {
         // Names and qualifiers (a Go package is bound by whichever spelling the file uses),
         // each distinct one once, in the order the references first use them.
         for name in refs_of(fi).names() {
             interner.intern(name);
         }
-        for imp in &f.tags.imports {
+        for imp in imports_of(fi) {
             for nm in &imp.names {
                 interner.intern(&nm.name);
                 if let Some(a) = &nm.alias {
@@ -502,17 +526,15 @@ fn build(files: &[ParsedFile], go_modules: &[GoModule], owned: Option<Vec<RefLis
     let method_definers = rows(method_pairs);
 
     let resolver = Resolver::new(files, go_modules);
-    let resolved: Vec<Vec<ResolvedImport>> = files
-        .iter()
-        .enumerate()
-        .map(|(fi, f)| {
-            f.tags
-                .imports
+    let resolved: Vec<Vec<ResolvedImport>> = (0..n)
+        .map(|fi| {
+            imports_of(fi)
                 .iter()
                 .map(|imp| resolver.resolve_detail(fi, imp))
                 .collect()
         })
         .collect();
+    drop(resolver);
 
     let file_dir: Vec<&str> = files.iter().map(|f| split_dir(&f.path).0).collect();
     let mut go_dirs: FastMap<&str, Vec<u32>> = FastMap::default();
@@ -524,6 +546,7 @@ fn build(files: &[ParsedFile], go_modules: &[GoModule], owned: Option<Vec<RefLis
 
     let b = Builder {
         files,
+        owned_imports,
         interner,
         file_defs,
         definers,
@@ -536,8 +559,8 @@ fn build(files: &[ParsedFile], go_modules: &[GoModule], owned: Option<Vec<RefLis
     // Per source file: its (target, identifier, weight) triples, sorted. Files are
     // independent here, so they run on rayon; `collect` keeps file order, so the result is
     // deterministic.
-    let consumed = owned.is_some();
-    let per_file: Vec<Vec<FileTriple>> = match owned {
+    let consumed = owned_refs.is_some();
+    let per_file: Vec<Vec<FileTriple>> = match owned_refs {
         Some(lists) => lists
             .into_par_iter()
             .enumerate()
@@ -560,6 +583,13 @@ static EMPTY_REFS: RefList = RefList::new();
 type FileTriple = (u32, u32, f64);
 
 impl<'a> Builder<'a> {
+    fn imports(&self, fi: usize) -> &[Import] {
+        match &self.owned_imports {
+            Some(lists) => lists.get(fi).map_or(&[], Vec::as_slice),
+            None => &self.files[fi].tags.imports,
+        }
+    }
+
     fn defines(&self, file: usize, id: u32) -> bool {
         self.file_defs[file]
             .binary_search_by(|&(i, _)| i.cmp(&id))
@@ -611,7 +641,7 @@ impl<'a> Builder<'a> {
         }
         let name_str = self.interner.name(name);
         let mut out = Vec::new();
-        for (i, imp) in file.tags.imports.iter().enumerate() {
+        for (i, imp) in self.imports(t).iter().enumerate() {
             let ri = &self.resolved[t][i];
             for (k, nm) in imp.names.iter().enumerate() {
                 let local = nm.alias.as_deref().unwrap_or(&nm.name);
@@ -658,7 +688,7 @@ impl<'a> Builder<'a> {
     fn scope(&self, fi: usize) -> Scope<'_> {
         let file: &'a ParsedFile = &self.files[fi];
         let mut s = Scope::default();
-        for (i, imp) in file.tags.imports.iter().enumerate() {
+        for (i, imp) in self.imports(fi).iter().enumerate() {
             if file.lang == Lang::Go {
                 match imp.namespace.as_deref() {
                     Some("_") => {}
@@ -714,8 +744,7 @@ impl<'a> Builder<'a> {
         imp: usize,
         k: usize,
     ) -> Option<Vec<Target>> {
-        let files = self.files;
-        let nm = &files[fi].tags.imports[imp].names[k];
+        let nm = &self.imports(fi)[imp].names[k];
         let ri = &self.resolved[fi][imp];
         let local = self.interner.get(nm.alias.as_deref().unwrap_or(&nm.name))?;
         if let Some(sub) = ri.names.get(k).filter(|s| !s.is_empty()) {
@@ -775,7 +804,7 @@ impl<'a> Builder<'a> {
         // The import statements themselves: each imported name is a use of its target, so
         // barrels link to what they re-export and unused imports still count a little.
         if file.lang != Lang::Go {
-            for (i, imp) in file.tags.imports.iter().enumerate() {
+            for (i, imp) in self.imports(fi).iter().enumerate() {
                 for k in 0..imp.names.len() {
                     if let Some(targets) = self.bind_named(memo, fi, i, k) {
                         let w = kind_weight(RefKind::Import);
@@ -986,6 +1015,7 @@ impl<'a> Builder<'a> {
         drop(self.method_definers);
         drop(self.resolved);
         drop(self.go_dirs);
+        drop(self.owned_imports);
         if release {
             crate::engine::heap::release_free_memory();
         }
@@ -1128,11 +1158,13 @@ impl<'a> Builder<'a> {
             path_order[f] = pos as u32;
         }
 
-        let mut graph: DiGraph<usize, FileEdge> = DiGraph::with_capacity(n, edge_dst.len());
+        // A one-shot graph is only ranked, and ranking reads the rows above.
+        let view_edges = if release { 0 } else { edge_dst.len() };
+        let mut graph: DiGraph<usize, FileEdge> = DiGraph::with_capacity(n, view_edges);
         for i in 0..n {
             graph.add_node(i);
         }
-        for e in 0..edge_dst.len() {
+        for e in 0..view_edges {
             graph.add_edge(
                 NodeIndex::new(edge_src[e] as usize),
                 NodeIndex::new(edge_dst[e] as usize),
