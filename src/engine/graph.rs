@@ -421,8 +421,119 @@ pub fn build_graph(files: &[ParsedFile], go_modules: &[GoModule]) -> FileGraph {
 /// `i`'s) so that a one-shot build can free it as soon as it is used.
 #[derive(Debug, Default)]
 pub struct TakenUses {
-    pub refs: Vec<RefList>,
+    pub refs: Vec<UseCounts>,
     pub imports: Vec<Vec<Import>>,
+}
+
+/// A file's references as binding reads them: each distinct (name, kind, qualifier) once,
+/// with its number of uses; import-statement names left out (binding counts those from the
+/// import statements); every name of the list kept, in its order (identifier ids follow it).
+///
+/// Why: a one-shot build holds every file's references until binding; most are repeats
+/// (`self.x`, the same type in many annotations). Binding gives the same result: a use adds
+/// its kind weight (0.5, 1 or 2) to sums that are exact in `f64`, so `count × weight` once
+/// equals `weight` `count` times, in any order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UseCounts {
+    /// The list's distinct names, concatenated; `name_ends[i]` is where name `i` ends.
+    names: String,
+    name_ends: Vec<u32>,
+    /// (name index << 3 | kind index in `REF_KINDS`, qualifier index + 1 or 0, uses), sorted.
+    items: Vec<(u32, u32, u32)>,
+}
+
+const REF_KINDS: [RefKind; 5] = [
+    RefKind::Call,
+    RefKind::Reference,
+    RefKind::Type,
+    RefKind::Heritage,
+    RefKind::Import,
+];
+
+impl UseCounts {
+    pub fn from_refs(refs: &RefList) -> UseCounts {
+        let mut names = String::new();
+        let mut name_ends = Vec::new();
+        let mut ids: FastMap<&str, u32> = FastMap::default();
+        for (i, name) in refs.names().enumerate() {
+            names.push_str(name);
+            name_ends.push(names.len() as u32);
+            ids.insert(name, i as u32);
+        }
+        let mut counts: FastMap<(u32, u32), u32> = FastMap::default();
+        for r in refs {
+            if r.kind == RefKind::Import {
+                continue;
+            }
+            let (Some(&name), Some(kind)) =
+                (ids.get(r.name), REF_KINDS.iter().position(|&k| k == r.kind))
+            else {
+                continue;
+            };
+            let qualifier = match r.qualifier {
+                None => 0,
+                Some(q) => match ids.get(q) {
+                    Some(&i) => i + 1,
+                    None => continue,
+                },
+            };
+            *counts
+                .entry((name << 3 | kind as u32, qualifier))
+                .or_insert(0) += 1;
+        }
+        let mut items: Vec<(u32, u32, u32)> =
+            counts.into_iter().map(|((n, q), c)| (n, q, c)).collect();
+        items.sort_unstable();
+        UseCounts {
+            names,
+            name_ends,
+            items,
+        }
+    }
+
+    /// The distinct names, in the references' first-use order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        (0..self.name_ends.len()).map(|i| self.name_at(i))
+    }
+
+    fn name_at(&self, i: usize) -> &str {
+        let start = match i {
+            0 => 0,
+            _ => self.name_ends.get(i - 1).map_or(0, |&e| e as usize),
+        };
+        let end = self.name_ends.get(i).map_or(start, |&e| e as usize);
+        self.names.get(start..end).unwrap_or("")
+    }
+
+    /// (name, kind, qualifier, number of uses).
+    fn uses(&self) -> impl Iterator<Item = Use<'_>> {
+        self.items.iter().map(|&(nk, q, count)| Use {
+            name: self.name_at((nk >> 3) as usize),
+            kind: REF_KINDS
+                .get((nk & 7) as usize)
+                .copied()
+                .unwrap_or(RefKind::Reference),
+            qualifier: (q > 0).then(|| self.name_at(q as usize - 1)),
+            count,
+        })
+    }
+}
+
+/// One reference (or several identical ones) as binding reads it.
+struct Use<'r> {
+    name: &'r str,
+    kind: RefKind,
+    qualifier: Option<&'r str>,
+    count: u32,
+}
+
+fn uses_of(refs: &RefList) -> impl Iterator<Item = Use<'_>> {
+    refs.iter().map(|r| Use {
+        name: r.name,
+        kind: r.kind,
+        qualifier: r.qualifier,
+        count: 1,
+    })
 }
 
 /// `build_graph` for a one-shot build (a map ranked once) of files whose references and
@@ -446,10 +557,10 @@ fn build(files: &[ParsedFile], go_modules: &[GoModule], owned: Option<TakenUses>
         Some(uses) => (Some(uses.refs), Some(uses.imports)),
         None => (None, None),
     };
-    let refs_of = |fi: usize| -> &RefList {
+    let ref_names_of = |fi: usize| -> Box<dyn Iterator<Item = &str> + '_> {
         match &owned_refs {
-            Some(lists) => lists.get(fi).unwrap_or(&EMPTY_REFS),
-            None => &files[fi].tags.refs,
+            Some(lists) => Box::new(lists.get(fi).into_iter().flat_map(UseCounts::names)),
+            None => Box::new(files[fi].tags.refs.names()),
         }
     };
     let imports_of = |fi: usize| -> &[Import] {
@@ -476,7 +587,7 @@ fn build(files: &[ParsedFile], go_modules: &[GoModule], owned: Option<TakenUses>
     for fi in 0..n {
         // Names and qualifiers (a Go package is bound by whichever spelling the file uses),
         // each distinct one once, in the order the references first use them.
-        for name in refs_of(fi).names() {
+        for name in ref_names_of(fi) {
             interner.intern(name);
         }
         for imp in imports_of(fi) {
@@ -565,19 +676,16 @@ fn build(files: &[ParsedFile], go_modules: &[GoModule], owned: Option<TakenUses>
             .into_par_iter()
             .enumerate()
             // The list is dropped as soon as its file is bound.
-            .map(|(fi, refs)| b.file_triples(fi, &refs))
+            .map(|(fi, refs)| b.file_triples(fi, refs.uses()))
             .collect(),
         None => (0..n)
             .into_par_iter()
-            .map(|fi| b.file_triples(fi, &files[fi].tags.refs))
+            .map(|fi| b.file_triples(fi, uses_of(&files[fi].tags.refs)))
             .collect(),
     };
 
     b.into_graph(n, per_file, consumed)
 }
-
-/// No references (a file missing from an owned list, which the caller never does).
-static EMPTY_REFS: RefList = RefList::new();
 
 /// One (target file, identifier id, weight) triple of a source file.
 type FileTriple = (u32, u32, f64);
@@ -771,8 +879,8 @@ impl<'a> Builder<'a> {
 
     /// Per (target, identifier, binding): (summed kind weight, number of targets split over).
     /// One file's (target, identifier, weight) triples, sorted.
-    fn file_triples(&self, fi: usize, refs: &RefList) -> Vec<FileTriple> {
-        let acc = self.file_contributions(fi, refs);
+    fn file_triples<'r>(&self, fi: usize, uses: impl Iterator<Item = Use<'r>>) -> Vec<FileTriple> {
+        let acc = self.file_contributions(fi, uses);
         let mut per: BTreeMap<(u32, u32), f64> = BTreeMap::new();
         // BTreeMap: the sum over bindings must not depend on hash order.
         let sorted: BTreeMap<(u32, u32, Binding), (f64, f64)> = acc.into_iter().collect();
@@ -786,10 +894,10 @@ impl<'a> Builder<'a> {
         per.into_iter().map(|((d, id), w)| (d, id, w)).collect()
     }
 
-    fn file_contributions(
+    fn file_contributions<'r>(
         &self,
         fi: usize,
-        refs: &RefList,
+        uses: impl Iterator<Item = Use<'r>>,
     ) -> FastMap<(u32, u32, Binding), (f64, f64)> {
         let memo = &mut Memo::default();
         let files = self.files;
@@ -828,14 +936,15 @@ impl<'a> Builder<'a> {
             }
         }
 
-        for r in refs {
+        for r in uses {
             if r.kind == RefKind::Import {
                 continue; // counted from the import statement above
             }
             let Some(id) = self.interner.get(r.name) else {
                 continue;
             };
-            let w = kind_weight(r.kind);
+            // Exact: see `UseCounts`.
+            let w = kind_weight(r.kind) * f64::from(r.count);
             if let Some(q) = r.qualifier {
                 // `ns.foo`, `pkg.Foo`, `mod.func`: the qualifier is a module binding.
                 if let Some(imps) = scope.namespaces.get(q) {
@@ -1752,5 +1861,89 @@ mod tests {
         };
         assert_eq!(dump(&g1), dump(&g2));
         assert_eq!(g1.edge_w, g2.edge_w);
+    }
+
+    #[test]
+    fn consuming_build_has_the_full_builds_ranking_tables() {
+        let at = |r: Reference, line: u32| Reference { line, ..r };
+        let typ = |n: &str| rf(n, RefKind::Type, None);
+        let files = vec![
+            pf(
+                "pkg/a.py",
+                vec![
+                    fun("alpha"),
+                    def("Klass", DefKind::Class, 3),
+                    def("method_x", DefKind::Method, 5),
+                ],
+                vec![
+                    at(rf("beta", RefKind::Import, None), 1),
+                    at(call("beta"), 2),
+                    at(typ("gamma"), 3),
+                    at(rf("method_y", RefKind::Call, Some("self")), 4),
+                    at(call("beta"), 7),
+                    at(rf("method_y", RefKind::Call, Some("self")), 8),
+                    at(typ("gamma"), 9),
+                    at(rf("gamma", RefKind::Reference, Some("c")), 10),
+                    at(call("beta"), 11),
+                ],
+                vec![named(".b", &[("beta", None)]), ns(".c", Some("c"))],
+            ),
+            pf(
+                "pkg/b.py",
+                vec![
+                    fun("beta"),
+                    fun("gamma"),
+                    def("method_y", DefKind::Method, 4),
+                ],
+                vec![
+                    at(call("alpha"), 2),
+                    at(call("alpha"), 3),
+                    at(rf("gamma", RefKind::Heritage, Some("c")), 5),
+                ],
+                vec![ns(".c", Some("c"))],
+            ),
+            pf(
+                "pkg/c.py",
+                vec![fun("gamma"), def("method_y", DefKind::Method, 2)],
+                vec![at(call("beta"), 1), at(call("beta"), 4)],
+                vec![],
+            ),
+        ];
+        let full = build_graph(&files, &[]);
+        let uses = TakenUses {
+            refs: files
+                .iter()
+                .map(|f| UseCounts::from_refs(&f.tags.refs))
+                .collect(),
+            imports: files.iter().map(|f| f.tags.imports.clone()).collect(),
+        };
+        assert!(uses.refs[0].items.len() < files[0].tags.refs.len());
+        let mut bare = files.clone();
+        for f in &mut bare {
+            f.tags = Arc::new(FileTags {
+                defs: f.tags.defs.clone(),
+                ..FileTags::default()
+            });
+        }
+        let once = build_graph_consuming(&bare, &[], uses);
+        assert!(full.edge_count() >= 3);
+        assert_eq!(once.edge_count(), full.edge_count());
+        assert_eq!(once.edge_w, full.edge_w);
+        let tables = |g: &FileGraph| {
+            format!(
+                "{:?} {:?} {:?} {:?} {:?} {:?} {:?}",
+                g.edges,
+                g.trips,
+                g.trip_defs,
+                g.ident_trips,
+                g.ident_names,
+                g.def_offset,
+                g.ident_files
+            )
+        };
+        assert_eq!(tables(&once), tables(&full));
+        // Only ranking reads a one-shot graph.
+        assert_eq!(once.graph.edge_count(), 0);
+        assert_eq!(full.graph.edge_count(), full.edge_count());
     }
 }

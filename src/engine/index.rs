@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use super::cache::{content_hash, DiskCache, Loaded as CacheLoaded, TagStore};
 use super::error::EngineError;
-use super::graph::{build_graph, build_graph_consuming, FileGraph, TakenUses};
+use super::graph::{build_graph, build_graph_consuming, FileGraph, TakenUses, UseCounts};
 use super::heap::release_free_memory;
 use super::model::{Definition, FileTags, GoModule, ParsedFile, RefList, SkipReason, Skipped};
 use super::rank::{pagerank, rank, PageRankOptions, Personalization, RankOutput};
@@ -175,7 +175,8 @@ pub struct BuildProgress {
 
 /// Outcome of loading one walked file.
 enum Loaded {
-    File(ParsedFile, Origin),
+    /// A one-shot build's file also has its references counted (then taken out of it).
+    File(ParsedFile, Origin, Option<UseCounts>),
     Skip(Skipped),
 }
 
@@ -318,7 +319,7 @@ impl Index {
             })
             .map(|f| {
                 if let Some(same) = unchanged_file(reuse, f) {
-                    return Loaded::File(same, Origin::Unchanged);
+                    return Loaded::File(same, Origin::Unchanged, None);
                 }
                 match load_source(&f.abs_path, &f.rel_path, max_size) {
                     Err(reason) => Loaded::Skip(Skipped {
@@ -335,6 +336,7 @@ impl Index {
                             Origin::Parsed
                         };
                         let tags = cached.unwrap_or_else(|| Arc::new(parse_guarded(f.lang, &text)));
+                        let mut counted = None;
                         let file = if opts.map_lines_only {
                             // The full text is dropped here, while other files still parse.
                             let mut file = ParsedFile::for_map(
@@ -347,7 +349,9 @@ impl Index {
                             drop(text);
                             if one_shot {
                                 if let Some(tags) = Arc::get_mut(&mut file.tags) {
-                                    *tags = rehomed(std::mem::take(tags));
+                                    let fresh = std::mem::take(tags);
+                                    counted = Some(UseCounts::from_refs(&fresh.refs));
+                                    *tags = rehomed(fresh);
                                 }
                             }
                             file
@@ -360,7 +364,7 @@ impl Index {
                                 tags,
                             )
                         };
-                        Loaded::File(file.with_stamp(f.mtime_ns, hash), origin)
+                        Loaded::File(file.with_stamp(f.mtime_ns, hash), origin, counted)
                     }
                 }
             })
@@ -371,17 +375,19 @@ impl Index {
             load_docs(&walked.docs, opts.walk.max_doc_size)
         };
         let mut files = Vec::with_capacity(loaded.len());
+        let mut counted = Vec::with_capacity(loaded.len());
         let mut skipped = walked.skipped;
         let mut counts = ReuseCounts::default();
         for item in loaded {
             match item {
-                Loaded::File(f, origin) => {
+                Loaded::File(f, origin, uses) => {
                     match origin {
                         Origin::Parsed => counts.parsed += 1,
                         Origin::HashHit => counts.hash_hits += 1,
                         Origin::Unchanged => counts.unchanged += 1,
                     }
                     files.push(f);
+                    counted.push(uses);
                 }
                 Loaded::Skip(s) => skipped.push(s),
             }
@@ -405,7 +411,7 @@ impl Index {
         let graph = if one_shot {
             // The parse trees are gone: give their pages back before the graph is built.
             release_free_memory();
-            let uses = take_uses(&mut files);
+            let uses = take_uses(&mut files, counted);
             let graph = build_graph_consuming(&files, &walked.go_modules, uses);
             // The binding's and the build's temporaries, before ranking allocates.
             release_free_memory();
@@ -628,7 +634,8 @@ fn unchanged_file(reuse: Reuse<'_>, f: &WalkedFile) -> Option<ParsedFile> {
 }
 
 /// A one-shot map's copy of a file's fresh tags, in new allocations, without what only
-/// search reads (`Definition::parent`).
+/// search reads (`Definition::parent`) and without the references (counted for binding by
+/// then, see `UseCounts`).
 ///
 /// Why: the tags were allocated while the file's parse tree was alive, so their many small
 /// blocks (names, scope lists, import names) sit scattered between the tree's nodes; once
@@ -648,26 +655,30 @@ fn rehomed(tags: FileTags) -> FileTags {
                 scope_lines: d.scope_lines.clone(),
             })
             .collect(),
-        refs: tags.refs.clone(),
+        refs: RefList::new(),
         imports: tags.imports.clone(),
         parse_errors: tags.parse_errors,
     }
 }
 
-/// Moves the files' references and imports out of them (copies where their tags are shared,
-/// e.g. with a previous index).
-fn take_uses(files: &mut [ParsedFile]) -> TakenUses {
+/// Moves the files' imports out of them, and their references counted (`counted[i]` when
+/// already done at parse time), leaving copies where their tags are shared (e.g. with a
+/// previous index).
+fn take_uses(files: &mut [ParsedFile], counted: Vec<Option<UseCounts>>) -> TakenUses {
     let mut uses = TakenUses {
         refs: Vec::with_capacity(files.len()),
         imports: Vec::with_capacity(files.len()),
     };
+    let mut counted = counted.into_iter();
     for f in files {
-        let (refs, imports) = match Arc::get_mut(&mut f.tags) {
-            Some(tags) => (
-                std::mem::take(&mut tags.refs),
-                std::mem::take(&mut tags.imports),
-            ),
-            None => (f.tags.refs.clone(), f.tags.imports.clone()),
+        let done = counted.next().flatten();
+        let refs = done.unwrap_or_else(|| UseCounts::from_refs(&f.tags.refs));
+        let imports = match Arc::get_mut(&mut f.tags) {
+            Some(tags) => {
+                tags.refs = RefList::new();
+                std::mem::take(&mut tags.imports)
+            }
+            None => f.tags.imports.clone(),
         };
         uses.refs.push(refs);
         uses.imports.push(imports);
