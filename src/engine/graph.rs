@@ -1864,6 +1864,45 @@ mod tests {
     }
 
     #[test]
+    fn use_counts_count_repeats_and_keep_every_name_in_order() {
+        let at = |r: Reference, line: u32| Reference { line, ..r };
+        let refs: RefList = vec![
+            at(rf("mod", RefKind::Import, None), 1),
+            at(call("f"), 2),
+            at(rf("g", RefKind::Call, Some("obj")), 2),
+            at(call("f"), 3),
+            at(rf("f", RefKind::Type, None), 3),
+            at(rf("g", RefKind::Call, Some("obj")), 5),
+        ]
+        .into();
+        let counts = UseCounts::from_refs(&refs);
+        assert_eq!(
+            counts.names().collect::<Vec<_>>(),
+            refs.names().collect::<Vec<_>>()
+        );
+        let mut uses: Vec<(String, RefKind, Option<String>, u32)> = counts
+            .uses()
+            .map(|u| {
+                (
+                    u.name.to_string(),
+                    u.kind,
+                    u.qualifier.map(str::to_string),
+                    u.count,
+                )
+            })
+            .collect();
+        uses.sort();
+        assert_eq!(
+            uses,
+            vec![
+                ("f".to_string(), RefKind::Call, None, 2),
+                ("f".to_string(), RefKind::Type, None, 1),
+                ("g".to_string(), RefKind::Call, Some("obj".to_string()), 2),
+            ]
+        );
+    }
+
+    #[test]
     fn consuming_build_has_the_full_builds_ranking_tables() {
         let at = |r: Reference, line: u32| Reference { line, ..r };
         let typ = |n: &str| rf(n, RefKind::Type, None);
