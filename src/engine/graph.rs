@@ -675,8 +675,14 @@ fn build(files: &[ParsedFile], go_modules: &[GoModule], owned: Option<TakenUses>
         Some(lists) => lists
             .into_par_iter()
             .enumerate()
-            // The list is dropped as soon as its file is bound.
-            .map(|(fi, refs)| b.file_triples(fi, refs.uses()))
+            // The list is dropped as soon as its file is bound; every so often the memory
+            // binding freed (lists, per-file lookup caches) goes back to the system.
+            .map(|(fi, refs)| {
+                if fi % 64 == 63 {
+                    crate::engine::heap::release_free_memory();
+                }
+                b.file_triples(fi, refs.uses())
+            })
             .collect(),
         None => (0..n)
             .into_par_iter()
