@@ -315,7 +315,8 @@ fn build_index(
 }
 
 /// `map_only`: the index only serves maps, so prose/config files stay unread and each file
-/// keeps only the lines a map renders (`IndexOptions::skip_docs`, `map_lines_only`).
+/// keeps only the lines a map renders, and the graph build frees the references as it binds
+/// them (`IndexOptions::skip_docs`, `map_lines_only`, `consume_refs`).
 fn build_index_with(
     path: &Option<PathBuf>,
     max_file_size: Option<u64>,
@@ -326,6 +327,7 @@ fn build_index_with(
         use_cache: !cache.no_cache,
         skip_docs: map_only,
         map_lines_only: map_only,
+        consume_refs: map_only,
         ..IndexOptions::default()
     };
     if let Some(max) = max_file_size {
@@ -408,16 +410,21 @@ fn cmd_map(args: &MapArgs) -> anyhow::Result<()> {
     std::thread::spawn(move || tokenizer(kind).count(""));
     // The map never shows prose or config files, nor most lines of code files: don't keep
     // them.
-    let index = build_index_with(&args.path, Some(args.max_file_size), args.cache, true)?;
+    let mut index = build_index_with(&args.path, Some(args.max_file_size), args.cache, true)?;
     for f in &args.focus {
         if index.resolve_user_path(f).is_none() {
             eprintln!("mapscope: warning: focus file not in the index: {f}");
         }
     }
-    with_cache_saved(&index, || {
-        let (map, _) = index.map(&map_request(args));
-        print(&render(&map, &index.files, args.format))
-    })
+    if index.cache_pending() {
+        return with_cache_saved(&index, || {
+            let (map, _) = index.map(&map_request(args));
+            print(&render(&map, &index.files, args.format))
+        });
+    }
+    // Nothing to save: the graph and the references can go before the fit (peak memory).
+    let map = index.map_once(&map_request(args));
+    print(&render(&map, &index.files, args.format))
 }
 
 fn cmd_stats(args: &StatsArgs) -> anyhow::Result<()> {

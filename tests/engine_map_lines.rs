@@ -1,7 +1,8 @@
 //! `IndexOptions::map_lines_only` (what `mapscope map` uses) keeps of each file only the lines
 //! a map renders: the maps must come out byte for byte as from an index with full sources,
 //! in every format, over budgets small and large, with and without focus files and
-//! mentioned identifiers.
+//! mentioned identifiers. So must a one-shot index (`consume_refs`, `Index::map_once`), which
+//! frees references, imports and the graph as soon as they are used.
 
 use std::path::{Path, PathBuf};
 
@@ -79,6 +80,57 @@ fn assert_same_maps(root: &Path) {
 fn fixture_maps_are_identical_with_map_lines_only() {
     for repo in ["ts-app", "js-app", "py-app", "go-app", "search-app"] {
         assert_same_maps(&fixture(repo));
+    }
+}
+
+/// A one-shot index (what `mapscope map` builds) maps like a full one.
+fn assert_same_one_shot_maps(root: &Path) {
+    let full = build(root, false);
+    let one_shot_opts = IndexOptions {
+        skip_docs: true,
+        map_lines_only: true,
+        consume_refs: true,
+        ..IndexOptions::default()
+    };
+    let paths: Vec<String> = full.files.iter().map(|f| f.path.clone()).collect();
+    let names: Vec<String> = full
+        .files
+        .iter()
+        .flat_map(|f| f.tags.defs.iter().map(|d| d.name.clone()))
+        .take(3)
+        .collect();
+    for budget in [128, 4096] {
+        for focus in [Vec::new(), paths.iter().take(1).cloned().collect()] {
+            for idents in [Vec::new(), names.clone()] {
+                let req = MapRequest {
+                    budget,
+                    focus: focus.clone(),
+                    idents,
+                    ..MapRequest::default()
+                };
+                let (a, _) = full.map(&req);
+                let mut once = Index::build(root, &one_shot_opts).expect("fixture builds");
+                assert_eq!(once.graph.edge_count(), full.graph.edge_count());
+                let b = once.map_once(&req);
+                assert!(once.files.iter().all(|f| f.tags.refs.is_empty()));
+                for format in MapFormat::ALL {
+                    assert_eq!(
+                        render(&a, &full.files, format),
+                        render(&b, &once.files, format),
+                        "{} budget {budget} focus {focus:?} {}",
+                        root.display(),
+                        format.name()
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn fixture_maps_are_identical_from_a_one_shot_index() {
+    for repo in ["ts-app", "js-app", "py-app", "go-app", "search-app"] {
+        assert_same_one_shot_maps(&fixture(repo));
     }
 }
 

@@ -36,7 +36,7 @@
 //!   a bare-name match more likely right; on resolved edges it says nothing). Mentioned
 //!   identifiers (×10) are applied per request in `rank`.
 
-use crate::engine::model::{DefKind, GoModule, Lang, ParsedFile, RefKind};
+use crate::engine::model::{DefKind, GoModule, Import, Lang, ParsedFile, RefKind, RefList};
 use crate::engine::resolve::{
     go_package_names, split_dir, ResolvedImport, Resolver, REEXPORT_DEPTH,
 };
@@ -223,10 +223,11 @@ fn csr_from_sorted<T>(rows: usize, pairs: impl Iterator<Item = (usize, T)>) -> C
     Csr { ptr, items }
 }
 
-/// The file graph plus the tables `rank` reads.
-#[derive(Debug, Clone)]
+/// The file graph plus the tables `rank` reads. The default is the graph of no files.
+#[derive(Debug, Clone, Default)]
 pub struct FileGraph {
-    /// Node `i` holds file index `i`; edge `e` is `edges` entry `e` of the CSR below.
+    /// Node `i` holds file index `i`; edge `e` is `edges` entry `e` of the CSR below. Has
+    /// no edges in a one-shot graph (`build_graph_consuming`).
     pub graph: DiGraph<usize, FileEdge>,
     pub(crate) n: usize,
     pub(crate) ident_ids: FastMap<Arc<str>, u32>,
@@ -258,7 +259,7 @@ pub struct FileGraph {
 
 impl FileGraph {
     pub fn edge_count(&self) -> usize {
-        self.graph.edge_count()
+        self.edge_w.len()
     }
 
     pub fn node_count(&self) -> usize {
@@ -313,22 +314,28 @@ impl FileGraph {
 }
 
 /// Interned identifier ids, assigned in first-seen order (deterministic: files are visited
-/// in index order).
+/// in index order). The names are owned (they become the graph's `ident_names` and
+/// `ident_ids` as they are), so the references they came from can be freed mid-build.
 #[derive(Default)]
-struct Interner<'a> {
-    ids: FastMap<&'a str, u32>,
-    names: Vec<&'a str>,
+struct Interner {
+    ids: FastMap<Arc<str>, u32>,
+    names: Vec<Arc<str>>,
 }
 
-impl<'a> Interner<'a> {
-    fn intern(&mut self, s: &'a str) -> u32 {
+impl Interner {
+    fn intern(&mut self, s: &str) -> u32 {
         if let Some(&id) = self.ids.get(s) {
             return id;
         }
         let id = self.names.len() as u32;
-        self.ids.insert(s, id);
-        self.names.push(s);
+        let name: Arc<str> = Arc::from(s);
+        self.ids.insert(name.clone(), id);
+        self.names.push(name);
         id
+    }
+
+    fn name(&self, id: u32) -> &str {
+        self.names.get(id as usize).map_or("", |n| n)
     }
     fn get(&self, s: &str) -> Option<u32> {
         self.ids.get(s).copied()
@@ -393,19 +400,175 @@ struct Memo {
 
 struct Builder<'a> {
     files: &'a [ParsedFile],
-    interner: Interner<'a>,
+    /// The files' imports when taken out of them (`build_graph_consuming`).
+    owned_imports: Option<Vec<Vec<Import>>>,
+    interner: Interner,
     /// Per file: (identifier id, definition index), sorted.
     file_defs: Vec<Vec<(u32, u32)>>,
     /// Per family, per identifier id: files defining it / defining it as a method.
-    definers: Vec<Vec<Vec<u32>>>,
-    method_definers: Vec<Vec<Vec<u32>>>,
+    definers: Vec<Csr<u32>>,
+    method_definers: Vec<Csr<u32>>,
     resolved: Vec<Vec<ResolvedImport>>,
     file_dir: Vec<&'a str>,
     go_dirs: FastMap<&'a str, Vec<u32>>,
 }
 
 pub fn build_graph(files: &[ParsedFile], go_modules: &[GoModule]) -> FileGraph {
+    build(files, go_modules, None)
+}
+
+/// What binding reads of each file, taken out of the files (`refs[i]`, `imports[i]` are file
+/// `i`'s) so that a one-shot build can free it as soon as it is used.
+#[derive(Debug, Default)]
+pub struct TakenUses {
+    pub refs: Vec<UseCounts>,
+    pub imports: Vec<Vec<Import>>,
+}
+
+/// A file's references as binding reads them: each distinct (name, kind, qualifier) once,
+/// with its number of uses; import-statement names left out (binding counts those from the
+/// import statements); every name of the list kept, in its order (identifier ids follow it).
+///
+/// Why: a one-shot build holds every file's references until binding; most are repeats
+/// (`self.x`, the same type in many annotations). Binding gives the same result: a use adds
+/// its kind weight (0.5, 1 or 2) to sums that are exact in `f64`, so `count × weight` once
+/// equals `weight` `count` times, in any order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UseCounts {
+    /// The list's distinct names, concatenated; `name_ends[i]` is where name `i` ends.
+    names: String,
+    name_ends: Vec<u32>,
+    /// (name index << 3 | kind index in `REF_KINDS`, qualifier index + 1 or 0, uses), sorted.
+    items: Vec<(u32, u32, u32)>,
+}
+
+const REF_KINDS: [RefKind; 5] = [
+    RefKind::Call,
+    RefKind::Reference,
+    RefKind::Type,
+    RefKind::Heritage,
+    RefKind::Import,
+];
+
+impl UseCounts {
+    pub fn from_refs(refs: &RefList) -> UseCounts {
+        let mut names = String::new();
+        let mut name_ends = Vec::new();
+        let mut ids: FastMap<&str, u32> = FastMap::default();
+        for (i, name) in refs.names().enumerate() {
+            names.push_str(name);
+            name_ends.push(names.len() as u32);
+            ids.insert(name, i as u32);
+        }
+        let mut counts: FastMap<(u32, u32), u32> = FastMap::default();
+        for r in refs {
+            if r.kind == RefKind::Import {
+                continue;
+            }
+            let (Some(&name), Some(kind)) =
+                (ids.get(r.name), REF_KINDS.iter().position(|&k| k == r.kind))
+            else {
+                continue;
+            };
+            let qualifier = match r.qualifier {
+                None => 0,
+                Some(q) => match ids.get(q) {
+                    Some(&i) => i + 1,
+                    None => continue,
+                },
+            };
+            *counts
+                .entry((name << 3 | kind as u32, qualifier))
+                .or_insert(0) += 1;
+        }
+        let mut items: Vec<(u32, u32, u32)> =
+            counts.into_iter().map(|((n, q), c)| (n, q, c)).collect();
+        items.sort_unstable();
+        UseCounts {
+            names,
+            name_ends,
+            items,
+        }
+    }
+
+    /// The distinct names, in the references' first-use order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        (0..self.name_ends.len()).map(|i| self.name_at(i))
+    }
+
+    fn name_at(&self, i: usize) -> &str {
+        let start = match i {
+            0 => 0,
+            _ => self.name_ends.get(i - 1).map_or(0, |&e| e as usize),
+        };
+        let end = self.name_ends.get(i).map_or(start, |&e| e as usize);
+        self.names.get(start..end).unwrap_or("")
+    }
+
+    /// (name, kind, qualifier, number of uses).
+    fn uses(&self) -> impl Iterator<Item = Use<'_>> {
+        self.items.iter().map(|&(nk, q, count)| Use {
+            name: self.name_at((nk >> 3) as usize),
+            kind: REF_KINDS
+                .get((nk & 7) as usize)
+                .copied()
+                .unwrap_or(RefKind::Reference),
+            qualifier: (q > 0).then(|| self.name_at(q as usize - 1)),
+            count,
+        })
+    }
+}
+
+/// One reference (or several identical ones) as binding reads it.
+struct Use<'r> {
+    name: &'r str,
+    kind: RefKind,
+    qualifier: Option<&'r str>,
+    count: u32,
+}
+
+fn uses_of(refs: &RefList) -> impl Iterator<Item = Use<'_>> {
+    refs.iter().map(|r| Use {
+        name: r.name,
+        kind: r.kind,
+        qualifier: r.qualifier,
+        count: 1,
+    })
+}
+
+/// `build_graph` for a one-shot build (a map ranked once) of files whose references and
+/// imports were taken out of them. Each file's references are freed as soon as the file is
+/// bound, the imports once binding is done, and the freed memory is given back to the
+/// system before the graph's tables are built, so the build's peak memory does not hold them
+/// all at once. The ranking tables are the same as `build_graph`'s on the files with their
+/// uses; the petgraph view (`graph`, `incoming`, `outgoing`) is left empty: only ranking
+/// reads a one-shot graph.
+pub fn build_graph_consuming(
+    files: &[ParsedFile],
+    go_modules: &[GoModule],
+    uses: TakenUses,
+) -> FileGraph {
+    build(files, go_modules, Some(uses))
+}
+
+fn build(files: &[ParsedFile], go_modules: &[GoModule], owned: Option<TakenUses>) -> FileGraph {
     let n = files.len();
+    let (owned_refs, owned_imports) = match owned {
+        Some(uses) => (Some(uses.refs), Some(uses.imports)),
+        None => (None, None),
+    };
+    let ref_names_of = |fi: usize| -> Box<dyn Iterator<Item = &str> + '_> {
+        match &owned_refs {
+            Some(lists) => Box::new(lists.get(fi).into_iter().flat_map(UseCounts::names)),
+            None => Box::new(files[fi].tags.refs.names()),
+        }
+    };
+    let imports_of = |fi: usize| -> &[Import] {
+        match &owned_imports {
+            Some(lists) => lists.get(fi).map_or(&[], Vec::as_slice),
+            None => &files[fi].tags.imports,
+        }
+    };
     let mut interner = Interner::default();
     let mut file_defs = Vec::with_capacity(n);
     for f in files {
@@ -421,13 +584,13 @@ pub fn build_graph(files: &[ParsedFile], go_modules: &[GoModule]) -> FileGraph {
     }
     // Definition names were interned first, so the definer tables need only their ids.
     let n_def_ids = interner.names.len();
-    for f in files {
+    for fi in 0..n {
         // Names and qualifiers (a Go package is bound by whichever spelling the file uses),
         // each distinct one once, in the order the references first use them.
-        for name in f.tags.refs.names() {
+        for name in ref_names_of(fi) {
             interner.intern(name);
         }
-        for imp in &f.tags.imports {
+        for imp in imports_of(fi) {
             for nm in &imp.names {
                 interner.intern(&nm.name);
                 if let Some(a) = &nm.alias {
@@ -441,35 +604,48 @@ pub fn build_graph(files: &[ParsedFile], go_modules: &[GoModule]) -> FileGraph {
     }
     interner.intern("*");
 
-    let mut definers = vec![vec![Vec::new(); n_def_ids]; FAMILIES];
-    let mut method_definers = vec![vec![Vec::new(); n_def_ids]; FAMILIES];
+    // (identifier id, file) pairs per family, made rows below (a `Vec` per identifier and
+    // family was MBs of mostly empty vectors on a large repository).
+    let mut definer_pairs: Vec<Vec<(u32, u32)>> = vec![Vec::new(); FAMILIES];
+    let mut method_pairs: Vec<Vec<(u32, u32)>> = vec![Vec::new(); FAMILIES];
     for (fi, f) in files.iter().enumerate() {
         let fam = family(f.lang);
         let defs = &file_defs[fi];
+        let mut last_method = None;
         for (k, &(id, d)) in defs.iter().enumerate() {
             if k == 0 || defs[k - 1].0 != id {
-                definers[fam][id as usize].push(fi as u32);
+                definer_pairs[fam].push((id, fi as u32));
             }
             let is_method = f.tags.defs[d as usize].kind == DefKind::Method;
-            let list: &mut Vec<u32> = &mut method_definers[fam][id as usize];
-            if is_method && list.last() != Some(&(fi as u32)) {
-                list.push(fi as u32);
+            if is_method && last_method != Some(id) {
+                method_pairs[fam].push((id, fi as u32));
+                last_method = Some(id);
             }
         }
     }
+    // Within an identifier, files stay in index order.
+    let rows = |pairs: Vec<Vec<(u32, u32)>>| -> Vec<Csr<u32>> {
+        pairs
+            .into_iter()
+            .map(|mut p| {
+                p.sort_unstable();
+                csr_from_sorted(n_def_ids, p.into_iter().map(|(id, f)| (id as usize, f)))
+            })
+            .collect()
+    };
+    let definers = rows(definer_pairs);
+    let method_definers = rows(method_pairs);
 
     let resolver = Resolver::new(files, go_modules);
-    let resolved: Vec<Vec<ResolvedImport>> = files
-        .iter()
-        .enumerate()
-        .map(|(fi, f)| {
-            f.tags
-                .imports
+    let resolved: Vec<Vec<ResolvedImport>> = (0..n)
+        .map(|fi| {
+            imports_of(fi)
                 .iter()
                 .map(|imp| resolver.resolve_detail(fi, imp))
                 .collect()
         })
         .collect();
+    drop(resolver);
 
     let file_dir: Vec<&str> = files.iter().map(|f| split_dir(&f.path).0).collect();
     let mut go_dirs: FastMap<&str, Vec<u32>> = FastMap::default();
@@ -481,6 +657,7 @@ pub fn build_graph(files: &[ParsedFile], go_modules: &[GoModule]) -> FileGraph {
 
     let b = Builder {
         files,
+        owned_imports,
         interner,
         file_defs,
         definers,
@@ -490,23 +667,43 @@ pub fn build_graph(files: &[ParsedFile], go_modules: &[GoModule]) -> FileGraph {
         go_dirs,
     };
 
-    // (source, target, identifier, weight), sorted by the first three. Files are independent
-    // here, so they run on rayon; `collect` keeps file order, so the result is deterministic.
-    let per_file: Vec<Vec<(u32, u32, u32, f64)>> = (0..n)
-        .into_par_iter()
-        .map(|fi| b.file_triples(fi))
-        .collect();
-    // Concatenated into an exactly sized vector, each file's part freed as it is copied
-    // (`flatten().collect()` cannot know the total and grows by doubling).
-    let mut triples = Vec::with_capacity(per_file.iter().map(Vec::len).sum());
-    for part in per_file {
-        triples.extend(part);
-    }
+    // Per source file: its (target, identifier, weight) triples, sorted. Files are
+    // independent here, so they run on rayon; `collect` keeps file order, so the result is
+    // deterministic.
+    let consumed = owned_refs.is_some();
+    let per_file: Vec<Vec<FileTriple>> = match owned_refs {
+        Some(lists) => lists
+            .into_par_iter()
+            .enumerate()
+            // The list is dropped as soon as its file is bound; every so often the memory
+            // binding freed (lists, per-file lookup caches) goes back to the system.
+            .map(|(fi, refs)| {
+                if fi % 64 == 63 {
+                    crate::engine::heap::release_free_memory();
+                }
+                b.file_triples(fi, refs.uses())
+            })
+            .collect(),
+        None => (0..n)
+            .into_par_iter()
+            .map(|fi| b.file_triples(fi, uses_of(&files[fi].tags.refs)))
+            .collect(),
+    };
 
-    b.into_graph(n, triples)
+    b.into_graph(n, per_file, consumed)
 }
 
+/// One (target file, identifier id, weight) triple of a source file.
+type FileTriple = (u32, u32, f64);
+
 impl<'a> Builder<'a> {
+    fn imports(&self, fi: usize) -> &[Import] {
+        match &self.owned_imports {
+            Some(lists) => lists.get(fi).map_or(&[], Vec::as_slice),
+            None => &self.files[fi].tags.imports,
+        }
+    }
+
     fn defines(&self, file: usize, id: u32) -> bool {
         self.file_defs[file]
             .binary_search_by(|&(i, _)| i.cmp(&id))
@@ -556,9 +753,9 @@ impl<'a> Builder<'a> {
         if depth == 0 || file.lang == Lang::Go || !visited.insert(t) {
             return Vec::new();
         }
-        let name_str = self.interner.names[name as usize];
+        let name_str = self.interner.name(name);
         let mut out = Vec::new();
-        for (i, imp) in file.tags.imports.iter().enumerate() {
+        for (i, imp) in self.imports(t).iter().enumerate() {
             let ri = &self.resolved[t][i];
             for (k, nm) in imp.names.iter().enumerate() {
                 let local = nm.alias.as_deref().unwrap_or(&nm.name);
@@ -602,10 +799,10 @@ impl<'a> Builder<'a> {
         out
     }
 
-    fn scope(&self, fi: usize) -> Scope<'a> {
+    fn scope(&self, fi: usize) -> Scope<'_> {
         let file: &'a ParsedFile = &self.files[fi];
         let mut s = Scope::default();
-        for (i, imp) in file.tags.imports.iter().enumerate() {
+        for (i, imp) in self.imports(fi).iter().enumerate() {
             if file.lang == Lang::Go {
                 match imp.namespace.as_deref() {
                     Some("_") => {}
@@ -617,7 +814,7 @@ impl<'a> Builder<'a> {
                         // binds (the resolved package's own directory name included).
                         for name in go_package_names(&imp.specifier) {
                             if let Some(&id) = self.interner.ids.get(name.as_str()) {
-                                let key = self.interner.names[id as usize];
+                                let key = self.interner.name(id);
                                 s.namespaces.entry(key).or_default().push(i);
                             }
                         }
@@ -661,8 +858,7 @@ impl<'a> Builder<'a> {
         imp: usize,
         k: usize,
     ) -> Option<Vec<Target>> {
-        let files = self.files;
-        let nm = &files[fi].tags.imports[imp].names[k];
+        let nm = &self.imports(fi)[imp].names[k];
         let ri = &self.resolved[fi][imp];
         let local = self.interner.get(nm.alias.as_deref().unwrap_or(&nm.name))?;
         if let Some(sub) = ri.names.get(k).filter(|s| !s.is_empty()) {
@@ -688,25 +884,27 @@ impl<'a> Builder<'a> {
     }
 
     /// Per (target, identifier, binding): (summed kind weight, number of targets split over).
-    /// One file's (source, target, identifier, weight) triples, sorted.
-    fn file_triples(&self, fi: usize) -> Vec<(u32, u32, u32, f64)> {
-        let acc = self.file_contributions(fi);
+    /// One file's (target, identifier, weight) triples, sorted.
+    fn file_triples<'r>(&self, fi: usize, uses: impl Iterator<Item = Use<'r>>) -> Vec<FileTriple> {
+        let acc = self.file_contributions(fi, uses);
         let mut per: BTreeMap<(u32, u32), f64> = BTreeMap::new();
         // BTreeMap: the sum over bindings must not depend on hash order.
         let sorted: BTreeMap<(u32, u32, Binding), (f64, f64)> = acc.into_iter().collect();
         for ((dst, id, binding), (sum, split)) in sorted {
-            let name = self.interner.names[id as usize];
+            let name = self.interner.name(id);
             let w = sum.sqrt() * binding.weight() * ident_multiplier(name, binding) / split;
             if w.is_finite() && w > 0.0 {
                 *per.entry((dst, id)).or_insert(0.0) += w;
             }
         }
-        per.into_iter()
-            .map(|((d, id), w)| (fi as u32, d, id, w))
-            .collect()
+        per.into_iter().map(|((d, id), w)| (d, id, w)).collect()
     }
 
-    fn file_contributions(&self, fi: usize) -> FastMap<(u32, u32, Binding), (f64, f64)> {
+    fn file_contributions<'r>(
+        &self,
+        fi: usize,
+        uses: impl Iterator<Item = Use<'r>>,
+    ) -> FastMap<(u32, u32, Binding), (f64, f64)> {
         let memo = &mut Memo::default();
         let files = self.files;
         let file = &files[fi];
@@ -720,7 +918,7 @@ impl<'a> Builder<'a> {
         // The import statements themselves: each imported name is a use of its target, so
         // barrels link to what they re-export and unused imports still count a little.
         if file.lang != Lang::Go {
-            for (i, imp) in file.tags.imports.iter().enumerate() {
+            for (i, imp) in self.imports(fi).iter().enumerate() {
                 for k in 0..imp.names.len() {
                     if let Some(targets) = self.bind_named(memo, fi, i, k) {
                         let w = kind_weight(RefKind::Import);
@@ -744,14 +942,15 @@ impl<'a> Builder<'a> {
             }
         }
 
-        for r in &file.tags.refs {
+        for r in uses {
             if r.kind == RefKind::Import {
                 continue; // counted from the import statement above
             }
             let Some(id) = self.interner.get(r.name) else {
                 continue;
             };
-            let w = kind_weight(r.kind);
+            // Exact: see `UseCounts`.
+            let w = kind_weight(r.kind) * f64::from(r.count);
             if let Some(q) = r.qualifier {
                 // `ns.foo`, `pkg.Foo`, `mod.func`: the qualifier is a module binding.
                 if let Some(imps) = scope.namespaces.get(q) {
@@ -822,9 +1021,7 @@ impl<'a> Builder<'a> {
                 }
                 let dir = self.file_dir[fi];
                 let is_go = file.lang == Lang::Go;
-                let all = self.method_definers[fam]
-                    .get(id as usize)
-                    .map_or(&[][..], Vec::as_slice);
+                let all = self.method_definers[fam].row(id as usize);
                 // Cheap early exit for names like `String`/`Close` defined everywhere: even
                 // after removing this file (and its Go package) too many remain.
                 let own = if is_go {
@@ -882,9 +1079,7 @@ impl<'a> Builder<'a> {
             if r.name.chars().count() < 2 {
                 continue;
             }
-            let cands = self.definers[fam]
-                .get(id as usize)
-                .map_or(&[][..], Vec::as_slice);
+            let cands = self.definers[fam].row(id as usize);
             if !cands.is_empty() && cands.len() <= FALLBACK_MAX_DEFINERS {
                 let cands: Vec<Target> = cands.iter().map(|&t| (t as usize, id)).collect();
                 acc.add(&cands, Binding::Fallback, w, |_, _| true);
@@ -904,7 +1099,7 @@ impl<'a> Builder<'a> {
         } else {
             &self.definers[fam]
         };
-        let defs = table.get(id as usize).map_or(&[][..], Vec::as_slice);
+        let defs = table.row(id as usize);
         let visible = |t: usize| {
             t != fi
                 && self.file_dir[t] == dir
@@ -926,39 +1121,75 @@ impl<'a> Builder<'a> {
         }
     }
 
-    fn into_graph(self, n: usize, triples: Vec<(u32, u32, u32, f64)>) -> FileGraph {
+    /// `release`: give what binding freed (its tables; consumed references) back to the
+    /// system before the graph's tables are allocated, for a one-shot build's peak memory.
+    fn into_graph(self, n: usize, per_file: Vec<Vec<FileTriple>>, release: bool) -> FileGraph {
         let files = self.files;
         // Binding is done: free its tables before the graph's own are built (peak memory).
         drop(self.definers);
         drop(self.method_definers);
         drop(self.resolved);
         drop(self.go_dirs);
-        // Edges: consecutive triples with the same (source, target).
+        drop(self.owned_imports);
+        if release {
+            crate::engine::heap::release_free_memory();
+        }
+        let mut def_offset = Vec::with_capacity(n + 1);
+        let mut total = 0u32;
+        for f in files {
+            def_offset.push(total);
+            total = total.saturating_add(f.tags.defs.len() as u32);
+        }
+        def_offset.push(total);
+
+        // Edges: consecutive triples of a source with the same target. Each file's triples
+        // are freed as soon as they are copied (exactly sized tables, no concatenated copy).
+        let n_trips: usize = per_file.iter().map(Vec::len).sum();
         let mut edge_src: Vec<u32> = Vec::new();
         let mut edge_dst: Vec<u32> = Vec::new();
         let mut edge_w: Vec<f64> = Vec::new();
         let mut trip_ptr: Vec<u32> = vec![0];
-        let mut trip_items: Vec<(u32, f64)> = Vec::with_capacity(triples.len());
-        for (k, &(s, d, id, w)) in triples.iter().enumerate() {
-            if k == 0 || (triples[k - 1].0, triples[k - 1].1) != (s, d) {
-                if k > 0 {
-                    trip_ptr.push(k as u32);
+        let mut trip_items: Vec<(u32, f64)> = Vec::with_capacity(n_trips);
+        // The definitions each triple credits.
+        let mut tdef_ptr = Vec::with_capacity(n_trips + 1);
+        tdef_ptr.push(0u32);
+        let mut tdef_items = Vec::new();
+        for (s, part) in per_file.into_iter().enumerate() {
+            for (k, &(d, id, w)) in part.iter().enumerate() {
+                if k == 0 || part[k - 1].0 != d {
+                    if !trip_items.is_empty() {
+                        trip_ptr.push(trip_items.len() as u32);
+                    }
+                    edge_src.push(s as u32);
+                    edge_dst.push(d);
+                    edge_w.push(0.0);
                 }
-                edge_src.push(s);
-                edge_dst.push(d);
-                edge_w.push(0.0);
+                if let Some(last) = edge_w.last_mut() {
+                    *last += w;
+                }
+                trip_items.push((id, w));
+                let defs = &self.file_defs[d as usize];
+                let start = defs.partition_point(|&(i, _)| i < id);
+                for &(i, def) in &defs[start..] {
+                    if i != id {
+                        break;
+                    }
+                    tdef_items.push(def_offset[d as usize] + def);
+                }
+                tdef_ptr.push(tdef_items.len() as u32);
             }
-            if let Some(last) = edge_w.last_mut() {
-                *last += w;
-            }
-            trip_items.push((id, w));
         }
-        if !triples.is_empty() {
-            trip_ptr.push(triples.len() as u32);
+        if !trip_items.is_empty() {
+            trip_ptr.push(trip_items.len() as u32);
         }
+        tdef_items.shrink_to_fit();
         let trips = Csr {
             ptr: trip_ptr,
             items: trip_items,
+        };
+        let trip_defs = Csr {
+            ptr: tdef_ptr,
+            items: tdef_items,
         };
         let edges = csr_from_sorted(
             n,
@@ -968,46 +1199,33 @@ impl<'a> Builder<'a> {
                 .map(|(&s, &d)| (s as usize, d)),
         );
 
-        let mut def_offset = Vec::with_capacity(n + 1);
-        let mut total = 0u32;
-        for f in files {
-            def_offset.push(total);
-            total = total.saturating_add(f.tags.defs.len() as u32);
-        }
-        def_offset.push(total);
-
-        // The definitions each triple credits.
-        let mut tdef_ptr = vec![0u32];
-        let mut tdef_items = Vec::new();
-        for (k, &(_, d, id, _)) in triples.iter().enumerate() {
-            let defs = &self.file_defs[d as usize];
-            let start = defs.partition_point(|&(i, _)| i < id);
-            for &(i, def) in &defs[start..] {
-                if i != id {
-                    break;
-                }
-                tdef_items.push(def_offset[d as usize] + def);
-            }
-            debug_assert_eq!(tdef_ptr.len(), k + 1);
-            tdef_ptr.push(tdef_items.len() as u32);
-        }
-        let trip_defs = Csr {
-            ptr: tdef_ptr,
-            items: tdef_items,
-        };
-        let n_trips = triples.len();
-        drop(triples);
-
         let n_ids = self.interner.names.len();
-        // Identifier → (edge, triple), by counting sort.
-        let mut pairs: Vec<(usize, (u32, u32))> = Vec::with_capacity(n_trips);
+        // Identifier → (edge, triple), by counting sort (in (edge, triple) order per id).
+        let mut id_ptr = vec![0u32; n_ids + 1];
+        for &(id, _) in &trips.items {
+            if let Some(c) = id_ptr.get_mut(id as usize + 1) {
+                *c += 1;
+            }
+        }
+        for i in 0..n_ids {
+            id_ptr[i + 1] += id_ptr[i];
+        }
+        let mut next = id_ptr.clone();
+        let mut id_items = vec![(0u32, 0u32); id_ptr[n_ids] as usize];
         for e in 0..edge_dst.len() {
             for t in trips.range(e) {
-                pairs.push((trips.items[t].0 as usize, (e as u32, t as u32)));
+                let id = trips.items[t].0 as usize;
+                if id < n_ids {
+                    id_items[next[id] as usize] = (e as u32, t as u32);
+                    next[id] += 1;
+                }
             }
         }
-        pairs.sort_by_key(|&(id, _)| id);
-        let ident_trips = csr_from_sorted(n_ids, pairs.into_iter());
+        drop(next);
+        let ident_trips = Csr {
+            ptr: id_ptr,
+            items: id_items,
+        };
 
         let mut def_pairs: Vec<Target> = Vec::new();
         for (fi, defs) in self.file_defs.iter().enumerate() {
@@ -1055,11 +1273,13 @@ impl<'a> Builder<'a> {
             path_order[f] = pos as u32;
         }
 
-        let mut graph: DiGraph<usize, FileEdge> = DiGraph::with_capacity(n, edge_dst.len());
+        // A one-shot graph is only ranked, and ranking reads the rows above.
+        let view_edges = if release { 0 } else { edge_dst.len() };
+        let mut graph: DiGraph<usize, FileEdge> = DiGraph::with_capacity(n, view_edges);
         for i in 0..n {
             graph.add_node(i);
         }
-        for e in 0..edge_dst.len() {
+        for e in 0..view_edges {
             graph.add_edge(
                 NodeIndex::new(edge_src[e] as usize),
                 NodeIndex::new(edge_dst[e] as usize),
@@ -1070,13 +1290,10 @@ impl<'a> Builder<'a> {
             );
         }
 
-        let ident_names: Vec<Arc<str>> =
-            self.interner.names.iter().map(|&s| Arc::from(s)).collect();
-        let ident_ids = ident_names
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (s.clone(), i as u32))
-            .collect();
+        let Interner {
+            ids: ident_ids,
+            names: ident_names,
+        } = self.interner;
 
         FileGraph {
             graph,
@@ -1650,5 +1867,128 @@ mod tests {
         };
         assert_eq!(dump(&g1), dump(&g2));
         assert_eq!(g1.edge_w, g2.edge_w);
+    }
+
+    #[test]
+    fn use_counts_count_repeats_and_keep_every_name_in_order() {
+        let at = |r: Reference, line: u32| Reference { line, ..r };
+        let refs: RefList = vec![
+            at(rf("mod", RefKind::Import, None), 1),
+            at(call("f"), 2),
+            at(rf("g", RefKind::Call, Some("obj")), 2),
+            at(call("f"), 3),
+            at(rf("f", RefKind::Type, None), 3),
+            at(rf("g", RefKind::Call, Some("obj")), 5),
+        ]
+        .into();
+        let counts = UseCounts::from_refs(&refs);
+        assert_eq!(
+            counts.names().collect::<Vec<_>>(),
+            refs.names().collect::<Vec<_>>()
+        );
+        let mut uses: Vec<(String, RefKind, Option<String>, u32)> = counts
+            .uses()
+            .map(|u| {
+                (
+                    u.name.to_string(),
+                    u.kind,
+                    u.qualifier.map(str::to_string),
+                    u.count,
+                )
+            })
+            .collect();
+        uses.sort();
+        assert_eq!(
+            uses,
+            vec![
+                ("f".to_string(), RefKind::Call, None, 2),
+                ("f".to_string(), RefKind::Type, None, 1),
+                ("g".to_string(), RefKind::Call, Some("obj".to_string()), 2),
+            ]
+        );
+    }
+
+    #[test]
+    fn consuming_build_has_the_full_builds_ranking_tables() {
+        let at = |r: Reference, line: u32| Reference { line, ..r };
+        let typ = |n: &str| rf(n, RefKind::Type, None);
+        let files = vec![
+            pf(
+                "pkg/a.py",
+                vec![
+                    fun("alpha"),
+                    def("Klass", DefKind::Class, 3),
+                    def("method_x", DefKind::Method, 5),
+                ],
+                vec![
+                    at(rf("beta", RefKind::Import, None), 1),
+                    at(call("beta"), 2),
+                    at(typ("gamma"), 3),
+                    at(rf("method_y", RefKind::Call, Some("self")), 4),
+                    at(call("beta"), 7),
+                    at(rf("method_y", RefKind::Call, Some("self")), 8),
+                    at(typ("gamma"), 9),
+                    at(rf("gamma", RefKind::Reference, Some("c")), 10),
+                    at(call("beta"), 11),
+                ],
+                vec![named(".b", &[("beta", None)]), ns(".c", Some("c"))],
+            ),
+            pf(
+                "pkg/b.py",
+                vec![
+                    fun("beta"),
+                    fun("gamma"),
+                    def("method_y", DefKind::Method, 4),
+                ],
+                vec![
+                    at(call("alpha"), 2),
+                    at(call("alpha"), 3),
+                    at(rf("gamma", RefKind::Heritage, Some("c")), 5),
+                ],
+                vec![ns(".c", Some("c"))],
+            ),
+            pf(
+                "pkg/c.py",
+                vec![fun("gamma"), def("method_y", DefKind::Method, 2)],
+                vec![at(call("beta"), 1), at(call("beta"), 4)],
+                vec![],
+            ),
+        ];
+        let full = build_graph(&files, &[]);
+        let uses = TakenUses {
+            refs: files
+                .iter()
+                .map(|f| UseCounts::from_refs(&f.tags.refs))
+                .collect(),
+            imports: files.iter().map(|f| f.tags.imports.clone()).collect(),
+        };
+        assert!(uses.refs[0].items.len() < files[0].tags.refs.len());
+        let mut bare = files.clone();
+        for f in &mut bare {
+            f.tags = Arc::new(FileTags {
+                defs: f.tags.defs.clone(),
+                ..FileTags::default()
+            });
+        }
+        let once = build_graph_consuming(&bare, &[], uses);
+        assert!(full.edge_count() >= 3);
+        assert_eq!(once.edge_count(), full.edge_count());
+        assert_eq!(once.edge_w, full.edge_w);
+        let tables = |g: &FileGraph| {
+            format!(
+                "{:?} {:?} {:?} {:?} {:?} {:?} {:?}",
+                g.edges,
+                g.trips,
+                g.trip_defs,
+                g.ident_trips,
+                g.ident_names,
+                g.def_offset,
+                g.ident_files
+            )
+        };
+        assert_eq!(tables(&once), tables(&full));
+        // Only ranking reads a one-shot graph.
+        assert_eq!(once.graph.edge_count(), 0);
+        assert_eq!(full.graph.edge_count(), full.edge_count());
     }
 }

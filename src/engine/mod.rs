@@ -9,6 +9,7 @@
 pub mod cache;
 pub mod error;
 pub mod graph;
+pub mod heap;
 pub mod index;
 pub mod lang;
 pub mod model;

@@ -246,6 +246,15 @@ pub struct RefList {
 }
 
 impl RefList {
+    /// An empty list (usable in a `static`).
+    pub const fn new() -> RefList {
+        RefList {
+            names: String::new(),
+            name_ends: Vec::new(),
+            items: Vec::new(),
+        }
+    }
+
     /// Packs references that are already sorted and distinct (the extractor's order).
     pub fn from_sorted<'a>(refs: impl IntoIterator<Item = RefView<'a>>) -> RefList {
         let refs = refs.into_iter();
