@@ -411,7 +411,6 @@ impl Index {
         let graph = if one_shot {
             // The parse trees are gone: give their pages back before the graph is built.
             release_free_memory();
-            super::heap::release_executable_pages();
             let uses = take_uses(&mut files, counted);
             let graph = build_graph_consuming(&files, &walked.go_modules, uses);
             // The binding's and the build's temporaries, before ranking allocates.
