@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use mapscope::engine::index::{Index, IndexOptions, MapRequest};
-use mapscope::engine::repo_map::{render, MapFormat};
+use mapscope::engine::repo_map::{render, MapFormat, RepoMap};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -39,40 +39,55 @@ fn assert_same_maps(root: &Path) {
         }
     }
 
-    let paths: Vec<String> = full.files.iter().map(|f| f.path.clone()).collect();
-    let names: Vec<String> = full
+    for req in requests(&full, &[16, 128, 512, 2048, 65_536], 2) {
+        let (a, _) = full.map(&req);
+        let (b, _) = lean.map(&req);
+        assert_same_render(root, &req, (&a, &full), (&b, &lean));
+    }
+}
+
+/// Map requests over `budgets` × focus sets (none, the first file, and with `focus_sets` 2
+/// the last two files too) × identifiers (none, three definition names).
+fn requests(index: &Index, budgets: &[usize], focus_sets: usize) -> Vec<MapRequest> {
+    let paths: Vec<String> = index.files.iter().map(|f| f.path.clone()).collect();
+    let names: Vec<String> = index
         .files
         .iter()
         .flat_map(|f| f.tags.defs.iter().map(|d| d.name.clone()))
         .take(3)
         .collect();
-    let focus_sets: Vec<Vec<String>> = vec![
-        Vec::new(),
-        paths.iter().take(1).cloned().collect(),
-        paths.iter().rev().take(2).cloned().collect(),
-    ];
-    for budget in [16, 128, 512, 2048, 65_536] {
-        for focus in &focus_sets {
+    let mut focus: Vec<Vec<String>> = vec![Vec::new(), paths.iter().take(1).cloned().collect()];
+    if focus_sets > 1 {
+        focus.push(paths.iter().rev().take(2).cloned().collect());
+    }
+    let mut out = Vec::new();
+    for &budget in budgets {
+        for f in &focus {
             for idents in [Vec::new(), names.clone()] {
-                let req = MapRequest {
+                out.push(MapRequest {
                     budget,
-                    focus: focus.clone(),
+                    focus: f.clone(),
                     idents,
                     ..MapRequest::default()
-                };
-                let (a, _) = full.map(&req);
-                let (b, _) = lean.map(&req);
-                for format in MapFormat::ALL {
-                    assert_eq!(
-                        render(&a, &full.files, format),
-                        render(&b, &lean.files, format),
-                        "{} budget {budget} focus {focus:?} {}",
-                        root.display(),
-                        format.name()
-                    );
-                }
+                });
             }
         }
+    }
+    out
+}
+
+/// Both maps render the same in every format.
+fn assert_same_render(root: &Path, req: &MapRequest, a: (&RepoMap, &Index), b: (&RepoMap, &Index)) {
+    for format in MapFormat::ALL {
+        assert_eq!(
+            render(a.0, &a.1.files, format),
+            render(b.0, &b.1.files, format),
+            "{} budget {} focus {:?} {}",
+            root.display(),
+            req.budget,
+            req.focus,
+            format.name()
+        );
     }
 }
 
@@ -92,38 +107,13 @@ fn assert_same_one_shot_maps(root: &Path) {
         consume_refs: true,
         ..IndexOptions::default()
     };
-    let paths: Vec<String> = full.files.iter().map(|f| f.path.clone()).collect();
-    let names: Vec<String> = full
-        .files
-        .iter()
-        .flat_map(|f| f.tags.defs.iter().map(|d| d.name.clone()))
-        .take(3)
-        .collect();
-    for budget in [128, 4096] {
-        for focus in [Vec::new(), paths.iter().take(1).cloned().collect()] {
-            for idents in [Vec::new(), names.clone()] {
-                let req = MapRequest {
-                    budget,
-                    focus: focus.clone(),
-                    idents,
-                    ..MapRequest::default()
-                };
-                let (a, _) = full.map(&req);
-                let mut once = Index::build(root, &one_shot_opts).expect("fixture builds");
-                assert_eq!(once.graph.edge_count(), full.graph.edge_count());
-                let b = once.map_once(&req);
-                assert!(once.files.iter().all(|f| f.tags.refs.is_empty()));
-                for format in MapFormat::ALL {
-                    assert_eq!(
-                        render(&a, &full.files, format),
-                        render(&b, &once.files, format),
-                        "{} budget {budget} focus {focus:?} {}",
-                        root.display(),
-                        format.name()
-                    );
-                }
-            }
-        }
+    for req in requests(&full, &[128, 4096], 1) {
+        let (a, _) = full.map(&req);
+        let mut once = Index::build(root, &one_shot_opts).expect("fixture builds");
+        assert_eq!(once.graph.edge_count(), full.graph.edge_count());
+        let b = once.map_once(&req);
+        assert!(once.files.iter().all(|f| f.tags.refs.is_empty()));
+        assert_same_render(root, &req, (&a, &full), (&b, &once));
     }
 }
 

@@ -36,7 +36,9 @@
 //!   a bare-name match more likely right; on resolved edges it says nothing). Mentioned
 //!   identifiers (×10) are applied per request in `rank`.
 
-use crate::engine::model::{DefKind, GoModule, Import, Lang, ParsedFile, RefKind, RefList};
+use crate::engine::model::{
+    DefKind, GoModule, Import, Lang, NameTable, ParsedFile, RefKind, RefList,
+};
 use crate::engine::resolve::{
     go_package_names, split_dir, ResolvedImport, Resolver, REEXPORT_DEPTH,
 };
@@ -435,9 +437,8 @@ pub struct TakenUses {
 /// equals `weight` `count` times, in any order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct UseCounts {
-    /// The list's distinct names, concatenated; `name_ends[i]` is where name `i` ends.
-    names: String,
-    name_ends: Vec<u32>,
+    /// The list's distinct names, in its order.
+    names: NameTable,
     /// (name index << 3 | kind index in `REF_KINDS`, qualifier index + 1 or 0, uses), sorted.
     items: Vec<(u32, u32, u32)>,
 }
@@ -452,13 +453,10 @@ const REF_KINDS: [RefKind; 5] = [
 
 impl UseCounts {
     pub fn from_refs(refs: &RefList) -> UseCounts {
-        let mut names = String::new();
-        let mut name_ends = Vec::new();
+        let mut names = NameTable::new();
         let mut ids: FastMap<&str, u32> = FastMap::default();
-        for (i, name) in refs.names().enumerate() {
-            names.push_str(name);
-            name_ends.push(names.len() as u32);
-            ids.insert(name, i as u32);
+        for name in refs.names() {
+            ids.insert(name, names.push(name));
         }
         let mut counts: FastMap<(u32, u32), u32> = FastMap::default();
         for r in refs {
@@ -484,25 +482,16 @@ impl UseCounts {
         let mut items: Vec<(u32, u32, u32)> =
             counts.into_iter().map(|((n, q), c)| (n, q, c)).collect();
         items.sort_unstable();
-        UseCounts {
-            names,
-            name_ends,
-            items,
-        }
+        UseCounts { names, items }
     }
 
     /// The distinct names, in the references' first-use order.
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        (0..self.name_ends.len()).map(|i| self.name_at(i))
+        self.names.iter()
     }
 
     fn name_at(&self, i: usize) -> &str {
-        let start = match i {
-            0 => 0,
-            _ => self.name_ends.get(i - 1).map_or(0, |&e| e as usize),
-        };
-        let end = self.name_ends.get(i).map_or(start, |&e| e as usize);
-        self.names.get(start..end).unwrap_or("")
+        self.names.get(i)
     }
 
     /// (name, kind, qualifier, number of uses).

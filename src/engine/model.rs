@@ -239,18 +239,71 @@ fn kind_of(code: u32) -> RefKind {
 /// and every distinct name of the file is stored once, in one buffer.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RefList {
-    /// The distinct names, concatenated; `name_ends[i]` is where name `i` ends.
-    names: String,
-    name_ends: Vec<u32>,
+    /// The distinct names. Serialised as its two fields in place (postcard has no framing
+    /// for a nested struct), so the cache format is that of the flat layout.
+    names: NameTable,
     items: Vec<PackedRef>,
+}
+
+/// Distinct short strings stored once, concatenated in one buffer, addressed by index in
+/// insertion order: the name table of a [`RefList`] and of the graph's `UseCounts`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NameTable {
+    names: String,
+    /// `ends[i]` is where name `i` ends in `names`.
+    ends: Vec<u32>,
+}
+
+impl NameTable {
+    pub const fn new() -> NameTable {
+        NameTable {
+            names: String::new(),
+            ends: Vec::new(),
+        }
+    }
+
+    /// Appends `name` (the caller keeps names distinct) and returns its index.
+    pub fn push(&mut self, name: &str) -> u32 {
+        let i = self.ends.len() as u32;
+        self.names.push_str(name);
+        self.ends.push(self.names.len() as u32);
+        i
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Name `i`; "" for an index out of range (only a corrupt cache could hold one).
+    pub fn get(&self, i: usize) -> &str {
+        let start = match i {
+            0 => 0,
+            _ => self.ends.get(i - 1).map_or(0, |&e| e as usize),
+        };
+        let end = self.ends.get(i).map_or(start, |&e| e as usize);
+        self.names.get(start..end).unwrap_or("")
+    }
+
+    /// The names in insertion order.
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        (0..self.len()).map(|i| self.get(i))
+    }
+
+    pub fn shrink_to_fit(&mut self) {
+        self.names.shrink_to_fit();
+        self.ends.shrink_to_fit();
+    }
 }
 
 impl RefList {
     /// An empty list (usable in a `static`).
     pub const fn new() -> RefList {
         RefList {
-            names: String::new(),
-            name_ends: Vec::new(),
+            names: NameTable::new(),
             items: Vec::new(),
         }
     }
@@ -267,14 +320,12 @@ impl RefList {
             if let Some(&i) = ids.get(name) {
                 return Some(i);
             }
-            let i = list.name_ends.len();
-            if i >= MAX_NAMES {
+            if list.names.len() >= MAX_NAMES {
                 return None;
             }
-            list.names.push_str(name);
-            list.name_ends.push(list.names.len() as u32);
-            ids.insert(name, i as u32);
-            Some(i as u32)
+            let i = list.names.push(name);
+            ids.insert(name, i);
+            Some(i)
         };
         for r in refs {
             let Some(name) = intern(&mut list, r.name) else {
@@ -294,7 +345,6 @@ impl RefList {
             });
         }
         list.names.shrink_to_fit();
-        list.name_ends.shrink_to_fit();
         list
     }
 
@@ -315,17 +365,11 @@ impl RefList {
 
     /// The distinct names the references use (names and qualifiers), each once.
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        (0..self.name_ends.len()).map(|i| self.name_at(i))
+        self.names.iter()
     }
 
-    /// Name `i`; "" for an id out of range (only a corrupt cache could hold one).
     fn name_at(&self, i: usize) -> &str {
-        let start = match i {
-            0 => 0,
-            _ => self.name_ends.get(i - 1).map_or(0, |&e| e as usize),
-        };
-        let end = self.name_ends.get(i).map_or(start, |&e| e as usize);
-        self.names.get(start..end).unwrap_or("")
+        self.names.get(i)
     }
 }
 
@@ -707,4 +751,45 @@ pub struct Skipped {
 pub struct GoModule {
     pub dir: String,
     pub module: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn name_table_keeps_insertion_order_and_tolerates_bad_indexes() {
+        let mut t = NameTable::new();
+        assert!(t.is_empty());
+        assert_eq!((t.push("alpha"), t.push(""), t.push("β")), (0, 1, 2));
+        assert_eq!(t.len(), 3);
+        assert_eq!(t.iter().collect::<Vec<_>>(), ["alpha", "", "β"]);
+        assert_eq!((t.get(0), t.get(2), t.get(3)), ("alpha", "β", ""));
+    }
+
+    #[test]
+    fn ref_list_serialises_as_the_flat_layout() {
+        // The cache stores RefLists: nesting the name table must not change the bytes.
+        #[derive(Serialize)]
+        struct Flat<'a> {
+            names: &'a str,
+            name_ends: Vec<u32>,
+            items: Vec<PackedRef>,
+        }
+        let list = RefList::from(vec![Reference {
+            name: "call_me".into(),
+            kind: RefKind::Call,
+            line: 3,
+            qualifier: Some("obj".into()),
+        }]);
+        let flat = Flat {
+            names: "call_meobj",
+            name_ends: vec![7, 10],
+            items: list.items.clone(),
+        };
+        assert_eq!(
+            postcard::to_allocvec(&list).unwrap(),
+            postcard::to_allocvec(&flat).unwrap()
+        );
+    }
 }
