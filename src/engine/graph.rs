@@ -552,12 +552,7 @@ fn build(files: &[ParsedFile], go_modules: &[GoModule], owned: Option<TakenUses>
             None => Box::new(files[fi].tags.refs.names()),
         }
     };
-    let imports_of = |fi: usize| -> &[Import] {
-        match &owned_imports {
-            Some(lists) => lists.get(fi).map_or(&[], Vec::as_slice),
-            None => &files[fi].tags.imports,
-        }
-    };
+    let imports_of = |fi: usize| imports_in(&owned_imports, files, fi);
     let mut interner = Interner::default();
     let mut file_defs = Vec::with_capacity(n);
     for f in files {
@@ -682,15 +677,24 @@ fn build(files: &[ParsedFile], go_modules: &[GoModule], owned: Option<TakenUses>
     b.into_graph(n, per_file, consumed)
 }
 
+/// File `fi`'s imports: taken out of the files (a one-shot build) or still in them.
+fn imports_in<'i>(
+    owned: &'i Option<Vec<Vec<Import>>>,
+    files: &'i [ParsedFile],
+    fi: usize,
+) -> &'i [Import] {
+    match owned {
+        Some(lists) => lists.get(fi).map_or(&[], Vec::as_slice),
+        None => &files[fi].tags.imports,
+    }
+}
+
 /// One (target file, identifier id, weight) triple of a source file.
 type FileTriple = (u32, u32, f64);
 
 impl<'a> Builder<'a> {
     fn imports(&self, fi: usize) -> &[Import] {
-        match &self.owned_imports {
-            Some(lists) => lists.get(fi).map_or(&[], Vec::as_slice),
-            None => &self.files[fi].tags.imports,
-        }
+        imports_in(&self.owned_imports, self.files, fi)
     }
 
     fn defines(&self, file: usize, id: u32) -> bool {
