@@ -6,8 +6,10 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
+
+use common::fixture;
 
 use base64::Engine as _;
 use mapscope::app::action::Action;
@@ -18,12 +20,6 @@ use mapscope::app::service::IndexService;
 use mapscope::app::App;
 use mapscope::ui::Pane;
 use ratatui::layout::Rect;
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/repos")
-        .join(name)
-}
 
 fn app_on(root: &Path, env: ClipboardEnv) -> App {
     let config = Config {

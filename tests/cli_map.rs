@@ -3,8 +3,9 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+use common::fixture;
 
 fn mapscope(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_mapscope"))
@@ -13,12 +14,6 @@ fn mapscope(args: &[&str]) -> Output {
         .env("RUST_BACKTRACE", "1")
         .output()
         .expect("run mapscope")
-}
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/repos")
-        .join(name)
 }
 
 fn stdout(o: &Output) -> String {

@@ -4,16 +4,14 @@
 //! mentioned identifiers. So must a one-shot index (`consume_refs`, `Index::map_once`), which
 //! frees references, imports and the graph as soon as they are used.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
+
+use common::fixture;
 
 use mapscope::engine::index::{Index, IndexOptions, MapRequest};
 use mapscope::engine::repo_map::{render, MapFormat, RepoMap};
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/repos")
-        .join(name)
-}
 
 fn build(root: &Path, map_lines_only: bool) -> Index {
     let opts = IndexOptions {

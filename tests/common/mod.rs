@@ -3,8 +3,15 @@
 #![allow(dead_code)]
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+
+/// A fixture repository under `tests/fixtures/repos`.
+pub fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/repos")
+        .join(name)
+}
 
 /// Writes `files` (relative path, content) under `root`, creating parent directories.
 pub fn write_files(root: &Path, files: &[(&str, &str)]) {
