@@ -37,7 +37,8 @@
 //!   identifiers (×10) are applied per request in `rank`.
 
 use crate::engine::model::{
-    DefKind, GoModule, Import, Lang, NameTable, ParsedFile, RefKind, RefList,
+    pack_name_kind, unpack_name_kind, DefKind, GoModule, Import, Lang, NameTable, ParsedFile,
+    RefKind, RefList,
 };
 use crate::engine::resolve::{
     go_package_names, split_dir, ResolvedImport, Resolver, REEXPORT_DEPTH,
@@ -439,17 +440,10 @@ pub struct TakenUses {
 pub struct UseCounts {
     /// The list's distinct names, in its order.
     names: NameTable,
-    /// (name index << 3 | kind index in `REF_KINDS`, qualifier index + 1 or 0, uses), sorted.
+    /// (name index and kind packed by `pack_name_kind`, qualifier index + 1 or 0, uses),
+    /// sorted.
     items: Vec<(u32, u32, u32)>,
 }
-
-const REF_KINDS: [RefKind; 5] = [
-    RefKind::Call,
-    RefKind::Reference,
-    RefKind::Type,
-    RefKind::Heritage,
-    RefKind::Import,
-];
 
 impl UseCounts {
     pub fn from_refs(refs: &RefList) -> UseCounts {
@@ -463,9 +457,7 @@ impl UseCounts {
             if r.kind == RefKind::Import {
                 continue;
             }
-            let (Some(&name), Some(kind)) =
-                (ids.get(r.name), REF_KINDS.iter().position(|&k| k == r.kind))
-            else {
+            let Some(&name) = ids.get(r.name) else {
                 continue;
             };
             let qualifier = match r.qualifier {
@@ -476,7 +468,7 @@ impl UseCounts {
                 },
             };
             *counts
-                .entry((name << 3 | kind as u32, qualifier))
+                .entry((pack_name_kind(name, r.kind), qualifier))
                 .or_insert(0) += 1;
         }
         let mut items: Vec<(u32, u32, u32)> =
@@ -496,14 +488,14 @@ impl UseCounts {
 
     /// (name, kind, qualifier, number of uses).
     fn uses(&self) -> impl Iterator<Item = Use<'_>> {
-        self.items.iter().map(|&(nk, q, count)| Use {
-            name: self.name_at((nk >> 3) as usize),
-            kind: REF_KINDS
-                .get((nk & 7) as usize)
-                .copied()
-                .unwrap_or(RefKind::Reference),
-            qualifier: (q > 0).then(|| self.name_at(q as usize - 1)),
-            count,
+        self.items.iter().map(|&(nk, q, count)| {
+            let (name, kind) = unpack_name_kind(nk);
+            Use {
+                name: self.name_at(name),
+                kind,
+                qualifier: (q > 0).then(|| self.name_at(q as usize - 1)),
+                count,
+            }
         })
     }
 }

@@ -232,6 +232,20 @@ fn kind_of(code: u32) -> RefKind {
     }
 }
 
+/// A name index and a reference kind in one word (sorting by it sorts by name, then kind):
+/// how a [`RefList`] and the graph's `UseCounts` store a use.
+pub(crate) fn pack_name_kind(name: u32, kind: RefKind) -> u32 {
+    name << KIND_BITS | kind_code(kind)
+}
+
+/// The name index and kind packed by [`pack_name_kind`].
+pub(crate) fn unpack_name_kind(packed: u32) -> (usize, RefKind) {
+    (
+        (packed >> KIND_BITS) as usize,
+        kind_of(packed & ((1 << KIND_BITS) - 1)),
+    )
+}
+
 /// A file's references, sorted by (line, name, kind, qualifier) and distinct.
 ///
 /// Why packed: references are most of what an index holds (354k in mypy). As `Reference`
@@ -339,7 +353,7 @@ impl RefList {
                 },
             };
             list.items.push(PackedRef {
-                name_kind: name << KIND_BITS | kind_code(r.kind),
+                name_kind: pack_name_kind(name, r.kind),
                 qualifier,
                 line: r.line,
             });
@@ -389,10 +403,11 @@ pub struct RefIter<'a> {
 
 impl<'a> RefIter<'a> {
     fn unpack(&self, r: &PackedRef) -> RefView<'a> {
+        let (name, kind) = unpack_name_kind(r.name_kind);
         RefView {
             line: r.line,
-            name: self.list.name_at((r.name_kind >> KIND_BITS) as usize),
-            kind: kind_of(r.name_kind & ((1 << KIND_BITS) - 1)),
+            name: self.list.name_at(name),
+            kind,
             qualifier: (r.qualifier > 0).then(|| self.list.name_at(r.qualifier as usize - 1)),
         }
     }
