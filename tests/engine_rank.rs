@@ -65,7 +65,7 @@ fn file(
             defs,
             refs: refs.into(),
             imports,
-            parse_errors: 0,
+            ..FileTags::default()
         },
     )
 }
@@ -324,6 +324,68 @@ fn focus_file_lifts_what_it_uses() {
     assert_eq!(plain.personalization, vec![0.25; 4]);
     let order: Vec<usize> = plain.defs.iter().map(|d| d.file).collect();
     assert_eq!(order, [3, 1, 0, 2]);
+}
+
+#[test]
+fn unpersonalized_rank_prefers_the_projects_code_over_its_fixtures() {
+    // Two identical closed import cycles (which keep the rank they receive), one in the
+    // project's code and one in a test fixture, beside a plain library file.
+    let pair = |dir: &str| {
+        vec![
+            file(
+                &format!("{dir}/a.ts"),
+                vec![def("makeA", DefKind::Function, 1)],
+                vec![reference("makeB", RefKind::Call, None)],
+                vec![import("./b", &["makeB"], None)],
+            ),
+            file(
+                &format!("{dir}/b.ts"),
+                vec![def("makeB", DefKind::Function, 1)],
+                vec![reference("makeA", RefKind::Call, None)],
+                vec![import("./a", &["makeA"], None)],
+            ),
+        ]
+    };
+    let mut files = pair("src/core");
+    files.extend(pair("test/fixtures/cycle"));
+    files.push(file(
+        "src/lib.ts",
+        vec![def("helper", DefKind::Function, 1)],
+        vec![],
+        vec![],
+    ));
+    let g = build_graph(&files, &[]);
+    let out = rank(&files, &g, &Personalization::default());
+    assert_distribution(&out.file_rank);
+    assert!(
+        out.file_rank[0] > 2.0 * out.file_rank[2],
+        "{:?}",
+        out.file_rank
+    );
+    // The project's definitions come first in the map order.
+    let first: Vec<&str> = out.defs[..2]
+        .iter()
+        .map(|d| files[d.file].tags.defs[d.def].name.as_str())
+        .collect();
+    assert!(
+        first.contains(&"makeA") && first.contains(&"makeB"),
+        "{first:?}"
+    );
+    assert_eq!(files[out.defs[0].file].path.split('/').next(), Some("src"));
+    // An explicit signal still reaches the fixture: focusing one lifts the other.
+    let focused = rank(
+        &files,
+        &g,
+        &Personalization {
+            focus_files: vec![2],
+            ..Personalization::default()
+        },
+    );
+    assert!(
+        focused.file_rank[3] > focused.file_rank[1],
+        "{:?}",
+        focused.file_rank
+    );
 }
 
 #[test]

@@ -61,7 +61,7 @@ fn file(
         defs,
         refs: refs.into(),
         imports,
-        parse_errors: 0,
+        ..FileTags::default()
     };
     ParsedFile::new(path.into(), lang, src.len() as u64, Arc::from(src), tags)
 }

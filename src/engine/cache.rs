@@ -36,7 +36,7 @@ use super::model::{FileTags, Lang, ParsedFile};
 
 /// Bumped whenever the file layout or the meaning of the tags changes in a way the
 /// fingerprint (crate version + query texts) cannot see, e.g. a change in `tags/refs.rs`.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 const MAGIC: &[u8; 8] = b"MSCACHE\0";
 const FILE_NAME: &str = "tags.bin";
 /// Temporary files older than this were left by a killed process and are removed on save.

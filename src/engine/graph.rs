@@ -17,7 +17,9 @@
 //! 3. Go: an unqualified name → the files of the same package (directory) defining it, or a
 //!    dot-import; never anything else. Python `from m import *` likewise.
 //! 4. Fallback: the bare name in every file of the same language family defining it, split
-//!    over those files and down-weighted; names with more than `FALLBACK_MAX_DEFINERS`
+//!    over those files and down-weighted; in TS/JS only scripts and `.d.ts` files count (a
+//!    module's names are out of scope unless imported: `const Object` in some module is not
+//!    what `Object.keys` means elsewhere); names with more than `FALLBACK_MAX_DEFINERS`
 //!    definers and single-character names are skipped. A member use with a qualifier that is
 //!    not an import (`x.Close()`, `self.m()`) only matches method definitions, much weaker,
 //!    and in Go first the same package's methods.
@@ -120,6 +122,45 @@ fn is_distinctive(name: &str) -> bool {
         .windows(2)
         .any(|w| w[0].is_lowercase() && w[1].is_uppercase());
     (snake || camel) && name.chars().count() >= 8
+}
+
+/// Objects every JS runtime (browser or Node) provides without an import: their members are
+/// the runtime's, never a repository's methods. Only consulted for a qualifier that no
+/// import of the file binds.
+fn is_js_global_object(name: &str) -> bool {
+    const GLOBALS: [&str; 30] = [
+        "Array",
+        "Atomics",
+        "BigInt",
+        "Buffer",
+        "Date",
+        "Error",
+        "Intl",
+        "JSON",
+        "Map",
+        "Math",
+        "Number",
+        "Object",
+        "Promise",
+        "Proxy",
+        "Reflect",
+        "RegExp",
+        "Set",
+        "String",
+        "Symbol",
+        "URL",
+        "WeakMap",
+        "WebAssembly",
+        "console",
+        "document",
+        "globalThis",
+        "localStorage",
+        "location",
+        "navigator",
+        "process",
+        "window",
+    ];
+    GLOBALS.binary_search(&name).is_ok()
 }
 
 /// Language family: references only fall back to definitions of the same family.
@@ -258,6 +299,8 @@ pub struct FileGraph {
     pub(crate) def_words: FastMap<String, Vec<(u32, u32)>>,
     /// Position of each file in path order, for tie-breaks.
     pub(crate) path_order: Vec<u32>,
+    /// Per file: a test, fixture, example, playground… (see `is_supporting_path`).
+    pub(crate) supporting: Vec<bool>,
 }
 
 impl FileGraph {
@@ -588,8 +631,11 @@ fn build(files: &[ParsedFile], go_modules: &[GoModule], owned: Option<TakenUses>
         let fam = family(f.lang);
         let defs = &file_defs[fi];
         let mut last_method = None;
+        // A bare name can only mean what is in scope: a TS/JS module's names are not, unless
+        // imported (rule 1); scripts and declaration files define globals.
+        let bare_visible = !f.tags.module_scoped || f.path.ends_with(".d.ts");
         for (k, &(id, d)) in defs.iter().enumerate() {
-            if k == 0 || defs[k - 1].0 != id {
+            if bare_visible && (k == 0 || defs[k - 1].0 != id) {
                 definer_pairs[fam].push((id, fi as u32));
             }
             let is_method = f.tags.defs[d as usize].kind == DefKind::Method;
@@ -993,8 +1039,13 @@ impl<'a> Builder<'a> {
                         continue;
                     }
                 }
-                // A receiver, `this`, `self`, a local: a method somewhere.
-                if self.defines(fi, id) || r.name.chars().count() < 2 {
+                // A receiver, `this`, `self`, a local: a method somewhere. Not the members of
+                // the JS runtime's own objects (`console.log`, `JSON.parse`, `Object.keys`):
+                // a repo's `log` method is not what those call.
+                if self.defines(fi, id)
+                    || r.name.chars().count() < 2
+                    || (fam == family(Lang::JavaScript) && is_js_global_object(q))
+                {
                     continue;
                 }
                 if file.lang == Lang::Go {
@@ -1257,6 +1308,7 @@ impl<'a> Builder<'a> {
         for (pos, &f) in order.iter().enumerate() {
             path_order[f] = pos as u32;
         }
+        let supporting = files.iter().map(|f| is_supporting_path(&f.path)).collect();
 
         // A one-shot graph is only ranked, and ranking reads the rows above.
         let view_edges = if release { 0 } else { edge_dst.len() };
@@ -1296,7 +1348,20 @@ impl<'a> Builder<'a> {
             path_words,
             def_words,
             path_order,
+            supporting,
         }
+    }
+}
+
+/// Tests, fixtures, examples, playgrounds, benchmarks and docs folders: code that supports
+/// the project rather than being it (declaration files, `.d.ts`, are its API and count as
+/// implementation). See `rank::SUPPORTING_PRIOR`.
+fn is_supporting_path(path: &str) -> bool {
+    use crate::engine::search::paths::{classify, PathClass};
+    match classify(path) {
+        PathClass::Impl => false,
+        PathClass::Test => true,
+        PathClass::Secondary => !path.to_lowercase().contains(".d."),
     }
 }
 
@@ -1411,7 +1476,7 @@ mod tests {
                 defs,
                 refs: refs.into(),
                 imports,
-                parse_errors: 0,
+                ..FileTags::default()
             },
         )
     }
@@ -1636,6 +1701,63 @@ mod tests {
         assert_eq!(edge_idents(&g, 0, 4), Some(vec!["Model".into()]));
         assert_eq!(edge_idents(&g, 0, 5), Some(vec!["run".into()]));
         assert_eq!(edge_idents(&g, 0, 3), None);
+    }
+
+    #[test]
+    fn ts_bare_names_reach_only_scripts_and_declaration_files() {
+        let module = |path: &str, name: &str| {
+            let mut f = pf(path, vec![fun(name)], vec![], vec![]);
+            if let Some(tags) = Arc::get_mut(&mut f.tags) {
+                tags.module_scoped = true;
+            }
+            f
+        };
+        let files = vec![
+            pf(
+                "src/use.ts",
+                vec![],
+                vec![call("Object"), call("__DEV__"), call("legacyGlobal")],
+                vec![],
+            ),
+            // `const Object = …; export { Object }` in a fixture is not the global `Object`.
+            module("fixtures/top-level-object.js", "Object"),
+            module("types/env.d.ts", "__DEV__"),
+            pf(
+                "public/legacy.js",
+                vec![fun("legacyGlobal")],
+                vec![],
+                vec![],
+            ),
+        ];
+        let g = build_graph(&files, &[]);
+        assert_eq!(edge_idents(&g, 0, 1), None);
+        assert_eq!(edge_idents(&g, 0, 2), Some(vec!["__DEV__".into()]));
+        assert_eq!(edge_idents(&g, 0, 3), Some(vec!["legacyGlobal".into()]));
+    }
+
+    #[test]
+    fn js_runtime_members_are_not_repo_methods() {
+        let method = |name: &str| def(name, DefKind::Method, 2);
+        let files = vec![
+            pf(
+                "src/use.ts",
+                vec![],
+                vec![
+                    rf("log", RefKind::Call, Some("console")),
+                    rf("render", RefKind::Call, Some("view")),
+                ],
+                vec![],
+            ),
+            pf(
+                "src/logger.ts",
+                vec![method("log"), method("render")],
+                vec![],
+                vec![],
+            ),
+        ];
+        let g = build_graph(&files, &[]);
+        assert_eq!(edge_idents(&g, 0, 1), Some(vec!["render".into()]));
+        assert!(is_js_global_object("console") && !is_js_global_object("view"));
     }
 
     #[test]

@@ -658,6 +658,7 @@ fn rehomed(tags: FileTags) -> FileTags {
         refs: RefList::new(),
         imports: tags.imports.clone(),
         parse_errors: tags.parse_errors,
+        module_scoped: tags.module_scoped,
     }
 }
 

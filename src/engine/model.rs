@@ -476,6 +476,10 @@ pub struct FileTags {
     pub imports: Vec<Import>,
     /// Number of ERROR/MISSING nodes tree-sitter reported; tags are still extracted.
     pub parse_errors: u32,
+    /// TS/JS: the file is a module (ES `import`/`export`, or CommonJS `require` /
+    /// `module.exports`), so its top-level names reach other files only through imports.
+    /// False for scripts, whose top-level names are globals, and for other languages.
+    pub module_scoped: bool,
 }
 
 /// One indexed source file.

@@ -15,6 +15,13 @@ use std::collections::HashSet;
 const FOCUS_SHARE: f64 = 0.6;
 /// A small uniform share, so files no signal reaches are still ordered by structure.
 const UNIFORM_SHARE: f64 = 0.01;
+/// Weight of a supporting file (test, fixture, example, playground; `graph::FileGraph::
+/// supporting`) in the uniform share, against 1 for implementation. Why: an unpersonalized
+/// map is about the project's code, and small closed import cycles among fixtures keep the
+/// rank they receive (a 2-file cycle holds ~1/n each, several times a plain leaf), so at
+/// full weight a repo's playgrounds crowd its core out of the map. Explicit signals (focus,
+/// identifiers, query) are not weighted.
+pub const SUPPORTING_PRIOR: f64 = 0.2;
 /// Edges carrying a mentioned identifier count this many times more (as in aider).
 const MENTION_BOOST: f64 = 10.0;
 /// Fraction of a file's rank spread evenly over its definitions, so every definition is
@@ -466,8 +473,13 @@ fn personalization_vector(
     let mut uniform = vec![0.0; n];
     for i in 0..n {
         if !blocked[i] || open == 0 {
-            uniform[i] = 1.0 / if open == 0 { n } else { open } as f64;
+            let supporting = graph.supporting.get(i).copied().unwrap_or(false);
+            uniform[i] = if supporting { SUPPORTING_PRIOR } else { 1.0 };
         }
+    }
+    let uniform_sum: f64 = uniform.iter().sum();
+    if uniform_sum > 0.0 {
+        uniform.iter_mut().for_each(|x| *x /= uniform_sum);
     }
     let (fw, ow, uw) = match (has_focus, has_other) {
         (true, true) => (

@@ -327,7 +327,29 @@ impl<'s, 't> Extractor<'s, 't> {
         tags.refs = self.build_refs(import_refs);
         tags.imports = imports;
         tags.imports.shrink_to_fit();
+        tags.module_scoped = self.is_js_module(tree.root_node(), !tags.imports.is_empty());
         tags
+    }
+
+    /// TS/JS: whether the file is a module rather than a script (see
+    /// `FileTags::module_scoped`): any import (`require` and `import()` included), or a
+    /// top-level `export` / `module.exports` / `exports.x`. Only the top level is read.
+    fn is_js_module(&self, root: Node, has_imports: bool) -> bool {
+        if !matches!(self.lang, Lang::TypeScript | Lang::Tsx | Lang::JavaScript) {
+            return false;
+        }
+        if has_imports {
+            return true;
+        }
+        let mut cursor = root.walk();
+        let found = root.children(&mut cursor).any(|child| match child.kind() {
+            "import_statement" | "export_statement" => true,
+            "expression_statement" => self
+                .text(child)
+                .is_some_and(|t| t.starts_with("module.exports") || t.starts_with("exports.")),
+            _ => false,
+        });
+        found
     }
 
     fn query_all(
@@ -1275,6 +1297,43 @@ mod tests {
             checked += usize::from(!actual.defs.is_empty());
         }
         assert!(checked >= 15, "only {checked} files with definitions");
+    }
+
+    #[test]
+    fn modules_and_scripts() {
+        let cases = [
+            (Lang::TypeScript, "export const a = 1\n", true),
+            (
+                Lang::JavaScript,
+                "const Object = 'x'\nexport { Object }\n",
+                true,
+            ),
+            (
+                Lang::Tsx,
+                "import React from 'react'\nconst App = () => <div/>\n",
+                true,
+            ),
+            (Lang::JavaScript, "const fs = require('fs')\n", true),
+            (
+                Lang::JavaScript,
+                "module.exports = { test: (m) => m }\n",
+                true,
+            ),
+            (Lang::JavaScript, "exports.run = function () {}\n", true),
+            (
+                Lang::JavaScript,
+                "function legacy() {}\nwindow.legacy = legacy\n",
+                false,
+            ),
+            (Lang::TypeScript, "declare const __DEV__: boolean\n", false),
+            // Only the top level decides: a nested `exports.x` is not a module's export.
+            (Lang::JavaScript, "function f() { exports.x = 1 }\n", false),
+            // Other languages have no scripts.
+            (Lang::Python, "import os\n", false),
+        ];
+        for (lang, src, module) in cases {
+            assert_eq!(extract_tags(lang, src).module_scoped, module, "{src}");
+        }
     }
 
     #[test]

@@ -15,7 +15,7 @@ mod build;
 mod glossary;
 mod lex;
 mod matcher;
-mod paths;
+pub(crate) mod paths;
 mod query;
 mod run;
 mod tokenize;
