@@ -340,12 +340,15 @@ fn build_index_with(
     Ok(index)
 }
 
-/// Runs `output` while the tag cache is saved on a side thread (the save of a big repo's
-/// tags takes tens of ms; the user should not wait for it before seeing output). A failed
-/// save is a warning: the output is still right.
-fn with_cache_saved<T>(index: &Index, output: impl FnOnce() -> T) -> T {
+/// Runs `output` while the tag cache is saved (by `save`) on a side thread (the save of a
+/// big repo's tags takes tens of ms; the user should not wait for it before seeing output).
+/// A failed save is a warning: the output is still right.
+fn with_cache_saved<T>(
+    save: impl FnOnce() -> Result<bool, EngineError> + Send,
+    output: impl FnOnce() -> T,
+) -> T {
     std::thread::scope(|s| {
-        let saver = s.spawn(|| index.save_cache());
+        let saver = s.spawn(save);
         let out = output();
         match saver.join() {
             Ok(Err(e)) => eprintln!("mapscope: warning: could not save the cache: {e}"),
@@ -416,11 +419,25 @@ fn cmd_map(args: &MapArgs) -> anyhow::Result<()> {
             eprintln!("mapscope: warning: focus file not in the index: {f}");
         }
     }
+    if let Some(write) = index.take_cache_write() {
+        // A first run wrote the cache while parsing: only its sync and rename are left, and
+        // the index has no references to keep.
+        return with_cache_saved(
+            move || write.finish().map(|()| true),
+            || {
+                let map = index.map_once(&map_request(args));
+                print(&render(&map, &index.files, args.format))
+            },
+        );
+    }
     if index.cache_pending() {
-        return with_cache_saved(&index, || {
-            let (map, _) = index.map(&map_request(args));
-            print(&render(&map, &index.files, args.format))
-        });
+        return with_cache_saved(
+            || index.save_cache(),
+            || {
+                let (map, _) = index.map(&map_request(args));
+                print(&render(&map, &index.files, args.format))
+            },
+        );
     }
     // Nothing to save: the graph and the references can go before the fit (peak memory).
     let map = index.map_once(&map_request(args));
@@ -429,7 +446,7 @@ fn cmd_map(args: &MapArgs) -> anyhow::Result<()> {
 
 fn cmd_stats(args: &StatsArgs) -> anyhow::Result<()> {
     let index = build_index(&args.path, None, args.cache)?;
-    with_cache_saved(&index, || print_stats(&index, args.json))
+    with_cache_saved(|| index.save_cache(), || print_stats(&index, args.json))
 }
 
 fn print_stats(index: &Index, json: bool) -> anyhow::Result<()> {
@@ -650,13 +667,16 @@ fn cmd_search(args: &SearchArgs) -> anyhow::Result<()> {
     let (_, search_build_ms) = index.search_index();
     let index_ms = t.elapsed().as_secs_f64() * 1000.0;
     let response = index.search(&query, &opts);
-    with_cache_saved(&index, || {
-        if args.json {
-            let json = search_json(&index, &query, &response, index_ms, search_build_ms);
-            return print(&serde_json::to_string_pretty(&json)?);
-        }
-        print(&search_text(&query, &response, args.files, args.explain))
-    })
+    with_cache_saved(
+        || index.save_cache(),
+        || {
+            if args.json {
+                let json = search_json(&index, &query, &response, index_ms, search_build_ms);
+                return print(&serde_json::to_string_pretty(&json)?);
+            }
+            print(&search_text(&query, &response, args.files, args.explain))
+        },
+    )
 }
 
 fn print_search_error(error: &str, code: &str) -> anyhow::Result<()> {

@@ -105,6 +105,42 @@ fn map_writes_the_cache_outside_the_repo_and_reads_it_back() {
     assert_eq!(tree(&repo), before, "the repository must be byte-identical");
 }
 
+/// `stats --json` without its timings.
+fn stats_json(env: &[(&str, &Path)], args: &[&str]) -> serde_json::Value {
+    let o = run(env, args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    v.as_object_mut().unwrap().remove("times");
+    v
+}
+
+/// A first `map` with the cache on drops each file's references as soon as it is parsed
+/// (after writing them to the cache): every format maps as without the cache, and the cache
+/// it leaves serves `stats` (references, imports, graph edges) as a full build would.
+#[test]
+fn a_first_map_writes_a_complete_cache_while_it_parses() {
+    let (_tmp, repo, cache) = setup();
+    let env = [("MAPSCOPE_CACHE_DIR", cache.as_path())];
+    let repo_s = repo.to_str().unwrap();
+    for format in ["text", "json"] {
+        let _ = fs::remove_dir_all(&cache);
+        let args = ["map", repo_s, "--format", format];
+        let cold = run(&env, &args);
+        assert!(cold.status.success(), "{}", stderr(&cold));
+        assert_eq!(stderr(&cold), "");
+        let uncached = run(&env, &[&args[..], &["--no-cache"]].concat());
+        assert_eq!(cold.stdout, uncached.stdout, "{format}");
+        let warm = run(&env, &args);
+        assert_eq!(warm.stdout, cold.stdout, "{format}");
+        assert_eq!(stderr(&warm), "");
+    }
+    assert_eq!(cache_files(&cache).len(), 1);
+    let cached = stats_json(&env, &["stats", repo_s, "--json"]);
+    let fresh = stats_json(&env, &["stats", repo_s, "--json", "--no-cache"]);
+    assert_eq!(cached, fresh);
+    assert!(cached["references"].as_u64().unwrap() > 0, "{cached}");
+}
+
 #[test]
 fn xdg_cache_home_is_the_default_location() {
     let (tmp, repo, _) = setup();

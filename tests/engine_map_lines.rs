@@ -2,7 +2,8 @@
 //! a map renders: the maps must come out byte for byte as from an index with full sources,
 //! in every format, over budgets small and large, with and without focus files and
 //! mentioned identifiers. So must a one-shot index (`consume_refs`, `Index::map_once`), which
-//! frees references, imports and the graph as soon as they are used.
+//! frees references, imports and the graph as soon as they are used, also when it writes the
+//! persistent cache as it parses (a first cache-on run), and when it is served from that cache.
 
 mod common;
 
@@ -10,6 +11,7 @@ use std::path::Path;
 
 use common::fixture;
 
+use mapscope::engine::cache::DiskCache;
 use mapscope::engine::index::{Index, IndexOptions, MapRequest};
 use mapscope::engine::repo_map::{render, MapFormat, RepoMap};
 
@@ -120,6 +122,98 @@ fn fixture_maps_are_identical_from_a_one_shot_index() {
     for repo in ["ts-app", "js-app", "py-app", "go-app", "search-app"] {
         assert_same_one_shot_maps(&fixture(repo));
     }
+}
+
+/// What `mapscope map` builds with the cache on.
+fn cached_one_shot_opts() -> IndexOptions {
+    IndexOptions {
+        use_cache: true,
+        skip_docs: true,
+        map_lines_only: true,
+        consume_refs: true,
+        ..IndexOptions::default()
+    }
+}
+
+/// A first cache-on one-shot run maps like a full index and writes a cache holding every
+/// file's full tags (references included, though the index dropped its own); a second run
+/// parses nothing, writes nothing and maps the same.
+fn assert_cached_one_shot_maps(root: &Path) {
+    let full = build(root, false);
+    let cache_base = tempfile::tempdir().expect("temp dir");
+    let cache = || DiskCache::under(cache_base.path(), &full.root);
+    for req in requests(&full, &[128, 4096], 1) {
+        let _ = cache().expect("cache dir").clear();
+        let mut first = Index::build_with_cache(root, &cached_one_shot_opts(), cache(), &|_| {})
+            .expect("fixture builds");
+        assert_eq!(first.reuse.parsed, full.files.len(), "{:?}", first.reuse);
+        assert!(first.cache_pending());
+        assert!(first.files.iter().all(|f| f.tags.refs.is_empty()));
+        let write = first
+            .take_cache_write()
+            .expect("a first run writes as it parses");
+        assert!(!first.cache_pending());
+        assert_eq!(first.graph.edge_count(), full.graph.edge_count());
+        let a = first.map_once(&req);
+        write.finish().expect("cache saved");
+        let (b, _) = full.map(&req);
+        assert_same_render(root, &req, (&a, &first), (&b, &full));
+
+        let mut second = Index::build_with_cache(root, &cached_one_shot_opts(), cache(), &|_| {})
+            .expect("fixture builds");
+        assert!(second.cache_warning.is_none(), "{:?}", second.cache_warning);
+        assert_eq!(second.reuse.parsed, 0, "{:?}", second.reuse);
+        assert_eq!(second.reuse.hash_hits, full.files.len());
+        assert!(!second.cache_pending());
+        assert!(second.take_cache_write().is_none());
+        let c = second.map_once(&req);
+        assert_same_render(root, &req, (&c, &second), (&b, &full));
+    }
+
+    // The cache holds what a full index has, so a long-lived index (the TUI's, which keeps
+    // references for search) built from it equals one built from scratch.
+    let loaded = cache().expect("cache dir").load();
+    assert!(loaded.warning.is_none(), "{:?}", loaded.warning);
+    assert_eq!(loaded.store.len(), full.files.len());
+    for f in &full.files {
+        let hit = loaded.store.lookup(&f.path, f.lang, f.size, f.hash);
+        assert_eq!(hit.as_deref(), Some(&*f.tags), "{}", f.path);
+    }
+    let tui_opts = IndexOptions {
+        use_cache: true,
+        ..IndexOptions::default()
+    };
+    let tui = Index::build_with_cache(root, &tui_opts, cache(), &|_| {}).expect("builds");
+    assert_eq!(tui.reuse.parsed, 0, "{:?}", tui.reuse);
+    assert!(!tui.cache_pending());
+    assert_eq!(tui.graph.edge_count(), full.graph.edge_count());
+    for (a, b) in tui.files.iter().zip(&full.files) {
+        assert_eq!((&a.path, &a.tags), (&b.path, &b.tags));
+    }
+}
+
+#[test]
+fn fixture_maps_are_identical_from_a_cached_one_shot_index_first_and_second_run() {
+    for repo in ["ts-app", "js-app", "py-app", "go-app", "search-app"] {
+        assert_cached_one_shot_maps(&fixture(repo));
+    }
+}
+
+/// A first run that finds nothing to index leaves no cache file, temporary file or
+/// directory behind.
+#[test]
+fn an_abandoned_first_write_leaves_nothing() {
+    let repo = tempfile::tempdir().expect("temp dir");
+    common::write_files(repo.path(), &[("README.md", "# nothing to index\n")]);
+    let cache_base = tempfile::tempdir().expect("temp dir");
+    let root = repo.path().canonicalize().expect("canonical");
+    let cache = DiskCache::under(cache_base.path(), &root);
+    let built = Index::build_with_cache(repo.path(), &cached_one_shot_opts(), cache, &|_| {});
+    assert!(built.is_err());
+    let left: Vec<_> = std::fs::read_dir(cache_base.path())
+        .expect("cache base")
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }
 
 #[test]

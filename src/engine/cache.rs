@@ -7,9 +7,11 @@
 //! mapscope never writes into the user's tree.
 //!
 //! Format of `tags.bin`: magic, format version, tags fingerprint (crate version + the tags
-//! queries, so a grammar or query change invalidates old entries), a postcard payload (the
-//! canonical root, then one entry per file: path, language, size, mtime, content hash, tags)
-//! and an xxh3 checksum of everything before it. Anything that does not check out — short,
+//! queries, so a grammar or query change invalidates old entries), the canonical root
+//! (postcard), then one postcard entry per file (path, language, size, mtime, content hash,
+//! tags) back to back, in no particular order, and an xxh3 checksum of everything before it.
+//! No entry count up front: a `CacheWriter` appends entries while the files are still being
+//! parsed, before it knows how many will load. Anything that does not check out — short,
 //! garbage, another version, another repo — is ignored with one warning and rebuilt.
 //!
 //! Writes are atomic: a uniquely named temporary file in the same directory, then `rename`.
@@ -17,14 +19,15 @@
 //! never see a partial file.
 //!
 //! Threads: `load` runs on the thread that builds the index; `save` may run on a side thread
-//! while the caller renders its output.
+//! while the caller renders its output. A `CacheWriter` takes entries from the parse
+//! phase's rayon workers and is finished on any one thread.
 
 use std::collections::HashMap;
 use std::fs;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
@@ -36,7 +39,9 @@ use super::model::{FileTags, Lang, ParsedFile};
 
 /// Bumped whenever the file layout or the meaning of the tags changes in a way the
 /// fingerprint (crate version + query texts) cannot see, e.g. a change in `tags/refs.rs`.
-pub const FORMAT_VERSION: u32 = 4;
+/// 4: entries back to back without a count (was a postcard sequence), see `CacheWriter`.
+/// 5: `FileTags::module_scoped` (TS/JS module or script).
+pub const FORMAT_VERSION: u32 = 5;
 const MAGIC: &[u8; 8] = b"MSCACHE\0";
 const FILE_NAME: &str = "tags.bin";
 /// Temporary files older than this were left by a killed process and are removed on save.
@@ -199,19 +204,40 @@ impl DiskCache {
 
     /// Saves the tags of `files`, atomically.
     pub fn save(&self, files: &[ParsedFile]) -> Result<(), EngineError> {
-        let io_err = |path: &Path| {
-            let path = path.to_path_buf();
-            move |source| EngineError::Io { path, source }
-        };
-        fs::create_dir_all(&self.dir).map_err(io_err(&self.dir))?;
+        let writer = self.writer()?;
+        for f in files {
+            writer.add(&f.path, f.lang, f.size, f.mtime_ns, f.hash, &f.tags);
+        }
+        writer.finish()
+    }
+
+    /// A new cache file for this repository, filled entry by entry (`CacheWriter::add`) and
+    /// replacing the current one only when finished.
+    pub fn writer(&self) -> Result<CacheWriter, EngineError> {
+        fs::create_dir_all(&self.dir).map_err(io_error(&self.dir))?;
         remove_stale_temps(&self.dir);
         let tmp = self.dir.join(temp_name());
-        let result = write_cache_file(&tmp, &self.root, files).map_err(io_err(&tmp));
-        let result = result.and_then(|()| fs::rename(&tmp, self.file()).map_err(io_err(&tmp)));
-        if result.is_err() {
-            let _ = fs::remove_file(&tmp);
+        let file = fs::File::create(&tmp).map_err(io_error(&tmp))?;
+        let writer = CacheWriter {
+            out: Mutex::new(Sink {
+                out: Some(Hashing {
+                    inner: BufWriter::with_capacity(1 << 16, file),
+                    hash: Xxh3::new(),
+                }),
+                error: None,
+                finished: false,
+            }),
+            tmp,
+            target: self.file(),
+        };
+        // From here on the writer's drop removes the temporary file on any failure.
+        let root = self.root.to_string_lossy();
+        let head = postcard::to_allocvec(&*root).map_err(std::io::Error::other);
+        match head {
+            Ok(head) => writer.append(&[&prefix(), &head]),
+            Err(e) => writer.fail(e),
         }
-        result
+        Ok(writer)
     }
 
     /// Removes this repository's cache. Returns whether there was one.
@@ -225,6 +251,130 @@ impl DiskCache {
             }),
         }
     }
+}
+
+/// A cache file being written: entries are appended as they come (from any thread, in any
+/// order) to a temporary file, which `finish` checksums, syncs and renames over the cache.
+/// Dropped unfinished, it removes the temporary file and the cache stays as it was.
+///
+/// Why entry by entry: a one-shot map can then free each file's references as soon as the
+/// file is parsed, instead of keeping every file's until the end of the build to save them.
+pub struct CacheWriter {
+    out: Mutex<Sink>,
+    tmp: PathBuf,
+    target: PathBuf,
+}
+
+/// The open temporary file, or the first error writing it (after which nothing is written).
+struct Sink {
+    out: Option<Hashing<BufWriter<fs::File>>>,
+    error: Option<std::io::Error>,
+    finished: bool,
+}
+
+impl CacheWriter {
+    /// Appends one file's entry. A failed write is kept for `finish` to report.
+    pub fn add(
+        &self,
+        path: &str,
+        lang: Lang,
+        size: u64,
+        mtime_ns: i64,
+        hash: u64,
+        tags: &FileTags,
+    ) {
+        let entry = EntryRef {
+            path,
+            lang,
+            size,
+            mtime_ns,
+            hash,
+            tags,
+        };
+        // Encoded before taking the lock, so parse workers only queue for the copy.
+        match postcard::to_allocvec(&entry) {
+            Ok(bytes) => self.append(&[&bytes]),
+            Err(e) => self.fail(std::io::Error::other(e)),
+        }
+    }
+
+    fn append(&self, chunks: &[&[u8]]) {
+        let mut sink = self.out.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(out) = sink.out.as_mut() else {
+            return;
+        };
+        if let Err(e) = chunks.iter().try_for_each(|c| out.write_all(c)) {
+            sink.out = None;
+            sink.error = Some(e);
+        }
+    }
+
+    fn fail(&self, e: std::io::Error) {
+        let mut sink = self.out.lock().unwrap_or_else(PoisonError::into_inner);
+        if sink.out.take().is_some() {
+            sink.error = Some(e);
+        }
+    }
+
+    /// Writes the checksum, syncs, and atomically replaces the cache file; or reports the
+    /// first error met since the writer was made (the cache then stays as it was). Only the
+    /// first call does anything; entries added later are dropped.
+    pub fn finish(&self) -> Result<(), EngineError> {
+        let mut sink = self.out.lock().unwrap_or_else(PoisonError::into_inner);
+        if std::mem::replace(&mut sink.finished, true) {
+            return Ok(());
+        }
+        let written = match (sink.out.take(), sink.error.take()) {
+            (Some(out), None) => seal(out),
+            (_, Some(e)) => Err(e),
+            (None, None) => Err(std::io::Error::other("cache writer closed")),
+        };
+        written.map_err(io_error(&self.tmp))?;
+        // A failed rename leaves the temporary file to the drop.
+        fs::rename(&self.tmp, &self.target).map_err(io_error(&self.tmp))
+    }
+}
+
+impl Drop for CacheWriter {
+    fn drop(&mut self) {
+        // After a successful `finish` the file was renamed away and this fails harmlessly.
+        let _ = fs::remove_file(&self.tmp);
+        // An abandoned first write (e.g. the repo had nothing to index) leaves no empty
+        // directory behind; one holding a cache file stays.
+        if let Some(dir) = self.tmp.parent() {
+            let _ = fs::remove_dir(dir);
+        }
+    }
+}
+
+/// Appends the checksum of everything written and syncs the file to disk.
+fn seal(mut out: Hashing<BufWriter<fs::File>>) -> std::io::Result<()> {
+    let checksum = out.hash.digest();
+    out.inner.write_all(&checksum.to_le_bytes())?;
+    let file = out.inner.into_inner().map_err(|e| e.into_error())?;
+    file.sync_all()
+}
+
+/// Hashes what it writes, so the checksum costs no second pass over the file.
+struct Hashing<W: Write> {
+    inner: W,
+    hash: Xxh3,
+}
+
+impl<W: Write> Write for Hashing<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hash.update(&buf[..n]);
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> EngineError {
+    let path = path.to_path_buf();
+    move |source| EngineError::Io { path, source }
 }
 
 fn ignored(path: &Path, why: &str) -> Loaded {
@@ -277,48 +427,6 @@ fn prefix() -> Vec<u8> {
     p
 }
 
-/// Streams the cache file, hashing as it goes so the checksum costs no second pass.
-fn write_cache_file(tmp: &Path, root: &Path, files: &[ParsedFile]) -> std::io::Result<()> {
-    struct Hashing<W: Write> {
-        inner: W,
-        hash: Xxh3,
-    }
-    impl<W: Write> Write for Hashing<W> {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            let n = self.inner.write(buf)?;
-            self.hash.update(&buf[..n]);
-            Ok(n)
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            self.inner.flush()
-        }
-    }
-    let file = fs::File::create(tmp)?;
-    let mut out = Hashing {
-        inner: BufWriter::with_capacity(1 << 16, file),
-        hash: Xxh3::new(),
-    };
-    out.write_all(&prefix())?;
-    let entries: Vec<EntryRef> = files
-        .iter()
-        .map(|f| EntryRef {
-            path: &f.path,
-            lang: f.lang,
-            size: f.size,
-            mtime_ns: f.mtime_ns,
-            hash: f.hash,
-            tags: &f.tags,
-        })
-        .collect();
-    let root = root.to_string_lossy();
-    let payload = (root.as_ref(), entries);
-    let mut out = postcard::to_io(&payload, out).map_err(std::io::Error::other)?;
-    let checksum = out.hash.digest();
-    out.inner.write_all(&checksum.to_le_bytes())?;
-    let file = out.inner.into_inner().map_err(|e| e.into_error())?;
-    file.sync_all()
-}
-
 fn decode(bytes: &[u8], root: &Path) -> Result<TagStore, String> {
     let prefix = prefix();
     if !bytes.starts_with(&MAGIC[..bytes.len().min(MAGIC.len())]) {
@@ -336,24 +444,25 @@ fn decode(bytes: &[u8], root: &Path) -> Result<TagStore, String> {
     if xxh3_64(body) != u64::from_le_bytes(stored) {
         return Err("checksum mismatch (truncated or corrupt)".into());
     }
-    let (cached_root, entries): (String, Vec<Entry>) =
-        postcard::from_bytes(&body[prefix.len()..]).map_err(|e| format!("undecodable ({e})"))?;
+    let undecodable = |e: postcard::Error| format!("undecodable ({e})");
+    let (cached_root, mut rest): (String, &[u8]) =
+        postcard::take_from_bytes(&body[prefix.len()..]).map_err(undecodable)?;
     if Path::new(&cached_root) != root {
         return Err(format!("belongs to another repository ({cached_root})"));
     }
-    let files = entries
-        .into_iter()
-        .map(|e| {
-            let tags = CachedTags {
-                lang: e.lang,
-                size: e.size,
-                mtime_ns: e.mtime_ns,
-                hash: e.hash,
-                tags: Arc::new(e.tags),
-            };
-            (e.path, tags)
-        })
-        .collect();
+    let mut files = HashMap::new();
+    while !rest.is_empty() {
+        let (e, after): (Entry, &[u8]) = postcard::take_from_bytes(rest).map_err(undecodable)?;
+        rest = after;
+        let tags = CachedTags {
+            lang: e.lang,
+            size: e.size,
+            mtime_ns: e.mtime_ns,
+            hash: e.hash,
+            tags: Arc::new(e.tags),
+        };
+        files.insert(e.path, tags);
+    }
     Ok(TagStore { files })
 }
 
@@ -483,6 +592,59 @@ mod tests {
             .lookup("c.py", Lang::Python, a.size, a.hash)
             .is_none());
         // No temporary file is left behind.
+        let names: Vec<_> = fs::read_dir(cache.dir()).unwrap().flatten().collect();
+        assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn a_writer_fed_from_threads_in_any_order_saves_what_save_does() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (cache, _) = cache_in(tmp.path());
+        let files: Vec<ParsedFile> = (0..200)
+            .map(|i| parsed(&format!("m{i}.py"), &format!("def f{i}(): pass\n")))
+            .collect();
+        let writer = cache.writer().unwrap();
+        std::thread::scope(|s| {
+            for part in files.chunks(37).rev() {
+                let writer = &writer;
+                s.spawn(move || {
+                    for f in part.iter().rev() {
+                        writer.add(&f.path, f.lang, f.size, f.mtime_ns, f.hash, &f.tags);
+                    }
+                });
+            }
+        });
+        // Nothing replaces the cache before `finish`.
+        assert!(!cache.file().exists());
+        writer.finish().unwrap();
+        writer.finish().unwrap();
+        drop(writer);
+        let streamed = cache.load();
+        assert!(streamed.warning.is_none(), "{:?}", streamed.warning);
+        assert_eq!(streamed.store.len(), files.len());
+        for f in &files {
+            let hit = streamed.store.lookup(&f.path, f.lang, f.size, f.hash);
+            assert_eq!(hit.as_deref(), Some(&*f.tags), "{}", f.path);
+        }
+        // The same entries in another order: the same size, only the order differs.
+        let streamed_len = fs::metadata(cache.file()).unwrap().len();
+        cache.save(&files).unwrap();
+        assert_eq!(fs::metadata(cache.file()).unwrap().len(), streamed_len);
+        let names: Vec<_> = fs::read_dir(cache.dir()).unwrap().flatten().collect();
+        assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn an_unfinished_writer_leaves_the_old_cache_and_no_temporary_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (cache, _) = cache_in(tmp.path());
+        cache.save(&[parsed("a.py", "x = 1\n")]).unwrap();
+        let before = fs::read(cache.file()).unwrap();
+        let writer = cache.writer().unwrap();
+        let f = parsed("b.py", "y = 2\n");
+        writer.add(&f.path, f.lang, f.size, f.mtime_ns, f.hash, &f.tags);
+        drop(writer);
+        assert_eq!(fs::read(cache.file()).unwrap(), before);
         let names: Vec<_> = fs::read_dir(cache.dir()).unwrap().flatten().collect();
         assert_eq!(names.len(), 1);
     }

@@ -14,7 +14,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::cache::{content_hash, DiskCache, Loaded as CacheLoaded, TagStore};
+use super::cache::{content_hash, CacheWriter, DiskCache, Loaded as CacheLoaded, TagStore};
 use super::error::EngineError;
 use super::graph::{build_graph, build_graph_consuming, FileGraph, TakenUses, UseCounts};
 use super::heap::release_free_memory;
@@ -53,7 +53,10 @@ pub struct IndexOptions {
     /// `build_graph_consuming`), trim the heap between phases, and keep of each definition
     /// only what a map reads. The index then has no references, imports or definition
     /// parents, and its graph no petgraph view (stats, search, the TUI and a refresh need
-    /// this off). Ignored with `use_cache`: the cache saves the tags.
+    /// this off). With `use_cache` it applies when the cache holds nothing (a first run):
+    /// each file's full tags are then written to a new cache file as soon as the file is
+    /// parsed (`Index::take_cache_write`). A cache with entries is read as usual, and this
+    /// is ignored: its tags are shared with the index and are saved again if stale.
     pub consume_refs: bool,
 }
 
@@ -141,6 +144,9 @@ pub struct Index {
     by_path: BTreeMap<String, usize>,
     /// Whether the persistent cache lacks something this index parsed.
     cache_stale: bool,
+    /// A one-shot build's new cache file, holding every file's tags, to be finished (see
+    /// `IndexOptions::consume_refs`).
+    cache_write: Option<CacheWriter>,
     line_costs: LineCostCache,
     /// Built on first use: `map` never pays for it.
     search: OnceLock<(SearchIndex, f64)>,
@@ -212,7 +218,23 @@ impl Index {
         let Ok(canonical) = root.canonicalize() else {
             return Self::build_reusing(root, opts, Reuse::Nothing, progress);
         };
-        let (cache, loaded) = match DiskCache::for_repo(&canonical) {
+        Self::build_with_cache(root, opts, DiskCache::for_repo(&canonical), progress)
+    }
+
+    /// `build_with_progress` with the persistent cache `cache` (or the reason there is none,
+    /// reported as `cache_warning`), whatever `opts.use_cache` says.
+    pub fn build_with_cache(
+        root: &Path,
+        opts: &IndexOptions,
+        cache: Result<DiskCache, String>,
+        progress: &(dyn Fn(BuildProgress) + Sync),
+    ) -> Result<Index, EngineError> {
+        // A build that saves its tags must not drop them unless it writes them as it parses.
+        let opts = &IndexOptions {
+            use_cache: true,
+            ..opts.clone()
+        };
+        let (cache, loaded) = match cache {
             Ok(cache) => {
                 let loaded = cache.load();
                 (Some(cache), loaded)
@@ -225,11 +247,23 @@ impl Index {
                 },
             ),
         };
-        let mut index = Self::build_reusing(root, opts, Reuse::Store(&loaded.store), progress)?;
+        // A one-shot build over an empty cache writes the new one as it parses, so that it can
+        // drop each file's references right away. If no file can be made, it builds as usual
+        // and `save_cache` meets (and reports) the same failure.
+        let writer = match &cache {
+            Some(cache) if opts.consume_refs && loaded.store.is_empty() => cache.writer().ok(),
+            _ => None,
+        };
+        let reuse = Reuse::Store(&loaded.store);
+        let mut index = Self::build_inner(root, opts, reuse, writer.as_ref(), progress)?;
         index.cache = cache;
         index.cache_warning = loaded.warning;
-        // A store that held other files (deleted or renamed since) must be rewritten too.
-        index.cache_stale = index.reuse.parsed > 0 || loaded.store.len() != index.files.len();
+        if writer.is_some() {
+            index.cache_write = writer;
+        } else {
+            // A store that held other files (deleted or renamed since) must be rewritten too.
+            index.cache_stale = index.reuse.parsed > 0 || loaded.store.len() != index.files.len();
+        }
         Ok(index)
     }
 
@@ -256,6 +290,9 @@ impl Index {
     /// Saves the tags to the persistent cache when this index has one and parsed anything
     /// the cache did not hold. Returns whether it wrote.
     pub fn save_cache(&self) -> Result<bool, EngineError> {
+        if let Some(writer) = &self.cache_write {
+            return writer.finish().map(|()| true);
+        }
         match &self.cache {
             Some(cache) if self.cache_stale => cache.save(&self.files).map(|()| true),
             _ => Ok(false),
@@ -267,6 +304,18 @@ impl Index {
         root: &Path,
         opts: &IndexOptions,
         reuse: Reuse<'_>,
+        progress: &(dyn Fn(BuildProgress) + Sync),
+    ) -> Result<Index, EngineError> {
+        Self::build_inner(root, opts, reuse, None, progress)
+    }
+
+    /// `build_reusing`, handing every loaded file's tags to `cache_write` as it goes (which
+    /// makes a `consume_refs` build one-shot even with `use_cache`).
+    fn build_inner(
+        root: &Path,
+        opts: &IndexOptions,
+        reuse: Reuse<'_>,
+        cache_write: Option<&CacheWriter>,
         progress: &(dyn Fn(BuildProgress) + Sync),
     ) -> Result<Index, EngineError> {
         let t0 = Instant::now();
@@ -300,7 +349,7 @@ impl Index {
                 Some(&previous_store)
             }
         };
-        let one_shot = opts.consume_refs && !opts.use_cache;
+        let one_shot = opts.consume_refs && (!opts.use_cache || cache_write.is_some());
         let loaded: Vec<Loaded> = walked
             .files
             .par_iter()
@@ -319,6 +368,16 @@ impl Index {
             })
             .map(|f| {
                 if let Some(same) = unchanged_file(reuse, f) {
+                    if let Some(w) = cache_write {
+                        w.add(
+                            &same.path,
+                            same.lang,
+                            same.size,
+                            same.mtime_ns,
+                            same.hash,
+                            &same.tags,
+                        );
+                    }
                     return Loaded::File(same, Origin::Unchanged, None);
                 }
                 match load_source(&f.abs_path, &f.rel_path, max_size) {
@@ -336,6 +395,10 @@ impl Index {
                             Origin::Parsed
                         };
                         let tags = cached.unwrap_or_else(|| Arc::new(parse_guarded(f.lang, &text)));
+                        if let Some(w) = cache_write {
+                            // Before a one-shot build drops the references, below.
+                            w.add(&f.rel_path, f.lang, f.size, f.mtime_ns, hash, &tags);
+                        }
                         let mut counted = None;
                         let file = if opts.map_lines_only {
                             // The full text is dropped here, while other files still parse.
@@ -442,6 +505,7 @@ impl Index {
             cache: None,
             cache_warning: None,
             cache_stale: false,
+            cache_write: None,
             signals: OnceLock::new(),
             by_path,
             line_costs: LineCostCache::default(),
@@ -548,7 +612,14 @@ impl Index {
 
     /// Whether `save_cache` would write (the cache lacks something this index parsed).
     pub fn cache_pending(&self) -> bool {
-        self.cache.is_some() && self.cache_stale
+        self.cache_write.is_some() || (self.cache.is_some() && self.cache_stale)
+    }
+
+    /// Takes out the cache file a one-shot build wrote as it parsed, for the caller to
+    /// `finish` (e.g. on a side thread while it maps with `map_once`). Afterwards
+    /// `cache_pending` is false and `save_cache` writes nothing.
+    pub fn take_cache_write(&mut self) -> Option<CacheWriter> {
+        self.cache_write.take()
     }
 
     /// Fits an already ranked list to the request's budget (cheap: per-line token counts are
