@@ -206,7 +206,7 @@ impl DiskCache {
     pub fn save(&self, files: &[ParsedFile]) -> Result<(), EngineError> {
         let writer = self.writer()?;
         for f in files {
-            writer.add(&f.path, f.lang, f.size, f.mtime_ns, f.hash, &f.tags);
+            writer.add_file(f);
         }
         writer.finish()
     }
@@ -273,6 +273,11 @@ struct Sink {
 }
 
 impl CacheWriter {
+    /// Appends the entry of an indexed file (see `add`).
+    pub fn add_file(&self, f: &ParsedFile) {
+        self.add(&f.path, f.lang, f.size, f.mtime_ns, f.hash, &f.tags);
+    }
+
     /// Appends one file's entry. A failed write is kept for `finish` to report.
     pub fn add(
         &self,
@@ -609,7 +614,7 @@ mod tests {
                 let writer = &writer;
                 s.spawn(move || {
                     for f in part.iter().rev() {
-                        writer.add(&f.path, f.lang, f.size, f.mtime_ns, f.hash, &f.tags);
+                        writer.add_file(f);
                     }
                 });
             }
@@ -642,7 +647,7 @@ mod tests {
         let before = fs::read(cache.file()).unwrap();
         let writer = cache.writer().unwrap();
         let f = parsed("b.py", "y = 2\n");
-        writer.add(&f.path, f.lang, f.size, f.mtime_ns, f.hash, &f.tags);
+        writer.add_file(&f);
         drop(writer);
         assert_eq!(fs::read(cache.file()).unwrap(), before);
         let names: Vec<_> = fs::read_dir(cache.dir()).unwrap().flatten().collect();

@@ -45,6 +45,7 @@ use crate::engine::model::{
 use crate::engine::resolve::{
     go_package_names, split_dir, ResolvedImport, Resolver, REEXPORT_DEPTH,
 };
+use crate::engine::search::paths::{classify, is_declaration_file, PathClass};
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
 use petgraph::Direction;
@@ -633,7 +634,7 @@ fn build(files: &[ParsedFile], go_modules: &[GoModule], owned: Option<TakenUses>
         let mut last_method = None;
         // A bare name can only mean what is in scope: a TS/JS module's names are not, unless
         // imported (rule 1); scripts and declaration files define globals.
-        let bare_visible = !f.tags.module_scoped || f.path.ends_with(".d.ts");
+        let bare_visible = !f.tags.module_scoped || is_declaration_file(&f.path);
         for (k, &(id, d)) in defs.iter().enumerate() {
             if bare_visible && (k == 0 || defs[k - 1].0 != id) {
                 definer_pairs[fam].push((id, fi as u32));
@@ -1357,11 +1358,10 @@ impl<'a> Builder<'a> {
 /// the project rather than being it (declaration files, `.d.ts`, are its API and count as
 /// implementation). See `rank::SUPPORTING_PRIOR`.
 fn is_supporting_path(path: &str) -> bool {
-    use crate::engine::search::paths::{classify, PathClass};
     match classify(path) {
         PathClass::Impl => false,
         PathClass::Test => true,
-        PathClass::Secondary => !path.to_lowercase().contains(".d."),
+        PathClass::Secondary => !is_declaration_file(path),
     }
 }
 

@@ -369,14 +369,7 @@ impl Index {
             .map(|f| {
                 if let Some(same) = unchanged_file(reuse, f) {
                     if let Some(w) = cache_write {
-                        w.add(
-                            &same.path,
-                            same.lang,
-                            same.size,
-                            same.mtime_ns,
-                            same.hash,
-                            &same.tags,
-                        );
+                        w.add_file(&same);
                     }
                     return Loaded::File(same, Origin::Unchanged, None);
                 }

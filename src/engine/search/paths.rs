@@ -145,9 +145,7 @@ pub(crate) fn classify(path: &str) -> PathClass {
     };
     let lower = base.to_lowercase();
     if nonimpl_base(base) {
-        let declaration =
-            lower.ends_with(".d.ts") || lower.ends_with(".d.mts") || lower.ends_with(".d.cts");
-        return if declaration {
+        return if is_declaration_file(base) {
             PathClass::Secondary
         } else {
             PathClass::Test
@@ -165,6 +163,12 @@ pub(crate) fn classify(path: &str) -> PathClass {
         class = PathClass::Secondary;
     }
     class
+}
+
+/// A TypeScript declaration file (`.d.ts`, `.d.mts`, `.d.cts`), case-insensitive.
+pub(crate) fn is_declaration_file(path: &str) -> bool {
+    let lower = path.to_lowercase();
+    lower.ends_with(".d.ts") || lower.ends_with(".d.mts") || lower.ends_with(".d.cts")
 }
 
 /// Build output and dependency folders: never shown in results even if a caller indexes them.
