@@ -10,6 +10,7 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 
 use crate::bench_stats::median;
+use crate::engine::history::HistorySource;
 use crate::engine::index::{Index, IndexOptions, MapRequest};
 use crate::engine::repo_map::{render, MapFormat};
 use crate::engine::search::{
@@ -95,6 +96,9 @@ pub struct SearchArgs {
     /// Show the signal breakdown of each hit (text output).
     #[arg(long)]
     pub explain: bool,
+    /// Do not read the repository's commit history (`git log`), one of the signals.
+    #[arg(long)]
+    pub no_history: bool,
     #[command(flatten)]
     pub cache: CacheArgs,
 }
@@ -121,6 +125,9 @@ pub struct EvalArgs {
     /// (each tree is indexed once; a summary line per variant).
     #[arg(long, value_name = "FILE")]
     pub weights: Option<PathBuf>,
+    /// Leave out the history signal (each parent's own `git log`).
+    #[arg(long)]
+    pub no_history: bool,
     /// Keep the parent trees' blobs in this directory between runs (materialising a tree
     /// is then a matter of hard links instead of `git archive`).
     #[arg(long, value_name = "DIR")]
@@ -311,7 +318,7 @@ fn build_index(
     max_file_size: Option<u64>,
     cache: CacheArgs,
 ) -> anyhow::Result<Index> {
-    build_index_with(path, max_file_size, cache, false)
+    build_index_with(path, max_file_size, cache, false, HistorySource::Off)
 }
 
 /// `map_only`: the index only serves maps, so prose/config files stay unread and each file
@@ -322,12 +329,14 @@ fn build_index_with(
     max_file_size: Option<u64>,
     cache: CacheArgs,
     map_only: bool,
+    history: HistorySource,
 ) -> anyhow::Result<Index> {
     let mut opts = IndexOptions {
         use_cache: !cache.no_cache,
         skip_docs: map_only,
         map_lines_only: map_only,
         consume_refs: map_only,
+        history,
         ..IndexOptions::default()
     };
     if let Some(max) = max_file_size {
@@ -413,7 +422,13 @@ fn cmd_map(args: &MapArgs) -> anyhow::Result<()> {
     std::thread::spawn(move || tokenizer(kind).count(""));
     // The map never shows prose or config files, nor most lines of code files: don't keep
     // them.
-    let mut index = build_index_with(&args.path, Some(args.max_file_size), args.cache, true)?;
+    let mut index = build_index_with(
+        &args.path,
+        Some(args.max_file_size),
+        args.cache,
+        true,
+        HistorySource::Off,
+    )?;
     for f in &args.focus {
         if index.resolve_user_path(f).is_none() {
             eprintln!("mapscope: warning: focus file not in the index: {f}");
@@ -653,7 +668,12 @@ fn cmd_search(args: &SearchArgs) -> anyhow::Result<()> {
         anyhow::bail!("{e}");
     }
     let t = Instant::now();
-    let index = match build_index(&path, None, args.cache) {
+    let history = if args.no_history {
+        HistorySource::Off
+    } else {
+        HistorySource::Repo
+    };
+    let index = match build_index_with(&path, None, args.cache, false, history) {
         Ok(index) => index,
         Err(e) if args.json => {
             let code = e
@@ -739,6 +759,7 @@ fn search_json(
             "search_index_ms": search_build_ms,
             "parsed_files": index.files.len(),
             "low_score": r.low_score,
+            "history": index.history_status,
             "matched": r.retrieval_counts,
         },
     })
@@ -837,34 +858,53 @@ fn cmd_eval(args: &EvalArgs) -> anyhow::Result<()> {
         files_mode: true,
         ..SearchOptions::default()
     };
-    let mut ranker = |tree: &std::path::Path, query: &str| -> anyhow::Result<Vec<Vec<String>>> {
-        let index = Index::build(tree, &IndexOptions::default())?;
-        let ctx = SearchContext {
-            files: &index.files,
-            docs: &index.docs,
-            prior: index.prior(),
-            neighbors: index.neighbors(),
-        };
-        let mut out = Vec::with_capacity(variants.len());
-        let mut built: Option<SearchIndex> = None;
-        for (_, w) in &variants {
-            // Build-time weights shape the postings; query-time ones can reuse the index.
-            match built.as_mut() {
-                Some(si) if si.weights().same_build(w) => si.set_query_weights(w.clone()),
-                _ => {
-                    built = Some(SearchIndex::build_with(
-                        &index.files,
-                        &index.docs,
-                        w.clone(),
-                    ))
+    let mut ranker =
+        |tree: &crate::eval::EvalTree, query: &str| -> anyhow::Result<Vec<Vec<String>>> {
+            // Only the parent's own history: `git log PARENT` reaches its ancestors, never the
+            // commit whose files are the answer.
+            let history = if args.no_history {
+                HistorySource::Off
+            } else {
+                HistorySource::GitDir {
+                    git_dir: args.git_dir.clone(),
+                    rev: tree.parent.to_string(),
                 }
+            };
+            let opts = IndexOptions {
+                history,
+                ..IndexOptions::default()
+            };
+            let index = Index::build(tree.path, &opts)?;
+            if let Some(error) = &index.history_status.error {
+                eprintln!("mapscope: warning: no history for {}: {error}", tree.parent);
             }
-            let Some(si) = built.as_ref() else { continue };
-            let response = si.search(&ctx, query, &search_opts);
-            out.push(response.files.into_iter().map(|(path, _)| path).collect());
-        }
-        Ok(out)
-    };
+            let ctx = SearchContext {
+                files: &index.files,
+                docs: &index.docs,
+                prior: index.prior(),
+                neighbors: index.neighbors(),
+                history: index.history_index(),
+            };
+            let mut out = Vec::with_capacity(variants.len());
+            let mut built: Option<SearchIndex> = None;
+            for (_, w) in &variants {
+                // Build-time weights shape the postings; query-time ones can reuse the index.
+                match built.as_mut() {
+                    Some(si) if si.weights().same_build(w) => si.set_query_weights(w.clone()),
+                    _ => {
+                        built = Some(SearchIndex::build_with(
+                            &index.files,
+                            &index.docs,
+                            w.clone(),
+                        ))
+                    }
+                }
+                let Some(si) = built.as_ref() else { continue };
+                let response = si.search(&ctx, query, &search_opts);
+                out.push(response.files.into_iter().map(|(path, _)| path).collect());
+            }
+            Ok(out)
+        };
     let reports = crate::eval::run_eval_variants(
         &opts,
         variants.len(),

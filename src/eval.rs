@@ -608,10 +608,17 @@ pub fn materialize(git_dir: &Path, rev: &str, dest: &Path) -> Result<Option<Tree
     }
 }
 
+/// A parent tree materialised for the eval: where it is and which commit it is.
+#[derive(Debug, Clone, Copy)]
+pub struct EvalTree<'a> {
+    pub path: &'a Path,
+    pub parent: &'a str,
+}
+
 /// Runs the eval; `ranker(tree, query)` returns ranked file paths (relative to the tree).
 pub fn run_eval(
     opts: &EvalOptions,
-    ranker: &mut dyn FnMut(&Path, &str) -> Result<Vec<String>>,
+    ranker: &mut dyn FnMut(&EvalTree, &str) -> Result<Vec<String>>,
 ) -> Result<EvalReport> {
     run_eval_with_progress(opts, ranker, &mut |_, _, _| {})
 }
@@ -619,16 +626,16 @@ pub fn run_eval(
 /// `run_eval` with a callback after each commit: `(done, total, result)`.
 pub fn run_eval_with_progress(
     opts: &EvalOptions,
-    ranker: &mut dyn FnMut(&Path, &str) -> Result<Vec<String>>,
+    ranker: &mut dyn FnMut(&EvalTree, &str) -> Result<Vec<String>>,
     progress: &mut dyn FnMut(usize, usize, &QueryResult),
 ) -> Result<EvalReport> {
-    let mut one = |tree: &Path, q: &str| ranker(tree, q).map(|r| vec![r]);
+    let mut one = |tree: &EvalTree, q: &str| ranker(tree, q).map(|r| vec![r]);
     let mut reports = run_eval_variants(opts, 1, &mut one, progress)?;
     reports.pop().context("no report")
 }
 
 /// Ranks a query on a materialised tree once per weight variant: one file ranking each.
-pub type VariantRanker<'a> = dyn FnMut(&Path, &str) -> Result<Vec<Vec<String>>> + 'a;
+pub type VariantRanker<'a> = dyn FnMut(&EvalTree, &str) -> Result<Vec<Vec<String>>> + 'a;
 
 /// The eval for several rankers at once (weight variants while tuning): each parent tree
 /// is materialised once and `ranker(tree, query)` returns one ranking per variant, in
@@ -704,7 +711,11 @@ pub fn run_eval_variants(
                 Err(e) => (vec![Vec::new(); variants], 0.0, Some(e.clone())),
                 Ok(()) => {
                     let t = Instant::now();
-                    let out = ranker(&tree, &r.query);
+                    let at = EvalTree {
+                        path: &tree,
+                        parent,
+                    };
+                    let out = ranker(&at, &r.query);
                     let ms = t.elapsed().as_secs_f64() * 1000.0;
                     match out {
                         Ok(mut v) => {
@@ -975,7 +986,10 @@ mod tests {
         let mut opts = EvalOptions::new(&dataset, &git_dir);
         opts.ks = vec![1, 2];
         let mut seen_trees = Vec::new();
-        let mut ranker = |tree: &Path, q: &str| -> Result<Vec<String>> {
+        let mut seen_parents = Vec::new();
+        let mut ranker = |at: &EvalTree, q: &str| -> Result<Vec<String>> {
+            let tree = at.path;
+            seen_parents.push(at.parent.to_string());
             // The parent tree, not the commit: no argument yet.
             let src = fs::read_to_string(tree.join("src/orders.ts"))?;
             assert_eq!(src, "export function exportOrders() {}\n");
@@ -994,6 +1008,9 @@ mod tests {
         assert_eq!(q.metrics["recall@2"], Some(1.0));
         assert_eq!(q.metrics["mrr"], Some(0.5));
         assert!(q.first_on_tree && !report.per_query[1].first_on_tree);
+        // The ranker is told which commit the tree is (the history signal reads only its
+        // ancestors); the bad parent never reaches it.
+        assert_eq!(seen_parents, [q.parent.clone(), q.parent.clone()]);
         // The bad parent fails to materialise: an error, empty ranking, metrics still counted.
         let bad = &report.per_query[2];
         assert!(bad.error.as_deref().unwrap().contains("materialization"));
@@ -1014,7 +1031,7 @@ mod tests {
         // --limit and query_full.
         opts.limit = Some(1);
         opts.field = "query_full".into();
-        let mut ranker = |_: &Path, q: &str| -> Result<Vec<String>> {
+        let mut ranker = |_: &EvalTree, q: &str| -> Result<Vec<String>> {
             assert_eq!(q, "export orders with args");
             anyhow::bail!("ranker failed")
         };
@@ -1102,7 +1119,7 @@ mod tests {
     #[test]
     fn bad_options_are_errors() {
         let mut opts = EvalOptions::new("/nonexistent.jsonl", "/nonexistent");
-        let mut ranker = |_: &Path, _: &str| -> Result<Vec<String>> { Ok(vec![]) };
+        let mut ranker = |_: &EvalTree, _: &str| -> Result<Vec<String>> { Ok(vec![]) };
         assert!(run_eval(&opts, &mut ranker).is_err());
         opts.field = "subject".into();
         assert!(run_eval(&opts, &mut ranker).is_err());

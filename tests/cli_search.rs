@@ -11,13 +11,21 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/repos/search-app")
 }
 
+/// `mapscope search ARGS` on a fixture. The fixtures live inside this project's own git
+/// repository, so the history signal is off: their results must not depend on its commits.
 fn search(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mapscope"))
-        .env("MAPSCOPE_CACHE_DIR", common::test_cache_dir())
+    search_with_history(args, false)
+}
+
+fn search_with_history(args: &[&str], history: bool) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mapscope"));
+    cmd.env("MAPSCOPE_CACHE_DIR", common::test_cache_dir())
         .arg("search")
-        .args(args)
-        .output()
-        .expect("run mapscope")
+        .args(args);
+    if !history {
+        cmd.arg("--no-history");
+    }
+    cmd.output().expect("run mapscope")
 }
 
 fn search_json(query: &str, extra: &[&str]) -> Value {
@@ -113,7 +121,9 @@ fn json_follows_the_contract() {
         let ev = s["evidence_type"].as_str().unwrap();
         assert!(["definition", "reference", "call", "import", "text"].contains(&ev));
         assert!(s["score"].is_number());
-        for k in ["bm25", "name", "path", "graph", "prior", "penalty"] {
+        for k in [
+            "bm25", "name", "path", "graph", "prior", "penalty", "history",
+        ] {
             assert!(s["signals"][k].is_number(), "signal {k}");
         }
         for k in ["symbol", "kind"] {
@@ -166,4 +176,80 @@ fn filters_by_language_and_path() {
     let r = repo();
     let o = search(&[r.to_str().unwrap(), "orders", "--lang", "rust"]);
     assert_eq!(o.status.code(), Some(2));
+}
+
+fn files_of(v: &Value) -> Vec<String> {
+    v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["file_path"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Past commit subjects find a file whose own text never says what they say; with
+/// `--no-history`, or from a tree that is not a repository, that signal is absent.
+#[test]
+fn commit_history_finds_files_by_the_words_of_their_past_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    let settle = "def settle(entries):\n    return sum(e.amount for e in entries)\n";
+    common::repo_with_history(
+        repo,
+        &[
+            ("src/ledger.py", settle),
+            ("src/report.py", "def render(rows):\n    return rows\n"),
+            ("src/users.py", "def lookup(name):\n    return name\n"),
+        ],
+        &[(
+            "src/ledger.py",
+            &settle.replace("return sum", "return round(sum"),
+        )],
+        "Banker rounding for currency totals",
+    );
+
+    let run = |root: &Path, history: bool| -> Value {
+        let o = search_with_history(
+            &[
+                root.to_str().unwrap(),
+                "currency totals banker",
+                "--files",
+                "--json",
+            ],
+            history,
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let v = run(repo, true);
+    assert_eq!(
+        files_of(&v).first().map(String::as_str),
+        Some("src/ledger.py")
+    );
+    let h = &v["diagnostics"]["history"];
+    assert_eq!(h["commits"], 2);
+    assert_eq!(h["files"], 3);
+    assert!(h["error"].is_null());
+    assert_eq!(v["diagnostics"]["matched"]["history_matches"], 1);
+
+    // A file whose text also matches shows the history signal in its hits.
+    let o = search_with_history(&[repo.to_str().unwrap(), "settle banker", "--json"], true);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let top = &v["sources"][0];
+    assert_eq!(top["file_path"], "src/ledger.py");
+    assert!(top["signals"]["history"].as_f64().unwrap() > 0.0);
+
+    // The indexed directory may be a subdirectory of the repository.
+    let v = run(&repo.join("src"), true);
+    assert_eq!(files_of(&v).first().map(String::as_str), Some("ledger.py"));
+
+    let v = run(repo, false);
+    assert!(!files_of(&v).contains(&"src/ledger.py".to_string()));
+    assert_eq!(v["diagnostics"]["history"]["commits"], 0);
+
+    // Not a repository: searched without history, and said why.
+    std::fs::remove_dir_all(repo.join(".git")).unwrap();
+    let v = run(repo, true);
+    assert!(!files_of(&v).contains(&"src/ledger.py".to_string()));
+    assert!(v["diagnostics"]["history"]["error"].is_string());
 }

@@ -9,8 +9,10 @@ use std::fs;
 use std::path::Path;
 
 use mapscope::engine::cache::DiskCache;
+use mapscope::engine::history::HistorySource;
 use mapscope::engine::index::{Index, IndexOptions, MapRequest, Reuse};
 use mapscope::engine::repo_map::{render, MapFormat};
+use mapscope::engine::search::SearchOptions;
 use mapscope::engine::tokenizer::TokenizerKind;
 use mapscope::engine::{FileTags, Lang, RankedDef, Skipped};
 use petgraph::visit::EdgeRef;
@@ -315,4 +317,48 @@ fn a_storm_of_1000_changes_becomes_one_refresh_equal_to_a_full_rebuild() {
         .unwrap();
     assert_eq!(refreshed.reuse.parsed, 1000, "{:?}", refreshed.reuse);
     assert_eq!(observe(&refreshed), observe(&full(root)));
+}
+
+/// The commit history is read once: a refresh keeps it, mapped onto its own file list (a
+/// new file sorting first shifts every file's position).
+#[test]
+fn a_refresh_keeps_the_history_on_the_right_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    common::repo_with_history(
+        root,
+        &[
+            ("ledger.py", "def settle():\n    return 1\n"),
+            ("report.py", "def render():\n    return 2\n"),
+        ],
+        &[("ledger.py", "def settle():\n    return 1.0\n")],
+        "Banker rounding for currency totals",
+    );
+    let opts = IndexOptions {
+        history: HistorySource::Repo,
+        ..IndexOptions::default()
+    };
+    let files_mode = SearchOptions {
+        files_mode: true,
+        ..SearchOptions::default()
+    };
+    let top = |index: &Index| -> Option<String> {
+        let resp = index.search("banker rounding", &files_mode);
+        resp.files.first().map(|f| f.0.clone())
+    };
+    let first = Index::build(root, &opts).unwrap();
+    assert_eq!(first.history_status.commits, 2);
+    assert_eq!(top(&first).as_deref(), Some("ledger.py"));
+
+    common::write_files(root, &[("aaa.py", "def first():\n    return 0\n")]);
+    let changed = BTreeSet::from(["aaa.py".to_string()]);
+    let second = first.refresh(&opts, &changed, &|_| {}).unwrap();
+    assert_eq!(second.files[0].path, "aaa.py");
+    assert_eq!(second.history_status.commits, 2);
+    assert_eq!(top(&second).as_deref(), Some("ledger.py"));
+
+    // Without history the words are nowhere in the code.
+    let plain = Index::build(root, &IndexOptions::default()).unwrap();
+    assert!(plain.history_index().is_none());
+    assert_eq!(top(&plain), None);
 }

@@ -81,6 +81,7 @@ impl Corpus {
             docs: &self.docs,
             prior: &self.prior,
             neighbors: &self.neighbors,
+            history: None,
         }
     }
 
@@ -593,6 +594,7 @@ fn graph_diffusion_reaches_neighbours() {
         docs: &[],
         prior: &[],
         neighbors: &neighbors,
+        history: None,
     };
     let resp = index.search(&ctx, "alphaWidget", &files_mode(10));
     let paths: Vec<&str> = resp.files.iter().map(|f| f.0.as_str()).collect();
@@ -675,6 +677,7 @@ fn mismatched_context_gives_empty_response() {
         docs: &c.docs,
         prior: &[],
         neighbors: &[],
+        history: None,
     };
     let resp = c
         .index
@@ -745,6 +748,7 @@ fn tests_follow_the_file_they_test() {
         docs: &[],
         prior: &[],
         neighbors: &[],
+        history: None,
     };
     let resp = index.search(&ctx, "applyDiscount", &files_mode(10));
     let paths: Vec<&str> = resp.files.iter().map(|f| f.0.as_str()).collect();
@@ -768,6 +772,7 @@ fn ranked(index: &SearchIndex, files: &[ParsedFile], q: &str) -> Vec<String> {
         docs: &[],
         prior: &[],
         neighbors: &[],
+        history: None,
     };
     index
         .search(&ctx, q, &files_mode(10))

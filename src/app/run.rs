@@ -48,7 +48,11 @@ pub fn run(root: &Path, use_cache: bool) -> anyhow::Result<()> {
     let (input_tx, input_rx) = crossbeam_channel::unbounded::<Event>();
 
     let engine = EngineHandle::spawn(
-        Box::new(IndexService::new(root.to_path_buf()).with_cache(use_cache)),
+        Box::new(
+            IndexService::new(root.to_path_buf())
+                .with_cache(use_cache)
+                .with_history(true),
+        ),
         engine_tx,
     );
     let highlighter = HighlightWorker::spawn(config.theme.syntax_theme.clone(), hl_tx);

@@ -13,6 +13,7 @@ use super::engine::{
     MapFile, MapParams, MapSnapshot, Published,
 };
 use crate::engine::error::EngineError;
+use crate::engine::history::HistorySource;
 use crate::engine::index::{BuildProgress, Index, IndexOptions, MapRequest};
 use crate::engine::rank::{query_terms, RankOutput};
 use crate::engine::repo_map::{render, MapFormat, RepoMap};
@@ -70,6 +71,18 @@ impl IndexService {
     /// Uses the persistent tag cache (the CLI's `--no-cache` turns it off).
     pub fn with_cache(mut self, use_cache: bool) -> IndexService {
         self.opts.use_cache = use_cache;
+        self
+    }
+
+    /// Reads the repository's commit history for search's history signal (`git log`, on a
+    /// thread beside the parse). Off by default so tests on fixtures inside this project's
+    /// own repository do not depend on its commits.
+    pub fn with_history(mut self, read: bool) -> IndexService {
+        self.opts.history = if read {
+            HistorySource::Repo
+        } else {
+            HistorySource::Off
+        };
         self
     }
 

@@ -18,10 +18,13 @@ use super::cache::{content_hash, CacheWriter, DiskCache, Loaded as CacheLoaded, 
 use super::error::EngineError;
 use super::graph::{build_graph, build_graph_consuming, FileGraph, TakenUses, UseCounts};
 use super::heap::release_free_memory;
+use super::history::{self, CommitHistory, HistorySource};
 use super::model::{Definition, FileTags, GoModule, ParsedFile, RefList, SkipReason, Skipped};
 use super::rank::{pagerank, rank, PageRankOptions, Personalization, RankOutput};
 use super::repo_map::{build_map, LineCostCache, MapOptions, RepoMap};
-use super::search::{SearchContext, SearchIndex, SearchOptions, SearchResponse, TextDoc};
+use super::search::{
+    HistoryIndex, SearchContext, SearchIndex, SearchOptions, SearchResponse, TextDoc,
+};
 use super::tags::extract_tags;
 use super::tokenizer::TokenizerKind;
 use super::walk::{load_source, walk, DocFile, WalkOptions, WalkedFile};
@@ -58,6 +61,22 @@ pub struct IndexOptions {
     /// parsed (`Index::take_cache_write`). A cache with entries is read as usual, and this
     /// is ignored: its tags are shared with the index and are saved again if stale.
     pub consume_refs: bool,
+    /// Where to read the commit history search uses (`history`); off by default. It is read
+    /// by `git` on a thread of its own while the files parse. A refresh keeps the history
+    /// its previous index read.
+    pub history: HistorySource,
+}
+
+/// What became of the commit history an index asked for.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct HistoryStatus {
+    /// Commits whose subjects are indexed, and the code files they touched.
+    pub commits: usize,
+    pub files: usize,
+    /// Wall time of `git log` (it runs beside the parse).
+    pub read_ms: f64,
+    /// Why there is none, when it was asked for.
+    pub error: Option<String>,
 }
 
 /// Where a build may take already extracted tags from instead of parsing.
@@ -150,6 +169,77 @@ pub struct Index {
     line_costs: LineCostCache,
     /// Built on first use: `map` never pays for it.
     search: OnceLock<(SearchIndex, f64)>,
+    /// The commit history read for search (see `IndexOptions::history`), and its postings.
+    history: Option<Arc<CommitHistory>>,
+    history_index: Option<HistoryIndex>,
+    pub history_status: HistoryStatus,
+}
+
+/// A history read in progress on its own thread, or one taken over from a previous index.
+enum HistoryJob {
+    Ready(Option<Arc<CommitHistory>>, HistoryStatus),
+    Running(std::thread::JoinHandle<HistoryRead>),
+}
+
+type HistoryRead = (Result<Option<CommitHistory>, history::HistoryError>, f64);
+
+impl HistoryJob {
+    fn start(root: &Path, source: &HistorySource, reuse: Reuse<'_>) -> HistoryJob {
+        if let Reuse::Previous { index, .. } = reuse {
+            return HistoryJob::Ready(index.history.clone(), index.history_status.clone());
+        }
+        if *source == HistorySource::Off {
+            return HistoryJob::Ready(None, HistoryStatus::default());
+        }
+        let (root, source) = (root.to_path_buf(), source.clone());
+        let spawned = std::thread::Builder::new()
+            .name("mapscope-history".into())
+            .spawn(move || {
+                let t = Instant::now();
+                let read = history::read(&root, &source);
+                (read, ms_since(t))
+            });
+        match spawned {
+            Ok(handle) => HistoryJob::Running(handle),
+            Err(e) => HistoryJob::Ready(
+                None,
+                HistoryStatus {
+                    error: Some(format!("could not start a thread: {e}")),
+                    ..HistoryStatus::default()
+                },
+            ),
+        }
+    }
+
+    fn finish(self) -> (Option<Arc<CommitHistory>>, HistoryStatus) {
+        match self {
+            HistoryJob::Ready(h, status) => (h, status),
+            HistoryJob::Running(handle) => match handle.join() {
+                Ok((Ok(h), read_ms)) => (
+                    h.map(Arc::new),
+                    HistoryStatus {
+                        read_ms,
+                        ..HistoryStatus::default()
+                    },
+                ),
+                Ok((Err(e), read_ms)) => (
+                    None,
+                    HistoryStatus {
+                        read_ms,
+                        error: Some(e.to_string()),
+                        ..HistoryStatus::default()
+                    },
+                ),
+                Err(_) => (
+                    None,
+                    HistoryStatus {
+                        error: Some("reading the history panicked".into()),
+                        ..HistoryStatus::default()
+                    },
+                ),
+            },
+        }
+    }
 }
 
 /// Which phase a build is in, for progress reports.
@@ -327,6 +417,7 @@ impl Index {
         let walked = walk(root, &opts.walk)?;
         let root = canonical_root(root)?;
         let walk_ms = ms_since(t0);
+        let history_job = HistoryJob::start(&root, &opts.history, reuse);
 
         let t1 = Instant::now();
         let max_size = opts.walk.max_file_size;
@@ -476,6 +567,12 @@ impl Index {
             build_graph(&files, &walked.go_modules)
         };
         let graph_ms = ms_since(t2);
+        let (history, mut history_status) = history_job.finish();
+        let history_index = history.as_deref().map(|h| HistoryIndex::build(h, &files));
+        if let Some(h) = &history_index {
+            history_status.commits = h.commits;
+            history_status.files = h.files;
+        }
 
         let by_path = files
             .iter()
@@ -503,6 +600,9 @@ impl Index {
             by_path,
             line_costs: LineCostCache::default(),
             search: OnceLock::new(),
+            history,
+            history_index,
+            history_status,
         })
     }
 
@@ -524,8 +624,14 @@ impl Index {
             docs: &self.docs,
             prior: self.prior(),
             neighbors: self.neighbors(),
+            history: self.history_index(),
         };
         search.search(&ctx, query, opts)
+    }
+
+    /// Search's history postings, when the commit history was read and touches indexed files.
+    pub fn history_index(&self) -> Option<&HistoryIndex> {
+        self.history_index.as_ref().filter(|h| !h.is_empty())
     }
 
     /// Unpersonalized PageRank per file: the search prior.

@@ -10,6 +10,7 @@ pub mod cache;
 pub mod error;
 pub mod graph;
 pub mod heap;
+pub mod history;
 pub mod index;
 pub mod lang;
 pub mod model;

@@ -146,3 +146,33 @@ pub fn hostile_repo() -> tempfile::TempDir {
 pub fn test_cache_dir() -> std::path::PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join("mapscope-cache")
 }
+
+/// Runs `git ARGS` in `dir` with a fixed identity (no global config needed); panics on failure.
+pub fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+        .args(["-c", "commit.gpgsign=false"])
+        .args(args)
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}
+
+/// A git repository: `initial` committed as "Initial layout", then `change` committed with
+/// the subject `subject`.
+pub fn repo_with_history(
+    root: &Path,
+    initial: &[(&str, &str)],
+    change: &[(&str, &str)],
+    subject: &str,
+) {
+    write_files(root, initial);
+    git(root, &["init", "-q"]);
+    git(root, &["add", "."]);
+    git(root, &["commit", "-qm", "Initial layout"]);
+    write_files(root, change);
+    git(root, &["add", "."]);
+    git(root, &["commit", "-qm", subject]);
+}

@@ -571,7 +571,10 @@ fn file_postings(per_unit: &[Vec<Draft>], w: &SearchWeights) -> (Vec<TermEntry>,
 
 /// Postings from (term, unit, weight) records sorted by term then unit: one `TermEntry` per
 /// term, each posting's impact the record's weight × the term's BM25 idf over `n` documents.
-fn unit_postings(recs: &[(u64, u32, f32)], n: f64) -> (Vec<TermEntry>, Vec<PathPosting>) {
+pub(super) fn unit_postings(
+    recs: &[(u64, u32, f32)],
+    n: f64,
+) -> (Vec<TermEntry>, Vec<PathPosting>) {
     let mut terms = Vec::new();
     let mut postings = Vec::with_capacity(recs.len());
     for group in recs.chunk_by(|a, b| a.0 == b.0) {

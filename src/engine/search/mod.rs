@@ -13,6 +13,7 @@
 
 mod build;
 mod glossary;
+mod history;
 mod lex;
 mod matcher;
 pub(crate) mod paths;
@@ -27,6 +28,7 @@ use serde::Serialize;
 
 use crate::engine::model::{Lang, LineRange, ParsedFile};
 
+pub use history::HistoryIndex;
 pub use paths::{is_code_path, is_impl_path};
 pub use weights::SearchWeights;
 
@@ -48,6 +50,9 @@ pub struct SearchContext<'a> {
     pub prior: &'a [f64],
     /// Undirected weighted adjacency over code files (import/reference graph).
     pub neighbors: &'a [Vec<(usize, f64)>],
+    /// Past commit subjects per file (see `HistoryIndex`), when the repository's history
+    /// could be read.
+    pub history: Option<&'a HistoryIndex>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -122,6 +127,8 @@ pub struct Signals {
     pub prior: f64,
     /// Multiplier from demotions (1 = none; tests, examples and prose docs are below 1).
     pub penalty: f64,
+    /// From the file's past commit subjects (0 without history).
+    pub history: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -159,6 +166,8 @@ pub struct RetrievalCounts {
     pub name_matches: usize,
     pub fuzzy_matches: usize,
     pub path_matches: usize,
+    /// Files whose past commit subjects matched (the history signal).
+    pub history_matches: usize,
     /// Files that scored only through graph diffusion.
     pub graph_only_files: usize,
 }

@@ -163,6 +163,8 @@ struct UnitAcc {
     path: f32,
     /// File-level BM25.
     file: f32,
+    /// BM25 over the file's past commit subjects.
+    hist: f32,
     /// Query concepts found anywhere in the file (chunks, file postings).
     concepts: u64,
     path_concepts: u64,
@@ -192,6 +194,7 @@ impl Default for UnitAcc {
             degree: f32::NAN,
             path: 0.0,
             file: 0.0,
+            hist: 0.0,
             concepts: 0,
             path_concepts: 0,
             g1: 0.0,
@@ -345,6 +348,19 @@ fn run(
                 ua.concepts |= t.concepts;
             }
         }
+        if let Some(h) = ctx.history {
+            if let Some((a, b)) = lookup(&h.terms, t.hash) {
+                for p in &h.postings[a..b] {
+                    if (p.unit as usize) < idx.n_files {
+                        let ua = s.unit(p.unit);
+                        ua.hist += t.weight * p.impact;
+                        if w.history_covers {
+                            ua.concepts |= t.concepts;
+                        }
+                    }
+                }
+            }
+        }
         if let Some((a, b)) = lookup(&idx.path_terms, t.hash) {
             for p in &idx.path_postings[a..b] {
                 let acc = s.unit(p.unit);
@@ -471,7 +487,8 @@ fn run(
     let base = |ua: &UnitAcc| -> f32 {
         let text = (ua.best + w.file_rest as f32 * ua.runners_up.iter().sum::<f32>()) * ua.len_norm
             + w.path as f32 * ua.path
-            + w.file_bm25 as f32 * ua.file;
+            + w.file_bm25 as f32 * ua.file
+            + w.history as f32 * ua.hist;
         if coord > 0.0 && total_concepts > 0.0 {
             let cov = plan.concept_weight(ua.concepts | ua.path_concepts) / total_concepts;
             text * cov.clamp(0.0, 1.0).powf(coord)
@@ -532,7 +549,10 @@ fn run(
             if ua.path > 0.0 {
                 counts.path_matches += 1;
             }
-            if !ua.has_text && ua.path == 0.0 {
+            if ua.hist > 0.0 {
+                counts.history_matches += 1;
+            }
+            if !ua.has_text && ua.path == 0.0 && ua.hist == 0.0 {
                 counts.graph_only_files += 1;
             }
         }
@@ -598,7 +618,11 @@ fn run(
     let hit_score = |s: &Scratch, c: u32| -> f32 {
         let acc = &s.chunks[c as usize];
         let ua = &s.units[idx.chunks[c as usize].unit as usize];
-        (acc.bm25 + name_w * acc.name + w.path as f32 * ua.path + ua.graph)
+        (acc.bm25
+            + name_w * acc.name
+            + w.path as f32 * ua.path
+            + w.history as f32 * ua.hist
+            + ua.graph)
             * ua.penalty
             * ua.prior_mult
     };
@@ -635,6 +659,7 @@ fn run(
                 graph: f64::from(ua.graph),
                 prior: f64::from(ua.prior_mult) - 1.0,
                 penalty: f64::from(ua.penalty),
+                history: w.history * f64::from(ua.hist),
             };
             SearchHit {
                 file_path: idx.units[idx.chunks[c as usize].unit as usize]

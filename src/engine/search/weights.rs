@@ -88,6 +88,12 @@ pub struct SearchWeights {
     pub test_companion: f64,
     /// A test file lifted by `test_companion` also keeps this share of its own score.
     pub test_companion_own: f64,
+    /// Multiplier of the history signal: BM25 of the query over the subjects of the commits
+    /// that touched each file (`HistoryIndex`), added to the file's text score.
+    pub history: f64,
+    /// Whether query words found only in a file's history count toward its coverage of the
+    /// query (`coord`); without this, history only reorders files that match in their text.
+    pub history_covers: bool,
     /// Score multiplier for examples, playgrounds, benchmarks, docs folders, `.d.ts`.
     pub penalty_secondary: f64,
     /// Score multiplier for prose and config documents (README, .md, .json, .yaml, .toml).
@@ -169,6 +175,8 @@ impl Default for SearchWeights {
             test_query_impl: 0.7,
             test_companion: 0.7,
             test_companion_own: 0.5,
+            history: 0.3,
+            history_covers: true,
             penalty_secondary: 0.5,
             doc_chunk: 0.6,
 

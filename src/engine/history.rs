@@ -1,0 +1,318 @@
+//! A repository's commit history, read with `git log`: which commit subjects touched which
+//! files. Search treats a file's past commit subjects as one more document about it (see
+//! `search::history`): they name what the file does in the words people use when they
+//! change it, which is how a person phrases a search ("validate marker names in -m
+//! expression").
+//!
+//! `read` runs on the caller's thread and blocks on `git`; `Index::build` calls it on a
+//! thread of its own so that `git` runs while the files parse. Read-only: `git log` with
+//! optional locks off never writes to the repository. No git, no repository, or a failing
+//! `git` is an error the caller reports and then searches without history.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The newest this-many commits are read. More history adds little (files change topic
+/// slowly) and costs time: ~0.2 s per 5000 commits on this machine's test repositories.
+pub const MAX_COMMITS: usize = 5000;
+/// Commits touching more files than this are left out: mass renames, reformatting and
+/// dependency bumps say nothing about any one file.
+pub const MAX_FILES_PER_COMMIT: usize = 30;
+
+/// Where the history comes from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum HistorySource {
+    /// No history (tests, `map`).
+    #[default]
+    Off,
+    /// The git repository the indexed directory is in, at its `HEAD`. Paths are taken
+    /// relative to the indexed directory, which may be a subdirectory of the repository.
+    Repo,
+    /// A (bare) git directory at a given revision, whose tree is the indexed directory: the
+    /// eval indexes an exported parent tree and must see only the parent's history.
+    GitDir { git_dir: PathBuf, rev: String },
+}
+
+/// Commit subjects and the files each touched.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CommitHistory {
+    /// Subjects of the commits kept, newest first.
+    pub subjects: Vec<String>,
+    /// Path (relative to the indexed root) → indices into `subjects`, sorted by path.
+    pub touched: Vec<(String, Vec<u32>)>,
+    /// Commits read, including those left out for touching too many files.
+    pub commits_read: usize,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum HistoryError {
+    #[error("could not run git: {0}")]
+    NoGit(#[source] std::io::Error),
+    #[error("git log failed: {0}")]
+    Failed(String),
+}
+
+/// Field separators in `git log --format`: record (before each commit) and end of subject.
+const RECORD: char = '\u{1e}';
+const SUBJECT_END: char = '\u{1f}';
+
+/// Reads the history `source` names for the tree at `root`; `Ok(None)` for `Off`.
+pub fn read(root: &Path, source: &HistorySource) -> Result<Option<CommitHistory>, HistoryError> {
+    let mut cmd = Command::new("git");
+    let rev = match source {
+        HistorySource::Off => return Ok(None),
+        HistorySource::Repo => {
+            cmd.arg("-C").arg(root);
+            "HEAD"
+        }
+        HistorySource::GitDir { git_dir, rev } => {
+            cmd.arg("--git-dir").arg(git_dir);
+            rev.as_str()
+        }
+    };
+    // A repository's own config must not make `git log` run programs or page.
+    cmd.args([
+        "-c",
+        "core.quotepath=off",
+        "-c",
+        "core.fsmonitor=false",
+        "--no-pager",
+        "log",
+        "--no-merges",
+        "--no-renames",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--name-only",
+        "--format=%x1e%s%x1f",
+    ]);
+    cmd.arg(format!("--max-count={MAX_COMMITS}"));
+    if matches!(source, HistorySource::Repo) {
+        // Paths relative to `root`, and only files under it.
+        cmd.arg("--relative");
+    }
+    cmd.arg(rev).arg("--");
+    cmd.env("GIT_OPTIONAL_LOCKS", "0")
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().map_err(HistoryError::NoGit)?;
+    let mut stdout = Vec::new();
+    let mut stderr = Vec::new();
+    // stderr is drained on a side thread so that neither pipe can fill up and stall git.
+    let err_pipe = child.stderr.take();
+    let err_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        if let Some(mut pipe) = err_pipe {
+            let _ = pipe.read_to_end(&mut buf);
+        }
+        buf
+    });
+    if let Some(mut pipe) = child.stdout.take() {
+        let _ = pipe.read_to_end(&mut stdout);
+    }
+    if let Ok(buf) = err_reader.join() {
+        stderr = buf;
+    }
+    let status = child.wait().map_err(HistoryError::NoGit)?;
+    let text = String::from_utf8_lossy(&stdout);
+    let history = parse_log(&text, status.success());
+    if history.commits_read == 0 && !status.success() {
+        let err = String::from_utf8_lossy(&stderr);
+        let first = err.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+        return Err(HistoryError::Failed(first.trim().to_string()));
+    }
+    Ok(Some(history))
+}
+
+/// Parses `git log --name-only --format=%x1e%s%x1f` output. Output of a `git` that failed
+/// part-way (a partial clone missing a tree) is used up to its last complete commit.
+pub fn parse_log(text: &str, complete: bool) -> CommitHistory {
+    let mut records: Vec<&str> = text.split(RECORD).skip(1).collect();
+    if !complete {
+        records.pop();
+    }
+    let mut subjects = Vec::new();
+    let mut touched: Vec<(String, u32)> = Vec::new();
+    let mut paths: Vec<&str> = Vec::new();
+    for record in &records {
+        let Some((subject, files)) = record.split_once(SUBJECT_END) else {
+            continue;
+        };
+        paths.clear();
+        paths.extend(files.lines().map(str::trim).filter(|l| !l.is_empty()));
+        if paths.is_empty() || paths.len() > MAX_FILES_PER_COMMIT {
+            continue;
+        }
+        let id = subjects.len() as u32;
+        subjects.push(subject.trim().to_string());
+        touched.extend(paths.iter().map(|p| (p.to_string(), id)));
+    }
+    touched.sort();
+    touched.dedup();
+    let mut by_path: Vec<(String, Vec<u32>)> = Vec::new();
+    for (path, id) in touched {
+        match by_path.last_mut() {
+            Some((last, ids)) if *last == path => ids.push(id),
+            _ => by_path.push((path, vec![id])),
+        }
+    }
+    CommitHistory {
+        subjects,
+        touched: by_path,
+        commits_read: records.len(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn log(commits: &[(&str, &[&str])]) -> String {
+        let mut s = String::new();
+        for (subject, files) in commits {
+            s.push(RECORD);
+            s.push_str(subject);
+            s.push(SUBJECT_END);
+            s.push_str("\n\n");
+            for f in *files {
+                s.push_str(f);
+                s.push('\n');
+            }
+        }
+        s
+    }
+
+    #[test]
+    fn groups_subjects_by_path() {
+        let text = log(&[
+            (
+                "validate marker names",
+                &["src/mark.py", "tests/test_mark.py"],
+            ),
+            ("empty commit", &[]),
+            ("speed up collection", &["src/main.py", "src/mark.py"]),
+        ]);
+        let h = parse_log(&text, true);
+        assert_eq!(h.commits_read, 3);
+        assert_eq!(h.subjects, ["validate marker names", "speed up collection"]);
+        assert_eq!(
+            h.touched,
+            [
+                ("src/main.py".to_string(), vec![1]),
+                ("src/mark.py".to_string(), vec![0, 1]),
+                ("tests/test_mark.py".to_string(), vec![0]),
+            ]
+        );
+    }
+
+    #[test]
+    fn leaves_out_mass_changes_and_a_truncated_last_commit() {
+        let many: Vec<String> = (0..=MAX_FILES_PER_COMMIT)
+            .map(|i| format!("f{i}.py"))
+            .collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        let text = log(&[
+            ("reformat everything", &many),
+            ("fix parser", &["parser.py"]),
+            ("half written", &["lexer.py"]),
+        ]);
+        let h = parse_log(&text, false);
+        assert_eq!(h.subjects, ["fix parser"]);
+        assert_eq!(h.touched, [("parser.py".to_string(), vec![0])]);
+        assert_eq!(h.commits_read, 2);
+    }
+
+    fn git(dir: &Path, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(["-c", "commit.gpgsign=false"])
+            .args(args)
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
+    /// A repository with two commits; returns (dir, first commit).
+    fn two_commits() -> (tempfile::TempDir, String) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let repo = dir.path();
+        git(repo, &["init", "-q"]);
+        std::fs::create_dir_all(repo.join("pkg")).expect("mkdir");
+        std::fs::write(repo.join("pkg/ledger.py"), "def settle():\n    pass\n").expect("write");
+        std::fs::write(repo.join("top.py"), "X = 1\n").expect("write");
+        git(repo, &["add", "."]);
+        git(repo, &["commit", "-qm", "Initial ledger"]);
+        let first = git(repo, &["rev-parse", "HEAD"]);
+        std::fs::write(repo.join("pkg/ledger.py"), "def settle():\n    return 1\n").expect("write");
+        git(repo, &["commit", "-qam", "Round currency totals"]);
+        (dir, first)
+    }
+
+    #[test]
+    fn a_git_dir_at_a_revision_sees_only_its_ancestors() {
+        let (dir, first) = two_commits();
+        let source = HistorySource::GitDir {
+            git_dir: dir.path().join(".git"),
+            rev: first,
+        };
+        let h = read(dir.path(), &source).expect("reads").expect("some");
+        assert_eq!(h.subjects, ["Initial ledger"]);
+        assert_eq!(h.touched.len(), 2);
+    }
+
+    #[test]
+    fn a_subdirectory_sees_its_own_files_relative_to_itself_and_git_is_untouched() {
+        let (dir, _) = two_commits();
+        let listing = |d: &Path| -> Vec<(PathBuf, u64)> {
+            let mut v: Vec<(PathBuf, u64)> = walkdir(d);
+            v.sort();
+            v
+        };
+        let before = listing(&dir.path().join(".git"));
+        let h = read(&dir.path().join("pkg"), &HistorySource::Repo)
+            .expect("reads")
+            .expect("some");
+        assert_eq!(h.subjects, ["Round currency totals", "Initial ledger"]);
+        assert_eq!(h.touched, [("ledger.py".to_string(), vec![0, 1])]);
+        assert_eq!(
+            before,
+            listing(&dir.path().join(".git")),
+            "git log wrote nothing"
+        );
+    }
+
+    fn walkdir(d: &Path) -> Vec<(PathBuf, u64)> {
+        let mut out = Vec::new();
+        let Ok(entries) = std::fs::read_dir(d) else {
+            return out;
+        };
+        for e in entries.flatten() {
+            let path = e.path();
+            match e.metadata() {
+                Ok(m) if m.is_dir() => out.extend(walkdir(&path)),
+                Ok(m) => out.push((path, m.len())),
+                Err(_) => {}
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn off_reads_nothing_and_a_plain_directory_is_an_error() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        assert_eq!(read(dir.path(), &HistorySource::Off).ok(), Some(None));
+        // Not a repository (the temp dir is outside any): an error, not a panic or a hang.
+        let plain = read(dir.path(), &HistorySource::Repo);
+        if let Ok(Some(h)) = &plain {
+            // Only when the temp dir sits inside some repository of the machine.
+            assert!(h.touched.iter().all(|(p, _)| !p.starts_with("..")));
+        } else {
+            assert!(plain.is_err());
+        }
+    }
+}
