@@ -533,6 +533,8 @@ fn cmd_bench(args: &BenchArgs) -> anyhow::Result<()> {
         return print(&format!(
             "{} files, {} docs, {} queries, {} cold builds\n\
              cold index: median {:.1} ms; search index build: median {:.1} ms ({:.1}% of it)\n\
+             cold index with the commit history: median {:.1} ms (+{:.1}%; git log {:.1} ms, \
+             {} commits)\n\
              query latency, hits:  p50 {:.2} ms  p95 {:.2} ms  max {:.2} ms ({} runs)\n\
              query latency, files: p50 {:.2} ms  p95 {:.2} ms  max {:.2} ms ({} runs)",
             r.files,
@@ -542,6 +544,10 @@ fn cmd_bench(args: &BenchArgs) -> anyhow::Result<()> {
             r.index_median_ms,
             r.search_build_median_ms,
             r.search_build_share * 100.0,
+            r.history_index_median_ms,
+            r.history_added_share * 100.0,
+            r.history_read_median_ms,
+            r.history_commits,
             r.hits.p50_ms,
             r.hits.p95_ms,
             r.hits.max_ms,

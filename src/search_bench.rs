@@ -16,6 +16,7 @@ use std::time::Instant;
 use anyhow::Context;
 
 use crate::bench_stats::median;
+use crate::engine::history::HistorySource;
 use crate::engine::index::{Index, IndexOptions};
 use crate::engine::search::SearchOptions;
 
@@ -56,6 +57,13 @@ pub struct SearchBenchReport {
     pub search_build_median_ms: f64,
     /// `search_build_median_ms / index_median_ms`.
     pub search_build_share: f64,
+    /// Median cold index build that also reads the commit history (`git log` beside the
+    /// parse, then its postings), and what it adds to `index_median_ms` as a share.
+    pub history_index_median_ms: f64,
+    pub history_added_share: f64,
+    /// Median wall time of `git log` alone, and the commits indexed (0 outside a repository).
+    pub history_read_median_ms: f64,
+    pub history_commits: usize,
     pub hits: Latency,
     pub files_mode: Latency,
 }
@@ -66,13 +74,26 @@ pub fn run(repo: &Path, runs: usize, queries: Option<&Path>) -> anyhow::Result<S
         use_cache: false,
         ..IndexOptions::default()
     };
+    let with_history = IndexOptions {
+        history: HistorySource::Repo,
+        ..opts.clone()
+    };
     let mut index_ms = Vec::new();
     let mut search_ms = Vec::new();
+    let mut history_ms = Vec::new();
+    let mut read_ms = Vec::new();
     let mut last = None;
     for _ in 0..runs.max(1) {
         let t = Instant::now();
         let index = Index::build(repo, &opts)?;
         index_ms.push(t.elapsed().as_secs_f64() * 1000.0);
+        drop(index);
+        // Interleaved with the plain builds, so that load drifts hit both alike. The index
+        // searched below is this one, history included.
+        let t = Instant::now();
+        let index = Index::build(repo, &with_history)?;
+        history_ms.push(t.elapsed().as_secs_f64() * 1000.0);
+        read_ms.push(index.history_status.read_ms);
         // Everything only search needs: its index and the graph signals (PageRank prior,
         // neighbours), which the index computes on first use.
         let t = Instant::now();
@@ -112,6 +133,7 @@ pub fn run(repo: &Path, runs: usize, queries: Option<&Path>) -> anyhow::Result<S
     let files_mode = time_mode(&files);
     let index_median_ms = median(&index_ms);
     let search_build_median_ms = median(&search_ms);
+    let history_index_median_ms = median(&history_ms);
     Ok(SearchBenchReport {
         files: index.files.len(),
         docs: index.docs.len(),
@@ -120,6 +142,11 @@ pub fn run(repo: &Path, runs: usize, queries: Option<&Path>) -> anyhow::Result<S
         index_median_ms,
         search_build_median_ms,
         search_build_share: search_build_median_ms / index_median_ms.max(f64::EPSILON),
+        history_index_median_ms,
+        history_added_share: (history_index_median_ms - index_median_ms)
+            / index_median_ms.max(f64::EPSILON),
+        history_read_median_ms: median(&read_ms),
+        history_commits: index.history_status.commits,
         hits,
         files_mode,
     })

@@ -348,7 +348,10 @@ fn run(
                 ua.concepts |= t.concepts;
             }
         }
-        if let Some(h) = ctx.history {
+        if let Some(h) = ctx
+            .history
+            .filter(|_| w.history > 0.0 || w.history_post > 0.0)
+        {
             if let Some((a, b)) = lookup(&h.terms, t.hash) {
                 for p in &h.postings[a..b] {
                     if (p.unit as usize) < idx.n_files {
@@ -540,7 +543,8 @@ fn run(
             continue;
         }
         ua.graph = (w.graph_hop1 as f32) * ua.g1 + (w.graph_hop2 as f32) * ua.g2;
-        ua.score = (base(ua) + ua.graph) * ua.penalty * ua.prior_mult;
+        ua.score =
+            (base(ua) + ua.graph) * ua.penalty * ua.prior_mult + w.history_post as f32 * ua.hist;
         if ua.score > 0.0 {
             files.push((ua.score, u));
             if ua.has_text {
@@ -625,6 +629,7 @@ fn run(
             + ua.graph)
             * ua.penalty
             * ua.prior_mult
+            + w.history_post as f32 * ua.hist
     };
     let chosen: Vec<u32> = if opts.files_mode {
         files
@@ -659,7 +664,7 @@ fn run(
                 graph: f64::from(ua.graph),
                 prior: f64::from(ua.prior_mult) - 1.0,
                 penalty: f64::from(ua.penalty),
-                history: w.history * f64::from(ua.hist),
+                history: (w.history + w.history_post) * f64::from(ua.hist),
             };
             SearchHit {
                 file_path: idx.units[idx.chunks[c as usize].unit as usize]

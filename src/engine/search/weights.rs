@@ -94,6 +94,9 @@ pub struct SearchWeights {
     /// Whether query words found only in a file's history count toward its coverage of the
     /// query (`coord`); without this, history only reorders files that match in their text.
     pub history_covers: bool,
+    /// Multiplier of the history signal added after the demotions and the prior (a test
+    /// file's past changes count in full).
+    pub history_post: f64,
     /// Score multiplier for examples, playgrounds, benchmarks, docs folders, `.d.ts`.
     pub penalty_secondary: f64,
     /// Score multiplier for prose and config documents (README, .md, .json, .yaml, .toml).
@@ -177,6 +180,7 @@ impl Default for SearchWeights {
             test_companion_own: 0.5,
             history: 0.3,
             history_covers: true,
+            history_post: 0.0,
             penalty_secondary: 0.5,
             doc_chunk: 0.6,
 
