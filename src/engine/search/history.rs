@@ -19,6 +19,13 @@ use crate::engine::model::ParsedFile;
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
 
+/// One file's history document: term counts over its commits' subjects, and their total.
+struct Doc {
+    unit: u32,
+    tf: Vec<(u64, f64)>,
+    len: f64,
+}
+
 /// File-level postings over past commit subjects. Units are code-file indices.
 #[derive(Debug, Clone, Default)]
 pub struct HistoryIndex {
@@ -47,7 +54,7 @@ impl HistoryIndex {
                 v
             })
             .collect();
-        let mut docs: Vec<(u32, Vec<(u64, f64)>, f64)> = Vec::new();
+        let mut docs: Vec<Doc> = Vec::new();
         let mut used = vec![false; history.subjects.len()];
         for (path, ids) in &history.touched {
             let Ok(unit) = files.binary_search_by(|f| f.path.as_str().cmp(path)) else {
@@ -66,19 +73,24 @@ impl HistoryIndex {
                 }
             }
             if len > 0.0 {
-                docs.push((unit as u32, tf.into_iter().collect(), len));
+                docs.push(Doc {
+                    unit: unit as u32,
+                    tf: tf.into_iter().collect(),
+                    len,
+                });
             }
         }
         if docs.is_empty() {
             return HistoryIndex::default();
         }
-        let avg = docs.iter().map(|d| d.2).sum::<f64>() / docs.len() as f64;
+        let avg = docs.iter().map(|d| d.len).sum::<f64>() / docs.len() as f64;
         let mut recs: Vec<(u64, u32, f32)> = Vec::new();
-        for (unit, tf, len) in &docs {
-            let norm = K1 * (1.0 - B + B * len / avg);
+        for doc in &docs {
+            let norm = K1 * (1.0 - B + B * doc.len / avg);
             recs.extend(
-                tf.iter()
-                    .map(|&(h, n)| (h, *unit, (n * (K1 + 1.0) / (n + norm)) as f32)),
+                doc.tf
+                    .iter()
+                    .map(|&(h, n)| (h, doc.unit, (n * (K1 + 1.0) / (n + norm)) as f32)),
             );
         }
         recs.sort_unstable_by_key(|r| (r.0, r.1));
