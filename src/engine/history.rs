@@ -71,14 +71,18 @@ pub fn read(root: &Path, source: &HistorySource) -> Result<Option<CommitHistory>
             rev.as_str()
         }
     };
-    // A repository's own config must not make `git log` run programs or page.
+    // A repository's own config must not make `git log` run programs, page or decorate.
     cmd.args([
         "-c",
         "core.quotepath=off",
         "-c",
         "core.fsmonitor=false",
+        // Verifying signatures would run gpg per commit and print into the output.
+        "-c",
+        "log.showSignature=false",
         "--no-pager",
         "log",
+        "--no-color",
         "--no-merges",
         "--no-renames",
         "--no-ext-diff",
