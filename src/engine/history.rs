@@ -13,6 +13,8 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use serde::{Deserialize, Serialize};
+
 /// The newest this-many commits are read. More history adds little (files change topic
 /// slowly) and costs time: ~0.2 s per 5000 commits on this machine's test repositories.
 pub const MAX_COMMITS: usize = 5000;
@@ -35,7 +37,7 @@ pub enum HistorySource {
 }
 
 /// Commit subjects and the files each touched.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CommitHistory {
     /// Subjects of the commits kept, newest first.
     pub subjects: Vec<String>,
@@ -56,6 +58,82 @@ pub enum HistoryError {
 /// Field separators in `git log --format`: record (before each commit) and end of subject.
 const RECORD: char = '\u{1e}';
 const SUBJECT_END: char = '\u{1f}';
+
+/// The history cache's file name in a repository's cache directory (see `cache`).
+const CACHE_FILE: &str = "history.json";
+
+/// What the history cache holds: the history read at `head` with these limits.
+#[derive(Serialize, Deserialize)]
+struct Cached {
+    head: String,
+    max_commits: usize,
+    max_files_per_commit: usize,
+    history: CommitHistory,
+}
+
+/// `read` for `Repo`, through a cache in `cache_dir` keyed by the commit `HEAD` points at: a
+/// repository whose `HEAD` has not moved since the last run costs one `git rev-parse`
+/// instead of a `git log` (~0.3–0.6 s on a 10 k-commit repository). Returns the history and
+/// whether it came from the cache. A cache that cannot be read or written is ignored.
+pub fn read_cached(
+    root: &Path,
+    source: &HistorySource,
+    cache_dir: Option<&Path>,
+) -> Result<(Option<CommitHistory>, bool), HistoryError> {
+    let (HistorySource::Repo, Some(dir)) = (source, cache_dir) else {
+        return read(root, source).map(|h| (h, false));
+    };
+    let Some(head) = head_commit(root) else {
+        return read(root, source).map(|h| (h, false));
+    };
+    let file = dir.join(CACHE_FILE);
+    if let Some(cached) = std::fs::read(&file)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<Cached>(&bytes).ok())
+    {
+        if cached.head == head
+            && cached.max_commits == MAX_COMMITS
+            && cached.max_files_per_commit == MAX_FILES_PER_COMMIT
+        {
+            return Ok((Some(cached.history), true));
+        }
+    }
+    let history = read(root, source)?;
+    if let Some(history) = &history {
+        let cached = Cached {
+            head,
+            max_commits: MAX_COMMITS,
+            max_files_per_commit: MAX_FILES_PER_COMMIT,
+            history: history.clone(),
+        };
+        // Temporary file + rename: a concurrent reader sees the old file or the new one.
+        if let Ok(bytes) = serde_json::to_vec(&cached) {
+            let tmp = dir.join(format!("{CACHE_FILE}.tmp-{}", std::process::id()));
+            let written = std::fs::create_dir_all(dir)
+                .and_then(|()| std::fs::write(&tmp, bytes))
+                .and_then(|()| std::fs::rename(&tmp, &file));
+            if written.is_err() {
+                let _ = std::fs::remove_file(&tmp);
+            }
+        }
+    }
+    Ok((history, false))
+}
+
+/// The commit `HEAD` of the repository containing `root` points at, if any.
+fn head_commit(root: &Path) -> Option<String> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["rev-parse", "--verify", "-q", "HEAD"])
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    let head = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    (out.status.success() && !head.is_empty()).then_some(head)
+}
 
 /// Reads the history `source` names for the tree at `root`; `Ok(None)` for `Off`.
 pub fn read(root: &Path, source: &HistorySource) -> Result<Option<CommitHistory>, HistoryError> {
@@ -288,6 +366,36 @@ mod tests {
             listing(&dir.path().join(".git")),
             "git log wrote nothing"
         );
+    }
+
+    #[test]
+    fn the_cache_serves_an_unmoved_head_and_rereads_a_new_one() {
+        let (dir, _) = two_commits();
+        let cache = tempfile::tempdir().expect("tempdir");
+        let repo = dir.path();
+        let (h, cached) =
+            read_cached(repo, &HistorySource::Repo, Some(cache.path())).expect("reads");
+        assert!(!cached);
+        assert_eq!(h.as_ref().map(|h| h.subjects.len()), Some(2));
+        let (again, cached) =
+            read_cached(repo, &HistorySource::Repo, Some(cache.path())).expect("reads");
+        assert!(cached);
+        assert_eq!(again, h);
+        std::fs::write(repo.join("top.py"), "X = 2\n").expect("write");
+        git(repo, &["commit", "-qam", "Bump X"]);
+        let (moved, cached) =
+            read_cached(repo, &HistorySource::Repo, Some(cache.path())).expect("reads");
+        assert!(!cached);
+        assert_eq!(
+            moved.map(|h| h.subjects[0].clone()).as_deref(),
+            Some("Bump X")
+        );
+        // A damaged cache file is read around.
+        std::fs::write(cache.path().join(CACHE_FILE), "{").expect("write");
+        let (h, cached) =
+            read_cached(repo, &HistorySource::Repo, Some(cache.path())).expect("reads");
+        assert!(!cached);
+        assert_eq!(h.map(|h| h.subjects.len()), Some(3));
     }
 
     fn walkdir(d: &Path) -> Vec<(PathBuf, u64)> {

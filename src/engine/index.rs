@@ -73,8 +73,10 @@ pub struct HistoryStatus {
     /// Commits whose subjects are indexed, and the code files they touched.
     pub commits: usize,
     pub files: usize,
-    /// Wall time of `git log` (it runs beside the parse).
+    /// Wall time of `git log` (it runs beside the parse), or of the cache read.
     pub read_ms: f64,
+    /// Taken from the history cache (`HEAD` had not moved since it was written).
+    pub cached: bool,
     /// Why there is none, when it was asked for.
     pub error: Option<String>,
 }
@@ -181,10 +183,14 @@ enum HistoryJob {
     Running(std::thread::JoinHandle<HistoryRead>),
 }
 
-type HistoryRead = (Result<Option<CommitHistory>, history::HistoryError>, f64);
+type HistoryRead = (
+    Result<(Option<CommitHistory>, bool), history::HistoryError>,
+    f64,
+);
 
 impl HistoryJob {
-    fn start(root: &Path, source: &HistorySource, reuse: Reuse<'_>) -> HistoryJob {
+    /// `use_cache`: keep the history in the repository's cache directory, keyed by `HEAD`.
+    fn start(root: &Path, source: &HistorySource, use_cache: bool, reuse: Reuse<'_>) -> HistoryJob {
         if let Reuse::Previous { index, .. } = reuse {
             return HistoryJob::Ready(index.history.clone(), index.history_status.clone());
         }
@@ -196,7 +202,11 @@ impl HistoryJob {
             .name("mapscope-history".into())
             .spawn(move || {
                 let t = Instant::now();
-                let read = history::read(&root, &source);
+                let cache_dir = use_cache
+                    .then(|| DiskCache::for_repo(&root).ok())
+                    .flatten()
+                    .map(|c| c.dir().to_path_buf());
+                let read = history::read_cached(&root, &source, cache_dir.as_deref());
                 (read, ms_since(t))
             });
         match spawned {
@@ -215,10 +225,11 @@ impl HistoryJob {
         match self {
             HistoryJob::Ready(h, status) => (h, status),
             HistoryJob::Running(handle) => match handle.join() {
-                Ok((Ok(h), read_ms)) => (
+                Ok((Ok((h, cached)), read_ms)) => (
                     h.map(Arc::new),
                     HistoryStatus {
                         read_ms,
+                        cached,
                         ..HistoryStatus::default()
                     },
                 ),
@@ -417,7 +428,7 @@ impl Index {
         let walked = walk(root, &opts.walk)?;
         let root = canonical_root(root)?;
         let walk_ms = ms_since(t0);
-        let history_job = HistoryJob::start(&root, &opts.history, reuse);
+        let history_job = HistoryJob::start(&root, &opts.history, opts.use_cache, reuse);
 
         let t1 = Instant::now();
         let max_size = opts.walk.max_file_size;
