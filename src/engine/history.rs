@@ -12,12 +12,16 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
 /// The newest this-many commits are read. More history adds little (files change topic
 /// slowly) and costs time: ~0.2 s per 5000 commits on this machine's test repositories.
 pub const MAX_COMMITS: usize = 5000;
+/// `git log` is stopped after this long (a huge repository; the index waits for it) and
+/// the commits it wrote by then are used.
+pub const READ_TIMEOUT: Duration = Duration::from_secs(5);
 /// Commits touching more files than this are left out: mass renames, reformatting and
 /// dependency bumps say nothing about any one file.
 pub const MAX_FILES_PER_COMMIT: usize = 30;
@@ -137,6 +141,15 @@ fn head_commit(root: &Path) -> Option<String> {
 
 /// Reads the history `source` names for the tree at `root`; `Ok(None)` for `Off`.
 pub fn read(root: &Path, source: &HistorySource) -> Result<Option<CommitHistory>, HistoryError> {
+    read_within(root, source, READ_TIMEOUT)
+}
+
+/// `read`, stopping `git` after `timeout` and keeping the commits it wrote until then.
+pub fn read_within(
+    root: &Path,
+    source: &HistorySource,
+    timeout: Duration,
+) -> Result<Option<CommitHistory>, HistoryError> {
     let mut cmd = Command::new("git");
     let rev = match source {
         HistorySource::Off => return Ok(None),
@@ -180,26 +193,53 @@ pub fn read(root: &Path, source: &HistorySource) -> Result<Option<CommitHistory>
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = cmd.spawn().map_err(HistoryError::NoGit)?;
-    let mut stdout = Vec::new();
-    let mut stderr = Vec::new();
-    // stderr is drained on a side thread so that neither pipe can fill up and stall git.
-    let err_pipe = child.stderr.take();
-    let err_reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        if let Some(mut pipe) = err_pipe {
-            let _ = pipe.read_to_end(&mut buf);
+    // Both pipes are drained on side threads, so that neither can fill up and stall git,
+    // while this thread watches the clock.
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut buf);
+            }
+            buf
+        })
+    };
+    let out_reader = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let err_reader = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let deadline = Instant::now() + timeout;
+    let mut timed_out = false;
+    let status = loop {
+        match child.try_wait().map_err(HistoryError::NoGit)? {
+            Some(status) => break status,
+            None if Instant::now() >= deadline => {
+                // A huge repository: what was read so far is history enough.
+                timed_out = true;
+                let _ = child.kill();
+                break child.wait().map_err(HistoryError::NoGit)?;
+            }
+            None => std::thread::sleep(Duration::from_millis(5)),
         }
-        buf
-    });
-    if let Some(mut pipe) = child.stdout.take() {
-        let _ = pipe.read_to_end(&mut stdout);
-    }
-    if let Ok(buf) = err_reader.join() {
-        stderr = buf;
-    }
-    let status = child.wait().map_err(HistoryError::NoGit)?;
+    };
+    let stdout = out_reader.join().unwrap_or_default();
+    let stderr = err_reader.join().unwrap_or_default();
     let text = String::from_utf8_lossy(&stdout);
-    let history = parse_log(&text, status.success());
+    let history = parse_log(&text, status.success() && !timed_out);
+    if history.commits_read == 0 && timed_out {
+        return Err(HistoryError::Failed(format!(
+            "no commit within {} ms",
+            timeout.as_millis()
+        )));
+    }
     if history.commits_read == 0 && !status.success() {
         let err = String::from_utf8_lossy(&stderr);
         let first = err.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
@@ -412,6 +452,16 @@ mod tests {
             }
         }
         out
+    }
+
+    #[test]
+    fn a_git_that_takes_too_long_is_stopped_with_what_it_wrote() {
+        let (dir, _) = two_commits();
+        // No time at all: git is stopped at once, whatever it wrote is kept, nothing hangs.
+        let h = read_within(dir.path(), &HistorySource::Repo, Duration::ZERO);
+        if let Ok(Some(h)) = h {
+            assert!(h.commits_read <= 2);
+        }
     }
 
     #[test]
