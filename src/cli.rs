@@ -810,8 +810,9 @@ fn search_text(query: &str, r: &SearchResponse, files_mode: bool, explain: bool)
             let g = &h.signals;
             let _ = writeln!(
                 s,
-                "    bm25 {:.3}  name {:.3}  path {:.3}  graph {:.3}  prior {:.3}  penalty {:.2}",
-                g.bm25, g.name, g.path, g.graph, g.prior, g.penalty
+                "    bm25 {:.3}  name {:.3}  path {:.3}  graph {:.3}  prior {:.3}  penalty {:.2}  \
+                 history {:.3}",
+                g.bm25, g.name, g.path, g.graph, g.prior, g.penalty, g.history
             );
         }
     }

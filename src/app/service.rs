@@ -606,6 +606,7 @@ mod search {
                     ("graph".into(), s.graph),
                     ("prior".into(), s.prior),
                     ("penalty".into(), s.penalty),
+                    ("history".into(), s.history),
                 ],
                 focus: false,
             },
