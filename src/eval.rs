@@ -827,6 +827,7 @@ fn report(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::git;
 
     fn s(v: &[&str]) -> Vec<String> {
         v.iter().map(|x| x.to_string()).collect()
@@ -918,29 +919,6 @@ mod tests {
             dir.path(),
         );
         assert_eq!(got, s(&["src/a.ts", "src/b.ts", "c.go"]));
-    }
-
-    fn git(dir: &Path, args: &[&str]) -> String {
-        let out = Command::new("git")
-            .arg("-C")
-            .arg(dir)
-            .args([
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-                "-c",
-                "commit.gpgsign=false",
-            ])
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap().trim().to_string()
     }
 
     /// A two-commit repository and a dataset naming its second commit.

@@ -11,4 +11,6 @@ pub mod engine;
 pub mod eval;
 pub mod live_bench;
 pub mod search_bench;
+#[cfg(test)]
+pub(crate) mod test_support;
 pub mod ui;

@@ -290,6 +290,7 @@ pub fn parse_log(text: &str, complete: bool) -> CommitHistory {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::git;
 
     fn log(commits: &[(&str, &[&str])]) -> String {
         let mut s = String::new();
@@ -344,19 +345,6 @@ mod tests {
         assert_eq!(h.subjects, ["fix parser"]);
         assert_eq!(h.touched, [("parser.py".to_string(), vec![0])]);
         assert_eq!(h.commits_read, 2);
-    }
-
-    fn git(dir: &Path, args: &[&str]) -> String {
-        let out = Command::new("git")
-            .arg("-C")
-            .arg(dir)
-            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-            .args(["-c", "commit.gpgsign=false"])
-            .args(args)
-            .output()
-            .expect("git runs");
-        assert!(out.status.success(), "git {args:?}: {out:?}");
-        String::from_utf8_lossy(&out.stdout).trim().to_string()
     }
 
     /// A repository with two commits; returns (dir, first commit).
