@@ -2,7 +2,7 @@
 //! everything into precomputed postings. Files are processed in parallel on rayon; the
 //! merge is sequential and ordered by file index, so the index is deterministic.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use super::lex::{self, Seg};
 use super::matcher::FuzzyTarget;
 use super::paths;
-use super::tokenize::{stem_in_place, term_hash, Tokenizer};
+use super::tokenize::{stem_in_place, term_hash, TermClass, Tokenizer};
 use super::{
     field, Chunk, ChunkKind, FuzzyName, PathPosting, Posting, SearchIndex, SearchWeights,
     TermEntry, TextDoc, Unit, NO_DEF,
@@ -153,7 +153,7 @@ pub(super) fn build(files: &[ParsedFile], docs: &[TextDoc], weights: SearchWeigh
     let (terms, postings) = postings(&drafts, &weights);
     let chunks: Vec<Chunk> = drafts.into_iter().map(|d| d.chunk).collect();
     let (names, fuzzy, fuzzy_chunks) = name_index(files, &chunks);
-    let (path_terms, path_postings) = path_index(&units, &weights);
+    let (path_terms, path_postings) = path_index(&units, &weights, &terms);
 
     let companions = companions(&units, n_files);
 
@@ -646,30 +646,102 @@ fn name_index(files: &[ParsedFile], chunks: &[Chunk]) -> NameIndex {
 }
 
 /// Path tokens: the file name (without extension) at full weight, folder names lower.
-fn path_index(units: &[Unit], w: &SearchWeights) -> (Vec<TermEntry>, Vec<PathPosting>) {
+/// `code_terms` (the chunk postings' term table) tells which words the code uses, to split
+/// path tokens written as one word (`path_compound`).
+fn path_index(
+    units: &[Unit],
+    w: &SearchWeights,
+    code_terms: &[TermEntry],
+) -> (Vec<TermEntry>, Vec<PathPosting>) {
     let mut tok = Tokenizer::default();
     let mut recs: Vec<(u64, u32, f32)> = Vec::new();
-    let mut local: Vec<(u64, f32)> = Vec::new();
+    // (term, weight, whether it is one word rather than a joined identifier)
+    let mut local: Vec<(String, f32, bool)> = Vec::new();
+    let mut hashed: Vec<(u64, f32)> = Vec::new();
+    let compound = w.path_compound as f32;
+    let mut splits: HashMap<u64, Option<(u64, u64)>> = HashMap::new();
+    let df = |h: u64| -> u32 {
+        code_terms
+            .binary_search_by_key(&h, |e| e.hash)
+            .map_or(0, |i| code_terms[i].len)
+    };
     for (u, unit) in units.iter().enumerate() {
         local.clear();
         let path: &str = &unit.path;
         let (dirs, base) = path.rsplit_once('/').unwrap_or(("", path));
         let stem = base.rsplit_once('.').map_or(base, |(s, _)| s);
-        tok.terms(stem, |t, _| local.push((term_hash(t), 1.0)));
+        tok.terms(stem, |t, c| {
+            local.push((t.to_string(), 1.0, c == TermClass::Part))
+        });
         // A package's entry file (`config/__init__.py`, `server/index.ts`) is named by its
         // folder: that folder's name counts as the file name.
         if matches!(stem, "__init__" | "index") {
             let parent = dirs.rsplit('/').next().unwrap_or(dirs);
-            tok.terms(parent, |t, _| local.push((term_hash(t), 1.0)));
+            tok.terms(parent, |t, c| {
+                local.push((t.to_string(), 1.0, c == TermClass::Part))
+            });
         }
         let dir_w = w.path_dir_token as f32;
-        tok.terms(dirs, |t, _| local.push((term_hash(t), dir_w)));
-        local.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
-        local.dedup_by_key(|x| x.0);
-        recs.extend(local.iter().map(|&(h, wt)| (h, u as u32, wt)));
+        tok.terms(dirs, |t, c| {
+            local.push((t.to_string(), dir_w, c == TermClass::Part))
+        });
+        hashed.clear();
+        for (t, wt, one_word) in &local {
+            let h = term_hash(t);
+            hashed.push((h, *wt));
+            if compound > 0.0 && *one_word {
+                // Folder names repeat on every file below them: split each term once.
+                let parts = *splits.entry(h).or_insert_with(|| {
+                    split_compound(t, df).map(|(a, b)| (term_hash(&a), term_hash(&b)))
+                });
+                if let Some((a, b)) = parts {
+                    hashed.push((a, wt * compound));
+                    hashed.push((b, wt * compound));
+                }
+            }
+        }
+        hashed.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
+        hashed.dedup_by_key(|x| x.0);
+        recs.extend(hashed.iter().map(|&(h, wt)| (h, u as u32, wt)));
     }
     recs.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
     unit_postings(&recs, units.len() as f64)
+}
+
+/// Shortest word a compound is split into (`tmp` + `dir`).
+const COMPOUND_MIN_PART: usize = 3;
+/// A word counts as used by the code when this many chunks contain it.
+const COMPOUND_MIN_DF: u32 = 3;
+
+/// Splits a term written as one lowercase word into the two words the code uses most
+/// (`pluginmanager` → `plugin` + `manager`), when both are used more widely than the term
+/// itself; `None` for words (`session`, `terminal`) that have no such split.
+/// Why not a dictionary: a project's vocabulary (`tsdb`, `promql`, `vite`) is its own.
+fn split_compound(term: &str, df: impl Fn(u64) -> u32) -> Option<(String, String)> {
+    let n = term.len();
+    if n < 2 * COMPOUND_MIN_PART || !term.bytes().all(|b| b.is_ascii_lowercase()) {
+        return None;
+    }
+    let whole = df(term_hash(term));
+    let mut best: Option<(u32, usize)> = None;
+    let (mut a, mut b) = (String::new(), String::new());
+    let stemmed = |part: &str, buf: &mut String| {
+        buf.clear();
+        buf.push_str(part);
+        stem_in_place(buf);
+    };
+    for i in COMPOUND_MIN_PART..=n - COMPOUND_MIN_PART {
+        stemmed(&term[..i], &mut a);
+        stemmed(&term[i..], &mut b);
+        let support = df(term_hash(&a)).min(df(term_hash(&b)));
+        if support >= COMPOUND_MIN_DF && support > whole && best.is_none_or(|(s, _)| support > s) {
+            best = Some((support, i));
+        }
+    }
+    let (_, i) = best?;
+    stemmed(&term[..i], &mut a);
+    stemmed(&term[i..], &mut b);
+    Some((a, b))
 }
 
 #[cfg(test)]
@@ -727,6 +799,81 @@ mod tests {
         assert!(!has(&drafts[0], "csv", F_DOC));
         assert!(has(&drafts[3], "run", F_NAME));
         assert!(has(&drafts[3], "a", F_SIG) || drafts[3].len[F_SIG] > 0);
+    }
+
+    #[test]
+    fn compound_path_words_split_into_words_the_code_uses() {
+        let common = [
+            "plugin", "manager", "http", "util", "tmp", "dir", "sess", "ion",
+        ];
+        let df = |h: u64| -> u32 {
+            if common.iter().any(|w| term_hash(w) == h) {
+                10
+            } else if h == term_hash("session") {
+                40
+            } else {
+                0
+            }
+        };
+        let split = |t: &str| split_compound(t, df);
+        assert_eq!(
+            split("pluginmanager"),
+            Some(("plugin".into(), "manager".into()))
+        );
+        assert_eq!(split("httputil"), Some(("http".into(), "util".into())));
+        assert_eq!(split("tmpdir"), Some(("tmp".into(), "dir".into())));
+        // A word the code uses more than its would-be parts stays whole.
+        assert_eq!(split("session"), None);
+        // Unknown halves, short or non-lowercase terms are left alone.
+        assert_eq!(split("pytester"), None);
+        assert_eq!(split("tmpd"), None);
+        assert_eq!(split("http2util"), None);
+    }
+
+    #[test]
+    fn path_index_adds_the_words_of_a_compound_file_name() {
+        let unit = |path: &str| Unit {
+            path: path.into(),
+            lang: Some(Lang::Python),
+            class: paths::classify(path),
+            fixture: false,
+            hidden: false,
+        };
+        let units = [unit("testing/test_pluginmanager.py"), unit("src/plugin.py")];
+        let mut code_terms: Vec<TermEntry> = ["plugin", "manager"]
+            .iter()
+            .map(|w| TermEntry {
+                hash: term_hash(w),
+                start: 0,
+                len: 5,
+            })
+            .collect();
+        code_terms.sort_by_key(|e| e.hash);
+        let units_of = |w: &SearchWeights, word: &str| -> Vec<u32> {
+            let (terms, postings) = path_index(&units, w, &code_terms);
+            terms
+                .iter()
+                .find(|e| e.hash == term_hash(word))
+                .map(|e| {
+                    postings[e.start as usize..(e.start + e.len) as usize]
+                        .iter()
+                        .map(|p| p.unit)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let on = SearchWeights {
+            path_compound: 1.0,
+            ..SearchWeights::default()
+        };
+        let off = SearchWeights {
+            path_compound: 0.0,
+            ..SearchWeights::default()
+        };
+        assert_eq!(units_of(&on, "manager"), [0]);
+        assert_eq!(units_of(&on, "plugin"), [0, 1]);
+        assert_eq!(units_of(&off, "plugin"), [1]);
+        assert!(units_of(&off, "manager").is_empty());
     }
 
     #[test]

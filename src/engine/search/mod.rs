@@ -348,6 +348,7 @@ impl SearchIndex {
             b_body: keep.b_body,
             b_text: keep.b_text,
             path_dir_token: keep.path_dir_token,
+            path_compound: keep.path_compound,
             b_file: keep.b_file,
             ..weights
         };

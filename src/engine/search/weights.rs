@@ -53,6 +53,10 @@ pub struct SearchWeights {
     pub path: f64,
     /// Weight of a directory-name token relative to a file-name token in paths.
     pub path_dir_token: f64,
+    /// *build* Weight of the words found inside a path token written as one lowercase word
+    /// (`pluginmanager` → `plugin`, `manager`; `httputil` → `http`, `util`), relative to the
+    /// token itself (0 = off). Both words must be used elsewhere in the code.
+    pub path_compound: f64,
 
     /// Score of a file from its chunks: best chunk plus this times the next three.
     pub file_rest: f64,
@@ -128,6 +132,7 @@ impl SearchWeights {
                 w.b_body,
                 w.b_text,
                 w.path_dir_token,
+                w.path_compound,
                 w.b_file,
             ]
         };
@@ -163,9 +168,10 @@ impl Default for SearchWeights {
 
             path: 1.5,
             path_dir_token: 0.5,
+            path_compound: 1.0,
 
             file_rest: 0.1,
-            file_bm25: 1.5,
+            file_bm25: 1.0,
             b_file: 0.75,
             coord: 0.25,
             chunk_len_norm: 0.0,
@@ -181,7 +187,7 @@ impl Default for SearchWeights {
             test_companion_own: 0.5,
             history: 0.0,
             history_covers: true,
-            history_post: 0.5,
+            history_post: 0.7,
             penalty_secondary: 0.5,
             doc_chunk: 0.6,
 
