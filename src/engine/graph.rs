@@ -300,8 +300,11 @@ pub struct FileGraph {
     pub(crate) def_words: FastMap<String, Vec<(u32, u32)>>,
     /// Position of each file in path order, for tie-breaks.
     pub(crate) path_order: Vec<u32>,
-    /// Per file: a test, fixture, example, playground… (see `is_supporting_path`).
+    /// Per file: a test, fixture, example, playground… (see `is_supporting_path`), or an
+    /// external stub.
     pub(crate) supporting: Vec<bool>,
+    /// Per file: a Python stub of code outside the repository (see `external_stub_files`).
+    pub(crate) external_stubs: Vec<bool>,
 }
 
 impl FileGraph {
@@ -458,6 +461,10 @@ struct Builder<'a> {
     resolved: Vec<Vec<ResolvedImport>>,
     file_dir: Vec<&'a str>,
     go_dirs: FastMap<&'a str, Vec<u32>>,
+    /// Per file: a Python stub of code outside the repository (`external_stub_files`).
+    external_stubs: Vec<bool>,
+    /// Per file: supporting code (`is_supporting_path`) or an external stub.
+    supporting: Vec<bool>,
 }
 
 pub fn build_graph(files: &[ParsedFile], go_modules: &[GoModule]) -> FileGraph {
@@ -678,6 +685,7 @@ fn build(files: &[ParsedFile], go_modules: &[GoModule], owned: Option<TakenUses>
         }
     }
 
+    let external_stubs = external_stub_files(files);
     let b = Builder {
         files,
         owned_imports,
@@ -688,6 +696,12 @@ fn build(files: &[ParsedFile], go_modules: &[GoModule], owned: Option<TakenUses>
         resolved,
         file_dir,
         go_dirs,
+        supporting: files
+            .iter()
+            .zip(&external_stubs)
+            .map(|(f, &stub)| stub || is_supporting_path(&f.path))
+            .collect(),
+        external_stubs,
     };
 
     // Per source file: its (target, identifier, weight) triples, sorted. Files are
@@ -1073,6 +1087,7 @@ impl<'a> Builder<'a> {
                     .iter()
                     .map(|&t| t as usize)
                     .filter(|&t| t != fi && !(is_go && self.file_dir[t] == dir))
+                    .filter(|&t| self.may_guess(fi, t))
                     .map(|t| (t, id))
                     .collect();
                 if !cands.is_empty() && cands.len() <= FALLBACK_MAX_DEFINERS {
@@ -1118,11 +1133,29 @@ impl<'a> Builder<'a> {
             }
             let cands = self.definers[fam].row(id as usize);
             if !cands.is_empty() && cands.len() <= FALLBACK_MAX_DEFINERS {
-                let cands: Vec<Target> = cands.iter().map(|&t| (t as usize, id)).collect();
-                acc.add(&cands, Binding::Fallback, w, |_, _| true);
+                let cands: Vec<Target> = cands
+                    .iter()
+                    .map(|&t| t as usize)
+                    .filter(|&t| self.may_guess(fi, t))
+                    .map(|t| (t, id))
+                    .collect();
+                if !cands.is_empty() {
+                    acc.add(&cands, Binding::Fallback, w, |_, _| true);
+                }
             }
         }
         acc.map
+    }
+
+    /// Whether a name guess (bare-name or method fallback) from `from` may land in `target`:
+    /// not from the project's own code into supporting code. Implementation does not use its
+    /// tests and fixtures (a fixture defining `len` for the tests is not what `len()` in the
+    /// compiler means), and what an external stub declares lives outside the repository, so
+    /// a same-named use (`x.args`, `is_protocol`) is not its; the imports that would reach
+    /// a stub stay unresolved.
+    fn may_guess(&self, from: usize, target: usize) -> bool {
+        let supporting = |i: usize| self.supporting.get(i).copied().unwrap_or(false);
+        !supporting(target) || supporting(from)
     }
 
     /// Files of `fi`'s Go package (same directory) defining `id` (methods only if asked). A
@@ -1309,7 +1342,8 @@ impl<'a> Builder<'a> {
         for (pos, &f) in order.iter().enumerate() {
             path_order[f] = pos as u32;
         }
-        let supporting = files.iter().map(|f| is_supporting_path(&f.path)).collect();
+        let external_stubs = self.external_stubs;
+        let supporting = self.supporting;
 
         // A one-shot graph is only ranked, and ranking reads the rows above.
         let view_edges = if release { 0 } else { edge_dst.len() };
@@ -1350,8 +1384,34 @@ impl<'a> Builder<'a> {
             def_words,
             path_order,
             supporting,
+            external_stubs,
         }
     }
+}
+
+/// Per file, whether it is a Python stub (`.pyi`) of a module the repository has no `.py`
+/// for: the declarations of code that lives elsewhere (the standard library's stubs a type
+/// checker ships, stubs for tests). Only when the repository has Python code of its own to
+/// rank above them; a repository of stubs is its stubs.
+fn external_stub_files(files: &[ParsedFile]) -> Vec<bool> {
+    let own_python = files
+        .iter()
+        .any(|f| f.path.ends_with(".py") && !is_supporting_path(&f.path));
+    if !own_python {
+        return vec![false; files.len()];
+    }
+    let implemented: HashSet<&str> = files
+        .iter()
+        .filter_map(|f| f.path.strip_suffix(".py"))
+        .collect();
+    files
+        .iter()
+        .map(|f| {
+            f.path
+                .strip_suffix(".pyi")
+                .is_some_and(|stem| !implemented.contains(stem))
+        })
+        .collect()
 }
 
 /// Tests, fixtures, examples, playgrounds, benchmarks and docs folders: code that supports
@@ -1797,6 +1857,117 @@ mod tests {
         let g3 = build_graph(&files, &[]);
         assert_eq!(edge_w(&g3, 0, 2), 0.0);
         assert!(edge_w(&g3, 0, 1) > 0.0);
+    }
+
+    #[test]
+    fn guesses_from_the_project_do_not_land_in_tests_or_external_stubs() {
+        let files = vec![
+            pf(
+                "pkg/core.py",
+                vec![],
+                vec![call("render_all"), call("is_protocol"), call("parse_args")],
+                vec![],
+            ),
+            pf("pkg/render.py", vec![fun("render_all")], vec![], vec![]),
+            pf("tests/helpers.py", vec![fun("render_all")], vec![], vec![]),
+            // A stub of code outside the repository, and one of a module it has.
+            pf(
+                "pkg/stdlib/typing.pyi",
+                vec![fun("is_protocol")],
+                vec![],
+                vec![],
+            ),
+            pf("pkg/cli.py", vec![], vec![], vec![]),
+            pf("pkg/cli.pyi", vec![fun("parse_args")], vec![], vec![]),
+            pf(
+                "tests/test_core.py",
+                vec![],
+                vec![call("render_all")],
+                vec![],
+            ),
+            pf(
+                "pkg/stdlib/abc.pyi",
+                vec![],
+                vec![call("is_protocol")],
+                vec![],
+            ),
+        ];
+        let g = build_graph(&files, &[]);
+        assert!(edge_w(&g, 0, 1) > 0.0);
+        assert_eq!(edge_w(&g, 0, 2), 0.0, "implementation → test helper");
+        assert_eq!(edge_w(&g, 0, 3), 0.0, "implementation → external stub");
+        assert!(
+            edge_w(&g, 0, 5) > 0.0,
+            "a stub of the repository's own module"
+        );
+        // Tests and stubs still guess among themselves and into the implementation.
+        assert!(edge_w(&g, 6, 1) > 0.0 && edge_w(&g, 6, 2) > 0.0);
+        assert!(edge_w(&g, 7, 3) > 0.0);
+        assert_eq!(
+            g.external_stubs,
+            [false, false, false, true, false, false, false, true]
+        );
+        assert_eq!(
+            g.supporting,
+            [false, false, true, true, false, false, true, true]
+        );
+    }
+
+    #[test]
+    fn shipped_stubs_do_not_outrank_the_project_by_their_own_circulation() {
+        // Thirty stdlib stubs all using `typing.pyi`, three project files using `render.py`.
+        let mut files = vec![
+            pf("pkg/render.py", vec![fun("render_all")], vec![], vec![]),
+            pf(
+                "pkg/stdlib/typing.pyi",
+                vec![fun("is_protocol")],
+                vec![],
+                vec![],
+            ),
+        ];
+        for i in 0..3 {
+            files.push(pf(
+                &format!("pkg/use{i}.py"),
+                vec![],
+                vec![call("render_all")],
+                vec![],
+            ));
+        }
+        for i in 0..30 {
+            files.push(pf(
+                &format!("pkg/stdlib/mod{i}.pyi"),
+                vec![],
+                vec![call("is_protocol")],
+                vec![],
+            ));
+        }
+        let g = build_graph(&files, &[]);
+        assert!(edge_w(&g, 5, 1) > 0.0);
+        let out = crate::engine::rank::rank(&files, &g, &Default::default());
+        assert!((out.file_rank.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+        assert!(
+            out.file_rank[0] > out.file_rank[1],
+            "render.py {} typing.pyi {}",
+            out.file_rank[0],
+            out.file_rank[1]
+        );
+    }
+
+    #[test]
+    fn a_repository_of_stubs_is_its_stubs() {
+        let files = vec![
+            pf(
+                "stdlib/typing.pyi",
+                vec![fun("is_protocol")],
+                vec![],
+                vec![],
+            ),
+            pf("stdlib/abc.pyi", vec![], vec![call("is_protocol")], vec![]),
+            pf("tests/check.py", vec![], vec![], vec![]),
+        ];
+        let g = build_graph(&files, &[]);
+        assert_eq!(g.external_stubs, [false, false, false]);
+        assert!(edge_w(&g, 1, 0) > 0.0);
     }
 
     #[test]

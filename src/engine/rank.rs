@@ -22,6 +22,12 @@ const UNIFORM_SHARE: f64 = 0.01;
 /// full weight a repo's playgrounds crowd its core out of the map. Explicit signals (focus,
 /// identifiers, query) are not weighted.
 pub const SUPPORTING_PRIOR: f64 = 0.2;
+
+/// Share of its rank an external stub (`graph::FileGraph::external_stubs`: `.pyi` of code not
+/// in the repository) passes along its edges; the rest teleports. Why: hundreds of stdlib
+/// stubs a type checker ships (`mypy/typeshed`) all import `typing.pyi`, and without this
+/// their circulation alone fills a map of mypy with the standard library's declarations.
+pub const EXTERNAL_STUB_PASS: f64 = 0.2;
 /// Edges carrying a mentioned identifier count this many times more (as in aider).
 const MENTION_BOOST: f64 = 10.0;
 /// Fraction of a file's rank spread evenly over its definitions, so every definition is
@@ -139,8 +145,9 @@ fn normalize_personalization(n: usize, p: Option<&[f64]>) -> Vec<f64> {
     v
 }
 
-/// Power iteration on row-normalized CSR weights (`w` of a row sums to 1, or the row is
-/// empty/zero = dangling). `p` must be a probability vector.
+/// Power iteration on row-normalized CSR weights (`w` of a row sums to at most 1; an
+/// empty/zero row is dangling). What a row does not pass on teleports like a dangling node's
+/// rank. `p` must be a probability vector.
 fn power_iterate(
     n: usize,
     ptr: &[u32],
@@ -167,6 +174,23 @@ fn power_iterate(
                 .any(|&x| x > 0.0)
         })
         .collect();
+    // What each row keeps back (0 for a full row, up to float error; 1 for a dangling one).
+    let held: Vec<f64> = (0..n)
+        .map(|i| {
+            if dangling[i] {
+                return 1.0;
+            }
+            let passed: f64 = w[ptr[i] as usize..ptr[i + 1] as usize]
+                .iter()
+                .filter(|x| **x > 0.0)
+                .sum();
+            if passed < 1.0 - 1e-9 {
+                1.0 - passed
+            } else {
+                0.0
+            }
+        })
+        .collect();
     let mut x = p.to_vec();
     let mut next = vec![0.0; n];
     for _ in 0..opts.max_iterations {
@@ -181,6 +205,7 @@ fn power_iterate(
             if xi == 0.0 {
                 continue;
             }
+            lost += xi * held[i];
             let r = ptr[i] as usize..ptr[i + 1] as usize;
             for (&t, &we) in dst[r.clone()].iter().zip(&w[r]) {
                 next[t as usize] += xi * we;
@@ -267,8 +292,13 @@ pub fn rank(files: &[ParsedFile], graph: &FileGraph, p: &Personalization) -> Ran
     let mut norm = vec![0.0; edge_w.len()];
     for (i, &s) in out_sum.iter().enumerate() {
         if s > 0.0 && s.is_finite() {
+            let pass = if graph.external_stubs.get(i).copied().unwrap_or(false) {
+                EXTERNAL_STUB_PASS
+            } else {
+                1.0
+            };
             for e in graph.edges.range(i) {
-                norm[e] = edge_w[e] / s;
+                norm[e] = pass * edge_w[e] / s;
             }
         }
     }

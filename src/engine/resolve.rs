@@ -19,6 +19,7 @@
 //!   a `_test.go` importer).
 
 use crate::engine::model::{GoModule, Import, Lang, ParsedFile};
+use crate::engine::search::paths::{classify, PathClass};
 use std::collections::{HashMap, HashSet};
 
 /// Extensions tried, in order, after an extension-less TS/JS specifier.
@@ -62,7 +63,8 @@ pub struct Resolver<'a> {
     files: &'a [ParsedFile],
     by_path: HashMap<&'a str, usize>,
     /// Python module path (`a.b.c`) → (priority, file). Priority 0 = path from the repo root,
-    /// 1 = below a `src/` directory, 2 = from the top of the `__init__.py` chain.
+    /// 1 = below a `src/` directory, 2 = from the top of the `__init__.py` chain, 3 = the same
+    /// when that top folder is inside a package (visible only below it).
     py_modules: HashMap<String, Vec<(u8, usize)>>,
     /// Go modules, longest module path first so nested modules win.
     go_modules: Vec<GoModule>,
@@ -362,19 +364,42 @@ impl<'a> Resolver<'a> {
         let Some(list) = self.py_modules.get(module) else {
             return Vec::new();
         };
-        let Some(best) = list.iter().map(|&(p, _)| p).min() else {
+        let from_path = &self.files[from].path;
+        // A module found from the top of its package chain is on `sys.path` only for the
+        // code below that folder when the folder is inside a package (data shipped with it:
+        // stubs, test data) or when the name is the standard library's, which the code
+        // elsewhere imports instead: `import typing` in `mypy/build.py` is not the stub
+        // `mypy/typeshed/stdlib/typing.pyi` nor `test-data/unit/lib-stub/typing.pyi`.
+        let stdlib = module
+            .split('.')
+            .next()
+            .is_some_and(is_python_stdlib_module);
+        let visible = |p: u8, i: usize| {
+            p < PY_PRIO_IMPORT_ROOT || (p == PY_PRIO_IMPORT_ROOT && !stdlib) || {
+                let root = python_import_root(&self.files[i].path, module);
+                root.is_empty()
+                    || from_path
+                        .strip_prefix(root)
+                        .is_some_and(|r| r.starts_with('/'))
+            }
+        };
+        let Some(best) = list
+            .iter()
+            .filter(|&&(p, i)| visible(p, i))
+            .map(|&(p, _)| p)
+            .min()
+        else {
             return Vec::new();
         };
         let mut cands: Vec<usize> = list
             .iter()
-            .filter(|&&(p, i)| p == best && i != from)
+            .filter(|&&(p, i)| p == best && i != from && visible(p, i))
             .map(|&(_, i)| i)
             .collect();
         cands.sort_unstable();
         if cands.len() > 1 {
             // `x.py` and `x.pyi` (or `x/__init__.py`) of one module share a module directory;
             // different modules of the same name are told apart by closeness to the importer.
-            let from_path = &self.files[from].path;
             let closeness = |i: usize| shared_dir_prefix(from_path, &self.files[i].path);
             let top = cands.iter().map(|&i| closeness(i)).max().unwrap_or(0);
             cands.retain(|&i| closeness(i) == top);
@@ -514,6 +539,41 @@ fn shared_dir_prefix(a: &str, b: &str) -> usize {
         .count()
 }
 
+/// Whether a top-level Python module name is the standard library's (`assets/python_stdlib.txt`).
+fn is_python_stdlib_module(name: &str) -> bool {
+    static NAMES: std::sync::OnceLock<HashSet<&'static str>> = std::sync::OnceLock::new();
+    NAMES
+        .get_or_init(|| {
+            include_str!("../../assets/python_stdlib.txt")
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                .collect()
+        })
+        .contains(name)
+}
+
+/// Priority of a module path taken from the top of the file's `__init__.py` chain.
+const PY_PRIO_IMPORT_ROOT: u8 = 2;
+/// The same, when that top folder is inside a package (`mypy/typeshed/stdlib`) or is test
+/// data or examples (`test-data/unit/lib-stub`): visible only to the code below it.
+const PY_PRIO_NESTED_ROOT: u8 = 3;
+
+/// The folder a module path is relative to: `mypy/typeshed/stdlib/os/__init__.pyi` as `os`
+/// → `mypy/typeshed/stdlib`; `""` at the repo root.
+fn python_import_root<'p>(path: &'p str, module: &str) -> &'p str {
+    let stem = path
+        .strip_suffix(".pyi")
+        .or_else(|| path.strip_suffix(".py"))
+        .unwrap_or(path);
+    let stem = stem.strip_suffix("/__init__").unwrap_or(stem);
+    let mut root = stem;
+    for _ in 0..module.split('.').count() {
+        root = split_dir(root).0;
+    }
+    root
+}
+
 /// Module paths a Python file can be imported as, with their priority (see `py_modules`).
 fn python_module_paths(path: &str, init_dirs: &HashSet<&str>) -> Vec<(u8, String)> {
     let Some(stem) = path
@@ -544,7 +604,16 @@ fn python_module_paths(path: &str, init_dirs: &HashSet<&str>) -> Vec<(u8, String
     }
     let name = segs[root..].join(".");
     if !name.is_empty() && !out.iter().any(|(_, m)| *m == name) {
-        out.push((2, name));
+        let nested = (1..root).any(|k| init_dirs.contains(segs[..k].join("/").as_str()));
+        // Test data and examples are not on the path of the code outside them either.
+        let supporting =
+            root > 0 && classify(&format!("{}/_", segs[..root].join("/"))) != PathClass::Impl;
+        let prio = if nested || supporting {
+            PY_PRIO_NESTED_ROOT
+        } else {
+            PY_PRIO_IMPORT_ROOT
+        };
+        out.push((prio, name));
     }
     out
 }
@@ -734,6 +803,59 @@ mod tests {
             ["pkg/sub/__init__.py"]
         );
         assert!(r.resolve_import(1, &imp("....x", &[])).is_empty());
+    }
+
+    #[test]
+    fn python_stub_folders_inside_a_package_serve_only_their_own_files() {
+        let fs = files(&[
+            "mypy/__init__.py",
+            "mypy/build.py",
+            "mypy/typeshed/stdlib/abc.pyi",
+            "mypy/typeshed/stdlib/os/__init__.pyi",
+            "mypy/typeshed/stdlib/typing.pyi",
+            "scripts/gen.py",
+            "scripts/util.py",
+            "tools/pkg/__init__.py",
+            "tools/pkg/m.py",
+            "test-data/lib-stub/typing.pyi",
+            "test-data/lib-stub/helper.pyi",
+            "mypy/data/shipped.py",
+        ]);
+        let r = Resolver::new(&fs, &[]);
+        // `mypy/build.py` imports the standard library, not the stubs shipped beside it nor
+        // the test stubs in a top-level folder.
+        assert!(r.resolve_import(1, &imp("typing", &["Any"])).is_empty());
+        assert!(r.resolve_import(1, &imp("os", &[])).is_empty());
+        // A folder inside a package is not on `sys.path` for the code outside it.
+        assert!(r.resolve_import(1, &imp("shipped", &[])).is_empty());
+        // Nor is a folder of test data.
+        assert!(r.resolve_import(1, &imp("helper", &[])).is_empty());
+        assert_eq!(
+            paths(&fs, r.resolve_import(9, &imp("helper", &[]))),
+            ["test-data/lib-stub/helper.pyi"]
+        );
+        assert_eq!(
+            paths(&fs, r.resolve_import(10, &imp("typing", &[]))),
+            ["test-data/lib-stub/typing.pyi"]
+        );
+        // The stubs import each other.
+        assert_eq!(
+            paths(&fs, r.resolve_import(2, &imp("typing", &[]))),
+            ["mypy/typeshed/stdlib/typing.pyi"]
+        );
+        assert_eq!(
+            paths(&fs, r.resolve_import(4, &imp("os", &[]))),
+            ["mypy/typeshed/stdlib/os/__init__.pyi"]
+        );
+        // A top-level script or package folder stays visible from anywhere.
+        assert_eq!(
+            paths(&fs, r.resolve_import(1, &imp("util", &[]))),
+            ["scripts/util.py"]
+        );
+        assert_eq!(
+            paths(&fs, r.resolve_import(5, &imp("pkg.m", &[]))),
+            ["tools/pkg/m.py"]
+        );
     }
 
     #[test]

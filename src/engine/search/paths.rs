@@ -35,7 +35,8 @@ enum DirClass {
     Secondary,
 }
 
-/// `evalcommon._NONIMPL_DIR` (a case-insensitive full match), split into tests vs the rest
+/// `evalcommon._NONIMPL_DIR` (a case-insensitive full match) plus `test-data`/`test_data`
+/// (mypy's, and common elsewhere), split into tests vs the rest
 /// because search lifts only the test demotion for test queries.
 fn nonimpl_dir(component: &str) -> DirClass {
     let c = component.to_lowercase();
@@ -47,6 +48,8 @@ fn nonimpl_dir(component: &str) -> DirClass {
             | "tests"
             | "testing"
             | "testdata"
+            | "test-data"
+            | "test_data"
             | "e2e"
             | "spec"
             | "specs"
