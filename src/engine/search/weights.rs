@@ -175,7 +175,7 @@ impl Default for SearchWeights {
             b_file: 0.75,
             coord: 0.25,
             chunk_len_norm: 0.0,
-            graph_hop1: 0.15,
+            graph_hop1: 0.12,
             graph_hop2: 0.05,
             graph_sources: 256,
             prior: 0.02,
