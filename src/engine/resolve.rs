@@ -13,7 +13,9 @@
 //! - Python: relative imports (`from .m import x`, `from .. import y`, where `y` may be a
 //!   submodule) and absolute ones, matched against every `.py`/`.pyi` file's module path
 //!   computed from the repo root, from below a `src/` directory, and from the top of its
-//!   `__init__.py` package chain.
+//!   `__init__.py` package chain. A module found only the last way is importable just by the
+//!   code below that top folder when the folder is inside a package or test data, or when its
+//!   name is the standard library's (`import typing` is not a bundled `typing.pyi`).
 //! - Go: an import path below a module path declared by a `go.mod` (longest module wins, so
 //!   nested modules work) → that package directory → its `.go` files (`_test.go` files only for
 //!   a `_test.go` importer).
@@ -64,7 +66,7 @@ pub struct Resolver<'a> {
     by_path: HashMap<&'a str, usize>,
     /// Python module path (`a.b.c`) → (priority, file). Priority 0 = path from the repo root,
     /// 1 = below a `src/` directory, 2 = from the top of the `__init__.py` chain, 3 = the same
-    /// when that top folder is inside a package (visible only below it).
+    /// when that top folder is inside a package or is test data (visible only below it).
     py_modules: HashMap<String, Vec<(u8, usize)>>,
     /// Go modules, longest module path first so nested modules win.
     go_modules: Vec<GoModule>,
