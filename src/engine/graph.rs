@@ -22,7 +22,8 @@
 //!    what `Object.keys` means elsewhere); names with more than `FALLBACK_MAX_DEFINERS`
 //!    definers and single-character names are skipped. A member use with a qualifier that is
 //!    not an import (`x.Close()`, `self.m()`) only matches method definitions, much weaker,
-//!    and in Go first the same package's methods.
+//!    and in Go first the same package's methods. A guess from implementation never lands in
+//!    supporting code (tests, fixtures, examples, external `.pyi` stubs: `Builder::may_guess`).
 //!
 //! Weights (see the constants): per (source, target, identifier, binding class) the kind
 //! weights of the references are summed, then
