@@ -686,7 +686,8 @@ fn build(files: &[ParsedFile], go_modules: &[GoModule], owned: Option<TakenUses>
         }
     }
 
-    let external_stubs = external_stub_files(files);
+    let supporting_paths: Vec<bool> = files.iter().map(|f| is_supporting_path(&f.path)).collect();
+    let external_stubs = external_stub_files(files, &supporting_paths);
     let b = Builder {
         files,
         owned_imports,
@@ -697,10 +698,10 @@ fn build(files: &[ParsedFile], go_modules: &[GoModule], owned: Option<TakenUses>
         resolved,
         file_dir,
         go_dirs,
-        supporting: files
+        supporting: supporting_paths
             .iter()
             .zip(&external_stubs)
-            .map(|(f, &stub)| stub || is_supporting_path(&f.path))
+            .map(|(&path, &stub)| path || stub)
             .collect(),
         external_stubs,
     };
@@ -1394,10 +1395,12 @@ impl<'a> Builder<'a> {
 /// for: the declarations of code that lives elsewhere (the standard library's stubs a type
 /// checker ships, stubs for tests). Only when the repository has Python code of its own to
 /// rank above them; a repository of stubs is its stubs.
-fn external_stub_files(files: &[ParsedFile]) -> Vec<bool> {
+/// `supporting_paths[i]`: `is_supporting_path` of file `i`.
+fn external_stub_files(files: &[ParsedFile], supporting_paths: &[bool]) -> Vec<bool> {
     let own_python = files
         .iter()
-        .any(|f| f.path.ends_with(".py") && !is_supporting_path(&f.path));
+        .zip(supporting_paths)
+        .any(|(f, &supporting)| f.path.ends_with(".py") && !supporting);
     if !own_python {
         return vec![false; files.len()];
     }

@@ -564,10 +564,7 @@ const PY_PRIO_NESTED_ROOT: u8 = 3;
 /// The folder a module path is relative to: `mypy/typeshed/stdlib/os/__init__.pyi` as `os`
 /// → `mypy/typeshed/stdlib`; `""` at the repo root.
 fn python_import_root<'p>(path: &'p str, module: &str) -> &'p str {
-    let stem = path
-        .strip_suffix(".pyi")
-        .or_else(|| path.strip_suffix(".py"))
-        .unwrap_or(path);
+    let stem = python_stem(path).unwrap_or(path);
     let stem = stem.strip_suffix("/__init__").unwrap_or(stem);
     let mut root = stem;
     for _ in 0..module.split('.').count() {
@@ -576,12 +573,15 @@ fn python_import_root<'p>(path: &'p str, module: &str) -> &'p str {
     root
 }
 
+/// A Python file's path without its `.py`/`.pyi` extension; `None` for other files.
+fn python_stem(path: &str) -> Option<&str> {
+    path.strip_suffix(".pyi")
+        .or_else(|| path.strip_suffix(".py"))
+}
+
 /// Module paths a Python file can be imported as, with their priority (see `py_modules`).
 fn python_module_paths(path: &str, init_dirs: &HashSet<&str>) -> Vec<(u8, String)> {
-    let Some(stem) = path
-        .strip_suffix(".pyi")
-        .or_else(|| path.strip_suffix(".py"))
-    else {
+    let Some(stem) = python_stem(path) else {
         return Vec::new();
     };
     let mut segs: Vec<&str> = stem.split('/').collect();
