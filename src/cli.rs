@@ -1,4 +1,5 @@
-//! The headless command line: `map`, `stats`, `bench` (and a bare `mapscope [PATH]`).
+//! The headless command line: `map`, `stats`, `search`, `eval`, `bench`, `cache`, `mcp` (and a
+//! bare `mapscope [PATH]`).
 //! Runs on the main thread; the engine parallelizes internally. Errors become one line on
 //! stderr (`mapscope: CODE: message`) and exit code 2 — never a panic or a backtrace.
 
@@ -58,6 +59,22 @@ pub enum Command {
     /// Manage the tag cache (kept in the user's cache dir, never in the repository).
     #[command(subcommand)]
     Cache(CacheCommand),
+    /// Serve the repo map and search to agents over MCP (JSON-RPC on stdin/stdout).
+    Mcp(McpArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct McpArgs {
+    /// Repository to serve (default: the current directory).
+    pub path: Option<PathBuf>,
+    /// Do not read the repository's commit history (`git log`) for search.
+    #[arg(long)]
+    pub no_history: bool,
+    /// Index once at startup and do not watch the files for changes.
+    #[arg(long)]
+    pub no_watch: bool,
+    #[command(flatten)]
+    pub cache: CacheArgs,
 }
 
 #[derive(Subcommand, Debug)]
@@ -272,6 +289,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Search(args)) => cmd_search(&args),
         Some(Command::Eval(args)) => cmd_eval(&args),
         Some(Command::Cache(cmd)) => cmd_cache(&cmd),
+        Some(Command::Mcp(args)) => cmd_mcp(&args),
         None => {
             // A detached helper that keeps a copied text on the X11/Wayland clipboard after
             // the TUI exits (see app::clipboard).
@@ -705,6 +723,33 @@ fn cmd_search(args: &SearchArgs) -> anyhow::Result<()> {
     )
 }
 
+fn cmd_mcp(args: &McpArgs) -> anyhow::Result<()> {
+    let opts = IndexOptions {
+        use_cache: !args.cache.no_cache,
+        history: if args.no_history {
+            HistorySource::Off
+        } else {
+            HistorySource::Repo
+        },
+        ..IndexOptions::default()
+    };
+    // A mistyped path is reported at once (the client shows the server failed to start); an
+    // empty repository is served, and reported by each tool call until it has files.
+    let root = repo_path(&args.path);
+    if !root.exists() {
+        return Err(EngineError::RepoNotFound(root).into());
+    }
+    if !root.is_dir() {
+        return Err(EngineError::InvalidRepo(root).into());
+    }
+    let mut server = crate::mcp::Server::new(root, opts, !args.no_watch);
+    crate::mcp::serve(
+        &mut server,
+        std::io::stdin().lock(),
+        std::io::stdout().lock(),
+    )
+}
+
 fn print_search_error(error: &str, code: &str) -> anyhow::Result<()> {
     print(&serde_json::to_string_pretty(&serde_json::json!({
         "success": false, "error": error, "code": code,
@@ -712,7 +757,7 @@ fn print_search_error(error: &str, code: &str) -> anyhow::Result<()> {
 }
 
 /// The search JSON contract (README, "search").
-fn search_json(
+pub(crate) fn search_json(
     index: &Index,
     query: &str,
     r: &SearchResponse,

@@ -1,7 +1,8 @@
 //! mapscope: a terminal explorer for repo maps.
 //!
 //! `engine` owns everything that reads the repository and computes maps (no terminal code);
-//! `cli` holds the headless subcommands (and `eval` the retrieval evaluation). The TUI is
+//! `cli` holds the headless subcommands (and `eval` the retrieval evaluation), `mcp` the
+//! server that gives agents the same map and search over the Model Context Protocol. The TUI is
 //! `ui` (pure drawing from a view model) and `app` (event loop, actions, keymap, config,
 //! terminal, clipboard, engine worker).
 pub mod app;
@@ -10,6 +11,7 @@ pub mod cli;
 pub mod engine;
 pub mod eval;
 pub mod live_bench;
+pub mod mcp;
 pub mod search_bench;
 #[cfg(test)]
 pub(crate) mod test_support;

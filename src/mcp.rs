@@ -1,0 +1,936 @@
+//! `mapscope mcp [PATH]`: the engine served to coding agents over the Model Context Protocol
+//! (MCP), on the stdio transport: JSON-RPC 2.0, one message per line on stdin, one answer
+//! per line on stdout, nothing else on stdout (warnings go to stderr).
+//!
+//! Tools, each answering from the same index the CLI builds:
+//! - `repo_map`: the token-budgeted repo map (what `mapscope map` prints), steered by focus
+//!   files, identifiers and a query;
+//! - `search`: ranked hits with their evidence (the `mapscope search --json` contract);
+//! - `repo_stats`: what was indexed and skipped (`mapscope stats --json`).
+//!
+//! Threads: the main thread reads requests and answers them in order. The first index is
+//! built on a thread of its own from startup, so `initialize` answers at once and the build
+//! overlaps the client's handshake; the first tool call waits for it. A file watcher
+//! (`engine::watch`) reports changed files, and the next tool call refreshes the index
+//! incrementally before it answers, so an agent that edits a file and searches again sees
+//! its edit (once the watcher's 150 ms debounce has passed). Without a watcher (inotify
+//! limit reached) every tool call re-examines the files by size and modification time.
+//!
+//! Why not the `rmcp` crate: it is built on tokio and async handlers, while the engine is
+//! synchronous threads; the part of the protocol a tools-only server needs is four methods
+//! of line-delimited JSON-RPC, which `serde_json` covers in this file.
+
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+use serde_json::{json, Map, Value};
+
+use crate::engine::error::EngineError;
+use crate::engine::index::{Index, IndexOptions, MapRequest};
+use crate::engine::repo_map::{render, MapFormat};
+use crate::engine::search::{SearchOptions, MAX_TOP};
+use crate::engine::tokenizer::TokenizerKind;
+use crate::engine::watch::{ChangeBatch, WatchOptions, Watcher};
+
+/// Protocol versions this server speaks, newest first. A client asking for another one is
+/// answered with the newest, as the specification asks; it then decides whether to go on.
+pub const PROTOCOL_VERSIONS: [&str; 3] = ["2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// The smallest and largest map budget a tool call may ask for.
+pub const MIN_MAP_TOKENS: usize = 16;
+pub const MAX_MAP_TOKENS: usize = 131_072;
+
+/// JSON-RPC error codes.
+const PARSE_ERROR: i64 = -32700;
+const INVALID_REQUEST: i64 = -32600;
+const METHOD_NOT_FOUND: i64 = -32601;
+const INVALID_PARAMS: i64 = -32602;
+
+/// Reads requests from `input` until it ends and writes the answers to `output`.
+pub fn serve(
+    server: &mut Server,
+    input: impl BufRead,
+    mut output: impl Write,
+) -> anyhow::Result<()> {
+    for line in input.lines() {
+        let line = line?;
+        if let Some(answer) = server.handle_line(&line) {
+            output.write_all(answer.as_bytes())?;
+            output.write_all(b"\n")?;
+            output.flush()?;
+        }
+        server.after_answer();
+    }
+    Ok(())
+}
+
+/// The MCP server of one repository.
+pub struct Server {
+    live: LiveIndex,
+}
+
+impl Server {
+    /// Starts building the index of `root` in the background. `live`: watch the files and
+    /// refresh before each tool call (off in tests that want a fixed index).
+    pub fn new(root: PathBuf, opts: IndexOptions, live: bool) -> Server {
+        Server {
+            live: LiveIndex::start(root, opts, live),
+        }
+    }
+
+    /// Answers one line of input: `None` for notifications, responses and blank lines.
+    pub fn handle_line(&mut self, line: &str) -> Option<String> {
+        if line.trim().is_empty() {
+            return None;
+        }
+        let answer = match serde_json::from_str::<Value>(line) {
+            Err(e) => Some(error_response(
+                Value::Null,
+                PARSE_ERROR,
+                &format!("parse error: {e}"),
+            )),
+            // A batch (protocol 2025-03-26) is answered with an array of the answers.
+            Ok(Value::Array(batch)) if !batch.is_empty() => {
+                let answers: Vec<Value> = batch
+                    .iter()
+                    .filter_map(|m| self.handle_message(m))
+                    .collect();
+                (!answers.is_empty()).then_some(Value::Array(answers))
+            }
+            Ok(message) => self.handle_message(&message),
+        };
+        // serde_json never writes a raw newline, so each answer stays one line.
+        answer.map(|a| a.to_string())
+    }
+
+    /// Work left for after an answer went out (saving the tag cache).
+    pub fn after_answer(&mut self) {
+        self.live.save_cache();
+    }
+
+    fn handle_message(&mut self, message: &Value) -> Option<Value> {
+        let Some(object) = message.as_object() else {
+            return Some(error_response(
+                Value::Null,
+                INVALID_REQUEST,
+                "a message must be a JSON object",
+            ));
+        };
+        let id = object.get("id").cloned();
+        let Some(method) = object.get("method").and_then(Value::as_str) else {
+            // A response to a request of ours (this server sends none): nothing to do.
+            if object.contains_key("result") || object.contains_key("error") {
+                return None;
+            }
+            return Some(error_response(
+                id.unwrap_or(Value::Null),
+                INVALID_REQUEST,
+                "a request needs a method",
+            ));
+        };
+        // A notification (no id) is never answered: `notifications/initialized`,
+        // `notifications/cancelled` (requests are answered in order, so there is nothing
+        // to cancel by the time it is read).
+        let id = id?;
+        if !(id.is_string() || id.is_number()) {
+            return Some(error_response(
+                Value::Null,
+                INVALID_REQUEST,
+                "the id must be a string or a number",
+            ));
+        }
+        let params = object.get("params").cloned().unwrap_or(Value::Null);
+        let result = match method {
+            "initialize" => Ok(initialize(&params)),
+            "ping" => Ok(json!({})),
+            "tools/list" => Ok(json!({ "tools": tool_list() })),
+            "tools/call" => self.call_tool(&params),
+            _ => Err(RpcError::new(
+                METHOD_NOT_FOUND,
+                format!("method not found: {method}"),
+            )),
+        };
+        Some(match result {
+            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            Err(e) => error_response(id, e.code, &e.message),
+        })
+    }
+
+    fn call_tool(&mut self, params: &Value) -> Result<Value, RpcError> {
+        let name = params
+            .get("name")
+            .and_then(Value::as_str)
+            .ok_or_else(|| RpcError::invalid("tools/call needs a tool `name`"))?;
+        let empty = Map::new();
+        let args = match params.get("arguments") {
+            None | Some(Value::Null) => &empty,
+            Some(Value::Object(args)) => args,
+            Some(_) => return Err(RpcError::invalid("`arguments` must be an object")),
+        };
+        match name {
+            "repo_map" => {
+                let request = MapCall::parse(args)?;
+                Ok(self.with_index(|index, _| request.run(index)))
+            }
+            "search" => {
+                let request = SearchCall::parse(args)?;
+                Ok(self.with_index(|index, index_ms| request.run(index, index_ms)))
+            }
+            "repo_stats" => Ok(self.with_index(|index, _| {
+                let stats = serde_json::to_value(index.stats()).unwrap_or(Value::Null);
+                tool_json(stats)
+            })),
+            _ => Err(RpcError::invalid(format!(
+                "unknown tool `{name}` (repo_map, search, repo_stats)"
+            ))),
+        }
+    }
+
+    /// Runs `tool` on a fresh index; an index that cannot be built (a missing or empty
+    /// repository) is the tool's error, with its stable code.
+    fn with_index(&mut self, tool: impl FnOnce(&Index, f64) -> Value) -> Value {
+        let t = Instant::now();
+        match self.live.current() {
+            Ok(index) => tool(index, t.elapsed().as_secs_f64() * 1000.0),
+            Err(e) => {
+                let error = json!({"success": false, "error": e.to_string(), "code": e.code()});
+                json!({
+                    "content": [{"type": "text", "text": format!("{}: {e}", e.code())}],
+                    "structuredContent": error,
+                    "isError": true,
+                })
+            }
+        }
+    }
+}
+
+/// The index of one repository, kept fresh from the watcher's reports.
+struct LiveIndex {
+    root: PathBuf,
+    opts: IndexOptions,
+    /// The first build, running since startup; taken by the first tool call.
+    first: Option<JoinHandle<FirstBuild>>,
+    index: Option<Index>,
+    watcher: Option<Watcher>,
+    /// Live updates were asked for but no watcher runs: re-examine every file per call.
+    rescan_each_call: bool,
+}
+
+struct FirstBuild {
+    index: Result<Index, EngineError>,
+    watcher: Option<Watcher>,
+    watch_error: Option<String>,
+}
+
+impl LiveIndex {
+    fn start(root: PathBuf, opts: IndexOptions, live: bool) -> LiveIndex {
+        let (build_root, build_opts) = (root.clone(), opts.clone());
+        let first = std::thread::Builder::new()
+            .name("mapscope-mcp-index".into())
+            .spawn(move || {
+                // The watcher starts first, so that nothing written during the build is lost.
+                let (watcher, watch_error) = if live {
+                    match Watcher::start(&build_root, WatchOptions::default()) {
+                        Ok(w) => (Some(w), None),
+                        Err(e) => (None, Some(e.to_string())),
+                    }
+                } else {
+                    (None, None)
+                };
+                FirstBuild {
+                    index: Index::build(&build_root, &build_opts),
+                    watcher,
+                    watch_error,
+                }
+            })
+            .ok();
+        LiveIndex {
+            root,
+            opts,
+            first,
+            index: None,
+            watcher: None,
+            rescan_each_call: false,
+        }
+    }
+
+    /// The index of the files as they are now.
+    fn current(&mut self) -> Result<&Index, EngineError> {
+        if let Some(first) = self.first.take() {
+            let first = first
+                .join()
+                .map_err(|_| EngineError::Internal("the index build panicked".into()))?;
+            if let Some(why) = &first.watch_error {
+                if !matches!(first.index, Err(EngineError::RepoNotFound(_))) {
+                    eprintln!(
+                        "mapscope: warning: live updates off, files re-examined per call: {why}"
+                    );
+                }
+                self.rescan_each_call = true;
+            }
+            self.watcher = first.watcher;
+            match first.index {
+                Ok(index) => {
+                    warn_cache(&index);
+                    self.index = Some(index);
+                    return self.index.as_ref().ok_or_else(unreachable_index);
+                }
+                // Built again below: the repository may have been fixed since startup.
+                Err(_) => self.index = None,
+            }
+        }
+        let Some(previous) = &self.index else {
+            // No index yet (the last build failed: an empty repository that may have got
+            // its first file since): build from scratch.
+            let index = Index::build(&self.root, &self.opts)?;
+            warn_cache(&index);
+            self.drain_changes();
+            self.index = Some(index);
+            return self.index.as_ref().ok_or_else(unreachable_index);
+        };
+        let changes = self.drain_changes();
+        if changes.is_empty() && !self.rescan_each_call {
+            return self.index.as_ref().ok_or_else(unreachable_index);
+        }
+        if let Some(why) = &changes.error {
+            eprintln!("mapscope: warning: watching degraded: {why}");
+        }
+        // `refresh` re-walks the tree and recognises unchanged files by size and mtime, so
+        // a rescan needs no list of paths; the listed ones are re-read whatever their mtime.
+        match previous.refresh(&self.opts, &changes.paths, &|_| {}) {
+            Ok(index) => self.index = Some(index),
+            Err(e) => {
+                // The repository went away or lost its last file: report it, and build
+                // from scratch next time.
+                self.index = None;
+                return Err(e);
+            }
+        }
+        self.index.as_ref().ok_or_else(unreachable_index)
+    }
+
+    fn drain_changes(&self) -> ChangeBatch {
+        let mut batch = ChangeBatch::default();
+        if let Some(watcher) = &self.watcher {
+            for later in watcher.changes().try_iter() {
+                batch.merge(later);
+            }
+        }
+        batch
+    }
+
+    fn save_cache(&mut self) {
+        if let Some(index) = &self.index {
+            if let Err(e) = index.save_cache() {
+                eprintln!("mapscope: warning: could not save the cache: {e}");
+            }
+        }
+    }
+}
+
+fn unreachable_index() -> EngineError {
+    EngineError::Internal("the index was just set".into())
+}
+
+fn warn_cache(index: &Index) {
+    if let Some(warning) = &index.cache_warning {
+        eprintln!("mapscope: warning: {warning}");
+    }
+}
+
+/// The `initialize` result: the protocol version, what this server offers, and how to use it.
+fn initialize(params: &Value) -> Value {
+    let asked = params.get("protocolVersion").and_then(Value::as_str);
+    let version = asked
+        .filter(|v| PROTOCOL_VERSIONS.contains(v))
+        .unwrap_or(PROTOCOL_VERSIONS[0]);
+    json!({
+        "protocolVersion": version,
+        "capabilities": {"tools": {"listChanged": false}},
+        "serverInfo": {
+            "name": "mapscope",
+            "title": "mapscope repo map",
+            "version": env!("CARGO_PKG_VERSION"),
+        },
+        "instructions": "mapscope indexes one repository (TypeScript/JavaScript, Python, Go) \
+            and keeps the index fresh as files change. Call `repo_map` for an overview of the \
+            codebase's most important definitions within a token budget (pass the files you \
+            are working on as `focus_files`), and `search` to find where something is \
+            defined, used or described. Paths are relative to the repository root.",
+    })
+}
+
+/// The tools and their input schemas.
+fn tool_list() -> Value {
+    json!([
+        {
+            "name": "repo_map",
+            "title": "Repo map",
+            "description": "The token-budgeted repo map of the repository: the signatures of its \
+                most referenced definitions (PageRank over the cross-file reference graph), each \
+                under its file path with its enclosing class, fitted to an exact token budget. \
+                Focus files are left out of the map and their neighbourhood is ranked up; \
+                identifiers and a free-text query rank up the code that defines or uses them.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "tokens": {"type": "integer", "minimum": MIN_MAP_TOKENS,
+                        "maximum": MAX_MAP_TOKENS, "default": 1024,
+                        "description": "Token budget; the map never exceeds it."},
+                    "focus_files": {"type": "array", "items": {"type": "string"},
+                        "description": "Repo-relative paths of the files already in your \
+                            context (like aider's chat files)."},
+                    "identifiers": {"type": "array", "items": {"type": "string"},
+                        "description": "Identifiers to rank up (e.g. parseConfig)."},
+                    "query": {"type": "string",
+                        "description": "Free text whose identifiers and words rank the map."},
+                    "tokenizer": {"type": "string", "enum": ["o200k", "cl100k"],
+                        "default": "o200k", "description": "Tokenizer counting the budget."},
+                    "format": {"type": "string", "enum": ["text", "markdown"],
+                        "default": "text",
+                        "description": "text: the map as an LLM is fed it; markdown: a fenced \
+                            block per file."}
+                },
+                "additionalProperties": false
+            },
+            "annotations": {"readOnlyHint": true, "openWorldHint": false}
+        },
+        {
+            "name": "search",
+            "title": "Search the code",
+            "description": "Ranked places in the repository for a query (identifiers, words, \
+                a commit-message-like sentence; Chinese and mixed queries work): definitions, \
+                references, calls, imports and text in comments, strings and docs. Each source \
+                has its file, line range, excerpt, evidence type and score signals; `files` \
+                ranks the files to read or edit. `confidence` is high when an identifier of \
+                the query names a definition exactly, low when nothing clears the cutoff.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string", "description": "What to look for."},
+                    "top": {"type": "integer", "minimum": 1, "maximum": MAX_TOP, "default": 8,
+                        "description": "Number of hits (or files with `files`)."},
+                    "files": {"type": "boolean", "default": false,
+                        "description": "Rank distinct files instead of hits."},
+                    "paths": {"type": "array", "items": {"type": "string"},
+                        "description": "Only paths matching these globs; `!GLOB` excludes."},
+                    "lang": {"type": "array",
+                        "items": {"type": "string", "enum": ["ts", "js", "py", "go"]},
+                        "description": "Only these languages."}
+                },
+                "required": ["query"],
+                "additionalProperties": false
+            },
+            "annotations": {"readOnlyHint": true, "openWorldHint": false}
+        },
+        {
+            "name": "repo_stats",
+            "title": "Index statistics",
+            "description": "What the index holds: files per language, definitions and \
+                references by kind, graph edges, files skipped and why (vendored, generated, \
+                minified, binary, too big), parse errors, time per phase.",
+            "inputSchema": {"type": "object", "properties": {}, "additionalProperties": false},
+            "annotations": {"readOnlyHint": true, "openWorldHint": false}
+        }
+    ])
+}
+
+/// A `repo_map` call's arguments.
+#[derive(Debug)]
+struct MapCall {
+    request: MapRequest,
+    format: MapFormat,
+}
+
+impl MapCall {
+    fn parse(args: &Map<String, Value>) -> Result<MapCall, RpcError> {
+        known_arguments(
+            args,
+            &[
+                "tokens",
+                "focus_files",
+                "identifiers",
+                "query",
+                "tokenizer",
+                "format",
+            ],
+        )?;
+        let budget = match args.get("tokens") {
+            None | Some(Value::Null) => 1024,
+            Some(v) => v
+                .as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .filter(|n| (MIN_MAP_TOKENS..=MAX_MAP_TOKENS).contains(n))
+                .ok_or_else(|| {
+                    RpcError::invalid(format!(
+                        "`tokens` must be an integer from {MIN_MAP_TOKENS} to {MAX_MAP_TOKENS}"
+                    ))
+                })?,
+        };
+        let tokenizer = match optional_str(args, "tokenizer")? {
+            None => TokenizerKind::O200k,
+            Some(s) => TokenizerKind::parse(s)
+                .ok_or_else(|| RpcError::invalid("`tokenizer` must be o200k or cl100k"))?,
+        };
+        let format = match optional_str(args, "format")?.map(MapFormat::parse) {
+            None => MapFormat::Text,
+            Some(Some(f @ (MapFormat::Text | MapFormat::Markdown))) => f,
+            Some(_) => return Err(RpcError::invalid("`format` must be text or markdown")),
+        };
+        Ok(MapCall {
+            request: MapRequest {
+                budget,
+                tokenizer,
+                focus: string_list(args, "focus_files")?,
+                idents: string_list(args, "identifiers")?,
+                query: optional_str(args, "query")?.map(str::to_string),
+                ..MapRequest::default()
+            },
+            format,
+        })
+    }
+
+    /// The map as text (or markdown), and the JSON rendering (`mapscope map --format json`)
+    /// as structured content; focus files the index does not hold are named in a note.
+    fn run(&self, index: &Index) -> Value {
+        let (map, _) = index.map(&self.request);
+        let text = render(&map, &index.files, self.format);
+        let structured =
+            serde_json::from_str::<Value>(&render(&map, &index.files, MapFormat::Json))
+                .unwrap_or(Value::Null);
+        let mut content = vec![json!({"type": "text", "text": text})];
+        let unknown: Vec<&str> = self
+            .request
+            .focus
+            .iter()
+            .filter(|f| index.resolve_user_path(f).is_none())
+            .map(String::as_str)
+            .collect();
+        if !unknown.is_empty() {
+            content.push(json!({
+                "type": "text",
+                "text": format!("note: focus files not in the index: {}", unknown.join(", ")),
+            }));
+        }
+        json!({"content": content, "structuredContent": structured})
+    }
+}
+
+/// A `search` call's arguments.
+#[derive(Debug)]
+struct SearchCall {
+    query: String,
+    opts: SearchOptions,
+}
+
+impl SearchCall {
+    fn parse(args: &Map<String, Value>) -> Result<SearchCall, RpcError> {
+        known_arguments(args, &["query", "top", "files", "paths", "lang"])?;
+        let query = optional_str(args, "query")?
+            .filter(|q| !q.trim().is_empty())
+            .ok_or_else(|| RpcError::invalid("`query` must be a non-empty string"))?
+            .to_string();
+        let top = match args.get("top") {
+            None | Some(Value::Null) => 8,
+            Some(v) => v
+                .as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .filter(|n| (1..=MAX_TOP).contains(n))
+                .ok_or_else(|| {
+                    RpcError::invalid(format!("`top` must be an integer from 1 to {MAX_TOP}"))
+                })?,
+        };
+        let files_mode = match args.get("files") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(_) => return Err(RpcError::invalid("`files` must be a boolean")),
+        };
+        let opts = SearchOptions {
+            top,
+            files_mode,
+            path_globs: string_list(args, "paths")?,
+            langs: string_list(args, "lang")?,
+        };
+        opts.validate()
+            .map_err(|e| RpcError::invalid(e.to_string()))?;
+        Ok(SearchCall { query, opts })
+    }
+
+    /// The search JSON contract, as text for the model and as structured content.
+    fn run(&self, index: &Index, index_ms: f64) -> Value {
+        let (_, search_build_ms) = index.search_index();
+        let response = index.search(&self.query, &self.opts);
+        let contract =
+            crate::cli::search_json(index, &self.query, &response, index_ms, search_build_ms);
+        tool_json(contract)
+    }
+}
+
+/// A tool result whose content is one JSON document, given both as text (what most clients
+/// hand the model) and as structured content.
+fn tool_json(value: Value) -> Value {
+    // Compact: every byte of it is a token in the model's context.
+    let text = value.to_string();
+    json!({"content": [{"type": "text", "text": text}], "structuredContent": value})
+}
+
+fn known_arguments(args: &Map<String, Value>, known: &[&str]) -> Result<(), RpcError> {
+    match args.keys().find(|k| !known.contains(&k.as_str())) {
+        Some(k) => Err(RpcError::invalid(format!(
+            "unknown argument `{k}` (expected: {})",
+            known.join(", ")
+        ))),
+        None => Ok(()),
+    }
+}
+
+fn optional_str<'a>(args: &'a Map<String, Value>, key: &str) -> Result<Option<&'a str>, RpcError> {
+    match args.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(_) => Err(RpcError::invalid(format!("`{key}` must be a string"))),
+    }
+}
+
+/// An array of strings; a single string is taken as a list of one.
+fn string_list(args: &Map<String, Value>, key: &str) -> Result<Vec<String>, RpcError> {
+    let bad = || RpcError::invalid(format!("`{key}` must be an array of strings"));
+    match args.get(key) {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::String(s)) => Ok(vec![s.clone()]),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| v.as_str().map(str::to_string).ok_or_else(bad))
+            .collect(),
+        Some(_) => Err(bad()),
+    }
+}
+
+#[derive(Debug)]
+struct RpcError {
+    code: i64,
+    message: String,
+}
+
+impl RpcError {
+    fn new(code: i64, message: impl Into<String>) -> RpcError {
+        RpcError {
+            code,
+            message: message.into(),
+        }
+    }
+
+    fn invalid(message: impl Into<String>) -> RpcError {
+        RpcError::new(INVALID_PARAMS, message)
+    }
+}
+
+fn error_response(id: Value, code: i64, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn fixture(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/repos")
+            .join(name)
+    }
+
+    /// A server on a fixed index (no watcher, no cache, no history).
+    fn server(root: PathBuf) -> Server {
+        Server::new(root, IndexOptions::default(), false)
+    }
+
+    fn ask(server: &mut Server, message: Value) -> Value {
+        let line = server
+            .handle_line(&message.to_string())
+            .expect("a request is answered");
+        assert!(!line.contains('\n'), "one answer per line");
+        serde_json::from_str(&line).expect("the answer is JSON")
+    }
+
+    fn call(server: &mut Server, tool: &str, arguments: Value) -> Value {
+        ask(
+            server,
+            json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                   "params": {"name": tool, "arguments": arguments}}),
+        )
+    }
+
+    #[test]
+    fn initialize_agrees_on_a_version_it_speaks() {
+        let mut s = server(fixture("py-app"));
+        for (asked, given) in [
+            ("2025-03-26", "2025-03-26"),
+            ("2024-11-05", "2024-11-05"),
+            ("1999-01-01", PROTOCOL_VERSIONS[0]),
+        ] {
+            let r = ask(
+                &mut s,
+                json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                       "params": {"protocolVersion": asked, "capabilities": {},
+                                  "clientInfo": {"name": "t", "version": "0"}}}),
+            );
+            assert_eq!(r["id"], 1);
+            assert_eq!(r["result"]["protocolVersion"], given);
+            assert_eq!(r["result"]["serverInfo"]["name"], "mapscope");
+            assert!(r["result"]["capabilities"]["tools"].is_object());
+        }
+    }
+
+    #[test]
+    fn tools_are_listed_with_object_schemas() {
+        let mut s = server(fixture("py-app"));
+        let r = ask(
+            &mut s,
+            json!({"jsonrpc": "2.0", "id": "a", "method": "tools/list"}),
+        );
+        assert_eq!(r["id"], "a");
+        let tools = r["result"]["tools"].as_array().unwrap();
+        let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["repo_map", "search", "repo_stats"]);
+        for t in tools {
+            assert_eq!(t["inputSchema"]["type"], "object", "{t}");
+            assert!(t["description"].as_str().unwrap().len() > 40);
+        }
+        assert_eq!(tools[1]["inputSchema"]["required"], json!(["query"]));
+    }
+
+    #[test]
+    fn repo_map_is_the_cli_map_within_its_budget() {
+        let root = fixture("py-app");
+        let mut s = server(root.clone());
+        let r = call(
+            &mut s,
+            "repo_map",
+            json!({"tokens": 120, "focus_files": ["app/models.py"], "identifiers": ["slugify"]}),
+        );
+        let result = &r["result"];
+        assert_eq!(result.get("isError"), None, "{r}");
+        let structured = &result["structuredContent"];
+        assert_eq!(structured["budget"], 120);
+        let tokens = structured["tokens"].as_u64().unwrap();
+        assert!(tokens > 0 && tokens <= 120, "{tokens}");
+        // The same request through the engine directly, as `mapscope map` makes it.
+        let index = Index::build(&root, &IndexOptions::default()).unwrap();
+        let (map, _) = index.map(&MapRequest {
+            budget: 120,
+            focus: vec!["app/models.py".into()],
+            idents: vec!["slugify".into()],
+            ..MapRequest::default()
+        });
+        assert_eq!(result["content"][0]["text"], map.text);
+        assert!(
+            !map.text.contains("app/models.py:"),
+            "a focus file is left out"
+        );
+        assert_eq!(result["content"].as_array().unwrap().len(), 1, "no note");
+    }
+
+    #[test]
+    fn repo_map_names_focus_files_it_does_not_know_and_renders_markdown() {
+        let mut s = server(fixture("py-app"));
+        let r = call(
+            &mut s,
+            "repo_map",
+            json!({"focus_files": "missing.py", "format": "markdown", "tokenizer": "cl100k"}),
+        );
+        let content = r["result"]["content"].as_array().unwrap();
+        assert!(content[0]["text"].as_str().unwrap().contains("```python"));
+        assert_eq!(
+            content[1]["text"],
+            "note: focus files not in the index: missing.py"
+        );
+        assert_eq!(r["result"]["structuredContent"]["tokenizer"], "cl100k_base");
+    }
+
+    #[test]
+    fn search_follows_the_cli_contract() {
+        let mut s = server(fixture("search-app"));
+        let r = call(
+            &mut s,
+            "search",
+            json!({"query": "exportOrdersCsv", "top": 3}),
+        );
+        let v = &r["result"]["structuredContent"];
+        assert_eq!(v["success"], true);
+        assert_eq!(v["confidence"], "high");
+        assert_eq!(v["sources"][0]["file_path"], "src/orders/export.ts");
+        assert_eq!(v["sources"][0]["evidence_type"], "definition");
+        assert!(v["sources"].as_array().unwrap().len() <= 3);
+        let text: Value =
+            serde_json::from_str(r["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+        assert_eq!(&text, v, "the text is the same document");
+        let files = call(
+            &mut s,
+            "search",
+            json!({"query": "export orders csv", "files": true, "lang": ["ts"]}),
+        );
+        let files = files["result"]["structuredContent"]["files"]
+            .as_array()
+            .unwrap()
+            .clone();
+        assert!(!files.is_empty());
+        assert!(files
+            .iter()
+            .all(|f| f["file_path"].as_str().unwrap().ends_with(".ts")));
+    }
+
+    #[test]
+    fn repo_stats_counts_the_files() {
+        let mut s = server(fixture("go-app"));
+        let r = call(&mut s, "repo_stats", json!({}));
+        let v = &r["result"]["structuredContent"];
+        assert!(v["files"].as_u64().unwrap() > 0, "{v}");
+        assert!(v["files_by_language"]["go"].as_u64().unwrap() > 0, "{v}");
+    }
+
+    #[test]
+    fn protocol_errors_have_json_rpc_codes() {
+        let mut s = server(fixture("py-app"));
+        let code = |r: Value| r["error"]["code"].as_i64();
+        let parse = s.handle_line("{not json").unwrap();
+        let parse: Value = serde_json::from_str(&parse).unwrap();
+        assert_eq!(parse["id"], Value::Null);
+        assert_eq!(code(parse), Some(PARSE_ERROR));
+        let r = ask(
+            &mut s,
+            json!({"jsonrpc": "2.0", "id": 2, "method": "resources/list"}),
+        );
+        assert_eq!(code(r), Some(METHOD_NOT_FOUND));
+        assert_eq!(code(call(&mut s, "rm_rf", json!({}))), Some(INVALID_PARAMS));
+        for bad in [
+            json!({"tokens": 0}),
+            json!({"tokens": "many"}),
+            json!({"tokenizer": "gpt2"}),
+            json!({"format": "json"}),
+            json!({"budget": 100}),
+            json!({"identifiers": [1, 2]}),
+        ] {
+            assert_eq!(
+                code(call(&mut s, "repo_map", bad.clone())),
+                Some(INVALID_PARAMS),
+                "{bad}"
+            );
+        }
+        for bad in [
+            json!({}),
+            json!({"query": "  "}),
+            json!({"query": "x", "top": 51}),
+            json!({"query": "x", "files": "yes"}),
+            json!({"query": "x", "lang": ["cobol"]}),
+        ] {
+            assert_eq!(
+                code(call(&mut s, "search", bad.clone())),
+                Some(INVALID_PARAMS),
+                "{bad}"
+            );
+        }
+        let r = ask(
+            &mut s,
+            json!({"jsonrpc": "2.0", "id": [1], "method": "ping"}),
+        );
+        assert_eq!(code(r), Some(INVALID_REQUEST));
+        let r = ask(&mut s, json!([1]));
+        assert_eq!(code(r[0].clone()), Some(INVALID_REQUEST));
+    }
+
+    #[test]
+    fn notifications_and_responses_get_no_answer_and_batches_get_an_array() {
+        let mut s = server(fixture("py-app"));
+        for quiet in [
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            json!({"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "repo_map"}}),
+            json!({"jsonrpc": "2.0", "id": 9, "result": {}}),
+        ] {
+            assert_eq!(s.handle_line(&quiet.to_string()), None, "{quiet}");
+        }
+        assert_eq!(s.handle_line("   "), None);
+        let r = ask(
+            &mut s,
+            json!([{"jsonrpc": "2.0", "id": 1, "method": "ping"},
+                   {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                   {"jsonrpc": "2.0", "id": 2, "method": "ping"}]),
+        );
+        assert_eq!(
+            r,
+            json!([{"jsonrpc": "2.0", "id": 1, "result": {}},
+                             {"jsonrpc": "2.0", "id": 2, "result": {}}])
+        );
+    }
+
+    #[test]
+    fn an_empty_repository_is_a_tool_error_until_it_has_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = server(dir.path().to_path_buf());
+        let r = call(&mut s, "search", json!({"query": "hello"}));
+        assert_eq!(r["result"]["isError"], true);
+        assert_eq!(r["result"]["structuredContent"]["code"], "REPO_EMPTY");
+        assert_eq!(r["result"]["structuredContent"]["success"], false);
+        std::fs::write(
+            dir.path().join("hello.py"),
+            "def hello_world():\n    return 1\n",
+        )
+        .unwrap();
+        let r = call(&mut s, "search", json!({"query": "hello_world"}));
+        assert_eq!(r["result"].get("isError"), None, "{r}");
+        assert_eq!(
+            r["result"]["structuredContent"]["sources"][0]["symbol"],
+            "hello_world"
+        );
+    }
+
+    #[test]
+    fn without_a_watcher_each_call_re_examines_the_files() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.py"), "def first_one():\n    return 1\n").unwrap();
+        let mut s = server(dir.path().to_path_buf());
+        s.live.rescan_each_call = true;
+        let r = call(&mut s, "search", json!({"query": "first_one"}));
+        assert_eq!(
+            r["result"]["structuredContent"]["sources"][0]["symbol"],
+            "first_one"
+        );
+        std::fs::write(dir.path().join("b.py"), "def second_one():\n    return 2\n").unwrap();
+        let r = call(&mut s, "search", json!({"query": "second_one"}));
+        assert_eq!(
+            r["result"]["structuredContent"]["sources"][0]["symbol"],
+            "second_one"
+        );
+    }
+
+    #[test]
+    fn serve_answers_line_by_line_until_input_ends() {
+        let mut s = server(fixture("py-app"));
+        let input = concat!(
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            "\n\n",
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"repo_stats"}}"#,
+            "\n"
+        );
+        let mut out = Vec::new();
+        serve(&mut s, input.as_bytes(), &mut out).unwrap();
+        let lines: Vec<Value> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0]["id"], 1);
+        assert_eq!(lines[1]["id"], 2);
+        assert!(
+            lines[1]["result"]["structuredContent"]["files"]
+                .as_u64()
+                .unwrap()
+                > 0
+        );
+    }
+}

@@ -1,0 +1,183 @@
+//! `mapscope mcp` end to end: the binary speaks MCP over stdin/stdout, answers from the
+//! index of a repository, and sees a file an agent writes after it started.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+struct Client {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    next_id: u64,
+}
+
+impl Client {
+    fn start(args: &[&str]) -> Client {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mapscope"))
+            .env("MAPSCOPE_CACHE_DIR", common::test_cache_dir())
+            .arg("mcp")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run mapscope mcp");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, lines) = mpsc::channel();
+        // A reader thread, so that a silent server fails the test instead of hanging it.
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Client {
+            child,
+            stdin,
+            lines,
+            next_id: 0,
+        }
+    }
+
+    fn send(&mut self, message: &Value) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{message}").expect("write a request");
+        stdin.flush().expect("flush");
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let line = self
+            .lines
+            .recv_timeout(Duration::from_secs(60))
+            .expect("an answer within 60 s");
+        let answer: Value = serde_json::from_str(&line).expect("each stdout line is JSON");
+        assert_eq!(answer["id"], id, "answers come in order: {answer}");
+        answer
+    }
+
+    fn search(&mut self, query: &str) -> Value {
+        let r = self.request(
+            "tools/call",
+            json!({"name": "search", "arguments": {"query": query, "top": 3}}),
+        );
+        r["result"]["structuredContent"].clone()
+    }
+
+    /// Closes stdin and waits for the process to end on its own.
+    fn finish(mut self) -> std::process::ExitStatus {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status;
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("mapscope mcp did not exit after its input ended");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+fn first_definition(search: &Value) -> Option<String> {
+    let first = &search["sources"][0];
+    if first["evidence_type"] != "definition" {
+        return None;
+    }
+    first["symbol"].as_str().map(str::to_string)
+}
+
+#[test]
+fn an_agent_session_sees_the_files_it_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_files(
+        dir.path(),
+        &[
+            ("app/util.py", "def slugify(text):\n    return text.lower()\n"),
+            (
+                "app/users.py",
+                "from app.util import slugify\n\nclass UserService:\n    def handle(self, name):\n        return slugify(name)\n",
+            ),
+        ],
+    );
+    let root = dir.path().to_str().unwrap();
+    let mut client = Client::start(&[root, "--no-history"]);
+    let init = client.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": "test", "version": "0"}}),
+    );
+    assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
+    client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+
+    let found = client.search("slugify");
+    assert_eq!(
+        first_definition(&found).as_deref(),
+        Some("slugify"),
+        "{found}"
+    );
+    let map = client.request(
+        "tools/call",
+        json!({"name": "repo_map", "arguments": {"tokens": 64}}),
+    );
+    let text = map["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("def slugify(text):"), "{text}");
+
+    // The agent writes a new module: a later call finds it without a restart.
+    common::write_files(
+        dir.path(),
+        &[(
+            "app/fresh.py",
+            "def freshly_written_helper():\n    return 2\n",
+        )],
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut seen = None;
+    while Instant::now() < deadline {
+        seen = first_definition(&client.search("freshly_written_helper"));
+        if seen.is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(seen.as_deref(), Some("freshly_written_helper"));
+
+    // …and no longer finds it once it is deleted.
+    std::fs::remove_file(dir.path().join("app/fresh.py")).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < deadline && seen.is_some() {
+        std::thread::sleep(Duration::from_millis(100));
+        seen = first_definition(&client.search("freshly_written_helper"));
+    }
+    assert_eq!(seen, None);
+
+    assert!(client.finish().success());
+}
+
+#[test]
+fn a_missing_repository_fails_at_startup_with_its_code() {
+    let out = Command::new(env!("CARGO_BIN_EXE_mapscope"))
+        .args(["mcp", "/definitely/not/here"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mapscope mcp");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        out.stdout.is_empty(),
+        "nothing but protocol messages on stdout"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.starts_with("mapscope: REPO_NOT_FOUND"), "{stderr}");
+}
