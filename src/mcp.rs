@@ -213,6 +213,8 @@ struct LiveIndex {
     /// The first build, running since startup; taken by the first tool call.
     first: Option<JoinHandle<FirstBuild>>,
     index: Option<Index>,
+    /// The index was built or refreshed since the tag cache was last saved.
+    unsaved: bool,
     watcher: Option<Watcher>,
     /// Live updates were asked for but no watcher runs: re-examine every file per call.
     rescan_each_call: bool,
@@ -239,8 +241,14 @@ impl LiveIndex {
                 } else {
                     (None, None)
                 };
+                let index = Index::build(&build_root, &build_opts);
+                if let Ok(index) = &index {
+                    // Searched soon, most likely: the search index is built while the client
+                    // is still starting up rather than on the first query.
+                    let _ = index.search_index();
+                }
                 FirstBuild {
-                    index: Index::build(&build_root, &build_opts),
+                    index,
                     watcher,
                     watch_error,
                 }
@@ -251,6 +259,7 @@ impl LiveIndex {
             opts,
             first,
             index: None,
+            unsaved: false,
             watcher: None,
             rescan_each_call: false,
         }
@@ -258,6 +267,20 @@ impl LiveIndex {
 
     /// The index of the files as they are now.
     fn current(&mut self) -> Result<&Index, EngineError> {
+        self.bring_up_to_date()?;
+        self.index.as_ref().ok_or_else(unreachable_index)
+    }
+
+    /// A new index replaces the old one; its tags are saved after the answer.
+    fn install(&mut self, index: Index) {
+        if let Some(warning) = &index.cache_warning {
+            eprintln!("mapscope: warning: {warning}");
+        }
+        self.index = Some(index);
+        self.unsaved = true;
+    }
+
+    fn bring_up_to_date(&mut self) -> Result<(), EngineError> {
         if let Some(first) = self.first.take() {
             let first = first
                 .join()
@@ -273,9 +296,8 @@ impl LiveIndex {
             self.watcher = first.watcher;
             match first.index {
                 Ok(index) => {
-                    warn_cache(&index);
-                    self.index = Some(index);
-                    return self.index.as_ref().ok_or_else(unreachable_index);
+                    self.install(index);
+                    return Ok(());
                 }
                 // Built again below: the repository may have been fixed since startup.
                 Err(_) => self.index = None,
@@ -285,14 +307,13 @@ impl LiveIndex {
             // No index yet (the last build failed: an empty repository that may have got
             // its first file since): build from scratch.
             let index = Index::build(&self.root, &self.opts)?;
-            warn_cache(&index);
             self.drain_changes();
-            self.index = Some(index);
-            return self.index.as_ref().ok_or_else(unreachable_index);
+            self.install(index);
+            return Ok(());
         };
         let changes = self.drain_changes();
         if changes.is_empty() && !self.rescan_each_call {
-            return self.index.as_ref().ok_or_else(unreachable_index);
+            return Ok(());
         }
         if let Some(why) = &changes.error {
             eprintln!("mapscope: warning: watching degraded: {why}");
@@ -300,7 +321,7 @@ impl LiveIndex {
         // `refresh` re-walks the tree and recognises unchanged files by size and mtime, so
         // a rescan needs no list of paths; the listed ones are re-read whatever their mtime.
         match previous.refresh(&self.opts, &changes.paths, &|_| {}) {
-            Ok(index) => self.index = Some(index),
+            Ok(index) => self.install(index),
             Err(e) => {
                 // The repository went away or lost its last file: report it, and build
                 // from scratch next time.
@@ -308,7 +329,7 @@ impl LiveIndex {
                 return Err(e);
             }
         }
-        self.index.as_ref().ok_or_else(unreachable_index)
+        Ok(())
     }
 
     fn drain_changes(&self) -> ChangeBatch {
@@ -322,6 +343,9 @@ impl LiveIndex {
     }
 
     fn save_cache(&mut self) {
+        if !std::mem::take(&mut self.unsaved) {
+            return;
+        }
         if let Some(index) = &self.index {
             if let Err(e) = index.save_cache() {
                 eprintln!("mapscope: warning: could not save the cache: {e}");
@@ -332,12 +356,6 @@ impl LiveIndex {
 
 fn unreachable_index() -> EngineError {
     EngineError::Internal("the index was just set".into())
-}
-
-fn warn_cache(index: &Index) {
-    if let Some(warning) = &index.cache_warning {
-        eprintln!("mapscope: warning: {warning}");
-    }
 }
 
 /// The `initialize` result: the protocol version, what this server offers, and how to use it.
