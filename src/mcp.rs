@@ -8,13 +8,15 @@
 //! - `search`: ranked hits with their evidence (the `mapscope search --json` contract);
 //! - `repo_stats`: what was indexed and skipped (`mapscope stats --json`).
 //!
-//! Threads: the main thread reads requests and answers them in order. The first index is
-//! built on a thread of its own from startup, so `initialize` answers at once and the build
-//! overlaps the client's handshake; the first tool call waits for it. A file watcher
-//! (`engine::watch`) reports changed files, and the next tool call refreshes the index
-//! incrementally before it answers, so an agent that edits a file and searches again sees
-//! its edit (once the watcher's 150 ms debounce has passed). Without a watcher (inotify
-//! limit reached) every tool call re-examines the files by size and modification time.
+//! Threads: the main thread reads requests, checks their arguments and writes the answers,
+//! in order. One engine thread, `mapscope-mcp-engine`, owns the index: it builds it from
+//! startup (so `initialize` answers at once and the build overlaps the client's handshake),
+//! then waits for either a tool job from the main thread or a batch of changed files from
+//! the file watcher (`engine::watch`), and refreshes the index incrementally as soon as a
+//! batch arrives. An agent that edits a file and calls a tool a moment later finds the
+//! index already refreshed; a call that arrives while changes are reported but not yet
+//! applied waits for them. Without a watcher (inotify limit reached) every tool call
+//! re-examines the files by size and modification time.
 //!
 //! Why not the `rmcp` crate: it is built on tokio and async handlers, while the engine is
 //! synchronous threads; the part of the protocol a tools-only server needs is four methods
@@ -25,6 +27,7 @@ use std::path::PathBuf;
 use std::thread::JoinHandle;
 use std::time::Instant;
 
+use crossbeam_channel::{never, select, Receiver, Sender};
 use serde_json::{json, Map, Value};
 
 use crate::engine::error::EngineError;
@@ -61,22 +64,21 @@ pub fn serve(
             output.write_all(b"\n")?;
             output.flush()?;
         }
-        server.after_answer();
     }
     Ok(())
 }
 
 /// The MCP server of one repository.
 pub struct Server {
-    live: LiveIndex,
+    engine: Engine,
 }
 
 impl Server {
-    /// Starts building the index of `root` in the background. `live`: watch the files and
-    /// refresh before each tool call (off in tests that want a fixed index).
+    /// Starts building the index of `root` on the engine thread. `live`: watch the files
+    /// and refresh the index as they change (off in tests that want a fixed index).
     pub fn new(root: PathBuf, opts: IndexOptions, live: bool) -> Server {
         Server {
-            live: LiveIndex::start(root, opts, live),
+            engine: Engine::start(LiveIndex::new(root, opts, live)),
         }
     }
 
@@ -103,11 +105,6 @@ impl Server {
         };
         // serde_json never writes a raw newline, so each answer stays one line.
         answer.map(|a| a.to_string())
-    }
-
-    /// Work left for after an answer went out (saving the tag cache).
-    pub fn after_answer(&mut self) {
-        self.live.save_cache();
     }
 
     fn handle_message(&mut self, message: &Value) -> Option<Value> {
@@ -172,47 +169,139 @@ impl Server {
         match name {
             "repo_map" => {
                 let request = MapCall::parse(args)?;
-                Ok(self.with_index(|index, _| request.run(index)))
+                Ok(self.engine.run(move |index, _| request.run(index)))
             }
             "search" => {
                 let request = SearchCall::parse(args)?;
-                Ok(self.with_index(|index, index_ms| request.run(index, index_ms)))
+                Ok(self
+                    .engine
+                    .run(move |index, index_ms| request.run(index, index_ms)))
             }
-            "repo_stats" => Ok(self.with_index(|index, _| {
-                let stats = serde_json::to_value(index.stats()).unwrap_or(Value::Null);
-                tool_json(stats)
-            })),
+            "repo_stats" => {
+                known_arguments(args, &[])?;
+                Ok(self.engine.run(|index, _| {
+                    let stats = serde_json::to_value(index.stats()).unwrap_or(Value::Null);
+                    tool_json(stats)
+                }))
+            }
             _ => Err(RpcError::invalid(format!(
                 "unknown tool `{name}` (repo_map, search, repo_stats)"
             ))),
         }
     }
+}
 
-    /// Runs `tool` on a fresh index; an index that cannot be built (a missing or empty
-    /// repository) is the tool's error, with its stable code.
-    fn with_index(&mut self, tool: impl FnOnce(&Index, f64) -> Value) -> Value {
-        let t = Instant::now();
-        match self.live.current() {
-            Ok(index) => tool(index, t.elapsed().as_secs_f64() * 1000.0),
-            Err(e) => {
-                let error = json!({"success": false, "error": e.to_string(), "code": e.code()});
-                json!({
-                    "content": [{"type": "text", "text": format!("{}: {e}", e.code())}],
-                    "structuredContent": error,
-                    "isError": true,
-                })
-            }
+/// A tool's work on the index: it gets the index and the milliseconds spent bringing it up
+/// to date for this call.
+type Tool = Box<dyn FnOnce(&Index, f64) -> Value + Send>;
+
+/// The engine thread and the channel its jobs go through.
+struct Engine {
+    jobs: Option<Sender<(Tool, Sender<Value>)>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Engine {
+    fn start(live: LiveIndex) -> Engine {
+        let (jobs, inbox) = crossbeam_channel::unbounded();
+        let thread = std::thread::Builder::new()
+            .name("mapscope-mcp-engine".into())
+            .spawn(move || engine_loop(live, inbox))
+            .ok();
+        Engine {
+            jobs: Some(jobs),
+            thread,
+        }
+    }
+
+    /// Runs `tool` on the engine thread, on an up-to-date index, and returns its result; an
+    /// index that cannot be built (a missing or empty repository) is the tool's error, with
+    /// its stable code.
+    fn run(&self, tool: impl FnOnce(&Index, f64) -> Value + Send + 'static) -> Value {
+        let (reply, answer) = crossbeam_channel::bounded(1);
+        let sent = self
+            .jobs
+            .as_ref()
+            .is_some_and(|jobs| jobs.send((Box::new(tool), reply)).is_ok());
+        let lost = || {
+            tool_error(&EngineError::Internal(
+                "the engine thread stopped (see stderr)".into(),
+            ))
+        };
+        if !sent {
+            return lost();
+        }
+        answer.recv().unwrap_or_else(|_| lost())
+    }
+}
+
+impl Drop for Engine {
+    /// Input ended: the engine thread finishes its work (a cache save) and stops.
+    fn drop(&mut self) {
+        drop(self.jobs.take());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
         }
     }
 }
 
-/// The index of one repository, kept fresh from the watcher's reports.
+/// The engine thread: the first build, then jobs and watcher batches as they come.
+fn engine_loop(mut live: LiveIndex, inbox: Receiver<(Tool, Sender<Value>)>) {
+    live.first_build();
+    loop {
+        let changes = live
+            .watcher
+            .as_ref()
+            .map_or_else(never, |w| w.changes().clone());
+        select! {
+            recv(inbox) -> job => {
+                let Ok((tool, reply)) = job else { break };
+                let t = Instant::now();
+                let answer = match live.current() {
+                    Ok(index) => tool(index, t.elapsed().as_secs_f64() * 1000.0),
+                    Err(e) => tool_error(&e),
+                };
+                let _ = reply.send(answer);
+            }
+            recv(changes) -> batch => match batch {
+                Ok(batch) => {
+                    live.pending.merge(batch);
+                    // A failed refresh is reported by the next tool call, which retries. The
+                    // search index is rebuilt now too, not by the next search.
+                    if let Ok(index) = live.current() {
+                        let _ = index.search_index();
+                    }
+                }
+                // The watcher stopped: from now on each call re-examines the files.
+                Err(_) => {
+                    live.watcher = None;
+                    live.rescan_each_call = true;
+                }
+            },
+        }
+        live.save_cache();
+    }
+}
+
+/// A tool result saying why there is no index.
+fn tool_error(e: &EngineError) -> Value {
+    let error = json!({"success": false, "error": e.to_string(), "code": e.code()});
+    json!({
+        "content": [{"type": "text", "text": format!("{}: {e}", e.code())}],
+        "structuredContent": error,
+        "isError": true,
+    })
+}
+
+/// The index of one repository, kept fresh from the watcher's reports. Lives on the
+/// engine thread.
 struct LiveIndex {
     root: PathBuf,
     opts: IndexOptions,
-    /// The first build, running since startup; taken by the first tool call.
-    first: Option<JoinHandle<FirstBuild>>,
+    live: bool,
     index: Option<Index>,
+    /// Changes reported by the watcher and not yet applied.
+    pending: ChangeBatch,
     /// The index was built or refreshed since the tag cache was last saved.
     unsaved: bool,
     watcher: Option<Watcher>,
@@ -220,49 +309,43 @@ struct LiveIndex {
     rescan_each_call: bool,
 }
 
-struct FirstBuild {
-    index: Result<Index, EngineError>,
-    watcher: Option<Watcher>,
-    watch_error: Option<String>,
-}
-
 impl LiveIndex {
-    fn start(root: PathBuf, opts: IndexOptions, live: bool) -> LiveIndex {
-        let (build_root, build_opts) = (root.clone(), opts.clone());
-        let first = std::thread::Builder::new()
-            .name("mapscope-mcp-index".into())
-            .spawn(move || {
-                // The watcher starts first, so that nothing written during the build is lost.
-                let (watcher, watch_error) = if live {
-                    match Watcher::start(&build_root, WatchOptions::default()) {
-                        Ok(w) => (Some(w), None),
-                        Err(e) => (None, Some(e.to_string())),
-                    }
-                } else {
-                    (None, None)
-                };
-                let index = Index::build(&build_root, &build_opts);
-                if let Ok(index) = &index {
-                    // Searched soon, most likely: the search index is built while the client
-                    // is still starting up rather than on the first query.
-                    let _ = index.search_index();
-                }
-                FirstBuild {
-                    index,
-                    watcher,
-                    watch_error,
-                }
-            })
-            .ok();
+    fn new(root: PathBuf, opts: IndexOptions, live: bool) -> LiveIndex {
         LiveIndex {
             root,
             opts,
-            first,
+            live,
             index: None,
+            pending: ChangeBatch::default(),
             unsaved: false,
             watcher: None,
             rescan_each_call: false,
         }
+    }
+
+    /// Starts the watcher (first, so that nothing written during the build is lost), builds
+    /// the index and its search index. A failure is kept for the first tool call to retry.
+    fn first_build(&mut self) {
+        if self.live {
+            match Watcher::start(&self.root, WatchOptions::default()) {
+                Ok(w) => self.watcher = Some(w),
+                Err(e) => {
+                    if self.root.is_dir() {
+                        eprintln!(
+                            "mapscope: warning: live updates off, files re-examined per call: {e}"
+                        );
+                    }
+                    self.rescan_each_call = true;
+                }
+            }
+        }
+        if let Ok(index) = Index::build(&self.root, &self.opts) {
+            // Searched soon, most likely: the search index is built while the client is
+            // still starting up rather than on the first query.
+            let _ = index.search_index();
+            self.install(index);
+        }
+        self.save_cache();
     }
 
     /// The index of the files as they are now.
@@ -281,37 +364,15 @@ impl LiveIndex {
     }
 
     fn bring_up_to_date(&mut self) -> Result<(), EngineError> {
-        if let Some(first) = self.first.take() {
-            let first = first
-                .join()
-                .map_err(|_| EngineError::Internal("the index build panicked".into()))?;
-            if let Some(why) = &first.watch_error {
-                if !matches!(first.index, Err(EngineError::RepoNotFound(_))) {
-                    eprintln!(
-                        "mapscope: warning: live updates off, files re-examined per call: {why}"
-                    );
-                }
-                self.rescan_each_call = true;
-            }
-            self.watcher = first.watcher;
-            match first.index {
-                Ok(index) => {
-                    self.install(index);
-                    return Ok(());
-                }
-                // Built again below: the repository may have been fixed since startup.
-                Err(_) => self.index = None,
-            }
-        }
+        let mut changes = std::mem::take(&mut self.pending);
+        changes.merge(self.drain_changes());
         let Some(previous) = &self.index else {
             // No index yet (the last build failed: an empty repository that may have got
             // its first file since): build from scratch.
             let index = Index::build(&self.root, &self.opts)?;
-            self.drain_changes();
             self.install(index);
             return Ok(());
         };
-        let changes = self.drain_changes();
         if changes.is_empty() && !self.rescan_each_call {
             return Ok(());
         }
@@ -908,8 +969,11 @@ mod tests {
     fn without_a_watcher_each_call_re_examines_the_files() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.py"), "def first_one():\n    return 1\n").unwrap();
-        let mut s = server(dir.path().to_path_buf());
-        s.live.rescan_each_call = true;
+        let mut live = LiveIndex::new(dir.path().to_path_buf(), IndexOptions::default(), false);
+        live.rescan_each_call = true;
+        let mut s = Server {
+            engine: Engine::start(live),
+        };
         let r = call(&mut s, "search", json!({"query": "first_one"}));
         assert_eq!(
             r["result"]["structuredContent"]["sources"][0]["symbol"],
