@@ -54,18 +54,24 @@ const INVALID_PARAMS: i64 = -32602;
 /// Reads requests from `input` until it ends and writes the answers to `output`.
 pub fn serve(
     server: &mut Server,
-    input: impl BufRead,
+    mut input: impl BufRead,
     mut output: impl Write,
 ) -> anyhow::Result<()> {
-    for line in input.lines() {
-        let line = line?;
-        if let Some(answer) = server.handle_line(&line) {
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if input.read_until(b'\n', &mut line)? == 0 {
+            return Ok(());
+        }
+        // A line that is not UTF-8 is not JSON: it gets a parse error, like any other bad
+        // line, instead of ending the session.
+        let text = String::from_utf8_lossy(&line);
+        if let Some(answer) = server.handle_line(text.trim_end_matches(['\n', '\r'])) {
             output.write_all(answer.as_bytes())?;
             output.write_all(b"\n")?;
             output.flush()?;
         }
     }
-    Ok(())
 }
 
 /// The MCP server of one repository.
@@ -994,20 +1000,24 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
             "\n",
             r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-            "\n\n",
+            "\r\n\n",
             r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"repo_stats"}}"#,
             "\n"
         );
+        let mut bytes = input.as_bytes().to_vec();
+        bytes.extend_from_slice(b"{\"id\": \"\xff\"}\n");
         let mut out = Vec::new();
-        serve(&mut s, input.as_bytes(), &mut out).unwrap();
+        serve(&mut s, bytes.as_slice(), &mut out).unwrap();
         let lines: Vec<Value> = String::from_utf8(out)
             .unwrap()
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())
             .collect();
-        assert_eq!(lines.len(), 2);
+        assert_eq!(lines.len(), 3);
         assert_eq!(lines[0]["id"], 1);
         assert_eq!(lines[1]["id"], 2);
+        // Not UTF-8: answered (the lossy text still parses as an object without a method).
+        assert_eq!(lines[2]["error"]["code"], INVALID_REQUEST);
         assert!(
             lines[1]["result"]["structuredContent"]["files"]
                 .as_u64()
