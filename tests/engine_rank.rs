@@ -683,3 +683,57 @@ fn synthetic_scale_timing() {
     // Sane edge count: same-package + imports + capped method guesses, far below bare names.
     assert!(g.edge_count() < naive.len() / 2);
 }
+
+#[test]
+fn query_words_rank_the_project_above_its_playgrounds_unless_asked_for() {
+    // "server" names the project's `src/server/` folder, and three playgrounds' `server.js`
+    // just as well.
+    let mut files = vec![file(
+        "src/server/index.ts",
+        vec![def("listen", DefKind::Function, 1)],
+        vec![],
+        vec![],
+    )];
+    for app in ["ssr", "ssr-html", "ssr-deps"] {
+        files.push(file(
+            &format!("playground/{app}/server.js"),
+            vec![def("startApp", DefKind::Function, 1)],
+            vec![],
+            vec![],
+        ));
+    }
+    files.push(file(
+        "src/config.ts",
+        vec![def("resolveConfig", DefKind::Function, 1)],
+        vec![],
+        vec![],
+    ));
+    let g = build_graph(&files, &[]);
+    let ranked = |query: &str| {
+        rank(
+            &files,
+            &g,
+            &Personalization {
+                query: Some(query.into()),
+                ..Personalization::default()
+            },
+        )
+        .file_rank
+    };
+    let plain = ranked("restart the server");
+    assert_distribution(&plain);
+    for playground in 1..=3 {
+        // Undamped, the four would tie (the project's file ahead only by its edge in the
+        // small uniform share).
+        assert!(plain[0] > 1.5 * plain[playground], "{plain:?}");
+    }
+    // Asked for by name, the playgrounds keep their full weight.
+    let asked = ranked("restart the playground server");
+    for playground in 1..=3 {
+        assert!(asked[playground] > asked[0], "{asked:?}");
+    }
+    // About tests: no damping (the project's file keeps only its edge in the small uniform
+    // share; damped, a playground would get a fifth of its rank).
+    let tests = ranked("fix the flaky server test");
+    assert!(tests[1] > 0.9 * tests[0], "{tests:?}");
+}

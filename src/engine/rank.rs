@@ -19,9 +19,31 @@ const UNIFORM_SHARE: f64 = 0.01;
 /// supporting`) in the uniform share, against 1 for implementation. Why: an unpersonalized
 /// map is about the project's code, and small closed import cycles among fixtures keep the
 /// rank they receive (a 2-file cycle holds ~1/n each, several times a plain leaf), so at
-/// full weight a repo's playgrounds crowd its core out of the map. Explicit signals (focus,
-/// identifiers, query) are not weighted.
+/// full weight a repo's playgrounds crowd its core out of the map. Explicit signals (focus
+/// files, identifiers) are not weighted; the words of a query are, unless the query is about
+/// tests or examples (`wants_supporting`): "server" names vite's `server/` folder and also
+/// forty playgrounds' `server.js`, and the map asked for is the project's server.
 pub const SUPPORTING_PRIOR: f64 = 0.2;
+
+/// Query words that ask for supporting code, besides search's test words.
+const SUPPORTING_WORDS: &[&str] = &[
+    "playground",
+    "playgrounds",
+    "example",
+    "examples",
+    "demo",
+    "demos",
+    "benchmark",
+    "benchmarks",
+];
+
+/// Whether a query's words ask for tests, fixtures, examples or playgrounds.
+fn wants_supporting(tokens: &[QueryToken]) -> bool {
+    tokens
+        .iter()
+        .flat_map(|t| &t.words)
+        .any(|w| crate::engine::search::is_test_word(w) || SUPPORTING_WORDS.contains(&w.as_str()))
+}
 
 /// Share of its rank an external stub (`graph::FileGraph::external_stubs`: `.pyi` of code not
 /// in the repository) passes along its edges; the rest teleports. Why: hundreds of stdlib
@@ -462,6 +484,16 @@ fn personalization_vector(
             query[f as usize] += idf * (0.5 + 0.1 * f64::from(c.min(5)));
         }
     }
+    // Squared: a file matching several words pulls clearly ahead of one matching one.
+    let supporting_weight = if wants_supporting(tokens) {
+        1.0
+    } else {
+        SUPPORTING_PRIOR
+    };
+    for (f, q) in query.iter_mut().enumerate() {
+        let supporting = graph.supporting.get(f).copied().unwrap_or(false);
+        *q = *q * *q * if supporting { supporting_weight } else { 1.0 };
+    }
     let mut order: Vec<usize> = (0..n).filter(|&f| query[f] > 0.0).collect();
     order.sort_by(|&a, &b| {
         query[b]
@@ -470,8 +502,7 @@ fn personalization_vector(
     });
     let mut kept = vec![0.0; n];
     for &f in order.iter().take(QUERY_TOP_FILES) {
-        // Squared: a file matching several words pulls clearly ahead of one matching one.
-        kept[f] = query[f] * query[f];
+        kept[f] = query[f];
     }
 
     let normalize = |v: &mut Vec<f64>| -> bool {

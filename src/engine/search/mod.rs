@@ -30,6 +30,7 @@ use crate::engine::model::{Lang, LineRange, ParsedFile};
 
 pub use history::HistoryIndex;
 pub use paths::{is_code_path, is_impl_path};
+pub(crate) use query::is_test_word;
 pub use weights::SearchWeights;
 
 /// A prose or config document searched as text (README, `.md`, `.json`, `.yaml`, `.toml`).

@@ -105,6 +105,13 @@ const CJK_STOP: &[&str] = &[
     "进行",
 ];
 
+/// Whether a lowercase query word makes a query about tests (see `TEST_WORDS`).
+pub(crate) fn is_test_word(word: &str) -> bool {
+    TEST_WORDS
+        .iter()
+        .any(|tw| word == *tw || (!word.is_ascii() && word.contains(tw)))
+}
+
 /// Words that make a query about tests (tests are then not demoted).
 const TEST_WORDS: &[&str] = &[
     "test",
@@ -374,11 +381,7 @@ pub(crate) fn parse(query: &str, w: &SearchWeights, glossary: &Glossary) -> Quer
             Raw::Cjk(cs) => cs.iter().collect(),
         })
         .collect();
-    b.plan.wants_tests = lower_all.iter().any(|t| {
-        TEST_WORDS
-            .iter()
-            .any(|tw| t == tw || (!t.is_ascii() && t.contains(tw)))
-    });
+    b.plan.wants_tests = lower_all.iter().any(|t| is_test_word(t));
     let single_word = raws.len() == 1 && matches!(raws[0], Raw::Word(..));
 
     // 2. Positions, concepts and literal terms.
