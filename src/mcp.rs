@@ -542,18 +542,7 @@ impl MapCall {
                 "format",
             ],
         )?;
-        let budget = match args.get("tokens") {
-            None | Some(Value::Null) => 1024,
-            Some(v) => v
-                .as_u64()
-                .and_then(|n| usize::try_from(n).ok())
-                .filter(|n| (MIN_MAP_TOKENS..=MAX_MAP_TOKENS).contains(n))
-                .ok_or_else(|| {
-                    RpcError::invalid(format!(
-                        "`tokens` must be an integer from {MIN_MAP_TOKENS} to {MAX_MAP_TOKENS}"
-                    ))
-                })?,
-        };
+        let budget = optional_int(args, "tokens", 1024, MIN_MAP_TOKENS..=MAX_MAP_TOKENS)?;
         let tokenizer = match optional_str(args, "tokenizer")? {
             None => TokenizerKind::O200k,
             Some(s) => TokenizerKind::parse(s)
@@ -617,16 +606,7 @@ impl SearchCall {
             .filter(|q| !q.trim().is_empty())
             .ok_or_else(|| RpcError::invalid("`query` must be a non-empty string"))?
             .to_string();
-        let top = match args.get("top") {
-            None | Some(Value::Null) => 8,
-            Some(v) => v
-                .as_u64()
-                .and_then(|n| usize::try_from(n).ok())
-                .filter(|n| (1..=MAX_TOP).contains(n))
-                .ok_or_else(|| {
-                    RpcError::invalid(format!("`top` must be an integer from 1 to {MAX_TOP}"))
-                })?,
-        };
+        let top = optional_int(args, "top", 8, 1..=MAX_TOP)?;
         let files_mode = match args.get("files") {
             None | Some(Value::Null) => false,
             Some(Value::Bool(b)) => *b,
@@ -668,6 +648,29 @@ fn known_arguments(args: &Map<String, Value>, known: &[&str]) -> Result<(), RpcE
             known.join(", ")
         ))),
         None => Ok(()),
+    }
+}
+
+/// An integer argument within `range`, `default` when absent.
+fn optional_int(
+    args: &Map<String, Value>,
+    key: &str,
+    default: usize,
+    range: std::ops::RangeInclusive<usize>,
+) -> Result<usize, RpcError> {
+    match args.get(key) {
+        None | Some(Value::Null) => Ok(default),
+        Some(v) => v
+            .as_u64()
+            .and_then(|n| usize::try_from(n).ok())
+            .filter(|n| range.contains(n))
+            .ok_or_else(|| {
+                RpcError::invalid(format!(
+                    "`{key}` must be an integer from {} to {}",
+                    range.start(),
+                    range.end()
+                ))
+            }),
     }
 }
 
