@@ -855,3 +855,45 @@ fn large_file_timing() {
     }
     eprintln!("{}", report.join("\n"));
 }
+
+#[test]
+fn uses_of_names_the_file_binds_itself_are_not_references() {
+    let src = r#"import express from 'express';
+import { render } from './render.js';
+const { load: loadPage } = require('./pages.cjs');
+
+export function createServer(port, [first, ...rest]) {
+  const app = express();
+  app.use(render);
+  const handler = (req) => loadPage(req.url, first, rest);
+  const { vite, options: opts } = makeVite();
+  vite.start(opts);
+  app.get('*', handler);
+  try { app.listen(port); } catch (err) { console.error(err); }
+  return app;
+}
+
+function shadow(render) {
+  return render();
+}
+"#;
+    let tags = extract_tags(Lang::JavaScript, src);
+    for local in [
+        "app", "handler", "req", "port", "first", "rest", "err", "vite", "opts",
+    ] {
+        assert!(
+            refs_named(&tags, local).is_empty(),
+            "{local}:\n{}",
+            render(&tags)
+        );
+    }
+    // A member of a local is still a use of that member's name.
+    assert_ref(&tags, "use", RefKind::Call, Some("app"));
+    // Imported names keep their uses, even where a parameter shadows one, and a pattern
+    // binding of `require` is an import.
+    assert_ref(&tags, "express", RefKind::Call, None);
+    assert_ref(&tags, "render", RefKind::Reference, None);
+    assert_ref(&tags, "loadPage", RefKind::Call, None);
+    // A global the file does not bind is a reference as before.
+    assert_ref(&tags, "console", RefKind::Reference, None);
+}

@@ -41,7 +41,8 @@ use super::model::{FileTags, Lang, ParsedFile};
 /// fingerprint (crate version + query texts) cannot see, e.g. a change in `tags/refs.rs`.
 /// 4: entries back to back without a count (was a postcard sequence), see `CacheWriter`.
 /// 5: `FileTags::module_scoped` (TS/JS module or script).
-pub const FORMAT_VERSION: u32 = 5;
+/// 6: TS/JS plain uses of a name the file binds itself are no longer references.
+pub const FORMAT_VERSION: u32 = 6;
 const MAGIC: &[u8; 8] = b"MSCACHE\0";
 const FILE_NAME: &str = "tags.bin";
 /// Temporary files older than this were left by a killed process and are removed on save.

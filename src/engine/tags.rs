@@ -274,6 +274,9 @@ struct Extractor<'s, 't> {
     /// (definition node id, name node id) → index in `defs`: a Go spec can define several names.
     def_index: HashMap<(usize, usize), usize, IdBuild>,
     refs: Vec<RefCandidate<'s>>,
+    /// Names the file binds locally (TS/JS variables, parameters, patterns; see
+    /// `Verdict::binds`).
+    bound: HashSet<&'s str>,
     /// Definition names: never also plain references or types.
     names: HashSet<usize, IdBuild>,
     /// Method node id → first row of the decorators right before it (TypeScript class bodies).
@@ -292,6 +295,7 @@ impl<'s, 't> Extractor<'s, 't> {
             defs: Vec::new(),
             def_index: HashMap::default(),
             refs: Vec::new(),
+            bound: HashSet::default(),
             names: HashSet::default(),
             decorated_from: HashMap::default(),
             imports: Vec::new(),
@@ -324,7 +328,7 @@ impl<'s, 't> Extractor<'s, 't> {
         let mut tags = FileTags::default();
         let (imports, import_refs) = self.build_imports();
         tags.defs = self.build_defs();
-        tags.refs = self.build_refs(import_refs);
+        tags.refs = self.build_refs(&imports, import_refs);
         tags.imports = imports;
         tags.imports.shrink_to_fit();
         tags.module_scoped = self.is_js_module(tree.root_node(), !tags.imports.is_empty());
@@ -439,7 +443,11 @@ impl<'s, 't> Extractor<'s, 't> {
         if name.is_empty() {
             return;
         }
-        let Some((kind, qualifier)) = rules.classify(frame, stack, name).result() else {
+        let verdict = rules.classify(frame, stack, name);
+        if verdict.binds {
+            self.bound.insert(name);
+        }
+        let Some((kind, qualifier)) = verdict.result() else {
             return;
         };
         if matches!(kind, RefKind::Reference | RefKind::Type)
@@ -777,11 +785,32 @@ impl<'s, 't> Extractor<'s, 't> {
 
     // ------------------------------------------------------------------ references
 
-    fn build_refs(&mut self, import_refs: Vec<Reference>) -> RefList {
+    fn build_refs(&mut self, imports: &[Import], import_refs: Vec<Reference>) -> RefList {
         // Sorted and deduplicated while still borrowed (most candidates repeat a name on its
         // line), then packed: each distinct name is copied once per file.
         self.refs.sort_unstable();
         self.refs.dedup();
+        // A plain use of a name the file binds itself (`const app = express()` …
+        // `app.use(…)`) means that binding, not a same-named definition elsewhere: left out,
+        // it cannot become a bare-name guess into another file.
+        // An imported name keeps its uses (`const { a: b } = require('./m')` binds `b` by a
+        // pattern, and a function somewhere may shadow an import).
+        if !self.bound.is_empty() {
+            for import in imports {
+                for n in &import.names {
+                    self.bound.remove(n.alias.as_deref().unwrap_or(&n.name));
+                }
+                if let Some(namespace) = &import.namespace {
+                    self.bound.remove(namespace.as_str());
+                }
+            }
+            let bound = &self.bound;
+            self.refs.retain(|r| {
+                r.qualifier.is_some()
+                    || !matches!(r.kind, RefKind::Reference | RefKind::Call)
+                    || !bound.contains(r.name)
+            });
+        }
         if import_refs.is_empty() {
             return RefList::from_sorted(self.refs.iter().map(|r| RefView {
                 line: r.line,

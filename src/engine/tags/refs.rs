@@ -38,6 +38,9 @@ pub(super) struct Verdict<'t> {
     pub best: Option<(RefKind, Option<Node<'t>>)>,
     /// A binding position: drops a `Reference` or `Type` verdict.
     pub ignored: bool,
+    /// A local binding (TS/JS): a variable, parameter or pattern name declared in the file.
+    /// Not imports, class names or JSX tags, which are ignored for other reasons.
+    pub binds: bool,
 }
 
 impl<'t> Verdict<'t> {
@@ -149,6 +152,7 @@ ids!(JsIds {
         this = "this",
         super_ = "super",
         shorthand_property_identifier = "shorthand_property_identifier",
+        shorthand_property_identifier_pattern = "shorthand_property_identifier_pattern",
         call_expression = "call_expression",
         member_expression = "member_expression",
         new_expression = "new_expression",
@@ -374,7 +378,11 @@ impl Rules {
                     js.import_specifier,
                     js.export_specifier,
                 ]);
-                named.extend([js.identifier, js.shorthand_property_identifier]);
+                named.extend([
+                    js.identifier,
+                    js.shorthand_property_identifier,
+                    js.shorthand_property_identifier_pattern,
+                ]);
                 wildcard.extend([
                     js.member_expression,
                     js.class,
@@ -644,28 +652,33 @@ impl Rules {
                 v.add(RefKind::Call, None);
             }
             v.add(RefKind::Reference, None);
-            v.ignored |= (pk == js.variable_declarator && f == js.f_name)
+            v.binds = (pk == js.variable_declarator && f == js.f_name)
                 || ((pk == js.arrow_function || pk == js.catch_clause) && f == js.f_parameter)
                 || pk == js.array_pattern
                 || pk == js.rest_pattern
                 || (pk == js.pair_pattern && f == js.f_value)
                 || ((pk == js.assignment_pattern || pk == js.for_in_statement) && f == js.f_left)
-                || (pk == js.function_expression && f == js.f_name)
+                || (pk == js.function_expression && f == js.f_name);
+            match ts {
+                None => v.binds |= pk == js.formal_parameters,
+                Some(ts) => {
+                    v.binds |= (pk == ts.required_parameter || pk == ts.optional_parameter)
+                        && f == ts.f_pattern;
+                    v.ignored |= pk == ts.import_require_clause;
+                }
+            }
+            v.ignored |= v.binds
                 || pk == js.import_clause
                 || pk == js.namespace_import
                 || pk == js.namespace_export
                 || (jsx && pk == js.jsx_closing_element && f == js.f_name)
                 || (jsx_name(pk) && f == js.f_name);
-            match ts {
-                None => v.ignored |= pk == js.formal_parameters,
-                Some(ts) => {
-                    v.ignored |= ((pk == ts.required_parameter || pk == ts.optional_parameter)
-                        && f == ts.f_pattern)
-                        || pk == ts.import_require_clause;
-                }
-            }
         } else if k == js.shorthand_property_identifier {
             v.add(RefKind::Reference, None);
+        } else if k == js.shorthand_property_identifier_pattern {
+            // `const { app } = …`: a binding, and no reference.
+            v.binds = true;
+            v.ignored = true;
         } else if let Some(ts) = ts.filter(|ts| k == ts.type_identifier) {
             v.add(RefKind::Type, None);
             if pk == ts.implements_clause
