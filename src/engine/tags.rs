@@ -7,7 +7,10 @@
 //! the language's tags query (see the capture names in `assets/queries/typescript-tags.scm`),
 //! run only on the nodes whose kind starts one of its patterns; references come from the rules
 //! in `refs`, checked on the same walk. This module turns both into model values: kinds that
-//! depend on context, signature lines, nesting, qualifiers and import statements.
+//! depend on context, signature lines, nesting, qualifiers and import statements. In TS/JS a
+//! plain use of a name the file binds itself (variable, parameter, destructured name) is not
+//! kept as a reference: it means that binding, and would otherwise become a bare-name guess
+//! into whichever file defines the name at top level.
 //!
 //! Why a walk and not one query pass: tree-sitter's query engine costs more per node than the
 //! parse itself once patterns match "every identifier", while comparing precomputed kind ids
