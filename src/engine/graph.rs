@@ -309,6 +309,16 @@ pub struct FileGraph {
 }
 
 impl FileGraph {
+    /// Whether file `i` is supporting code (see `supporting`); false out of range.
+    pub(crate) fn is_supporting(&self, i: usize) -> bool {
+        self.supporting.get(i).copied().unwrap_or(false)
+    }
+
+    /// Whether file `i` is an external stub (see `external_stubs`); false out of range.
+    pub(crate) fn is_external_stub(&self, i: usize) -> bool {
+        self.external_stubs.get(i).copied().unwrap_or(false)
+    }
+
     pub fn edge_count(&self) -> usize {
         self.edge_w.len()
     }

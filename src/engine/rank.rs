@@ -314,7 +314,7 @@ pub fn rank(files: &[ParsedFile], graph: &FileGraph, p: &Personalization) -> Ran
     let mut norm = vec![0.0; edge_w.len()];
     for (i, &s) in out_sum.iter().enumerate() {
         if s > 0.0 && s.is_finite() {
-            let pass = if graph.external_stubs.get(i).copied().unwrap_or(false) {
+            let pass = if graph.is_external_stub(i) {
                 EXTERNAL_STUB_PASS
             } else {
                 1.0
@@ -491,8 +491,13 @@ fn personalization_vector(
         SUPPORTING_PRIOR
     };
     for (f, q) in query.iter_mut().enumerate() {
-        let supporting = graph.supporting.get(f).copied().unwrap_or(false);
-        *q = *q * *q * if supporting { supporting_weight } else { 1.0 };
+        *q = *q
+            * *q
+            * if graph.is_supporting(f) {
+                supporting_weight
+            } else {
+                1.0
+            };
     }
     let mut order: Vec<usize> = (0..n).filter(|&f| query[f] > 0.0).collect();
     order.sort_by(|&a, &b| {
@@ -534,8 +539,11 @@ fn personalization_vector(
     let mut uniform = vec![0.0; n];
     for i in 0..n {
         if !blocked[i] || open == 0 {
-            let supporting = graph.supporting.get(i).copied().unwrap_or(false);
-            uniform[i] = if supporting { SUPPORTING_PRIOR } else { 1.0 };
+            uniform[i] = if graph.is_supporting(i) {
+                SUPPORTING_PRIOR
+            } else {
+                1.0
+            };
         }
     }
     let uniform_sum: f64 = uniform.iter().sum();
