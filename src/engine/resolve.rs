@@ -385,17 +385,17 @@ impl<'a> Resolver<'a> {
                         .is_some_and(|r| r.starts_with('/'))
             }
         };
-        let Some(best) = list
+        let visible: Vec<(u8, usize)> = list
             .iter()
-            .filter(|&&(p, i)| visible(p, i))
-            .map(|&(p, _)| p)
-            .min()
-        else {
+            .copied()
+            .filter(|&(p, i)| visible(p, i))
+            .collect();
+        let Some(best) = visible.iter().map(|&(p, _)| p).min() else {
             return Vec::new();
         };
-        let mut cands: Vec<usize> = list
+        let mut cands: Vec<usize> = visible
             .iter()
-            .filter(|&&(p, i)| p == best && i != from && visible(p, i))
+            .filter(|&&(p, i)| p == best && i != from)
             .map(|&(_, i)| i)
             .collect();
         cands.sort_unstable();
