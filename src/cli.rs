@@ -13,7 +13,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::bench_stats::median;
 use crate::engine::history::HistorySource;
 use crate::engine::index::{Index, IndexOptions, MapRequest};
-use crate::engine::repo_map::{render, MapFormat};
+use crate::engine::repo_map::{render, MapFormat, RepoMap};
 use crate::engine::search::{
     Evidence, SearchContext, SearchIndex, SearchOptions, SearchResponse, SearchWeights, MAX_TOP,
 };
@@ -149,6 +149,17 @@ pub struct EvalArgs {
     /// is then a matter of hard links instead of `git archive`).
     #[arg(long, value_name = "DIR")]
     pub blob_cache: Option<PathBuf>,
+    /// Score the map instead of search: for each commit, the map at the parent for the
+    /// commit's message (`map --query`), and where the changed files appear in it.
+    #[arg(long)]
+    pub map: bool,
+    /// The map's token budget with `--map`.
+    #[arg(long, default_value_t = 4096)]
+    pub tokens: usize,
+    /// With `--map`: task options to compare (`{"variants": {"name": {"pin_files": 8, …}}}`).
+    #[arg(long, value_name = "FILE", requires = "map")]
+    pub map_variants: Option<PathBuf>,
+    /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
 }
@@ -166,9 +177,13 @@ pub struct MapArgs {
     /// An identifier to boost.
     #[arg(long = "ident", value_name = "NAME")]
     pub ident: Vec<String>,
-    /// Free text whose identifiers and words personalize the ranking.
+    /// The task in free text (a question, a commit message): the files search finds for it
+    /// come first in the map with their matching definitions, and personalize the ranking.
     #[arg(long)]
     pub query: Option<String>,
+    /// Leave the commit history out of the search behind `--query`.
+    #[arg(long)]
+    pub no_history: bool,
     /// Tokenizer used to count the budget: o200k (o200k_base) or cl100k (cl100k_base).
     #[arg(long, default_value = "o200k", value_parser = parse_tokenizer)]
     pub tokenizer: TokenizerKind,
@@ -318,6 +333,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 focus: Vec::new(),
                 ident: Vec::new(),
                 query: None,
+                no_history: false,
                 tokenizer: TokenizerKind::O200k,
                 format: MapFormat::Text,
                 max_file_size: 1024 * 1024,
@@ -438,20 +454,28 @@ fn cmd_map(args: &MapArgs) -> anyhow::Result<()> {
     // and parsed (the OnceLock makes the fit wait for it if it is not ready yet).
     let kind = args.tokenizer;
     std::thread::spawn(move || tokenizer(kind).count(""));
-    // The map never shows prose or config files, nor most lines of code files: don't keep
-    // them.
+    // Without a query the map never shows prose or config files, nor most lines of code
+    // files: don't keep them. A query is searched first, which reads them all (and the
+    // history, as `mapscope search` does).
+    let has_query = args.query.as_deref().is_some_and(|q| !q.trim().is_empty());
+    let history = if has_query && !args.no_history {
+        HistorySource::Repo
+    } else {
+        HistorySource::Off
+    };
     let mut index = build_index_with(
         &args.path,
         Some(args.max_file_size),
         args.cache,
-        true,
-        HistorySource::Off,
+        !has_query,
+        history,
     )?;
     for f in &args.focus {
         if index.resolve_user_path(f).is_none() {
             eprintln!("mapscope: warning: focus file not in the index: {f}");
         }
     }
+
     if let Some(write) = index.take_cache_write() {
         // A first run wrote the cache while parsing: only its sync and rename are left, and
         // the index has no references to keep.
@@ -459,7 +483,7 @@ fn cmd_map(args: &MapArgs) -> anyhow::Result<()> {
             move || write.finish().map(|()| true),
             || {
                 let map = index.map_once(&map_request(args));
-                print(&render(&map, &index.files, args.format))
+                print_map(&map, &index, args.format)
             },
         );
     }
@@ -468,13 +492,22 @@ fn cmd_map(args: &MapArgs) -> anyhow::Result<()> {
             || index.save_cache(),
             || {
                 let (map, _) = index.map(&map_request(args));
-                print(&render(&map, &index.files, args.format))
+                print_map(&map, &index, args.format)
             },
         );
     }
     // Nothing to save: the graph and the references can go before the fit (peak memory).
     let map = index.map_once(&map_request(args));
-    print(&render(&map, &index.files, args.format))
+    print_map(&map, &index, args.format)
+}
+
+/// Prints the map, then each note about the request on stderr.
+fn print_map(map: &RepoMap, index: &Index, format: MapFormat) -> anyhow::Result<()> {
+    print(&render(map, &index.files, format))?;
+    for note in &map.notes {
+        eprintln!("mapscope: note: {note}");
+    }
+    Ok(())
 }
 
 fn cmd_stats(args: &StatsArgs) -> anyhow::Result<()> {
@@ -864,6 +897,28 @@ fn search_text(query: &str, r: &SearchResponse, files_mode: bool, explain: bool)
     s
 }
 
+/// `eval --map`: the map's own figures on a dataset.
+fn cmd_eval_map(args: &EvalArgs, eval: crate::eval::EvalOptions) -> anyhow::Result<()> {
+    use crate::eval_map::{read_variants, run, table, MapEvalOptions};
+    let opts = MapEvalOptions {
+        eval,
+        budget: args.tokens,
+        tokenizer: TokenizerKind::O200k,
+        history: !args.no_history,
+        variants: read_variants(args.map_variants.as_deref())?,
+    };
+    let out = run(&opts, &mut |done, total| {
+        if !args.json {
+            eprint!("\r{done}/{total}");
+        }
+    })?;
+    if args.json {
+        return print(&serde_json::to_string_pretty(&out)?);
+    }
+    eprintln!();
+    print(&table(&out))
+}
+
 /// Named weight sets from `--weights` (one unnamed set when the flag is absent).
 fn eval_variants(path: Option<&std::path::Path>) -> anyhow::Result<Vec<(String, SearchWeights)>> {
     let Some(path) = path else {
@@ -904,6 +959,9 @@ fn cmd_eval(args: &EvalArgs) -> anyhow::Result<()> {
         field: args.field.clone(),
         blob_cache: args.blob_cache.clone(),
     };
+    if args.map {
+        return cmd_eval_map(args, opts);
+    }
     let variants = eval_variants(args.weights.as_deref())?;
     let search_opts = SearchOptions {
         top: MAX_TOP,

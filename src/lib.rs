@@ -10,6 +10,7 @@ pub mod bench_stats;
 pub mod cli;
 pub mod engine;
 pub mod eval;
+pub mod eval_map;
 pub mod live_bench;
 pub mod mcp;
 pub mod search_bench;

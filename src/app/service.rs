@@ -363,6 +363,7 @@ pub fn map_request(p: &MapParams) -> MapRequest {
         },
         exclude_files: p.exclude_files.clone(),
         exclude_symbols: p.exclude_symbols.clone(),
+        ..MapRequest::default()
     }
 }
 

@@ -20,12 +20,15 @@ use super::graph::{build_graph, build_graph_consuming, FileGraph, TakenUses, Use
 use super::heap::release_free_memory;
 use super::history::{self, CommitHistory, HistorySource};
 use super::model::{Definition, FileTags, GoModule, ParsedFile, RefList, SkipReason, Skipped};
-use super::rank::{pagerank, rank, PageRankOptions, Personalization, RankOutput};
+use super::rank::{
+    pagerank, query_identifiers, query_terms, rank, PageRankOptions, Personalization, RankOutput,
+};
 use super::repo_map::{build_map, LineCostCache, MapOptions, RepoMap};
 use super::search::{
-    HistoryIndex, SearchContext, SearchIndex, SearchOptions, SearchResponse, TextDoc,
+    HistoryIndex, SearchContext, SearchIndex, SearchOptions, SearchResponse, TextDoc, MAX_TOP,
 };
 use super::tags::extract_tags;
+use super::task::{Task, TaskOptions};
 use super::tokenizer::TokenizerKind;
 use super::walk::{load_source, walk, DocFile, WalkOptions, WalkedFile};
 
@@ -126,7 +129,13 @@ pub struct MapRequest {
     pub query: Option<String>,
     pub exclude_files: Vec<String>,
     pub exclude_symbols: Vec<String>,
+    /// How the query and identifiers steer the map (`task`).
+    pub task: TaskOptions,
 }
+
+/// A query longer than this is cut before it is searched: a pasted log or diff says where
+/// to look in its first lines, and search's cost grows with the number of terms.
+pub const MAX_QUERY_CHARS: usize = 2000;
 
 impl Default for MapRequest {
     fn default() -> Self {
@@ -138,6 +147,7 @@ impl Default for MapRequest {
             query: None,
             exclude_files: Vec::new(),
             exclude_symbols: Vec::new(),
+            task: TaskOptions::default(),
         }
     }
 }
@@ -677,7 +687,9 @@ impl Index {
         self.file_index(&rel.to_string_lossy().replace('\\', "/"))
     }
 
-    /// Ranks definitions for `req` (personalized PageRank over the file graph).
+    /// Ranks definitions for `req` (personalized PageRank over the file graph), with the
+    /// files search finds for its query and the definitions of its identifiers first (see
+    /// `task`).
     pub fn rank(&self, req: &MapRequest) -> RankOutput {
         let resolve_all = |paths: &[String]| -> Vec<usize> {
             paths
@@ -685,14 +697,74 @@ impl Index {
                 .filter_map(|p| self.resolve_user_path(p))
                 .collect()
         };
+        let task = self.task(req);
         let personalization = Personalization {
             focus_files: resolve_all(&req.focus),
             idents: req.idents.clone(),
             query: req.query.clone(),
             exclude_files: resolve_all(&req.exclude_files),
             exclude_symbols: req.exclude_symbols.clone(),
+            task_files: task
+                .search_files
+                .iter()
+                .map(|t| (t.file, t.score))
+                .collect(),
+            word_share: req.task.word_share,
+            pins: task.pins.clone(),
         };
-        rank(&self.files, &self.graph, &personalization)
+        let mut out = rank(&self.files, &self.graph, &personalization);
+        out.task = task;
+        out
+    }
+
+    /// What the request's query and identifiers point at: search's files for the query and
+    /// the definitions to pin, with a note for each part that was ignored.
+    pub fn task(&self, req: &MapRequest) -> Task {
+        let mut task = Task::default();
+        task.add_idents(&self.files, &self.graph, &req.idents, true, &req.task);
+        let Some(query) = req.query.as_deref().filter(|q| !q.trim().is_empty()) else {
+            return task;
+        };
+        let query = match query.char_indices().nth(MAX_QUERY_CHARS) {
+            Some((cut, _)) => {
+                task.notes.push(format!(
+                    "the query was cut to its first {MAX_QUERY_CHARS} characters"
+                ));
+                &query[..cut]
+            }
+            None => query,
+        };
+        let terms = query_terms(query);
+        if terms.is_empty() {
+            task.notes.push(
+                "the query has no words to look for (only common words or punctuation); the \
+                 map is the map without it"
+                    .into(),
+            );
+            return task;
+        }
+        if self.graph.n == self.files.len() && !self.files.is_empty() {
+            let opts = SearchOptions {
+                top: MAX_TOP,
+                files_mode: true,
+                ..SearchOptions::default()
+            };
+            let response = self.search(query, &opts);
+            let by_path = |p: &str| self.file_index(p);
+            task.add_search(&self.files, &response, &terms, &by_path, &req.task);
+            if task.search_files.is_empty() {
+                task.notes.push(
+                    "search found no code file for the query; the map follows its words alone"
+                        .into(),
+                );
+            }
+        }
+        let idents: Vec<String> = query_identifiers(query)
+            .into_iter()
+            .filter(|i| !req.idents.contains(i))
+            .collect();
+        task.add_idents(&self.files, &self.graph, &idents, false, &req.task);
+        task
     }
 
     /// Ranks and fits a map to the request's budget.
@@ -740,13 +812,15 @@ impl Index {
             tokenizer: req.tokenizer,
             ..MapOptions::default()
         };
-        build_map(
+        let mut map = build_map(
             &self.files,
             &ranked.defs,
             &ranked.file_rank,
             &opts,
             &self.line_costs,
-        )
+        );
+        map.notes.clone_from(&ranked.task.notes);
+        map
     }
 
     /// Counts for `mapscope stats`.

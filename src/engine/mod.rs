@@ -19,6 +19,7 @@ pub mod repo_map;
 pub mod resolve;
 pub mod search;
 pub mod tags;
+pub mod task;
 pub mod tokenizer;
 pub mod walk;
 pub mod watch;

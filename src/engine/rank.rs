@@ -9,6 +9,7 @@
 
 use crate::engine::graph::{normalize_name, split_words, FileGraph};
 use crate::engine::model::{ParsedFile, RankedDef};
+use crate::engine::task::Pin;
 use std::collections::HashSet;
 
 /// Share of the personalization mass the focus files get when other signals exist too.
@@ -74,6 +75,14 @@ pub struct Personalization {
     pub exclude_files: Vec<usize>,
     /// Definition names that must not be listed.
     pub exclude_symbols: Vec<String>,
+    /// Search's best code files for the query with their scores (`task::Task::
+    /// search_files`): when present, they carry the query's personalization mass.
+    pub task_files: Vec<(usize, f64)>,
+    /// Share of the query's mass left to word matching when `task_files` is present.
+    pub word_share: f64,
+    /// Definitions that go first in the ranking, in this order (`task::Task::pins`); a pin
+    /// without a definition stands for its file's best-ranked definition.
+    pub pins: Vec<Pin>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -263,6 +272,10 @@ pub struct RankOutput {
     pub file_rank: Vec<f64>,
     pub personalization: Vec<f64>,
     pub defs: Vec<RankedDef>,
+    /// How many of `defs` are pins (at the front, in pin order).
+    pub pinned: usize,
+    /// What the request's query and identifiers pointed at (filled by `Index::rank`).
+    pub task: crate::engine::task::Task,
 }
 
 /// Rank files and definitions for one request. `files` must be the files `graph` was built
@@ -401,11 +414,59 @@ pub fn rank(files: &[ParsedFile], graph: &FileGraph, p: &Personalization) -> Ran
             .then_with(|| a.def.cmp(&b.def))
     });
 
+    let pinned = apply_pins(&mut defs, &p.pins);
     RankOutput {
         file_rank,
         personalization: pers,
         defs,
+        pinned,
+        task: crate::engine::task::Task::default(),
     }
+}
+
+/// Moves the pinned definitions to the front of `defs` (best first), in pin order; a pin
+/// without a definition takes its file's best-ranked one not pinned yet. Pins of excluded
+/// files or symbols (absent from `defs`) are skipped. Returns how many were moved.
+fn apply_pins(defs: &mut Vec<RankedDef>, pins: &[Pin]) -> usize {
+    if pins.is_empty() {
+        return 0;
+    }
+    let pinned_files: HashSet<usize> = pins.iter().map(|p| p.file).collect();
+    // Position of each definition of a pinned file, in ranking order per file.
+    let mut by_file: std::collections::HashMap<usize, Vec<usize>> =
+        std::collections::HashMap::new();
+    for (i, d) in defs.iter().enumerate() {
+        if pinned_files.contains(&d.file) {
+            by_file.entry(d.file).or_default().push(i);
+        }
+    }
+    let mut taken = vec![false; defs.len()];
+    let mut front: Vec<usize> = Vec::new();
+    for pin in pins {
+        let Some(positions) = by_file.get(&pin.file) else {
+            continue;
+        };
+        let pos = match pin.def {
+            Some(d) => positions.iter().copied().find(|&i| defs[i].def == d),
+            None => positions.iter().copied().find(|&i| !taken[i]),
+        };
+        if let Some(i) = pos {
+            if !taken[i] {
+                taken[i] = true;
+                front.push(i);
+            }
+        }
+    }
+    let mut out: Vec<RankedDef> = Vec::with_capacity(defs.len());
+    out.extend(front.iter().map(|&i| defs[i].clone()));
+    out.extend(
+        defs.iter()
+            .zip(&taken)
+            .filter(|(_, &t)| !t)
+            .map(|(d, _)| d.clone()),
+    );
+    *defs = out;
+    front.len()
 }
 
 /// Focus files get `FOCUS_SHARE` when other signals exist (all of it otherwise, minus the
@@ -526,7 +587,27 @@ fn personalization_vector(
     };
     let has_focus = normalize(&mut focus);
     let has_mention = normalize(&mut mention);
-    let has_query = normalize(&mut kept);
+    let has_words = normalize(&mut kept);
+    // Search's files carry the query when it found any: one personalization for map and
+    // search. Plain word matching keeps `word_share` of it.
+    let mut searched = vec![0.0; n];
+    for &(f, score) in &p.task_files {
+        if let Some(x) = searched.get_mut(f) {
+            *x += score;
+        }
+    }
+    let has_search = normalize(&mut searched);
+    let has_query = has_search || has_words;
+    if has_search {
+        let ws = if has_words {
+            p.word_share.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        for i in 0..n {
+            kept[i] = (1.0 - ws) * searched[i] + ws * kept[i];
+        }
+    }
     let mut other = vec![0.0; n];
     let groups = f64::from(u8::from(has_mention) + u8::from(has_query));
     if groups > 0.0 {
@@ -749,6 +830,18 @@ pub fn query_terms(query: &str) -> Vec<String> {
             if seen.insert(w.clone()) {
                 out.push(w);
             }
+        }
+    }
+    out
+}
+
+/// The code-looking tokens of a query (inside backticks, camelCase, snake_case, letters and
+/// digits): identifiers the user named.
+pub fn query_identifiers(query: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for t in query_tokens(query) {
+        if t.code && !out.contains(&t.text) {
+            out.push(t.text);
         }
     }
     out

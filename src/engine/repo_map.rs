@@ -112,6 +112,9 @@ pub struct RepoMap {
     pub files: Vec<MapFile>,
     /// The highest-ranked definitions (up to 20) that did not fit, best first.
     pub cut: Vec<CutDef>,
+    /// Parts of the request that were ignored or matched nothing, one line each (see
+    /// `task::Task::notes`).
+    pub notes: Vec<String>,
 }
 
 impl RepoMap {
@@ -357,6 +360,7 @@ pub fn build_map(
         tokenizer: opts.tokenizer,
         files: map_files,
         cut,
+        notes: Vec::new(),
     }
 }
 
@@ -426,6 +430,8 @@ fn render_json(map: &RepoMap) -> String {
         tokenizer: TokenizerKind,
         files: Vec<JsonFile<'a>>,
         text: &'a str,
+        #[serde(skip_serializing_if = "<[String]>::is_empty")]
+        notes: &'a [String],
     }
     let doc = JsonMap {
         tokens: map.tokens,
@@ -442,6 +448,7 @@ fn render_json(map: &RepoMap) -> String {
             })
             .collect(),
         text: &map.text,
+        notes: &map.notes,
     };
     // Plain structs of strings and numbers: serialization cannot fail (NaN becomes null).
     serde_json::to_string_pretty(&doc).unwrap_or_else(|_| String::from("{}"))
