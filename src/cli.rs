@@ -184,6 +184,11 @@ pub struct MapArgs {
     /// Leave the commit history out of the search behind `--query`.
     #[arg(long)]
     pub no_history: bool,
+    /// Instead of the map, say why FILE is in it (which signals) or why not (its rank, the
+    /// cut-off, its cheapest definition's cost, and the budget or steering that would bring
+    /// it in). Repeatable; `--format json` gives JSON.
+    #[arg(long, value_name = "FILE")]
+    pub explain: Vec<String>,
     /// Tokenizer used to count the budget: o200k (o200k_base) or cl100k (cl100k_base).
     #[arg(long, default_value = "o200k", value_parser = parse_tokenizer)]
     pub tokenizer: TokenizerKind,
@@ -228,10 +233,15 @@ pub struct BenchArgs {
     /// index's build time as a share of the cold index build.
     #[arg(long, conflicts_with = "live")]
     pub search: bool,
-    /// Queries for --search: one per line, or JSON lines with a `query` field (an eval
-    /// dataset). Default: queries drawn from the repo's own definitions.
-    #[arg(long, requires = "search")]
+    /// Queries for --search or --typing: one per line, or JSON lines with a `query` field
+    /// (an eval dataset). Default: queries drawn from the repo's own definitions (--search),
+    /// a few fixed tasks (--typing).
+    #[arg(long)]
     pub queries: Option<PathBuf>,
+    /// Time what each keystroke in the query box costs the map (rank + fit for the text
+    /// typed so far), p50/p95/max.
+    #[arg(long, conflicts_with_all = ["search", "live"])]
+    pub typing: bool,
 }
 
 fn parse_tokenizer(s: &str) -> Result<TokenizerKind, String> {
@@ -334,6 +344,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 ident: Vec::new(),
                 query: None,
                 no_history: false,
+                explain: Vec::new(),
                 tokenizer: TokenizerKind::O200k,
                 format: MapFormat::Text,
                 max_file_size: 1024 * 1024,
@@ -463,17 +474,16 @@ fn cmd_map(args: &MapArgs) -> anyhow::Result<()> {
     } else {
         HistorySource::Off
     };
+    let explaining = !args.explain.is_empty();
     let mut index = build_index_with(
         &args.path,
         Some(args.max_file_size),
         args.cache,
-        !has_query,
+        !has_query && !explaining,
         history,
     )?;
-    for f in &args.focus {
-        if index.resolve_user_path(f).is_none() {
-            eprintln!("mapscope: warning: focus file not in the index: {f}");
-        }
+    if explaining {
+        return with_cache_saved(|| index.save_cache(), || explain_map(&index, args));
     }
 
     if let Some(write) = index.take_cache_write() {
@@ -499,6 +509,27 @@ fn cmd_map(args: &MapArgs) -> anyhow::Result<()> {
     // Nothing to save: the graph and the references can go before the fit (peak memory).
     let map = index.map_once(&map_request(args));
     print_map(&map, &index, args.format)
+}
+
+/// `map --explain FILE…`: why each file is in the map or not.
+fn explain_map(index: &Index, args: &MapArgs) -> anyhow::Result<()> {
+    use crate::engine::explain::{explain_file, render_text};
+    let req = map_request(args);
+    let (map, ranked) = index.map(&req);
+    let explained: Vec<_> = args
+        .explain
+        .iter()
+        .map(|f| explain_file(index, &req, &ranked, &map, f))
+        .collect();
+    if args.format == MapFormat::Json {
+        return print(&serde_json::to_string_pretty(&explained)?);
+    }
+    let text: Vec<String> = explained.iter().map(render_text).collect();
+    print(&text.join("\n"))?;
+    for note in &map.notes {
+        eprintln!("mapscope: note: {note}");
+    }
+    Ok(())
 }
 
 /// Prints the map, then each note about the request on stderr.
@@ -573,6 +604,30 @@ fn cmd_bench(args: &BenchArgs) -> anyhow::Result<()> {
             report.refresh_median_ms,
             report.to_map_median_ms,
             report.to_map_max_ms,
+        ));
+    }
+    if args.typing {
+        let r =
+            crate::typing_bench::run(&repo_path(&args.path), args.tokens, args.queries.as_deref())?;
+        if args.json {
+            return print(&serde_json::to_string_pretty(&r)?);
+        }
+        return print(&format!(
+            "{} files, {} queries typed one character at a time, map of {} tokens\n\
+             per keystroke (search + rank + fit): p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms \
+             ({} keystrokes)\n\
+             whole query: p50 {:.1} ms, p95 {:.1} ms\n\
+             index with search, built once: {:.0} ms",
+            r.files,
+            r.queries,
+            r.budget,
+            r.keystroke.p50_ms,
+            r.keystroke.p95_ms,
+            r.keystroke.max_ms,
+            r.keystroke.samples,
+            r.full_query.p50_ms,
+            r.full_query.p95_ms,
+            r.index_ms,
         ));
     }
     if args.search {
@@ -850,13 +905,7 @@ pub(crate) fn search_json(
 }
 
 fn evidence_name(e: Evidence) -> &'static str {
-    match e {
-        Evidence::Definition => "definition",
-        Evidence::Reference => "reference",
-        Evidence::Call => "call",
-        Evidence::Import => "import",
-        Evidence::Text => "text",
-    }
+    e.name()
 }
 
 /// One line per hit: `path:start-end  evidence  kind  symbol  score`.

@@ -16,4 +16,5 @@ pub mod mcp;
 pub mod search_bench;
 #[cfg(test)]
 pub(crate) mod test_support;
+pub mod typing_bench;
 pub mod ui;

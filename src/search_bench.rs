@@ -154,7 +154,7 @@ pub fn run(repo: &Path, runs: usize, queries: Option<&Path>) -> anyhow::Result<S
 
 /// One query per non-empty line; a line that is a JSON object contributes its `query` field
 /// (so an eval dataset can be passed as is).
-fn read_queries(path: &Path) -> anyhow::Result<Vec<String>> {
+pub(crate) fn read_queries(path: &Path) -> anyhow::Result<Vec<String>> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read queries from {}", path.display()))?;
     Ok(text
@@ -211,7 +211,7 @@ fn words(name: &str) -> String {
     out.trim().to_owned()
 }
 
-fn latency(mut samples: Vec<f64>) -> Latency {
+pub(crate) fn latency(mut samples: Vec<f64>) -> Latency {
     samples.sort_by(f64::total_cmp);
     let at = |q: f64| {
         let i = ((samples.len() as f64 - 1.0) * q).round() as usize;

@@ -1499,6 +1499,8 @@ static PENDING_WHY: WhyView = WhyView {
     personalization: 0.0,
     reasons: Vec::new(),
     in_map: false,
+    map_position: None,
+    map_files: 0,
     tokens: 0,
     incoming: Vec::new(),
 };

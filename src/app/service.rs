@@ -13,9 +13,10 @@ use super::engine::{
     MapFile, MapParams, MapSnapshot, Published,
 };
 use crate::engine::error::EngineError;
+use crate::engine::explain::explain_file;
 use crate::engine::history::HistorySource;
 use crate::engine::index::{BuildProgress, Index, IndexOptions, MapRequest};
-use crate::engine::rank::{query_terms, RankOutput};
+use crate::engine::rank::RankOutput;
 use crate::engine::repo_map::{render, MapFormat, RepoMap};
 use crate::engine::tokenizer::TokenizerKind;
 use crate::ui::{CutRow, CutView, Evidence, HitRow, WhyEdge, WhyView};
@@ -278,15 +279,13 @@ impl IndexService {
         generation: Generation,
         path: &str,
         params: &MapParams,
-        published: &Published,
         emit: &mut dyn FnMut(EngineEvent),
     ) {
         let Some(index) = self.index.clone() else {
             return;
         };
         let ranked = self.ranked(&index, params);
-        let map = published.map.load_full();
-        let view = why_view(&index, &ranked, params, path, map.as_deref());
+        let view = why_view(&index, &ranked, params, path);
         emit(EngineEvent::WhyReady {
             generation,
             view: Box::new(view),
@@ -318,7 +317,7 @@ impl EngineService for IndexService {
                 generation,
                 path,
                 params,
-            } => self.why(generation, &path, &params, published, emit),
+            } => self.why(generation, &path, &params, emit),
         }
     }
 }
@@ -435,84 +434,18 @@ fn header_lines(text: &str, map: &RepoMap) -> Vec<MapFile> {
     out
 }
 
-fn why_view(
-    index: &Index,
-    ranked: &RankOutput,
-    params: &MapParams,
-    path: &str,
-    map: Option<&MapSnapshot>,
-) -> WhyView {
-    let Some(fi) = index.file_index(path) else {
+fn why_view(index: &Index, ranked: &RankOutput, params: &MapParams, path: &str) -> WhyView {
+    let req = map_request(params);
+    let map = index.fit(ranked, &req);
+    let explained = explain_file(index, &req, ranked, &map, path);
+    let Some(fi) = index.file_index(&explained.path) else {
         return WhyView {
             path: path.to_string(),
-            reasons: vec!["not an indexed code file (docs are searched, not mapped)".into()],
+            reasons: explained.reasons,
             total_files: index.files.len(),
             ..WhyView::default()
         };
     };
-    let rank = ranked.file_rank.get(fi).copied().unwrap_or(0.0);
-    let position = 1 + ranked
-        .file_rank
-        .iter()
-        .enumerate()
-        .filter(|(j, r)| **r > rank || (**r == rank && index.files[*j].path < index.files[fi].path))
-        .count();
-    let mut reasons = Vec::new();
-    if params.focus.iter().any(|f| f == path) {
-        reasons.push("a focus file: left out of the map, its neighbours boosted".to_string());
-    }
-    if params.exclude_files.iter().any(|f| f == path) {
-        reasons.push("excluded by you".to_string());
-    }
-    let focus_idx: Vec<usize> = params
-        .focus
-        .iter()
-        .filter_map(|f| index.file_index(f))
-        .collect();
-    for (src, _) in index.graph.incoming(fi) {
-        if focus_idx.contains(&src) {
-            reasons.push(format!("used by focus file {}", index.files[src].path));
-        }
-    }
-    for (dst, _) in index.graph.outgoing(fi) {
-        if focus_idx.contains(&dst) {
-            reasons.push(format!("uses focus file {}", index.files[dst].path));
-        }
-    }
-    if !params.query.trim().is_empty() {
-        let terms = query_terms(&params.query);
-        let lower_terms: Vec<String> = terms.iter().map(|t| t.to_lowercase()).collect();
-        let mut named = Vec::new();
-        for d in &index.files[fi].tags.defs {
-            let n = d.name.to_lowercase();
-            if lower_terms
-                .iter()
-                .any(|t| *t == n || (t.len() >= 3 && n.contains(t.as_str())))
-                && !named.contains(&d.name)
-            {
-                named.push(d.name.clone());
-            }
-        }
-        if !named.is_empty() {
-            named.truncate(6);
-            reasons.push(format!("defines {} (query)", named.join(", ")));
-        }
-        let p = path.to_lowercase();
-        let in_path: Vec<&String> = lower_terms
-            .iter()
-            .filter(|t| t.len() >= 3 && p.contains(t.as_str()))
-            .collect();
-        if !in_path.is_empty() {
-            reasons.push(format!(
-                "path matches {} (query)",
-                in_path
-                    .iter()
-                    .map(|s| s.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-        }
-    }
     let mut incoming: Vec<WhyEdge> = index
         .graph
         .incoming(fi)
@@ -532,16 +465,17 @@ fn why_view(
         })
         .collect();
     incoming.sort_by(|a, b| b.weight.total_cmp(&a.weight).then(a.path.cmp(&b.path)));
-    let in_map = map.and_then(|m| m.files.iter().find(|f| f.path == path));
     WhyView {
-        path: path.to_string(),
-        rank,
-        position,
-        total_files: index.files.len(),
-        personalization: ranked.personalization.get(fi).copied().unwrap_or(0.0),
-        reasons,
-        in_map: in_map.is_some(),
-        tokens: in_map.map_or(0, |f| f.tokens),
+        path: explained.path,
+        rank: explained.rank,
+        position: explained.rank_position,
+        total_files: explained.total_files,
+        personalization: explained.personalization,
+        reasons: explained.reasons,
+        in_map: explained.in_map,
+        map_position: explained.map_position,
+        map_files: explained.map_files,
+        tokens: explained.tokens,
         incoming,
     }
 }

@@ -721,6 +721,13 @@ impl Index {
     /// the definitions to pin, with a note for each part that was ignored.
     pub fn task(&self, req: &MapRequest) -> Task {
         let mut task = Task::default();
+        for f in &req.focus {
+            if self.resolve_user_path(f).is_none() {
+                task.notes.push(format!(
+                    "focus file `{f}` is not an indexed code file of the repository; ignored"
+                ));
+            }
+        }
         task.add_idents(&self.files, &self.graph, &req.idents, true, &req.task);
         let Some(query) = req.query.as_deref().filter(|q| !q.trim().is_empty()) else {
             return task;

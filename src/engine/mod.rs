@@ -8,6 +8,7 @@
 
 pub mod cache;
 pub mod error;
+pub mod explain;
 pub mod graph;
 pub mod heap;
 pub mod history;

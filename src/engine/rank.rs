@@ -458,12 +458,12 @@ fn apply_pins(defs: &mut Vec<RankedDef>, pins: &[Pin]) -> usize {
         }
     }
     let mut out: Vec<RankedDef> = Vec::with_capacity(defs.len());
-    out.extend(front.iter().map(|&i| defs[i].clone()));
+    out.extend(front.iter().map(|&i| defs[i]));
     out.extend(
         defs.iter()
             .zip(&taken)
             .filter(|(_, &t)| !t)
-            .map(|(d, _)| d.clone()),
+            .map(|(d, _)| *d),
     );
     *defs = out;
     front.len()
@@ -901,6 +901,7 @@ mod tests {
             query: Some("anything at all".into()),
             exclude_files: vec![7],
             exclude_symbols: vec!["y".into()],
+            ..Personalization::default()
         };
         let out = rank(&[], &g, &p);
         assert!(out.file_rank.is_empty() && out.defs.is_empty() && out.personalization.is_empty());

@@ -32,6 +32,11 @@ pub struct TaskOptions {
     pub pin_ratio: f64,
     /// Definitions pinned per search file.
     pub defs_per_file: usize,
+    /// Search files after the first `pin_files` that are pinned too, with one definition
+    /// each, after all the others' pins (same score rule).
+    pub tail_files: usize,
+    /// The score rule for the tail: at least this share of the best file's score.
+    pub tail_ratio: f64,
     /// Definitions pinned per identifier.
     pub defs_per_ident: usize,
     /// Search files (best first) that personalize the PageRank.
@@ -47,6 +52,8 @@ impl Default for TaskOptions {
             pin_files: 8,
             pin_ratio: 0.2,
             defs_per_file: 3,
+            tail_files: 24,
+            tail_ratio: 0.05,
             defs_per_ident: 4,
             personalize_files: 32,
             word_share: 0.25,
@@ -136,10 +143,13 @@ impl Task {
             .take(opts.personalize_files)
             .collect();
         let best = code.first().map_or(0.0, |c| c.1);
+        let mut tail: Vec<Pin> = Vec::new();
         for (i, &(f, score, path)) in code.iter().enumerate() {
             let hit = response.hits.iter().find(|h| h.file_path == path);
-            let pinned =
-                !response.low_score && i < opts.pin_files && score >= opts.pin_ratio * best;
+            let head = i < opts.pin_files && score >= opts.pin_ratio * best;
+            let in_tail =
+                !head && i < opts.pin_files + opts.tail_files && score >= opts.tail_ratio * best;
+            let pinned = !response.low_score && (head || in_tail);
             let mut path_words: Vec<String> = split_words(path)
                 .into_iter()
                 .filter(|w| words.contains(w))
@@ -154,7 +164,8 @@ impl Task {
                 pinned,
             };
             if pinned {
-                let defs = pick_defs(&files[f], hit, &words, opts.defs_per_file);
+                let max_defs = if head { opts.defs_per_file } else { 1 };
+                let defs = pick_defs(&files[f], hit, &words, max_defs);
                 for &d in &defs {
                     for w in split_words(&files[f].tags.defs[d].name) {
                         if words.contains(&w) && !tf.words.contains(&w) {
@@ -162,14 +173,15 @@ impl Task {
                         }
                     }
                 }
+                let target = if head { &mut self.pins } else { &mut tail };
                 if defs.is_empty() {
-                    self.pins.push(Pin {
+                    target.push(Pin {
                         file: f,
                         def: None,
                         reason: PinReason::Search(i + 1),
                     });
                 }
-                self.pins.extend(defs.into_iter().map(|d| Pin {
+                target.extend(defs.into_iter().map(|d| Pin {
                     file: f,
                     def: Some(d),
                     reason: PinReason::Search(i + 1),
@@ -177,6 +189,7 @@ impl Task {
             }
             self.search_files.push(tf);
         }
+        self.pins.append(&mut tail);
     }
 
     /// Pins the definitions of each identifier (exact name; implementation before tests, then

@@ -38,6 +38,9 @@ pub struct WhyView {
     /// Plain-language reasons: "focus file", "defines `parseConfig` (query)".
     pub reasons: Vec<String>,
     pub in_map: bool,
+    /// 1-based position among the map's files, when in the map.
+    pub map_position: Option<usize>,
+    pub map_files: usize,
     /// Tokens the file's part of the map costs.
     pub tokens: usize,
     /// Files that point at this one, heaviest first.
@@ -96,7 +99,7 @@ pub fn draw(frame: &mut Frame<'_>, body: Rect, o: &Overlay<'_>, theme: &Theme) {
             (" keys (Esc closes) ", help_lines(rows, w, theme), *scroll)
         }
         Overlay::Why { view, scroll } => (
-            " why is it in the map? (Esc closes) ",
+            " why in the map, or why not (Esc closes) ",
             why_lines(view, w, theme),
             *scroll,
         ),
@@ -151,20 +154,26 @@ fn why_lines(v: &WhyView, w: usize, theme: &Theme) -> Vec<Line<'static>> {
             "rank {:.4}  (#{} of {} files)   personalization {:.4}",
             v.rank, v.position, v.total_files, v.personalization
         )),
-        Line::from(if v.in_map {
-            format!("in the map: {} tokens", v.tokens)
-        } else {
-            "not in the map".to_string()
+        Line::from(match (v.in_map, v.map_position) {
+            (true, Some(p)) => format!(
+                "in the map: file {p} of {}, {} tokens",
+                v.map_files, v.tokens
+            ),
+            (true, None) => format!("in the map: {} tokens", v.tokens),
+            (false, _) => "not in the map".to_string(),
         }),
     ];
     if !v.reasons.is_empty() {
         out.push(Line::from(""));
-        out.push(Line::from(Span::styled("boosted by", theme.dim())));
+        out.push(Line::from(Span::styled("why", theme.dim())));
         for r in &v.reasons {
-            out.push(Line::from(format!(
-                "  • {}",
-                truncate(&sanitize_line(r), w.saturating_sub(4))
-            )));
+            for (i, part) in wrap(&sanitize_line(r), w.saturating_sub(4).max(8))
+                .into_iter()
+                .enumerate()
+            {
+                let bullet = if i == 0 { "  • " } else { "    " };
+                out.push(Line::from(format!("{bullet}{part}")));
+            }
         }
     }
     out.push(Line::from(""));
@@ -187,6 +196,31 @@ fn why_lines(v: &WhyView, w: usize, theme: &Theme) -> Vec<Line<'static>> {
         out.push(Line::from(spans));
     }
     out
+}
+
+/// Splits `s` into lines of at most `w` characters at spaces (a longer word is cut).
+fn wrap(s: &str, w: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut cur = String::new();
+    for word in s.split(' ') {
+        let need = cur.chars().count() + usize::from(!cur.is_empty()) + word.chars().count();
+        if need > w && !cur.is_empty() {
+            lines.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(word);
+        while cur.chars().count() > w {
+            let head: String = cur.chars().take(w).collect();
+            cur = cur.chars().skip(w).collect();
+            lines.push(head);
+        }
+    }
+    if !cur.is_empty() || lines.is_empty() {
+        lines.push(cur);
+    }
+    lines
 }
 
 fn cut_lines(v: &CutView, w: usize, theme: &Theme) -> Vec<Line<'static>> {

@@ -116,6 +116,19 @@ pub enum Evidence {
     Text,
 }
 
+impl Evidence {
+    /// The name used in every output (`definition`, `reference`, `call`, `import`, `text`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Evidence::Definition => "definition",
+            Evidence::Reference => "reference",
+            Evidence::Call => "call",
+            Evidence::Import => "import",
+            Evidence::Text => "text",
+        }
+    }
+}
+
 /// The parts of a hit's score, for explanations and tuning:
 /// `score = (bm25 + name + path + graph) × penalty × (1 + prior)`.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
