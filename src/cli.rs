@@ -4,7 +4,7 @@
 //! stderr (`mapscope: CODE: message`) and exit code 2 — never a panic or a backtrace.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
@@ -276,7 +276,12 @@ fn report_error(e: &anyhow::Error) {
         }
     }
     match e.downcast_ref::<EngineError>() {
-        Some(engine) => eprintln!("mapscope: {}: {engine}", engine.code()),
+        // Engine errors name paths from the command line or the repository: sanitised.
+        Some(engine) => eprintln!(
+            "mapscope: {}: {}",
+            engine.code(),
+            crate::ui::text::sanitize_line(&engine.to_string())
+        ),
         None => eprintln!("mapscope: INTERNAL_ERROR: {e:#}"),
     }
 }
@@ -396,20 +401,54 @@ fn cmd_cache(cmd: &CacheCommand) -> anyhow::Result<()> {
         DiskCache::for_repo(&canonical).map_err(|why| anyhow::anyhow!(why))
     };
     match cmd {
-        CacheCommand::Clear { all: true, .. } => match clear_all()? {
-            Some(dir) => print(&format!("removed {}", dir.display())),
-            None => print("no cache to remove"),
-        },
+        CacheCommand::Clear { all: true, .. } => print_cleared(&clear_all()?, None),
         CacheCommand::Clear { path, .. } => {
             let cache = repo_cache(path)?;
-            if cache.clear()? {
-                print(&format!("removed {}", cache.dir().display()))
-            } else {
-                print(&format!("no cache at {}", cache.dir().display()))
-            }
+            print_cleared(&cache.clear()?, Some(cache.dir()))
         }
-        CacheCommand::Path { path } => print(&repo_cache(path)?.dir().display().to_string()),
+        CacheCommand::Path { path } => print(&shown(repo_cache(path)?.dir())),
     }
+}
+
+/// A path as a terminal line may show it: a cache directory is named after the repository,
+/// whose name may hold escape sequences.
+fn shown(path: &Path) -> String {
+    crate::ui::text::sanitize_line(&path.display().to_string())
+}
+
+/// What `cache clear` removed, one line per directory (stdout); directories named like a
+/// cache that were kept, one warning each (stderr).
+fn print_cleared(c: &crate::engine::cache::Cleared, one: Option<&Path>) -> anyhow::Result<()> {
+    let mut lines: Vec<String> = c
+        .removed
+        .iter()
+        .map(|(dir, files, bytes)| {
+            let s = if *files == 1 { "" } else { "s" };
+            format!("removed {} ({files} file{s}, {bytes} bytes)", shown(dir))
+        })
+        .collect();
+    for (dir, why) in &c.kept {
+        eprintln!(
+            "mapscope: warning: kept {}: {}",
+            shown(dir),
+            crate::ui::text::sanitize_line(why)
+        );
+    }
+    if lines.is_empty() {
+        lines.push(match one {
+            Some(dir) => format!("no cache at {}", shown(dir)),
+            None => "no cache to remove".to_string(),
+        });
+    }
+    if let (Some(root), true) = (&c.root, c.others > 0) {
+        let y = if c.others == 1 { "y" } else { "ies" };
+        lines.push(format!(
+            "left {} other entr{y} in {} untouched (not mapscope caches)",
+            c.others,
+            shown(root)
+        ));
+    }
+    print(&lines.join("\n"))
 }
 
 fn print(text: &str) -> anyhow::Result<()> {
