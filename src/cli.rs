@@ -369,6 +369,12 @@ fn build_index_with(
     if let Some(warning) = &index.cache_warning {
         eprintln!("mapscope: warning: {warning}");
     }
+    for warning in &index.walk_warnings {
+        eprintln!(
+            "mapscope: warning: {}",
+            crate::ui::text::sanitize_line(warning)
+        );
+    }
     Ok(index)
 }
 
@@ -908,7 +914,7 @@ fn eval_variants(path: Option<&std::path::Path>) -> anyhow::Result<Vec<(String, 
     let Some(path) = path else {
         return Ok(vec![("default".into(), SearchWeights::default())]);
     };
-    let text = std::fs::read_to_string(path)
+    let text = crate::engine::guarded::read_user_text(path, 1 << 30)
         .with_context(|| format!("reading weights {}", path.display()))?;
     let value: serde_json::Value =
         serde_json::from_str(&text).with_context(|| format!("{}: invalid JSON", path.display()))?;

@@ -313,6 +313,8 @@ struct LiveIndex {
     watcher: Option<Watcher>,
     /// Live updates were asked for but no watcher runs: re-examine every file per call.
     rescan_each_call: bool,
+    /// The walk warnings already printed.
+    warned: std::collections::HashSet<String>,
 }
 
 impl LiveIndex {
@@ -326,6 +328,7 @@ impl LiveIndex {
             unsaved: false,
             watcher: None,
             rescan_each_call: false,
+            warned: std::collections::HashSet::new(),
         }
     }
 
@@ -364,6 +367,15 @@ impl LiveIndex {
     fn install(&mut self, index: Index) {
         if let Some(warning) = &index.cache_warning {
             eprintln!("mapscope: warning: {warning}");
+        }
+        // Each refresh walks again and finds the same unreadable ignore files: said once.
+        for warning in &index.walk_warnings {
+            if self.warned.insert(warning.clone()) {
+                eprintln!(
+                    "mapscope: warning: {}",
+                    crate::ui::text::sanitize_line(warning)
+                );
+            }
         }
         self.index = Some(index);
         self.unsaved = true;

@@ -171,6 +171,18 @@ pub fn read_head(path: &Path, n: usize, follow: Follow) -> Result<Vec<u8>, OpenE
     Ok(bytes)
 }
 
+/// A UTF-8 text file the user named on the command line (a dataset, a query list): links
+/// followed, regular files only, at most `limit` bytes; refusals as `io::Error`s for the
+/// callers' `anyhow` context.
+pub fn read_user_text(path: &Path, limit: u64) -> io::Result<String> {
+    let bytes = read(path, limit, Follow::Yes).map_err(|e| match e {
+        OpenError::Io(e) => e,
+        OpenError::NotFound => io::Error::from(io::ErrorKind::NotFound),
+        other => io::Error::other(other.to_string()),
+    })?;
+    String::from_utf8(bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+}
+
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
