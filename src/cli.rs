@@ -790,7 +790,7 @@ fn cmd_mcp(args: &McpArgs) -> anyhow::Result<()> {
     let mut server = crate::mcp::Server::new(root, opts, !args.no_watch);
     crate::mcp::serve(
         &mut server,
-        std::io::stdin().lock(),
+        std::io::BufReader::new(std::io::stdin()),
         std::io::stdout().lock(),
     )
 }

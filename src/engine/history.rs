@@ -158,15 +158,18 @@ fn run_bounded(cmd: &mut Command, timeout: Duration) -> std::io::Result<Bounded>
         .stderr(Stdio::piped());
     let mut child = cmd.spawn()?;
     // Both pipes are drained on side threads, so that neither can fill up and stall the
-    // command, while this thread watches the clock.
+    // command, while this thread watches the clock. They report through channels: a
+    // grandchild that outlives a killed command keeps a pipe open, and is not waited for.
     let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        let (tx, rx) = crossbeam_channel::bounded(1);
         std::thread::spawn(move || {
             let mut buf = Vec::new();
             if let Some(mut pipe) = pipe {
                 let _ = pipe.read_to_end(&mut buf);
             }
-            buf
-        })
+            let _ = tx.send(buf);
+        });
+        rx
     };
     let out_reader = drain(
         child
@@ -193,10 +196,16 @@ fn run_bounded(cmd: &mut Command, timeout: Duration) -> std::io::Result<Bounded>
             None => std::thread::sleep(Duration::from_millis(5)),
         }
     };
+    // The command has exited: its output is complete unless a grandchild holds the pipe.
+    let collect = |rx: crossbeam_channel::Receiver<Vec<u8>>| {
+        rx.recv_timeout(Duration::from_millis(500))
+            .unwrap_or_default()
+    };
+    let (stdout, stderr) = (collect(out_reader), collect(err_reader));
     Ok(Bounded {
         status,
-        stdout: out_reader.join().unwrap_or_default(),
-        stderr: err_reader.join().unwrap_or_default(),
+        stdout,
+        stderr,
         timed_out,
     })
 }
