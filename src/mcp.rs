@@ -467,7 +467,13 @@ impl LiveIndex {
             self.install(index);
             return Ok(());
         };
-        if changes.is_empty() && !self.rescan_each_call {
+        for warning in &changes.warnings {
+            eprintln!(
+                "mapscope: warning: {}",
+                crate::ui::text::sanitize_line(warning)
+            );
+        }
+        if changes.has_no_changes() && !self.rescan_each_call {
             return Ok(());
         }
         if let Some(why) = &changes.error {
