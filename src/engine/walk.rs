@@ -512,6 +512,12 @@ struct DirRules {
     exclude: Gitignore,
 }
 
+impl DirRules {
+    fn is_empty(&self) -> bool {
+        self.custom.is_empty() && self.git.is_empty() && self.exclude.is_empty()
+    }
+}
+
 impl PathFilter {
     /// A filter for the repository at `root`; fails like `walk` on a missing root or a file.
     pub fn new(root: &Path) -> Result<PathFilter, EngineError> {
@@ -657,6 +663,8 @@ struct IgnoreRules {
     global: Gitignore,
     /// Keyed by directory. A map lookup only: its order never shows.
     dirs: RwLock<HashMap<PathBuf, Arc<DirRules>>>,
+    /// `chain_of`'s answers, by directory.
+    chains: RwLock<HashMap<PathBuf, Arc<Vec<Arc<DirRules>>>>>,
     warnings: Mutex<Vec<(PathBuf, String)>>,
 }
 
@@ -667,6 +675,7 @@ impl IgnoreRules {
         IgnoreRules {
             global,
             dirs: RwLock::default(),
+            chains: RwLock::default(),
             warnings,
         }
     }
@@ -677,8 +686,11 @@ impl IgnoreRules {
     /// beats `.gitignore`, which beats `.git/info/exclude`, which beats the global file.
     fn is_ignored(&self, path: &Path, is_dir: bool) -> bool {
         let (mut custom, mut git, mut exclude) = (Verdict::None, Verdict::None, Verdict::None);
-        for dir in path.ancestors().skip(1) {
-            let rules = self.rules_of(dir);
+        let chain = path
+            .parent()
+            .map(|dir| self.chain_of(dir))
+            .unwrap_or_default();
+        for rules in chain.iter() {
             if custom == Verdict::None {
                 custom = Verdict::of(rules.custom.matched(path, is_dir));
             }
@@ -694,6 +706,43 @@ impl IgnoreRules {
             .into_iter()
             .find(|v| *v != Verdict::None)
             == Some(Verdict::Ignore)
+    }
+
+    /// The rules that apply below `dir`, nearest first: its own and its ancestors', only
+    /// those of directories that have any. Cached per directory, so the walk's check of an
+    /// entry is one lookup however deep it is; built iteratively (no recursion to exhaust
+    /// on a deeply nested tree).
+    fn chain_of(&self, dir: &Path) -> Arc<Vec<Arc<DirRules>>> {
+        let cached = |d: &Path| {
+            self.chains
+                .read()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get(d)
+                .cloned()
+        };
+        let mut missing = Vec::new();
+        let mut chain: Arc<Vec<Arc<DirRules>>> = Arc::default();
+        for d in dir.ancestors() {
+            if let Some(c) = cached(d) {
+                chain = c;
+                break;
+            }
+            missing.push(d);
+        }
+        for d in missing.into_iter().rev() {
+            let rules = self.rules_of(d);
+            if !rules.is_empty() {
+                let mut longer = Vec::with_capacity(chain.len() + 1);
+                longer.push(rules);
+                longer.extend(chain.iter().cloned());
+                chain = Arc::new(longer);
+            }
+            self.chains
+                .write()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(d.to_path_buf(), Arc::clone(&chain));
+        }
+        chain
     }
 
     fn rules_of(&self, dir: &Path) -> Arc<DirRules> {
