@@ -547,3 +547,54 @@ fn temporary_files_of_killed_writers_are_removed_at_the_next_start() {
         assert!(dir.join(name).exists(), "{name} should stay");
     }
 }
+
+/// Real writers killed with SIGKILL while they stream the cache (a first `map` writes each
+/// file's tags as it parses): whatever temporary files they leave, the next run removes.
+#[cfg(unix)]
+#[test]
+fn sigkilled_writers_leave_nothing_after_the_next_run() {
+    let (_tmp, repo, cache) = setup();
+    for i in 0..300 {
+        common::write_files(
+            &repo,
+            &[(
+                &format!("pkg/m{i}.py"),
+                &format!("def f{i}(x):\n    return g{i}(x) + {i}\n\ndef g{i}(y):\n    return y\n"),
+            )],
+        );
+    }
+    let repo_s = repo.to_str().unwrap();
+    let temps = |dir: &Path| -> usize {
+        fs::read_dir(dir).map_or(0, |entries| {
+            entries
+                .flatten()
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+                .count()
+        })
+    };
+    let mut dir = None;
+    for i in 0..12u64 {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mapscope"))
+            .args(["map", repo_s])
+            .env("MAPSCOPE_CACHE_DIR", &cache)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20 + 15 * i));
+        let _ = child.kill();
+        let _ = child.wait();
+        dir = dir.or_else(|| {
+            fs::read_dir(&cache)
+                .ok()?
+                .flatten()
+                .next()
+                .map(|e| e.path())
+        });
+    }
+    let o = run(&[("MAPSCOPE_CACHE_DIR", cache.as_path())], &["map", repo_s]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let dir = dir.unwrap_or_else(|| cache_files(&cache)[0].parent().unwrap().to_path_buf());
+    assert_eq!(temps(&dir), 0, "{:?}", cache_files(&cache));
+    assert!(dir.join("tags.bin").exists());
+}
