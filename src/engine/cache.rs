@@ -799,11 +799,15 @@ fn lock_exclusive(file: &fs::File) {
     }
 }
 
+/// False only when another open file holds the lock. A file system that cannot lock (some
+/// NFS setups refuse an exclusive lock on a read-only descriptor) says nothing: true, and
+/// the pid and age decide.
 #[cfg(unix)]
 fn try_lock_exclusive(file: &fs::File) -> bool {
     use std::os::unix::io::AsRawFd;
     // SAFETY: as in `lock_exclusive`. The lock is released when `file` is closed.
-    unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
+    let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::EWOULDBLOCK)
 }
 
 #[cfg(unix)]
