@@ -10,11 +10,12 @@
 //!
 //! Threads: an input thread reads request lines; the main thread checks their arguments
 //! and writes the answers, in order. When input ends, the server finishes within
-//! `SHUTDOWN_GRACE` whatever the engine thread is doing. One engine thread, `mapscope-mcp-engine`, owns the index: it builds it from
-//! startup (so `initialize` answers at once and the build overlaps the client's handshake),
-//! then waits for either a tool job from the main thread or a batch of changed files from
-//! the file watcher (`engine::watch`), and refreshes the index incrementally as soon as a
-//! batch arrives. An agent that edits a file and calls a tool a moment later finds the
+//! `SHUTDOWN_GRACE` whatever the engine thread is doing. One engine thread,
+//! `mapscope-mcp-engine`, owns the index: it builds it from startup (so `initialize`
+//! answers at once and the build overlaps the client's handshake), then waits for either a
+//! tool job from the main thread or a batch of changed files from the file watcher
+//! (`engine::watch`), and refreshes the index incrementally as soon as a batch arrives.
+//! An agent that edits a file and calls a tool a moment later finds the
 //! index already refreshed; a call that arrives while changes are reported but not yet
 //! applied waits for them. Without a watcher (inotify limit reached) every tool call
 //! re-examines the files by size and modification time.

@@ -172,10 +172,15 @@ fn map_stats_and_search_finish_and_warn_once_per_special_rules_file() {
 fn the_mcp_server_answers_and_warns_once() {
     let f = fixture();
     let input = [
-        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
-        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"repo_stats","arguments":{}}}"#,
-        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search","arguments":{"query":"helper"}}}"#,
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "t", "version": "1"}}}),
+        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "repo_stats", "arguments": {}}}),
+        serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "search", "arguments": {"query": "helper"}}}),
     ]
+    .map(|m| m.to_string())
     .join("\n");
     let out = run_bounded(
         &["mcp", f.root.to_str().unwrap()],

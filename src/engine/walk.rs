@@ -9,7 +9,8 @@
 //! are pure per-file functions that the tags phase calls from rayon workers.
 //!
 //! The walk never reads file contents (sizes come from metadata), except `go.mod` files,
-//! which are tiny and needed to resolve Go imports.
+//! which are tiny and needed to resolve Go imports, and the ignore files (`IgnoreRules`),
+//! which it reads itself through `guarded` rather than letting the `ignore` crate open them.
 //!
 //! `PathFilter` applies the same rules to one path at a time, for the file watcher (see
 //! `watch`); it runs on the watcher's coalescing thread.
@@ -121,10 +122,10 @@ pub struct WalkOutput {
 /// Honours `.gitignore` (with or without a `.git` directory), `.git/info/exclude`, the global
 /// git excludes file and `.mapscopeignore` files, each read only if it is a regular file
 /// (not a symlink) of at most `MAX_IGNORE_FILE` bytes; any other is skipped with a warning
-/// (`WalkOutput::warnings`), as git skips a symlinked `.gitignore`. Never follows symlinks, so a symlink loop
-/// cannot trap the walk; symlinks themselves are not indexed and not listed. Only regular files
-/// are indexed: a FIFO, socket or device with a code or doc name is listed as `Unreadable`
-/// (opening a FIFO would block).
+/// (`WalkOutput::warnings`), as git skips a symlinked `.gitignore`. Never follows symlinks,
+/// so a symlink loop cannot trap the walk; symlinks themselves are not indexed and not
+/// listed. Only regular files are indexed: a FIFO, socket or device with a code or doc name
+/// is listed as `Unreadable` (opening a FIFO would block).
 ///
 /// Skipped, with the reason recorded:
 /// - `Hidden`: any file or directory whose name starts with `.` (`.git`, `.github`, `.env`…).
