@@ -219,3 +219,48 @@ fn a_fifo_git_and_special_sources_do_not_block() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_warned_once(&err, &[".git".to_string()]);
 }
+
+/// A real linked worktree whose `commondir` is a FIFO: `git` itself blocks on it, so the
+/// history read is stopped (5 s) and search answers without history; the walk warns once.
+#[test]
+fn search_in_a_worktree_whose_commondir_is_a_fifo_finishes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let main = tmp.path().join("main");
+    common::write_files(&main, &[("a.py", "def alpha():\n    pass\n")]);
+    let git = |dir: &Path, args: &[&str]| {
+        Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .current_dir(dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if !git(&main, &["init", "-q"]) {
+        eprintln!("no git: skipped");
+        return;
+    }
+    assert!(git(&main, &["add", "a.py"]));
+    assert!(git(&main, &["commit", "-qm", "init"]));
+    assert!(git(&main, &["worktree", "add", "-q", "../wt"]));
+    let commondir = main.join(".git/worktrees/wt/commondir");
+    std::fs::remove_file(&commondir).unwrap();
+    fifo(&commondir);
+    let wt = tmp.path().join("wt");
+    let t = Instant::now();
+    let out = run_bounded(
+        &["search", wt.to_str().unwrap(), "alpha", "--json"],
+        &tmp.path().join("cache"),
+        b"",
+        Duration::from_secs(20),
+    );
+    assert!(out.status.success());
+    assert!(t.elapsed() < Duration::from_secs(15), "{:?}", t.elapsed());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["sources"][0]["symbol"], "alpha", "{v}");
+    assert!(v["diagnostics"]["history"]["error"].is_string(), "{v}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    let shown = commondir.canonicalize().unwrap_or(commondir);
+    assert_warned_once(&err, &[shown.display().to_string()]);
+}

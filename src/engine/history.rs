@@ -91,7 +91,7 @@ pub fn read_cached(
     let (HistorySource::Repo, Some(dir)) = (source, cache_dir) else {
         return read(root, source).map(|h| (h, false));
     };
-    let Some(head) = head_commit(root) else {
+    let Some(head) = head_commit(root)? else {
         return read(root, source).map(|h| (h, false));
     };
     let file = dir.join(CACHE_FILE);
@@ -129,17 +129,27 @@ pub(crate) fn is_cache_file(bytes: &[u8]) -> bool {
 }
 
 /// The commit `HEAD` of the repository containing `root` points at, if any.
-fn head_commit(root: &Path) -> Option<String> {
+/// `Err` when `git` did not answer in time: then `git log` would not either, and is not
+/// tried (a `.git` leading to a FIFO blocks git itself).
+fn head_commit(root: &Path) -> Result<Option<String>, HistoryError> {
     let mut cmd = Command::new("git");
     cmd.arg("-C")
         .arg(root)
         .args(["rev-parse", "--verify", "-q", "HEAD"])
         .env("GIT_OPTIONAL_LOCKS", "0")
         .env("GIT_TERMINAL_PROMPT", "0");
-    // Bounded like `git log`: a `.git` file leading to a FIFO could block git itself.
-    let out = run_bounded(&mut cmd, READ_TIMEOUT).ok()?;
+    // Bounded like `git log`.
+    let Ok(out) = run_bounded(&mut cmd, READ_TIMEOUT) else {
+        return Ok(None);
+    };
+    if out.timed_out {
+        return Err(HistoryError::Failed(format!(
+            "git rev-parse did not answer within {} ms",
+            READ_TIMEOUT.as_millis()
+        )));
+    }
     let head = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    (out.status.success() && !out.timed_out && !head.is_empty()).then_some(head)
+    Ok((out.status.success() && !head.is_empty()).then_some(head))
 }
 
 /// What `run_bounded` saw.
