@@ -4,7 +4,7 @@
 //! stderr (`mapscope: CODE: message`) and exit code 2 — never a panic or a backtrace.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
@@ -301,7 +301,12 @@ fn report_error(e: &anyhow::Error) {
         }
     }
     match e.downcast_ref::<EngineError>() {
-        Some(engine) => eprintln!("mapscope: {}: {engine}", engine.code()),
+        // Engine errors name paths from the command line or the repository: sanitised.
+        Some(engine) => eprintln!(
+            "mapscope: {}: {}",
+            engine.code(),
+            crate::ui::text::sanitize_line(&engine.to_string())
+        ),
         None => eprintln!("mapscope: INTERNAL_ERROR: {e:#}"),
     }
 }
@@ -391,6 +396,12 @@ fn build_index_with(
     if let Some(warning) = &index.cache_warning {
         eprintln!("mapscope: warning: {warning}");
     }
+    for warning in &index.walk_warnings {
+        eprintln!(
+            "mapscope: warning: {}",
+            crate::ui::text::sanitize_line(warning)
+        );
+    }
     Ok(index)
 }
 
@@ -423,20 +434,54 @@ fn cmd_cache(cmd: &CacheCommand) -> anyhow::Result<()> {
         DiskCache::for_repo(&canonical).map_err(|why| anyhow::anyhow!(why))
     };
     match cmd {
-        CacheCommand::Clear { all: true, .. } => match clear_all()? {
-            Some(dir) => print(&format!("removed {}", dir.display())),
-            None => print("no cache to remove"),
-        },
+        CacheCommand::Clear { all: true, .. } => print_cleared(&clear_all()?, None),
         CacheCommand::Clear { path, .. } => {
             let cache = repo_cache(path)?;
-            if cache.clear()? {
-                print(&format!("removed {}", cache.dir().display()))
-            } else {
-                print(&format!("no cache at {}", cache.dir().display()))
-            }
+            print_cleared(&cache.clear()?, Some(cache.dir()))
         }
-        CacheCommand::Path { path } => print(&repo_cache(path)?.dir().display().to_string()),
+        CacheCommand::Path { path } => print(&shown(repo_cache(path)?.dir())),
     }
+}
+
+/// A path as a terminal line may show it: a cache directory is named after the repository,
+/// whose name may hold escape sequences.
+fn shown(path: &Path) -> String {
+    crate::ui::text::sanitize_line(&path.display().to_string())
+}
+
+/// What `cache clear` removed, one line per directory (stdout); directories named like a
+/// cache that were kept, one warning each (stderr).
+fn print_cleared(c: &crate::engine::cache::Cleared, one: Option<&Path>) -> anyhow::Result<()> {
+    let mut lines: Vec<String> = c
+        .removed
+        .iter()
+        .map(|(dir, files, bytes)| {
+            let s = if *files == 1 { "" } else { "s" };
+            format!("removed {} ({files} file{s}, {bytes} bytes)", shown(dir))
+        })
+        .collect();
+    for (dir, why) in &c.kept {
+        eprintln!(
+            "mapscope: warning: kept {}: {}",
+            shown(dir),
+            crate::ui::text::sanitize_line(why)
+        );
+    }
+    if lines.is_empty() {
+        lines.push(match one {
+            Some(dir) => format!("no cache at {}", shown(dir)),
+            None => "no cache to remove".to_string(),
+        });
+    }
+    if let (Some(root), true) = (&c.root, c.others > 0) {
+        let y = if c.others == 1 { "y" } else { "ies" };
+        lines.push(format!(
+            "left {} other entr{y} in {} untouched (not mapscope caches)",
+            c.others,
+            shown(root)
+        ));
+    }
+    print(&lines.join("\n"))
 }
 
 fn print(text: &str) -> anyhow::Result<()> {
@@ -833,7 +878,7 @@ fn cmd_mcp(args: &McpArgs) -> anyhow::Result<()> {
     let mut server = crate::mcp::Server::new(root, opts, !args.no_watch);
     crate::mcp::serve(
         &mut server,
-        std::io::stdin().lock(),
+        std::io::BufReader::new(std::io::stdin()),
         std::io::stdout().lock(),
     )
 }
@@ -973,7 +1018,7 @@ fn eval_variants(path: Option<&std::path::Path>) -> anyhow::Result<Vec<(String, 
     let Some(path) = path else {
         return Ok(vec![("default".into(), SearchWeights::default())]);
     };
-    let text = std::fs::read_to_string(path)
+    let text = crate::engine::guarded::read_user_text(path, 1 << 30)
         .with_context(|| format!("reading weights {}", path.display()))?;
     let value: serde_json::Value =
         serde_json::from_str(&text).with_context(|| format!("{}: invalid JSON", path.display()))?;

@@ -264,7 +264,7 @@ struct Row {
 }
 
 fn read_dataset(opts: &EvalOptions) -> Result<Vec<Row>> {
-    let text = fs::read_to_string(&opts.dataset)
+    let text = crate::engine::guarded::read_user_text(&opts.dataset, 1 << 30)
         .with_context(|| format!("reading dataset {}", opts.dataset.display()))?;
     let mut rows = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -572,7 +572,11 @@ pub fn materialize_cached(
         }
         let full = dest.join(path);
         if mode == "120000" {
-            write_entry(dest, mode, path, &fs::read(&src)?)?;
+            // A symlink's target path, from the blob cache (bounded: it is a path).
+            let target =
+                crate::engine::guarded::read(&src, 1 << 20, crate::engine::guarded::Follow::No)
+                    .map_err(|e| anyhow::anyhow!("reading {}: {e}", src.display()))?;
+            write_entry(dest, mode, path, &target)?;
             continue;
         }
         if let Some(parent) = full.parent() {

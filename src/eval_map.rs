@@ -208,7 +208,7 @@ pub fn read_variants(path: Option<&std::path::Path>) -> Result<Vec<(String, Task
     let Some(path) = path else {
         return Ok(vec![("default".into(), TaskOptions::default())]);
     };
-    let text = std::fs::read_to_string(path)
+    let text = crate::engine::guarded::read_user_text(path, 1 << 20)
         .with_context(|| format!("reading map variants {}", path.display()))?;
     let value: serde_json::Value =
         serde_json::from_str(&text).with_context(|| format!("{}: invalid JSON", path.display()))?;

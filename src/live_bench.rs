@@ -78,7 +78,11 @@ pub fn run(repo: &Path, edits: usize, budget: usize) -> anyhow::Result<LiveRepor
     for i in 0..edits {
         let (rel, lang) = &code[(i * step) % code.len()];
         let path = scratch.0.join(rel);
-        let mut text = fs::read_to_string(&path).unwrap_or_default();
+        // A scratch copy of the indexed files: regular files only.
+        let mut text =
+            crate::engine::guarded::read(&path, 64 << 20, crate::engine::guarded::Follow::No)
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .unwrap_or_default();
         text.push_str(&appended_definition(*lang, i));
         let written = Instant::now();
         fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;

@@ -8,12 +8,14 @@
 //! - `search`: ranked hits with their evidence (the `mapscope search --json` contract);
 //! - `repo_stats`: what was indexed and skipped (`mapscope stats --json`).
 //!
-//! Threads: the main thread reads requests, checks their arguments and writes the answers,
-//! in order. One engine thread, `mapscope-mcp-engine`, owns the index: it builds it from
-//! startup (so `initialize` answers at once and the build overlaps the client's handshake),
-//! then waits for either a tool job from the main thread or a batch of changed files from
-//! the file watcher (`engine::watch`), and refreshes the index incrementally as soon as a
-//! batch arrives. An agent that edits a file and calls a tool a moment later finds the
+//! Threads: an input thread reads request lines; the main thread checks their arguments
+//! and writes the answers, in order. When input ends, the server finishes within
+//! `SHUTDOWN_GRACE` whatever the engine thread is doing. One engine thread,
+//! `mapscope-mcp-engine`, owns the index: it builds it from startup (so `initialize`
+//! answers at once and the build overlaps the client's handshake), then waits for either a
+//! tool job from the main thread or a batch of changed files from the file watcher
+//! (`engine::watch`), and refreshes the index incrementally as soon as a batch arrives.
+//! An agent that edits a file and calls a tool a moment later finds the
 //! index already refreshed; a call that arrives while changes are reported but not yet
 //! applied waits for them. Without a watcher (inotify limit reached) every tool call
 //! re-examines the files by size and modification time.
@@ -25,7 +27,7 @@
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::thread::JoinHandle;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::{never, select, Receiver, Sender};
 use serde_json::{json, Map, Value};
@@ -51,18 +53,50 @@ const INVALID_REQUEST: i64 = -32600;
 const METHOD_NOT_FOUND: i64 = -32601;
 const INVALID_PARAMS: i64 = -32602;
 
+/// How long the server still works once its input has closed: requests read before that
+/// are answered if the engine answers them within this, and the engine thread gets this long
+/// to finish (its cache save). Then the process exits, whatever the engine thread is doing
+/// (an index build stuck in a slow file system, a `git` that does not answer): a client
+/// closes stdin to stop the server, and MCP asks it to wait for the exit only briefly.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+
 /// Reads requests from `input` until it ends and writes the answers to `output`.
+///
+/// `input` is read on a thread of its own, so that its end is seen even while a request
+/// waits for the engine (see `SHUTDOWN_GRACE`).
 pub fn serve(
     server: &mut Server,
-    mut input: impl BufRead,
+    mut input: impl BufRead + Send + 'static,
     mut output: impl Write,
 ) -> anyhow::Result<()> {
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        if input.read_until(b'\n', &mut line)? == 0 {
-            return Ok(());
-        }
+    let (lines_tx, lines) = crossbeam_channel::unbounded::<std::io::Result<Vec<u8>>>();
+    let (closed_tx, closed) = crossbeam_channel::bounded::<()>(0);
+    server.engine.input_closed = closed;
+    // Detached: on an output error this function returns while the thread may still wait
+    // for input; the process exit ends it.
+    std::thread::Builder::new()
+        .name("mapscope-mcp-input".into())
+        .spawn(move || {
+            // Dropped when input ends: the engine calls see the channel disconnect.
+            let _closed_tx = closed_tx;
+            loop {
+                let mut line = Vec::new();
+                match input.read_until(b'\n', &mut line) {
+                    Ok(0) => return,
+                    Ok(_) => {
+                        if lines_tx.send(Ok(line)).is_err() {
+                            return;
+                        }
+                    }
+                    Err(e) => {
+                        let _ = lines_tx.send(Err(e));
+                        return;
+                    }
+                }
+            }
+        })?;
+    for line in lines {
+        let line = line?;
         // A line that is not UTF-8 is not JSON: it gets a parse error, like any other bad
         // line, instead of ending the session.
         let text = String::from_utf8_lossy(&line);
@@ -72,6 +106,7 @@ pub fn serve(
             output.flush()?;
         }
     }
+    Ok(())
 }
 
 /// The MCP server of one repository.
@@ -205,25 +240,40 @@ type Tool = Box<dyn FnOnce(&Index, f64) -> Value + Send>;
 struct Engine {
     jobs: Option<Sender<(Tool, Sender<Value>)>>,
     thread: Option<JoinHandle<()>>,
+    /// Disconnected when the engine thread ends.
+    done: Receiver<()>,
+    /// Disconnected when the server's input has ended (see `serve`); never, until then.
+    input_closed: Receiver<()>,
+    /// Input ended and the engine did not answer within `SHUTDOWN_GRACE`: later calls
+    /// do not wait for it again.
+    abandoned: std::sync::atomic::AtomicBool,
 }
 
 impl Engine {
     fn start(live: LiveIndex) -> Engine {
         let (jobs, inbox) = crossbeam_channel::unbounded();
+        let (done_tx, done) = crossbeam_channel::bounded::<()>(0);
         let thread = std::thread::Builder::new()
             .name("mapscope-mcp-engine".into())
-            .spawn(move || engine_loop(live, inbox))
+            .spawn(move || {
+                let _done = done_tx;
+                engine_loop(live, inbox);
+            })
             .ok();
         Engine {
             jobs: Some(jobs),
             thread,
+            done,
+            input_closed: never(),
+            abandoned: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
     /// Runs `tool` on the engine thread, on an up-to-date index, and returns its result; an
     /// index that cannot be built (a missing or empty repository) is the tool's error, with
-    /// its stable code.
+    /// its stable code. Once input has ended, the engine has `SHUTDOWN_GRACE` to answer.
     fn run(&self, tool: impl FnOnce(&Index, f64) -> Value + Send + 'static) -> Value {
+        use std::sync::atomic::Ordering;
         let (reply, answer) = crossbeam_channel::bounded(1);
         let sent = self
             .jobs
@@ -234,17 +284,44 @@ impl Engine {
                 "the engine thread stopped (see stderr)".into(),
             ))
         };
+        let shutting_down = || {
+            tool_error(&EngineError::Internal(
+                "input closed and the index was not ready in time; shutting down".into(),
+            ))
+        };
         if !sent {
             return lost();
         }
-        answer.recv().unwrap_or_else(|_| lost())
+        if self.abandoned.load(Ordering::Relaxed) {
+            return shutting_down();
+        }
+        select! {
+            recv(answer) -> a => a.unwrap_or_else(|_| lost()),
+            recv(self.input_closed) -> _ => match answer.recv_timeout(SHUTDOWN_GRACE) {
+                Ok(a) => a,
+                Err(crossbeam_channel::RecvTimeoutError::Disconnected) => lost(),
+                Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
+                    self.abandoned.store(true, Ordering::Relaxed);
+                    shutting_down()
+                }
+            },
+        }
     }
 }
 
 impl Drop for Engine {
-    /// Input ended: the engine thread finishes its work (a cache save) and stops.
+    /// Input ended: the engine thread finishes its work (a cache save) and stops, or is
+    /// left behind after `SHUTDOWN_GRACE` (the process exit ends it).
     fn drop(&mut self) {
         drop(self.jobs.take());
+        let grace = if self.abandoned.load(std::sync::atomic::Ordering::Relaxed) {
+            Duration::ZERO
+        } else {
+            SHUTDOWN_GRACE
+        };
+        if let Err(crossbeam_channel::RecvTimeoutError::Timeout) = self.done.recv_timeout(grace) {
+            return;
+        }
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
@@ -313,6 +390,8 @@ struct LiveIndex {
     watcher: Option<Watcher>,
     /// Live updates were asked for but no watcher runs: re-examine every file per call.
     rescan_each_call: bool,
+    /// The walk warnings already printed.
+    warned: std::collections::HashSet<String>,
 }
 
 impl LiveIndex {
@@ -326,6 +405,7 @@ impl LiveIndex {
             unsaved: false,
             watcher: None,
             rescan_each_call: false,
+            warned: std::collections::HashSet::new(),
         }
     }
 
@@ -365,6 +445,15 @@ impl LiveIndex {
         if let Some(warning) = &index.cache_warning {
             eprintln!("mapscope: warning: {warning}");
         }
+        // Each refresh walks again and finds the same unreadable ignore files: said once.
+        for warning in &index.walk_warnings {
+            if self.warned.insert(warning.clone()) {
+                eprintln!(
+                    "mapscope: warning: {}",
+                    crate::ui::text::sanitize_line(warning)
+                );
+            }
+        }
         self.index = Some(index);
         self.unsaved = true;
     }
@@ -379,7 +468,13 @@ impl LiveIndex {
             self.install(index);
             return Ok(());
         };
-        if changes.is_empty() && !self.rescan_each_call {
+        for warning in &changes.warnings {
+            eprintln!(
+                "mapscope: warning: {}",
+                crate::ui::text::sanitize_line(warning)
+            );
+        }
+        if changes.has_no_changes() && !self.rescan_each_call {
             return Ok(());
         }
         if let Some(why) = &changes.error {
@@ -1010,7 +1105,7 @@ mod tests {
         let mut bytes = input.as_bytes().to_vec();
         bytes.extend_from_slice(b"{\"id\": \"\xff\"}\n");
         let mut out = Vec::new();
-        serve(&mut s, bytes.as_slice(), &mut out).unwrap();
+        serve(&mut s, std::io::Cursor::new(bytes), &mut out).unwrap();
         let lines: Vec<Value> = String::from_utf8(out)
             .unwrap()
             .lines()

@@ -342,3 +342,259 @@ fn bench_live_times_edits_on_a_scratch_copy_and_leaves_the_repo_untouched() {
     assert!(report["to_map_median_ms"].as_f64().unwrap() > 0.0);
     assert_eq!(tree(&repo), before);
 }
+
+/// Everything under `root` (files, directories, symlinks) with its bytes or link target,
+/// never following a link: what must survive `cache clear` byte-identical.
+fn snapshot(root: &Path) -> BTreeMap<PathBuf, String> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for ent in fs::read_dir(&dir).unwrap().flatten() {
+            let path = ent.path();
+            let meta = fs::symlink_metadata(&path).unwrap();
+            let what = if meta.file_type().is_symlink() {
+                format!("link -> {}", fs::read_link(&path).unwrap().display())
+            } else if meta.is_dir() {
+                stack.push(path.clone());
+                "dir".to_string()
+            } else {
+                format!("file {:?}", fs::read(&path).unwrap())
+            };
+            out.insert(path, what);
+        }
+    }
+    out
+}
+
+/// A cache root that also holds things that are not mapscope caches: `clear --all` removes
+/// the two repository caches, reports them, and leaves every other entry byte-identical —
+/// plain files and folders, a folder named like a cache without a valid cache file, a real
+/// cache folder with a file mapscope did not write, and a link named like a cache.
+#[test]
+fn cache_clear_all_removes_only_mapscope_caches() {
+    let (tmp, repo, cache) = setup();
+    let other = tmp.path().join("other");
+    common::write_files(&other, &[("x.go", "package x\n\nfunc X() {}\n")]);
+    let env = [("MAPSCOPE_CACHE_DIR", cache.as_path())];
+    for r in [&repo, &other] {
+        let o = run(&env, &["search", r.to_str().unwrap(), "helper"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let caches: Vec<PathBuf> = fs::read_dir(&cache)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(caches.len(), 2, "{caches:?}");
+    let valid = fs::read(caches[0].join("tags.bin")).unwrap();
+
+    // Unrelated entries.
+    common::write_files(
+        &cache,
+        &[
+            ("notes.txt", "keep me\n"),
+            ("photos/cat.jpg", "meow"),
+            ("photos/deep/er.txt", "x"),
+            // Named like a cache, but its tags file is not one.
+            ("fake-0123456789abcdef/tags.bin", "not a cache at all"),
+            // Named like a cache, empty of proof: only a file mapscope never writes.
+            ("fake2-0123456789abcdef/README", "mine"),
+        ],
+    );
+    // A valid cache file beside a file mapscope did not write: kept whole.
+    common::write_bytes(&cache, "mixed-0123456789abcdef/tags.bin", &valid);
+    common::write_files(&cache, &[("mixed-0123456789abcdef/thesis.tex", "years")]);
+    // A link named like a cache, to a folder holding a valid cache file.
+    let outside = tmp.path().join("outside");
+    common::write_bytes(&outside, "tags.bin", &valid);
+    std::os::unix::fs::symlink(&outside, cache.join("link-0123456789abcdef")).unwrap();
+
+    let mut expected = snapshot(&cache);
+    let outside_before = snapshot(&outside);
+    for c in &caches {
+        expected.retain(|p, _| !p.starts_with(c));
+    }
+    let o = run(&env, &["cache", "clear", "--all"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(snapshot(&cache), expected, "only the two caches go");
+    assert_eq!(snapshot(&outside), outside_before);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let removed: Vec<&str> = out.lines().filter(|l| l.starts_with("removed ")).collect();
+    assert_eq!(removed.len(), 2, "{out}");
+    for c in &caches {
+        assert!(out.contains(&c.display().to_string()), "{out}");
+    }
+    assert!(out.contains("left 3 other entries"), "{out}");
+    // The folders named like caches that were kept are named in one warning each.
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 3, "{err}");
+    for name in ["fake-", "fake2-", "mixed-"] {
+        assert!(err.contains(name), "{err}");
+    }
+}
+
+/// A cache root that is a repository, holds one, or looks like a source tree is refused
+/// with one line and a stable code, and nothing in it changes.
+#[test]
+fn cache_clear_all_refuses_a_root_that_is_or_holds_a_repository() {
+    let (tmp, repo, cache) = setup();
+    let env = [("MAPSCOPE_CACHE_DIR", cache.as_path())];
+    let o = run(&env, &["map", repo.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    // The repository itself as the cache root (it has a `.git`).
+    fs::create_dir_all(repo.join(".git")).unwrap();
+    // A cache root holding a repository beside a real cache.
+    common::write_files(&cache, &[("project/.git/HEAD", "ref: refs/heads/main\n")]);
+    common::write_files(&cache, &[("project/src/main.py", "print(1)\n")]);
+    // A source tree without git.
+    let tree_root = tmp.path().join("tree");
+    common::write_files(&tree_root, &[("main.py", "print(1)\n"), ("lib/a.py", "")]);
+    // A source tree by its manifest.
+    let manifest_root = tmp.path().join("manifest");
+    common::write_files(&manifest_root, &[("package.json", "{}\n")]);
+
+    for (root, why) in [
+        (&repo, "is a git repository"),
+        (&cache, "holds a git repository"),
+        (&tree_root, "looks like a source tree"),
+        (&manifest_root, "looks like a source tree"),
+    ] {
+        let before = snapshot(root);
+        let o = run(
+            &[("MAPSCOPE_CACHE_DIR", root.as_path())],
+            &["cache", "clear", "--all"],
+        );
+        assert_eq!(o.status.code(), Some(2), "{}", root.display());
+        let err = stderr(&o);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.starts_with("mapscope: UNSAFE_CACHE_DIR: "), "{err}");
+        assert!(err.contains(why), "{err}");
+        assert!(o.stdout.is_empty());
+        assert_eq!(snapshot(root), before, "{}", root.display());
+    }
+}
+
+/// `cache clear PATH` removes that repository's cache only if the folder holds nothing but
+/// mapscope's files; otherwise it is an error and the folder stays whole.
+#[test]
+fn cache_clear_of_one_repo_keeps_a_folder_holding_other_files() {
+    let (_tmp, repo, cache) = setup();
+    let env = [("MAPSCOPE_CACHE_DIR", cache.as_path())];
+    let repo_s = repo.to_str().unwrap();
+    run(&env, &["map", repo_s]);
+    let dir = cache_files(&cache)[0].parent().unwrap().to_path_buf();
+    common::write_files(&dir, &[("mine.txt", "do not delete\n")]);
+    let before = snapshot(&cache);
+    let o = run(&env, &["cache", "clear", repo_s]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.starts_with("mapscope: UNSAFE_CACHE_DIR: "), "{err}");
+    assert!(err.contains("mine.txt"), "{err}");
+    assert_eq!(snapshot(&cache), before);
+
+    fs::remove_file(dir.join("mine.txt")).unwrap();
+    let o = run(&env, &["cache", "clear", repo_s]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.starts_with(&format!("removed {} (1 file, ", dir.display())),
+        "{out}"
+    );
+    assert!(!dir.exists());
+}
+
+/// A pid that was a process a moment ago and is not any more.
+fn dead_pid() -> u32 {
+    let mut child = Command::new("true").spawn().unwrap();
+    let pid = child.id();
+    child.wait().unwrap();
+    pid
+}
+
+/// Temporary files left by killed writers (their pid is gone, their lock released) are
+/// removed by the next run, however young; a live process's, and files of other names,
+/// are not.
+#[test]
+fn temporary_files_of_killed_writers_are_removed_at_the_next_start() {
+    let (_tmp, repo, cache) = setup();
+    let env = [("MAPSCOPE_CACHE_DIR", cache.as_path())];
+    let repo_s = repo.to_str().unwrap();
+    run(&env, &["map", repo_s]);
+    let dir = cache_files(&cache)[0].parent().unwrap().to_path_buf();
+    let dead = dead_pid();
+    let live = std::process::id();
+    let orphans = [
+        format!("tags.bin.{dead}.123.0.tmp"),
+        format!("history.json.{dead}.5.1.tmp"),
+        format!("history.json.tmp-{dead}"),
+    ];
+    let kept = [
+        format!("tags.bin.{live}.123.0.tmp"),
+        "notes.tmp".to_string(),
+        format!("tags.bin.{dead}.x.tmp"),
+    ];
+    for name in orphans.iter().chain(&kept) {
+        fs::write(dir.join(name), b"partial").unwrap();
+    }
+    // A read-only run (the cache is up to date, nothing is saved) cleans up too.
+    let o = run(&env, &["map", repo_s]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for name in &orphans {
+        assert!(!dir.join(name).exists(), "{name} should be gone");
+    }
+    for name in &kept {
+        assert!(dir.join(name).exists(), "{name} should stay");
+    }
+}
+
+/// Real writers killed with SIGKILL while they stream the cache (a first `map` writes each
+/// file's tags as it parses): whatever temporary files they leave, the next run removes.
+#[cfg(unix)]
+#[test]
+fn sigkilled_writers_leave_nothing_after_the_next_run() {
+    let (_tmp, repo, cache) = setup();
+    for i in 0..300 {
+        common::write_files(
+            &repo,
+            &[(
+                &format!("pkg/m{i}.py"),
+                &format!("def f{i}(x):\n    return g{i}(x) + {i}\n\ndef g{i}(y):\n    return y\n"),
+            )],
+        );
+    }
+    let repo_s = repo.to_str().unwrap();
+    let temps = |dir: &Path| -> usize {
+        fs::read_dir(dir).map_or(0, |entries| {
+            entries
+                .flatten()
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+                .count()
+        })
+    };
+    let mut dir = None;
+    for i in 0..12u64 {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mapscope"))
+            .args(["map", repo_s])
+            .env("MAPSCOPE_CACHE_DIR", &cache)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20 + 15 * i));
+        let _ = child.kill();
+        let _ = child.wait();
+        dir = dir.or_else(|| {
+            fs::read_dir(&cache)
+                .ok()?
+                .flatten()
+                .next()
+                .map(|e| e.path())
+        });
+    }
+    let o = run(&[("MAPSCOPE_CACHE_DIR", cache.as_path())], &["map", repo_s]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let dir = dir.unwrap_or_else(|| cache_files(&cache)[0].parent().unwrap().to_path_buf());
+    assert_eq!(temps(&dir), 0, "{:?}", cache_files(&cache));
+    assert!(dir.join("tags.bin").exists());
+}

@@ -19,8 +19,13 @@ struct Client {
 
 impl Client {
     fn start(args: &[&str]) -> Client {
+        Client::start_with_env(args, &[])
+    }
+
+    fn start_with_env(args: &[&str], env: &[(&str, std::ffi::OsString)]) -> Client {
         let mut child = Command::new(env!("CARGO_BIN_EXE_mapscope"))
             .env("MAPSCOPE_CACHE_DIR", common::test_cache_dir())
+            .envs(env.iter().map(|(k, v)| (k, v)))
             .arg("mcp")
             .args(args)
             .stdin(Stdio::piped())
@@ -180,4 +185,52 @@ fn a_missing_repository_fails_at_startup_with_its_code() {
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.starts_with("mapscope: REPO_NOT_FOUND"), "{stderr}");
+}
+
+/// The server exits soon after its input closes even while its engine thread is stuck: here
+/// `git` (read for search's history during the first index build) never answers, so the
+/// build takes 10 s (two `git` timeouts). A call waiting for it when the input closes is
+/// answered with an error after `SHUTDOWN_GRACE` (2 s), and the process exits.
+#[cfg(unix)]
+#[test]
+fn the_server_exits_when_its_input_closes_whatever_the_engine_is_doing() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    common::write_files(&repo, &[("a.py", "def a():\n    pass\n")]);
+    let bin = tmp.path().join("bin");
+    common::write_files(&bin, &[("git", "#!/bin/sh\nexec sleep 20\n")]);
+    std::fs::set_permissions(bin.join("git"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut path = std::ffi::OsString::from(&bin);
+    path.push(":");
+    path.push(std::env::var_os("PATH").unwrap_or_default());
+    let mut client = Client::start_with_env(&[repo.to_str().unwrap()], &[("PATH", path)]);
+    let init = client.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": "test", "version": "0"}}),
+    );
+    assert!(
+        init["result"]["capabilities"]["tools"].is_object(),
+        "{init}"
+    );
+    client.send(&json!({"jsonrpc": "2.0", "id": 99, "method": "tools/call",
+                        "params": {"name": "repo_stats", "arguments": {}}}));
+    std::thread::sleep(Duration::from_millis(300));
+    let closed = Instant::now();
+    drop(client.stdin.take());
+    let answer = client
+        .lines
+        .recv_timeout(Duration::from_secs(8))
+        .expect("the pending call is answered");
+    let answer: Value = serde_json::from_str(&answer).unwrap();
+    assert_eq!(answer["id"], 99);
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    let status = client.finish();
+    assert!(status.success());
+    let took = closed.elapsed();
+    assert!(
+        took < Duration::from_secs(6),
+        "exited {took:?} after its input closed"
+    );
 }

@@ -100,11 +100,21 @@ impl Config {
     }
 
     pub fn load_file(path: &Path) -> Result<Config, ConfigError> {
+        use crate::engine::guarded::{self, Follow};
+        /// Real config files are a few KiB.
+        const MAX_CONFIG_FILE: u64 = 1024 * 1024;
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+        // A FIFO or device named as the config must not block or flood the start.
+        let io = |source| ConfigError::Io {
             file: file.clone(),
             source,
+        };
+        let bytes = guarded::read(path, MAX_CONFIG_FILE, Follow::Yes).map_err(|e| match e {
+            guarded::OpenError::Io(source) => io(source),
+            other => io(std::io::Error::other(other.to_string())),
         })?;
+        let text = String::from_utf8(bytes)
+            .map_err(|e| io(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
         Config::from_user_toml(&text, &file)
     }
 

@@ -336,6 +336,13 @@ impl App {
         self.pump();
     }
 
+    /// A warning for the status bar that changes nothing else (a directory the watcher
+    /// skips). `text` is already sanitised.
+    pub fn notice(&mut self, text: String) {
+        self.set_message(text, Level::Warning);
+        self.dirty = true;
+    }
+
     /// Whether live updates run (`Ok`) or why not.
     pub fn set_live(&mut self, live: Result<(), String>) {
         if let Err(why) = &live {

@@ -218,6 +218,13 @@ fn on_watch(app: &mut App, msg: WatchMsg) {
         WatchMsg::Started => app.set_live(Ok(())),
         WatchMsg::Failed(why) => app.set_live(Err(why)),
         WatchMsg::Changes(batch) => {
+            if !batch.warnings.is_empty() {
+                let text = crate::ui::text::sanitize_line(&batch.warnings.join("; "));
+                app.notice(text);
+            }
+            if batch.has_no_changes() && !batch.warnings.is_empty() {
+                return;
+            }
             if let Some(why) = batch.error {
                 app.set_live(Err(why));
             }

@@ -152,6 +152,12 @@ impl IndexService {
         if let Some(warning) = &index.cache_warning {
             emit(EngineEvent::Notice(warning.clone()));
         }
+        // Every refresh walks again and finds the same files: told at the first build.
+        if !refreshing {
+            for warning in &index.walk_warnings {
+                emit(EngineEvent::Notice(crate::ui::text::sanitize_line(warning)));
+            }
+        }
         // The first build prepares search before saying "ready"; a refresh publishes the
         // new index at once and lets the next query build the search index.
         if !refreshing {

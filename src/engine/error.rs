@@ -1,5 +1,6 @@
 //! Engine errors. Each user-facing failure has a stable code that the CLI prints and the JSON
-//! contract carries (`REPO_NOT_FOUND`, `INVALID_REPO`, `REPO_EMPTY`, `INTERNAL_ERROR`).
+//! contract carries (`REPO_NOT_FOUND`, `INVALID_REPO`, `REPO_EMPTY`, `UNSAFE_CACHE_DIR`,
+//! `INTERNAL_ERROR`).
 
 use std::path::PathBuf;
 
@@ -21,6 +22,9 @@ pub enum EngineError {
     },
     #[error("internal error: {0}")]
     Internal(String),
+    /// `cache clear` will not delete in or from this directory.
+    #[error("refusing to clear {path}: {why}")]
+    UnsafeCacheDir { path: PathBuf, why: String },
 }
 
 impl EngineError {
@@ -30,6 +34,7 @@ impl EngineError {
             EngineError::RepoNotFound(_) => "REPO_NOT_FOUND",
             EngineError::InvalidRepo(_) => "INVALID_REPO",
             EngineError::RepoEmpty { .. } => "REPO_EMPTY",
+            EngineError::UnsafeCacheDir { .. } => "UNSAFE_CACHE_DIR",
             EngineError::Query { .. } | EngineError::Io { .. } | EngineError::Internal(_) => {
                 "INTERNAL_ERROR"
             }

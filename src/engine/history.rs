@@ -16,6 +16,8 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use super::guarded::{self, Follow};
+
 /// The newest this-many commits are read. More history adds little (files change topic
 /// slowly) and costs time: ~0.2 s per 5000 commits on this machine's test repositories.
 pub const MAX_COMMITS: usize = 5000;
@@ -64,7 +66,9 @@ const RECORD: char = '\u{1e}';
 const SUBJECT_END: char = '\u{1f}';
 
 /// The history cache's file name in a repository's cache directory (see `cache`).
-const CACHE_FILE: &str = "history.json";
+pub(crate) const CACHE_FILE: &str = "history.json";
+/// A history cache above this size is not read (5000 subjects and their paths are ~1 MB).
+const MAX_CACHE_FILE: u64 = 64 << 20;
 
 /// What the history cache holds: the history read at `head` with these limits.
 #[derive(Serialize, Deserialize)]
@@ -87,11 +91,11 @@ pub fn read_cached(
     let (HistorySource::Repo, Some(dir)) = (source, cache_dir) else {
         return read(root, source).map(|h| (h, false));
     };
-    let Some(head) = head_commit(root) else {
+    let Some(head) = head_commit(root)? else {
         return read(root, source).map(|h| (h, false));
     };
     let file = dir.join(CACHE_FILE);
-    if let Some(cached) = std::fs::read(&file)
+    if let Some(cached) = guarded::read(&file, MAX_CACHE_FILE, Follow::No)
         .ok()
         .and_then(|bytes| serde_json::from_slice::<Cached>(&bytes).ok())
     {
@@ -112,31 +116,108 @@ pub fn read_cached(
         };
         // Temporary file + rename: a concurrent reader sees the old file or the new one.
         if let Ok(bytes) = serde_json::to_vec(&cached) {
-            let tmp = dir.join(format!("{CACHE_FILE}.tmp-{}", std::process::id()));
-            let written = std::fs::create_dir_all(dir)
-                .and_then(|()| std::fs::write(&tmp, bytes))
-                .and_then(|()| std::fs::rename(&tmp, &file));
-            if written.is_err() {
-                let _ = std::fs::remove_file(&tmp);
-            }
+            let _ = super::cache::write_atomic(dir, CACHE_FILE, &bytes);
         }
     }
     Ok((history, false))
 }
 
+/// True when `bytes` are a history cache file (for `cache clear`, which removes only files
+/// it can tell are mapscope's).
+pub(crate) fn is_cache_file(bytes: &[u8]) -> bool {
+    serde_json::from_slice::<Cached>(bytes).is_ok()
+}
+
 /// The commit `HEAD` of the repository containing `root` points at, if any.
-fn head_commit(root: &Path) -> Option<String> {
-    let out = Command::new("git")
-        .arg("-C")
+/// `Err` when `git` did not answer in time: then `git log` would not either, and is not
+/// tried (a `.git` leading to a FIFO blocks git itself).
+fn head_commit(root: &Path) -> Result<Option<String>, HistoryError> {
+    let mut cmd = Command::new("git");
+    cmd.arg("-C")
         .arg(root)
         .args(["rev-parse", "--verify", "-q", "HEAD"])
         .env("GIT_OPTIONAL_LOCKS", "0")
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .ok()?;
+        .env("GIT_TERMINAL_PROMPT", "0");
+    // Bounded like `git log`.
+    let Ok(out) = run_bounded(&mut cmd, READ_TIMEOUT) else {
+        return Ok(None);
+    };
+    if out.timed_out {
+        return Err(HistoryError::Failed(format!(
+            "git rev-parse did not answer within {} ms",
+            READ_TIMEOUT.as_millis()
+        )));
+    }
     let head = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    (out.status.success() && !head.is_empty()).then_some(head)
+    Ok((out.status.success() && !head.is_empty()).then_some(head))
+}
+
+/// What `run_bounded` saw.
+struct Bounded {
+    status: std::process::ExitStatus,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+    /// The command was killed at the deadline; `stdout` holds what it wrote until then.
+    timed_out: bool,
+}
+
+/// Runs `cmd` (stdin closed, both outputs captured) and kills it after `timeout`.
+fn run_bounded(cmd: &mut Command, timeout: Duration) -> std::io::Result<Bounded> {
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn()?;
+    // Both pipes are drained on side threads, so that neither can fill up and stall the
+    // command, while this thread watches the clock. They report through channels: a
+    // grandchild that outlives a killed command keeps a pipe open, and is not waited for.
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut buf);
+            }
+            let _ = tx.send(buf);
+        });
+        rx
+    };
+    let out_reader = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let err_reader = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let deadline = Instant::now() + timeout;
+    let mut timed_out = false;
+    let status = loop {
+        match child.try_wait()? {
+            Some(status) => break status,
+            None if Instant::now() >= deadline => {
+                timed_out = true;
+                let _ = child.kill();
+                break child.wait()?;
+            }
+            None => std::thread::sleep(Duration::from_millis(5)),
+        }
+    };
+    // The command has exited: its output is complete unless a grandchild holds the pipe.
+    let collect = |rx: crossbeam_channel::Receiver<Vec<u8>>| {
+        rx.recv_timeout(Duration::from_millis(500))
+            .unwrap_or_default()
+    };
+    let (stdout, stderr) = (collect(out_reader), collect(err_reader));
+    Ok(Bounded {
+        status,
+        stdout,
+        stderr,
+        timed_out,
+    })
 }
 
 /// Reads the history `source` names for the tree at `root`; `Ok(None)` for `Off`.
@@ -188,50 +269,14 @@ pub fn read_within(
     }
     cmd.arg(rev).arg("--");
     cmd.env("GIT_OPTIONAL_LOCKS", "0")
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().map_err(HistoryError::NoGit)?;
-    // Both pipes are drained on side threads, so that neither can fill up and stall git,
-    // while this thread watches the clock.
-    let drain = |pipe: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            if let Some(mut pipe) = pipe {
-                let _ = pipe.read_to_end(&mut buf);
-            }
-            buf
-        })
-    };
-    let out_reader = drain(
-        child
-            .stdout
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
-    let err_reader = drain(
-        child
-            .stderr
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
-    let deadline = Instant::now() + timeout;
-    let mut timed_out = false;
-    let status = loop {
-        match child.try_wait().map_err(HistoryError::NoGit)? {
-            Some(status) => break status,
-            None if Instant::now() >= deadline => {
-                // A huge repository: what was read so far is history enough.
-                timed_out = true;
-                let _ = child.kill();
-                break child.wait().map_err(HistoryError::NoGit)?;
-            }
-            None => std::thread::sleep(Duration::from_millis(5)),
-        }
-    };
-    let stdout = out_reader.join().unwrap_or_default();
-    let stderr = err_reader.join().unwrap_or_default();
+        .env("GIT_TERMINAL_PROMPT", "0");
+    // A huge repository: what was read by the deadline is history enough.
+    let Bounded {
+        status,
+        stdout,
+        stderr,
+        timed_out,
+    } = run_bounded(&mut cmd, timeout).map_err(HistoryError::NoGit)?;
     let text = String::from_utf8_lossy(&stdout);
     let history = parse_log(&text, status.success() && !timed_out);
     if history.commits_read == 0 && timed_out {

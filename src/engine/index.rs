@@ -169,6 +169,10 @@ pub struct Index {
     pub cache: Option<DiskCache>,
     /// Why the cache was not used or was ignored, for the user's log or status bar.
     pub cache_warning: Option<String>,
+    /// Ignore files and git metadata the walk did not read (`WalkOutput::warnings`): one line
+    /// each, raw repository text (sanitise before printing). Every build repeats them; a
+    /// front end that rebuilds shows each once.
+    pub walk_warnings: Vec<String>,
     /// Search's graph signals (see `graph_signals`), computed on first use: a map never
     /// needs them, and their transient edge lists would raise a map-only run's peak memory.
     signals: OnceLock<GraphSignals>,
@@ -615,6 +619,7 @@ impl Index {
             reuse: counts,
             cache: None,
             cache_warning: None,
+            walk_warnings: walked.warnings,
             cache_stale: false,
             cache_write: None,
             signals: OnceLock::new(),

@@ -10,6 +10,7 @@ pub mod cache;
 pub mod error;
 pub mod explain;
 pub mod graph;
+pub mod guarded;
 pub mod heap;
 pub mod history;
 pub mod index;

@@ -9,22 +9,24 @@
 //! are pure per-file functions that the tags phase calls from rayon workers.
 //!
 //! The walk never reads file contents (sizes come from metadata), except `go.mod` files,
-//! which are tiny and needed to resolve Go imports.
+//! which are tiny and needed to resolve Go imports, and the ignore files (`IgnoreRules`),
+//! which it reads itself through `guarded` rather than letting the `ignore` crate open them.
 //!
 //! `PathFilter` applies the same rules to one path at a time, for the file watcher (see
 //! `watch`); it runs on the watcher's coalescing thread.
 
 use std::collections::HashMap;
 use std::ffi::OsStr;
-use std::fs::{self, File};
-use std::io::{self, Read};
+use std::fs;
+use std::io;
 use std::path::{Component, Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::WalkBuilder;
 
 use super::error::EngineError;
+use super::guarded::{self, Follow};
 use super::model::{GoModule, Lang, SkipReason, Skipped};
 
 /// The per-directory ignore file that mapscope honours on top of the git ones.
@@ -109,15 +111,21 @@ pub struct WalkOutput {
     /// file by file would swamp the list.
     pub skipped: Vec<Skipped>,
     pub go_modules: Vec<GoModule>,
+    /// Ignore files and git metadata that were not read (not a regular file, a symbolic
+    /// link, too large): one line each, paths relative to the root where they are below it.
+    /// Raw repository text: sanitise before printing.
+    pub warnings: Vec<String>,
 }
 
 /// Walks the repository at `root`.
 ///
 /// Honours `.gitignore` (with or without a `.git` directory), `.git/info/exclude`, the global
-/// git excludes file and `.mapscopeignore` files. Never follows symlinks, so a symlink loop
-/// cannot trap the walk; symlinks themselves are not indexed and not listed. Only regular files
-/// are indexed: a FIFO, socket or device with a code or doc name is listed as `Unreadable`
-/// (opening a FIFO would block).
+/// git excludes file and `.mapscopeignore` files, each read only if it is a regular file
+/// (not a symlink) of at most `MAX_IGNORE_FILE` bytes; any other is skipped with a warning
+/// (`WalkOutput::warnings`), as git skips a symlinked `.gitignore`. Never follows symlinks,
+/// so a symlink loop cannot trap the walk; symlinks themselves are not indexed and not
+/// listed. Only regular files are indexed: a FIFO, socket or device with a code or doc name
+/// is listed as `Unreadable` (opening a FIFO would block).
 ///
 /// Skipped, with the reason recorded:
 /// - `Hidden`: any file or directory whose name starts with `.` (`.git`, `.github`, `.env`…).
@@ -142,21 +150,30 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<WalkOutput, EngineError> 
     let filter_pruned = Arc::clone(&pruned);
     let filter_root = root.clone();
 
+    // The `ignore` crate would open the ignore files itself (blocking on a FIFO, reading
+    // `/dev/zero` without end, following a link out of the tree): it reads none here, and
+    // `IgnoreRules` applies the same files, read through `guarded`, in `filter_entry`.
+    let rules = Arc::new(IgnoreRules::new());
+    let filter_rules = Arc::clone(&rules);
     let mut builder = WalkBuilder::new(&root);
     builder
-        .standard_filters(true)
+        .standard_filters(false)
         // We detect hidden entries ourselves so they can be recorded.
         .hidden(false)
-        // `.ignore` is ripgrep's convention, not ours; keep the rules to git + mapscope.
         .ignore(false)
-        .git_ignore(true)
-        .git_exclude(true)
-        .git_global(true)
-        .require_git(false)
-        .parents(true)
+        .git_ignore(false)
+        .git_exclude(false)
+        .git_global(false)
+        .parents(false)
         .follow_links(false)
-        .add_custom_ignore_filename(CUSTOM_IGNORE_FILE)
         .filter_entry(move |ent| {
+            if ent.depth() > 0 {
+                let is_dir = ent.file_type().is_some_and(|t| t.is_dir());
+                // Ignored entries are dropped without being listed, as git drops them.
+                if filter_rules.is_ignored(ent.path(), is_dir) {
+                    return false;
+                }
+            }
             let reason = prune_reason(ent);
             if let Some(reason) = reason {
                 if let Some(path) = rel_path_of(&filter_root, ent.path()) {
@@ -201,6 +218,7 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<WalkOutput, EngineError> 
         .sort_unstable_by(|a, b| a.path.cmp(&b.path).then(a.reason.cmp(&b.reason)));
     out.skipped.dedup();
     out.go_modules.sort_unstable();
+    out.warnings = rules.take_warnings(&root);
     Ok(out)
 }
 
@@ -484,10 +502,7 @@ pub enum PathClass {
 #[derive(Debug)]
 pub struct PathFilter {
     root: PathBuf,
-    global: Gitignore,
-    /// Keyed by directory, including the root's ancestors (the walk applies their ignore
-    /// files too). A map lookup only: its order never shows.
-    rules: HashMap<PathBuf, DirRules>,
+    rules: IgnoreRules,
 }
 
 /// The ignore files of one directory, parsed.
@@ -498,15 +513,20 @@ struct DirRules {
     exclude: Gitignore,
 }
 
+impl DirRules {
+    fn is_empty(&self) -> bool {
+        self.custom.is_empty() && self.git.is_empty() && self.exclude.is_empty()
+    }
+}
+
 impl PathFilter {
     /// A filter for the repository at `root`; fails like `walk` on a missing root or a file.
     pub fn new(root: &Path) -> Result<PathFilter, EngineError> {
+        // Files the walk skipped with a warning are skipped here silently: the walk of the
+        // same tree has reported them.
         Ok(PathFilter {
             root: canonical_root(root)?,
-            // The walker reads the global excludes file relative to the current directory
-            // too; errors in it are dropped there as well.
-            global: Gitignore::global().0,
-            rules: HashMap::new(),
+            rules: IgnoreRules::new(),
         })
     }
 
@@ -522,7 +542,7 @@ impl PathFilter {
 
     /// Forgets the parsed ignore files, after one of them changed.
     pub fn invalidate(&mut self) {
-        self.rules.clear();
+        self.rules = IgnoreRules::new();
     }
 
     /// What the walk makes of the absolute path `path`. `is_dir` is the entry's type when
@@ -591,7 +611,7 @@ impl PathFilter {
 
     /// An entry whose parent is walked, by its type.
     fn classify_entry(&mut self, path: &Path, name: &OsStr, is_dir: bool) -> PathClass {
-        if prune_reason_of(path, name, is_dir).is_some() || self.is_ignored(path, is_dir) {
+        if prune_reason_of(path, name, is_dir).is_some() || self.rules.is_ignored(path, is_dir) {
             return PathClass::Outside;
         }
         if is_dir {
@@ -621,19 +641,57 @@ impl PathFilter {
                     return false;
                 }
             }
-            if prune_reason_of(&current, name, true).is_some() || self.is_ignored(&current, true) {
+            if prune_reason_of(&current, name, true).is_some()
+                || self.rules.is_ignored(&current, true)
+            {
                 return false;
             }
         }
         true
     }
+}
+
+/// The ignore files of a tree, read on demand through `guarded` and kept per directory:
+/// `.mapscopeignore`, `.gitignore`, `.git/info/exclude` (a linked worktree's in its common
+/// dir) of each directory, including the root's ancestors, and the global git excludes
+/// file. Shared by the walk's threads (`filter_entry`) and owned by a `PathFilter`.
+///
+/// A file that is not a regular file, is a symbolic link or is over `MAX_IGNORE_FILE` is
+/// not read: it contributes no rules and one warning (`take_warnings`). A missing file is
+/// no warning.
+#[derive(Debug)]
+struct IgnoreRules {
+    global: Gitignore,
+    /// Keyed by directory. A map lookup only: its order never shows.
+    dirs: RwLock<HashMap<PathBuf, Arc<DirRules>>>,
+    /// `chain_of`'s answers, by directory.
+    chains: RwLock<HashMap<PathBuf, Arc<Vec<Arc<DirRules>>>>>,
+    warnings: Mutex<Vec<(PathBuf, String)>>,
+}
+
+impl IgnoreRules {
+    fn new() -> IgnoreRules {
+        let warnings = Mutex::default();
+        let global = global_excludes(&warnings);
+        IgnoreRules {
+            global,
+            dirs: RwLock::default(),
+            chains: RwLock::default(),
+            warnings,
+        }
+    }
 
     /// The ignore files' verdict on `path` alone (its directories are checked separately),
-    /// combined as the `ignore` crate's walker does (see the type's doc).
-    fn is_ignored(&mut self, path: &Path, is_dir: bool) -> bool {
+    /// combined as the `ignore` crate's walker does (see `PathFilter`'s doc): for each
+    /// category the nearest directory with a matching pattern decides; `.mapscopeignore`
+    /// beats `.gitignore`, which beats `.git/info/exclude`, which beats the global file.
+    fn is_ignored(&self, path: &Path, is_dir: bool) -> bool {
         let (mut custom, mut git, mut exclude) = (Verdict::None, Verdict::None, Verdict::None);
-        for dir in path.ancestors().skip(1) {
-            let rules = self.rules_of(dir);
+        let chain = path
+            .parent()
+            .map(|dir| self.chain_of(dir))
+            .unwrap_or_default();
+        for rules in chain.iter() {
             if custom == Verdict::None {
                 custom = Verdict::of(rules.custom.matched(path, is_dir));
             }
@@ -651,16 +709,80 @@ impl PathFilter {
             == Some(Verdict::Ignore)
     }
 
-    fn rules_of(&mut self, dir: &Path) -> &DirRules {
-        self.rules
-            .entry(dir.to_path_buf())
-            .or_insert_with(|| DirRules {
-                custom: read_ignore_file(dir, &dir.join(CUSTOM_IGNORE_FILE)),
-                git: read_ignore_file(dir, &dir.join(GIT_IGNORE_FILE)),
-                exclude: git_common_dir(dir).map_or_else(Gitignore::empty, |git_dir| {
-                    read_ignore_file(dir, &git_dir.join("info").join("exclude"))
-                }),
+    /// The rules that apply below `dir`, nearest first: its own and its ancestors', only
+    /// those of directories that have any. Cached per directory, so the walk's check of an
+    /// entry is one lookup however deep it is; built iteratively (no recursion to exhaust
+    /// on a deeply nested tree).
+    fn chain_of(&self, dir: &Path) -> Arc<Vec<Arc<DirRules>>> {
+        let cached = |d: &Path| {
+            self.chains
+                .read()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get(d)
+                .cloned()
+        };
+        let mut missing = Vec::new();
+        let mut chain: Arc<Vec<Arc<DirRules>>> = Arc::default();
+        for d in dir.ancestors() {
+            if let Some(c) = cached(d) {
+                chain = c;
+                break;
+            }
+            missing.push(d);
+        }
+        for d in missing.into_iter().rev() {
+            let rules = self.rules_of(d);
+            if !rules.is_empty() {
+                let mut longer = Vec::with_capacity(chain.len() + 1);
+                longer.push(rules);
+                longer.extend(chain.iter().cloned());
+                chain = Arc::new(longer);
+            }
+            self.chains
+                .write()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(d.to_path_buf(), Arc::clone(&chain));
+        }
+        chain
+    }
+
+    fn rules_of(&self, dir: &Path) -> Arc<DirRules> {
+        if let Some(rules) = self
+            .dirs
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(dir)
+        {
+            return Arc::clone(rules);
+        }
+        // Read outside the lock; two threads may read the same directory's files once each
+        // (the warnings are deduplicated by path).
+        let rules = Arc::new(DirRules {
+            custom: read_ignore_file(dir, &dir.join(CUSTOM_IGNORE_FILE), &self.warnings),
+            git: read_ignore_file(dir, &dir.join(GIT_IGNORE_FILE), &self.warnings),
+            exclude: git_common_dir(dir, &self.warnings).map_or_else(Gitignore::empty, |git_dir| {
+                read_ignore_file(dir, &git_dir.join("info").join("exclude"), &self.warnings)
+            }),
+        });
+        let mut dirs = self.dirs.write().unwrap_or_else(PoisonError::into_inner);
+        Arc::clone(dirs.entry(dir.to_path_buf()).or_insert(rules))
+    }
+
+    /// The warnings so far, one per file, sorted, with paths below `root` made relative.
+    fn take_warnings(&self, root: &Path) -> Vec<String> {
+        let mut found =
+            std::mem::take(&mut *self.warnings.lock().unwrap_or_else(PoisonError::into_inner));
+        found.sort();
+        found.dedup_by(|a, b| a.0 == b.0);
+        found
+            .into_iter()
+            .map(|(path, why)| {
+                let shown = rel_path_of(root, &path)
+                    .filter(|p| !p.is_empty())
+                    .unwrap_or_else(|| path.display().to_string());
+                format!("{shown} not read: {why}")
             })
+            .collect()
     }
 }
 
@@ -682,38 +804,136 @@ impl Verdict {
     }
 }
 
-/// The ignore file at `file`, with patterns relative to `dir`. A missing or unreadable
-/// file, or a bad pattern, costs only that file or pattern, as in the walk.
-fn read_ignore_file(dir: &Path, file: &Path) -> Gitignore {
-    if !file.exists() {
-        return Gitignore::empty();
+/// The largest ignore file or git metadata file read (real ones are a few KiB; git's own
+/// test suite's biggest `.gitignore` is far below this).
+pub const MAX_IGNORE_FILE: u64 = 1024 * 1024;
+
+/// Reads a rules or git metadata file through `guarded` (regular file, no symlink, at most
+/// `MAX_IGNORE_FILE`): `None` when it is missing (silently) or refused (with a warning
+/// recorded in `warnings`).
+fn read_rules_file(
+    file: &Path,
+    follow: Follow,
+    warnings: &Mutex<Vec<(PathBuf, String)>>,
+) -> Option<Vec<u8>> {
+    match guarded::read(file, MAX_IGNORE_FILE, follow) {
+        Ok(bytes) => Some(bytes),
+        Err(e) if e.is_not_found() => None,
+        Err(e) => {
+            warnings
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push((file.to_path_buf(), e.to_string()));
+            None
+        }
     }
-    let mut builder = GitignoreBuilder::new(dir);
-    // A partial error (one bad glob) keeps the lines that parsed, as the walk does.
-    let _ = builder.add(file);
+}
+
+/// Parses gitignore-syntax `bytes` read from `file`, with patterns relative to `root`, as
+/// `GitignoreBuilder::add` would (a leading BOM dropped, a line that is not UTF-8 or a bad
+/// glob costs only that line).
+fn parse_rules(root: &Path, file: &Path, bytes: &[u8]) -> Gitignore {
+    let mut builder = GitignoreBuilder::new(root);
+    let bytes = strip_bom(bytes);
+    for line in bytes.split(|&b| b == b'\n') {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if let Ok(line) = std::str::from_utf8(line) {
+            let _ = builder.add_line(Some(file.to_path_buf()), line);
+        }
+    }
     builder.build().unwrap_or_else(|_| Gitignore::empty())
+}
+
+/// The ignore file at `file`, with patterns relative to `dir`. A missing or refused file
+/// (see `read_rules_file`), or a bad pattern, costs only that file or pattern.
+fn read_ignore_file(
+    dir: &Path,
+    file: &Path,
+    warnings: &Mutex<Vec<(PathBuf, String)>>,
+) -> Gitignore {
+    match read_rules_file(file, Follow::No, warnings) {
+        Some(bytes) => parse_rules(dir, file, &bytes),
+        None => Gitignore::empty(),
+    }
+}
+
+/// The global git excludes file, found the way the `ignore` crate finds it
+/// (`core.excludesFile` in `$GIT_CONFIG_GLOBAL`, `~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`,
+/// the system config; else `$XDG_CONFIG_HOME/git/ignore`), every file read through
+/// `guarded`. The user's own files, so links are followed (dotfile managers link them).
+fn global_excludes(warnings: &Mutex<Vec<(PathBuf, String)>>) -> Gitignore {
+    let nonempty = |v: Option<std::ffi::OsString>| v.filter(|v| !v.is_empty()).map(PathBuf::from);
+    let xdg = nonempty(std::env::var_os("XDG_CONFIG_HOME"))
+        .or_else(|| dirs::home_dir().map(|h| h.join(".config")));
+    let configs = [
+        nonempty(std::env::var_os("GIT_CONFIG_GLOBAL")),
+        dirs::home_dir().map(|h| h.join(".gitconfig")),
+        xdg.as_ref().map(|x| x.join("git/config")),
+        Some(
+            nonempty(std::env::var_os("GIT_CONFIG_SYSTEM"))
+                .unwrap_or_else(|| PathBuf::from("/etc/gitconfig")),
+        ),
+    ];
+    let configured = configs.iter().flatten().find_map(|config| {
+        let bytes = read_rules_file(config, Follow::Yes, warnings)?;
+        parse_excludes_file(&String::from_utf8_lossy(&bytes))
+    });
+    let Some(file) = configured.or_else(|| xdg.map(|x| x.join("git/ignore"))) else {
+        return Gitignore::empty();
+    };
+    let Some(bytes) = read_rules_file(&file, Follow::Yes, warnings) else {
+        return Gitignore::empty();
+    };
+    // Relative to the current directory, as `Gitignore::global` roots it.
+    let cwd = std::env::current_dir().unwrap_or_default();
+    parse_rules(&cwd, &file, &bytes)
+}
+
+/// `core.excludesFile` in a git config file's text, the way the `ignore` crate reads it: the
+/// first `excludesfile = value` line, in any section, case-insensitive, with quotes and a
+/// leading `~` undone.
+fn parse_excludes_file(text: &str) -> Option<PathBuf> {
+    text.lines().find_map(|line| {
+        let (key, value) = line.split_once('=')?;
+        if !key.trim().eq_ignore_ascii_case("excludesfile") {
+            return None;
+        }
+        let value = value.trim().trim_matches('"').trim();
+        if value.is_empty() || value.contains(char::is_whitespace) {
+            return None;
+        }
+        Some(match value.strip_prefix('~') {
+            Some(rest) if rest.is_empty() || rest.starts_with('/') => {
+                dirs::home_dir()?.join(rest.trim_start_matches('/'))
+            }
+            _ => PathBuf::from(value),
+        })
+    })
 }
 
 /// The git directory holding `info/exclude` for a repository rooted at `dir`: `dir/.git`,
 /// or for a linked worktree (`.git` is a file `gitdir: …`) the main repository's common
-/// dir, as the `ignore` crate resolves it. `None` when `dir` has no `.git`.
-fn git_common_dir(dir: &Path) -> Option<PathBuf> {
+/// dir, as the `ignore` crate resolves it. `None` when `dir` has no `.git`, or when the
+/// `.git` file or `commondir` cannot be read as a regular file (a warning then).
+fn git_common_dir(dir: &Path, warnings: &Mutex<Vec<(PathBuf, String)>>) -> Option<PathBuf> {
     let dot_git = dir.join(".git");
+    // A `.git` linking to a directory (Android's `repo` makes them) is that directory.
     let meta = fs::metadata(&dot_git).ok()?;
-    if !meta.is_file() {
+    if meta.is_dir() {
         return Some(dot_git);
     }
     let first_line = |path: &Path| -> Option<String> {
-        let mut text = String::new();
-        File::open(path)
-            .ok()?
-            .take(64 * 1024)
-            .read_to_string(&mut text)
-            .ok()?;
+        let bytes = read_rules_file(path, Follow::No, warnings)?;
+        let text = String::from_utf8_lossy(&bytes);
         text.lines().next().map(str::to_string)
     };
     let line = first_line(&dot_git)?;
     let real_git_dir = PathBuf::from(line.strip_prefix("gitdir: ")?);
+    let real_git_dir = if real_git_dir.is_relative() {
+        dir.join(real_git_dir)
+    } else {
+        real_git_dir
+    };
     let common = first_line(&real_git_dir.join("commondir"))?;
     Some(if common.starts_with('.') {
         real_git_dir.join(common)
@@ -756,9 +976,7 @@ fn is_minified_name(name: &str) -> bool {
 
 /// Reads `go.mod` (bounded) and returns the module path it declares.
 fn read_go_mod(path: &Path) -> Option<String> {
-    let file = File::open(path).ok()?;
-    let mut bytes = Vec::new();
-    file.take(MAX_GO_MOD_SIZE).read_to_end(&mut bytes).ok()?;
+    let bytes = guarded::read(path, MAX_GO_MOD_SIZE, Follow::No).ok()?;
     parse_go_mod_module(&String::from_utf8_lossy(strip_bom(&bytes)))
 }
 
@@ -823,30 +1041,16 @@ fn unquote_module_path(s: &str) -> Option<String> {
 
 /// Reads one source file for parsing.
 ///
-/// Not a regular file, vanished since the walk, or not readable → `Unreadable`; above
-/// `max_size` (by metadata, or because it grew while being read) → `TooLarge`; then
-/// `classify_content`. Invalid UTF-8 is replaced (U+FFFD), not skipped: one bad byte in a
-/// comment should not hide a file. A UTF-8 BOM is stripped.
-///
-/// The type is checked before opening because opening a FIFO blocks; a file swapped for a
-/// FIFO between that check and the open is the one race left.
+/// Not a regular file (a FIFO, device, symlink: see `guarded`), vanished since the walk, or
+/// not readable → `Unreadable`; above `max_size` (by metadata, or because it grew while
+/// being read) → `TooLarge`; then `classify_content`. Invalid UTF-8 is replaced (U+FFFD),
+/// not skipped: one bad byte in a comment should not hide a file. A UTF-8 BOM is stripped.
 pub fn load_source(abs_path: &Path, rel_path: &str, max_size: u64) -> Result<String, SkipReason> {
-    let meta = fs::symlink_metadata(abs_path).map_err(|_| SkipReason::Unreadable)?;
-    if !meta.is_file() {
-        return Err(SkipReason::Unreadable);
-    }
-    if meta.len() > max_size {
-        return Err(SkipReason::TooLarge);
-    }
-    let file = File::open(abs_path).map_err(|_| SkipReason::Unreadable)?;
-    let capacity = usize::try_from(meta.len().min(max_size)).unwrap_or(0);
-    let mut bytes = Vec::with_capacity(capacity.saturating_add(1));
-    file.take(max_size.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|_| SkipReason::Unreadable)?;
-    if bytes.len() as u64 > max_size {
-        return Err(SkipReason::TooLarge);
-    }
+    let mut bytes = match guarded::read(abs_path, max_size, Follow::No) {
+        Ok(bytes) => bytes,
+        Err(guarded::OpenError::TooLarge(_)) => return Err(SkipReason::TooLarge),
+        Err(_) => return Err(SkipReason::Unreadable),
+    };
     if let Some(reason) = classify_content(rel_path, &bytes) {
         return Err(reason);
     }

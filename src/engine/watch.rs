@@ -94,10 +94,19 @@ pub struct ChangeBatch {
     pub rescan: bool,
     /// Why watching degraded (watch limit reached, root removed, …), for the status bar.
     pub error: Option<String>,
+    /// Directories that could not be watched and are skipped (the rest stays live), one
+    /// line each, each said once per watcher: raw repository text, sanitise before
+    /// printing. The first batch carries those found at start.
+    pub warnings: Vec<String>,
 }
 
 impl ChangeBatch {
     pub fn is_empty(&self) -> bool {
+        self.has_no_changes() && self.warnings.is_empty()
+    }
+
+    /// Nothing to re-read and nothing degraded (there may be warnings).
+    pub fn has_no_changes(&self) -> bool {
         self.paths.is_empty() && !self.rescan && self.error.is_none()
     }
 
@@ -105,6 +114,7 @@ impl ChangeBatch {
     pub fn merge(&mut self, later: ChangeBatch) {
         self.paths.extend(later.paths);
         self.rescan |= later.rescan;
+        self.warnings.extend(later.warnings);
         if later.error.is_some() {
             self.error = later.error;
         }
@@ -166,6 +176,13 @@ impl Watcher {
             .map_err(|(path, source)| WatchError::Notify { path, source })?;
         let watched_dirs = Arc::clone(&watches.count);
         let (out_tx, out_rx) = crossbeam_channel::unbounded();
+        let warnings = watches.take_warnings(&root);
+        if !warnings.is_empty() {
+            let _ = out_tx.send(ChangeBatch {
+                warnings,
+                ..ChangeBatch::default()
+            });
+        }
         let (stop_tx, stop_rx) = crossbeam_channel::bounded(0);
         let coalescer = Coalescer::new(filter, watches, opts);
         let thread = std::thread::Builder::new()
@@ -212,6 +229,14 @@ struct DirWatches {
     notify: RecommendedWatcher,
     watched: HashSet<PathBuf>,
     count: Arc<AtomicUsize>,
+    /// Directories whose watch failed for a reason of their own (a path beyond
+    /// `PATH_MAX`, no permission): skipped with the walked directories below them, until
+    /// the next `sync` tries again.
+    unwatchable: BTreeSet<PathBuf>,
+    /// Every directory ever warned about, so each is named once.
+    warned: HashSet<PathBuf>,
+    /// Warnings not yet handed to a batch: (directory, why).
+    new_warnings: Vec<(PathBuf, String)>,
 }
 
 /// A watch that could not be added, and where.
@@ -223,6 +248,9 @@ impl DirWatches {
             notify,
             watched: HashSet::new(),
             count: Arc::new(AtomicUsize::new(0)),
+            unwatchable: BTreeSet::new(),
+            warned: HashSet::new(),
+            new_warnings: Vec::new(),
         }
     }
 
@@ -231,6 +259,8 @@ impl DirWatches {
     fn sync(&mut self, filter: &mut PathFilter) -> Result<(), WatchFailure> {
         let root = filter.root().to_path_buf();
         let wanted = walked_dirs(filter, &root);
+        // The rules or the tree changed: try the skipped directories again.
+        self.unwatchable.clear();
         let stale: Vec<PathBuf> = self
             .watched
             .iter()
@@ -272,6 +302,10 @@ impl DirWatches {
         if self.watched.contains(dir) {
             return Ok(());
         }
+        // Below a directory that cannot be watched: skipped with it, named only once.
+        if self.unwatchable.iter().any(|u| dir.starts_with(u)) {
+            return Ok(());
+        }
         match self.notify.watch(dir, RecursiveMode::NonRecursive) {
             Ok(()) => {
                 self.watched.insert(dir.to_path_buf());
@@ -279,9 +313,61 @@ impl DirWatches {
             }
             // Gone again before its watch: its removal is an event of its parent.
             Err(err) if vanished(&err) => Ok(()),
-            Err(err) => Err((dir.to_path_buf(), err)),
+            // Out of watches (or descriptors): every later directory would fail too.
+            Err(err) if exhausted(&err) => Err((dir.to_path_buf(), err)),
+            // This directory's own problem: skip it (and what is below it), keep the rest.
+            Err(err) => {
+                self.unwatchable.insert(dir.to_path_buf());
+                if self.warned.insert(dir.to_path_buf()) {
+                    self.new_warnings.push((dir.to_path_buf(), describe(&err)));
+                }
+                Ok(())
+            }
         }
     }
+
+    /// The warnings since the last call, as lines naming each directory relative to `root`.
+    fn take_warnings(&mut self, root: &Path) -> Vec<String> {
+        std::mem::take(&mut self.new_warnings)
+            .into_iter()
+            .map(|(dir, why)| {
+                let shown = dir
+                    .strip_prefix(root)
+                    .map_or_else(|_| dir.display().to_string(), |r| r.display().to_string());
+                format!("not watching {shown}/ (live updates skip it): {why}")
+            })
+            .collect()
+    }
+}
+
+/// True when a watch failed because the system is out of watches or descriptors, rather
+/// than because of the directory: then live updates cannot be trusted anywhere.
+fn exhausted(err: &notify::Error) -> bool {
+    match &err.kind {
+        notify::ErrorKind::MaxFilesWatch => true,
+        notify::ErrorKind::Io(e) => matches!(
+            e.raw_os_error(),
+            Some(code) if code == libc_enospc() || code == libc_emfile()
+        ),
+        _ => false,
+    }
+}
+
+#[cfg(unix)]
+fn libc_enospc() -> i32 {
+    libc::ENOSPC
+}
+#[cfg(unix)]
+fn libc_emfile() -> i32 {
+    libc::EMFILE
+}
+#[cfg(not(unix))]
+fn libc_enospc() -> i32 {
+    -1
+}
+#[cfg(not(unix))]
+fn libc_emfile() -> i32 {
+    -1
 }
 
 /// `dir` and the directories below it that the walk enters, plus any `.git/info` of
@@ -411,6 +497,10 @@ impl Coalescer {
                     describe(&err)
                 ));
             }
+            let root = self.filter.root().to_path_buf();
+            self.pending
+                .warnings
+                .extend(self.watches.take_warnings(&root));
         }
         let batch = std::mem::take(&mut self.pending);
         self.first = None;
@@ -537,6 +627,12 @@ impl Coalescer {
                                     dir.display(),
                                     describe(&err)
                                 ));
+                            }
+                            let root = self.filter.root().to_path_buf();
+                            let warnings = self.watches.take_warnings(&root);
+                            if !warnings.is_empty() {
+                                self.pending.warnings.extend(warnings);
+                                self.touch();
                             }
                             self.expand(path);
                         }
@@ -667,6 +763,51 @@ mod tests {
         ("c.go", "package c\n"),
         ("src/main.ts", "export {};\n"),
     ];
+
+    /// A directory nested beyond `PATH_MAX` cannot be watched: it is skipped with one
+    /// warning naming it, and the rest of the tree stays live.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_unwatchable_directory_is_skipped_and_the_rest_stays_live() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "top.ts", "export const a = 1;\n");
+        // 24 levels of 200-byte names, made relative to an open directory (the absolute
+        // path is too long for any path-taking call).
+        fs::create_dir(dir.path().join("deep")).unwrap();
+        let name = std::ffi::CString::new("d".repeat(200)).unwrap();
+        let mut parent = fs::File::open(dir.path().join("deep")).unwrap();
+        for _ in 0..24 {
+            use std::os::unix::io::{AsRawFd, FromRawFd};
+            // SAFETY: a valid directory descriptor and NUL-terminated name; the new
+            // descriptor is owned by the `File` made from it.
+            unsafe {
+                assert_eq!(libc::mkdirat(parent.as_raw_fd(), name.as_ptr(), 0o755), 0);
+                let fd = libc::openat(
+                    parent.as_raw_fd(),
+                    name.as_ptr(),
+                    libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
+                );
+                assert!(fd >= 0);
+                parent = fs::File::from_raw_fd(fd);
+            }
+        }
+        drop(parent);
+        let w = Watcher::start(dir.path(), WatchOptions::default()).expect("live");
+        let first = w.changes().recv_timeout(DEADLINE).expect("the warnings");
+        assert!(first.has_no_changes(), "{first:?}");
+        assert_eq!(first.warnings.len(), 1, "{first:?}");
+        assert!(
+            first.warnings[0].starts_with("not watching deep/ddd"),
+            "{first:?}"
+        );
+        write(dir.path(), "top.ts", "export const b = 2;\n");
+        write(dir.path(), "deep/new.ts", "export const c = 3;\n");
+        let batches = expect_paths(&w, &["top.ts", "deep/new.ts"]);
+        assert!(batches
+            .iter()
+            .all(|b| b.error.is_none() && b.warnings.is_empty()));
+        // `remove_dir_all` (the tempdir's drop) works below PATH_MAX through descriptors.
+    }
 
     #[test]
     fn create_modify_delete_rename_arrive_as_relative_paths() {
@@ -922,14 +1063,17 @@ mod tests {
             paths: BTreeSet::from(["a.ts".to_string()]),
             rescan: false,
             error: Some("old".to_string()),
+            warnings: vec!["w1".to_string()],
         };
         assert!(!a.is_empty());
         a.merge(ChangeBatch {
             paths: BTreeSet::from(["b.ts".to_string()]),
             rescan: true,
             error: None,
+            warnings: vec!["w2".to_string()],
         });
         assert_eq!(a.paths.len(), 2);
+        assert_eq!(a.warnings, ["w1", "w2"]);
         assert!(a.rescan);
         assert_eq!(a.error.as_deref(), Some("old"));
         a.merge(ChangeBatch {
