@@ -1060,10 +1060,7 @@ mod tests {
         )];
         let cache = LineCostCache::new();
         let map = build_map(&files, &[rd(0, 0), rd(0, 1)], &[1.0], &opts(1000), &cache);
-        assert_eq!(
-            map.text,
-            "c.js:\nconst a = '␛[31m';\nconst b = 'x␍y';\n"
-        );
+        assert_eq!(map.text, "c.js:\nconst a = '␛[31m';\nconst b = 'x␍y';\n");
     }
 
     fn two_files() -> Vec<ParsedFile> {
