@@ -296,12 +296,18 @@ fn clap_error_line(e: &clap::Error) -> String {
     let message = if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
         "a subcommand or argument is required".to_string()
     } else {
-        rendered
+        // The first paragraph: `error: the following required arguments were not
+        // provided:` goes on with the arguments on the lines below it.
+        let first: Vec<&str> = rendered
             .lines()
             .map(str::trim)
-            .find(|l| !l.is_empty())
-            .map(|l| l.strip_prefix("error: ").unwrap_or(l).to_string())
-            .unwrap_or_else(|| e.kind().to_string())
+            .skip_while(|l| l.is_empty())
+            .take_while(|l| !l.is_empty())
+            .collect();
+        match first.join(" ") {
+            m if m.is_empty() => e.kind().to_string(),
+            m => m.strip_prefix("error: ").unwrap_or(&m).to_string(),
+        }
     };
     match usage {
         Some(usage) => format!("{message} (usage: {usage}; see --help)"),

@@ -37,7 +37,7 @@ fn command_line_errors_are_one_invalid_argument_line() {
             "unknown format `yaml`",
         ),
         (vec!["stats", "--json=3"], "--json"),
-        (vec!["search"], "required"),
+        (vec!["search"], "not provided: <[PATH] QUERY>"),
         (vec!["cache"], "required"),
         (vec!["frobnicate", "x", "y"], "cannot be used"),
     ] {
