@@ -1,7 +1,10 @@
 //! The headless command line: `map`, `stats`, `search`, `eval`, `bench`, `cache`, `mcp` (and a
 //! bare `mapscope [PATH]`).
 //! Runs on the main thread; the engine parallelizes internally. Errors become one line on
-//! stderr (`mapscope: CODE: message`) and exit code 2 — never a panic or a backtrace.
+//! stderr (`mapscope: CODE: message`) and exit code 2 — never a panic or a backtrace; a bad
+//! command line is `INVALID_ARGUMENT`. Everything written to stdout and stderr goes through
+//! `engine::text` (no escape sequence from a file name, symbol or argument reaches the
+//! terminal) and every JSON document through `engine::json`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -13,10 +16,12 @@ use clap::{Args, Parser, Subcommand};
 use crate::bench_stats::median;
 use crate::engine::history::HistorySource;
 use crate::engine::index::{Index, IndexOptions, MapRequest};
+use crate::engine::json;
 use crate::engine::repo_map::{render, MapFormat, RepoMap};
 use crate::engine::search::{
     Evidence, SearchContext, SearchIndex, SearchOptions, SearchResponse, SearchWeights, MAX_TOP,
 };
+use crate::engine::text::{sanitize, sanitize_block};
 use crate::engine::tokenizer::{tokenizer, TokenizerKind};
 use crate::engine::EngineError;
 
@@ -266,13 +271,18 @@ pub fn main() -> i32 {
             .location()
             .map(|l| format!(" at {}:{}", l.file(), l.line()))
             .unwrap_or_default();
-        eprintln!("mapscope: INTERNAL_ERROR: {msg}{at}");
+        error_line("INTERNAL_ERROR", &format!("{msg}{at}"));
     }));
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) => {
+        // `--help` and `--version` print as usual; a bad command line is one error line.
+        Err(e) if !e.use_stderr() => {
             let _ = e.print();
-            return if e.use_stderr() { 2 } else { 0 };
+            return 0;
+        }
+        Err(e) => {
+            error_line("INVALID_ARGUMENT", &clap_error_line(&e));
+            return 2;
         }
     };
     match std::panic::catch_unwind(|| run(cli)) {
@@ -282,6 +292,36 @@ pub fn main() -> i32 {
             2
         }
         Err(_) => 2,
+    }
+}
+
+/// A clap error as one line: its message (`unexpected argument '--bogus' found`) and the
+/// usage it names, without the help text, tips and blank lines clap prints around them.
+fn clap_error_line(e: &clap::Error) -> String {
+    let rendered = e.render().to_string();
+    let usage = rendered
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Usage: "))
+        .map(str::trim);
+    let message = if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        "a subcommand or argument is required".to_string()
+    } else {
+        // The first paragraph: `error: the following required arguments were not
+        // provided:` goes on with the arguments on the lines below it.
+        let first: Vec<&str> = rendered
+            .lines()
+            .map(str::trim)
+            .skip_while(|l| l.is_empty())
+            .take_while(|l| !l.is_empty())
+            .collect();
+        match first.join(" ") {
+            m if m.is_empty() => e.kind().to_string(),
+            m => m.strip_prefix("error: ").unwrap_or(&m).to_string(),
+        }
+    };
+    match usage {
+        Some(usage) => format!("{message} (usage: {usage}; see --help)"),
+        None => message,
     }
 }
 
@@ -301,14 +341,29 @@ fn report_error(e: &anyhow::Error) {
         }
     }
     match e.downcast_ref::<EngineError>() {
-        // Engine errors name paths from the command line or the repository: sanitised.
-        Some(engine) => eprintln!(
-            "mapscope: {}: {}",
-            engine.code(),
-            crate::ui::text::sanitize_line(&engine.to_string())
-        ),
-        None => eprintln!("mapscope: INTERNAL_ERROR: {e:#}"),
+        Some(engine) => error_line(engine.code(), &engine.to_string()),
+        None => match e.downcast_ref::<InvalidArgument>() {
+            Some(bad) => error_line("INVALID_ARGUMENT", &bad.0),
+            None => error_line("INTERNAL_ERROR", &format!("{e:#}")),
+        },
     }
+}
+
+/// A user error in the arguments (a bad glob, an unknown language): `INVALID_ARGUMENT`, the
+/// same code the JSON contract carries.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct InvalidArgument(String);
+
+/// `mapscope: CODE: message` on stderr, on one line whatever the message holds.
+pub(crate) fn error_line(code: &str, message: &str) {
+    eprintln!("mapscope: {code}: {}", sanitize(message));
+}
+
+/// `mapscope: warning: message` on stderr, on one line whatever the message holds (paths
+/// and arguments are echoed as data, never as escape sequences).
+pub(crate) fn warn(message: &str) {
+    eprintln!("mapscope: warning: {}", sanitize(message));
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
@@ -337,7 +392,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     .inspect_err(|e| {
                         // A bad config file is the user's to fix, not an internal error.
                         if let Some(c) = e.downcast_ref::<crate::app::config::ConfigError>() {
-                            eprintln!("mapscope: CONFIG_ERROR: {c}");
+                            error_line("CONFIG_ERROR", &c.to_string());
                             std::process::exit(2);
                         }
                     });
@@ -394,13 +449,10 @@ fn build_index_with(
     }
     let index = Index::build(&repo_path(path), &opts)?;
     if let Some(warning) = &index.cache_warning {
-        eprintln!("mapscope: warning: {warning}");
+        warn(warning);
     }
     for warning in &index.walk_warnings {
-        eprintln!(
-            "mapscope: warning: {}",
-            crate::ui::text::sanitize_line(warning)
-        );
+        warn(warning);
     }
     Ok(index)
 }
@@ -416,8 +468,8 @@ fn with_cache_saved<T>(
         let saver = s.spawn(save);
         let out = output();
         match saver.join() {
-            Ok(Err(e)) => eprintln!("mapscope: warning: could not save the cache: {e}"),
-            Err(_) => eprintln!("mapscope: warning: could not save the cache"),
+            Ok(Err(e)) => warn(&format!("could not save the cache: {e}")),
+            Err(_) => warn("could not save the cache"),
             Ok(Ok(_)) => {}
         }
         out
@@ -461,11 +513,7 @@ fn print_cleared(c: &crate::engine::cache::Cleared, one: Option<&Path>) -> anyho
         })
         .collect();
     for (dir, why) in &c.kept {
-        eprintln!(
-            "mapscope: warning: kept {}: {}",
-            shown(dir),
-            crate::ui::text::sanitize_line(why)
-        );
+        warn(&format!("kept {}: {why}", dir.display()));
     }
     if lines.is_empty() {
         lines.push(match one {
@@ -484,7 +532,10 @@ fn print_cleared(c: &crate::engine::cache::Cleared, one: Option<&Path>) -> anyho
     print(&lines.join("\n"))
 }
 
+/// Writes a command's output to stdout; whatever a name or a symbol in it holds, nothing a
+/// terminal could act on gets through (`engine::text::sanitize_block`).
 fn print(text: &str) -> anyhow::Result<()> {
+    let text = sanitize_block(text);
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
     if !text.ends_with('\n') {
@@ -572,7 +623,7 @@ fn explain_map(index: &Index, args: &MapArgs) -> anyhow::Result<()> {
     let text: Vec<String> = explained.iter().map(render_text).collect();
     print(&text.join("\n"))?;
     for note in &map.notes {
-        eprintln!("mapscope: note: {note}");
+        eprintln!("mapscope: note: {}", sanitize(note));
     }
     Ok(())
 }
@@ -581,7 +632,7 @@ fn explain_map(index: &Index, args: &MapArgs) -> anyhow::Result<()> {
 fn print_map(map: &RepoMap, index: &Index, format: MapFormat) -> anyhow::Result<()> {
     print(&render(map, &index.files, format))?;
     for note in &map.notes {
-        eprintln!("mapscope: note: {note}");
+        eprintln!("mapscope: note: {}", sanitize(note));
     }
     Ok(())
 }
@@ -594,7 +645,7 @@ fn cmd_stats(args: &StatsArgs) -> anyhow::Result<()> {
 fn print_stats(index: &Index, json: bool) -> anyhow::Result<()> {
     let stats = index.stats();
     if json {
-        return print(&serde_json::to_string_pretty(&stats)?);
+        return print(&json::to_string_pretty(&stats)?);
     }
     let mut s = String::new();
     use std::fmt::Write as _;
@@ -635,7 +686,7 @@ fn cmd_bench(args: &BenchArgs) -> anyhow::Result<()> {
     if args.live {
         let report = crate::live_bench::run(&repo_path(&args.path), args.edits, args.tokens)?;
         if args.json {
-            return print(&serde_json::to_string_pretty(&report)?);
+            return print(&json::to_string_pretty(&report)?);
         }
         return print(&format!(
             "{} files, {} one-file edits (debounce {} ms)\n\
@@ -679,7 +730,7 @@ fn cmd_bench(args: &BenchArgs) -> anyhow::Result<()> {
         let r =
             crate::search_bench::run(&repo_path(&args.path), args.runs, args.queries.as_deref())?;
         if args.json {
-            return print(&serde_json::to_string_pretty(&r)?);
+            return print(&json::to_string_pretty(&r)?);
         }
         return print(&format!(
             "{} files, {} docs, {} queries, {} cold builds\n\
@@ -779,7 +830,7 @@ fn cmd_bench(args: &BenchArgs) -> anyhow::Result<()> {
         "refit_max_ms": refit.iter().copied().fold(0.0, f64::max),
     });
     if args.json {
-        return print(&serde_json::to_string_pretty(&report)?);
+        return print(&json::to_string_pretty(&report)?);
     }
     print(&format!(
         "repo {}\nfiles {}  runs {}  budget {} → {} tokens\ntokenizer init {:.1} ms\n\
@@ -809,7 +860,10 @@ fn cmd_search(args: &SearchArgs) -> anyhow::Result<()> {
     let (path, query) = match args.args.as_slice() {
         [query] => (None, query.clone()),
         [path, query] => (Some(PathBuf::from(path)), query.clone()),
-        _ => anyhow::bail!("usage: mapscope search [PATH] QUERY"),
+        _ => {
+            let usage = "usage: mapscope search [PATH] QUERY".to_string();
+            return Err(InvalidArgument(usage).into());
+        }
     };
     let opts = SearchOptions {
         top: args.top.clamp(1, MAX_TOP),
@@ -822,7 +876,7 @@ fn cmd_search(args: &SearchArgs) -> anyhow::Result<()> {
             print_search_error(&e.to_string(), "INVALID_ARGUMENT")?;
             return Err(Reported.into());
         }
-        anyhow::bail!("{e}");
+        return Err(InvalidArgument(e.to_string()).into());
     }
     let t = Instant::now();
     let history = if args.no_history {
@@ -849,7 +903,7 @@ fn cmd_search(args: &SearchArgs) -> anyhow::Result<()> {
         || {
             if args.json {
                 let json = search_json(&index, &query, &response, index_ms, search_build_ms);
-                return print(&serde_json::to_string_pretty(&json)?);
+                return print(&json::to_string_pretty(&json)?);
             }
             print(&search_text(&query, &response, args.files, args.explain))
         },
@@ -884,7 +938,7 @@ fn cmd_mcp(args: &McpArgs) -> anyhow::Result<()> {
 }
 
 fn print_search_error(error: &str, code: &str) -> anyhow::Result<()> {
-    print(&serde_json::to_string_pretty(&serde_json::json!({
+    print(&json::to_string_pretty(&serde_json::json!({
         "success": false, "error": error, "code": code,
     }))?)
 }
@@ -957,12 +1011,12 @@ fn evidence_name(e: Evidence) -> &'static str {
 fn search_text(query: &str, r: &SearchResponse, files_mode: bool, explain: bool) -> String {
     use std::fmt::Write as _;
     if r.low_score || (r.hits.is_empty() && r.files.is_empty()) {
-        return format!("no confident hits for {query:?}\n");
+        return format!("no confident hits for {:?}\n", sanitize(query));
     }
     let mut s = String::new();
     if files_mode {
         for (path, score) in &r.files {
-            let _ = writeln!(s, "{path}  {score:.3}");
+            let _ = writeln!(s, "{}  {score:.3}", sanitize(path));
         }
         return s;
     }
@@ -970,12 +1024,12 @@ fn search_text(query: &str, r: &SearchResponse, files_mode: bool, explain: bool)
         let _ = writeln!(
             s,
             "{}:{}-{}  {}  {}  {}  {:.3}",
-            h.file_path,
+            sanitize(&h.file_path),
             h.line_range.start,
             h.line_range.end,
             evidence_name(h.evidence),
-            h.kind.as_deref().unwrap_or("-"),
-            h.symbol.as_deref().unwrap_or("-"),
+            sanitize(h.kind.as_deref().unwrap_or("-")),
+            sanitize(h.symbol.as_deref().unwrap_or("-")),
             h.score
         );
         if explain {
@@ -1007,7 +1061,7 @@ fn cmd_eval_map(args: &EvalArgs, eval: crate::eval::EvalOptions) -> anyhow::Resu
         }
     })?;
     if args.json {
-        return print(&serde_json::to_string_pretty(&out)?);
+        return print(&json::to_string_pretty(&out)?);
     }
     eprintln!();
     print(&table(&out))
@@ -1080,7 +1134,7 @@ fn cmd_eval(args: &EvalArgs) -> anyhow::Result<()> {
             };
             let index = Index::build(tree.path, &opts)?;
             if let Some(error) = &index.history_status.error {
-                eprintln!("mapscope: warning: no history for {}: {error}", tree.parent);
+                warn(&format!("no history for {}: {error}", tree.parent));
             }
             let ctx = SearchContext {
                 files: &index.files,
@@ -1125,7 +1179,7 @@ fn cmd_eval(args: &EvalArgs) -> anyhow::Result<()> {
     if reports.len() == 1 {
         let report = &reports[0];
         if args.json {
-            return print(&serde_json::to_string_pretty(report)?);
+            return print(&json::to_string_pretty(report)?);
         }
         return print(&report.table());
     }
@@ -1135,7 +1189,7 @@ fn cmd_eval(args: &EvalArgs) -> anyhow::Result<()> {
             .zip(&reports)
             .map(|((name, _), r)| Ok((name.clone(), serde_json::to_value(r)?)))
             .collect::<anyhow::Result<_>>()?;
-        return print(&serde_json::to_string_pretty(
+        return print(&json::to_string_pretty(
             &serde_json::json!({ "variants": named }),
         )?);
     }

@@ -32,10 +32,12 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{never, select, Receiver, Sender};
 use serde_json::{json, Map, Value};
 
+use crate::cli::warn;
 use crate::engine::error::EngineError;
 use crate::engine::index::{Index, IndexOptions, MapRequest};
 use crate::engine::repo_map::{render, MapFormat};
 use crate::engine::search::{SearchOptions, MAX_TOP};
+use crate::engine::text::sanitize;
 use crate::engine::tokenizer::TokenizerKind;
 use crate::engine::watch::{ChangeBatch, WatchOptions, Watcher};
 
@@ -144,8 +146,10 @@ impl Server {
             }
             Ok(message) => self.handle_message(&message),
         };
-        // serde_json never writes a raw newline, so each answer stays one line.
-        answer.map(|a| a.to_string())
+        // JSON never holds a raw newline, so each answer stays one line; `engine::json`
+        // escapes C1 and DEL too, so a name from the repository cannot reach a terminal
+        // showing the stream.
+        answer.map(|a| json_line(&a))
     }
 
     fn handle_message(&mut self, message: &Value) -> Option<Value> {
@@ -370,7 +374,7 @@ fn engine_loop(mut live: LiveIndex, inbox: Receiver<(Tool, Sender<Value>)>) {
 fn tool_error(e: &EngineError) -> Value {
     let error = json!({"success": false, "error": e.to_string(), "code": e.code()});
     json!({
-        "content": [{"type": "text", "text": format!("{}: {e}", e.code())}],
+        "content": [{"type": "text", "text": sanitize(&format!("{}: {e}", e.code()))}],
         "structuredContent": error,
         "isError": true,
     })
@@ -417,9 +421,9 @@ impl LiveIndex {
                 Ok(w) => self.watcher = Some(w),
                 Err(e) => {
                     if self.root.is_dir() {
-                        eprintln!(
-                            "mapscope: warning: live updates off, files re-examined per call: {e}"
-                        );
+                        warn(&format!(
+                            "live updates off, files re-examined per call: {e}"
+                        ));
                     }
                     self.rescan_each_call = true;
                 }
@@ -443,7 +447,7 @@ impl LiveIndex {
     /// A new index replaces the old one; its tags are saved after the answer.
     fn install(&mut self, index: Index) {
         if let Some(warning) = &index.cache_warning {
-            eprintln!("mapscope: warning: {warning}");
+            warn(warning);
         }
         // Each refresh walks again and finds the same unreadable ignore files: said once.
         for warning in &index.walk_warnings {
@@ -478,7 +482,7 @@ impl LiveIndex {
             return Ok(());
         }
         if let Some(why) = &changes.error {
-            eprintln!("mapscope: warning: watching degraded: {why}");
+            warn(&format!("watching degraded: {why}"));
         }
         // `refresh` re-walks the tree and recognises unchanged files by size and mtime, so
         // a rescan needs no list of paths; the listed ones are re-read whatever their mtime.
@@ -510,7 +514,7 @@ impl LiveIndex {
         }
         if let Some(index) = &self.index {
             if let Err(e) = index.save_cache() {
-                eprintln!("mapscope: warning: could not save the cache: {e}");
+                warn(&format!("could not save the cache: {e}"));
             }
         }
     }
@@ -680,7 +684,10 @@ impl MapCall {
         if !unknown.is_empty() {
             content.push(json!({
                 "type": "text",
-                "text": format!("note: focus files not in the index: {}", unknown.join(", ")),
+                "text": sanitize(&format!(
+                    "note: focus files not in the index: {}",
+                    unknown.join(", ")
+                )),
             }));
         }
         json!({"content": content, "structuredContent": structured})
@@ -732,7 +739,7 @@ impl SearchCall {
 /// hand the model) and as structured content.
 fn tool_json(value: Value) -> Value {
     // Compact: every byte of it is a token in the model's context.
-    let text = value.to_string();
+    let text = json_line(&value);
     json!({"content": [{"type": "text", "text": text}], "structuredContent": value})
 }
 
@@ -810,8 +817,14 @@ impl RpcError {
     }
 }
 
+/// Messages echo what the client sent (a method, an argument name): as data, sanitized.
 fn error_response(id: Value, code: i64, message: &str) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": sanitize(message)}})
+}
+
+/// One compact JSON line through the one JSON writer. A `Value` always serializes.
+fn json_line(value: &Value) -> String {
+    crate::engine::json::to_string(value).unwrap_or_else(|_| String::from("null"))
 }
 
 #[cfg(test)]

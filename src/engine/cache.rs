@@ -48,7 +48,9 @@ use super::model::{FileTags, Lang, ParsedFile};
 /// 4: entries back to back without a count (was a postcard sequence), see `CacheWriter`.
 /// 5: `FileTags::module_scoped` (TS/JS module or script).
 /// 6: TS/JS plain uses of a name the file binds itself are no longer references.
-pub const FORMAT_VERSION: u32 = 6;
+/// 7: a definition keeps at most `tags::MAX_SCOPE_LINES` scope lines (a deeply nested file
+///    written by 6 holds quadratic chains).
+pub const FORMAT_VERSION: u32 = 7;
 const MAGIC: &[u8; 8] = b"MSCACHE\0";
 const FILE_NAME: &str = "tags.bin";
 /// A temporary file older than this whose lock is free was left by a killed process, even if

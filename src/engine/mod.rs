@@ -4,7 +4,8 @@
 //! Phases: `walk` (which files) → `tags` (tree-sitter definitions and references, parallel) →
 //! `graph` (file graph, imports resolved by `resolve`) → `rank` (personalized PageRank) →
 //! `repo_map` (fit ranked signatures to a token budget counted by `tokenizer`).
-//! `index` runs the phases and owns the result.
+//! `index` runs the phases and owns the result. `text` and `json` own what output may
+//! contain: every text output is sanitised by `text`, every JSON output written by `json`.
 
 pub mod cache;
 pub mod error;
@@ -14,6 +15,7 @@ pub mod guarded;
 pub mod heap;
 pub mod history;
 pub mod index;
+pub mod json;
 pub mod lang;
 pub mod model;
 pub mod rank;
@@ -22,6 +24,7 @@ pub mod resolve;
 pub mod search;
 pub mod tags;
 pub mod task;
+pub mod text;
 pub mod tokenizer;
 pub mod walk;
 pub mod watch;

@@ -159,7 +159,8 @@ pub struct Definition {
     /// Name of the innermost enclosing definition (class, interface, function), if any.
     pub parent: Option<String>,
     /// First line of each enclosing scope's header, outermost first (e.g. `class Foo {`
-    /// for a method), so a map can show where the definition lives.
+    /// for a method), so a map can show where the definition lives; only the innermost
+    /// `tags::MAX_SCOPE_LINES` scopes of a deeper nesting.
     pub scope_lines: Vec<u32>,
 }
 

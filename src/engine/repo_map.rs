@@ -21,6 +21,7 @@
 //! larger budget drop symbols a smaller one showed; stability across budgets wins.
 
 use crate::engine::model::{DefKind, Lang, LineRange, ParsedFile, RankedDef};
+use crate::engine::text::sanitize;
 use crate::engine::tokenizer::{tokenizer, Tokenizer, TokenizerKind};
 use serde::{Serialize, Serializer};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -451,26 +452,14 @@ fn render_json(map: &RepoMap) -> String {
         notes: &map.notes,
     };
     // Plain structs of strings and numbers: serialization cannot fail (NaN becomes null).
-    serde_json::to_string_pretty(&doc).unwrap_or_else(|_| String::from("{}"))
-}
-
-/// Replaces control characters (tab excepted) so repository text can neither break the
-/// line structure the token accounting relies on nor smuggle terminal escapes.
-fn sanitize(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c.is_control() && c != '\t' {
-                '\u{FFFD}'
-            } else {
-                c
-            }
-        })
-        .collect()
+    crate::engine::json::to_string_pretty(&doc).unwrap_or_else(|_| String::from("{}"))
 }
 
 /// A source line as the map shows it: trailing whitespace stripped, sanitized, cut.
 fn render_line(raw: &str, max_chars: usize) -> String {
-    let line = sanitize(raw.trim_end());
+    // Control characters (tab excepted) can neither break the line structure the token
+    // accounting relies on nor smuggle terminal escapes.
+    let line = sanitize(raw.trim_end()).into_owned();
     if max_chars == 0 || line.chars().count() <= max_chars {
         return line;
     }
@@ -1071,10 +1060,7 @@ mod tests {
         )];
         let cache = LineCostCache::new();
         let map = build_map(&files, &[rd(0, 0), rd(0, 1)], &[1.0], &opts(1000), &cache);
-        assert_eq!(
-            map.text,
-            "c.js:\nconst a = '\u{FFFD}[31m';\nconst b = 'x\u{FFFD}y';\n"
-        );
+        assert_eq!(map.text, "c.js:\nconst a = '␛[31m';\nconst b = 'x␍y';\n");
     }
 
     fn two_files() -> Vec<ParsedFile> {

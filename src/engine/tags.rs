@@ -52,6 +52,11 @@ const MAX_TIME_BUDGET: Duration = Duration::from_secs(5);
 /// A signature never shows more than this many lines, even if the body opens later.
 pub const MAX_SIGNATURE_LINES: u32 = 6;
 
+/// A definition keeps the header lines of at most this many enclosing scopes, the innermost
+/// (`Definition::scope_lines`). Real code nests definitions a few levels deep; the cap keeps
+/// what a file costs linear in its size however deep it nests.
+pub const MAX_SCOPE_LINES: usize = 8;
+
 /// A definition without a body shows all its lines when it has at most this many.
 const SHORT_DEFINITION_LINES: u32 = 3;
 
@@ -641,7 +646,10 @@ impl<'s, 't> Extractor<'s, 't> {
                     item.def.kind = DefKind::Method;
                 }
             }
-            item.def.scope_lines = stack.iter().map(|s| s.3).collect();
+            // Only the innermost scopes: a copy of the whole chain per definition would cost
+            // quadratic memory in the nesting depth (50,000 nested functions: 9.7 GB).
+            let shown = stack.len().saturating_sub(MAX_SCOPE_LINES);
+            item.def.scope_lines = stack[shown..].iter().map(|s| s.3).collect();
             if self.lang == Lang::Go && item.def.kind == DefKind::Method {
                 item.def.parent = self.go_receiver_type(item.node);
             }

@@ -62,8 +62,20 @@ pub struct ViewModel<'a> {
     pub overlay: Option<Overlay<'a>>,
 }
 
-/// Draws one frame.
+/// Draws one frame. Each pane sanitizes the repository text it shows (`text::sanitize_line`);
+/// a last pass over the cells makes sure nothing a terminal could act on is left whatever a
+/// pane forgot.
 pub fn draw(frame: &mut Frame<'_>, vm: &ViewModel<'_>) {
+    draw_panes(frame, vm);
+    for cell in &mut frame.buffer_mut().content {
+        if !text::is_safe(cell.symbol()) {
+            let shown: String = cell.symbol().chars().map(text::safe_char).collect();
+            cell.set_symbol(&shown);
+        }
+    }
+}
+
+fn draw_panes(frame: &mut Frame<'_>, vm: &ViewModel<'_>) {
     let area = frame.area();
     let rects = layout(area, &vm.layout, vm.focus);
     if rects.too_small {

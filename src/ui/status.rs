@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Gauge, Paragraph};
 use ratatui::Frame;
 
-use super::text::{truncate, width};
+use super::text::{sanitize_line, truncate, width};
 use super::theme::Theme;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,7 +108,7 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, s: &StatusView<'_>, theme: &Theme
     if s.excluded > 0 {
         parts.push(format!("{} excluded", s.excluded));
     }
-    let info = format!(" {}", parts.join(sep));
+    let info = sanitize_line(&format!(" {}", parts.join(sep)));
     let w = area.width as usize;
     // The message gets at least 2/5 of the bar, more when the facts leave room.
     let msg_room = (w * 2 / 5).max(w.saturating_sub(width(&info) + 3)).max(10);
@@ -120,7 +120,7 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, s: &StatusView<'_>, theme: &Theme
             Level::Warning => theme.warning,
             Level::Error => theme.error,
         };
-        let text = truncate(m, msg_room);
+        let text = truncate(&sanitize_line(m), msg_room);
         (format!(" {text} "), color)
     });
     let msg_w = msg.as_ref().map_or(0, |(t, _)| width(t));

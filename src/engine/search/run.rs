@@ -23,6 +23,7 @@ use super::{
     SearchIndex, SearchOptions, SearchResponse, Signals, TermEntry, Unit, MAX_TOP, NO_DEF,
 };
 use crate::engine::model::{Definition, LineRange, ParsedFile, RefKind};
+use crate::engine::text::safe_char;
 
 const NO_CHUNK: u32 = u32::MAX;
 /// How many chunks after the best one count toward a file's score.
@@ -868,21 +869,15 @@ struct Described {
 
 fn sanitize(line: &str) -> String {
     let mut out = String::new();
-    let mut n = 0;
-    for c in line.trim().chars() {
+    for (n, c) in line.trim().chars().enumerate() {
         if n == MAX_EXCERPT {
             out.pop();
             out.push('…');
             break;
         }
-        if c == '\t' {
-            out.push(' ');
-        } else if !c.is_control() {
-            out.push(c);
-        } else {
-            continue;
-        }
-        n += 1;
+        // One helper decides what may reach a terminal (`engine::text`); a tab is a space
+        // here, where an excerpt is one short line.
+        out.push(if c == '\t' { ' ' } else { safe_char(c) });
     }
     out
 }

@@ -1,0 +1,103 @@
+//! Errors are one line on stderr, `mapscope: CODE: message`, with exit status 2 — clap's
+//! included (`INVALID_ARGUMENT`) — and a search argument error has the same code in text
+//! and JSON modes. `--help` and `--version` still print normally and exit 0.
+
+mod common;
+
+use std::process::{Command, Output};
+
+fn mapscope(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mapscope"))
+        .env("MAPSCOPE_CACHE_DIR", common::test_cache_dir())
+        .args(args)
+        .output()
+        .expect("run mapscope")
+}
+
+/// The one stderr line of a failed run, after checking the status and that stdout is empty.
+fn one_error_line(args: &[&str]) -> String {
+    let out = mapscope(args);
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    assert!(out.stdout.is_empty(), "{args:?}: stdout {:?}", out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    assert!(err.ends_with('\n'));
+    err.trim_end().to_string()
+}
+
+#[test]
+fn command_line_errors_are_one_invalid_argument_line() {
+    let root = common::fixture("py-app");
+    let root = root.to_str().expect("utf-8 path");
+    for (args, says) in [
+        (vec!["map", "--bogus"], "unexpected argument '--bogus'"),
+        (vec!["map", root, "--tokens", "abc"], "invalid value 'abc'"),
+        (
+            vec!["map", root, "--format", "yaml"],
+            "unknown format `yaml`",
+        ),
+        (vec!["stats", "--json=3"], "--json"),
+        (vec!["search"], "not provided: <[PATH] QUERY>"),
+        (vec!["cache"], "required"),
+        (vec!["frobnicate", "x", "y"], "cannot be used"),
+    ] {
+        let line = one_error_line(&args);
+        assert!(
+            line.starts_with("mapscope: INVALID_ARGUMENT: "),
+            "{args:?}: {line}"
+        );
+        assert!(line.contains(says), "{args:?}: {line}");
+    }
+    // The usage clap would have printed is kept, on the same line.
+    let line = one_error_line(&["map", "--bogus"]);
+    assert!(line.contains("(usage: "), "{line}");
+}
+
+#[test]
+fn help_and_version_print_as_usual() {
+    for args in [
+        &["--help"][..],
+        &["map", "--help"],
+        &["help", "search"],
+        &["--version"],
+    ] {
+        let out = mapscope(args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.lines().count() >= 1, "{args:?}");
+        assert!(out.stderr.is_empty(), "{args:?}");
+    }
+    let help = String::from_utf8_lossy(&mapscope(&["map", "--help"]).stdout).into_owned();
+    assert!(
+        help.contains("Usage:") && help.contains("--tokens"),
+        "{help}"
+    );
+}
+
+#[test]
+fn search_argument_errors_have_the_same_code_in_text_and_json() {
+    let root = common::fixture("py-app");
+    let root = root.to_str().expect("utf-8 path");
+    for bad in [["--paths", "["], ["--lang", "rust"]] {
+        let mut args = vec!["search", root, "slugify", "--no-cache"];
+        args.extend_from_slice(&bad);
+        let line = one_error_line(&args);
+        assert!(line.starts_with("mapscope: INVALID_ARGUMENT: "), "{line}");
+
+        args.push("--json");
+        let out = mapscope(&args);
+        assert_eq!(out.status.code(), Some(2));
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON error");
+        assert_eq!(doc["success"], false);
+        assert_eq!(doc["code"], "INVALID_ARGUMENT", "{doc}");
+    }
+}
+
+#[test]
+fn a_missing_repository_is_one_line_with_its_code() {
+    let line = one_error_line(&["map", "/no/such/mapscope/repo"]);
+    assert_eq!(
+        line,
+        "mapscope: REPO_NOT_FOUND: repository not found: /no/such/mapscope/repo"
+    );
+}
