@@ -567,9 +567,10 @@ fn tool_list() -> Value {
                         "description": "Repo-relative paths of the files already in your \
                             context (like aider's chat files)."},
                     "identifiers": {"type": "array", "items": {"type": "string"},
-                        "description": "Identifiers to rank up (e.g. parseConfig)."},
+                        "description": "Identifiers whose definitions go first (e.g. parseConfig)."},
                     "query": {"type": "string",
-                        "description": "Free text whose identifiers and words rank the map."},
+                        "description": "The task in free text: the files search finds for it \
+                            come first in the map with their matching definitions."},
                     "tokenizer": {"type": "string", "enum": ["o200k", "cl100k"],
                         "default": "o200k", "description": "Tokenizer counting the budget."},
                     "format": {"type": "string", "enum": ["text", "markdown"],
@@ -666,7 +667,9 @@ impl MapCall {
     }
 
     /// The map as text (or markdown), and the JSON rendering (`mapscope map --format json`)
-    /// as structured content; focus files the index does not hold are named in a note.
+    /// as structured content; each part of the request that was ignored (a focus file the
+    /// index does not hold, an undefined identifier, a query with nothing to search) is
+    /// named in a note of its own.
     fn run(&self, index: &Index) -> Value {
         let (map, _) = index.map(&self.request);
         let text = render(&map, &index.files, self.format);
@@ -674,21 +677,8 @@ impl MapCall {
             serde_json::from_str::<Value>(&render(&map, &index.files, MapFormat::Json))
                 .unwrap_or(Value::Null);
         let mut content = vec![json!({"type": "text", "text": text})];
-        let unknown: Vec<&str> = self
-            .request
-            .focus
-            .iter()
-            .filter(|f| index.resolve_user_path(f).is_none())
-            .map(String::as_str)
-            .collect();
-        if !unknown.is_empty() {
-            content.push(json!({
-                "type": "text",
-                "text": sanitize(&format!(
-                    "note: focus files not in the index: {}",
-                    unknown.join(", ")
-                )),
-            }));
+        for note in &map.notes {
+            content.push(json!({"type": "text", "text": sanitize(&format!("note: {note}"))}));
         }
         json!({"content": content, "structuredContent": structured})
     }
@@ -939,9 +929,10 @@ mod tests {
         );
         let content = r["result"]["content"].as_array().unwrap();
         assert!(content[0]["text"].as_str().unwrap().contains("```python"));
-        assert_eq!(
-            content[1]["text"],
-            "note: focus files not in the index: missing.py"
+        let note = content[1]["text"].as_str().unwrap();
+        assert!(
+            note.starts_with("note: focus file `missing.py` is not an indexed"),
+            "{note}"
         );
         assert_eq!(r["result"]["structuredContent"]["tokenizer"], "cl100k_base");
     }

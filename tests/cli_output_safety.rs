@@ -117,7 +117,7 @@ fn no_control_character_reaches_the_terminal_from_any_command() {
         ]);
         assert!(out.status.success(), "map {format}: {}", text(&out.stderr));
         assert!(text(&out.stdout).contains("oddName"), "map {format}");
-        assert!(text(&out.stderr).contains("focus file not in the index"));
+        assert!(text(&out.stderr).contains("is not an indexed code file"));
     }
     // JSON keeps the names as they are: escaped, not replaced.
     let out = run(&["map", root, "--no-cache", "--format", "json"]);

@@ -193,8 +193,15 @@ impl EngineService for Scripted {
                     position: 1,
                     total_files: 10,
                     personalization: 0.25,
-                    reasons: vec!["defines User (query)".into()],
+                    reasons: vec![
+                        "search ranks it #1 for the query (score 12.40, best hit: definition \
+                         `User` at line 3; matched words: user): pinned, its matching \
+                         definitions go first"
+                            .into(),
+                    ],
                     in_map: true,
+                    map_position: Some(1),
+                    map_files: 4,
                     tokens: 30,
                     incoming: vec![
                         WhyEdge {
