@@ -714,6 +714,7 @@ fn cmd_bench(args: &BenchArgs) -> anyhow::Result<()> {
              ({} keystrokes)\n\
              whole query: p50 {:.1} ms, p95 {:.1} ms\n\
              of a keystroke, search for the task: p50 {:.1} ms, p95 {:.1} ms\n\
+             per keystroke, CPU time of the thread (load-independent): p50 {:.1} ms, p95 {:.1} ms\n\
              index with search, built once: {:.0} ms",
             r.files,
             r.queries,
@@ -726,6 +727,8 @@ fn cmd_bench(args: &BenchArgs) -> anyhow::Result<()> {
             r.full_query.p95_ms,
             r.task_part.p50_ms,
             r.task_part.p95_ms,
+            r.keystroke_cpu.p50_ms,
+            r.keystroke_cpu.p95_ms,
             r.index_ms,
         ));
     }
