@@ -20,9 +20,11 @@
 //! applied (a batch waiting out its debounce, or one being applied) waits for them, up to
 //! `FRESH_WAIT`, and otherwise answers from the last complete index with
 //! `changes_pending: true`. An index is installed only if the watcher saw no change while it
-//! was read, so no answer comes from a mix of two trees (a branch switch half done). Without
-//! a watcher (inotify limit reached) every tool call re-examines the files by size and
-//! modification time.
+//! was read, so no answer comes from a mix of two trees (a branch switch half done), as far
+//! as the watcher can tell: a writer that pauses longer than the debounce half-way looks
+//! finished, and a write is seen once notify's thread has read its event (a call allows
+//! `DELIVERY_GRACE` for that). Without a watcher (inotify limit reached) every tool call
+//! re-examines the files by size and modification time.
 //!
 //! Why not the `rmcp` crate: it is built on tokio and async handlers, while the engine is
 //! synchronous threads; the part of the protocol a tools-only server needs is four methods
