@@ -16,8 +16,14 @@
 //! tool job from the main thread or a batch of changed files from the file watcher
 //! (`engine::watch`), and refreshes the index incrementally as soon as a batch arrives.
 //! An agent that edits a file and calls a tool a moment later finds the
-//! index already refreshed; a call that arrives while changes are reported but not yet
-//! applied waits for them. Without a watcher (inotify limit reached) every tool call
+//! index already refreshed; a call that arrives while the watcher holds changes not yet
+//! applied (a batch waiting out its debounce, or one being applied) waits for them, up to
+//! `FRESH_WAIT`, and otherwise answers from the last complete index with
+//! `changes_pending: true`. An index is installed only if the watcher saw no change while it
+//! was read, so no answer comes from a mix of two trees (a branch switch half done), as far
+//! as the watcher can tell: a writer that pauses longer than the debounce half-way looks
+//! finished, and a write is seen once notify's thread has read its event (a call allows
+//! `DELIVERY_GRACE` for that). Without a watcher (inotify limit reached) every tool call
 //! re-examines the files by size and modification time.
 //!
 //! Why not the `rmcp` crate: it is built on tokio and async handlers, while the engine is
@@ -61,6 +67,23 @@ const INVALID_PARAMS: i64 = -32602;
 /// (an index build stuck in a slow file system, a `git` that does not answer): a client
 /// closes stdin to stop the server, and MCP asks it to wait for the exit only briefly.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+
+/// How long a tool call waits for changes the watcher has seen (a batch waiting out its
+/// debounce, a branch switch still being written) to be applied. Past it, the call answers
+/// from the last complete index and says `changes_pending: true`.
+pub const FRESH_WAIT: Duration = Duration::from_secs(2);
+
+/// How long a refresh started by a watcher batch waits for the tree to settle; past it, the
+/// changes stay pending for the next batch or call.
+const BACKGROUND_WAIT: Duration = Duration::from_millis(250);
+
+/// How often a waiting call looks whether the watcher has settled.
+const SETTLE_POLL: Duration = Duration::from_millis(5);
+
+/// The watcher sees an event once notify's thread has read it from the kernel, a scheduling
+/// delay after the write that caused it: a call gives writes made just before it this long
+/// to show up before it trusts a quiet watcher.
+const DELIVERY_GRACE: Duration = Duration::from_millis(2);
 
 /// Reads requests from `input` until it ends and writes the answers to `output`.
 ///
@@ -214,18 +237,17 @@ impl Server {
         match name {
             "repo_map" => {
                 let request = MapCall::parse(args)?;
-                Ok(self.engine.run(move |index, _| request.run(index)))
+                Ok(self.engine.run(move |index, call| request.run(index, call)))
             }
             "search" => {
                 let request = SearchCall::parse(args)?;
-                Ok(self
-                    .engine
-                    .run(move |index, index_ms| request.run(index, index_ms)))
+                Ok(self.engine.run(move |index, call| request.run(index, call)))
             }
             "repo_stats" => {
                 known_arguments(args, &[])?;
-                Ok(self.engine.run(|index, _| {
-                    let stats = serde_json::to_value(index.stats()).unwrap_or(Value::Null);
+                Ok(self.engine.run(|index, call| {
+                    let mut stats = serde_json::to_value(index.stats()).unwrap_or(Value::Null);
+                    call.mark(&mut stats);
                     tool_json(stats)
                 }))
             }
@@ -236,9 +258,27 @@ impl Server {
     }
 }
 
-/// A tool's work on the index: it gets the index and the milliseconds spent bringing it up
-/// to date for this call.
-type Tool = Box<dyn FnOnce(&Index, f64) -> Value + Send>;
+/// A tool's work on the index: it gets the index and how it was brought up to date.
+type Tool = Box<dyn FnOnce(&Index, &CallState) -> Value + Send>;
+
+/// How the index a call answers from was brought up to date.
+#[derive(Debug, Clone, Copy, Default)]
+struct CallState {
+    /// Milliseconds spent bringing it up to date (waiting for the watcher included).
+    index_ms: f64,
+    /// The watcher had changes that could not be applied within `FRESH_WAIT`: the index is
+    /// the last complete one, from before them.
+    changes_pending: bool,
+}
+
+impl CallState {
+    /// Adds `changes_pending` to a tool's JSON document (an object).
+    fn mark(&self, document: &mut Value) {
+        if let Value::Object(fields) = document {
+            fields.insert("changes_pending".into(), self.changes_pending.into());
+        }
+    }
+}
 
 /// The engine thread and the channel its jobs go through.
 struct Engine {
@@ -276,7 +316,7 @@ impl Engine {
     /// Runs `tool` on the engine thread, on an up-to-date index, and returns its result; an
     /// index that cannot be built (a missing or empty repository) is the tool's error, with
     /// its stable code. Once input has ended, the engine has `SHUTDOWN_GRACE` to answer.
-    fn run(&self, tool: impl FnOnce(&Index, f64) -> Value + Send + 'static) -> Value {
+    fn run(&self, tool: impl FnOnce(&Index, &CallState) -> Value + Send + 'static) -> Value {
         use std::sync::atomic::Ordering;
         let (reply, answer) = crossbeam_channel::bounded(1);
         let sent = self
@@ -344,8 +384,14 @@ fn engine_loop(mut live: LiveIndex, inbox: Receiver<(Tool, Sender<Value>)>) {
             recv(inbox) -> job => {
                 let Ok((tool, reply)) = job else { break };
                 let t = Instant::now();
-                let answer = match live.current() {
-                    Ok(index) => tool(index, t.elapsed().as_secs_f64() * 1000.0),
+                let answer = match live.current(FRESH_WAIT) {
+                    Ok((index, changes_pending)) => {
+                        let call = CallState {
+                            index_ms: t.elapsed().as_secs_f64() * 1000.0,
+                            changes_pending,
+                        };
+                        tool(index, &call)
+                    }
                     Err(e) => tool_error(&e),
                 };
                 let _ = reply.send(answer);
@@ -355,7 +401,7 @@ fn engine_loop(mut live: LiveIndex, inbox: Receiver<(Tool, Sender<Value>)>) {
                     live.pending.merge(batch);
                     // A failed refresh is reported by the next tool call, which retries. The
                     // search index is rebuilt now too, not by the next search.
-                    if let Ok(index) = live.current() {
+                    if let Ok((index, _)) = live.current(BACKGROUND_WAIT) {
                         let _ = index.search_index();
                     }
                 }
@@ -396,6 +442,8 @@ struct LiveIndex {
     rescan_each_call: bool,
     /// The walk warnings already printed.
     warned: std::collections::HashSet<String>,
+    /// The watcher's debounce (tests lengthen it).
+    watch_opts: WatchOptions,
 }
 
 impl LiveIndex {
@@ -410,6 +458,7 @@ impl LiveIndex {
             watcher: None,
             rescan_each_call: false,
             warned: std::collections::HashSet::new(),
+            watch_opts: WatchOptions::default(),
         }
     }
 
@@ -417,7 +466,7 @@ impl LiveIndex {
     /// the index and its search index. A failure is kept for the first tool call to retry.
     fn first_build(&mut self) {
         if self.live {
-            match Watcher::start(&self.root, WatchOptions::default()) {
+            match Watcher::start(&self.root, self.watch_opts.clone()) {
                 Ok(w) => self.watcher = Some(w),
                 Err(e) => {
                     if self.root.is_dir() {
@@ -438,10 +487,13 @@ impl LiveIndex {
         self.save_cache();
     }
 
-    /// The index of the files as they are now.
-    fn current(&mut self) -> Result<&Index, EngineError> {
-        self.bring_up_to_date()?;
-        self.index.as_ref().ok_or_else(unreachable_index)
+    /// The index of the files as they are now, waiting up to `wait` for the changes the
+    /// watcher holds; with `true` when some could not be applied in that time (the index is
+    /// then the last complete one).
+    fn current(&mut self, wait: Duration) -> Result<(&Index, bool), EngineError> {
+        let pending = self.bring_up_to_date(Instant::now() + wait)?;
+        let index = self.index.as_ref().ok_or_else(unreachable_index)?;
+        Ok((index, pending))
     }
 
     /// A new index replaces the old one; its tags are saved after the answer.
@@ -462,40 +514,68 @@ impl LiveIndex {
         self.unsaved = true;
     }
 
-    fn bring_up_to_date(&mut self) -> Result<(), EngineError> {
-        let mut changes = std::mem::take(&mut self.pending);
-        changes.merge(self.drain_changes());
-        let Some(previous) = &self.index else {
-            // No index yet (the last build failed: an empty repository that may have got
-            // its first file since): build from scratch.
-            let index = Index::build(&self.root, &self.opts)?;
-            self.install(index);
-            return Ok(());
-        };
-        for warning in &changes.warnings {
-            eprintln!(
-                "mapscope: warning: {}",
-                crate::ui::text::sanitize_line(warning)
-            );
+    /// Applies the changes the watcher reported, once it has settled (nothing seen and not
+    /// yet sent), and installs the result only if the watcher saw nothing change while the
+    /// tree was read: otherwise the result may mix two trees, so the last complete index
+    /// stays and the changes are applied again with the later ones. Returns true when
+    /// `deadline` came first and changes remain pending.
+    fn bring_up_to_date(&mut self, deadline: Instant) -> Result<bool, EngineError> {
+        if self.watcher.is_some() {
+            std::thread::sleep(DELIVERY_GRACE);
         }
-        if changes.has_no_changes() && !self.rescan_each_call {
-            return Ok(());
-        }
-        if let Some(why) = &changes.error {
-            warn(&format!("watching degraded: {why}"));
-        }
-        // `refresh` re-walks the tree and recognises unchanged files by size and mtime, so
-        // a rescan needs no list of paths; the listed ones are re-read whatever their mtime.
-        match previous.refresh(&self.opts, &changes.paths, &|_| {}) {
-            Ok(index) => self.install(index),
-            Err(e) => {
-                // The repository went away or lost its last file: report it, and build
-                // from scratch next time.
-                self.index = None;
-                return Err(e);
+        loop {
+            let mark = match &self.watcher {
+                Some(w) if !wait_settled(w, deadline) => return Ok(true),
+                Some(w) => Some(w.seen()),
+                None => None,
+            };
+            let mut changes = std::mem::take(&mut self.pending);
+            changes.merge(self.drain_changes());
+            for warning in std::mem::take(&mut changes.warnings) {
+                eprintln!(
+                    "mapscope: warning: {}",
+                    crate::ui::text::sanitize_line(&warning)
+                );
+            }
+            if let Some(why) = changes.error.take() {
+                warn(&format!("watching degraded: {why}"));
+            }
+            let candidate = match &self.index {
+                // No index yet (the last build failed: an empty repository that may have
+                // got its first file since): build from scratch.
+                None => Index::build(&self.root, &self.opts)?,
+                Some(_) if changes.has_no_changes() && !self.rescan_each_call => return Ok(false),
+                // `refresh` re-walks the tree and recognises unchanged files by size and
+                // mtime, so a rescan needs no list of paths; the listed ones are re-read
+                // whatever their mtime.
+                Some(previous) => match previous.refresh(&self.opts, &changes.paths, &|_| {}) {
+                    Ok(index) => index,
+                    Err(e) => {
+                        // The repository went away or lost its last file: report it, and
+                        // build from scratch next time.
+                        self.index = None;
+                        return Err(e);
+                    }
+                },
+            };
+            let unchanged = match (&self.watcher, mark) {
+                (Some(w), Some(mark)) => wait_settled(w, deadline) && w.seen() == mark,
+                _ => true,
+            };
+            if unchanged {
+                self.install(candidate);
+                return Ok(false);
+            }
+            // The tree changed while it was read. With no index at all, this one is better
+            // than none (and said to be pending).
+            if self.index.is_none() {
+                self.install(candidate);
+            }
+            self.pending.merge(changes);
+            if Instant::now() >= deadline {
+                return Ok(true);
             }
         }
-        Ok(())
     }
 
     fn drain_changes(&self) -> ChangeBatch {
@@ -517,6 +597,19 @@ impl LiveIndex {
                 warn(&format!("could not save the cache: {e}"));
             }
         }
+    }
+}
+
+/// Waits until the watcher holds no change it has not sent; false if `deadline` comes first.
+fn wait_settled(watcher: &Watcher, deadline: Instant) -> bool {
+    loop {
+        if !watcher.settling() {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(SETTLE_POLL);
     }
 }
 
@@ -622,6 +715,10 @@ fn tool_list() -> Value {
     ])
 }
 
+/// The note a map answered from the last complete index carries.
+const PENDING_NOTE: &str = "note: changes_pending: files changed a moment ago are not in this \
+    map yet (it is from the index before them); call again for the fresh one";
+
 /// A `repo_map` call's arguments.
 #[derive(Debug)]
 struct MapCall {
@@ -669,14 +766,18 @@ impl MapCall {
     /// The map as text (or markdown), and the JSON rendering (`mapscope map --format json`)
     /// as structured content; each part of the request that was ignored (a focus file the
     /// index does not hold, an undefined identifier, a query with nothing to search) is
-    /// named in a note of its own.
-    fn run(&self, index: &Index) -> Value {
+    /// named in a note of its own, and so are changes not yet applied.
+    fn run(&self, index: &Index, call: &CallState) -> Value {
         let (map, _) = index.map(&self.request);
         let text = render(&map, &index.files, self.format);
-        let structured =
+        let mut structured =
             serde_json::from_str::<Value>(&render(&map, &index.files, MapFormat::Json))
                 .unwrap_or(Value::Null);
+        call.mark(&mut structured);
         let mut content = vec![json!({"type": "text", "text": text})];
+        if call.changes_pending {
+            content.push(json!({"type": "text", "text": PENDING_NOTE}));
+        }
         for note in &map.notes {
             content.push(json!({"type": "text", "text": sanitize(&format!("note: {note}"))}));
         }
@@ -716,11 +817,17 @@ impl SearchCall {
     }
 
     /// The search JSON contract, as text for the model and as structured content.
-    fn run(&self, index: &Index, index_ms: f64) -> Value {
+    fn run(&self, index: &Index, call: &CallState) -> Value {
         let (_, search_build_ms) = index.search_index();
         let response = index.search(&self.query, &self.opts);
-        let contract =
-            crate::cli::search_json(index, &self.query, &response, index_ms, search_build_ms);
+        let mut contract = crate::cli::search_json(
+            index,
+            &self.query,
+            &response,
+            call.index_ms,
+            search_build_ms,
+        );
+        call.mark(&mut contract);
         tool_json(contract)
     }
 }
@@ -1093,6 +1200,46 @@ mod tests {
             r["result"]["structuredContent"]["sources"][0]["symbol"],
             "second_one"
         );
+    }
+
+    /// Files keep changing (a checkout longer than the wait): the call answers from the
+    /// last complete index and says so; once the tree is quiet, the answer is fresh.
+    #[test]
+    fn a_call_that_cannot_wait_out_the_changes_answers_from_the_last_complete_index() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.py"), "def a():\n    return 1\n").unwrap();
+        let mut live = LiveIndex::new(dir.path().to_path_buf(), IndexOptions::default(), true);
+        // A debounce longer than the call's wait: the writes below cannot be applied in it.
+        live.watch_opts.debounce = Duration::from_secs(1);
+        live.first_build();
+        assert!(live.watcher.is_some());
+        let (index, pending) = live.current(FRESH_WAIT).unwrap();
+        assert_eq!((index.files.len(), pending), (1, false));
+        for i in 0..50 {
+            let text = format!("def f{i}():\n    return {i}\n");
+            std::fs::write(dir.path().join(format!("f{i}.py")), text).unwrap();
+        }
+        // What this test is about starts once the watcher has seen them (notify reads the
+        // kernel's events on a thread of its own, a moment later).
+        let seen = Instant::now();
+        let watcher = live.watcher.as_ref().unwrap();
+        while !watcher.settling() && watcher.changes().is_empty() {
+            assert!(
+                seen.elapsed() < Duration::from_secs(10),
+                "the writes are seen"
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let t = Instant::now();
+        let (index, pending) = live.current(Duration::from_millis(200)).unwrap();
+        assert!(
+            t.elapsed() < Duration::from_millis(900),
+            "bounded: {:?}",
+            t.elapsed()
+        );
+        assert_eq!((index.files.len(), pending), (1, true));
+        let (index, pending) = live.current(Duration::from_secs(20)).unwrap();
+        assert_eq!((index.files.len(), pending), (51, false));
     }
 
     #[test]

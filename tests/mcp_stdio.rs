@@ -171,6 +171,81 @@ fn an_agent_session_sees_the_files_it_writes() {
     assert!(client.finish().success());
 }
 
+/// `repo_stats`' file count and `changes_pending`.
+fn stats(client: &mut Client) -> (u64, bool) {
+    let r = client.request("tools/call", json!({"name": "repo_stats", "arguments": {}}));
+    let v = &r["result"]["structuredContent"];
+    let files = v["files"].as_u64().unwrap_or_else(|| panic!("{r}"));
+    let pending = v["changes_pending"]
+        .as_bool()
+        .unwrap_or_else(|| panic!("changes_pending in every answer: {r}"));
+    (files, pending)
+}
+
+/// Writes `n` Python modules under `dir`, each defining `{prefix}_{i}`, as fast as it can.
+fn write_modules(dir: &std::path::Path, prefix: &str, n: usize) {
+    std::fs::create_dir_all(dir).unwrap();
+    for i in 0..n {
+        std::fs::write(
+            dir.join(format!("{prefix}_{i}.py")),
+            format!("def {prefix}_{i}():\n    return {i}\n"),
+        )
+        .unwrap();
+    }
+}
+
+/// A branch switch under a running server (hundreds of files written at once, then removed):
+/// a call made right after it answers from the new tree, or from the old one saying
+/// `changes_pending: true`, never from a tree in between.
+#[test]
+fn an_answer_right_after_a_branch_switch_is_fresh_or_says_changes_are_pending() {
+    const BASE: u64 = 20;
+    const SWITCHED: u64 = 400;
+    let dir = tempfile::tempdir().unwrap();
+    write_modules(dir.path(), "base", BASE as usize);
+    let mut client = Client::start(&[dir.path().to_str().unwrap(), "--no-history"]);
+    client.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": "test", "version": "0"}}),
+    );
+    assert_eq!(stats(&mut client), (BASE, false));
+
+    // Switch to a branch with 400 more files, and ask at once.
+    write_modules(&dir.path().join("switched"), "switched", SWITCHED as usize);
+    let (files, pending) = stats(&mut client);
+    assert!(
+        files == BASE + SWITCHED || (pending && files == BASE),
+        "{files} files, changes_pending: {pending}"
+    );
+    let found = client.search("switched_7");
+    if found["changes_pending"] != true {
+        assert_eq!(
+            first_definition(&found).as_deref(),
+            Some("switched_7"),
+            "{found}"
+        );
+    }
+
+    // Switch back.
+    std::fs::remove_dir_all(dir.path().join("switched")).unwrap();
+    let (files, pending) = stats(&mut client);
+    assert!(
+        files == BASE || (pending && files == BASE + SWITCHED),
+        "{files} files, changes_pending: {pending}"
+    );
+
+    // Once the tree is quiet, every answer is fresh.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut last = stats(&mut client);
+    while last != (BASE, false) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+        last = stats(&mut client);
+    }
+    assert_eq!(last, (BASE, false));
+    assert!(client.finish().success());
+}
+
 #[test]
 fn a_missing_repository_fails_at_startup_with_its_code() {
     let out = Command::new(env!("CARGO_BIN_EXE_mapscope"))

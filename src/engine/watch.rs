@@ -42,7 +42,7 @@ use std::collections::{BTreeSet, HashSet};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -142,6 +142,8 @@ pub struct Watcher {
     root: PathBuf,
     /// How many directories are watched (kept by the watch thread), for diagnostics.
     watched_dirs: Arc<AtomicUsize>,
+    /// The events received and judged, the relevant changes seen and sent (see `settling`).
+    progress: Arc<Progress>,
     // The notify watcher lives on the watch thread (it adds watches as directories appear);
     // dropping the stop signal ends that thread, which drops it.
     stop: Option<Sender<()>>,
@@ -157,10 +159,14 @@ impl Watcher {
         let mut filter = PathFilter::new(root)?;
         let root = filter.root().to_path_buf();
         let (raw_tx, raw_rx) = crossbeam_channel::unbounded();
+        let progress = Arc::new(Progress::default());
+        let queued = Arc::clone(&progress);
         // Following symlinks would watch (and report) trees the walk never enters.
         let config = notify::Config::default().with_follow_symlinks(false);
         let notify = RecommendedWatcher::new(
             move |event: notify::Result<Event>| {
+                // Counted before it is queued, so it is pending from now until judged.
+                queued.queued.fetch_add(1, Ordering::AcqRel);
                 // The receiver is gone only while the watcher shuts down.
                 let _ = raw_tx.send(event);
             },
@@ -184,7 +190,7 @@ impl Watcher {
             });
         }
         let (stop_tx, stop_rx) = crossbeam_channel::bounded(0);
-        let coalescer = Coalescer::new(filter, watches, opts);
+        let coalescer = Coalescer::new(filter, watches, opts, Arc::clone(&progress));
         let thread = std::thread::Builder::new()
             .name("mapscope-watch".to_string())
             .spawn(move || coalescer.run(&raw_rx, &stop_rx, &out_tx))
@@ -193,6 +199,7 @@ impl Watcher {
             changes: out_rx,
             root,
             watched_dirs,
+            progress,
             stop: Some(stop_tx),
             thread: Some(thread),
         })
@@ -212,6 +219,37 @@ impl Watcher {
     pub fn watched_dirs(&self) -> usize {
         self.watched_dirs.load(Ordering::Relaxed)
     }
+
+    /// A count of the relevant changes seen so far. A consumer that reads the tree notes it
+    /// before and compares after (once `settling` is false): unchanged, nothing the watcher
+    /// saw changed the tree meanwhile, so what it read is one tree, not a mix.
+    pub fn seen(&self) -> u64 {
+        self.progress.seen.load(Ordering::Acquire)
+    }
+
+    /// The watcher holds changes it has not sent yet: events not yet judged, or a batch
+    /// waiting out its debounce. Once false, every change seen so far is in `changes()`
+    /// (a batch is sent before it stops counting as pending).
+    pub fn settling(&self) -> bool {
+        let p = &self.progress;
+        // In this order: an event queued before the first load is either still unjudged or
+        // judged, and then its change is counted in `seen` by the time `judged` is read.
+        p.queued.load(Ordering::Acquire) != p.judged.load(Ordering::Acquire)
+            || p.seen.load(Ordering::Acquire) != p.sent.load(Ordering::Acquire)
+    }
+}
+
+/// What the watch thread has seen and sent, shared with the `Watcher`: only the watch thread
+/// writes it.
+#[derive(Debug, Default)]
+struct Progress {
+    /// Raw events queued by notify's thread, and judged by the watch thread.
+    queued: AtomicU64,
+    judged: AtomicU64,
+    /// Relevant changes recorded (one per event that opened or extended a batch).
+    seen: AtomicU64,
+    /// `seen` as of the last batch sent (or found empty).
+    sent: AtomicU64,
 }
 
 impl Drop for Watcher {
@@ -413,10 +451,16 @@ struct Coalescer {
     /// When the pending batch got its first and its latest relevant change.
     first: Option<Instant>,
     last: Instant,
+    progress: Arc<Progress>,
 }
 
 impl Coalescer {
-    fn new(filter: PathFilter, watches: DirWatches, opts: WatchOptions) -> Coalescer {
+    fn new(
+        filter: PathFilter,
+        watches: DirWatches,
+        opts: WatchOptions,
+        progress: Arc<Progress>,
+    ) -> Coalescer {
         Coalescer {
             filter,
             watches,
@@ -425,6 +469,7 @@ impl Coalescer {
             overflowed: false,
             first: None,
             last: Instant::now(),
+            progress,
         }
     }
 
@@ -444,7 +489,7 @@ impl Coalescer {
                 // batch, or a busy checkout splits into many batches.
                 if !self.past_max_delay() {
                     if let Ok(event) = raw.try_recv() {
-                        self.add(event);
+                        self.judge(event);
                         continue;
                     }
                 }
@@ -465,7 +510,7 @@ impl Coalescer {
                 },
             };
             match received {
-                Some(event) => self.add(event),
+                Some(event) => self.judge(event),
                 // The raw channel closed (cannot happen while `watches` holds the notify watcher):
                 // send what we have and stop.
                 None => {
@@ -474,6 +519,12 @@ impl Coalescer {
                 }
             }
         }
+    }
+
+    /// Takes in one raw event and counts it judged (see `Watcher::settling`).
+    fn judge(&mut self, event: notify::Result<Event>) {
+        self.add(event);
+        self.progress.judged.fetch_add(1, Ordering::AcqRel);
     }
 
     fn past_max_delay(&self) -> bool {
@@ -505,7 +556,11 @@ impl Coalescer {
         let batch = std::mem::take(&mut self.pending);
         self.first = None;
         self.overflowed = false;
-        batch.is_empty() || out.send(batch).is_ok()
+        let seen = self.progress.seen.load(Ordering::Relaxed);
+        let sent = batch.is_empty() || out.send(batch).is_ok();
+        // After the send: a consumer that sees nothing pending finds the batch queued.
+        self.progress.sent.store(seen, Ordering::Release);
+        sent
     }
 
     /// Records that the pending batch changed: opens or extends its window.
@@ -513,6 +568,7 @@ impl Coalescer {
         let now = Instant::now();
         self.first.get_or_insert(now);
         self.last = now;
+        self.progress.seen.fetch_add(1, Ordering::AcqRel);
     }
 
     fn rescan(&mut self) {
@@ -807,6 +863,29 @@ mod tests {
             .iter()
             .all(|b| b.error.is_none() && b.warnings.is_empty()));
         // `remove_dir_all` (the tempdir's drop) works below PATH_MAX through descriptors.
+    }
+
+    #[test]
+    fn a_change_is_settling_until_its_batch_is_queued() {
+        let (dir, w) = watched(&[("a.ts", "export const a = 1;\n")]);
+        let end = Instant::now() + DEADLINE;
+        assert!(!w.settling(), "nothing happened yet");
+        let before = w.seen();
+        write(dir.path(), "b.ts", "export const b = 1;\n");
+        // Settling from the moment notify queues the event until the batch is sent.
+        while !w.settling() && w.changes().is_empty() && Instant::now() < end {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        while w.settling() && Instant::now() < end {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(!w.settling());
+        assert!(w.seen() > before, "the write was counted");
+        let batch = w
+            .changes()
+            .try_recv()
+            .expect("the batch is queued once settled");
+        assert!(batch.paths.contains("b.ts"), "{batch:?}");
     }
 
     #[test]
