@@ -122,12 +122,23 @@ pub struct SearchArgs {
 
 #[derive(Args, Debug)]
 pub struct EvalArgs {
-    /// The dataset (JSON lines: commit, parent, query, gold_files, …).
+    /// The dataset (JSON lines: commit, parent, query, gold_files, …). Repeat
+    /// `--dataset D --git-dir G` to run several datasets in one pass (paired in order).
+    #[arg(long, required = true)]
+    pub dataset: Vec<PathBuf>,
+    /// A bare git directory (or a repo's .git) holding the dataset's commits; one per
+    /// `--dataset`.
+    #[arg(long, required = true)]
+    pub git_dir: Vec<PathBuf>,
+    /// Leave one dataset out: for each dataset, the `--weights` variant chosen on the other
+    /// datasets (lowest mean of ln(1 − hit@8) + ln(1 − recall@8)) and its figures on the
+    /// held-out one, next to the in-sample table.
     #[arg(long)]
-    pub dataset: PathBuf,
-    /// A bare git directory (or a repo's .git) holding the dataset's commits.
-    #[arg(long)]
-    pub git_dir: PathBuf,
+    pub leave_one_out: bool,
+    /// With several datasets: also write the JSON report (every variant on every dataset)
+    /// to this file while printing the tables.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
     /// Only the first N commits.
     #[arg(long)]
     pub limit: Option<usize>,
@@ -146,9 +157,10 @@ pub struct EvalArgs {
     #[arg(long)]
     pub no_history: bool,
     /// Keep the parent trees' blobs in this directory between runs (materialising a tree
-    /// is then a matter of hard links instead of `git archive`).
+    /// is then a matter of hard links instead of `git archive`). Once for all datasets, or
+    /// once per `--dataset`, in the same order.
     #[arg(long, value_name = "DIR")]
-    pub blob_cache: Option<PathBuf>,
+    pub blob_cache: Vec<PathBuf>,
     #[arg(long)]
     pub json: bool,
 }
@@ -894,17 +906,21 @@ fn eval_variants(path: Option<&std::path::Path>) -> anyhow::Result<Vec<(String, 
     }
 }
 
-fn cmd_eval(args: &EvalArgs) -> anyhow::Result<()> {
-    use std::fmt::Write as _;
+/// One dataset of `mapscope eval` (the `i`th `--dataset`): one report per weight variant,
+/// each parent tree indexed once (and once more per distinct set of build-time weights).
+fn eval_dataset(
+    args: &EvalArgs,
+    i: usize,
+    variants: &[(String, SearchWeights)],
+) -> anyhow::Result<Vec<crate::eval::EvalReport>> {
     let opts = crate::eval::EvalOptions {
-        dataset: args.dataset.clone(),
-        git_dir: args.git_dir.clone(),
+        dataset: args.dataset[i].clone(),
+        git_dir: args.git_dir[i].clone(),
         limit: args.limit,
         ks: args.ks.clone(),
         field: args.field.clone(),
-        blob_cache: args.blob_cache.clone(),
+        blob_cache: args.blob_cache.get(i).or(args.blob_cache.first()).cloned(),
     };
-    let variants = eval_variants(args.weights.as_deref())?;
     let search_opts = SearchOptions {
         top: MAX_TOP,
         files_mode: true,
@@ -918,7 +934,7 @@ fn cmd_eval(args: &EvalArgs) -> anyhow::Result<()> {
                 HistorySource::Off
             } else {
                 HistorySource::GitDir {
-                    git_dir: args.git_dir.clone(),
+                    git_dir: opts.git_dir.clone(),
                     rev: tree.parent.to_string(),
                 }
             };
@@ -939,7 +955,7 @@ fn cmd_eval(args: &EvalArgs) -> anyhow::Result<()> {
             };
             let mut out = Vec::with_capacity(variants.len());
             let mut built: Option<SearchIndex> = None;
-            for (_, w) in &variants {
+            for (_, w) in variants {
                 // Build-time weights shape the postings; query-time ones can reuse the index.
                 match built.as_mut() {
                     Some(si) if si.weights().same_build(w) => si.set_query_weights(w.clone()),
@@ -957,19 +973,138 @@ fn cmd_eval(args: &EvalArgs) -> anyhow::Result<()> {
             }
             Ok(out)
         };
-    let reports = crate::eval::run_eval_variants(
-        &opts,
-        variants.len(),
-        &mut ranker,
-        &mut |done, total, _| {
-            if !args.json {
-                eprint!("\r{done}/{total}");
-            }
-        },
-    )?;
-    if !args.json {
-        eprintln!();
+    crate::eval::run_eval_variants(&opts, variants.len(), &mut ranker, &mut |done, total, _| {
+        if !args.json {
+            eprint!("\r{done}/{total}");
+        }
+    })
+    .inspect(|_| {
+        if !args.json {
+            eprintln!();
+        }
+    })
+}
+
+/// `mapscope eval` over several datasets: a per-dataset table (the variant chosen on all of
+/// them), and with `--leave-one-out` the held-out table beside it.
+fn cmd_eval_datasets(args: &EvalArgs, variants: &[(String, SearchWeights)]) -> anyhow::Result<()> {
+    use crate::eval::{dataset_table, leave_one_out, objective, EvalReport};
+    use std::fmt::Write as _;
+    let mut all: Vec<Vec<EvalReport>> = Vec::new();
+    for i in 0..args.dataset.len() {
+        if !args.json {
+            eprintln!("{}", args.dataset[i].display());
+        }
+        all.push(eval_dataset(args, i, variants)?);
     }
+    let names: Vec<String> = variants.iter().map(|(n, _)| n.clone()).collect();
+    let objectives: Vec<f64> = (0..variants.len())
+        .map(|v| objective(&all.iter().map(|d| &d[v]).collect::<Vec<_>>()))
+        .collect();
+    let chosen = (0..variants.len())
+        .min_by(|&a, &b| objectives[a].total_cmp(&objectives[b]).then(a.cmp(&b)))
+        .unwrap_or(0);
+    let held = args.leave_one_out.then(|| leave_one_out(&all, &names));
+    if args.json || args.report.is_some() {
+        let datasets: Vec<serde_json::Value> = all
+            .iter()
+            .map(|d| {
+                let named: serde_json::Map<String, serde_json::Value> = names
+                    .iter()
+                    .zip(d)
+                    .map(|(n, r)| Ok((n.clone(), serde_json::to_value(r)?)))
+                    .collect::<anyhow::Result<_>>()?;
+                Ok(serde_json::json!({
+                    "repo": d.first().map(|r| r.repo.clone()),
+                    "dataset": d.first().map(|r| r.dataset.clone()),
+                    "variants": named,
+                }))
+            })
+            .collect::<anyhow::Result<_>>()?;
+        let json = serde_json::to_string_pretty(&serde_json::json!({
+            "objective": "mean over datasets of ln(1 - hit@8) + ln(1 - recall@8), lower is better",
+            "variant_objectives": names.iter().zip(&objectives).map(|(n, o)| (n.clone(), *o))
+                .collect::<std::collections::BTreeMap<String, f64>>(),
+            "chosen_on_all": names.get(chosen),
+            "datasets": datasets,
+            "held_out": held,
+        }))?;
+        if let Some(path) = &args.report {
+            std::fs::write(path, &json).with_context(|| format!("writing {}", path.display()))?;
+        }
+        if args.json {
+            return print(&json);
+        }
+    }
+    let mut s = String::new();
+    if variants.len() > 1 {
+        let _ = writeln!(
+            s,
+            "hit@8/recall@8 per variant (objective: mean ln(1 - hit@8) + ln(1 - recall@8), \
+             lower is better)"
+        );
+        let _ = write!(s, "{:<28}{:>9}", "variant", "objective");
+        for d in &all {
+            let repo = d.first().map_or("", |r| r.repo.as_str());
+            let short = repo.rsplit('/').next().unwrap_or(repo);
+            let _ = write!(s, "{:>12}", short.chars().take(10).collect::<String>());
+        }
+        s.push('\n');
+        for (v, name) in names.iter().enumerate() {
+            let _ = write!(s, "{name:<28}{:>9.3}", objectives[v]);
+            for d in &all {
+                let get = |k: &str| d[v].summary.get(k).copied().unwrap_or(f64::NAN);
+                let _ = write!(s, " {:>5.3}/{:>5.3}", get("hit@8"), get("recall@8"));
+            }
+            s.push('\n');
+        }
+        s.push('\n');
+    }
+    let rows: Vec<(&str, &std::collections::BTreeMap<String, f64>, &str)> = all
+        .iter()
+        .map(|d| {
+            (
+                d[chosen].repo.as_str(),
+                &d[chosen].summary,
+                names[chosen].as_str(),
+            )
+        })
+        .collect();
+    s.push_str(&dataset_table(
+        "in-sample: the variant chosen on all datasets",
+        &rows,
+    ));
+    if let Some(held) = &held {
+        s.push('\n');
+        let rows: Vec<(&str, &std::collections::BTreeMap<String, f64>, &str)> = held
+            .iter()
+            .map(|h| (h.repo.as_str(), &h.summary, h.chosen_name.as_str()))
+            .collect();
+        s.push_str(&dataset_table(
+            "held out: each dataset scored with the variant chosen on the others",
+            &rows,
+        ));
+    }
+    print(&s)
+}
+
+fn cmd_eval(args: &EvalArgs) -> anyhow::Result<()> {
+    use std::fmt::Write as _;
+    if args.dataset.len() != args.git_dir.len() {
+        anyhow::bail!(
+            "{} --dataset but {} --git-dir: give one git directory per dataset",
+            args.dataset.len(),
+            args.git_dir.len()
+        );
+    }
+    if args.blob_cache.len() > 1 && args.blob_cache.len() != args.dataset.len() {
+        anyhow::bail!("give one --blob-cache for all datasets or one per --dataset");
+    }
+    let variants = eval_variants(args.weights.as_deref())?;
+    if args.dataset.len() > 1 || args.leave_one_out {
+        return cmd_eval_datasets(args, &variants);
+    }
+    let reports = eval_dataset(args, 0, &variants)?;
     if reports.len() == 1 {
         let report = &reports[0];
         if args.json {
