@@ -124,11 +124,11 @@ pub struct SearchArgs {
 pub struct EvalArgs {
     /// The dataset (JSON lines: commit, parent, query, gold_files, …). Repeat
     /// `--dataset D --git-dir G` to run several datasets in one pass (paired in order).
-    #[arg(long, required = true)]
+    #[arg(long, required_unless_present = "from_report")]
     pub dataset: Vec<PathBuf>,
     /// A bare git directory (or a repo's .git) holding the dataset's commits; one per
     /// `--dataset`.
-    #[arg(long, required = true)]
+    #[arg(long, required_unless_present = "from_report")]
     pub git_dir: Vec<PathBuf>,
     /// Leave one dataset out: for each dataset, the `--weights` variant chosen on the other
     /// datasets (lowest mean of ln(1 − hit@8) + ln(1 − recall@8)) and its figures on the
@@ -139,6 +139,14 @@ pub struct EvalArgs {
     /// to this file while printing the tables.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+    /// Instead of running, read the datasets of earlier `--report` files (several runs in
+    /// parallel make one table) and print their tables.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["dataset", "git_dir"])]
+    pub from_report: Vec<PathBuf>,
+    /// Keep only the variants whose names start with this (e.g. the ones that leave the
+    /// history out); a leading `!` keeps the others.
+    #[arg(long, value_name = "PREFIX")]
+    pub variants_named: Option<String>,
     /// Only the first N commits.
     #[arg(long)]
     pub limit: Option<usize>,
@@ -985,23 +993,91 @@ fn eval_dataset(
     })
 }
 
+/// Datasets from earlier `--report` files, in order: (variant names, reports per dataset
+/// per variant). Every file must hold the same variants.
+fn read_eval_reports(
+    paths: &[PathBuf],
+) -> anyhow::Result<(Vec<String>, Vec<Vec<crate::eval::EvalReport>>)> {
+    let mut names: Option<Vec<String>> = None;
+    let mut all = Vec::new();
+    for path in paths {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let mut v: serde_json::Value = serde_json::from_str(&text)
+            .with_context(|| format!("{}: invalid JSON", path.display()))?;
+        let recorded: Option<Vec<String>> = v["variant_order"].as_array().map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(String::from))
+                .collect()
+        });
+        let datasets = v["datasets"]
+            .as_array_mut()
+            .with_context(|| format!("{}: no `datasets` (not an eval --report)", path.display()))?;
+        for d in datasets {
+            let Some(map) = d["variants"].as_object_mut() else {
+                anyhow::bail!("{}: a dataset without `variants`", path.display());
+            };
+            // The run's order when recorded (ties go to the first), else by name.
+            let order: Vec<String> = map.keys().cloned().collect();
+            let order = names.clone().or_else(|| recorded.clone()).unwrap_or(order);
+            let mut reports = Vec::with_capacity(order.len());
+            for n in &order {
+                let r = map
+                    .remove(n)
+                    .with_context(|| format!("{}: variant {n:?} missing", path.display()))?;
+                reports.push(serde_json::from_value(r)?);
+            }
+            names.get_or_insert(order);
+            all.push(reports);
+        }
+    }
+    Ok((names.unwrap_or_default(), all))
+}
+
 /// `mapscope eval` over several datasets: a per-dataset table (the variant chosen on all of
 /// them), and with `--leave-one-out` the held-out table beside it.
 fn cmd_eval_datasets(args: &EvalArgs, variants: &[(String, SearchWeights)]) -> anyhow::Result<()> {
     use crate::eval::{dataset_table, leave_one_out, objective, EvalReport};
     use std::fmt::Write as _;
-    let mut all: Vec<Vec<EvalReport>> = Vec::new();
-    for i in 0..args.dataset.len() {
-        if !args.json {
-            eprintln!("{}", args.dataset[i].display());
+    let (mut names, mut all) = if args.from_report.is_empty() {
+        let mut all: Vec<Vec<EvalReport>> = Vec::new();
+        for i in 0..args.dataset.len() {
+            if !args.json {
+                eprintln!("{}", args.dataset[i].display());
+            }
+            all.push(eval_dataset(args, i, variants)?);
         }
-        all.push(eval_dataset(args, i, variants)?);
+        let names: Vec<String> = variants.iter().map(|(n, _)| n.clone()).collect();
+        (names, all)
+    } else {
+        read_eval_reports(&args.from_report)?
+    };
+    if let Some(prefix) = &args.variants_named {
+        let keep: Vec<bool> = names
+            .iter()
+            .map(|n| match prefix.strip_prefix('!') {
+                Some(p) => !n.starts_with(p),
+                None => n.starts_with(prefix.as_str()),
+            })
+            .collect();
+        if !keep.contains(&true) {
+            anyhow::bail!("no variant is named {prefix:?}");
+        }
+        let pick = |v: Vec<String>| v.into_iter().zip(&keep).filter(|x| *x.1).map(|x| x.0);
+        names = pick(names).collect();
+        for d in &mut all {
+            *d = std::mem::take(d)
+                .into_iter()
+                .zip(&keep)
+                .filter(|x| *x.1)
+                .map(|x| x.0)
+                .collect();
+        }
     }
-    let names: Vec<String> = variants.iter().map(|(n, _)| n.clone()).collect();
-    let objectives: Vec<f64> = (0..variants.len())
+    let objectives: Vec<f64> = (0..names.len())
         .map(|v| objective(&all.iter().map(|d| &d[v]).collect::<Vec<_>>()))
         .collect();
-    let chosen = (0..variants.len())
+    let chosen = (0..names.len())
         .min_by(|&a, &b| objectives[a].total_cmp(&objectives[b]).then(a.cmp(&b)))
         .unwrap_or(0);
     let held = args.leave_one_out.then(|| leave_one_out(&all, &names));
@@ -1026,6 +1102,7 @@ fn cmd_eval_datasets(args: &EvalArgs, variants: &[(String, SearchWeights)]) -> a
             "variant_objectives": names.iter().zip(&objectives).map(|(n, o)| (n.clone(), *o))
                 .collect::<std::collections::BTreeMap<String, f64>>(),
             "chosen_on_all": names.get(chosen),
+            "variant_order": names,
             "datasets": datasets,
             "held_out": held,
         }))?;
@@ -1037,7 +1114,7 @@ fn cmd_eval_datasets(args: &EvalArgs, variants: &[(String, SearchWeights)]) -> a
         }
     }
     let mut s = String::new();
-    if variants.len() > 1 {
+    if names.len() > 1 {
         let _ = writeln!(
             s,
             "hit@8/recall@8 per variant (objective: mean ln(1 - hit@8) + ln(1 - recall@8), \
@@ -1099,6 +1176,9 @@ fn cmd_eval(args: &EvalArgs) -> anyhow::Result<()> {
     }
     if args.blob_cache.len() > 1 && args.blob_cache.len() != args.dataset.len() {
         anyhow::bail!("give one --blob-cache for all datasets or one per --dataset");
+    }
+    if !args.from_report.is_empty() {
+        return cmd_eval_datasets(args, &[]);
     }
     let variants = eval_variants(args.weights.as_deref())?;
     if args.dataset.len() > 1 || args.leave_one_out {

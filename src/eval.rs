@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::engine::search::is_impl_path;
 
@@ -48,7 +48,7 @@ impl EvalOptions {
 }
 
 /// One scored commit.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct QueryResult {
     pub commit: String,
     pub parent: String,
@@ -71,7 +71,7 @@ pub struct QueryResult {
 }
 
 /// How a parent tree was materialised when `git archive` was not enough.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TreeCaveat {
     /// `cat-file-fallback` or `failed`.
     pub method: String,
@@ -80,18 +80,23 @@ pub struct TreeCaveat {
     pub missing: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EvalTiming {
+    #[serde(deserialize_with = "f64_or_nan")]
     pub mean_call_ms: f64,
+    #[serde(deserialize_with = "f64_or_nan")]
     pub median_call_ms: f64,
     /// First query per tree: index + query when the ranker caches its index per tree.
+    #[serde(deserialize_with = "f64_or_nan")]
     pub mean_first_call_ms: f64,
     /// Later queries on an already seen tree: query time alone with a caching ranker.
+    #[serde(deserialize_with = "f64_or_nan")]
     pub mean_other_call_ms: f64,
+    #[serde(deserialize_with = "f64_or_nan")]
     pub mean_materialize_ms: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EvalReport {
     pub repo: String,
     pub dataset: String,
@@ -100,11 +105,27 @@ pub struct EvalReport {
     pub n_with_impl_gold: usize,
     pub ks: Vec<usize>,
     /// Macro averages over commits; `None` values are skipped, NaN when nothing is left.
+    #[serde(deserialize_with = "map_or_nan")]
     pub summary: BTreeMap<String, f64>,
     pub timing: EvalTiming,
     /// Parent → caveat, for trees that needed the fallback or failed.
     pub tree_caveats: BTreeMap<String, TreeCaveat>,
     pub per_query: Vec<QueryResult>,
+}
+
+/// NaN is written as JSON `null`; reading a report back turns it into NaN again.
+fn f64_or_nan<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<f64, D::Error> {
+    Option::<f64>::deserialize(d).map(|v| v.unwrap_or(f64::NAN))
+}
+
+fn map_or_nan<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<BTreeMap<String, f64>, D::Error> {
+    BTreeMap::<String, Option<f64>>::deserialize(d).map(|m| {
+        m.into_iter()
+            .map(|(k, v)| (k, v.unwrap_or(f64::NAN)))
+            .collect()
+    })
 }
 
 impl EvalReport {
