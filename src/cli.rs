@@ -846,7 +846,8 @@ fn evidence_name(e: Evidence) -> &'static str {
     }
 }
 
-/// One line per hit: `path:start-end  evidence  kind  symbol  score`.
+/// One line per hit: `path:start-end  evidence  kind  symbol  score`; a text hit's matched
+/// line follows it (`    > line`).
 fn search_text(query: &str, r: &SearchResponse, files_mode: bool, explain: bool) -> String {
     use std::fmt::Write as _;
     if r.low_score || (r.hits.is_empty() && r.files.is_empty()) {
@@ -871,6 +872,10 @@ fn search_text(query: &str, r: &SearchResponse, files_mode: bool, explain: bool)
             h.symbol.as_deref().unwrap_or("-"),
             h.score
         );
+        if h.evidence == Evidence::Text && !h.excerpt.is_empty() {
+            // What matched: the symbol column has the word, this the line it is on.
+            let _ = writeln!(s, "    > {}", h.excerpt);
+        }
         if explain {
             let g = &h.signals;
             let _ = writeln!(

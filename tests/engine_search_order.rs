@@ -84,7 +84,11 @@ fn typescript_test_file_ranks_under_its_implementation() {
     let q = "shopping cart discount calculation";
     let resp = search(&files, q, true);
     assert!(file_rank(&resp, "src/cart.ts") < file_rank(&resp, "tests/cart.test.ts"));
-    hits_under(&search(&files, q, false), "src/cart.ts", "tests/cart.test.ts");
+    hits_under(
+        &search(&files, q, false),
+        "src/cart.ts",
+        "tests/cart.test.ts",
+    );
 
     // A query about tests keeps the tests first.
     let resp = search(&files, "cart discount calculation tests", true);
@@ -126,7 +130,11 @@ fn go_tests_rank_under_their_implementation() {
         parsed("tsdb/wal/checkpoint_test.go", CHECKPOINT_TEST_GO),
     ];
     let resp = search(&files, "wal checkpoint", false);
-    hits_under(&resp, "tsdb/wal/checkpoint.go", "tsdb/wal/checkpoint_test.go");
+    hits_under(
+        &resp,
+        "tsdb/wal/checkpoint.go",
+        "tsdb/wal/checkpoint_test.go",
+    );
     assert_eq!(resp.hits[0].file_path, "tsdb/wal/checkpoint.go");
     let resp = search(&files, "wal checkpoint", true);
     assert_eq!(resp.files[0].0, "tsdb/wal/checkpoint.go");
@@ -156,9 +164,7 @@ fn python_tests_rank_under_their_implementation() {
         parsed("testing/test_runner.py", TEST_RUNNER_PY),
     ];
     let resp = search(&files, "teardown phase", true);
-    assert!(
-        file_rank(&resp, "src/_pytest/runner.py") < file_rank(&resp, "testing/test_runner.py")
-    );
+    assert!(file_rank(&resp, "src/_pytest/runner.py") < file_rank(&resp, "testing/test_runner.py"));
     hits_under(
         &search(&files, "teardown phase", false),
         "src/_pytest/runner.py",
@@ -171,7 +177,10 @@ fn a_test_without_a_matching_implementation_is_lifted_under_nothing() {
     // The implementation does not mention the query at all: it is lifted to just above
     // its test (it is what the test exercises), and the test stays in the list.
     let files = [
-        parsed("src/cart.ts", "export function total(): number {\n  return 0\n}\n"),
+        parsed(
+            "src/cart.ts",
+            "export function total(): number {\n  return 0\n}\n",
+        ),
         parsed("tests/cart.test.ts", CART_TEST_TS),
     ];
     let resp = search(&files, "shopping discount calculation", true);
