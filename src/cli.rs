@@ -832,8 +832,17 @@ pub(crate) fn search_json(
             "low_score": r.low_score,
             "history": index.history_status,
             "matched": r.retrieval_counts,
+            "note": no_words_note(r),
         },
     })
+}
+
+/// Why nothing was searched, when the query had no word to search for (only stop words,
+/// punctuation, emoji or control characters).
+fn no_words_note(r: &SearchResponse) -> Option<&'static str> {
+    let c = &r.retrieval_counts;
+    (r.hits.is_empty() && r.files.is_empty() && c.query_terms == 0 && c.expanded_terms == 0)
+        .then_some("no searchable words in the query (only stop words, punctuation or symbols)")
 }
 
 fn evidence_name(e: Evidence) -> &'static str {
@@ -851,7 +860,10 @@ fn evidence_name(e: Evidence) -> &'static str {
 fn search_text(query: &str, r: &SearchResponse, files_mode: bool, explain: bool) -> String {
     use std::fmt::Write as _;
     if r.low_score || (r.hits.is_empty() && r.files.is_empty()) {
-        return format!("no confident hits for {query:?}\n");
+        return match no_words_note(r) {
+            Some(note) => format!("no confident hits for {query:?}: {note}\n"),
+            None => format!("no confident hits for {query:?}\n"),
+        };
     }
     let mut s = String::new();
     if files_mode {

@@ -276,3 +276,29 @@ fn text_hits_show_the_matched_word_and_line() {
         "{text}"
     );
 }
+
+#[test]
+fn queries_without_words_are_low_score_with_a_note() {
+    let long = "x".repeat(10_000);
+    for q in ["the and of", "?!.,;", "🚀🔥"] {
+        let v = search_json(q, &[]);
+        assert_eq!(v["success"], true, "{q:?}");
+        assert_eq!(v["diagnostics"]["low_score"], true, "{q:?}");
+        assert!(v["sources"].as_array().unwrap().is_empty());
+        assert!(v["diagnostics"]["note"]
+            .as_str()
+            .unwrap()
+            .contains("no searchable words"));
+    }
+    for q in [
+        long.as_str(),
+        "导出 orders csv 🚀",
+        "export заказы orders",
+        "\u{1b}[31m",
+    ] {
+        let v = search_json(q, &[]);
+        assert_eq!(v["success"], true, "{q:?}");
+        let empty = v["sources"].as_array().unwrap().is_empty();
+        assert!(!empty || v["diagnostics"]["low_score"] == true, "{q:?}");
+    }
+}
