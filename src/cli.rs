@@ -141,7 +141,7 @@ pub struct EvalArgs {
     pub report: Option<PathBuf>,
     /// Instead of running, read the datasets of earlier `--report` files (several runs in
     /// parallel make one table) and print their tables.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["dataset", "git_dir"])]
+    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["dataset", "git_dir"])]
     pub from_report: Vec<PathBuf>,
     /// Keep only the variants whose names start with this (e.g. the ones that leave the
     /// history out); a leading `!` keeps the others.
