@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::engine::search::is_impl_path;
 
@@ -48,7 +48,7 @@ impl EvalOptions {
 }
 
 /// One scored commit.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct QueryResult {
     pub commit: String,
     pub parent: String,
@@ -71,7 +71,7 @@ pub struct QueryResult {
 }
 
 /// How a parent tree was materialised when `git archive` was not enough.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TreeCaveat {
     /// `cat-file-fallback` or `failed`.
     pub method: String,
@@ -80,18 +80,23 @@ pub struct TreeCaveat {
     pub missing: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EvalTiming {
+    #[serde(deserialize_with = "f64_or_nan")]
     pub mean_call_ms: f64,
+    #[serde(deserialize_with = "f64_or_nan")]
     pub median_call_ms: f64,
     /// First query per tree: index + query when the ranker caches its index per tree.
+    #[serde(deserialize_with = "f64_or_nan")]
     pub mean_first_call_ms: f64,
     /// Later queries on an already seen tree: query time alone with a caching ranker.
+    #[serde(deserialize_with = "f64_or_nan")]
     pub mean_other_call_ms: f64,
+    #[serde(deserialize_with = "f64_or_nan")]
     pub mean_materialize_ms: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EvalReport {
     pub repo: String,
     pub dataset: String,
@@ -100,11 +105,27 @@ pub struct EvalReport {
     pub n_with_impl_gold: usize,
     pub ks: Vec<usize>,
     /// Macro averages over commits; `None` values are skipped, NaN when nothing is left.
+    #[serde(deserialize_with = "map_or_nan")]
     pub summary: BTreeMap<String, f64>,
     pub timing: EvalTiming,
     /// Parent → caveat, for trees that needed the fallback or failed.
     pub tree_caveats: BTreeMap<String, TreeCaveat>,
     pub per_query: Vec<QueryResult>,
+}
+
+/// NaN is written as JSON `null`; reading a report back turns it into NaN again.
+fn f64_or_nan<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<f64, D::Error> {
+    Option::<f64>::deserialize(d).map(|v| v.unwrap_or(f64::NAN))
+}
+
+fn map_or_nan<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<BTreeMap<String, f64>, D::Error> {
+    BTreeMap::<String, Option<f64>>::deserialize(d).map(|m| {
+        m.into_iter()
+            .map(|(k, v)| (k, v.unwrap_or(f64::NAN)))
+            .collect()
+    })
 }
 
 impl EvalReport {
@@ -828,6 +849,123 @@ fn report(
     }
 }
 
+/// Objective for choosing weights over several datasets (lower is better): the mean over
+/// datasets of `ln(1 − hit@8) + ln(1 − recall@8)`, each floored at 0.005. A log of the miss
+/// rate makes a relative gain count the same on every dataset (cutting misses from 20% to
+/// 10% weighs as much as from 40% to 20%), so no dataset dominates because it is hard, and
+/// no baseline figures are needed to compare variants.
+pub fn objective(reports: &[&EvalReport]) -> f64 {
+    if reports.is_empty() {
+        return f64::INFINITY;
+    }
+    let term = |r: &EvalReport, k: &str| {
+        let v = r.summary.get(k).copied().unwrap_or(0.0);
+        let v = if v.is_finite() { v } else { 0.0 };
+        (1.0 - v).max(0.005).ln()
+    };
+    reports
+        .iter()
+        .map(|r| term(r, "hit@8") + term(r, "recall@8"))
+        .sum::<f64>()
+        / reports.len() as f64
+}
+
+/// One dataset's line of a leave-one-dataset-out table.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HeldOut {
+    pub repo: String,
+    /// The variant chosen on the other datasets (`objective`), by index and name.
+    pub chosen: usize,
+    pub chosen_name: String,
+    /// That variant's summary on this (held-out) dataset.
+    pub summary: BTreeMap<String, f64>,
+    /// The variant best on this dataset alone, for comparison (in-sample).
+    pub best_in_sample: usize,
+    pub best_in_sample_name: String,
+}
+
+/// Leave one dataset out: `reports[d][v]` is variant `v` on dataset `d`. For each dataset,
+/// the variant with the lowest `objective` over the other datasets (first on ties) and its
+/// figures on the held-out one. With a single dataset the choice is made on that dataset.
+pub fn leave_one_out(reports: &[Vec<EvalReport>], names: &[String]) -> Vec<HeldOut> {
+    let n_var = reports.iter().map(Vec::len).min().unwrap_or(0);
+    let pick = |use_d: &dyn Fn(usize) -> bool| -> usize {
+        let mut best = (f64::INFINITY, 0);
+        for v in 0..n_var {
+            let rs: Vec<&EvalReport> = (0..reports.len())
+                .filter(|&d| use_d(d))
+                .map(|d| &reports[d][v])
+                .collect();
+            let o = objective(&rs);
+            if o < best.0 {
+                best = (o, v);
+            }
+        }
+        best.1
+    };
+    (0..reports.len())
+        .filter(|_| n_var > 0)
+        .map(|held| {
+            let chosen = if reports.len() > 1 {
+                pick(&|d| d != held)
+            } else {
+                pick(&|_| true)
+            };
+            let best_in_sample = pick(&|d| d == held);
+            let name = |v: usize| names.get(v).cloned().unwrap_or_else(|| format!("#{v}"));
+            HeldOut {
+                repo: reports[held][chosen].repo.clone(),
+                chosen,
+                chosen_name: name(chosen),
+                summary: reports[held][chosen].summary.clone(),
+                best_in_sample,
+                best_in_sample_name: name(best_in_sample),
+            }
+        })
+        .collect()
+}
+
+/// The per-dataset table of several datasets: one line per dataset (one variant's figures).
+pub fn dataset_table(title: &str, rows: &[(&str, &BTreeMap<String, f64>, &str)]) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let _ = writeln!(s, "{title}");
+    let _ = writeln!(
+        s,
+        "{:<24}{:>7}{:>7}{:>7}{:>7}{:>7}{:>9}{:>7}  variant",
+        "dataset", "R@4", "R@8", "R@16", "R@32", "hit@8", "implF@8", "MRR"
+    );
+    let get = |m: &BTreeMap<String, f64>, k: &str| m.get(k).copied().unwrap_or(f64::NAN);
+    let mut mean = [0.0f64; 7];
+    for (repo, m, variant) in rows {
+        let v = [
+            get(m, "recall@4"),
+            get(m, "recall@8"),
+            get(m, "recall@16"),
+            get(m, "recall@32"),
+            get(m, "hit@8"),
+            get(m, "impl_recall_filt@8"),
+            get(m, "mrr"),
+        ];
+        for (a, x) in mean.iter_mut().zip(v) {
+            *a += x / rows.len() as f64;
+        }
+        let _ = writeln!(
+            s,
+            "{:<24}{:>7.3}{:>7.3}{:>7.3}{:>7.3}{:>7.3}{:>9.3}{:>7.3}  {variant}",
+            repo, v[0], v[1], v[2], v[3], v[4], v[5], v[6]
+        );
+    }
+    if rows.len() > 1 {
+        let _ = writeln!(
+            s,
+            "{:<24}{:>7.3}{:>7.3}{:>7.3}{:>7.3}{:>7.3}{:>9.3}{:>7.3}",
+            "mean", mean[0], mean[1], mean[2], mean[3], mean[4], mean[5], mean[6]
+        );
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1108,5 +1246,59 @@ mod tests {
         opts.field = "query".into();
         opts.ks = vec![0];
         assert!(run_eval(&opts, &mut ranker).is_err());
+    }
+
+    fn fake(repo: &str, hit8: f64, r8: f64) -> EvalReport {
+        let mut summary = BTreeMap::new();
+        summary.insert("hit@8".to_string(), hit8);
+        summary.insert("recall@8".to_string(), r8);
+        EvalReport {
+            repo: repo.into(),
+            dataset: format!("{repo}.jsonl"),
+            field: "query".into(),
+            n: 10,
+            n_with_impl_gold: 10,
+            ks: vec![8],
+            summary,
+            timing: EvalTiming {
+                mean_call_ms: 0.0,
+                median_call_ms: 0.0,
+                mean_first_call_ms: 0.0,
+                mean_other_call_ms: 0.0,
+                mean_materialize_ms: 0.0,
+            },
+            tree_caveats: BTreeMap::new(),
+            per_query: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn leave_one_out_chooses_on_the_other_datasets() {
+        let names = s(&["a", "b"]);
+        // Variant b is much better on x, a little worse on y and z.
+        let reports = vec![
+            vec![fake("x", 0.50, 0.40), fake("x", 0.90, 0.80)],
+            vec![fake("y", 0.80, 0.70), fake("y", 0.78, 0.68)],
+            vec![fake("z", 0.80, 0.70), fake("z", 0.78, 0.68)],
+        ];
+        let loo = leave_one_out(&reports, &names);
+        assert_eq!(loo.len(), 3);
+        // Held out x: chosen on y and z → a, although b is best on x itself.
+        assert_eq!(loo[0].chosen_name, "a");
+        assert_eq!(loo[0].best_in_sample_name, "b");
+        assert_eq!(loo[0].summary["hit@8"], 0.50);
+        // Held out y: x and z together prefer b (x's gain is larger in log terms).
+        assert_eq!(loo[1].chosen_name, "b");
+        assert_eq!(loo[1].best_in_sample_name, "a");
+        assert!(objective(&[&reports[0][1]]) < objective(&[&reports[0][0]]));
+        assert!(objective(&[]).is_infinite());
+        // One dataset: chosen on itself.
+        let one = leave_one_out(&reports[..1], &names);
+        assert_eq!(one[0].chosen_name, "b");
+        let table = dataset_table(
+            "held out",
+            &[("x", &loo[0].summary, "a"), ("y", &loo[1].summary, "b")],
+        );
+        assert!(table.contains("held out") && table.contains("mean"));
     }
 }

@@ -253,3 +253,52 @@ fn commit_history_finds_files_by_the_words_of_their_past_changes() {
     assert!(!files_of(&v).contains(&"src/ledger.py".to_string()));
     assert!(v["diagnostics"]["history"]["error"].is_string());
 }
+
+#[test]
+fn text_hits_show_the_matched_word_and_line() {
+    let v = search_json("drop older", &[]);
+    let first = &v["sources"][0];
+    assert_eq!(first["file_path"], "src/auth/session.ts");
+    assert_eq!(first["evidence_type"], "text", "{first}");
+    assert_eq!(first["line_range"][0], 6);
+    let word = first["symbol"].as_str().unwrap();
+    assert!(["Drop", "older"].contains(&word), "{first}");
+    assert!(first["excerpt"]
+        .as_str()
+        .unwrap()
+        .starts_with("/** Drop sessions older"));
+    let r = repo();
+    let o = search(&[r.to_str().unwrap(), "drop older"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains(&format!("src/auth/session.ts:6-6  text  -  {word}"))
+            && text.contains("    > /** Drop sessions older"),
+        "{text}"
+    );
+}
+
+#[test]
+fn queries_without_words_are_low_score_with_a_note() {
+    let long = "x".repeat(10_000);
+    for q in ["the and of", "?!.,;", "🚀🔥"] {
+        let v = search_json(q, &[]);
+        assert_eq!(v["success"], true, "{q:?}");
+        assert_eq!(v["diagnostics"]["low_score"], true, "{q:?}");
+        assert!(v["sources"].as_array().unwrap().is_empty());
+        assert!(v["diagnostics"]["note"]
+            .as_str()
+            .unwrap()
+            .contains("no searchable words"));
+    }
+    for q in [
+        long.as_str(),
+        "导出 orders csv 🚀",
+        "export заказы orders",
+        "\u{1b}[31m",
+    ] {
+        let v = search_json(q, &[]);
+        assert_eq!(v["success"], true, "{q:?}");
+        let empty = v["sources"].as_array().unwrap().is_empty();
+        assert!(!empty || v["diagnostics"]["low_score"] == true, "{q:?}");
+    }
+}

@@ -783,8 +783,10 @@ impl App {
                 }
             }
             Action::ExcludeSymbol => {
+                // A text hit's symbol column is the word that matched, not a symbol.
                 let symbol = self
                     .selected_hit()
+                    .filter(|h| h.row.evidence != crate::ui::hits::Evidence::Text)
                     .map(|h| h.row.symbol.clone())
                     .filter(|s| !s.is_empty());
                 if let Some(sym) = symbol {

@@ -27,11 +27,26 @@ enum State {
 
 /// Calls `f(line, kind, text)` for each maximal run of one kind within a line (1-based
 /// lines). Delimiters (quotes, comment markers) are included in the run they open or close.
-pub(crate) fn lex(source: &str, lang: Lang, mut f: impl FnMut(u32, Seg, &str)) {
+pub(crate) fn lex(source: &str, lang: Lang, f: impl FnMut(u32, Seg, &str)) {
+    lex_lines(source.split('\n'), 1, lang, f);
+}
+
+/// `lex` over lines given one by one, the first numbered `first`: a hit's evidence line is
+/// classified by lexing from the start of its chunk, so a line inside a block comment,
+/// docstring or template literal is known to be one.
+pub(crate) fn lex_lines<'a>(
+    lines: impl Iterator<Item = &'a str>,
+    first: u32,
+    lang: Lang,
+    mut f: impl FnMut(u32, Seg, &str),
+) {
     let python = lang == Lang::Python;
     let mut state = State::Code;
-    for (idx, line) in source.split('\n').enumerate() {
-        let line_no = u32::try_from(idx + 1).unwrap_or(u32::MAX);
+    for (idx, line) in lines.enumerate() {
+        let line_no = u32::try_from(idx)
+            .ok()
+            .and_then(|i| i.checked_add(first))
+            .unwrap_or(u32::MAX);
         let b = line.as_bytes();
         let mut i = 0;
         let mut seg_start = 0;

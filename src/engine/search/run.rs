@@ -184,6 +184,10 @@ struct UnitAcc {
     score: f32,
     /// Best share of an implementation file's score lent to this test file.
     companion: f32,
+    /// For a test file ranked under its implementation file: that file's unit + 1 (0 = none).
+    pair: u32,
+    /// Best hit score among this file's chunks (hit mode, for `cap_test_hits`).
+    hit_best: f32,
 }
 
 impl Default for UnitAcc {
@@ -210,6 +214,8 @@ impl Default for UnitAcc {
             graph: 0.0,
             score: 0.0,
             companion: 0.0,
+            pair: 0,
+            hit_best: 0.0,
         }
     }
 }
@@ -609,6 +615,19 @@ fn run(
             ua.score = lifted_score;
         }
     }
+    // 5c. Tests under the code they test (unless the query is about tests).
+    let pairs = if w.test_under_impl && !plan.wants_tests {
+        test_pairs(idx, s, |u| filter.allows(&idx.units[u as usize]))
+    } else {
+        Vec::new()
+    };
+    for &(_, i) in &pairs {
+        s.unit(i);
+        prepare(s, i as usize);
+    }
+    if !pairs.is_empty() {
+        order_pairs(s, &mut files, &pairs, w.test_impl_lift as f32);
+    }
     files.sort_by(|a, b| {
         b.0.total_cmp(&a.0).then_with(|| {
             idx.units[a.1 as usize]
@@ -632,11 +651,13 @@ fn run(
             * ua.prior_mult
             + w.history_post as f32 * ua.hist
     };
-    let chosen: Vec<u32> = if opts.files_mode {
+    // (hit score, chunk), best first.
+    let chosen: Vec<(f32, u32)> = if opts.files_mode {
         files
             .iter()
             .map(|&(_, u)| s.units[u as usize].best_chunk)
             .filter(|&c| c != NO_CHUNK)
+            .map(|c| (hit_score(s, c), c))
             .collect()
     } else {
         let mut cands: Vec<(f32, u32)> = s
@@ -646,6 +667,9 @@ fn run(
             .map(|&c| (hit_score(s, c), c))
             .filter(|x| x.0 > 0.0)
             .collect();
+        if !pairs.is_empty() {
+            cap_test_hits(idx, s, &mut cands);
+        }
         pick_hits(idx, &mut cands, top, w.max_hits_per_file.max(1))
     };
 
@@ -654,7 +678,7 @@ fn run(
     term_index.sort_by_key(|x| x.0);
     let hits: Vec<SearchHit> = chosen
         .iter()
-        .map(|&c| {
+        .map(|&(score, c)| {
             let acc = s.chunks[c as usize];
             let ua = s.units[idx.chunks[c as usize].unit as usize];
             let ev = describe(idx, ctx, c, &acc, &term_index, &mut tok);
@@ -676,7 +700,7 @@ fn run(
                 evidence: ev.evidence,
                 symbol: ev.symbol,
                 kind: ev.kind,
-                score: f64::from(hit_score(s, c)),
+                score: f64::from(score),
                 signals,
             }
         })
@@ -692,7 +716,7 @@ fn run(
         }
     };
     let mut best_cov = 0.0f32;
-    for &c in chosen.iter().take(3) {
+    for &(_, c) in chosen.iter().take(3) {
         let acc = &s.chunks[c as usize];
         let ua = &s.units[idx.chunks[c as usize].unit as usize];
         best_cov = best_cov.max(coverage(acc.concepts | ua.path_concepts));
@@ -702,7 +726,7 @@ fn run(
     }
     let exact_top = chosen
         .first()
-        .is_some_and(|&c| s.chunks[c as usize].exact_typed)
+        .is_some_and(|&(_, c)| s.chunks[c as usize].exact_typed)
         && hits
             .first()
             .is_some_and(|h| h.evidence == Evidence::Definition);
@@ -724,6 +748,77 @@ fn run(
         low_score: confidence == Confidence::Low,
         retrieval_counts: counts,
         latency_ms: 0.0,
+    }
+}
+
+/// Just under: a test file's score relative to the implementation it follows.
+const UNDER: f32 = 0.999;
+
+/// (test unit, implementation unit) for each scored test file with a paired implementation
+/// file that is allowed: the best-scoring one when the test has several.
+fn test_pairs(idx: &SearchIndex, s: &Scratch, allowed: impl Fn(u32) -> bool) -> Vec<(u32, u32)> {
+    let mut best: Vec<(u32, u32, f32)> = Vec::new();
+    for &(i, t, _) in &idx.companions {
+        let (ti, ii) = (&s.units[t as usize], &s.units[i as usize]);
+        if !ti.touched || ti.score <= 0.0 || !allowed(i) {
+            continue;
+        }
+        let si = if ii.touched { ii.score.max(0.0) } else { 0.0 };
+        match best.iter_mut().find(|b| b.0 == t) {
+            Some(b) if si > b.2 => *b = (t, i, si),
+            Some(_) => {}
+            None => best.push((t, i, si)),
+        }
+    }
+    best.into_iter().map(|(t, i, _)| (t, i)).collect()
+}
+
+/// Puts each test file just under its implementation file in `files`: the implementation
+/// first takes `lift` × the test's score if that is more than its own, then the test is
+/// capped just under it. A test whose implementation scores nothing (and is not lifted)
+/// keeps its place. Marks each test with its implementation (`UnitAcc::pair`).
+fn order_pairs(s: &mut Scratch, files: &mut Vec<(f32, u32)>, pairs: &[(u32, u32)], lift: f32) {
+    for &(t, i) in pairs {
+        let want = lift * s.units[t as usize].score;
+        let ia = s.unit(i);
+        let was = ia.score.max(0.0);
+        if want > was {
+            ia.score = want;
+            if was <= 0.0 {
+                files.push((want, i));
+            }
+        }
+    }
+    for &(t, i) in pairs {
+        let si = s.units[i as usize].score;
+        let ta = &mut s.units[t as usize];
+        ta.pair = i + 1;
+        if si > 0.0 && ta.score > si * UNDER {
+            ta.score = si * UNDER;
+        }
+    }
+    for f in files.iter_mut() {
+        f.0 = s.units[f.1 as usize].score;
+    }
+}
+
+/// In hit mode, a test file's hits rank under the best hit of its implementation file
+/// (when that file has one).
+fn cap_test_hits(idx: &SearchIndex, s: &mut Scratch, cands: &mut [(f32, u32)]) {
+    let unit_of = |c: u32| idx.chunks[c as usize].unit as usize;
+    for &(sc, c) in cands.iter() {
+        let ua = &mut s.units[unit_of(c)];
+        ua.hit_best = ua.hit_best.max(sc);
+    }
+    for x in cands.iter_mut() {
+        let pair = s.units[unit_of(x.1)].pair;
+        if pair == 0 {
+            continue;
+        }
+        let cap = s.units[(pair - 1) as usize].hit_best * UNDER;
+        if cap > 0.0 && x.0 > cap {
+            x.0 = cap;
+        }
     }
 }
 
@@ -820,11 +915,16 @@ fn spread(
 
 /// Best hits with at most `per_file` from one file; partial selection keeps this cheap when
 /// a common word touches most of the index.
-fn pick_hits(idx: &SearchIndex, cands: &mut [(f32, u32)], top: usize, per_file: usize) -> Vec<u32> {
-    let take = |sorted: &[(f32, u32)]| -> Vec<u32> {
+fn pick_hits(
+    idx: &SearchIndex,
+    cands: &mut [(f32, u32)],
+    top: usize,
+    per_file: usize,
+) -> Vec<(f32, u32)> {
+    let take = |sorted: &[(f32, u32)]| -> Vec<(f32, u32)> {
         let mut out = Vec::with_capacity(top);
         let mut per: Vec<(u32, usize)> = Vec::new();
-        for &(_, c) in sorted {
+        for &(sc, c) in sorted {
             let u = idx.chunks[c as usize].unit;
             let n = match per.iter_mut().find(|x| x.0 == u) {
                 Some(x) => {
@@ -837,7 +937,7 @@ fn pick_hits(idx: &SearchIndex, cands: &mut [(f32, u32)], top: usize, per_file: 
                 }
             };
             if n <= per_file {
-                out.push(c);
+                out.push((sc, c));
                 if out.len() == top {
                     break;
                 }
@@ -961,7 +1061,12 @@ fn describe(
     let mut nested: Vec<(u32, u32)> = idx.chunks[a.min(b)..b]
         .iter()
         .enumerate()
-        .filter(|(i, o)| a + i != c as usize && o.start >= ch.start && o.end <= ch.end)
+        .filter(|(i, o)| {
+            a + i != c as usize
+                && o.kind == ChunkKind::Def
+                && o.start >= ch.start
+                && o.end <= ch.end
+        })
         .map(|(_, o)| (o.start, o.end))
         .collect();
     nested.sort_unstable();
@@ -996,12 +1101,11 @@ fn describe(
         symbol: None,
         kind: None,
     };
-    let Some(file) = file else {
-        return out; // prose: text evidence
-    };
-    if ch.kind == ChunkKind::Doc {
+    let Some(file) = file.filter(|_| ch.kind != ChunkKind::Doc) else {
+        // Prose: text evidence, with the word that matched.
+        out.symbol = best_word(text, terms, tok, &mut seen);
         return out;
-    }
+    };
     let matches =
         |s: &str, tok: &mut Tokenizer, seen: &mut Vec<u64>| line_weight(s, terms, tok, seen) > 0.0;
 
@@ -1051,19 +1155,35 @@ fn describe(
         out.symbol = Some(name.to_string());
         return out;
     }
-    // No tagged use on the line: is the match in code or in a comment/string?
+    // No tagged use on the line: is the match in code or in a comment/string? Lexed from
+    // the chunk's first line, so a line inside a block comment, a docstring or a template
+    // literal is known to be one.
     let mut code_word: Option<String> = None;
-    lex::lex(text, file.lang, |_, seg, piece| {
-        if seg != Seg::Code || code_word.is_some() {
-            return;
-        }
-        for word in piece.split(|ch: char| !(ch.is_alphanumeric() || ch == '_' || ch == '$')) {
-            if !word.is_empty() && matches(word, tok, &mut seen) {
-                code_word = Some(word.to_string());
-                break;
+    let mut text_word: Option<(f32, String)> = None;
+    let from = ch.start.min(line);
+    lex::lex_lines(
+        (from..=line).map(|n| get_line(n).unwrap_or("")),
+        from,
+        file.lang,
+        |n, seg, piece| {
+            if n != line {
+                return;
             }
-        }
-    });
+            for word in words(piece) {
+                let wt = line_weight(word, terms, tok, &mut seen);
+                if wt <= 0.0 {
+                    continue;
+                }
+                if seg == Seg::Code {
+                    if code_word.is_none() {
+                        code_word = Some(word.to_string());
+                    }
+                } else if text_word.as_ref().is_none_or(|b| wt > b.0) {
+                    text_word = Some((wt, word.to_string()));
+                }
+            }
+        },
+    );
     if let Some(word) = code_word {
         if let Some(def) = def.filter(|d| d.signature.contains(line)) {
             out.evidence = Evidence::Definition;
@@ -1075,6 +1195,35 @@ fn describe(
             out.evidence = Evidence::Reference;
             out.symbol = Some(word);
         }
+    } else {
+        // Only in a comment or a string: text, showing the word that matched.
+        out.symbol = text_word
+            .map(|(_, w)| w)
+            .or_else(|| best_word(text, terms, tok, &mut seen));
     }
     out
+}
+
+/// The words of a line as an identifier scanner sees them (`$` and `_` are word characters).
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|ch: char| !(ch.is_alphanumeric() || ch == '_' || ch == '$'))
+        .filter(|w| !w.is_empty())
+}
+
+/// The word of `text` that carries the most query weight (first on ties), for the symbol
+/// column of a text hit.
+fn best_word(
+    text: &str,
+    terms: &[(u64, f32)],
+    tok: &mut Tokenizer,
+    seen: &mut Vec<u64>,
+) -> Option<String> {
+    let mut best: Option<(f32, &str)> = None;
+    for word in words(text) {
+        let wt = line_weight(word, terms, tok, seen);
+        if wt > 0.0 && best.is_none_or(|b| wt > b.0) {
+            best = Some((wt, word));
+        }
+    }
+    best.map(|(_, w)| w.to_string())
 }

@@ -92,6 +92,13 @@ pub struct SearchWeights {
     pub test_companion: f64,
     /// A test file lifted by `test_companion` also keeps this share of its own score.
     pub test_companion_own: f64,
+    /// Unless the query is about tests, a test file ranks just under the implementation
+    /// file it tests (`head_test.go` under `head.go`), in files and in hits.
+    pub test_under_impl: bool,
+    /// With `test_under_impl`, an implementation file whose test outscores it first takes
+    /// this share of the test's score (0 = the test only drops under it; 1 = the pair keeps
+    /// the test's place, implementation first).
+    pub test_impl_lift: f64,
     /// Multiplier of the history signal: BM25 of the query over the subjects of the commits
     /// that touched each file (`HistoryIndex`), added to the file's text score (before the
     /// demotions). 0 by default: on the eval datasets `history_post` gains more recall.
@@ -102,7 +109,8 @@ pub struct SearchWeights {
     /// Multiplier of the history signal added after the demotions and the prior (a test
     /// file's past changes count in full).
     pub history_post: f64,
-    /// Score multiplier for examples, playgrounds, benchmarks, docs folders, `.d.ts`.
+    /// Score multiplier for examples, playgrounds, benchmarks, docs folders, `.d.ts` (0.8 was
+    /// chosen by leave-one-dataset-out on the six shared datasets).
     pub penalty_secondary: f64,
     /// Score multiplier for prose and config documents (README, .md, .json, .yaml, .toml).
     pub doc_chunk: f64,
@@ -185,10 +193,12 @@ impl Default for SearchWeights {
             test_query_impl: 0.7,
             test_companion: 0.7,
             test_companion_own: 0.5,
+            test_under_impl: true,
+            test_impl_lift: 1.0,
             history: 0.0,
             history_covers: true,
             history_post: 0.7,
-            penalty_secondary: 0.5,
+            penalty_secondary: 0.8,
             doc_chunk: 0.6,
 
             max_hits_per_file: 3,

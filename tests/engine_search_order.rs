@@ -1,0 +1,188 @@
+//! Tests rank under the code they test, in hits and in files mode, unless the query is
+//! about tests: small TS, Go and Python fixtures parsed by the real tag extractor, where
+//! the test file repeats the query's words more often than the implementation does.
+
+use std::sync::Arc;
+
+use mapscope::engine::search::{SearchContext, SearchIndex, SearchOptions, SearchResponse};
+use mapscope::engine::tags::extract_tags;
+use mapscope::engine::{Lang, ParsedFile};
+
+fn parsed(path: &str, src: &str) -> ParsedFile {
+    let lang = Lang::from_path(path).expect("known language");
+    let tags = extract_tags(lang, src);
+    ParsedFile::new(path.into(), lang, src.len() as u64, Arc::from(src), tags)
+}
+
+fn search(files: &[ParsedFile], q: &str, files_mode: bool) -> SearchResponse {
+    let index = SearchIndex::build(files, &[]);
+    let prior = vec![1.0 / files.len() as f64; files.len()];
+    let neighbors = vec![Vec::new(); files.len()];
+    let ctx = SearchContext {
+        files,
+        docs: &[],
+        prior: &prior,
+        neighbors: &neighbors,
+        history: None,
+    };
+    let opts = SearchOptions {
+        top: 20,
+        files_mode,
+        ..SearchOptions::default()
+    };
+    index.search(&ctx, q, &opts)
+}
+
+fn file_rank(resp: &SearchResponse, path: &str) -> usize {
+    resp.files
+        .iter()
+        .position(|f| f.0 == path)
+        .unwrap_or_else(|| panic!("{path} not in {:?}", resp.files))
+}
+
+/// Every hit in `test` comes after the first hit in `imp`.
+fn hits_under(resp: &SearchResponse, imp: &str, test: &str) {
+    let first_impl = resp
+        .hits
+        .iter()
+        .position(|h| h.file_path == imp)
+        .unwrap_or_else(|| panic!("no hit in {imp}: {:#?}", resp.hits));
+    if let Some(first_test) = resp.hits.iter().position(|h| h.file_path == test) {
+        assert!(first_impl < first_test, "{:#?}", resp.hits);
+    }
+    for w in resp.hits.windows(2) {
+        assert!(w[0].score >= w[1].score, "hits are in score order");
+    }
+}
+
+const CART_TS: &str = "export interface Line { price: number; qty: number }
+
+export function computeDiscount(lines: Line[], code: string): number {
+  const total = lines.reduce((s, l) => s + l.price * l.qty, 0)
+  return code === 'SALE' ? total * 0.1 : 0
+}
+";
+
+const CART_TEST_TS: &str = "import { computeDiscount } from '../src/cart'
+
+describe('shopping cart discount calculation', () => {
+  it('calculates the cart discount for a shopping cart', () => {
+    expect(computeDiscount([{ price: 10, qty: 1 }], 'SALE')).toBe(1)
+  })
+  it('no discount calculation without a code', () => {
+    expect(computeDiscount([], '')).toBe(0)
+  })
+})
+";
+
+#[test]
+fn typescript_test_file_ranks_under_its_implementation() {
+    let files = [
+        parsed("src/cart.ts", CART_TS),
+        parsed("tests/cart.test.ts", CART_TEST_TS),
+    ];
+    let q = "shopping cart discount calculation";
+    let resp = search(&files, q, true);
+    assert!(file_rank(&resp, "src/cart.ts") < file_rank(&resp, "tests/cart.test.ts"));
+    hits_under(
+        &search(&files, q, false),
+        "src/cart.ts",
+        "tests/cart.test.ts",
+    );
+
+    // A query about tests keeps the tests first.
+    let resp = search(&files, "cart discount calculation tests", true);
+    assert_eq!(resp.files[0].0, "tests/cart.test.ts");
+}
+
+const CHECKPOINT_GO: &str = "package wal
+
+// Checkpoint creates a compacted checkpoint of the WAL segments.
+func Checkpoint(dir string, from, to int) error {
+\treturn nil
+}
+";
+
+const CHECKPOINT_TEST_GO: &str = "package wal
+
+import \"testing\"
+
+func TestCheckpoint(t *testing.T) {
+\tif err := Checkpoint(\"wal\", 0, 1); err != nil {
+\t\tt.Fatal(err)
+\t}
+}
+
+func TestCheckpointNoopWAL(t *testing.T) {
+\t// wal checkpoint on an empty wal
+\t_ = Checkpoint(\"wal\", 0, 0)
+}
+
+func TestWALCheckpointSegments(t *testing.T) {
+\t_ = Checkpoint(\"wal\", 1, 2)
+}
+";
+
+#[test]
+fn go_tests_rank_under_their_implementation() {
+    let files = [
+        parsed("tsdb/wal/checkpoint.go", CHECKPOINT_GO),
+        parsed("tsdb/wal/checkpoint_test.go", CHECKPOINT_TEST_GO),
+    ];
+    let resp = search(&files, "wal checkpoint", false);
+    hits_under(
+        &resp,
+        "tsdb/wal/checkpoint.go",
+        "tsdb/wal/checkpoint_test.go",
+    );
+    assert_eq!(resp.hits[0].file_path, "tsdb/wal/checkpoint.go");
+    let resp = search(&files, "wal checkpoint", true);
+    assert_eq!(resp.files[0].0, "tsdb/wal/checkpoint.go");
+}
+
+const RUNNER_PY: &str = "def run_teardown(item):
+    \"\"\"Run the teardown phase of one item.\"\"\"
+    return item
+";
+
+const TEST_RUNNER_PY: &str = "from runner import run_teardown
+
+
+def test_teardown_phase_runs():
+    assert run_teardown(1) == 1
+
+
+def test_teardown_phase_after_failure():
+    # teardown phase still runs
+    assert run_teardown(2) == 2
+";
+
+#[test]
+fn python_tests_rank_under_their_implementation() {
+    let files = [
+        parsed("src/_pytest/runner.py", RUNNER_PY),
+        parsed("testing/test_runner.py", TEST_RUNNER_PY),
+    ];
+    let resp = search(&files, "teardown phase", true);
+    assert!(file_rank(&resp, "src/_pytest/runner.py") < file_rank(&resp, "testing/test_runner.py"));
+    hits_under(
+        &search(&files, "teardown phase", false),
+        "src/_pytest/runner.py",
+        "testing/test_runner.py",
+    );
+}
+
+#[test]
+fn a_test_without_a_matching_implementation_is_lifted_under_nothing() {
+    // The implementation does not mention the query at all: it is lifted to just above
+    // its test (it is what the test exercises), and the test stays in the list.
+    let files = [
+        parsed(
+            "src/cart.ts",
+            "export function total(): number {\n  return 0\n}\n",
+        ),
+        parsed("tests/cart.test.ts", CART_TEST_TS),
+    ];
+    let resp = search(&files, "shopping discount calculation", true);
+    assert!(file_rank(&resp, "src/cart.ts") < file_rank(&resp, "tests/cart.test.ts"));
+}
