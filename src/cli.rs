@@ -638,7 +638,7 @@ fn explain_map(index: &Index, args: &MapArgs) -> anyhow::Result<()> {
         .map(|f| explain_file(index, &req, &ranked, &map, f))
         .collect();
     if args.format == MapFormat::Json {
-        return print(&serde_json::to_string_pretty(&explained)?);
+        return print(&json::to_string_pretty(&explained)?);
     }
     let text: Vec<String> = explained.iter().map(render_text).collect();
     print(&text.join("\n"))?;
@@ -726,7 +726,7 @@ fn cmd_bench(args: &BenchArgs) -> anyhow::Result<()> {
         let r =
             crate::typing_bench::run(&repo_path(&args.path), args.tokens, args.queries.as_deref())?;
         if args.json {
-            return print(&serde_json::to_string_pretty(&r)?);
+            return print(&json::to_string_pretty(&r)?);
         }
         return print(&format!(
             "{} files, {} queries typed one character at a time, map of {} tokens\n\
@@ -1134,11 +1134,7 @@ fn eval_variants(path: Option<&std::path::Path>) -> anyhow::Result<Vec<(String, 
     let Some(path) = path else {
         return Ok(vec![("default".into(), SearchWeights::default())]);
     };
-    let text = crate::engine::guarded::read_user_text(path, 1 << 30)
-        .with_context(|| format!("reading weights {}", path.display()))?;
-    let value: serde_json::Value =
-        serde_json::from_str(&text).with_context(|| format!("{}: invalid JSON", path.display()))?;
-    let parse = |name: &str, v: &serde_json::Value| -> anyhow::Result<SearchWeights> {
+    crate::eval::read_variant_file(path, "weights", "weights", |name, v| {
         // Unknown keys are typos in a tuning file: refuse them rather than ignore them.
         let known = serde_json::to_value(SearchWeights::default())?;
         if let (Some(obj), Some(known)) = (v.as_object(), known.as_object()) {
@@ -1148,15 +1144,7 @@ fn eval_variants(path: Option<&std::path::Path>) -> anyhow::Result<Vec<(String, 
         }
         serde_json::from_value(v.clone())
             .with_context(|| format!("{}: variant {name:?}", path.display()))
-    };
-    match value.get("variants").and_then(|v| v.as_object()) {
-        Some(map) if !map.is_empty() => map
-            .iter()
-            .map(|(k, v)| Ok((k.clone(), parse(k, v)?)))
-            .collect(),
-        Some(_) => anyhow::bail!("{}: `variants` is empty", path.display()),
-        None => Ok(vec![("weights".into(), parse("weights", &value)?)]),
-    }
+    })
 }
 
 /// One dataset of `mapscope eval` (the `i`th `--dataset`): one report per weight variant,
@@ -1342,7 +1330,7 @@ fn cmd_eval_datasets(args: &EvalArgs, variants: &[(String, SearchWeights)]) -> a
                 }))
             })
             .collect::<anyhow::Result<_>>()?;
-        let json = serde_json::to_string_pretty(&serde_json::json!({
+        let json = json::to_string_pretty(&serde_json::json!({
             "objective": "mean over datasets of ln(1 - hit@8) + ln(1 - recall@8), lower is better",
             "variant_objectives": names.iter().zip(&objectives).map(|(n, o)| (n.clone(), *o))
                 .collect::<std::collections::BTreeMap<String, f64>>(),

@@ -178,6 +178,29 @@ impl EvalReport {
     }
 }
 
+/// Named variants from a tuning file (`--weights`, `--map-variants`): `{"variants": {"name":
+/// {…}, …}}`, or a single object, which is named `single`. `parse` turns one variant's object
+/// into its options (and refuses what it does not know).
+pub fn read_variant_file<T>(
+    path: &Path,
+    what: &str,
+    single: &str,
+    parse: impl Fn(&str, &serde_json::Value) -> Result<T>,
+) -> Result<Vec<(String, T)>> {
+    let text = crate::engine::guarded::read_user_text(path, 1 << 30)
+        .with_context(|| format!("reading {what} {}", path.display()))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("{}: invalid JSON", path.display()))?;
+    match value.get("variants").and_then(|v| v.as_object()) {
+        Some(map) if !map.is_empty() => map
+            .iter()
+            .map(|(k, v)| Ok((k.clone(), parse(k, v)?)))
+            .collect(),
+        Some(_) => bail!("{}: `variants` is empty", path.display()),
+        None => Ok(vec![(single.to_string(), parse(single, &value)?)]),
+    }
+}
+
 /// `run_eval.score`: metrics of one ranking (already deduplicated) against its gold.
 pub fn score(
     ranked: &[String],

@@ -208,20 +208,8 @@ pub fn read_variants(path: Option<&std::path::Path>) -> Result<Vec<(String, Task
     let Some(path) = path else {
         return Ok(vec![("default".into(), TaskOptions::default())]);
     };
-    let text = crate::engine::guarded::read_user_text(path, 1 << 20)
-        .with_context(|| format!("reading map variants {}", path.display()))?;
-    let value: serde_json::Value =
-        serde_json::from_str(&text).with_context(|| format!("{}: invalid JSON", path.display()))?;
-    let parse = |name: &str, v: &serde_json::Value| -> Result<TaskOptions> {
+    crate::eval::read_variant_file(path, "map variants", "variant", |name, v| {
         serde_json::from_value(v.clone())
             .with_context(|| format!("{}: variant {name:?}", path.display()))
-    };
-    match value.get("variants").and_then(|v| v.as_object()) {
-        Some(map) if !map.is_empty() => map
-            .iter()
-            .map(|(k, v)| Ok((k.clone(), parse(k, v)?)))
-            .collect(),
-        Some(_) => anyhow::bail!("{}: `variants` is empty", path.display()),
-        None => Ok(vec![("variant".into(), parse("variant", &value)?)]),
-    }
+    })
 }
