@@ -213,3 +213,34 @@ pub fn read_variants(path: Option<&std::path::Path>) -> Result<Vec<(String, Task
             .with_context(|| format!("{}: variant {name:?}", path.display()))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("variants.json");
+        std::fs::write(&path, text).expect("write");
+        (dir, path)
+    }
+
+    #[test]
+    fn variant_files_name_each_variant_fill_defaults_and_refuse_typos() {
+        let (_d, p) = file(r#"{"variants": {"a": {"pin_files": 2}, "b": {}}}"#);
+        let v = read_variants(Some(&p)).expect("reads");
+        assert_eq!(v.len(), 2);
+        assert_eq!((v[0].0.as_str(), v[0].1.pin_files), ("a", 2));
+        assert_eq!(v[1].1, TaskOptions::default());
+
+        let (_d, p) = file(r#"{"tail_files": 3}"#);
+        let v = read_variants(Some(&p)).expect("one object");
+        assert_eq!((v[0].0.as_str(), v[0].1.tail_files), ("variant", 3));
+
+        for bad in [r#"{"variants": {}}"#, r#"{"pin_filez": 1}"#, "not json"] {
+            let (_d, p) = file(bad);
+            assert!(read_variants(Some(&p)).is_err(), "{bad}");
+        }
+        assert_eq!(read_variants(None).expect("default")[0].0, "default");
+    }
+}
