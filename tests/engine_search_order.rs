@@ -40,15 +40,16 @@ fn file_rank(resp: &SearchResponse, path: &str) -> usize {
         .unwrap_or_else(|| panic!("{path} not in {:?}", resp.files))
 }
 
-/// Every hit in `test` comes after the first hit in `imp`.
+/// Every hit shown in `test` comes after every hit shown in `imp`: the two files' hits do
+/// not interleave.
 fn hits_under(resp: &SearchResponse, imp: &str, test: &str) {
-    let first_impl = resp
+    let last_impl = resp
         .hits
         .iter()
-        .position(|h| h.file_path == imp)
+        .rposition(|h| h.file_path == imp)
         .unwrap_or_else(|| panic!("no hit in {imp}: {:#?}", resp.hits));
     if let Some(first_test) = resp.hits.iter().position(|h| h.file_path == test) {
-        assert!(first_impl < first_test, "{:#?}", resp.hits);
+        assert!(last_impl < first_test, "{:#?}", resp.hits);
     }
     for w in resp.hits.windows(2) {
         assert!(w[0].score >= w[1].score, "hits are in score order");
@@ -170,6 +171,63 @@ fn python_tests_rank_under_their_implementation() {
         "src/_pytest/runner.py",
         "testing/test_runner.py",
     );
+}
+
+const DISCOUNTS_TS: &str = "export interface Line { price: number; qty: number }
+
+// The discount calculation for a shopping cart.
+export function computeDiscount(lines: Line[], code: string): number {
+  return cartTotal(lines) * discountRate(code)
+}
+
+export function discountRate(code: string): number {
+  return code === 'SALE' ? 0.1 : 0
+}
+
+export function cartTotal(lines: Line[]): number {
+  return lines.reduce((s, l) => s + l.price * l.qty, 0)
+}
+";
+
+const DISCOUNTS_TEST_TS: &str = "import { computeDiscount, discountRate } from '../src/discounts'
+
+describe('shopping cart discount calculation', () => {
+  it('cart discount calculation for a sale', () => {
+    expect(computeDiscount([{ price: 10, qty: 1 }], 'SALE')).toBe(1)
+  })
+})
+
+describe('discount rate', () => {
+  it('discount rate for a shopping cart code', () => {
+    expect(discountRate('SALE')).toBe(0.1)
+  })
+})
+";
+
+#[test]
+fn an_implementation_with_several_hits_shows_them_all_before_its_test() {
+    // The implementation has three matching definitions and the test two matching blocks
+    // that each repeat the query: every shown implementation hit comes first, not only
+    // its best one.
+    let files = [
+        parsed("src/discounts.ts", DISCOUNTS_TS),
+        parsed("tests/discounts.test.ts", DISCOUNTS_TEST_TS),
+    ];
+    let resp = search(&files, "shopping cart discount rate calculation", false);
+    let impl_hits = resp
+        .hits
+        .iter()
+        .filter(|h| h.file_path == "src/discounts.ts")
+        .count();
+    assert!(impl_hits >= 2, "{:#?}", resp.hits);
+    assert!(
+        resp.hits
+            .iter()
+            .any(|h| h.file_path == "tests/discounts.test.ts"),
+        "the test stays in the list: {:#?}",
+        resp.hits
+    );
+    hits_under(&resp, "src/discounts.ts", "tests/discounts.test.ts");
 }
 
 #[test]

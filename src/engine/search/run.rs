@@ -186,8 +186,11 @@ struct UnitAcc {
     companion: f32,
     /// For a test file ranked under its implementation file: that file's unit + 1 (0 = none).
     pair: u32,
-    /// Best hit score among this file's chunks (hit mode, for `cap_test_hits`).
-    hit_best: f32,
+    /// An implementation file with a test ranked under it.
+    tested: bool,
+    /// The score of the last hit of this file that would be shown (hit mode, for
+    /// `cap_test_hits`).
+    hit_floor: f32,
 }
 
 impl Default for UnitAcc {
@@ -215,7 +218,8 @@ impl Default for UnitAcc {
             score: 0.0,
             companion: 0.0,
             pair: 0,
-            hit_best: 0.0,
+            tested: false,
+            hit_floor: 0.0,
         }
     }
 }
@@ -668,7 +672,7 @@ fn run(
             .filter(|x| x.0 > 0.0)
             .collect();
         if !pairs.is_empty() {
-            cap_test_hits(idx, s, &mut cands);
+            cap_test_hits(idx, s, &mut cands, w.max_hits_per_file.max(1));
         }
         pick_hits(idx, &mut cands, top, w.max_hits_per_file.max(1))
     };
@@ -791,6 +795,7 @@ fn order_pairs(s: &mut Scratch, files: &mut Vec<(f32, u32)>, pairs: &[(u32, u32)
     }
     for &(t, i) in pairs {
         let si = s.units[i as usize].score;
+        s.units[i as usize].tested = true;
         let ta = &mut s.units[t as usize];
         ta.pair = i + 1;
         if si > 0.0 && ta.score > si * UNDER {
@@ -802,20 +807,26 @@ fn order_pairs(s: &mut Scratch, files: &mut Vec<(f32, u32)>, pairs: &[(u32, u32)
     }
 }
 
-/// In hit mode, a test file's hits rank under the best hit of its implementation file
-/// (when that file has one).
-fn cap_test_hits(idx: &SearchIndex, s: &mut Scratch, cands: &mut [(f32, u32)]) {
-    let unit_of = |c: u32| idx.chunks[c as usize].unit as usize;
-    for &(sc, c) in cands.iter() {
-        let ua = &mut s.units[unit_of(c)];
-        ua.hit_best = ua.hit_best.max(sc);
+/// In hit mode, a test file's hits rank under the hits of its implementation file that
+/// would be shown (its best `per_file`), when that file has any.
+fn cap_test_hits(idx: &SearchIndex, s: &mut Scratch, cands: &mut [(f32, u32)], per_file: usize) {
+    let unit_of = |c: u32| idx.chunks[c as usize].unit;
+    let mut tested: Vec<(u32, f32)> = cands
+        .iter()
+        .filter(|x| s.units[unit_of(x.1) as usize].tested)
+        .map(|&(sc, c)| (unit_of(c), sc))
+        .collect();
+    tested.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
+    for group in tested.chunk_by(|a, b| a.0 == b.0) {
+        let last = group[group.len().min(per_file) - 1];
+        s.units[last.0 as usize].hit_floor = last.1;
     }
     for x in cands.iter_mut() {
-        let pair = s.units[unit_of(x.1)].pair;
+        let pair = s.units[unit_of(x.1) as usize].pair;
         if pair == 0 {
             continue;
         }
-        let cap = s.units[(pair - 1) as usize].hit_best * UNDER;
+        let cap = s.units[(pair - 1) as usize].hit_floor * UNDER;
         if cap > 0.0 && x.0 > cap {
             x.0 = cap;
         }
