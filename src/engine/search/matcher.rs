@@ -1,13 +1,16 @@
 //! Fuzzy symbol-name matching for search (runs on the querying thread).
 //!
-//! `fuzzy_name_score` is the one entry point, so swapping this small matcher for
-//! `nucleo-matcher` (preferred once it is a dependency) touches only this file. It scores a
-//! query word against a definition name: a subsequence alignment that rewards word starts
-//! (`cs` → `createServer`) and runs of consecutive characters, with a bounded
-//! Damerau–Levenshtein fallback for typos (`craeteServer`). Case-insensitive, ASCII-aware;
-//! anything non-ASCII only matches exactly.
+//! `FuzzyMatcher::score` is the one entry point. The alignment itself is `nucleo-matcher`'s
+//! (helix's and television's fzf-style matcher: rewards word starts and runs of consecutive
+//! characters, penalises gaps), normalised so a query word that equals the name scores 1.
+//! A bounded Damerau–Levenshtein fallback catches typos (`craeteServer`), which no
+//! subsequence matcher can; `SearchWeights::fuzzy_typos` switches it off for the eval.
+//! Names are the index's normalised ones (lowercase ASCII letters and digits); anything
+//! non-ASCII only matches exactly.
 
-/// Names longer than this are not fuzzy-matched (keeps the DP bounded).
+use nucleo_matcher::{Config, Matcher, Utf32Str};
+
+/// Names longer than this are not fuzzy-matched (keeps the alignment bounded).
 const MAX_LEN: usize = 96;
 
 /// Bit set of the ASCII letters and digits in a string, lowercase-folded: a cheap filter
@@ -25,53 +28,35 @@ pub(crate) fn char_mask(s: &str) -> u64 {
     m
 }
 
-/// A name prepared for repeated fuzzy matching.
+/// The ASCII letters and digits of `s` (`_`, `$` and other separators dropped), or None
+/// when `s` is not ASCII or is too long to align.
+fn significant(s: &str) -> Option<Vec<u8>> {
+    if !s.is_ascii() || s.len() > MAX_LEN {
+        return None;
+    }
+    Some(s.bytes().filter(u8::is_ascii_alphanumeric).collect())
+}
+
+/// A name prepared for repeated fuzzy matching. Its case is kept: nucleo compares
+/// case-insensitively but rewards camelCase word starts.
 #[derive(Debug, Clone)]
 pub(crate) struct FuzzyTarget {
-    /// Lowercased significant bytes (letters and digits; `_` and `$` dropped).
-    lower: Vec<u8>,
-    /// Whether each byte of `lower` starts a word in the original name.
-    boundary: Vec<bool>,
+    chars: Vec<u8>,
     mask: u64,
 }
 
 impl FuzzyTarget {
     pub(crate) fn new(name: &str) -> Option<FuzzyTarget> {
-        if !name.is_ascii() || name.len() > MAX_LEN {
-            return None;
-        }
-        let bytes = name.as_bytes();
-        let mut lower = Vec::with_capacity(bytes.len());
-        let mut boundary = Vec::with_capacity(bytes.len());
-        let mut prev: Option<u8> = None;
-        for &b in bytes {
-            if !b.is_ascii_alphanumeric() {
-                prev = None;
-                continue;
-            }
-            let starts = match prev {
-                None => true,
-                Some(p) => {
-                    (p.is_ascii_lowercase() && b.is_ascii_uppercase())
-                        || (p.is_ascii_digit() != b.is_ascii_digit())
-                }
-            };
-            lower.push(b.to_ascii_lowercase());
-            boundary.push(starts);
-            prev = Some(b);
-        }
-        if lower.is_empty() {
-            return None;
-        }
-        Some(FuzzyTarget {
+        let chars = significant(name)?;
+        (!chars.is_empty()).then(|| FuzzyTarget {
             mask: char_mask(name),
-            lower,
-            boundary,
+            chars,
         })
     }
 }
 
-/// A query word prepared for matching against many targets.
+/// A query word prepared for matching against many targets (lowercase, as nucleo wants a
+/// case-insensitive needle).
 #[derive(Debug, Clone)]
 pub(crate) struct FuzzyNeedle {
     lower: Vec<u8>,
@@ -80,86 +65,65 @@ pub(crate) struct FuzzyNeedle {
 
 impl FuzzyNeedle {
     pub(crate) fn new(word: &str) -> Option<FuzzyNeedle> {
-        if !word.is_ascii() {
-            return None;
-        }
-        let lower: Vec<u8> = word
-            .bytes()
-            .filter(u8::is_ascii_alphanumeric)
-            .map(|b| b.to_ascii_lowercase())
-            .collect();
-        if lower.len() < 3 || lower.len() > MAX_LEN {
-            return None;
-        }
-        Some(FuzzyNeedle {
+        let mut lower = significant(word)?;
+        lower.make_ascii_lowercase();
+        (lower.len() >= 3).then(|| FuzzyNeedle {
             mask: char_mask(word),
             lower,
         })
     }
 }
 
-/// The single matcher entry point: a score in (0, 1] when `needle` plausibly names `target`.
-pub(crate) fn fuzzy_name_score(needle: &FuzzyNeedle, target: &FuzzyTarget) -> Option<f64> {
-    let n = needle.lower.len();
-    let m = target.lower.len();
-    if needle.mask & !target.mask == 0 && n <= m {
-        if let Some(q) = subsequence_quality(&needle.lower, target) {
-            // Short needles against long names are weak evidence.
-            return Some(q * (0.5 + 0.5 * n as f64 / m as f64));
-        }
-    }
-    // Typo fallback: only for reasonably long words of similar length.
-    if n >= 5 && n.abs_diff(m) <= 2 && (needle.mask & !target.mask).count_ones() <= 2 {
-        let max_d = if n >= 8 { 2 } else { 1 };
-        let d = osa_distance(&needle.lower, &target.lower, max_d)?;
-        let s = 1.0 - 1.5 * d as f64 / n.max(m) as f64;
-        return (s > 0.0).then_some(s);
-    }
-    None
+/// nucleo's matcher (it keeps scratch space, hence `&mut`) and the typo switch.
+pub(crate) struct FuzzyMatcher {
+    matcher: Matcher,
+    typos: bool,
 }
 
-/// Best subsequence alignment of `needle` in `target`, normalised so a contiguous match
-/// starting at a word boundary scores 1.0.
-fn subsequence_quality(needle: &[u8], t: &FuzzyTarget) -> Option<f64> {
-    const CONSEC: f64 = 0.5;
-    const BOUNDARY: f64 = 0.5;
-    const GAP: f64 = 0.2;
-    let n = needle.len();
-    let m = t.lower.len();
-    let neg = f64::NEG_INFINITY;
-    // prev[j]: best score with needle[i-1] matched at target[j]; rolling rows.
-    let mut prev = vec![neg; m];
-    let mut cur = vec![neg; m];
-    for (i, &nc) in needle.iter().enumerate() {
-        let mut best_before = neg; // max prev[k] for k < j-1
-        for j in 0..m {
-            if j >= 2 {
-                best_before = best_before.max(prev[j - 2]);
-            }
-            cur[j] = neg;
-            if t.lower[j] != nc {
-                continue;
-            }
-            let base = 1.0 + if t.boundary[j] { BOUNDARY } else { 0.0 };
-            if i == 0 {
-                cur[j] = base;
-                continue;
-            }
-            let consec = if j >= 1 { prev[j - 1] + CONSEC } else { neg };
-            let jump = best_before - GAP;
-            let best = consec.max(jump);
-            if best > neg {
-                cur[j] = base + best;
+impl FuzzyMatcher {
+    pub(crate) fn new(typos: bool) -> FuzzyMatcher {
+        FuzzyMatcher {
+            matcher: Matcher::new(Config::DEFAULT),
+            typos,
+        }
+    }
+
+    /// A score in (0, 1] when `needle` plausibly names `target`.
+    pub(crate) fn score(&mut self, needle: &FuzzyNeedle, target: &FuzzyTarget) -> Option<f64> {
+        let n = needle.lower.len();
+        let m = target.chars.len();
+        if needle.mask & !target.mask == 0 && n <= m {
+            if let Some(q) = self.alignment_quality(&needle.lower, &target.chars) {
+                // Short needles against long names are weak evidence.
+                return Some(q * (0.5 + 0.5 * n as f64 / m as f64));
             }
         }
-        std::mem::swap(&mut prev, &mut cur);
+        // Typo fallback: only for reasonably long words of similar length.
+        if self.typos
+            && n >= 5
+            && n.abs_diff(m) <= 2
+            && (needle.mask & !target.mask).count_ones() <= 2
+        {
+            let max_d = if n >= 8 { 2 } else { 1 };
+            let lower = target.chars.to_ascii_lowercase();
+            let d = osa_distance(&needle.lower, &lower, max_d)?;
+            let s = 1.0 - 1.5 * d as f64 / n.max(m) as f64;
+            return (s > 0.0).then_some(s);
+        }
+        None
     }
-    let raw = prev.iter().copied().fold(neg, f64::max);
-    if raw == neg {
-        return None;
+
+    /// nucleo's score for `needle` in `target`, over its score for `needle` against itself
+    /// (a contiguous match from the start), clamped to 1.
+    fn alignment_quality(&mut self, needle: &[u8], target: &[u8]) -> Option<f64> {
+        let got = self
+            .matcher
+            .fuzzy_match(Utf32Str::Ascii(target), Utf32Str::Ascii(needle))?;
+        let ideal = self
+            .matcher
+            .fuzzy_match(Utf32Str::Ascii(needle), Utf32Str::Ascii(needle))?;
+        Some((f64::from(got) / f64::from(ideal.max(1))).clamp(0.0, 1.0))
     }
-    let ideal = n as f64 + (n as f64 - 1.0) * CONSEC + BOUNDARY;
-    Some((raw / ideal).clamp(0.0, 1.0))
 }
 
 /// Optimal-string-alignment distance, or None when it exceeds `max`.
@@ -197,7 +161,7 @@ mod tests {
     use super::*;
 
     fn score(needle: &str, name: &str) -> Option<f64> {
-        fuzzy_name_score(&FuzzyNeedle::new(needle)?, &FuzzyTarget::new(name)?)
+        FuzzyMatcher::new(true).score(&FuzzyNeedle::new(needle)?, &FuzzyTarget::new(name)?)
     }
 
     #[test]
@@ -223,6 +187,16 @@ mod tests {
         assert!(score("helo", "hello").is_some()); // subsequence
         assert!(score("hxllo", "hello").is_some());
         assert!(score("abcde", "vwxyz").is_none());
+    }
+
+    #[test]
+    fn the_typo_fallback_can_be_switched_off() {
+        let needle = FuzzyNeedle::new("craeteServer").unwrap();
+        let target = FuzzyTarget::new("createServer").unwrap();
+        assert!(FuzzyMatcher::new(false).score(&needle, &target).is_none());
+        // Subsequence matches do not depend on the switch.
+        let needle = FuzzyNeedle::new("createServ").unwrap();
+        assert!(FuzzyMatcher::new(false).score(&needle, &target).is_some());
     }
 
     #[test]

@@ -14,7 +14,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use super::build::normalize_name;
 use super::glossary::Glossary;
 use super::lex::{self, Seg};
-use super::matcher::{fuzzy_name_score, FuzzyNeedle};
+use super::matcher::{FuzzyMatcher, FuzzyNeedle};
 use super::paths::PathClass;
 use super::query::{self, QueryPlan};
 use super::tokenize::{term_hash, Tokenizer};
@@ -386,6 +386,8 @@ fn run(
 
     // 2. Symbol names: exact (case/underscore-insensitive, stemmed), else fuzzy.
     let content = plan.content_words().max(1);
+    // Made on the first fuzzy lookup: most queries match names exactly or not at all.
+    let mut fuzzy: Option<FuzzyMatcher> = None;
     for cand in &plan.names {
         let whole_query = cand.typed && content <= 1;
         let cover = if cand.identifier_like || whole_query {
@@ -423,12 +425,13 @@ fn run(
         let Some(needle) = FuzzyNeedle::new(&cand.text) else {
             continue;
         };
+        let matcher = fuzzy.get_or_insert_with(|| FuzzyMatcher::new(w.fuzzy_typos));
         let mut found: Vec<(f32, u32)> = idx
             .fuzzy
             .iter()
             .enumerate()
             .filter_map(|(i, f)| {
-                let sc = fuzzy_name_score(&needle, &f.target)?;
+                let sc = matcher.score(&needle, &f.target)?;
                 (sc >= w.fuzzy_min).then_some((sc as f32, i as u32))
             })
             .collect();

@@ -48,6 +48,9 @@ pub struct SearchWeights {
     pub fuzzy_min: f64,
     /// At most this many fuzzy name matches per query word.
     pub fuzzy_max_matches: usize,
+    /// Whether a typed identifier may match a name within a small edit distance
+    /// (`craeteServer` → `createServer`) when no subsequence alignment does.
+    pub fuzzy_typos: bool,
 
     /// Multiplier of the path-token signal.
     pub path: f64,
@@ -173,6 +176,7 @@ impl Default for SearchWeights {
             name_fuzzy: 0.6,
             fuzzy_min: 0.6,
             fuzzy_max_matches: 16,
+            fuzzy_typos: true,
 
             path: 1.5,
             path_dir_token: 0.5,
