@@ -51,8 +51,7 @@ use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
 use petgraph::Direction;
 use rayon::prelude::*;
-use std::collections::{BTreeMap, HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 /// A fallback name defined in more files than this is too generic to say anything.
@@ -175,52 +174,11 @@ fn family(lang: Lang) -> usize {
 }
 const FAMILIES: usize = 3;
 
-/// FxHash (rustc's hasher): the graph build hashes a few million short keys (identifiers,
-/// id pairs) and SipHash's DoS resistance buys nothing for a repository's own names.
-/// Maps are only ever looked up, never iterated into results, so order does not leak.
-#[derive(Default, Clone, Copy)]
-pub(crate) struct FxHasher(u64);
-
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(c);
-            self.add(u64::from_le_bytes(b));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut b = [0u8; 8];
-            b[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(b) ^ ((rest.len() as u64) << 56));
-        }
-    }
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-    fn write_u32(&mut self, i: u32) {
-        self.add(u64::from(i));
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-impl FxHasher {
-    fn add(&mut self, w: u64) {
-        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
-pub(crate) type FastSet<K> = HashSet<K, BuildHasherDefault<FxHasher>>;
+/// FxHash (`rustc-hash`, rustc's hasher): the graph build hashes a few million short keys
+/// (identifiers, id pairs) and SipHash's DoS resistance buys nothing for a repository's own
+/// names. Maps are only ever looked up, never iterated into results, so order does not leak.
+pub(crate) type FastMap<K, V> = rustc_hash::FxHashMap<K, V>;
+pub(crate) type FastSet<K> = rustc_hash::FxHashSet<K>;
 
 /// One edge of the file graph.
 #[derive(Debug, Clone, PartialEq)]

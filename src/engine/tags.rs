@@ -22,7 +22,6 @@ mod refs;
 use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
 use std::time::{Duration, Instant};
 
 use tree_sitter::{
@@ -245,32 +244,9 @@ struct RefCandidate<'s> {
     qualifier: Option<&'s str>,
 }
 
-/// Hashes node ids (addresses, already well spread) with one multiply: SipHash showed up in
-/// profiles for these small per-file maps, and their contents never leak an iteration order.
-#[derive(Default)]
-struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-
-    fn write_usize(&mut self, n: usize) {
-        self.write_u64(n as u64);
-    }
-}
-
-type IdBuild = BuildHasherDefault<IdHasher>;
+/// Node ids (addresses) hashed by FxHash: SipHash showed up in profiles for these small
+/// per-file maps, and their contents never leak an iteration order.
+type IdBuild = rustc_hash::FxBuildHasher;
 
 /// A query with the node kinds its patterns start with, and the roles of its captures.
 type RootedQuery<'q> = (&'q Query, &'q [bool], &'q [Option<CaptureRole>]);
