@@ -14,12 +14,14 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 
 use crate::bench_stats::median;
+use crate::engine::answer::{extractive_answer, AnswerStyle};
 use crate::engine::history::HistorySource;
 use crate::engine::index::{Index, IndexOptions, MapRequest};
 use crate::engine::json;
 use crate::engine::repo_map::{render, MapFormat, RepoMap};
 use crate::engine::search::{
-    Evidence, SearchContext, SearchIndex, SearchOptions, SearchResponse, SearchWeights, MAX_TOP,
+    Evidence, SearchContext, SearchHit, SearchIndex, SearchOptions, SearchResponse, SearchWeights,
+    MAX_TOP,
 };
 use crate::engine::text::{sanitize, sanitize_block};
 use crate::engine::tokenizer::{tokenizer, TokenizerKind};
@@ -118,11 +120,22 @@ pub struct SearchArgs {
     /// Show the signal breakdown of each hit (text output).
     #[arg(long)]
     pub explain: bool,
+    /// Print the extractive answer (built from the hits, no model) above the hits; the JSON
+    /// always carries it as `answer`.
+    #[arg(long)]
+    pub answer: bool,
+    /// How much the answer says: concise, default or detailed.
+    #[arg(long, value_name = "STYLE", default_value = "default", value_parser = parse_answer_style)]
+    pub answer_style: AnswerStyle,
     /// Do not read the repository's commit history (`git log`), one of the signals.
     #[arg(long)]
     pub no_history: bool,
     #[command(flatten)]
     pub cache: CacheArgs,
+}
+
+fn parse_answer_style(name: &str) -> Result<AnswerStyle, String> {
+    AnswerStyle::parse(name).ok_or_else(|| format!("expected one of {}", AnswerStyle::NAMES))
 }
 
 #[derive(Args, Debug)]
@@ -928,10 +941,24 @@ fn cmd_search(args: &SearchArgs) -> anyhow::Result<()> {
         || index.save_cache(),
         || {
             if args.json {
-                let json = search_json(&index, &query, &response, index_ms, search_build_ms);
+                let json = search_json(
+                    &index,
+                    &query,
+                    &response,
+                    index_ms,
+                    search_build_ms,
+                    args.answer_style,
+                );
                 return print(&json::to_string_pretty(&json)?);
             }
-            print(&search_text(&query, &response, args.files, args.explain))
+            let mut text = search_text(&query, &response, args.files, args.explain);
+            if args.answer {
+                text.insert_str(
+                    0,
+                    &format!("{}\n\n", answer(&index, &response, args.answer_style)),
+                );
+            }
+            print(&text)
         },
     )
 }
@@ -969,13 +996,21 @@ fn print_search_error(error: &str, code: &str) -> anyhow::Result<()> {
     }))?)
 }
 
-/// The search JSON contract (README, "search").
+/// The extractive answer for a search's hits (`engine::answer`), with who uses each
+/// definition from the index's file graph.
+fn answer(index: &Index, r: &SearchResponse, style: AnswerStyle) -> String {
+    let users = |h: &SearchHit| index.symbol_users(&h.file_path, h.symbol.as_deref().unwrap_or(""));
+    extractive_answer(r, &r.hits, style, &users)
+}
+
+/// The search JSON contract (README, "search"; MCP `search` and `repo_symbol_answer`).
 pub(crate) fn search_json(
     index: &Index,
     query: &str,
     r: &SearchResponse,
     index_ms: f64,
     search_build_ms: f64,
+    style: AnswerStyle,
 ) -> serde_json::Value {
     let mut counts = std::collections::BTreeMap::new();
     for e in ["definition", "reference", "call", "import", "text"] {
@@ -1013,6 +1048,7 @@ pub(crate) fn search_json(
         "success": true,
         "repo_path": index.root.display().to_string(),
         "question": query,
+        "answer": answer(index, r, style),
         "confidence": r.confidence,
         "sources": sources,
         "files": files,
@@ -1022,6 +1058,9 @@ pub(crate) fn search_json(
             "index_ms": index_ms,
             "search_index_ms": search_build_ms,
             "parsed_files": index.files.len(),
+            "ast_parsed_files": index.files.len(),
+            "used_llm": false,
+            "used_reranker": false,
             "low_score": r.low_score,
             "history": index.history_status,
             "matched": r.retrieval_counts,

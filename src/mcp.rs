@@ -39,6 +39,7 @@ use crossbeam_channel::{never, select, Receiver, Sender};
 use serde_json::{json, Map, Value};
 
 use crate::cli::warn;
+use crate::engine::answer::AnswerStyle;
 use crate::engine::error::EngineError;
 use crate::engine::index::{Index, IndexOptions, MapRequest};
 use crate::engine::repo_map::{render, MapFormat};
@@ -243,6 +244,10 @@ impl Server {
                 let request = SearchCall::parse(args)?;
                 Ok(self.engine.run(move |index, call| request.run(index, call)))
             }
+            "repo_symbol_answer" => {
+                let request = SearchCall::parse_answer(args)?;
+                Ok(self.engine.run(move |index, call| request.run(index, call)))
+            }
             "repo_stats" => {
                 known_arguments(args, &[])?;
                 Ok(self.engine.run(|index, call| {
@@ -252,7 +257,7 @@ impl Server {
                 }))
             }
             _ => Err(RpcError::invalid(format!(
-                "unknown tool `{name}` (repo_map, search, repo_stats)"
+                "unknown tool `{name}` (repo_map, search, repo_symbol_answer, repo_stats)"
             ))),
         }
     }
@@ -641,6 +646,15 @@ fn initialize(params: &Value) -> Value {
 
 /// The tools and their input schemas.
 fn tool_list() -> Value {
+    let paths = json!({"type": "array", "items": {"type": "string"},
+        "description": "Only paths matching these globs; `!GLOB` excludes."});
+    let langs = json!({"type": "array",
+        "items": {"type": "string", "enum": ["ts", "js", "py", "go"]},
+        "description": "Only these languages."});
+    let answer_style = json!({"type": "string", "enum": ["concise", "default", "detailed"],
+        "default": "default",
+        "description": "How much the extractive `answer` says: concise (one sentence), \
+            default (the definition, its users, a few other matches), detailed (everything)."});
     json!([
         {
             "name": "repo_map",
@@ -692,13 +706,37 @@ fn tool_list() -> Value {
                         "description": "Number of hits (or files with `files`)."},
                     "files": {"type": "boolean", "default": false,
                         "description": "Rank distinct files instead of hits."},
-                    "paths": {"type": "array", "items": {"type": "string"},
-                        "description": "Only paths matching these globs; `!GLOB` excludes."},
-                    "lang": {"type": "array",
-                        "items": {"type": "string", "enum": ["ts", "js", "py", "go"]},
-                        "description": "Only these languages."}
+                    "paths": paths,
+                    "lang": langs,
+                    "answer_style": answer_style
                 },
                 "required": ["query"],
+                "additionalProperties": false
+            },
+            "annotations": {"readOnlyHint": true, "openWorldHint": false}
+        },
+        {
+            "name": "repo_symbol_answer",
+            "title": "Answer a question about the code",
+            "description": "An extractive answer to a question about the repository (where \
+                is X defined, who uses it, where is Y handled), built from search's evidence \
+                without any model: the best-matching definition with its location and the \
+                files that use it, then the other places that matched; honest when nothing \
+                matches well (`confidence` low, `diagnostics.low_score`). `sources` are the \
+                evidence, each with file, line range, excerpt, evidence type, symbol and score.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "question": {"type": "string", "description": "The question, in words \
+                        or identifiers."},
+                    "paths": paths,
+                    "languages": langs,
+                    "max_sources": {"type": "integer", "minimum": 1,
+                        "maximum": MAX_ANSWER_SOURCES, "default": ANSWER_SOURCES,
+                        "description": "Number of sources."},
+                    "answer_style": answer_style
+                },
+                "required": ["question"],
                 "additionalProperties": false
             },
             "annotations": {"readOnlyHint": true, "openWorldHint": false}
@@ -785,35 +823,85 @@ impl MapCall {
     }
 }
 
-/// A `search` call's arguments.
+/// A `search` or `repo_symbol_answer` call's arguments.
 #[derive(Debug)]
 struct SearchCall {
     query: String,
     opts: SearchOptions,
+    style: AnswerStyle,
 }
+
+/// `repo_symbol_answer`'s default and largest number of sources (its contract).
+const ANSWER_SOURCES: usize = 6;
+const MAX_ANSWER_SOURCES: usize = 12;
 
 impl SearchCall {
     fn parse(args: &Map<String, Value>) -> Result<SearchCall, RpcError> {
-        known_arguments(args, &["query", "top", "files", "paths", "lang"])?;
-        let query = optional_str(args, "query")?
-            .filter(|q| !q.trim().is_empty())
-            .ok_or_else(|| RpcError::invalid("`query` must be a non-empty string"))?
-            .to_string();
-        let top = optional_int(args, "top", 8, 1..=MAX_TOP)?;
+        known_arguments(
+            args,
+            &["query", "top", "files", "paths", "lang", "answer_style"],
+        )?;
         let files_mode = match args.get("files") {
             None | Some(Value::Null) => false,
             Some(Value::Bool(b)) => *b,
             Some(_) => return Err(RpcError::invalid("`files` must be a boolean")),
         };
+        SearchCall::new(
+            args,
+            "query",
+            optional_int(args, "top", 8, 1..=MAX_TOP)?,
+            files_mode,
+            "lang",
+        )
+    }
+
+    /// `repo_symbol_answer`: the retrieval tools' contract names (`question`, `languages`,
+    /// `max_sources` 1–12, default 6) over the same search.
+    fn parse_answer(args: &Map<String, Value>) -> Result<SearchCall, RpcError> {
+        known_arguments(
+            args,
+            &[
+                "question",
+                "paths",
+                "languages",
+                "max_sources",
+                "answer_style",
+            ],
+        )?;
+        let top = optional_int(args, "max_sources", ANSWER_SOURCES, 1..=MAX_ANSWER_SOURCES)?;
+        SearchCall::new(args, "question", top, false, "languages")
+    }
+
+    fn new(
+        args: &Map<String, Value>,
+        query_key: &str,
+        top: usize,
+        files_mode: bool,
+        langs_key: &str,
+    ) -> Result<SearchCall, RpcError> {
+        let query = optional_str(args, query_key)?
+            .filter(|q| !q.trim().is_empty())
+            .ok_or_else(|| RpcError::invalid(format!("`{query_key}` must be a non-empty string")))?
+            .to_string();
+        let style = match optional_str(args, "answer_style")? {
+            None => AnswerStyle::default(),
+            Some(name) => AnswerStyle::parse(name).ok_or_else(|| {
+                RpcError::invalid(format!(
+                    "`answer_style` must be one of {} (got `{}`)",
+                    AnswerStyle::NAMES,
+                    sanitize(name)
+                ))
+            })?,
+        };
         let opts = SearchOptions {
             top,
             files_mode,
             path_globs: string_list(args, "paths")?,
-            langs: string_list(args, "lang")?,
+            langs: string_list(args, langs_key)?,
         };
         opts.validate()
             .map_err(|e| RpcError::invalid(e.to_string()))?;
-        Ok(SearchCall { query, opts })
+        Ok(SearchCall { query, opts, style })
     }
 
     /// The search JSON contract, as text for the model and as structured content.
@@ -826,6 +914,7 @@ impl SearchCall {
             &response,
             call.index_ms,
             search_build_ms,
+            self.style,
         );
         call.mark(&mut contract);
         tool_json(contract)
@@ -987,7 +1076,10 @@ mod tests {
         assert_eq!(r["id"], "a");
         let tools = r["result"]["tools"].as_array().unwrap();
         let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-        assert_eq!(names, ["repo_map", "search", "repo_stats"]);
+        assert_eq!(
+            names,
+            ["repo_map", "search", "repo_symbol_answer", "repo_stats"]
+        );
         for t in tools {
             assert_eq!(t["inputSchema"]["type"], "object", "{t}");
             assert!(t["description"].as_str().unwrap().len() > 40);
@@ -1074,6 +1166,76 @@ mod tests {
         assert!(files
             .iter()
             .all(|f| f["file_path"].as_str().unwrap().ends_with(".ts")));
+    }
+
+    #[test]
+    fn repo_symbol_answer_follows_its_contract() {
+        let mut s = server(fixture("search-app"));
+        let r = call(
+            &mut s,
+            "repo_symbol_answer",
+            json!({"question": "where is exportOrdersCsv defined", "max_sources": 2,
+                   "answer_style": "concise", "languages": ["ts"]}),
+        );
+        let v = &r["result"]["structuredContent"];
+        assert_eq!(v["success"], true, "{r}");
+        assert_eq!(v["question"], "where is exportOrdersCsv defined");
+        let answer = v["answer"].as_str().unwrap();
+        assert!(
+            answer.starts_with("`exportOrdersCsv` is defined in `src/orders/export.ts:4"),
+            "{answer}"
+        );
+        assert!(answer.contains("used in"), "{answer}");
+        let sources = v["sources"].as_array().unwrap();
+        assert!(!sources.is_empty() && sources.len() <= 2, "{v}");
+        for key in [
+            "file_path",
+            "line_range",
+            "excerpt",
+            "evidence_type",
+            "score",
+        ] {
+            assert!(sources[0].get(key).is_some(), "{key} in {}", sources[0]);
+        }
+        assert_eq!(sources[0]["symbol"], "exportOrdersCsv");
+        let d = &v["diagnostics"];
+        assert_eq!(d["used_llm"], false);
+        assert_eq!(d["used_reranker"], false);
+        assert!(d["ast_parsed_files"].as_u64().unwrap() > 0, "{d}");
+        for key in ["retrieval_counts", "low_score", "latency_ms"] {
+            assert!(d.get(key).is_some(), "{key} in {d}");
+        }
+        assert!(v["confidence"].is_string());
+
+        // The default is six sources at most.
+        let r = call(&mut s, "repo_symbol_answer", json!({"question": "orders"}));
+        let n = r["result"]["structuredContent"]["sources"]
+            .as_array()
+            .unwrap()
+            .len();
+        assert!(n <= 6, "{n}");
+    }
+
+    #[test]
+    fn repo_symbol_answer_refuses_bad_arguments() {
+        let mut s = server(fixture("search-app"));
+        for (args, says) in [
+            (
+                json!({"question": "x", "answer_style": "verbose"}),
+                "answer_style",
+            ),
+            (json!({"question": "x", "max_sources": 13}), "max_sources"),
+            (json!({"question": "x", "max_sources": 0}), "max_sources"),
+            (json!({"question": "  "}), "question"),
+            (
+                json!({"question": "x", "query": "y"}),
+                "unknown argument `query`",
+            ),
+        ] {
+            let r = call(&mut s, "repo_symbol_answer", args.clone());
+            let message = r["error"]["message"].as_str().unwrap_or_default();
+            assert!(message.contains(says), "{args}: {r}");
+        }
     }
 
     #[test]

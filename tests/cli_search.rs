@@ -302,3 +302,44 @@ fn queries_without_words_are_low_score_with_a_note() {
         assert!(!empty || v["diagnostics"]["low_score"] == true, "{q:?}");
     }
 }
+
+#[test]
+fn the_answer_names_the_definition_in_json_and_above_the_hits() {
+    let v = search_json("exportOrdersCsv", &["--answer-style", "concise"]);
+    let answer = v["answer"].as_str().expect("an answer");
+    assert!(
+        answer.starts_with("`exportOrdersCsv` is defined in `src/orders/export.ts:4"),
+        "{answer}"
+    );
+    assert_eq!(v["diagnostics"]["used_llm"], false);
+
+    let r = repo();
+    let o = search(&[r.to_str().unwrap(), "exportOrdersCsv", "--answer"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let mut lines = text.lines();
+    let first = lines.next().unwrap_or_default();
+    assert!(
+        first.starts_with("`exportOrdersCsv` is defined in"),
+        "{text}"
+    );
+    assert!(first.contains("used in"), "{text}");
+    assert_eq!(
+        lines.next(),
+        Some(""),
+        "a blank line, then the hits: {text}"
+    );
+    assert!(
+        lines
+            .next()
+            .unwrap_or_default()
+            .starts_with("src/orders/export.ts:"),
+        "{text}"
+    );
+
+    // An unknown style is refused with the names of the known ones.
+    let o = search(&[r.to_str().unwrap(), "x", "--answer-style", "verbose"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("concise, default, detailed"), "{err}");
+}

@@ -138,6 +138,35 @@ fn a_query_puts_search_clear_top_file_first_in_english_and_chinese() {
 }
 
 #[test]
+fn a_query_search_is_unsure_about_still_puts_its_best_file_first() {
+    // A commit-style subject where only one word names anything in the repository: search
+    // is unsure (its best file covers under half the words) yet its best file is the task's.
+    let dir = shop();
+    let index = index(&dir);
+    let query = "Fix regression in refund handling on platforms without threads";
+    let opts = SearchOptions {
+        top: 10,
+        files_mode: true,
+        ..SearchOptions::default()
+    };
+    let r = index.search(query, &opts);
+    assert!(r.low_score, "the fixture must make search unsure: {r:?}");
+    assert_eq!(clear_top_file(&index, query), "src/payment/refund.ts");
+    let budget = 70;
+    let (plain, _) = index.map(&request(budget, None));
+    assert!(!paths(&plain).contains(&"src/payment/refund.ts"));
+    let (map, ranked) = index.map(&request(budget, Some(query)));
+    assert_eq!(paths(&map).first(), Some(&"src/payment/refund.ts"));
+    assert!(ranked.pinned > 0);
+
+    // With `unsure_pin_files` 0 an unsure search pins nothing.
+    let mut req = request(budget, Some(query));
+    req.task.unsure_pin_files = 0;
+    let (_, ranked) = index.map(&req);
+    assert_eq!(ranked.pinned, 0);
+}
+
+#[test]
 fn an_identifier_definer_is_always_in_the_map() {
     let dir = shop();
     let index = index(&dir);

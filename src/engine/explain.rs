@@ -171,11 +171,12 @@ pub fn explain_file(
             e.reasons.push(format!(
                 "search ranks it #{} for the query (score {:.2}{matched}{words}): it steers the \
                  ranking but is not pinned (pinned: the first {} files scoring at least {:.0}% \
-                 of the best)",
+                 of the best, {} when search is unsure of the query)",
                 tf.rank,
                 tf.score,
                 req.task.pin_files,
-                req.task.pin_ratio * 100.0
+                req.task.pin_ratio * 100.0,
+                req.task.unsure_pin_files.min(req.task.pin_files)
             ));
         }
     }

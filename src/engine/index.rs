@@ -675,6 +675,34 @@ impl Index {
             .get_or_init(|| graph_signals(&self.graph, self.files.len()))
     }
 
+    /// The files that use identifier `name` defined in `def_path`: the sources of the file
+    /// graph's edges into it that this identifier produced; code before tests and other
+    /// supporting files, then strongest edge first, then by path. Empty when the file is not
+    /// indexed or nothing links to it by that name.
+    pub fn symbol_users(&self, def_path: &str, name: &str) -> Vec<String> {
+        let Some(target) = self.file_index(def_path) else {
+            return Vec::new();
+        };
+        let mut users: Vec<(bool, f64, &str)> = self
+            .graph
+            .incoming(target)
+            .into_iter()
+            .filter(|(src, _)| *src != target)
+            .filter_map(|(src, edge)| {
+                let w = self
+                    .graph
+                    .edge_idents(edge)
+                    .into_iter()
+                    .find(|(ident, _)| *ident == name)?
+                    .1;
+                let path = self.files.get(src)?.path.as_str();
+                Some((self.graph.is_supporting(src), w, path))
+            })
+            .collect();
+        users.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(b.2)));
+        users.into_iter().map(|(_, _, p)| p.to_string()).collect()
+    }
+
     /// The index of a repo-relative path, if it is an indexed code file.
     pub fn file_index(&self, rel_path: &str) -> Option<usize> {
         self.by_path.get(rel_path).copied()

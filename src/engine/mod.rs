@@ -7,6 +7,7 @@
 //! `index` runs the phases and owns the result. `text` and `json` own what output may
 //! contain: every text output is sanitised by `text`, every JSON output written by `json`.
 
+pub mod answer;
 pub mod cache;
 pub mod error;
 pub mod explain;

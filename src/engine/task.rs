@@ -12,7 +12,8 @@
 //!
 //! The pin rule (documented in the README): at most [`TaskOptions::pin_files`] (8) search
 //! files, each scoring at least [`TaskOptions::pin_ratio`] (a fifth) of the best file's
-//! score, and none when search itself has no confident hit; per file, the definition search
+//! score (at most [`TaskOptions::unsure_pin_files`] when search is unsure of the query: its
+//! best file covers under half the query's words); per file, the definition search
 //! matched (or the one enclosing the matched line) and the definitions whose names share a
 //! word with the query, at most [`TaskOptions::defs_per_file`] (3).
 
@@ -30,6 +31,10 @@ pub struct TaskOptions {
     pub pin_files: usize,
     /// A search file is pinned only when its score is at least this share of the best one's.
     pub pin_ratio: f64,
+    /// When search itself is unsure (its best file covers under half the query's words:
+    /// `SearchResponse::low_score`), at most this many files are pinned first, and the tail
+    /// is pinned only when this is not 0.
+    pub unsure_pin_files: usize,
     /// Definitions pinned per search file.
     pub defs_per_file: usize,
     /// Search files after the first `pin_files` that are pinned too, with one definition
@@ -51,6 +56,7 @@ impl Default for TaskOptions {
         TaskOptions {
             pin_files: 8,
             pin_ratio: 0.2,
+            unsure_pin_files: 8,
             defs_per_file: 3,
             tail_files: 24,
             tail_ratio: 0.05,
@@ -143,13 +149,20 @@ impl Task {
             .take(opts.personalize_files)
             .collect();
         let best = code.first().map_or(0.0, |c| c.1);
+        let head_files = if response.low_score {
+            opts.unsure_pin_files.min(opts.pin_files)
+        } else {
+            opts.pin_files
+        };
         let mut tail: Vec<Pin> = Vec::new();
         for (i, &(f, score, path)) in code.iter().enumerate() {
             let hit = response.hits.iter().find(|h| h.file_path == path);
-            let head = i < opts.pin_files && score >= opts.pin_ratio * best;
-            let in_tail =
-                !head && i < opts.pin_files + opts.tail_files && score >= opts.tail_ratio * best;
-            let pinned = !response.low_score && (head || in_tail);
+            let head = i < head_files && score >= opts.pin_ratio * best;
+            let in_tail = !head
+                && head_files > 0
+                && i < opts.pin_files + opts.tail_files
+                && score >= opts.tail_ratio * best;
+            let pinned = head || in_tail;
             let mut path_words: Vec<String> = split_words(path)
                 .into_iter()
                 .filter(|w| words.contains(w))
