@@ -9,22 +9,11 @@
 //! - `repo_stats`: what was indexed and skipped (`mapscope stats --json`).
 //!
 //! Threads: an input thread reads request lines; the main thread checks their arguments
-//! and writes the answers, in order. When input ends, the server finishes within
-//! `SHUTDOWN_GRACE` whatever the engine thread is doing. One engine thread,
-//! `mapscope-mcp-engine`, owns the index: it builds it from startup (so `initialize`
-//! answers at once and the build overlaps the client's handshake), then waits for either a
-//! tool job from the main thread or a batch of changed files from the file watcher
-//! (`engine::watch`), and refreshes the index incrementally as soon as a batch arrives.
-//! An agent that edits a file and calls a tool a moment later finds the
-//! index already refreshed; a call that arrives while the watcher holds changes not yet
-//! applied (a batch waiting out its debounce, or one being applied) waits for them, up to
-//! `FRESH_WAIT`, and otherwise answers from the last complete index with
-//! `changes_pending: true`. An index is installed only if the watcher saw no change while it
-//! was read, so no answer comes from a mix of two trees (a branch switch half done), as far
-//! as the watcher can tell: a writer that pauses longer than the debounce half-way looks
-//! finished, and a write is seen once notify's thread has read its event (a call allows
-//! `DELIVERY_GRACE` for that). Without a watcher (inotify limit reached) every tool call
-//! re-examines the files by size and modification time.
+//! and writes the answers, in order. The index lives in the live-index service
+//! (`engine::live`: its own thread, built from startup so `initialize` answers at once,
+//! refreshed from the file watcher, `changes_pending` when a call cannot wait out changes).
+//! When input ends, the server finishes within `SHUTDOWN_GRACE` whatever the engine thread
+//! is doing.
 //!
 //! Why not the `rmcp` crate: it is built on tokio and async handlers, while the engine is
 //! synchronous threads; the part of the protocol a tools-only server needs is four methods
@@ -32,21 +21,18 @@
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
-use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
 
-use crossbeam_channel::{never, select, Receiver, Sender};
 use serde_json::{json, Map, Value};
 
 use crate::cli::warn;
 use crate::engine::answer::AnswerStyle;
 use crate::engine::error::EngineError;
 use crate::engine::index::{Index, IndexOptions, MapRequest};
+use crate::engine::live::{Freshness, LiveService};
 use crate::engine::repo_map::{render, MapFormat};
 use crate::engine::search::{SearchOptions, MAX_TOP};
 use crate::engine::text::sanitize;
 use crate::engine::tokenizer::TokenizerKind;
-use crate::engine::watch::{ChangeBatch, WatchOptions, Watcher};
 
 /// Protocol versions this server speaks, newest first. A client asking for another one is
 /// answered with the newest, as the specification asks; it then decides whether to go on.
@@ -62,30 +48,6 @@ const INVALID_REQUEST: i64 = -32600;
 const METHOD_NOT_FOUND: i64 = -32601;
 const INVALID_PARAMS: i64 = -32602;
 
-/// How long the server still works once its input has closed: requests read before that
-/// are answered if the engine answers them within this, and the engine thread gets this long
-/// to finish (its cache save). Then the process exits, whatever the engine thread is doing
-/// (an index build stuck in a slow file system, a `git` that does not answer): a client
-/// closes stdin to stop the server, and MCP asks it to wait for the exit only briefly.
-pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
-
-/// How long a tool call waits for changes the watcher has seen (a batch waiting out its
-/// debounce, a branch switch still being written) to be applied. Past it, the call answers
-/// from the last complete index and says `changes_pending: true`.
-pub const FRESH_WAIT: Duration = Duration::from_secs(2);
-
-/// How long a refresh started by a watcher batch waits for the tree to settle; past it, the
-/// changes stay pending for the next batch or call.
-const BACKGROUND_WAIT: Duration = Duration::from_millis(250);
-
-/// How often a waiting call looks whether the watcher has settled.
-const SETTLE_POLL: Duration = Duration::from_millis(5);
-
-/// The watcher sees an event once notify's thread has read it from the kernel, a scheduling
-/// delay after the write that caused it: a call gives writes made just before it this long
-/// to show up before it trusts a quiet watcher.
-const DELIVERY_GRACE: Duration = Duration::from_millis(2);
-
 /// Reads requests from `input` until it ends and writes the answers to `output`.
 ///
 /// `input` is read on a thread of its own, so that its end is seen even while a request
@@ -97,7 +59,7 @@ pub fn serve(
 ) -> anyhow::Result<()> {
     let (lines_tx, lines) = crossbeam_channel::unbounded::<std::io::Result<Vec<u8>>>();
     let (closed_tx, closed) = crossbeam_channel::bounded::<()>(0);
-    server.engine.input_closed = closed;
+    server.engine.shutdown_on(closed);
     // Detached: on an output error this function returns while the thread may still wait
     // for input; the process exit ends it.
     std::thread::Builder::new()
@@ -137,16 +99,28 @@ pub fn serve(
 
 /// The MCP server of one repository.
 pub struct Server {
-    engine: Engine,
+    engine: LiveService,
 }
 
 impl Server {
-    /// Starts building the index of `root` on the engine thread. `live`: watch the files
-    /// and refresh the index as they change (off in tests that want a fixed index).
+    /// Starts building the index of `root` on the live-index service's thread. `live`:
+    /// watch the files and refresh the index as they change (off in tests that want a fixed
+    /// index).
     pub fn new(root: PathBuf, opts: IndexOptions, live: bool) -> Server {
         Server {
-            engine: Engine::start(LiveIndex::new(root, opts, live)),
+            engine: LiveService::start(root, opts, live, Box::new(warn)),
         }
+    }
+
+    /// Runs `tool` on an up-to-date index; an index that cannot be built (a missing or
+    /// empty repository) or an engine that cannot answer is the tool's error, with its
+    /// stable code.
+    fn run_tool(&self, tool: impl FnOnce(&Index, &Freshness) -> Value + Send + 'static) -> Value {
+        let answer = self.engine.run(move |current| match current {
+            Ok((index, freshness)) => tool(index, &freshness),
+            Err(e) => tool_error(&e),
+        });
+        answer.unwrap_or_else(|e| tool_error(&EngineError::Internal(e.to_string())))
     }
 
     /// Answers one line of input: `None` for notifications, responses and blank lines.
@@ -238,21 +212,21 @@ impl Server {
         match name {
             "repo_map" => {
                 let request = MapCall::parse(args)?;
-                Ok(self.engine.run(move |index, call| request.run(index, call)))
+                Ok(self.run_tool(move |index, call| request.run(index, call)))
             }
             "search" => {
                 let request = SearchCall::parse(args)?;
-                Ok(self.engine.run(move |index, call| request.run(index, call)))
+                Ok(self.run_tool(move |index, call| request.run(index, call)))
             }
             "repo_symbol_answer" => {
                 let request = SearchCall::parse_answer(args)?;
-                Ok(self.engine.run(move |index, call| request.run(index, call)))
+                Ok(self.run_tool(move |index, call| request.run(index, call)))
             }
             "repo_stats" => {
                 known_arguments(args, &[])?;
-                Ok(self.engine.run(|index, call| {
+                Ok(self.run_tool(|index, call| {
                     let mut stats = serde_json::to_value(index.stats()).unwrap_or(Value::Null);
-                    call.mark(&mut stats);
+                    mark(call, &mut stats);
                     tool_json(stats)
                 }))
             }
@@ -263,161 +237,10 @@ impl Server {
     }
 }
 
-/// A tool's work on the index: it gets the index and how it was brought up to date.
-type Tool = Box<dyn FnOnce(&Index, &CallState) -> Value + Send>;
-
-/// How the index a call answers from was brought up to date.
-#[derive(Debug, Clone, Copy, Default)]
-struct CallState {
-    /// Milliseconds spent bringing it up to date (waiting for the watcher included).
-    index_ms: f64,
-    /// The watcher had changes that could not be applied within `FRESH_WAIT`: the index is
-    /// the last complete one, from before them.
-    changes_pending: bool,
-}
-
-impl CallState {
-    /// Adds `changes_pending` to a tool's JSON document (an object).
-    fn mark(&self, document: &mut Value) {
-        if let Value::Object(fields) = document {
-            fields.insert("changes_pending".into(), self.changes_pending.into());
-        }
-    }
-}
-
-/// The engine thread and the channel its jobs go through.
-struct Engine {
-    jobs: Option<Sender<(Tool, Sender<Value>)>>,
-    thread: Option<JoinHandle<()>>,
-    /// Disconnected when the engine thread ends.
-    done: Receiver<()>,
-    /// Disconnected when the server's input has ended (see `serve`); never, until then.
-    input_closed: Receiver<()>,
-    /// Input ended and the engine did not answer within `SHUTDOWN_GRACE`: later calls
-    /// do not wait for it again.
-    abandoned: std::sync::atomic::AtomicBool,
-}
-
-impl Engine {
-    fn start(live: LiveIndex) -> Engine {
-        let (jobs, inbox) = crossbeam_channel::unbounded();
-        let (done_tx, done) = crossbeam_channel::bounded::<()>(0);
-        let thread = std::thread::Builder::new()
-            .name("mapscope-mcp-engine".into())
-            .spawn(move || {
-                let _done = done_tx;
-                engine_loop(live, inbox);
-            })
-            .ok();
-        Engine {
-            jobs: Some(jobs),
-            thread,
-            done,
-            input_closed: never(),
-            abandoned: std::sync::atomic::AtomicBool::new(false),
-        }
-    }
-
-    /// Runs `tool` on the engine thread, on an up-to-date index, and returns its result; an
-    /// index that cannot be built (a missing or empty repository) is the tool's error, with
-    /// its stable code. Once input has ended, the engine has `SHUTDOWN_GRACE` to answer.
-    fn run(&self, tool: impl FnOnce(&Index, &CallState) -> Value + Send + 'static) -> Value {
-        use std::sync::atomic::Ordering;
-        let (reply, answer) = crossbeam_channel::bounded(1);
-        let sent = self
-            .jobs
-            .as_ref()
-            .is_some_and(|jobs| jobs.send((Box::new(tool), reply)).is_ok());
-        let lost = || {
-            tool_error(&EngineError::Internal(
-                "the engine thread stopped (see stderr)".into(),
-            ))
-        };
-        let shutting_down = || {
-            tool_error(&EngineError::Internal(
-                "input closed and the index was not ready in time; shutting down".into(),
-            ))
-        };
-        if !sent {
-            return lost();
-        }
-        if self.abandoned.load(Ordering::Relaxed) {
-            return shutting_down();
-        }
-        select! {
-            recv(answer) -> a => a.unwrap_or_else(|_| lost()),
-            recv(self.input_closed) -> _ => match answer.recv_timeout(SHUTDOWN_GRACE) {
-                Ok(a) => a,
-                Err(crossbeam_channel::RecvTimeoutError::Disconnected) => lost(),
-                Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
-                    self.abandoned.store(true, Ordering::Relaxed);
-                    shutting_down()
-                }
-            },
-        }
-    }
-}
-
-impl Drop for Engine {
-    /// Input ended: the engine thread finishes its work (a cache save) and stops, or is
-    /// left behind after `SHUTDOWN_GRACE` (the process exit ends it).
-    fn drop(&mut self) {
-        drop(self.jobs.take());
-        let grace = if self.abandoned.load(std::sync::atomic::Ordering::Relaxed) {
-            Duration::ZERO
-        } else {
-            SHUTDOWN_GRACE
-        };
-        if let Err(crossbeam_channel::RecvTimeoutError::Timeout) = self.done.recv_timeout(grace) {
-            return;
-        }
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
-}
-
-/// The engine thread: the first build, then jobs and watcher batches as they come.
-fn engine_loop(mut live: LiveIndex, inbox: Receiver<(Tool, Sender<Value>)>) {
-    live.first_build();
-    loop {
-        let changes = live
-            .watcher
-            .as_ref()
-            .map_or_else(never, |w| w.changes().clone());
-        select! {
-            recv(inbox) -> job => {
-                let Ok((tool, reply)) = job else { break };
-                let t = Instant::now();
-                let answer = match live.current(FRESH_WAIT) {
-                    Ok((index, changes_pending)) => {
-                        let call = CallState {
-                            index_ms: t.elapsed().as_secs_f64() * 1000.0,
-                            changes_pending,
-                        };
-                        tool(index, &call)
-                    }
-                    Err(e) => tool_error(&e),
-                };
-                let _ = reply.send(answer);
-            }
-            recv(changes) -> batch => match batch {
-                Ok(batch) => {
-                    live.pending.merge(batch);
-                    // A failed refresh is reported by the next tool call, which retries. The
-                    // search index is rebuilt now too, not by the next search.
-                    if let Ok((index, _)) = live.current(BACKGROUND_WAIT) {
-                        let _ = index.search_index();
-                    }
-                }
-                // The watcher stopped: from now on each call re-examines the files.
-                Err(_) => {
-                    live.watcher = None;
-                    live.rescan_each_call = true;
-                }
-            },
-        }
-        live.save_cache();
+/// Adds `changes_pending` to a tool's JSON document (an object).
+fn mark(freshness: &Freshness, document: &mut Value) {
+    if let Value::Object(fields) = document {
+        fields.insert("changes_pending".into(), freshness.changes_pending.into());
     }
 }
 
@@ -429,197 +252,6 @@ fn tool_error(e: &EngineError) -> Value {
         "structuredContent": error,
         "isError": true,
     })
-}
-
-/// The index of one repository, kept fresh from the watcher's reports. Lives on the
-/// engine thread.
-struct LiveIndex {
-    root: PathBuf,
-    opts: IndexOptions,
-    live: bool,
-    index: Option<Index>,
-    /// Changes reported by the watcher and not yet applied.
-    pending: ChangeBatch,
-    /// The index was built or refreshed since the tag cache was last saved.
-    unsaved: bool,
-    watcher: Option<Watcher>,
-    /// Live updates were asked for but no watcher runs: re-examine every file per call.
-    rescan_each_call: bool,
-    /// The walk warnings already printed.
-    warned: std::collections::HashSet<String>,
-    /// The watcher's debounce (tests lengthen it).
-    watch_opts: WatchOptions,
-}
-
-impl LiveIndex {
-    fn new(root: PathBuf, opts: IndexOptions, live: bool) -> LiveIndex {
-        LiveIndex {
-            root,
-            opts,
-            live,
-            index: None,
-            pending: ChangeBatch::default(),
-            unsaved: false,
-            watcher: None,
-            rescan_each_call: false,
-            warned: std::collections::HashSet::new(),
-            watch_opts: WatchOptions::default(),
-        }
-    }
-
-    /// Starts the watcher (first, so that nothing written during the build is lost), builds
-    /// the index and its search index. A failure is kept for the first tool call to retry.
-    fn first_build(&mut self) {
-        if self.live {
-            match Watcher::start(&self.root, self.watch_opts.clone()) {
-                Ok(w) => self.watcher = Some(w),
-                Err(e) => {
-                    if self.root.is_dir() {
-                        warn(&format!(
-                            "live updates off, files re-examined per call: {e}"
-                        ));
-                    }
-                    self.rescan_each_call = true;
-                }
-            }
-        }
-        if let Ok(index) = Index::build(&self.root, &self.opts) {
-            // Searched soon, most likely: the search index is built while the client is
-            // still starting up rather than on the first query.
-            let _ = index.search_index();
-            self.install(index);
-        }
-        self.save_cache();
-    }
-
-    /// The index of the files as they are now, waiting up to `wait` for the changes the
-    /// watcher holds; with `true` when some could not be applied in that time (the index is
-    /// then the last complete one).
-    fn current(&mut self, wait: Duration) -> Result<(&Index, bool), EngineError> {
-        let pending = self.bring_up_to_date(Instant::now() + wait)?;
-        let index = self.index.as_ref().ok_or_else(unreachable_index)?;
-        Ok((index, pending))
-    }
-
-    /// A new index replaces the old one; its tags are saved after the answer.
-    fn install(&mut self, index: Index) {
-        if let Some(warning) = &index.cache_warning {
-            warn(warning);
-        }
-        // Each refresh walks again and finds the same unreadable ignore files: said once.
-        for warning in &index.walk_warnings {
-            if self.warned.insert(warning.clone()) {
-                eprintln!(
-                    "mapscope: warning: {}",
-                    crate::ui::text::sanitize_line(warning)
-                );
-            }
-        }
-        self.index = Some(index);
-        self.unsaved = true;
-    }
-
-    /// Applies the changes the watcher reported, once it has settled (nothing seen and not
-    /// yet sent), and installs the result only if the watcher saw nothing change while the
-    /// tree was read: otherwise the result may mix two trees, so the last complete index
-    /// stays and the changes are applied again with the later ones. Returns true when
-    /// `deadline` came first and changes remain pending.
-    fn bring_up_to_date(&mut self, deadline: Instant) -> Result<bool, EngineError> {
-        if self.watcher.is_some() {
-            std::thread::sleep(DELIVERY_GRACE);
-        }
-        loop {
-            let mark = match &self.watcher {
-                Some(w) if !wait_settled(w, deadline) => return Ok(true),
-                Some(w) => Some(w.seen()),
-                None => None,
-            };
-            let mut changes = std::mem::take(&mut self.pending);
-            changes.merge(self.drain_changes());
-            for warning in std::mem::take(&mut changes.warnings) {
-                eprintln!(
-                    "mapscope: warning: {}",
-                    crate::ui::text::sanitize_line(&warning)
-                );
-            }
-            if let Some(why) = changes.error.take() {
-                warn(&format!("watching degraded: {why}"));
-            }
-            let candidate = match &self.index {
-                // No index yet (the last build failed: an empty repository that may have
-                // got its first file since): build from scratch.
-                None => Index::build(&self.root, &self.opts)?,
-                Some(_) if changes.has_no_changes() && !self.rescan_each_call => return Ok(false),
-                // `refresh` re-walks the tree and recognises unchanged files by size and
-                // mtime, so a rescan needs no list of paths; the listed ones are re-read
-                // whatever their mtime.
-                Some(previous) => match previous.refresh(&self.opts, &changes.paths, &|_| {}) {
-                    Ok(index) => index,
-                    Err(e) => {
-                        // The repository went away or lost its last file: report it, and
-                        // build from scratch next time.
-                        self.index = None;
-                        return Err(e);
-                    }
-                },
-            };
-            let unchanged = match (&self.watcher, mark) {
-                (Some(w), Some(mark)) => wait_settled(w, deadline) && w.seen() == mark,
-                _ => true,
-            };
-            if unchanged {
-                self.install(candidate);
-                return Ok(false);
-            }
-            // The tree changed while it was read. With no index at all, this one is better
-            // than none (and said to be pending).
-            if self.index.is_none() {
-                self.install(candidate);
-            }
-            self.pending.merge(changes);
-            if Instant::now() >= deadline {
-                return Ok(true);
-            }
-        }
-    }
-
-    fn drain_changes(&self) -> ChangeBatch {
-        let mut batch = ChangeBatch::default();
-        if let Some(watcher) = &self.watcher {
-            for later in watcher.changes().try_iter() {
-                batch.merge(later);
-            }
-        }
-        batch
-    }
-
-    fn save_cache(&mut self) {
-        if !std::mem::take(&mut self.unsaved) {
-            return;
-        }
-        if let Some(index) = &self.index {
-            if let Err(e) = index.save_cache() {
-                warn(&format!("could not save the cache: {e}"));
-            }
-        }
-    }
-}
-
-/// Waits until the watcher holds no change it has not sent; false if `deadline` comes first.
-fn wait_settled(watcher: &Watcher, deadline: Instant) -> bool {
-    loop {
-        if !watcher.settling() {
-            return true;
-        }
-        if Instant::now() >= deadline {
-            return false;
-        }
-        std::thread::sleep(SETTLE_POLL);
-    }
-}
-
-fn unreachable_index() -> EngineError {
-    EngineError::Internal("the index was just set".into())
 }
 
 /// The `initialize` result: the protocol version, what this server offers, and how to use it.
@@ -805,13 +437,13 @@ impl MapCall {
     /// as structured content; each part of the request that was ignored (a focus file the
     /// index does not hold, an undefined identifier, a query with nothing to search) is
     /// named in a note of its own, and so are changes not yet applied.
-    fn run(&self, index: &Index, call: &CallState) -> Value {
+    fn run(&self, index: &Index, call: &Freshness) -> Value {
         let (map, _) = index.map(&self.request);
         let text = render(&map, &index.files, self.format);
         let mut structured =
             serde_json::from_str::<Value>(&render(&map, &index.files, MapFormat::Json))
                 .unwrap_or(Value::Null);
-        call.mark(&mut structured);
+        mark(call, &mut structured);
         let mut content = vec![json!({"type": "text", "text": text})];
         if call.changes_pending {
             content.push(json!({"type": "text", "text": PENDING_NOTE}));
@@ -905,7 +537,7 @@ impl SearchCall {
     }
 
     /// The search JSON contract, as text for the model and as structured content.
-    fn run(&self, index: &Index, call: &CallState) -> Value {
+    fn run(&self, index: &Index, call: &Freshness) -> Value {
         let (_, search_build_ms) = index.search_index();
         let response = index.search(&self.query, &self.opts);
         let mut contract = crate::cli::search_json(
@@ -916,7 +548,7 @@ impl SearchCall {
             search_build_ms,
             self.style,
         );
-        call.mark(&mut contract);
+        mark(call, &mut contract);
         tool_json(contract)
     }
 }
@@ -1016,6 +648,7 @@ fn json_line(value: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::live::LiveIndex;
     use std::path::Path;
 
     fn fixture(name: &str) -> PathBuf {
@@ -1346,10 +979,15 @@ mod tests {
     fn without_a_watcher_each_call_re_examines_the_files() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.py"), "def first_one():\n    return 1\n").unwrap();
-        let mut live = LiveIndex::new(dir.path().to_path_buf(), IndexOptions::default(), false);
+        let mut live = LiveIndex::new(
+            dir.path().to_path_buf(),
+            IndexOptions::default(),
+            false,
+            Box::new(warn),
+        );
         live.rescan_each_call = true;
         let mut s = Server {
-            engine: Engine::start(live),
+            engine: LiveService::start_with(live),
         };
         let r = call(&mut s, "search", json!({"query": "first_one"}));
         assert_eq!(
@@ -1362,46 +1000,6 @@ mod tests {
             r["result"]["structuredContent"]["sources"][0]["symbol"],
             "second_one"
         );
-    }
-
-    /// Files keep changing (a checkout longer than the wait): the call answers from the
-    /// last complete index and says so; once the tree is quiet, the answer is fresh.
-    #[test]
-    fn a_call_that_cannot_wait_out_the_changes_answers_from_the_last_complete_index() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("a.py"), "def a():\n    return 1\n").unwrap();
-        let mut live = LiveIndex::new(dir.path().to_path_buf(), IndexOptions::default(), true);
-        // A debounce longer than the call's wait: the writes below cannot be applied in it.
-        live.watch_opts.debounce = Duration::from_secs(1);
-        live.first_build();
-        assert!(live.watcher.is_some());
-        let (index, pending) = live.current(FRESH_WAIT).unwrap();
-        assert_eq!((index.files.len(), pending), (1, false));
-        for i in 0..50 {
-            let text = format!("def f{i}():\n    return {i}\n");
-            std::fs::write(dir.path().join(format!("f{i}.py")), text).unwrap();
-        }
-        // What this test is about starts once the watcher has seen them (notify reads the
-        // kernel's events on a thread of its own, a moment later).
-        let seen = Instant::now();
-        let watcher = live.watcher.as_ref().unwrap();
-        while !watcher.settling() && watcher.changes().is_empty() {
-            assert!(
-                seen.elapsed() < Duration::from_secs(10),
-                "the writes are seen"
-            );
-            std::thread::sleep(Duration::from_millis(1));
-        }
-        let t = Instant::now();
-        let (index, pending) = live.current(Duration::from_millis(200)).unwrap();
-        assert!(
-            t.elapsed() < Duration::from_millis(900),
-            "bounded: {:?}",
-            t.elapsed()
-        );
-        assert_eq!((index.files.len(), pending), (1, true));
-        let (index, pending) = live.current(Duration::from_secs(20)).unwrap();
-        assert_eq!((index.files.len(), pending), (51, false));
     }
 
     #[test]

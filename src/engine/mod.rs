@@ -18,6 +18,7 @@ pub mod history;
 pub mod index;
 pub mod json;
 pub mod lang;
+pub mod live;
 pub mod model;
 pub mod rank;
 pub mod repo_map;
