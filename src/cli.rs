@@ -14,14 +14,14 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 
 use crate::bench_stats::median;
-use crate::engine::answer::{extractive_answer, AnswerStyle};
+use crate::contract::{answer, no_words_note, search_json};
+use crate::engine::answer::AnswerStyle;
 use crate::engine::history::HistorySource;
 use crate::engine::index::{Index, IndexOptions, MapRequest};
 use crate::engine::json;
 use crate::engine::repo_map::{render, MapFormat, RepoMap};
 use crate::engine::search::{
-    Evidence, SearchContext, SearchHit, SearchIndex, SearchOptions, SearchResponse, SearchWeights,
-    MAX_TOP,
+    Evidence, SearchContext, SearchIndex, SearchOptions, SearchResponse, SearchWeights, MAX_TOP,
 };
 use crate::engine::text::{sanitize, sanitize_block};
 use crate::engine::tokenizer::{tokenizer, TokenizerKind};
@@ -994,87 +994,6 @@ fn print_search_error(error: &str, code: &str) -> anyhow::Result<()> {
     print(&json::to_string_pretty(&serde_json::json!({
         "success": false, "error": error, "code": code,
     }))?)
-}
-
-/// The extractive answer for a search's hits (`engine::answer`), with who uses each
-/// definition from the index's file graph.
-fn answer(index: &Index, r: &SearchResponse, style: AnswerStyle) -> String {
-    let users = |h: &SearchHit| index.symbol_users(&h.file_path, h.symbol.as_deref().unwrap_or(""));
-    extractive_answer(r, &r.hits, style, &users)
-}
-
-/// The search JSON contract (README, "search"; MCP `search` and `repo_symbol_answer`).
-pub(crate) fn search_json(
-    index: &Index,
-    query: &str,
-    r: &SearchResponse,
-    index_ms: f64,
-    search_build_ms: f64,
-    style: AnswerStyle,
-) -> serde_json::Value {
-    let mut counts = std::collections::BTreeMap::new();
-    for e in ["definition", "reference", "call", "import", "text"] {
-        counts.insert(e, 0usize);
-    }
-    let sources: Vec<serde_json::Value> = r
-        .hits
-        .iter()
-        .map(|h| {
-            let evidence = evidence_name(h.evidence);
-            *counts.entry(evidence).or_default() += 1;
-            let mut v = serde_json::json!({
-                "file_path": h.file_path,
-                "line_range": [h.line_range.start, h.line_range.end],
-                "excerpt": h.excerpt,
-                "evidence_type": evidence,
-                "score": h.score,
-                "signals": h.signals,
-            });
-            if let Some(symbol) = &h.symbol {
-                v["symbol"] = symbol.clone().into();
-            }
-            if let Some(kind) = &h.kind {
-                v["kind"] = kind.clone().into();
-            }
-            v
-        })
-        .collect();
-    let files: Vec<serde_json::Value> = r
-        .files
-        .iter()
-        .map(|(path, score)| serde_json::json!({"file_path": path, "score": score}))
-        .collect();
-    serde_json::json!({
-        "success": true,
-        "repo_path": index.root.display().to_string(),
-        "question": query,
-        "answer": answer(index, r, style),
-        "confidence": r.confidence,
-        "sources": sources,
-        "files": files,
-        "diagnostics": {
-            "retrieval_counts": counts,
-            "latency_ms": r.latency_ms,
-            "index_ms": index_ms,
-            "search_index_ms": search_build_ms,
-            "parsed_files": index.files.len(),
-            "ast_parsed_files": index.files.len(),
-            "used_llm": false,
-            "used_reranker": false,
-            "low_score": r.low_score,
-            "history": index.history_status,
-            "matched": r.retrieval_counts,
-            "note": no_words_note(r),
-        },
-    })
-}
-
-/// Why nothing was searched, when the query had no word to search for (only stop words,
-/// punctuation, emoji or control characters).
-fn no_words_note(r: &SearchResponse) -> Option<&'static str> {
-    let c = &r.retrieval_counts;
-    (r.hits.is_empty() && r.files.is_empty() && c.query_terms == 0 && c.expanded_terms == 0)
-        .then_some("no searchable words in the query (only stop words, punctuation or symbols)")
 }
 
 fn evidence_name(e: Evidence) -> &'static str {

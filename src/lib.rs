@@ -8,6 +8,7 @@
 pub mod app;
 pub mod bench_stats;
 pub mod cli;
+pub mod contract;
 pub mod engine;
 pub mod eval;
 pub mod eval_map;

@@ -25,22 +25,19 @@ use std::path::PathBuf;
 use serde_json::{json, Map, Value};
 
 use crate::cli::warn;
-use crate::engine::answer::AnswerStyle;
+use crate::contract::{
+    mark, ArgError, MapCall, SearchCall, ANSWER_SOURCES, MAX_ANSWER_SOURCES, MAX_MAP_TOKENS,
+    MIN_MAP_TOKENS,
+};
 use crate::engine::error::EngineError;
-use crate::engine::index::{Index, IndexOptions, MapRequest};
+use crate::engine::index::{Index, IndexOptions};
 use crate::engine::live::{Freshness, LiveService};
-use crate::engine::repo_map::{render, MapFormat};
-use crate::engine::search::{SearchOptions, MAX_TOP};
+use crate::engine::search::MAX_TOP;
 use crate::engine::text::sanitize;
-use crate::engine::tokenizer::TokenizerKind;
 
 /// Protocol versions this server speaks, newest first. A client asking for another one is
 /// answered with the newest, as the specification asks; it then decides whether to go on.
 pub const PROTOCOL_VERSIONS: [&str; 3] = ["2025-06-18", "2025-03-26", "2024-11-05"];
-
-/// The smallest and largest map budget a tool call may ask for.
-pub const MIN_MAP_TOKENS: usize = 16;
-pub const MAX_MAP_TOKENS: usize = 131_072;
 
 /// JSON-RPC error codes.
 const PARSE_ERROR: i64 = -32700;
@@ -212,18 +209,18 @@ impl Server {
         match name {
             "repo_map" => {
                 let request = MapCall::parse(args)?;
-                Ok(self.run_tool(move |index, call| request.run(index, call)))
+                Ok(self.run_tool(move |index, call| map_result(index, &request, call)))
             }
             "search" => {
                 let request = SearchCall::parse(args)?;
-                Ok(self.run_tool(move |index, call| request.run(index, call)))
+                Ok(self.run_tool(move |index, call| tool_json(request.run(index, call))))
             }
             "repo_symbol_answer" => {
                 let request = SearchCall::parse_answer(args)?;
-                Ok(self.run_tool(move |index, call| request.run(index, call)))
+                Ok(self.run_tool(move |index, call| tool_json(request.run(index, call))))
             }
             "repo_stats" => {
-                known_arguments(args, &[])?;
+                crate::contract::known_arguments(args, &[])?;
                 Ok(self.run_tool(|index, call| {
                     let mut stats = serde_json::to_value(index.stats()).unwrap_or(Value::Null);
                     mark(call, &mut stats);
@@ -234,13 +231,6 @@ impl Server {
                 "unknown tool `{name}` (repo_map, search, repo_symbol_answer, repo_stats)"
             ))),
         }
-    }
-}
-
-/// Adds `changes_pending` to a tool's JSON document (an object).
-fn mark(freshness: &Freshness, document: &mut Value) {
-    if let Value::Object(fields) = document {
-        fields.insert("changes_pending".into(), freshness.changes_pending.into());
     }
 }
 
@@ -385,173 +375,25 @@ fn tool_list() -> Value {
     ])
 }
 
+/// `repo_map`'s result: the map as text (or markdown), and the JSON rendering
+/// (`mapscope map --format json`) as structured content; each part of the request that was
+/// ignored (a focus file the index does not hold, an undefined identifier, a query with
+/// nothing to search) is named in a note of its own, and so are changes not yet applied.
+fn map_result(index: &Index, call: &MapCall, freshness: &Freshness) -> Value {
+    let answer = call.run(index, freshness);
+    let mut content = vec![json!({"type": "text", "text": answer.text})];
+    if freshness.changes_pending {
+        content.push(json!({"type": "text", "text": PENDING_NOTE}));
+    }
+    for note in &answer.notes {
+        content.push(json!({"type": "text", "text": sanitize(&format!("note: {note}"))}));
+    }
+    json!({"content": content, "structuredContent": answer.document})
+}
+
 /// The note a map answered from the last complete index carries.
 const PENDING_NOTE: &str = "note: changes_pending: files changed a moment ago are not in this \
     map yet (it is from the index before them); call again for the fresh one";
-
-/// A `repo_map` call's arguments.
-#[derive(Debug)]
-struct MapCall {
-    request: MapRequest,
-    format: MapFormat,
-}
-
-impl MapCall {
-    fn parse(args: &Map<String, Value>) -> Result<MapCall, RpcError> {
-        known_arguments(
-            args,
-            &[
-                "tokens",
-                "focus_files",
-                "identifiers",
-                "query",
-                "tokenizer",
-                "format",
-            ],
-        )?;
-        let budget = optional_int(args, "tokens", 1024, MIN_MAP_TOKENS..=MAX_MAP_TOKENS)?;
-        let tokenizer = match optional_str(args, "tokenizer")? {
-            None => TokenizerKind::O200k,
-            Some(s) => TokenizerKind::parse(s)
-                .ok_or_else(|| RpcError::invalid("`tokenizer` must be o200k or cl100k"))?,
-        };
-        let format = match optional_str(args, "format")?.map(MapFormat::parse) {
-            None => MapFormat::Text,
-            Some(Some(f @ (MapFormat::Text | MapFormat::Markdown))) => f,
-            Some(_) => return Err(RpcError::invalid("`format` must be text or markdown")),
-        };
-        Ok(MapCall {
-            request: MapRequest {
-                budget,
-                tokenizer,
-                focus: string_list(args, "focus_files")?,
-                idents: string_list(args, "identifiers")?,
-                query: optional_str(args, "query")?.map(str::to_string),
-                ..MapRequest::default()
-            },
-            format,
-        })
-    }
-
-    /// The map as text (or markdown), and the JSON rendering (`mapscope map --format json`)
-    /// as structured content; each part of the request that was ignored (a focus file the
-    /// index does not hold, an undefined identifier, a query with nothing to search) is
-    /// named in a note of its own, and so are changes not yet applied.
-    fn run(&self, index: &Index, call: &Freshness) -> Value {
-        let (map, _) = index.map(&self.request);
-        let text = render(&map, &index.files, self.format);
-        let mut structured =
-            serde_json::from_str::<Value>(&render(&map, &index.files, MapFormat::Json))
-                .unwrap_or(Value::Null);
-        mark(call, &mut structured);
-        let mut content = vec![json!({"type": "text", "text": text})];
-        if call.changes_pending {
-            content.push(json!({"type": "text", "text": PENDING_NOTE}));
-        }
-        for note in &map.notes {
-            content.push(json!({"type": "text", "text": sanitize(&format!("note: {note}"))}));
-        }
-        json!({"content": content, "structuredContent": structured})
-    }
-}
-
-/// A `search` or `repo_symbol_answer` call's arguments.
-#[derive(Debug)]
-struct SearchCall {
-    query: String,
-    opts: SearchOptions,
-    style: AnswerStyle,
-}
-
-/// `repo_symbol_answer`'s default and largest number of sources (its contract).
-const ANSWER_SOURCES: usize = 6;
-const MAX_ANSWER_SOURCES: usize = 12;
-
-impl SearchCall {
-    fn parse(args: &Map<String, Value>) -> Result<SearchCall, RpcError> {
-        known_arguments(
-            args,
-            &["query", "top", "files", "paths", "lang", "answer_style"],
-        )?;
-        let files_mode = match args.get("files") {
-            None | Some(Value::Null) => false,
-            Some(Value::Bool(b)) => *b,
-            Some(_) => return Err(RpcError::invalid("`files` must be a boolean")),
-        };
-        SearchCall::new(
-            args,
-            "query",
-            optional_int(args, "top", 8, 1..=MAX_TOP)?,
-            files_mode,
-            "lang",
-        )
-    }
-
-    /// `repo_symbol_answer`: the retrieval tools' contract names (`question`, `languages`,
-    /// `max_sources` 1–12, default 6) over the same search.
-    fn parse_answer(args: &Map<String, Value>) -> Result<SearchCall, RpcError> {
-        known_arguments(
-            args,
-            &[
-                "question",
-                "paths",
-                "languages",
-                "max_sources",
-                "answer_style",
-            ],
-        )?;
-        let top = optional_int(args, "max_sources", ANSWER_SOURCES, 1..=MAX_ANSWER_SOURCES)?;
-        SearchCall::new(args, "question", top, false, "languages")
-    }
-
-    fn new(
-        args: &Map<String, Value>,
-        query_key: &str,
-        top: usize,
-        files_mode: bool,
-        langs_key: &str,
-    ) -> Result<SearchCall, RpcError> {
-        let query = optional_str(args, query_key)?
-            .filter(|q| !q.trim().is_empty())
-            .ok_or_else(|| RpcError::invalid(format!("`{query_key}` must be a non-empty string")))?
-            .to_string();
-        let style = match optional_str(args, "answer_style")? {
-            None => AnswerStyle::default(),
-            Some(name) => AnswerStyle::parse(name).ok_or_else(|| {
-                RpcError::invalid(format!(
-                    "`answer_style` must be one of {} (got `{}`)",
-                    AnswerStyle::NAMES,
-                    sanitize(name)
-                ))
-            })?,
-        };
-        let opts = SearchOptions {
-            top,
-            files_mode,
-            path_globs: string_list(args, "paths")?,
-            langs: string_list(args, langs_key)?,
-        };
-        opts.validate()
-            .map_err(|e| RpcError::invalid(e.to_string()))?;
-        Ok(SearchCall { query, opts, style })
-    }
-
-    /// The search JSON contract, as text for the model and as structured content.
-    fn run(&self, index: &Index, call: &Freshness) -> Value {
-        let (_, search_build_ms) = index.search_index();
-        let response = index.search(&self.query, &self.opts);
-        let mut contract = crate::cli::search_json(
-            index,
-            &self.query,
-            &response,
-            call.index_ms,
-            search_build_ms,
-            self.style,
-        );
-        mark(call, &mut contract);
-        tool_json(contract)
-    }
-}
 
 /// A tool result whose content is one JSON document, given both as text (what most clients
 /// hand the model) and as structured content.
@@ -561,65 +403,16 @@ fn tool_json(value: Value) -> Value {
     json!({"content": [{"type": "text", "text": text}], "structuredContent": value})
 }
 
-fn known_arguments(args: &Map<String, Value>, known: &[&str]) -> Result<(), RpcError> {
-    match args.keys().find(|k| !known.contains(&k.as_str())) {
-        Some(k) => Err(RpcError::invalid(format!(
-            "unknown argument `{k}` (expected: {})",
-            known.join(", ")
-        ))),
-        None => Ok(()),
-    }
-}
-
-/// An integer argument within `range`, `default` when absent.
-fn optional_int(
-    args: &Map<String, Value>,
-    key: &str,
-    default: usize,
-    range: std::ops::RangeInclusive<usize>,
-) -> Result<usize, RpcError> {
-    match args.get(key) {
-        None | Some(Value::Null) => Ok(default),
-        Some(v) => v
-            .as_u64()
-            .and_then(|n| usize::try_from(n).ok())
-            .filter(|n| range.contains(n))
-            .ok_or_else(|| {
-                RpcError::invalid(format!(
-                    "`{key}` must be an integer from {} to {}",
-                    range.start(),
-                    range.end()
-                ))
-            }),
-    }
-}
-
-fn optional_str<'a>(args: &'a Map<String, Value>, key: &str) -> Result<Option<&'a str>, RpcError> {
-    match args.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s)),
-        Some(_) => Err(RpcError::invalid(format!("`{key}` must be a string"))),
-    }
-}
-
-/// An array of strings; a single string is taken as a list of one.
-fn string_list(args: &Map<String, Value>, key: &str) -> Result<Vec<String>, RpcError> {
-    let bad = || RpcError::invalid(format!("`{key}` must be an array of strings"));
-    match args.get(key) {
-        None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::String(s)) => Ok(vec![s.clone()]),
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|v| v.as_str().map(str::to_string).ok_or_else(bad))
-            .collect(),
-        Some(_) => Err(bad()),
-    }
-}
-
 #[derive(Debug)]
 struct RpcError {
     code: i64,
     message: String,
+}
+
+impl From<ArgError> for RpcError {
+    fn from(e: ArgError) -> RpcError {
+        RpcError::invalid(e.0)
+    }
 }
 
 impl RpcError {
@@ -648,6 +441,7 @@ fn json_line(value: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::index::MapRequest;
     use crate::engine::live::LiveIndex;
     use std::path::Path;
 

@@ -1,0 +1,345 @@
+//! The output contract every front door shares (CLI `--json`, MCP tools, HTTP): the
+//! arguments a map or search request takes, how they are checked (unknown ones refused, each
+//! bad one named in one line), and the JSON documents that answer them. Front doors only
+//! add their framing (JSON-RPC content, HTTP statuses, stdout). Runs on whichever thread
+//! answers: the CLI's main thread, the live-index service's engine thread.
+
+use serde_json::{Map, Value};
+
+use crate::engine::answer::{extractive_answer, AnswerStyle};
+use crate::engine::index::{Index, MapRequest};
+use crate::engine::live::Freshness;
+use crate::engine::repo_map::{render, MapFormat};
+use crate::engine::search::{SearchHit, SearchOptions, SearchResponse, MAX_TOP};
+use crate::engine::text::sanitize;
+use crate::engine::tokenizer::TokenizerKind;
+
+/// The smallest and largest map budget a request may ask for.
+pub const MIN_MAP_TOKENS: usize = 16;
+pub const MAX_MAP_TOKENS: usize = 131_072;
+
+/// A request argument that is missing, of the wrong type, out of range or unknown: one line
+/// naming it (`INVALID_ARGUMENT`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ArgError(pub String);
+
+impl ArgError {
+    pub fn new(message: impl Into<String>) -> ArgError {
+        ArgError(message.into())
+    }
+}
+
+/// Adds `changes_pending` to a tool's JSON document (an object).
+pub fn mark(freshness: &Freshness, document: &mut Value) {
+    if let Value::Object(fields) = document {
+        fields.insert("changes_pending".into(), freshness.changes_pending.into());
+    }
+}
+
+/// A `repo_map` call's arguments.
+#[derive(Debug)]
+pub struct MapCall {
+    request: MapRequest,
+    format: MapFormat,
+}
+
+impl MapCall {
+    pub fn parse(args: &Map<String, Value>) -> Result<MapCall, ArgError> {
+        known_arguments(
+            args,
+            &[
+                "tokens",
+                "focus_files",
+                "identifiers",
+                "query",
+                "tokenizer",
+                "format",
+            ],
+        )?;
+        let budget = optional_int(args, "tokens", 1024, MIN_MAP_TOKENS..=MAX_MAP_TOKENS)?;
+        let tokenizer = match optional_str(args, "tokenizer")? {
+            None => TokenizerKind::O200k,
+            Some(s) => TokenizerKind::parse(s)
+                .ok_or_else(|| ArgError::new("`tokenizer` must be o200k or cl100k"))?,
+        };
+        let format = match optional_str(args, "format")?.map(MapFormat::parse) {
+            None => MapFormat::Text,
+            Some(Some(f @ (MapFormat::Text | MapFormat::Markdown))) => f,
+            Some(_) => return Err(ArgError::new("`format` must be text or markdown")),
+        };
+        Ok(MapCall {
+            request: MapRequest {
+                budget,
+                tokenizer,
+                focus: string_list(args, "focus_files")?,
+                idents: string_list(args, "identifiers")?,
+                query: optional_str(args, "query")?.map(str::to_string),
+                ..MapRequest::default()
+            },
+            format,
+        })
+    }
+
+    /// The map in the asked format, its JSON rendering (`mapscope map --format json`, with
+    /// `changes_pending`) and the parts of the request that were ignored.
+    pub fn run(&self, index: &Index, freshness: &Freshness) -> MapAnswer {
+        let (map, _) = index.map(&self.request);
+        let text = render(&map, &index.files, self.format);
+        let mut document =
+            serde_json::from_str::<Value>(&render(&map, &index.files, MapFormat::Json))
+                .unwrap_or(Value::Null);
+        mark(freshness, &mut document);
+        MapAnswer {
+            text,
+            document,
+            notes: map.notes,
+        }
+    }
+}
+
+/// A map call's answer.
+pub struct MapAnswer {
+    /// The map as an LLM is fed it (text or markdown).
+    pub text: String,
+    /// `mapscope map --format json`'s document, with `changes_pending`.
+    pub document: Value,
+    /// One line per part of the request that was ignored.
+    pub notes: Vec<String>,
+}
+
+/// A `search` or `repo_symbol_answer` call's arguments.
+#[derive(Debug)]
+pub struct SearchCall {
+    query: String,
+    opts: SearchOptions,
+    style: AnswerStyle,
+}
+
+/// `repo_symbol_answer`'s default and largest number of sources (its contract).
+pub const ANSWER_SOURCES: usize = 6;
+pub const MAX_ANSWER_SOURCES: usize = 12;
+
+impl SearchCall {
+    pub fn parse(args: &Map<String, Value>) -> Result<SearchCall, ArgError> {
+        known_arguments(
+            args,
+            &["query", "top", "files", "paths", "lang", "answer_style"],
+        )?;
+        let files_mode = match args.get("files") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(_) => return Err(ArgError::new("`files` must be a boolean")),
+        };
+        SearchCall::new(
+            args,
+            "query",
+            optional_int(args, "top", 8, 1..=MAX_TOP)?,
+            files_mode,
+            "lang",
+        )
+    }
+
+    /// `repo_symbol_answer`: the retrieval tools' contract names (`question`, `languages`,
+    /// `max_sources` 1–12, default 6) over the same search.
+    pub fn parse_answer(args: &Map<String, Value>) -> Result<SearchCall, ArgError> {
+        known_arguments(
+            args,
+            &[
+                "question",
+                "paths",
+                "languages",
+                "max_sources",
+                "answer_style",
+            ],
+        )?;
+        let top = optional_int(args, "max_sources", ANSWER_SOURCES, 1..=MAX_ANSWER_SOURCES)?;
+        SearchCall::new(args, "question", top, false, "languages")
+    }
+
+    fn new(
+        args: &Map<String, Value>,
+        query_key: &str,
+        top: usize,
+        files_mode: bool,
+        langs_key: &str,
+    ) -> Result<SearchCall, ArgError> {
+        let query = optional_str(args, query_key)?
+            .filter(|q| !q.trim().is_empty())
+            .ok_or_else(|| ArgError::new(format!("`{query_key}` must be a non-empty string")))?
+            .to_string();
+        let style = match optional_str(args, "answer_style")? {
+            None => AnswerStyle::default(),
+            Some(name) => AnswerStyle::parse(name).ok_or_else(|| {
+                ArgError::new(format!(
+                    "`answer_style` must be one of {} (got `{}`)",
+                    AnswerStyle::NAMES,
+                    sanitize(name)
+                ))
+            })?,
+        };
+        let opts = SearchOptions {
+            top,
+            files_mode,
+            path_globs: string_list(args, "paths")?,
+            langs: string_list(args, langs_key)?,
+        };
+        opts.validate().map_err(|e| ArgError::new(e.to_string()))?;
+        Ok(SearchCall { query, opts, style })
+    }
+
+    /// The search JSON contract (with `changes_pending`).
+    pub fn run(&self, index: &Index, call: &Freshness) -> Value {
+        let (_, search_build_ms) = index.search_index();
+        let response = index.search(&self.query, &self.opts);
+        let mut contract = search_json(
+            index,
+            &self.query,
+            &response,
+            call.index_ms,
+            search_build_ms,
+            self.style,
+        );
+        mark(call, &mut contract);
+        contract
+    }
+}
+
+pub fn known_arguments(args: &Map<String, Value>, known: &[&str]) -> Result<(), ArgError> {
+    match args.keys().find(|k| !known.contains(&k.as_str())) {
+        Some(k) => Err(ArgError::new(format!(
+            "unknown argument `{k}` (expected: {})",
+            known.join(", ")
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// An integer argument within `range`, `default` when absent.
+pub fn optional_int(
+    args: &Map<String, Value>,
+    key: &str,
+    default: usize,
+    range: std::ops::RangeInclusive<usize>,
+) -> Result<usize, ArgError> {
+    match args.get(key) {
+        None | Some(Value::Null) => Ok(default),
+        Some(v) => v
+            .as_u64()
+            .and_then(|n| usize::try_from(n).ok())
+            .filter(|n| range.contains(n))
+            .ok_or_else(|| {
+                ArgError::new(format!(
+                    "`{key}` must be an integer from {} to {}",
+                    range.start(),
+                    range.end()
+                ))
+            }),
+    }
+}
+
+pub fn optional_str<'a>(
+    args: &'a Map<String, Value>,
+    key: &str,
+) -> Result<Option<&'a str>, ArgError> {
+    match args.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(_) => Err(ArgError::new(format!("`{key}` must be a string"))),
+    }
+}
+
+/// An array of strings; a single string is taken as a list of one.
+pub fn string_list(args: &Map<String, Value>, key: &str) -> Result<Vec<String>, ArgError> {
+    let bad = || ArgError::new(format!("`{key}` must be an array of strings"));
+    match args.get(key) {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::String(s)) => Ok(vec![s.clone()]),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| v.as_str().map(str::to_string).ok_or_else(bad))
+            .collect(),
+        Some(_) => Err(bad()),
+    }
+}
+
+/// The extractive answer for a search's hits (`engine::answer`), with who uses each
+/// definition from the index's file graph.
+pub fn answer(index: &Index, r: &SearchResponse, style: AnswerStyle) -> String {
+    let users = |h: &SearchHit| index.symbol_users(&h.file_path, h.symbol.as_deref().unwrap_or(""));
+    extractive_answer(r, &r.hits, style, &users)
+}
+
+/// The search JSON contract (README, "search"; MCP `search` and `repo_symbol_answer`).
+pub fn search_json(
+    index: &Index,
+    query: &str,
+    r: &SearchResponse,
+    index_ms: f64,
+    search_build_ms: f64,
+    style: AnswerStyle,
+) -> serde_json::Value {
+    let mut counts = std::collections::BTreeMap::new();
+    for e in ["definition", "reference", "call", "import", "text"] {
+        counts.insert(e, 0usize);
+    }
+    let sources: Vec<serde_json::Value> = r
+        .hits
+        .iter()
+        .map(|h| {
+            let evidence = h.evidence.name();
+            *counts.entry(evidence).or_default() += 1;
+            let mut v = serde_json::json!({
+                "file_path": h.file_path,
+                "line_range": [h.line_range.start, h.line_range.end],
+                "excerpt": h.excerpt,
+                "evidence_type": evidence,
+                "score": h.score,
+                "signals": h.signals,
+            });
+            if let Some(symbol) = &h.symbol {
+                v["symbol"] = symbol.clone().into();
+            }
+            if let Some(kind) = &h.kind {
+                v["kind"] = kind.clone().into();
+            }
+            v
+        })
+        .collect();
+    let files: Vec<serde_json::Value> = r
+        .files
+        .iter()
+        .map(|(path, score)| serde_json::json!({"file_path": path, "score": score}))
+        .collect();
+    serde_json::json!({
+        "success": true,
+        "repo_path": index.root.display().to_string(),
+        "question": query,
+        "answer": answer(index, r, style),
+        "confidence": r.confidence,
+        "sources": sources,
+        "files": files,
+        "diagnostics": {
+            "retrieval_counts": counts,
+            "latency_ms": r.latency_ms,
+            "index_ms": index_ms,
+            "search_index_ms": search_build_ms,
+            "parsed_files": index.files.len(),
+            "ast_parsed_files": index.files.len(),
+            "used_llm": false,
+            "used_reranker": false,
+            "low_score": r.low_score,
+            "history": index.history_status,
+            "matched": r.retrieval_counts,
+            "note": no_words_note(r),
+        },
+    })
+}
+
+/// Why nothing was searched, when the query had no word to search for (only stop words,
+/// punctuation, emoji or control characters).
+pub fn no_words_note(r: &SearchResponse) -> Option<&'static str> {
+    let c = &r.retrieval_counts;
+    (r.hits.is_empty() && r.files.is_empty() && c.query_terms == 0 && c.expanded_terms == 0)
+        .then_some("no searchable words in the query (only stop words, punctuation or symbols)")
+}
