@@ -68,12 +68,36 @@ pub enum Command {
     Cache(CacheCommand),
     /// Serve the repo map and search to agents over MCP (JSON-RPC on stdin/stdout).
     Mcp(McpArgs),
+    /// Serve search, answers, the map and stats over HTTP on a live index (loopback only
+    /// unless --allow-remote).
+    Serve(ServeArgs),
 }
 
 #[derive(Args, Debug)]
 pub struct McpArgs {
     /// Repository to serve (default: the current directory).
     pub path: Option<PathBuf>,
+    /// Do not read the repository's commit history (`git log`) for search.
+    #[arg(long)]
+    pub no_history: bool,
+    /// Index once at startup and do not watch the files for changes.
+    #[arg(long)]
+    pub no_watch: bool,
+    #[command(flatten)]
+    pub cache: CacheArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// Repository to serve (default: the current directory).
+    pub path: Option<PathBuf>,
+    /// Address to listen on, host:port (a port of 0 picks a free one; the address is printed
+    /// on stderr).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7431")]
+    pub http: String,
+    /// Listen on a non-loopback address too: anyone who can reach it can read the code.
+    #[arg(long)]
+    pub allow_remote: bool,
     /// Do not read the repository's commit history (`git log`) for search.
     #[arg(long)]
     pub no_history: bool,
@@ -408,6 +432,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Eval(args)) => cmd_eval(&args),
         Some(Command::Cache(cmd)) => cmd_cache(&cmd),
         Some(Command::Mcp(args)) => cmd_mcp(&args),
+        Some(Command::Serve(args)) => cmd_serve(&args),
         None => {
             // A detached helper that keeps a copied text on the X11/Wayland clipboard after
             // the TUI exits (see app::clipboard).
@@ -988,6 +1013,35 @@ fn cmd_mcp(args: &McpArgs) -> anyhow::Result<()> {
         std::io::BufReader::new(std::io::stdin()),
         std::io::stdout().lock(),
     )
+}
+
+fn cmd_serve(args: &ServeArgs) -> anyhow::Result<()> {
+    let root = repo_path(&args.path);
+    if !root.exists() {
+        return Err(EngineError::RepoNotFound(root).into());
+    }
+    if !root.is_dir() {
+        return Err(EngineError::InvalidRepo(root).into());
+    }
+    let index_opts = IndexOptions {
+        use_cache: !args.cache.no_cache,
+        history: if args.no_history {
+            HistorySource::Off
+        } else {
+            HistorySource::Repo
+        },
+        ..IndexOptions::default()
+    };
+    let opts = crate::http::HttpOptions {
+        addr: args.http.clone(),
+        allow_remote: args.allow_remote,
+        watch: !args.no_watch,
+    };
+    crate::http::listen_address(&opts.addr, opts.allow_remote)
+        .map_err(|e| InvalidArgument(e.to_string()))?;
+    crate::http::serve(root, index_opts, &opts, |addr| {
+        eprintln!("mapscope: serving http://{addr} (Ctrl-C stops)");
+    })
 }
 
 fn print_search_error(error: &str, code: &str) -> anyhow::Result<()> {

@@ -12,6 +12,7 @@ pub mod contract;
 pub mod engine;
 pub mod eval;
 pub mod eval_map;
+pub mod http;
 pub mod live_bench;
 pub mod mcp;
 pub mod search_bench;
