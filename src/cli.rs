@@ -14,7 +14,7 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 
 use crate::bench_stats::median;
-use crate::contract::{answer, no_words_note, search_json};
+use crate::contract::{answer, no_words_note, search_json, SourceHits};
 use crate::engine::answer::AnswerStyle;
 use crate::engine::history::HistorySource;
 use crate::engine::index::{Index, IndexOptions, MapRequest};
@@ -23,6 +23,7 @@ use crate::engine::repo_map::{render, MapFormat, RepoMap};
 use crate::engine::search::{
     Evidence, SearchContext, SearchIndex, SearchOptions, SearchResponse, SearchWeights, MAX_TOP,
 };
+use crate::engine::sources::{check_sources, SourceSpec};
 use crate::engine::text::{sanitize, sanitize_block};
 use crate::engine::tokenizer::{tokenizer, TokenizerKind};
 use crate::engine::EngineError;
@@ -77,6 +78,9 @@ pub enum Command {
 pub struct McpArgs {
     /// Repository to serve (default: the current directory).
     pub path: Option<PathBuf>,
+    /// Also search this read-only root after the project, as NAME=PATH; repeatable.
+    #[arg(long = "source", value_name = "NAME=PATH")]
+    pub sources: Vec<String>,
     /// Do not read the repository's commit history (`git log`) for search.
     #[arg(long)]
     pub no_history: bool,
@@ -98,6 +102,9 @@ pub struct ServeArgs {
     /// Listen on a non-loopback address too: anyone who can reach it can read the code.
     #[arg(long)]
     pub allow_remote: bool,
+    /// Also search this read-only root after the project, as NAME=PATH; repeatable.
+    #[arg(long = "source", value_name = "NAME=PATH")]
+    pub sources: Vec<String>,
     /// Do not read the repository's commit history (`git log`) for search.
     #[arg(long)]
     pub no_history: bool,
@@ -148,6 +155,11 @@ pub struct SearchArgs {
     /// always carries it as `answer`.
     #[arg(long)]
     pub answer: bool,
+    /// Also search this read-only root after the project (a library of examples, a
+    /// vendored dependency, a sibling repository), as NAME=PATH; repeatable. Its hits carry
+    /// `source` NAME.
+    #[arg(long = "source", value_name = "NAME=PATH")]
+    pub sources: Vec<String>,
     /// How much the answer says: concise, default or detailed.
     #[arg(long, value_name = "STYLE", default_value = "default", value_parser = parse_answer_style)]
     pub answer_style: AnswerStyle,
@@ -942,6 +954,14 @@ fn cmd_search(args: &SearchArgs) -> anyhow::Result<()> {
         }
         return Err(InvalidArgument(e.to_string()).into());
     }
+    let specs = match checked_sources(&repo_path(&path), &args.sources) {
+        Ok(specs) => specs,
+        Err(e) if args.json => {
+            print_search_error(&e.to_string(), "INVALID_ARGUMENT")?;
+            return Err(Reported.into());
+        }
+        Err(e) => return Err(e),
+    };
     let t = Instant::now();
     let history = if args.no_history {
         HistorySource::Off
@@ -962,6 +982,7 @@ fn cmd_search(args: &SearchArgs) -> anyhow::Result<()> {
     let (_, search_build_ms) = index.search_index();
     let index_ms = t.elapsed().as_secs_f64() * 1000.0;
     let response = index.search(&query, &opts);
+    let extra = search_sources(&specs, &query, &opts, args.cache)?;
     with_cache_saved(
         || index.save_cache(),
         || {
@@ -973,6 +994,7 @@ fn cmd_search(args: &SearchArgs) -> anyhow::Result<()> {
                     index_ms,
                     search_build_ms,
                     args.answer_style,
+                    &extra,
                 );
                 return print(&json::to_string_pretty(&json)?);
             }
@@ -983,9 +1005,55 @@ fn cmd_search(args: &SearchArgs) -> anyhow::Result<()> {
                     &format!("{}\n\n", answer(&index, &response, args.answer_style)),
                 );
             }
+            for x in &extra {
+                text.push_str(&format!("\n[{}] {}\n", x.name, sanitize(&x.root)));
+                text.push_str(&search_text(&query, &x.response, args.files, args.explain));
+            }
             print(&text)
         },
     )
+}
+
+/// The `--source NAME=PATH` arguments, parsed and checked against the project at `root`.
+fn checked_sources(root: &Path, given: &[String]) -> anyhow::Result<Vec<SourceSpec>> {
+    let specs = given
+        .iter()
+        .map(|s| SourceSpec::parse(s))
+        .collect::<Result<Vec<_>, _>>()
+        .and_then(|specs| check_sources(root, &specs));
+    specs.map_err(|e| InvalidArgument(e.to_string()).into())
+}
+
+/// `--source NAME=PATH`: each source indexed like the project (its own cache, read-only,
+/// without history: reference code's past commits say nothing about this task) and
+/// searched with the same options.
+fn search_sources(
+    specs: &[SourceSpec],
+    query: &str,
+    opts: &SearchOptions,
+    cache: CacheArgs,
+) -> anyhow::Result<Vec<SourceHits>> {
+    specs
+        .iter()
+        .map(|spec| {
+            let path = Some(spec.path.clone());
+            let index = build_index_with(&path, None, cache, false, HistorySource::Off)
+                .with_context(|| format!("source `{}`", spec.name))?;
+            let response = index.search(query, opts);
+            if let Err(e) = index.save_cache() {
+                warn(&format!(
+                    "could not save the cache of source `{}`: {e}",
+                    spec.name
+                ));
+            }
+            Ok(SourceHits {
+                name: spec.name.clone(),
+                root: crate::engine::text::display_path(&spec.path),
+                parsed_files: index.files.len(),
+                response,
+            })
+        })
+        .collect()
 }
 
 fn cmd_mcp(args: &McpArgs) -> anyhow::Result<()> {
@@ -1007,7 +1075,8 @@ fn cmd_mcp(args: &McpArgs) -> anyhow::Result<()> {
     if !root.is_dir() {
         return Err(EngineError::InvalidRepo(root).into());
     }
-    let mut server = crate::mcp::Server::new(root, opts, !args.no_watch);
+    let sources = checked_sources(&root, &args.sources)?;
+    let mut server = crate::mcp::Server::with_sources(root, opts, !args.no_watch, sources);
     crate::mcp::serve(
         &mut server,
         std::io::BufReader::new(std::io::stdin()),
@@ -1036,6 +1105,7 @@ fn cmd_serve(args: &ServeArgs) -> anyhow::Result<()> {
         addr: args.http.clone(),
         allow_remote: args.allow_remote,
         watch: !args.no_watch,
+        sources: checked_sources(&root, &args.sources)?,
     };
     crate::http::listen_address(&opts.addr, opts.allow_remote)
         .map_err(|e| InvalidArgument(e.to_string()))?;

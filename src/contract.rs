@@ -8,9 +8,10 @@ use serde_json::{Map, Value};
 
 use crate::engine::answer::{extractive_answer, AnswerStyle};
 use crate::engine::index::{Index, MapRequest};
-use crate::engine::live::Freshness;
+use crate::engine::live::{Freshness, SourceIndex};
 use crate::engine::repo_map::{render, MapFormat};
 use crate::engine::search::{SearchHit, SearchOptions, SearchResponse, MAX_TOP};
+use crate::engine::sources::{match_reason, relevance, PROJECT};
 use crate::engine::text::sanitize;
 use crate::engine::tokenizer::TokenizerKind;
 
@@ -188,10 +189,20 @@ impl SearchCall {
         Ok(SearchCall { query, opts, style })
     }
 
-    /// The search JSON contract (with `changes_pending`).
-    pub fn run(&self, index: &Index, call: &Freshness) -> Value {
+    /// The search JSON contract (with `changes_pending`): the project's hits, then each
+    /// extra source's.
+    pub fn run(&self, index: &Index, call: &Freshness, sources: &[SourceIndex]) -> Value {
         let (_, search_build_ms) = index.search_index();
         let response = index.search(&self.query, &self.opts);
+        let extra: Vec<SourceHits> = sources
+            .iter()
+            .map(|s| SourceHits {
+                name: s.name.clone(),
+                root: crate::engine::text::display_path(&s.root),
+                parsed_files: s.index.files.len(),
+                response: s.index.search(&self.query, &self.opts),
+            })
+            .collect();
         let mut contract = search_json(
             index,
             &self.query,
@@ -199,6 +210,7 @@ impl SearchCall {
             call.index_ms,
             search_build_ms,
             self.style,
+            &extra,
         );
         mark(call, &mut contract);
         contract
@@ -278,15 +290,19 @@ pub fn search_json(
     index_ms: f64,
     search_build_ms: f64,
     style: AnswerStyle,
+    extra: &[SourceHits],
 ) -> serde_json::Value {
     let mut counts = std::collections::BTreeMap::new();
     for e in ["definition", "reference", "call", "import", "text"] {
         counts.insert(e, 0usize);
     }
-    let sources: Vec<serde_json::Value> = r
-        .hits
-        .iter()
-        .map(|h| {
+    let mut sources: Vec<serde_json::Value> = Vec::new();
+    let mut files: Vec<serde_json::Value> = Vec::new();
+    let all =
+        std::iter::once((PROJECT, r)).chain(extra.iter().map(|x| (x.name.as_str(), &x.response)));
+    for (source, response) in all {
+        let best = response.hits.first().map_or(0.0, |h| h.score);
+        for h in &response.hits {
             let evidence = h.evidence.name();
             *counts.entry(evidence).or_default() += 1;
             let mut v = serde_json::json!({
@@ -296,6 +312,9 @@ pub fn search_json(
                 "evidence_type": evidence,
                 "score": h.score,
                 "signals": h.signals,
+                "source": source,
+                "relevance": relevance(h.score, best, response.low_score),
+                "match_reason": match_reason(h),
             });
             if let Some(symbol) = &h.symbol {
                 v["symbol"] = symbol.clone().into();
@@ -303,15 +322,13 @@ pub fn search_json(
             if let Some(kind) = &h.kind {
                 v["kind"] = kind.clone().into();
             }
-            v
-        })
-        .collect();
-    let files: Vec<serde_json::Value> = r
-        .files
-        .iter()
-        .map(|(path, score)| serde_json::json!({"file_path": path, "score": score}))
-        .collect();
-    serde_json::json!({
+            sources.push(v);
+        }
+        files.extend(response.files.iter().map(|(path, score)| {
+            serde_json::json!({"file_path": path, "score": score, "source": source})
+        }));
+    }
+    let mut document = serde_json::json!({
         "success": true,
         "repo_path": index.root.display().to_string(),
         "question": query,
@@ -333,7 +350,27 @@ pub fn search_json(
             "matched": r.retrieval_counts,
             "note": no_words_note(r),
         },
-    })
+    });
+    if !extra.is_empty() {
+        document["diagnostics"]["extra_sources"] = extra
+            .iter()
+            .map(|x| {
+                serde_json::json!({
+                    "name": x.name, "root": x.root, "parsed_files": x.parsed_files,
+                    "low_score": x.response.low_score,
+                })
+            })
+            .collect();
+    }
+    document
+}
+
+/// One extra source's answer to a search (`engine::sources`), listed after the project's.
+pub struct SourceHits {
+    pub name: String,
+    pub root: String,
+    pub parsed_files: usize,
+    pub response: SearchResponse,
 }
 
 /// Why nothing was searched, when the query had no word to search for (only stop words,

@@ -31,7 +31,8 @@ use serde_json::{json, Map, Value};
 use crate::contract::{ArgError, MapCall, SearchCall};
 use crate::engine::error::EngineError;
 use crate::engine::index::{Index, IndexOptions};
-use crate::engine::live::{Freshness, LiveService};
+use crate::engine::live::{Freshness, LiveIndex, LiveService, SourceIndex};
+use crate::engine::sources::SourceSpec;
 use crate::engine::text::sanitize;
 
 /// Request threads: at most this many requests are answered at once.
@@ -48,6 +49,8 @@ pub struct HttpOptions {
     pub allow_remote: bool,
     /// Watch the files and refresh the index as they change.
     pub watch: bool,
+    /// Extra sources searched after the project (checked by `sources::check_sources`).
+    pub sources: Vec<SourceSpec>,
 }
 
 /// Why the server did not start.
@@ -98,12 +101,14 @@ pub fn serve(
         why: e.to_string(),
     })?;
     let bound = server.server_addr().to_ip().unwrap_or(addr);
-    let service = Arc::new(LiveService::start(
+    let live = LiveIndex::new(
         root.clone(),
         index_opts,
         opts.watch,
         Box::new(crate::cli::warn),
-    ));
+    )
+    .with_sources(opts.sources.clone());
+    let service = Arc::new(LiveService::start_with(live));
     let server = Arc::new(server);
     on_listening(bound);
     let workers: Vec<_> = (0..WORKERS)
@@ -207,13 +212,13 @@ fn route(method: &tiny_http::Method, url: &str, service: &LiveService, root: &Pa
     let result = match (method, path) {
         (Get, "/search") => arguments(&params, SEARCH_ARGS)
             .and_then(|args| SearchCall::parse(&args))
-            .map(|call| on_index(service, root, false, move |i, f| call.run(i, f))),
+            .map(|call| on_index(service, root, false, move |i, f, x| call.run(i, f, x))),
         (Get, "/answer") => arguments(&params, ANSWER_ARGS)
             .and_then(|args| SearchCall::parse_answer(&args))
-            .map(|call| on_index(service, root, false, move |i, f| call.run(i, f))),
+            .map(|call| on_index(service, root, false, move |i, f, x| call.run(i, f, x))),
         (Get, "/map") => arguments(&params, MAP_ARGS)
             .and_then(|args| MapCall::parse(&args))
-            .map(|call| on_index(service, root, false, move |i, f| call.run(i, f).document)),
+            .map(|call| on_index(service, root, false, move |i, f, _| call.run(i, f).document)),
         (Get, "/stats") => {
             arguments(&params, &[]).map(|_| on_index(service, root, false, stats_document))
         }
@@ -235,7 +240,7 @@ fn route(method: &tiny_http::Method, url: &str, service: &LiveService, root: &Pa
     result.unwrap_or_else(|e| Reply::error(400, "INVALID_ARGUMENT", &e.0))
 }
 
-fn stats_document(index: &Index, freshness: &Freshness) -> Value {
+fn stats_document(index: &Index, freshness: &Freshness, _: &[SourceIndex]) -> Value {
     let mut stats = serde_json::to_value(index.stats()).unwrap_or(Value::Null);
     crate::contract::mark(freshness, &mut stats);
     stats
@@ -247,11 +252,13 @@ fn on_index(
     service: &LiveService,
     root: &Path,
     rebuilt: bool,
-    job: impl FnOnce(&Index, &Freshness) -> Value + Send + 'static,
+    job: impl FnOnce(&Index, &Freshness, &[SourceIndex]) -> Value + Send + 'static,
 ) -> Reply {
-    let job = move |current: Result<(&Index, Freshness), EngineError>| match current {
-        Ok((index, freshness)) => Reply::ok(job(index, &freshness)),
-        Err(e) => engine_error(&e),
+    let job = move |current: Result<(&Index, Freshness), EngineError>, sources: &[SourceIndex]| {
+        match current {
+            Ok((index, freshness)) => Reply::ok(job(index, &freshness, sources)),
+            Err(e) => engine_error(&e),
+        }
     };
     let answered = if rebuilt {
         service.run_rebuilt(job)

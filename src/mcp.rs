@@ -31,8 +31,9 @@ use crate::contract::{
 };
 use crate::engine::error::EngineError;
 use crate::engine::index::{Index, IndexOptions};
-use crate::engine::live::{Freshness, LiveService};
+use crate::engine::live::{Freshness, LiveIndex, LiveService, SourceIndex};
 use crate::engine::search::MAX_TOP;
+use crate::engine::sources::SourceSpec;
 use crate::engine::text::sanitize;
 
 /// Protocol versions this server speaks, newest first. A client asking for another one is
@@ -104,17 +105,32 @@ impl Server {
     /// watch the files and refresh the index as they change (off in tests that want a fixed
     /// index).
     pub fn new(root: PathBuf, opts: IndexOptions, live: bool) -> Server {
+        Server::with_sources(root, opts, live, Vec::new())
+    }
+
+    /// `new`, with extra sources searched after the project (checked by
+    /// `sources::check_sources`).
+    pub fn with_sources(
+        root: PathBuf,
+        opts: IndexOptions,
+        live: bool,
+        sources: Vec<SourceSpec>,
+    ) -> Server {
+        let live = LiveIndex::new(root, opts, live, Box::new(warn)).with_sources(sources);
         Server {
-            engine: LiveService::start(root, opts, live, Box::new(warn)),
+            engine: LiveService::start_with(live),
         }
     }
 
     /// Runs `tool` on an up-to-date index; an index that cannot be built (a missing or
     /// empty repository) or an engine that cannot answer is the tool's error, with its
     /// stable code.
-    fn run_tool(&self, tool: impl FnOnce(&Index, &Freshness) -> Value + Send + 'static) -> Value {
-        let answer = self.engine.run(move |current| match current {
-            Ok((index, freshness)) => tool(index, &freshness),
+    fn run_tool(
+        &self,
+        tool: impl FnOnce(&Index, &Freshness, &[SourceIndex]) -> Value + Send + 'static,
+    ) -> Value {
+        let answer = self.engine.run(move |current, sources| match current {
+            Ok((index, freshness)) => tool(index, &freshness, sources),
             Err(e) => tool_error(&e),
         });
         answer.unwrap_or_else(|e| tool_error(&EngineError::Internal(e.to_string())))
@@ -209,19 +225,23 @@ impl Server {
         match name {
             "repo_map" => {
                 let request = MapCall::parse(args)?;
-                Ok(self.run_tool(move |index, call| map_result(index, &request, call)))
+                Ok(self.run_tool(move |index, call, _| map_result(index, &request, call)))
             }
             "search" => {
                 let request = SearchCall::parse(args)?;
-                Ok(self.run_tool(move |index, call| tool_json(request.run(index, call))))
+                Ok(self.run_tool(move |index, call, sources| {
+                    tool_json(request.run(index, call, sources))
+                }))
             }
             "repo_symbol_answer" => {
                 let request = SearchCall::parse_answer(args)?;
-                Ok(self.run_tool(move |index, call| tool_json(request.run(index, call))))
+                Ok(self.run_tool(move |index, call, sources| {
+                    tool_json(request.run(index, call, sources))
+                }))
             }
             "repo_stats" => {
                 crate::contract::known_arguments(args, &[])?;
-                Ok(self.run_tool(|index, call| {
+                Ok(self.run_tool(|index, call, _| {
                     let mut stats = serde_json::to_value(index.stats()).unwrap_or(Value::Null);
                     mark(call, &mut stats);
                     tool_json(stats)
@@ -442,7 +462,6 @@ fn json_line(value: &Value) -> String {
 mod tests {
     use super::*;
     use crate::engine::index::MapRequest;
-    use crate::engine::live::LiveIndex;
     use std::path::Path;
 
     fn fixture(name: &str) -> PathBuf {

@@ -343,3 +343,108 @@ fn the_answer_names_the_definition_in_json_and_above_the_hits() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("concise, default, detailed"), "{err}");
 }
+
+/// Every file under `root` with its bytes, to prove a source is left as it was.
+fn snapshot(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.push((path.clone(), std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn extra_sources_are_searched_after_the_project_and_left_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("app");
+    let lib = dir.path().join("lib");
+    common::write_files(
+        &project,
+        &[(
+            "app.py",
+            "def login(user):\n    return verify_token(user)\n",
+        )],
+    );
+    common::write_files(
+        &lib,
+        &[(
+            "jwt.py",
+            "def verify_token(token):\n    \"\"\"Verify a JWT token.\"\"\"\n    return token\n",
+        )],
+    );
+    let before = snapshot(&lib);
+    let spec = format!("lib={}", lib.display());
+    let o = search(&[
+        project.to_str().unwrap(),
+        "verify token",
+        "--json",
+        "--source",
+        &spec,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let sources = v["sources"].as_array().unwrap();
+    let labels: Vec<&str> = sources
+        .iter()
+        .map(|s| s["source"].as_str().unwrap())
+        .collect();
+    let first_lib = labels
+        .iter()
+        .position(|l| *l == "lib")
+        .expect("a hit from lib");
+    assert!(
+        labels[..first_lib].iter().all(|l| *l == "project"),
+        "{labels:?}"
+    );
+    assert!(
+        labels[first_lib..].iter().all(|l| *l == "lib"),
+        "project first: {labels:?}"
+    );
+    let lib_hit = &sources[first_lib];
+    assert_eq!(lib_hit["file_path"], "jwt.py");
+    assert_eq!(lib_hit["relevance"], 100);
+    assert!(
+        lib_hit["match_reason"]
+            .as_str()
+            .unwrap()
+            .contains("verify_token"),
+        "{lib_hit}"
+    );
+    for s in sources {
+        let r = s["relevance"].as_u64().unwrap();
+        assert!(r <= 100);
+    }
+    assert_eq!(v["diagnostics"]["extra_sources"][0]["name"], "lib");
+    assert_eq!(snapshot(&lib), before, "a source is read, never written");
+
+    // The text output lists them under the source's name.
+    let o = search(&[project.to_str().unwrap(), "verify token", "--source", &spec]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("\n[lib] "), "{text}");
+
+    // A missing source, one inside the project, a bad name: one INVALID_ARGUMENT line each.
+    for bad in [
+        format!("gone={}", dir.path().join("gone").display()),
+        format!("inner={}", project.display()),
+        format!("project={}", lib.display()),
+        "no-equals-sign".to_string(),
+    ] {
+        let o = search(&[project.to_str().unwrap(), "x", "--source", &bad]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.starts_with("mapscope: INVALID_ARGUMENT: "),
+            "{bad}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}

@@ -25,6 +25,10 @@ impl Drop for Server {
 }
 
 fn start(root: &Path) -> Server {
+    start_with(root, &[])
+}
+
+fn start_with(root: &Path, extra: &[&str]) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_mapscope"))
         .env("MAPSCOPE_CACHE_DIR", common::test_cache_dir())
         .args([
@@ -34,6 +38,7 @@ fn start(root: &Path) -> Server {
             "127.0.0.1:0",
             "--no-history",
         ])
+        .args(extra)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -267,4 +272,28 @@ fn a_remote_address_is_refused_and_ctrl_c_stops_the_server() {
         assert!(Instant::now() < deadline, "still running after SIGINT");
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+#[test]
+fn extra_sources_answer_after_the_project() {
+    let dir = shop();
+    let lib = tempfile::tempdir().unwrap();
+    common::write_files(
+        lib.path(),
+        &[(
+            "csv_writer.py",
+            "def write_csv_rows(rows):\n    return rows\n",
+        )],
+    );
+    let spec = format!("examples={}", lib.path().display());
+    let server = start_with(dir.path(), &["--source", &spec]);
+    let (status, v) = get(&server.base, "/search?q=csv+rows&top=4");
+    assert_eq!(status, 200, "{v}");
+    let sources = v["sources"].as_array().unwrap();
+    let hit = sources
+        .iter()
+        .find(|s| s["source"] == "examples")
+        .unwrap_or_else(|| panic!("no hit from the source: {v}"));
+    assert_eq!(hit["file_path"], "csv_writer.py");
+    assert!(hit["relevance"].as_u64().unwrap() <= 100);
 }

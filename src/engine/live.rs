@@ -29,7 +29,9 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{never, select, Receiver, Sender};
 
 use crate::engine::error::EngineError;
+use crate::engine::history::HistorySource;
 use crate::engine::index::{Index, IndexOptions};
+use crate::engine::sources::SourceSpec;
 use crate::engine::text::sanitize_line;
 use crate::engine::watch::{ChangeBatch, WatchOptions, Watcher};
 
@@ -68,6 +70,15 @@ pub struct Freshness {
     /// The watcher had changes that could not be applied within `FRESH_WAIT`: the index is
     /// the last complete one, from before them.
     pub changes_pending: bool,
+}
+
+/// An extra source's index (`--source NAME=PATH`): read-only reference code searched after
+/// the project. Built on the first job that runs after the service starts or re-indexes;
+/// not watched.
+pub struct SourceIndex {
+    pub name: String,
+    pub root: PathBuf,
+    pub index: Index,
 }
 
 /// Why a job got no answer from the engine thread.
@@ -135,38 +146,21 @@ impl LiveService {
     /// code), and returns its result.
     pub fn run<T: Send + 'static>(
         &self,
-        job: impl FnOnce(Result<(&Index, Freshness), EngineError>) -> T + Send + 'static,
+        job: impl FnOnce(Result<(&Index, Freshness), EngineError>, &[SourceIndex]) -> T + Send + 'static,
     ) -> Result<T, ServiceError> {
-        self.run_on(move |live| {
-            let t = Instant::now();
-            let current = live.current(FRESH_WAIT).map(|(index, changes_pending)| {
-                let freshness = Freshness {
-                    index_ms: t.elapsed().as_secs_f64() * 1000.0,
-                    changes_pending,
-                };
-                (index, freshness)
-            });
-            job(current)
-        })
+        self.run_on(move |live| live.answer(job))
     }
 
     /// Like `run`, after reading every file again from scratch (`POST /index`): the tag
     /// cache still spares the parse of files whose size and modification time are unchanged.
     pub fn run_rebuilt<T: Send + 'static>(
         &self,
-        job: impl FnOnce(Result<(&Index, Freshness), EngineError>) -> T + Send + 'static,
+        job: impl FnOnce(Result<(&Index, Freshness), EngineError>, &[SourceIndex]) -> T + Send + 'static,
     ) -> Result<T, ServiceError> {
         self.run_on(move |live| {
-            let t = Instant::now();
             live.index = None;
-            let current = live.current(FRESH_WAIT).map(|(index, changes_pending)| {
-                let freshness = Freshness {
-                    index_ms: t.elapsed().as_secs_f64() * 1000.0,
-                    changes_pending,
-                };
-                (index, freshness)
-            });
-            job(current)
+            live.source_indexes = None;
+            live.answer(job)
         })
     }
 
@@ -273,6 +267,9 @@ pub struct LiveIndex {
     /// The watcher's debounce (tests lengthen it).
     pub watch_opts: WatchOptions,
     warn: WarningSink,
+    /// Extra sources searched after the project, and their indexes once built.
+    sources: Vec<SourceSpec>,
+    source_indexes: Option<Vec<SourceIndex>>,
 }
 
 impl LiveIndex {
@@ -289,7 +286,71 @@ impl LiveIndex {
             warned: std::collections::HashSet::new(),
             watch_opts: WatchOptions::default(),
             warn,
+            sources: Vec::new(),
+            source_indexes: None,
         }
+    }
+
+    /// Also index these read-only roots (already checked by `sources::check_sources`).
+    pub fn with_sources(mut self, sources: Vec<SourceSpec>) -> LiveIndex {
+        self.sources = sources;
+        self
+    }
+
+    /// Runs a caller's job on the index of the files as they are now and the extra sources.
+    fn answer<T>(
+        &mut self,
+        job: impl FnOnce(Result<(&Index, Freshness), EngineError>, &[SourceIndex]) -> T,
+    ) -> T {
+        let t = Instant::now();
+        if self.source_indexes.is_none() {
+            self.source_indexes = Some(self.build_sources());
+        }
+        let index_ms = || t.elapsed().as_secs_f64() * 1000.0;
+        let current = self.bring_up_to_date(t + FRESH_WAIT);
+        let sources = self.source_indexes.as_deref().unwrap_or(&[]);
+        match (current, self.index.as_ref()) {
+            (Ok(changes_pending), Some(index)) => {
+                let freshness = Freshness {
+                    index_ms: index_ms(),
+                    changes_pending,
+                };
+                job(Ok((index, freshness)), sources)
+            }
+            (Ok(_), None) => job(Err(unreachable_index()), sources),
+            (Err(e), _) => job(Err(e), sources),
+        }
+    }
+
+    /// The extra sources' indexes, each with the project's options but no history; one that
+    /// cannot be built is left out with a warning.
+    fn build_sources(&self) -> Vec<SourceIndex> {
+        let opts = IndexOptions {
+            history: HistorySource::Off,
+            ..self.opts.clone()
+        };
+        self.sources
+            .iter()
+            .filter_map(|spec| match Index::build(&spec.path, &opts) {
+                Ok(index) => {
+                    if let Err(e) = index.save_cache() {
+                        (self.warn)(&format!(
+                            "could not save the cache of source `{}`: {e}",
+                            spec.name
+                        ));
+                    }
+                    Some(SourceIndex {
+                        name: spec.name.clone(),
+                        root: spec.path.clone(),
+                        index,
+                    })
+                }
+                Err(e) => {
+                    (self.warn)(&format!("source `{}` left out: {e}", spec.name));
+                    None
+                }
+            })
+            .collect()
     }
 
     /// Starts the watcher (first, so that nothing written during the build is lost), builds
@@ -505,7 +566,7 @@ mod tests {
                 let service = std::sync::Arc::clone(&service);
                 std::thread::spawn(move || {
                     service
-                        .run(|current| current.map(|(index, _)| index.files.len()))
+                        .run(|current, _| current.map(|(index, _)| index.files.len()))
                         .unwrap()
                         .unwrap()
                 })
@@ -517,7 +578,7 @@ mod tests {
         // A rebuild reads the files again, even without a watcher.
         std::fs::write(dir.path().join("b.py"), "def b():\n    return 2\n").unwrap();
         let n = service
-            .run_rebuilt(|current| current.map(|(index, _)| index.files.len()))
+            .run_rebuilt(|current, _| current.map(|(index, _)| index.files.len()))
             .unwrap()
             .unwrap();
         assert_eq!(n, 2);
@@ -533,7 +594,7 @@ mod tests {
             Box::new(|_| {}),
         );
         let code = service
-            .run(|current| current.err().map(|e| e.code()))
+            .run(|current, _| current.err().map(|e| e.code()))
             .unwrap();
         assert_eq!(code, Some("REPO_EMPTY"));
     }

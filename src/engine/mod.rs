@@ -24,6 +24,7 @@ pub mod rank;
 pub mod repo_map;
 pub mod resolve;
 pub mod search;
+pub mod sources;
 pub mod tags;
 pub mod task;
 pub mod text;
