@@ -140,7 +140,11 @@ pub struct MapSnapshot {
     pub params: MapParams,
     /// Exactly what `mapscope map` prints (the text format).
     pub text: String,
+    /// The map as markdown, fitted so that the markdown itself is within the budget (it
+    /// may hold fewer definitions than `text`).
     pub markdown: String,
+    /// Exact token count of `markdown`.
+    pub markdown_tokens: usize,
     pub tokens: usize,
     pub files: Vec<MapFile>,
     pub cut: CutView,

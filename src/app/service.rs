@@ -248,8 +248,10 @@ impl IndexService {
         };
         let t = Instant::now();
         let ranked = self.ranked(&index, &params);
-        let map = index.fit(&ranked, &map_request(&params));
-        let snapshot = map_snapshot(&index, &map, generation, params, t);
+        let req = map_request(&params);
+        let map = index.fit(&ranked, &req);
+        let markdown = markdown_within_budget(&index, &ranked, &req, &map);
+        let snapshot = map_snapshot(&index, &map, markdown, generation, params, t);
         if published.store_map(snapshot) {
             emit(EngineEvent::MapReady { generation });
         }
@@ -372,15 +374,44 @@ pub fn map_request(p: &MapParams) -> MapRequest {
     }
 }
 
+/// The map as markdown whose own token count (path lines, fences and all) is within the
+/// budget, with that count. The fences cost tokens the text map does not have, so when the
+/// text map's markdown is over, the map is fitted again to a budget smaller by the excess
+/// until its markdown fits (a fit re-uses the ranking and cached line costs: cheap).
+pub fn markdown_within_budget(
+    index: &Index,
+    ranked: &RankOutput,
+    req: &MapRequest,
+    text_map: &RepoMap,
+) -> (String, usize) {
+    let tok = crate::engine::tokenizer::tokenizer(req.tokenizer);
+    let mut markdown = render(text_map, &index.files, MapFormat::Markdown);
+    let mut tokens = tok.count(&markdown);
+    let mut budget = req.budget;
+    while tokens > req.budget && budget > 0 {
+        // At least an eighth less each round, so a stubborn excess still ends quickly.
+        let excess = (tokens - req.budget).max(budget / 8).max(1);
+        budget = budget.saturating_sub(excess);
+        let smaller = MapRequest {
+            budget,
+            ..req.clone()
+        };
+        let map = index.fit(ranked, &smaller);
+        markdown = render(&map, &index.files, MapFormat::Markdown);
+        tokens = tok.count(&markdown);
+    }
+    (markdown, tokens)
+}
+
 fn map_snapshot(
     index: &Index,
     map: &RepoMap,
+    (markdown, markdown_tokens): (String, usize),
     generation: Generation,
     params: MapParams,
     t: Instant,
 ) -> MapSnapshot {
     let text = render(map, &index.files, MapFormat::Text);
-    let markdown = render(map, &index.files, MapFormat::Markdown);
     let files = header_lines(&text, map);
     let cut = CutView {
         budget: map.budget,
@@ -405,6 +436,7 @@ fn map_snapshot(
         tokens: map.tokens,
         text,
         markdown,
+        markdown_tokens,
         files,
         cut,
         fit_ms: t.elapsed().as_secs_f64() * 1000.0,
@@ -535,7 +567,15 @@ mod search {
             row: HitRow {
                 evidence,
                 kind: h.kind.unwrap_or_default(),
-                symbol: h.symbol.unwrap_or_default(),
+                // A text hit names no symbol: its column shows the matched line instead.
+                symbol: h.symbol.unwrap_or_else(|| {
+                    h.excerpt
+                        .lines()
+                        .map(str::trim)
+                        .find(|l| !l.is_empty())
+                        .unwrap_or_default()
+                        .to_string()
+                }),
                 path: h.file_path,
                 start: h.line_range.start,
                 end: h.line_range.end,

@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 use ratatui::Frame;
 
-use super::text::{sanitize_line, truncate, truncate_left, width};
+use super::text::{fit_path, sanitize_line, truncate, width};
 use super::theme::Theme;
 
 /// Why a hit was found; the badge's colour comes from the theme.
@@ -71,10 +71,15 @@ pub struct HitRow {
 
 impl HitRow {
     pub fn location(&self) -> String {
+        format!("{}{}", self.path, self.range())
+    }
+
+    /// `:start-end`, or `:start` for one line.
+    pub fn range(&self) -> String {
         if self.end > self.start {
-            format!("{}:{}-{}", self.path, self.start, self.end)
+            format!(":{}-{}", self.start, self.end)
         } else {
-            format!("{}:{}", self.path, self.start)
+            format!(":{}", self.start)
         }
     }
 }
@@ -176,20 +181,23 @@ fn row_line(
     };
     let badge = Span::styled(
         format!("{:^6}", row.evidence.badge()),
-        Style::default()
-            .fg(Color::Black)
-            .bg(row.evidence.color(theme))
-            .add_modifier(Modifier::BOLD),
+        theme.badge(row.evidence.color(theme)),
     );
     let score = format!("{:>6.2}", row.score);
     let kind = format!(" {:<9} ", truncate(&row.kind, 9));
     let marker = if row.focus { "●" } else { " " };
     let fixed = 6 + kind.chars().count() + score.len() + 2;
     let rest = w.saturating_sub(fixed);
-    let sym_w = longest.clamp(4, (rest * 2 / 5).max(8)).min(rest);
+    // The location keeps room for its file name and first line before the symbol gets more.
+    let path = sanitize_line(&row.path);
+    let file = path.rsplit('/').next().unwrap_or(&path);
+    let loc_min = (width(file) + 2 + row.start.to_string().len() + 1).min(rest * 3 / 5);
+    let sym_w = longest
+        .clamp(4, (rest * 2 / 5).max(8))
+        .min(rest.saturating_sub(loc_min + 1));
     let loc_w = rest.saturating_sub(sym_w + 1);
     let symbol = truncate(&sanitize_line(&row.symbol), sym_w);
-    let location = truncate_left(&sanitize_line(&row.location()), loc_w);
+    let location = fit_path(&path, &row.range(), loc_w);
     let pad_sym = sym_w.saturating_sub(width(&symbol));
     let pad_loc = loc_w.saturating_sub(width(&location));
     Line::from(vec![
