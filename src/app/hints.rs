@@ -8,67 +8,65 @@ use super::keymap::{KeyChord, Keymap};
 use crate::ui::{FooterHint, HelpLine, HelpRow, Pane};
 
 /// The footer's hints for each pane, most useful first (the footer drops from the end when
-/// the terminal is narrow).
-fn footer_actions(pane: Pane) -> &'static [(Action, &'static str)] {
+/// the terminal is narrow). Actions listed together share one hint (`j/k move`).
+type Hint = (&'static [Action], &'static str);
+
+fn footer_actions(pane: Pane) -> &'static [Hint] {
     match pane {
         Pane::Query => &[
-            (Action::SelectNext, "hits"),
-            (Action::NextPane, "panes"),
-            (Action::Back, "leave"),
-            (Action::CopyMap, "copy map"),
-            (Action::Help, "help"),
-            (Action::Quit, "quit"),
-            (Action::ClearQuery, "clear"),
+            (&[Action::SelectNext, Action::SelectPrev], "hits"),
+            (&[Action::Back, Action::NextPane], "panes"),
+            (&[Action::CopyMap], "copy map"),
+            (&[Action::Help], "help"),
+            (&[Action::Quit], "quit"),
+            (&[Action::ClearQuery], "clear"),
         ],
         Pane::Hits => &[
-            (Action::FocusQuery, "search"),
-            (Action::SelectNext, "next"),
-            (Action::SelectPrev, "prev"),
-            (Action::Confirm, "preview"),
-            (Action::CopyMap, "copy map"),
-            (Action::CopyExcerpt, "copy code"),
-            (Action::CopyCitation, "cite"),
-            (Action::ToggleFocusFile, "focus"),
-            (Action::Why, "why"),
-            (Action::ToggleMapFull, "map"),
-            (Action::OpenEditor, "edit"),
-            (Action::Help, "help"),
-            (Action::Quit, "quit"),
+            (&[Action::FocusQuery], "search"),
+            (&[Action::SelectNext, Action::SelectPrev], "move"),
+            (&[Action::CopyMap], "copy map"),
+            (&[Action::Help], "help"),
+            (&[Action::Quit], "quit"),
+            (&[Action::CopyExcerpt], "copy code"),
+            (&[Action::ToggleMapFull], "map"),
+            (&[Action::ToggleFocusFile], "focus"),
+            (&[Action::Why], "why"),
+            (&[Action::CopyCitation], "cite"),
+            (&[Action::OpenEditor], "edit"),
         ],
         Pane::Preview => &[
-            (Action::FocusQuery, "search"),
-            (Action::SelectNext, "scroll"),
-            (Action::NextPane, "next pane"),
-            (Action::CopyExcerpt, "copy code"),
-            (Action::OpenEditor, "edit"),
-            (Action::ToggleMapFull, "map"),
-            (Action::Help, "help"),
-            (Action::Quit, "quit"),
+            (&[Action::FocusQuery], "search"),
+            (&[Action::SelectNext, Action::SelectPrev], "scroll"),
+            (&[Action::CopyMap], "copy map"),
+            (&[Action::Help], "help"),
+            (&[Action::Quit], "quit"),
+            (&[Action::CopyExcerpt], "copy code"),
+            (&[Action::ToggleMapFull], "map"),
+            (&[Action::OpenEditor], "edit"),
         ],
         Pane::Map => &[
-            (Action::FocusQuery, "search"),
-            (Action::SelectNext, "next file"),
-            (Action::BudgetUp, "budget+"),
-            (Action::BudgetDown, "budget-"),
-            (Action::CopyMap, "copy"),
-            (Action::CopyMapMarkdown, "copy md"),
-            (Action::Why, "why"),
-            (Action::Cut, "cut"),
-            (Action::ToggleFocusFile, "focus"),
-            (Action::ExcludeFile, "exclude"),
-            (Action::ToggleMapFull, "full"),
-            (Action::Help, "help"),
-            (Action::Quit, "quit"),
+            (&[Action::FocusQuery], "search"),
+            (&[Action::SelectNext, Action::SelectPrev], "files"),
+            (&[Action::CopyMap], "copy"),
+            (&[Action::Help], "help"),
+            (&[Action::Quit], "quit"),
+            (&[Action::BudgetUp, Action::BudgetDown], "budget"),
+            (&[Action::CopyMapMarkdown], "copy md"),
+            (&[Action::Why], "why"),
+            (&[Action::Cut], "cut"),
+            (&[Action::ToggleFocusFile], "focus"),
+            (&[Action::ExcludeFile], "exclude"),
+            (&[Action::ToggleMapFull], "full"),
         ],
     }
 }
 
 /// Keys for a pop-up (help, why, cut).
-const OVERLAY_FOOTER: &[(Action, &str)] = &[
-    (Action::Back, "close"),
-    (Action::SelectNext, "scroll"),
-    (Action::PageDown, "page"),
-    (Action::Quit, "quit"),
+const OVERLAY_FOOTER: &[Hint] = &[
+    (&[Action::Back], "close"),
+    (&[Action::SelectNext, Action::SelectPrev], "scroll"),
+    (&[Action::PageDown, Action::PageUp], "page"),
+    (&[Action::Quit], "quit"),
 ];
 
 /// The first key bound to `action` that works where the user is: in the query box only
@@ -104,6 +102,23 @@ fn short_key(key: &str) -> String {
     }
 }
 
+/// The footer under the "nothing to map" screen.
+pub fn footer_empty(keymap: &Keymap) -> Vec<FooterHint> {
+    [
+        (Action::Reload, "retry"),
+        (Action::Help, "help"),
+        (Action::Quit, "quit"),
+    ]
+    .iter()
+    .filter_map(|(a, label)| {
+        key_for(keymap, a, false).map(|keys| FooterHint {
+            keys,
+            label: (*label).to_string(),
+        })
+    })
+    .collect()
+}
+
 /// The footer for the focused pane (or the open pop-up).
 pub fn footer(keymap: &Keymap, focus: Pane, overlay: bool) -> Vec<FooterHint> {
     let typing = focus == Pane::Query && !overlay;
@@ -119,10 +134,14 @@ pub fn footer(keymap: &Keymap, focus: Pane, overlay: bool) -> Vec<FooterHint> {
             label: "search".to_string(),
         });
     }
-    for (action, label) in actions {
-        if let Some(keys) = key_for(keymap, action, typing) {
+    for (group, label) in actions {
+        let keys: Vec<String> = group
+            .iter()
+            .filter_map(|a| key_for(keymap, a, typing))
+            .collect();
+        if !keys.is_empty() {
             hints.push(FooterHint {
-                keys,
+                keys: keys.join("/"),
                 label: (*label).to_string(),
             });
         }
@@ -133,7 +152,7 @@ pub fn footer(keymap: &Keymap, focus: Pane, overlay: bool) -> Vec<FooterHint> {
 /// Which `?` group each action is listed under.
 const GROUPS: &[(&str, &[Action])] = &[
     (
-        "anywhere (in the query box only the chords: ctrl-…, f1, esc, tab, arrows)",
+        "anywhere",
         &[
             Action::FocusQuery,
             Action::Back,
@@ -194,7 +213,12 @@ pub fn help(keymap: &Keymap) -> Vec<HelpLine> {
                 out.push(HelpLine::Key(row));
             }
         }
-        if heading.starts_with("anywhere") {
+        if *heading == "anywhere" {
+            out.push(HelpLine::Note(
+                "In the query box every printable key is text; there only chords (ctrl-…, \
+                 f1) and esc, tab, enter and the arrows are commands."
+                    .to_string(),
+            ));
             out.push(fixed(
                 "←/→, home/end",
                 "in the query: move the cursor (ctrl-a, ctrl-e)",

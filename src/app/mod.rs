@@ -511,6 +511,9 @@ impl App {
                 if self.index.is_some() {
                     // A refresh failed: the last good index stays on screen.
                     self.set_message(format!("{code}: {message}"), Level::Error);
+                } else if self.focus == Pane::Query {
+                    // Nothing to search: single keys (r retries, q quits) are commands.
+                    self.focus = Pane::Hits;
                 }
                 self.index_error = Some((code.to_string(), message));
             }
@@ -1444,7 +1447,12 @@ impl App {
                 },
             }),
             overlay: self.overlay_view(),
-            footer: hints::footer(&self.config.keymap, self.focus, self.overlay.is_some()),
+            footer: if self.index.is_none() && self.index_error.is_some() && self.overlay.is_none()
+            {
+                hints::footer_empty(&self.config.keymap)
+            } else {
+                hints::footer(&self.config.keymap, self.focus, self.overlay.is_some())
+            },
             empty: self.empty_view(),
         }
     }
@@ -1452,7 +1460,9 @@ impl App {
     /// The layout as drawn now: the user's choices plus whether the preview has a file.
     fn layout_now(&self) -> LayoutSpec {
         LayoutSpec {
-            preview_open: self.preview.is_some(),
+            // While there are hits the preview keeps its slot, even for a hit whose file
+            // has no text to show.
+            preview_open: self.preview.is_some() || self.hit_count() > 0,
             ..self.layout
         }
     }

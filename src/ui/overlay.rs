@@ -111,7 +111,10 @@ pub fn centered(area: Rect, pw: u16, ph: u16) -> Rect {
 }
 
 pub fn draw(frame: &mut Frame<'_>, body: Rect, o: &Overlay<'_>, theme: &Theme) {
-    let area = centered(body, 86, 86);
+    // Small terminals give the pop-up the whole body: its lines are long.
+    let pw = if body.width < 100 { 100 } else { 86 };
+    let ph = if body.height < 30 { 100 } else { 86 };
+    let area = centered(body, pw, ph);
     let w = area.width.saturating_sub(2) as usize;
     let (title, lines, scroll) = match o {
         Overlay::Help { lines, scroll } => {
@@ -148,7 +151,8 @@ fn help_lines(lines: &[HelpLine], w: usize, theme: &Theme) -> Vec<Line<'static>>
         })
         .max()
         .unwrap_or(4)
-        .min(22);
+        .min(22)
+        .min(w / 3);
     let mut out = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         match line {

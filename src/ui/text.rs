@@ -150,7 +150,10 @@ mod tests {
             "s/l/x/file.ts",
             "directories shorten from the top"
         );
-        assert_eq!(fit_path("src/long_name/x/file.ts", "", 21), "s/long_name/x/file.ts");
+        assert_eq!(
+            fit_path("src/long_name/x/file.ts", "", 21),
+            "s/long_name/x/file.ts"
+        );
         assert_eq!(fit_path(p, r, 10), "…t_plan.go");
         assert_eq!(fit_path(".github/x.yml", "", 9), ".g/x.yml");
         assert_eq!(fit_path("a.go", ":3", 4), "a.go");
