@@ -288,15 +288,18 @@ fn inside_tmux_the_copy_is_plain_osc52_and_markdown_fits_the_budget() {
         .strip_prefix("\x1b]52;c;")
         .and_then(|s| s.strip_suffix('\x07'))
         .expect("a plain OSC 52");
-    let copied =
-        String::from_utf8(base64::engine::general_purpose::STANDARD.decode(b64).unwrap()).unwrap();
+    let copied = String::from_utf8(
+        base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .unwrap(),
+    )
+    .unwrap();
     let map = app.map_snapshot().unwrap();
     assert_eq!(copied, map.markdown);
     assert!(copied.contains("```"), "{copied}");
-    let counted = mapscope::engine::tokenizer::tokenizer(
-        mapscope::engine::tokenizer::TokenizerKind::O200k,
-    )
-    .count(&copied);
+    let counted =
+        mapscope::engine::tokenizer::tokenizer(mapscope::engine::tokenizer::TokenizerKind::O200k)
+            .count(&copied);
     assert_eq!(counted, map.markdown_tokens);
     assert!(counted <= budget, "{counted} > {budget}");
     let msg = app.message().unwrap();
@@ -318,8 +321,12 @@ fn copy_code_takes_the_whole_range() {
         .strip_prefix("\x1b]52;c;")
         .and_then(|s| s.strip_suffix('\x07'))
         .unwrap();
-    let copied =
-        String::from_utf8(base64::engine::general_purpose::STANDARD.decode(b64).unwrap()).unwrap();
+    let copied = String::from_utf8(
+        base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .unwrap(),
+    )
+    .unwrap();
     let file = std::fs::read_to_string(fixture("ts-app").join(&hit.path)).unwrap();
     let expected: Vec<&str> = file
         .lines()
@@ -329,7 +336,9 @@ fn copy_code_takes_the_whole_range() {
     assert_eq!(copied, format!("{}\n", expected.join("\n")));
     let n = hit.end - hit.start + 1;
     assert!(
-        app.message().unwrap().contains(&format!("{n} lines of code")),
+        app.message()
+            .unwrap()
+            .contains(&format!("{n} lines of code")),
         "{:?}",
         app.message()
     );
@@ -405,7 +414,11 @@ fn an_empty_repo_is_reported_in_the_ui() {
     let view = app.view();
     let empty = view.empty.as_ref().expect("the nothing-to-map screen");
     assert_eq!(empty.code, "REPO_EMPTY");
-    assert!(empty.reason.contains("no files with a supported extension"), "{}", empty.reason);
+    assert!(
+        empty.reason.contains("no files with a supported extension"),
+        "{}",
+        empty.reason
+    );
     assert!(empty.supported.contains("typescript"));
     assert!(view.status.failed);
     // Single keys work there (r retries, q quits).

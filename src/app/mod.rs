@@ -553,6 +553,9 @@ impl App {
                 if what == "index" {
                     self.progress = None;
                     self.index_error = Some(("INTERNAL_ERROR".to_string(), text.clone()));
+                    if self.index.is_none() && self.focus == Pane::Query {
+                        self.focus = Pane::Hits;
+                    }
                 }
                 self.set_message(text, Level::Error);
             }

@@ -28,7 +28,11 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, v: &EmptyView<'_>, theme: &Theme)
         .title(Span::styled(" nothing to map ", theme.title(true)));
     let mut lines = vec![
         Line::from(Span::styled(
-            "No supported source code was found here.",
+            if v.code == "REPO_EMPTY" {
+                "No supported source code was found here."
+            } else {
+                "The repository could not be indexed."
+            },
             theme.title(true),
         )),
         Line::from(""),

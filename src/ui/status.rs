@@ -94,8 +94,7 @@ pub fn status_parts(s: &StatusView<'_>) -> (String, String) {
         (Some(f), Some(n)) => {
             info.push(format!("{f} code files"));
             info.push(format!("{n} symbols"));
-            info.push(format!("gen {}", s.generation));
-            let mut fresh = format!("indexed {} ago", s.age);
+            let mut fresh = format!("gen {} · indexed {} ago", s.generation, s.age);
             if let Some(label) = freshness_label(&s.freshness) {
                 fresh = format!("{fresh}{sep}{label}");
             }
