@@ -165,11 +165,14 @@ struct Columns {
     location: usize,
 }
 
+/// Columns the symbol keeps before the location takes what it needs.
+const SYMBOL_MIN: usize = 16;
+
 /// Badge (6) and the marker, score and trailing space (8).
 const FIXED: usize = 14;
 
 /// Shares a row of `w` columns: the location (which keeps its file name, `fit_path`) gets
-/// what it needs once the symbol has up to 12 columns, the symbol the rest of its need, and
+/// what it needs once the symbol has up to `SYMBOL_MIN` columns, the symbol the rest of its need, and
 /// whatever is left pads the location so the scores line up. The kind column goes first
 /// when the pane is narrow: the badge already says what kind of hit it is.
 fn columns(rows: &[&HitRow], w: usize) -> Columns {
@@ -183,7 +186,7 @@ fn columns(rows: &[&HitRow], w: usize) -> Columns {
         kind = 0;
     }
     let rest = room(kind);
-    let location = loc_need.min(rest.saturating_sub(sym_need.min(12)));
+    let location = loc_need.min(rest.saturating_sub(sym_need.min(SYMBOL_MIN)));
     let symbol = sym_need.min(rest.saturating_sub(location));
     Columns {
         kind,
