@@ -236,7 +236,7 @@ fn a_budget_too_small_names_the_smallest_useful_one() {
     for tokens in ["0", "10"] {
         let o = mapscope(&["map", repo, "--tokens", tokens]);
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-        assert_eq!(stdout(&o), "");
+        assert_eq!(stdout(&o).trim(), "");
         let err = stderr(&o);
         let note = err
             .lines()
@@ -250,10 +250,10 @@ fn a_budget_too_small_names_the_smallest_useful_one() {
             .unwrap_or_else(|| panic!("no budget in: {note}"));
         // The named budget is exactly the first that gives a map.
         let o = mapscope(&["map", repo, "--tokens", &smallest.to_string()]);
-        assert!(!stdout(&o).is_empty(), "{note}");
+        assert!(!stdout(&o).trim().is_empty(), "{note}");
         assert!(!stderr(&o).contains("fits no definition"));
         let o = mapscope(&["map", repo, "--tokens", &(smallest - 1).to_string()]);
-        assert_eq!(stdout(&o), "", "{note}");
+        assert_eq!(stdout(&o).trim(), "", "{note}");
     }
     let o = mapscope(&["map", repo, "--tokens", "10", "--format", "json"]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
