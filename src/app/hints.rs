@@ -14,11 +14,11 @@ type Hint = (&'static [Action], &'static str);
 fn footer_actions(pane: Pane) -> &'static [Hint] {
     match pane {
         Pane::Query => &[
-            (&[Action::SelectNext, Action::SelectPrev], "hits"),
             (&[Action::Back, Action::NextPane], "panes"),
             (&[Action::CopyMap], "copy map"),
-            (&[Action::Help], "help"),
             (&[Action::Quit], "quit"),
+            (&[Action::Help], "help"),
+            (&[Action::SelectNext, Action::SelectPrev], "hits"),
             (&[Action::ClearQuery], "clear"),
         ],
         Pane::Hits => &[
