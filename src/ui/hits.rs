@@ -186,7 +186,18 @@ fn columns(rows: &[&HitRow], w: usize) -> Columns {
         kind = 0;
     }
     let rest = room(kind);
-    let location = loc_need.min(rest.saturating_sub(sym_need.min(SYMBOL_MIN)));
+    // The file name and first line are worth more than the symbol's tail (`fit_path`).
+    let file_need = longest(&|r| {
+        // `…/` stands for the directories, when there are any.
+        let (dirs, file) = match r.path.rsplit_once('/') {
+            Some((_, file)) => (2, file),
+            None => (0, r.path.as_str()),
+        };
+        dirs + width(file) + 1 + r.start.to_string().len()
+    });
+    let location = loc_need
+        .min(rest.saturating_sub(sym_need.min(SYMBOL_MIN)))
+        .max(file_need.min(rest.saturating_sub(5)));
     let symbol = sym_need.min(rest.saturating_sub(location));
     Columns {
         kind,
@@ -282,13 +293,19 @@ mod tests {
             "// a long comment line that matched the query words",
             "x.md",
         );
-        for w in [40, 58, 80, 118] {
+        for w in [48, 58, 80, 118] {
             let cols = columns(&[&a, &b], w);
             let line = row_line(&a, &cols, false, &Theme::default());
             let text: String = line.spans.iter().map(|s| s.content.to_string()).collect();
             assert_eq!(width(&text), w, "{w}: {text:?}");
             assert!(text.contains("graph_builder_plan.go:32"), "{w}: {text:?}");
         }
+        // Very narrow: the file name still shows, its start cut before its extension.
+        let cols = columns(&[&a, &b], 36);
+        let line = row_line(&a, &cols, false, &Theme::default());
+        let text: String = line.spans.iter().map(|s| s.content.to_string()).collect();
+        assert_eq!(width(&text), 36);
+        assert!(text.contains("_plan.go"), "{text:?}");
         // Wide: the whole path and range, and the kind.
         let cols = columns(&[&a], 118);
         let line = row_line(&a, &cols, false, &Theme::default());
