@@ -275,11 +275,12 @@ pub fn help(keymap: &Keymap) -> Vec<HelpLine> {
     ));
     out.push(HelpLine::Heading("status bar".to_string()));
     out.push(HelpLine::Note(
-        "repo · code files indexed (files whose symbols feed the map; docs are searched \
-         but not counted) · symbols (definitions) · gen N (index builds so far) · indexed \
-         … ago · live (the watcher keeps the index fresh; a spinner while changes are \
-         pending) · tokenizer · tokens used / budget of the map · focus files · \
-         exclusions; messages on the right fade after a few seconds."
+        "repo · code files (the files whose definitions feed the map; docs are searched \
+         but not counted) · symbols (definitions) · tokenizer · focus files · exclusions, \
+         then, never cut: tokens used / budget of the map · gen N (index builds so far) · \
+         indexed … ago · live (the watcher keeps the index fresh; a spinner while changes \
+         are pending). Messages on the right fade after 5 s (warnings 10 s) or at the \
+         next key."
             .to_string(),
     ));
     out
