@@ -75,8 +75,6 @@ impl EngineService for Scripted {
                     generation,
                     params: params.clone(),
                     text: MAP_TEXT.to_string(),
-                    markdown: format!("```\n{MAP_TEXT}```\n"),
-                    markdown_tokens: 61,
                     tokens: 57,
                     files: vec![
                         MapFile {
@@ -118,6 +116,11 @@ impl EngineService for Scripted {
                 });
                 emit(EngineEvent::MapReady { generation });
             }
+            EngineRequest::Markdown { generation, .. } => emit(EngineEvent::MarkdownReady {
+                generation,
+                text: format!("```\n{MAP_TEXT}```\n"),
+                tokens: 61,
+            }),
             EngineRequest::Search { generation, query } => {
                 let hit = |evidence, kind: &str, symbol: &str, path: &str, start, end, score| Hit {
                     row: HitRow {
@@ -425,8 +428,6 @@ fn control_characters_in_the_map_are_harmless() {
                         generation,
                         params,
                         text: "evil.ts\nconst s = \"\x1b]52;c;AAAA\x07\x1b[2J\u{202e}\";\n".into(),
-                        markdown: String::new(),
-                        markdown_tokens: 0,
                         tokens: 9,
                         files: vec![MapFile {
                             path: "evil.ts".into(),

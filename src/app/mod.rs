@@ -177,6 +177,8 @@ pub struct App {
 
     why_requested: Generation,
     why: Option<WhyView>,
+    /// The markdown copy asked for (its answer is copied when it arrives).
+    markdown_requested: Generation,
 
     search_due: Option<Instant>,
     map_due: Option<Instant>,
@@ -255,6 +257,7 @@ impl App {
             hit_offset: 0,
             why_requested: 0,
             why: None,
+            markdown_requested: 0,
             search_due: None,
             map_due: None,
             preview: None,
@@ -540,6 +543,15 @@ impl App {
                         self.preview = None;
                     }
                     self.preview_selected_hit();
+                }
+            }
+            EngineEvent::MarkdownReady {
+                generation,
+                text,
+                tokens,
+            } => {
+                if generation == self.markdown_requested {
+                    self.copy(&text, &format!("map as markdown ({tokens} tokens)"));
                 }
             }
             EngineEvent::WhyReady { generation, view } => {
@@ -888,18 +900,28 @@ impl App {
                     .max(LayoutSpec::MIN_PERCENT);
             }
             Action::OpenEditor => self.open_editor(),
-            Action::CopyMap | Action::CopyMapMarkdown => {
+            Action::CopyMap => {
                 let Some(m) = self.map.clone() else {
                     self.set_message("no map yet", Level::Warning);
                     return;
                 };
-                // Each copy is counted (and the markdown fitted) as what it is.
-                let (text, what, tokens) = if action == Action::CopyMap {
-                    (m.text.as_str(), "map", m.tokens)
-                } else {
-                    (m.markdown.as_str(), "map as markdown", m.markdown_tokens)
-                };
-                self.copy(text, &format!("{what} ({tokens} tokens)"));
+                self.copy(&m.text, &format!("map ({} tokens)", m.tokens));
+            }
+            Action::CopyMapMarkdown => {
+                if self.map.is_none() {
+                    self.set_message("no map yet", Level::Warning);
+                    return;
+                }
+                // The markdown is fitted to the budget as markdown (its fences cost tokens),
+                // by the engine, on demand; the copy goes out when it answers.
+                self.params.query = self.query.clone();
+                let g = self.generation();
+                self.markdown_requested = g;
+                self.engine.send(EngineRequest::Markdown {
+                    generation: g,
+                    params: self.params.clone(),
+                });
+                self.pump();
             }
             Action::CopyCitation => match self.selected_hit().map(|h| h.row.location()) {
                 Some(c) => {

@@ -248,10 +248,8 @@ impl IndexService {
         };
         let t = Instant::now();
         let ranked = self.ranked(&index, &params);
-        let req = map_request(&params);
-        let map = index.fit(&ranked, &req);
-        let markdown = markdown_within_budget(&index, &ranked, &req, &map);
-        let snapshot = map_snapshot(&index, &map, markdown, generation, params, t);
+        let map = index.fit(&ranked, &map_request(&params));
+        let snapshot = map_snapshot(&index, &map, generation, params, t);
         if published.store_map(snapshot) {
             emit(EngineEvent::MapReady { generation });
         }
@@ -280,6 +278,27 @@ impl IndexService {
         if published.store_hits(snapshot) {
             emit(EngineEvent::HitsReady { generation });
         }
+    }
+
+    /// The markdown copy: the map fitted so that its markdown is within the budget.
+    fn markdown(
+        &mut self,
+        generation: Generation,
+        params: &MapParams,
+        emit: &mut dyn FnMut(EngineEvent),
+    ) {
+        let Some(index) = self.index.clone() else {
+            return;
+        };
+        let ranked = self.ranked(&index, params);
+        let req = map_request(params);
+        let map = index.fit(&ranked, &req);
+        let (text, tokens) = markdown_within_budget(&index, &ranked, &req, &map);
+        emit(EngineEvent::MarkdownReady {
+            generation,
+            text,
+            tokens,
+        });
     }
 
     fn why(
@@ -326,6 +345,9 @@ impl EngineService for IndexService {
                 path,
                 params,
             } => self.why(generation, &path, &params, emit),
+            EngineRequest::Markdown { generation, params } => {
+                self.markdown(generation, &params, emit)
+            }
         }
     }
 }
@@ -406,7 +428,6 @@ pub fn markdown_within_budget(
 fn map_snapshot(
     index: &Index,
     map: &RepoMap,
-    (markdown, markdown_tokens): (String, usize),
     generation: Generation,
     params: MapParams,
     t: Instant,
@@ -435,8 +456,6 @@ fn map_snapshot(
         params,
         tokens: map.tokens,
         text,
-        markdown,
-        markdown_tokens,
         files,
         cut,
         fit_ms: t.elapsed().as_secs_f64() * 1000.0,
