@@ -139,19 +139,25 @@ fn live_setup(args: &LiveArgs) -> anyhow::Result<(PathBuf, IndexOptions, Vec<Sou
 pub enum CacheCommand {
     /// Remove the cache of one repository (default: the current directory), or all caches.
     Clear {
+        /// Repository whose cache to remove (default: the current directory).
         path: Option<PathBuf>,
         /// Remove every repository's cache.
         #[arg(long, conflicts_with = "path")]
         all: bool,
     },
     /// Print where the cache of a repository lives.
-    Path { path: Option<PathBuf> },
+    Path {
+        /// Repository whose cache to locate (default: the current directory).
+        path: Option<PathBuf>,
+    },
 }
 
 #[derive(Args, Debug)]
 pub struct SearchArgs {
-    /// `[PATH] QUERY`: the repository (default `.`) and the query.
-    #[arg(num_args = 1..=2, required = true, value_name = "[PATH] QUERY")]
+    /// `[PATH] QUERY…`: the repository (default `.`: the first word is taken as the path
+    /// only when it names a directory and more words follow) and the query; several words
+    /// are joined with spaces, so quotes are optional.
+    #[arg(num_args = 1.., required = true, value_name = "[PATH] QUERY")]
     pub args: Vec<String>,
     /// Number of hits (or files with --files), at most 50.
     #[arg(long, default_value_t = 8)]
@@ -298,6 +304,7 @@ pub struct MapArgs {
 
 #[derive(Args, Debug)]
 pub struct StatsArgs {
+    /// Repository root (default: the current directory).
     pub path: Option<PathBuf>,
     /// Print JSON instead of text.
     #[arg(long)]
@@ -308,12 +315,15 @@ pub struct StatsArgs {
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
+    /// Repository root (default: the current directory).
     pub path: Option<PathBuf>,
     /// Cold builds to run (the median is reported).
     #[arg(long, default_value_t = 3)]
     pub runs: usize,
+    /// Token budget of the maps fitted while timing.
     #[arg(long, default_value_t = 4096)]
     pub tokens: usize,
+    /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
     /// Time one-file edits to a refreshed index and map instead (on a scratch copy of the
@@ -376,6 +386,9 @@ pub fn main() -> i32 {
     };
     match std::panic::catch_unwind(|| run(cli)) {
         Ok(Ok(())) => 0,
+        // A closed stdout (`mapscope map | head -1`) ends the output the reader wanted:
+        // quietly, with status 0, as ripgrep does.
+        Ok(Err(e)) if is_broken_pipe(&e) => 0,
         Ok(Err(e)) => {
             report_error(&e);
             2
@@ -423,12 +436,6 @@ fn report_error(e: &anyhow::Error) {
     if e.downcast_ref::<Reported>().is_some() {
         return;
     }
-    // A closed stdout (`mapscope map | head`) is not an error worth a message.
-    if let Some(io) = e.downcast_ref::<std::io::Error>() {
-        if io.kind() == std::io::ErrorKind::BrokenPipe {
-            return;
-        }
-    }
     match e.downcast_ref::<EngineError>() {
         Some(engine) => error_line(engine.code(), &engine.to_string()),
         None => match e.downcast_ref::<InvalidArgument>() {
@@ -436,6 +443,15 @@ fn report_error(e: &anyhow::Error) {
             None => error_line("INTERNAL_ERROR", &format!("{e:#}")),
         },
     }
+}
+
+/// Whether `e` (or what caused it) is a write to a closed pipe.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// A user error in the arguments (a bad glob, an unknown language): `INVALID_ARGUMENT`, the
@@ -718,13 +734,36 @@ fn explain_map(index: &Index, args: &MapArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Prints the map, then each note about the request on stderr.
+/// Prints the map, then each note about the request on stderr (and in JSON's `notes`).
 fn print_map(map: &RepoMap, index: &Index, format: MapFormat) -> anyhow::Result<()> {
+    let with_note;
+    let mut map = map;
+    if let Some(note) = budget_note(map) {
+        let mut noted = map.clone();
+        noted.notes.push(note);
+        with_note = noted;
+        map = &with_note;
+    }
     print(&render(map, &index.files, format))?;
     for note in &map.notes {
         eprintln!("mapscope: note: {}", sanitize(note));
     }
     Ok(())
+}
+
+/// When the budget fits no definition at all, says so and names the smallest budget that
+/// fits the first one (the fit takes definitions in rank order and stops at the first that
+/// does not fit, so that one's cost is exactly the budget that makes the map non-empty).
+fn budget_note(map: &RepoMap) -> Option<String> {
+    if !map.files.is_empty() {
+        return None;
+    }
+    let first = map.cut.first()?;
+    Some(format!(
+        "a budget of {} tokens fits no definition: the best-ranked one (`{}` in {}) needs {}; \
+         the smallest useful budget is --tokens {}",
+        map.budget, first.name, first.path, first.tokens, first.tokens
+    ))
 }
 
 fn cmd_stats(args: &StatsArgs) -> anyhow::Result<()> {
@@ -952,15 +991,23 @@ fn cmd_bench(args: &BenchArgs) -> anyhow::Result<()> {
     ))
 }
 
-fn cmd_search(args: &SearchArgs) -> anyhow::Result<()> {
-    let (path, query) = match args.args.as_slice() {
-        [query] => (None, query.clone()),
-        [path, query] => (Some(PathBuf::from(path)), query.clone()),
-        _ => {
-            let usage = "usage: mapscope search [PATH] QUERY".to_string();
-            return Err(InvalidArgument(usage).into());
+/// `[PATH] QUERY…` → (path, query). Two words keep their old meaning (path, then query);
+/// with more, the first is the path only if it is a directory, and the rest is the query,
+/// joined with spaces (`search . cors preflight`, `search cors preflight handler`).
+fn split_search_args(args: &[String]) -> anyhow::Result<(Option<PathBuf>, String)> {
+    match args {
+        [] => Err(InvalidArgument("usage: mapscope search [PATH] QUERY".to_string()).into()),
+        [query] => Ok((None, query.clone())),
+        [path, query] => Ok((Some(PathBuf::from(path)), query.clone())),
+        [first, rest @ ..] if Path::new(first).is_dir() => {
+            Ok((Some(PathBuf::from(first)), rest.join(" ")))
         }
-    };
+        words => Ok((None, words.join(" "))),
+    }
+}
+
+fn cmd_search(args: &SearchArgs) -> anyhow::Result<()> {
+    let (path, query) = split_search_args(&args.args)?;
     let opts = SearchOptions {
         top: args.top.clamp(1, MAX_TOP),
         files_mode: args.files,
@@ -1529,4 +1576,55 @@ fn cmd_eval(args: &EvalArgs) -> anyhow::Result<()> {
         );
     }
     print(&s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// Every argument of every command says what it is for in `--help`.
+    #[test]
+    fn every_argument_has_a_description() {
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for arg in cmd.get_arguments() {
+                let id = arg.get_id().as_str();
+                if id == "help" || id == "version" {
+                    continue;
+                }
+                if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                    missing.push(format!("{path} {id}"));
+                }
+            }
+            for sub in cmd.get_subcommands() {
+                walk(sub, &format!("{path} {}", sub.get_name()), missing);
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&Cli::command(), "mapscope", &mut missing);
+        assert!(missing.is_empty(), "no --help text: {missing:?}");
+    }
+
+    #[test]
+    fn search_words_are_joined() {
+        let words = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display().to_string();
+        let (p, q) = split_search_args(&words(&[&d, "cors", "preflight"])).unwrap();
+        assert_eq!((p, q.as_str()), (Some(PathBuf::from(&d)), "cors preflight"));
+        let (p, q) = split_search_args(&words(&["no-such-dir-xyz", "cors", "preflight"])).unwrap();
+        assert_eq!((p, q.as_str()), (None, "no-such-dir-xyz cors preflight"));
+        let (p, q) = split_search_args(&words(&[&d, "cors"])).unwrap();
+        assert_eq!((p, q.as_str()), (Some(PathBuf::from(&d)), "cors"));
+        let (p, q) = split_search_args(&words(&["cors preflight"])).unwrap();
+        assert_eq!((p, q.as_str()), (None, "cors preflight"));
+    }
+
+    #[test]
+    fn broken_pipes_are_recognised_through_context() {
+        let e = anyhow::Error::from(std::io::Error::from(std::io::ErrorKind::BrokenPipe))
+            .context("writing the map");
+        assert!(is_broken_pipe(&e));
+        assert!(!is_broken_pipe(&anyhow::anyhow!("other")));
+    }
 }

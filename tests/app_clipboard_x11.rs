@@ -78,6 +78,14 @@ fn copied_text_outlives_the_copy_and_the_app() {
     drop(cb);
     assert_eq!(xclip_out(), "src/models/user.ts\n⋮\nexport class User {\n");
 
+    // `ps` shows what the child is, not a bare `mapscope`.
+    let cmdline = std::fs::read(format!("/proc/{server}/cmdline")).unwrap();
+    assert!(
+        cmdline.starts_with(b"mapscope-clipboard\0"),
+        "{}",
+        String::from_utf8_lossy(&cmdline)
+    );
+
     // Another program takes the clipboard over: the child's job is done and it exits.
     let mut xclip = Command::new("xclip")
         .args(["-selection", "clipboard", "-i", "-quiet"])

@@ -263,8 +263,11 @@ fn copies_go_out_as_osc52_without_a_display() {
     assert!(out[0].contains(&b64), "{:?}", app.message());
 }
 
+/// Inside tmux the copy is a plain OSC 52 (tmux keeps it with `set-clipboard on`; a
+/// passthrough wrapping would be dropped or bypass its buffers), reported as sent, not
+/// copied; and the markdown copy is counted and fitted to the budget as markdown.
 #[test]
-fn tmux_wraps_the_copy() {
+fn inside_tmux_the_copy_is_plain_osc52_and_markdown_fits_the_budget() {
     let mut app = app_on(
         &fixture("ts-app"),
         ClipboardEnv {
@@ -274,10 +277,129 @@ fn tmux_wraps_the_copy() {
         },
     );
     app.update(Action::Back);
+    // A budget the text map fills: the markdown's fences would push it over.
+    for _ in 0..3 {
+        app.update(Action::BudgetDown);
+    }
+    let budget = app.params().budget;
     app.update(Action::CopyMapMarkdown);
     let out = app.take_terminal_output();
-    assert!(out[0].starts_with("\x1bPtmux;\x1b\x1b]52;c;"));
-    assert!(app.message().unwrap().contains("OSC 52 via tmux"));
+    let b64 = out[0]
+        .strip_prefix("\x1b]52;c;")
+        .and_then(|s| s.strip_suffix('\x07'))
+        .expect("a plain OSC 52");
+    let copied = String::from_utf8(
+        base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .unwrap(),
+    )
+    .unwrap();
+    let map = app.map_snapshot().unwrap();
+    assert!(copied.contains("```"), "{copied}");
+    let tok =
+        mapscope::engine::tokenizer::tokenizer(mapscope::engine::tokenizer::TokenizerKind::O200k);
+    let counted = tok.count(&copied);
+    assert!(counted <= budget, "{counted} > {budget}");
+    // The text map's own markdown (same files, with fences) would be over the budget: the
+    // copy was fitted as markdown, not rendered from the text map.
+    let fenced: String = map
+        .text
+        .split("\n\n")
+        .map(|block| format!("{block}\n```\n```\n"))
+        .collect();
+    assert!(
+        tok.count(&fenced) > budget,
+        "the test needs a budget the text map fills"
+    );
+    let msg = app.message().unwrap();
+    assert!(msg.starts_with("sent map as markdown"), "{msg}");
+    assert!(msg.contains(&format!("({counted} tokens)")), "{msg}");
+    assert!(msg.contains("via OSC 52 to tmux"), "{msg}");
+}
+
+/// `C` copies the hit's whole line range from the file, not one line of it.
+#[test]
+fn copy_code_takes_the_whole_range() {
+    let mut app = app_on(&fixture("ts-app"), ClipboardEnv::default());
+    type_query(&mut app, "User");
+    let hit = app.selected_hit().unwrap().row.clone();
+    assert!(hit.end > hit.start, "{hit:?}");
+    app.update(Action::CopyExcerpt);
+    let out = app.take_terminal_output();
+    let b64 = out[0]
+        .strip_prefix("\x1b]52;c;")
+        .and_then(|s| s.strip_suffix('\x07'))
+        .unwrap();
+    let copied = String::from_utf8(
+        base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .unwrap(),
+    )
+    .unwrap();
+    let file = std::fs::read_to_string(fixture("ts-app").join(&hit.path)).unwrap();
+    let expected: Vec<&str> = file
+        .lines()
+        .skip(hit.start as usize - 1)
+        .take((hit.end - hit.start + 1) as usize)
+        .collect();
+    assert_eq!(copied, format!("{}\n", expected.join("\n")));
+    let n = hit.end - hit.start + 1;
+    assert!(
+        app.message()
+            .unwrap()
+            .contains(&format!("{n} lines of code")),
+        "{:?}",
+        app.message()
+    );
+}
+
+/// Typing into a fresh app: the query box has the focus, so every letter (q, y, s, …) is
+/// text, through the same keymap the terminal's keys go through.
+#[test]
+fn a_fresh_app_types_letters_that_are_commands_elsewhere() {
+    use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+    let mut app = ts_app();
+    assert_eq!(app.focus(), Pane::Query);
+    let key = |c| Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
+    for c in "request quit css y?".chars() {
+        let typing = app.focus() == Pane::Query;
+        let action = app.config.keymap.action_for(&key(c), typing).unwrap();
+        app.update(action);
+    }
+    assert!(!app.quit);
+    assert_eq!(app.query(), "request quit css y?");
+    assert!(app.hits_snapshot().is_some());
+    // Esc leaves for the panes, where `q` quits; ctrl-c quits from the query box too.
+    let esc = Event::Key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+    let action = app.config.keymap.action_for(&esc, true).unwrap();
+    app.update(action);
+    assert_eq!(app.focus(), Pane::Hits);
+    let action = app.config.keymap.action_for(&key('q'), false).unwrap();
+    assert_eq!(action, Action::Quit);
+    let ctrl_c = Event::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
+    assert_eq!(
+        app.config.keymap.action_for(&ctrl_c, true),
+        Some(Action::Quit)
+    );
+    let ctrl_y = Event::Key(KeyEvent::new(KeyCode::Char('y'), KeyModifiers::CONTROL));
+    assert_eq!(
+        app.config.keymap.action_for(&ctrl_y, true),
+        Some(Action::CopyMap)
+    );
+}
+
+/// Messages answer the last action: they go at the next one, or after a few seconds.
+#[test]
+fn messages_fade() {
+    let mut app = ts_app();
+    assert!(app.message().unwrap().starts_with("indexed "));
+    app.tick(std::time::Instant::now() + mapscope::app::MESSAGE_TTL * 3);
+    assert_eq!(app.message(), None);
+    app.update(Action::Back);
+    app.update(Action::BudgetUp);
+    assert!(app.message().is_some());
+    app.update(Action::SelectNext);
+    assert_eq!(app.message(), None);
 }
 
 #[test]
@@ -296,9 +418,20 @@ fn editor_opens_the_hit_at_its_line() {
 fn an_empty_repo_is_reported_in_the_ui() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("notes.txt"), "nothing to index").unwrap();
+    std::fs::write(dir.path().join("main.rs"), "fn main() {}").unwrap();
     let app = app_on(dir.path(), ClipboardEnv::default());
-    let msg = app.message().unwrap_or_default().to_string();
-    assert!(msg.starts_with("REPO_EMPTY"), "{msg}");
+    let view = app.view();
+    let empty = view.empty.as_ref().expect("the nothing-to-map screen");
+    assert_eq!(empty.code, "REPO_EMPTY");
+    assert!(
+        empty.reason.contains("no files with a supported extension"),
+        "{}",
+        empty.reason
+    );
+    assert!(empty.supported.contains("typescript"));
+    assert!(view.status.failed);
+    // Single keys work there (r retries, q quits).
+    assert_eq!(app.focus(), Pane::Hits);
     assert!(app.map_snapshot().is_none());
 }
 
@@ -404,6 +537,9 @@ fn changed_files_refresh_the_map_and_the_pending_count_clears() {
         )],
     );
     app.on_files_changed(["util.py".to_string()].into(), false);
+    // The message counts what changed, not the whole index.
+    let msg = app.message().unwrap();
+    assert!(msg.starts_with("re-read 1 changed file in "), "{msg}");
     // Inline engine: the refresh is done, the new index and map are shown, nothing pending.
     let map = shown_map(&app);
     assert!(map.contains("brand_new_function"), "{map}");

@@ -226,3 +226,72 @@ fn bad_arguments_are_usage_errors() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("tokenizer"));
 }
+
+/// A budget too small for any definition: an empty map (exit 0) and a note naming the
+/// smallest useful budget, which does give a map.
+#[test]
+fn a_budget_too_small_names_the_smallest_useful_one() {
+    let repo = fixture("ts-app");
+    let repo = repo.to_str().unwrap();
+    for tokens in ["0", "10"] {
+        let o = mapscope(&["map", repo, "--tokens", tokens]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert_eq!(stdout(&o).trim(), "");
+        let err = stderr(&o);
+        let note = err
+            .lines()
+            .find(|l| l.starts_with("mapscope: note: a budget of"))
+            .unwrap_or_else(|| panic!("no note: {err}"));
+        assert!(note.contains("fits no definition"), "{note}");
+        let smallest = note
+            .rsplit("--tokens ")
+            .next()
+            .and_then(|n| n.trim().parse::<usize>().ok())
+            .unwrap_or_else(|| panic!("no budget in: {note}"));
+        // The named budget is exactly the first that gives a map.
+        let o = mapscope(&["map", repo, "--tokens", &smallest.to_string()]);
+        assert!(!stdout(&o).trim().is_empty(), "{note}");
+        assert!(!stderr(&o).contains("fits no definition"));
+        let o = mapscope(&["map", repo, "--tokens", &(smallest - 1).to_string()]);
+        assert_eq!(stdout(&o).trim(), "", "{note}");
+    }
+    let o = mapscope(&["map", repo, "--tokens", "10", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let notes = v["notes"].as_array().unwrap();
+    assert!(notes
+        .iter()
+        .any(|n| n.as_str().unwrap().contains("smallest useful budget")));
+}
+
+/// A reader that closes the pipe early ends mapscope quietly with status 0 (as ripgrep).
+#[cfg(unix)]
+#[test]
+fn a_closed_pipe_ends_quietly_with_status_0() {
+    use std::process::Stdio;
+    // A map far bigger than a pipe's buffer, into a pipe whose reader is already gone.
+    let dir = tempfile::tempdir().unwrap();
+    let files: Vec<(String, String)> = (0..200)
+        .map(|i| {
+            let body: String = (0..20)
+                .map(|j| format!("export function f{i}_{j}(a: number): number {{ return a; }}\n"))
+                .collect();
+            (format!("src/m{i}.ts"), body)
+        })
+        .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, b)| (p.as_str(), b.as_str()))
+        .collect();
+    common::write_files(dir.path(), &refs);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mapscope"))
+        .env("MAPSCOPE_CACHE_DIR", common::test_cache_dir())
+        .args(["map", dir.path().to_str().unwrap(), "--tokens", "60000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "");
+}

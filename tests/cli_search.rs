@@ -448,3 +448,23 @@ fn extra_sources_are_searched_after_the_project_and_left_untouched() {
         assert_eq!(err.lines().count(), 1, "{err}");
     }
 }
+
+/// Several words without quotes are one query (`search . cors preflight`).
+#[test]
+fn unquoted_words_are_joined_into_one_query() {
+    let repo = repo();
+    let repo = repo.to_str().unwrap();
+    let quoted = search(&[repo, "parse config file"]);
+    let unquoted = search(&[repo, "parse", "config", "file"]);
+    assert_eq!(
+        unquoted.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&unquoted.stderr)
+    );
+    assert!(!quoted.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&unquoted.stdout),
+        String::from_utf8_lossy(&quoted.stdout)
+    );
+}

@@ -125,7 +125,7 @@ fn start_query_copy_quit_in_tmux() {
     tmux.wait_for("the index", |s| s.contains(" files · "));
     assert_eq!(tmux.format("#{alternate_on}"), "1");
 
-    tmux.keys(&["/"]);
+    // The query box has the focus from the start: just type.
     tmux.keys(&["-l", "UserService"]);
     let s = tmux.wait_for("the UserService hit", |s| {
         s.lines()
@@ -137,7 +137,7 @@ fn start_query_copy_quit_in_tmux() {
     // Alt-y), y copies.
     tmux.keys(&["Tab"]);
     tmux.keys(&["y"]);
-    tmux.wait_for("the copy message", |s| s.contains("copied map"));
+    tmux.wait_for("the copy message", |s| s.contains("sent map"));
     let s = tmux.screen();
     assert!(s.contains("OSC 52"), "{s}");
     let buffer = String::from_utf8_lossy(&tmux.cmd(&["show-buffer"]).stdout).into_owned();
@@ -292,7 +292,6 @@ fn editor_suspends_and_restores_the_tui() {
         &after,
     );
     tmux.wait_for("the index", |s| s.contains(" files · "));
-    tmux.keys(&["/"]);
     tmux.keys(&["-l", "UserService"]);
     tmux.wait_for("the hit", |s| {
         s.contains("UserService ") && s.contains(" def ")
@@ -381,6 +380,126 @@ fn a_file_edited_on_disk_shows_up_in_the_map() {
     tmux.wait_for("the deletion in the map", |s| {
         !s.contains("brand_new_function") && s.contains("gen 3")
     });
-    tmux.keys(&["q"]);
+    // The query box has the focus (q would be text): ctrl-c quits from anywhere.
+    tmux.keys(&["C-c"]);
+    tmux.wait_for("the exit", |s| s.contains("MAPSCOPE-EXITED"));
+}
+
+/// Starts `script` (a shell command line) in a fresh tmux session of `w`×`h`.
+fn start_script(tmux: &Tmux, script: &str, w: u16, h: u16) {
+    let (w, h) = (w.to_string(), h.to_string());
+    let o = tmux.cmd(&[
+        "new-session",
+        "-d",
+        "-s",
+        "t",
+        "-x",
+        &w,
+        "-y",
+        &h,
+        "sh",
+        "-c",
+        script,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// The first minute: open mapscope and type a word with a `q` in it. The `q` is
+/// text (the query box has the focus at start), the app keeps running, and the word's hits
+/// are shown.
+#[test]
+fn typing_a_word_with_q_into_a_fresh_tui_searches_for_it() {
+    if !have_tmux() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    common::write_files(
+        &repo,
+        &[
+            (
+                "src/request.ts",
+                "export interface Request {\n  url: string;\n}\n\nexport function parseRequest(raw: string): Request {\n  return { url: raw };\n}\n",
+            ),
+            (
+                "src/server.ts",
+                "import { parseRequest } from './request';\n\nexport function handle(raw: string) {\n  return parseRequest(raw);\n}\n",
+            ),
+        ],
+    );
+    let tmux = Tmux {
+        socket: format!("mapscope-e2e-typeq-{}", std::process::id()),
+    };
+    let bin = env!("CARGO_BIN_EXE_mapscope");
+    let script = format!(
+        "env -u TMUX -u DISPLAY MAPSCOPE_CONFIG=/nonexistent MAPSCOPE_CACHE_DIR='{cache}' '{bin}' '{}'; echo MAPSCOPE-EXITED; sleep 30",
+        repo.display(),
+        cache = common::test_cache_dir().display(),
+    );
+    start_script(&tmux, &script, 80, 24);
+    tmux.wait_for("the index", |s| s.contains(" files · "));
+    tmux.keys(&["-l", "request"]);
+    let s = tmux.wait_for("the hits for `request`", |s| {
+        s.contains("› request")
+            && s.lines().any(|l| {
+                l.contains(" def ") && l.contains("parseRequest") && l.contains("request.ts:")
+            })
+    });
+    assert!(!s.contains("MAPSCOPE-EXITED"), "{s}");
+    // The preview shows the first hit's file beside the hits, at 80×24.
+    assert!(s.contains("┌ src/"), "no preview at 80x24:\n{s}");
+    // Still running a moment later, with the footer naming the keys that work while typing.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let s = tmux.screen();
+    assert!(
+        !s.contains("MAPSCOPE-EXITED") && s.contains("ctrl-c quit"),
+        "{s}"
+    );
+    tmux.keys(&["C-c"]);
+    tmux.wait_for("the exit", |s| s.contains("MAPSCOPE-EXITED"));
+}
+
+/// Copy inside tmux, no display, `set-clipboard on` (what the README advises): the map
+/// arrives in tmux's paste buffer, byte for byte what `mapscope map` prints.
+#[test]
+fn copy_inside_tmux_arrives_in_the_paste_buffer() {
+    if !have_tmux() {
+        return;
+    }
+    let bin = env!("CARGO_BIN_EXE_mapscope");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/repos/ts-app");
+    let tmux = Tmux {
+        socket: format!("mapscope-e2e-clip-{}", std::process::id()),
+    };
+    // $TMUX stays set (mapscope knows it runs inside tmux); there is no display.
+    let script = format!(
+        "env -u DISPLAY -u WAYLAND_DISPLAY -u SSH_CONNECTION -u SSH_TTY -u SSH_CLIENT MAPSCOPE_CONFIG=/nonexistent MAPSCOPE_CACHE_DIR='{cache}' '{bin}' '{}'; echo MAPSCOPE-EXITED; sleep 30",
+        fixture.display(),
+        cache = common::test_cache_dir().display(),
+    );
+    start_script(&tmux, &script, 120, 40);
+    tmux.cmd(&["set-option", "-s", "set-clipboard", "on"]);
+    tmux.wait_for("the map", |s| {
+        s.contains(" files · ") && s.contains("tokens · o200k")
+    });
+    // ctrl-y copies the map while the query box has the focus.
+    tmux.keys(&["C-y"]);
+    let s = tmux.wait_for("the copy message", |s| s.contains("sent map"));
+    assert!(s.contains("via OSC 52 to tmux"), "{s}");
+    let buffer = tmux.cmd(&["show-buffer"]).stdout;
+    let cli = Command::new(bin)
+        .env("MAPSCOPE_CACHE_DIR", common::test_cache_dir())
+        .arg("map")
+        .arg(&fixture)
+        .output()
+        .unwrap();
+    assert!(cli.status.success());
+    assert!(!cli.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&buffer),
+        String::from_utf8_lossy(&cli.stdout),
+        "the paste buffer is the CLI's map, byte for byte"
+    );
+    tmux.keys(&["C-c"]);
     tmux.wait_for("the exit", |s| s.contains("MAPSCOPE-EXITED"));
 }

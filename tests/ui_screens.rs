@@ -51,6 +51,10 @@ impl EngineService for Scripted {
                 let mut texts = BTreeMap::new();
                 texts.insert("src/models/user.ts".to_string(), Arc::from(USER_TS));
                 texts.insert(
+                    "src/services/userService.ts".to_string(),
+                    Arc::from("import { User } from '../models/user';\n\nexport class UserService {\n  private users = new Map<string, User>();\n\n  add(user: User): void {\n    this.users.set(user.id, user);\n  }\n}\n"),
+                );
+                texts.insert(
                     "src/util.ts".to_string(),
                     Arc::from("export function formatName(first: string, last: string): string {\n  return `${first} ${last}`;\n}\n"),
                 );
@@ -71,7 +75,6 @@ impl EngineService for Scripted {
                     generation,
                     params: params.clone(),
                     text: MAP_TEXT.to_string(),
-                    markdown: format!("```\n{MAP_TEXT}```\n"),
                     tokens: 57,
                     files: vec![
                         MapFile {
@@ -113,6 +116,11 @@ impl EngineService for Scripted {
                 });
                 emit(EngineEvent::MapReady { generation });
             }
+            EngineRequest::Markdown { generation, .. } => emit(EngineEvent::MarkdownReady {
+                generation,
+                text: format!("```\n{MAP_TEXT}```\n"),
+                tokens: 61,
+            }),
             EngineRequest::Search { generation, query } => {
                 let hit = |evidence, kind: &str, symbol: &str, path: &str, start, end, score| Hit {
                     row: HitRow {
@@ -176,6 +184,24 @@ impl EngineService for Scripted {
                             1.5,
                         ),
                         hit(Evidence::Text, "text", "", "README.md", 3, 4, 0.8),
+                        hit(
+                            Evidence::Definition,
+                            "method",
+                            "PlanGraphBuilder",
+                            "internal/terraform/graph_builder_plan.go",
+                            32,
+                            141,
+                            1.5,
+                        ),
+                        hit(
+                            Evidence::Text,
+                            "",
+                            "// users are formatted by formatName",
+                            "docs/guide/formatting-users.md",
+                            1041,
+                            1126,
+                            1.25,
+                        ),
                     ],
                     confidence: "high".into(),
                     low_score: false,
@@ -402,7 +428,6 @@ fn control_characters_in_the_map_are_harmless() {
                         generation,
                         params,
                         text: "evil.ts\nconst s = \"\x1b]52;c;AAAA\x07\x1b[2J\u{202e}\";\n".into(),
-                        markdown: String::new(),
                         tokens: 9,
                         files: vec![MapFile {
                             path: "evil.ts".into(),
@@ -447,4 +472,177 @@ fn control_characters_in_the_map_are_harmless() {
     app.update(Action::CopyMap);
     let out = app.take_terminal_output();
     assert_eq!(out.len(), 1);
+}
+
+/// The text of row `y`.
+fn row(t: &Terminal<TestBackend>, y: u16) -> String {
+    let buf = t.backend().buffer();
+    (0..buf.area.width)
+        .map(|x| buf[(x, y)].symbol().to_string())
+        .collect()
+}
+
+/// A fresh TUI at 80×24: the query box has the focus, typing shows hits, the preview of the
+/// first hit and a footer of the keys that work while typing.
+#[test]
+fn typing_at_80x24_shows_hits_and_preview() {
+    let mut app = app(true, 80, 24);
+    let t = render(&app, 80, 24);
+    insta::assert_snapshot!("ui_80x24_start", t.backend());
+    assert!(row(&t, 22).contains("ctrl-y copy map"), "{}", row(&t, 22));
+    for c in "User".chars() {
+        app.update(Action::InsertChar(c));
+    }
+    let t = render(&app, 80, 24);
+    insta::assert_snapshot!("ui_80x24_typing", t.backend());
+    assert_eq!(app.query(), "User");
+    assert_eq!(app.preview_path(), Some("src/models/user.ts"));
+}
+
+/// Browsing hits at 80×24: the preview stays beside the hits and follows the selection.
+#[test]
+fn browsing_hits_at_80x24_keeps_the_preview() {
+    let mut app = app(true, 80, 24);
+    type_query(&mut app, "User");
+    app.update(Action::Back); // to the hits
+    app.update(Action::SelectNext);
+    app.update(Action::SelectNext);
+    let t = render(&app, 80, 24);
+    insta::assert_snapshot!("ui_80x24_hits", t.backend());
+    assert_eq!(app.preview_path(), Some("src/services/userService.ts"));
+    // The map is a key away, and `m` still gives it the whole screen.
+    app.update(Action::ToggleMapFull);
+    let t = render(&app, 80, 24);
+    assert!(row(&t, 0).contains("map"), "{}", row(&t, 0));
+}
+
+#[test]
+fn results_at_120x40() {
+    let mut app = app(true, 120, 40);
+    type_query(&mut app, "User");
+    let t = render(&app, 120, 40);
+    insta::assert_snapshot!("ui_120x40_typing", t.backend());
+    app.update(Action::Back);
+    let t = render(&app, 120, 40);
+    insta::assert_snapshot!("ui_120x40_hits", t.backend());
+    let screen: String = (0..40).map(|y| row(&t, y)).collect::<Vec<_>>().join("\n");
+    // A deep path keeps its file name: directories shorten first.
+    assert!(
+        screen.contains("graph_builder_plan.go:32"),
+        "file name lost:\n{screen}"
+    );
+    // A text hit shows the matched line in the symbol column.
+    assert!(screen.contains("// users ar"), "{screen}");
+}
+
+/// At 80 columns a long message is cut before the map's tokens/budget and the index's age.
+#[test]
+fn status_bar_keeps_tokens_and_freshness_at_80_columns() {
+    let mut app = app(true, 80, 24);
+    app.set_live(Ok(()));
+    app.update(Action::Back);
+    app.update(Action::CopyMapMarkdown);
+    let msg = app.message().unwrap().to_string();
+    assert!(
+        msg.contains("61 tokens") && msg.starts_with("sent"),
+        "{msg}"
+    );
+    let t = render(&app, 80, 24);
+    let status = row(&t, 23);
+    assert!(status.contains("57/1024 tok"), "{status}");
+    assert!(status.contains("indexed 0s ago · live"), "{status}");
+    assert!(status.contains("sent map as markdown"), "{status}");
+    // The next action clears the message.
+    app.update(Action::SelectNext);
+    assert_eq!(app.message(), None);
+}
+
+#[test]
+fn help_groups_keys_and_explains_the_screen_at_80x24() {
+    let mut app = app(true, 80, 24);
+    app.update(Action::Help);
+    let t = render(&app, 80, 24);
+    insta::assert_snapshot!("ui_80x24_help", t.backend());
+}
+
+/// NO_COLOR: not one cell carries a colour, and the selected hit is still visible.
+#[test]
+fn no_color_draws_without_colour() {
+    let mut config = Config {
+        debounce_ms: 0,
+        ..Config::default()
+    };
+    config.theme.monochrome = true;
+    let engine = EngineHandle::inline(Box::new(Scripted { finish_build: true }));
+    let clipboard = Clipboard::new(ClipboardMode::Osc52, ClipboardEnv::default());
+    let mut app = App::new(
+        config,
+        engine,
+        None,
+        clipboard,
+        "ts-app".into(),
+        Rect::new(0, 0, 120, 40),
+    );
+    app.freeze_clock();
+    app.start();
+    type_query(&mut app, "User");
+    app.update(Action::Back);
+    let t = render(&app, 120, 40);
+    let buf = t.backend().buffer();
+    for cell in buf.content() {
+        assert_eq!(cell.fg, ratatui::style::Color::Reset);
+        assert_eq!(cell.bg, ratatui::style::Color::Reset);
+    }
+    let reversed = buf
+        .content()
+        .iter()
+        .any(|c| c.modifier.contains(ratatui::style::Modifier::REVERSED));
+    assert!(reversed, "selection not shown");
+}
+
+/// A repository with nothing supported: one readable screen, not an error cut off in every
+/// pane and "indexing…" forever.
+#[test]
+fn empty_repository_gets_one_readable_screen() {
+    struct Empty;
+    impl EngineService for Empty {
+        fn handle(
+            &mut self,
+            req: EngineRequest,
+            _published: &Published,
+            emit: &mut dyn FnMut(EngineEvent),
+        ) {
+            if let EngineRequest::Build { generation } = req {
+                emit(EngineEvent::IndexFailed {
+                    generation,
+                    code: "REPO_EMPTY",
+                    message: "nothing to index in /repo: skipped: 3 binary, 1 too large".into(),
+                });
+            }
+        }
+    }
+    let config = Config {
+        debounce_ms: 0,
+        ..Config::default()
+    };
+    let clipboard = Clipboard::new(ClipboardMode::Osc52, ClipboardEnv::default());
+    let mut app = App::new(
+        config,
+        EngineHandle::inline(Box::new(Empty)),
+        None,
+        clipboard,
+        "empty".into(),
+        Rect::new(0, 0, 80, 24),
+    );
+    app.freeze_clock();
+    app.start();
+    let t = render(&app, 80, 24);
+    insta::assert_snapshot!("ui_80x24_empty", t.backend());
+    let screen: String = (0..24).map(|y| row(&t, y)).collect::<Vec<_>>().join("\n");
+    assert!(
+        screen.contains("skipped: 3 binary, 1 too large"),
+        "{screen}"
+    );
+    assert!(screen.contains("typescript"), "{screen}");
+    assert!(!screen.contains("indexing…"), "{screen}");
 }

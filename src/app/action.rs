@@ -86,7 +86,7 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
     (
         Action::FocusQuery,
         "focus_query",
-        "type a query (hits and map update as you type)",
+        "back to the query box (hits and map update as you type)",
     ),
     (
         Action::Back,
@@ -171,7 +171,7 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
     (
         Action::CopyMap,
         "copy_map",
-        "copy the map text exactly as shown",
+        "copy the map text exactly as shown (ctrl-y works while typing)",
     ),
     (
         Action::CopyMapMarkdown,
@@ -186,7 +186,7 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
     (
         Action::CopyExcerpt,
         "copy_excerpt",
-        "copy the hit's excerpt",
+        "copy the hit's code (its whole line range)",
     ),
     (Action::Reload, "reload", "rebuild the index"),
     (Action::ClearQuery, "clear_query", "clear the query"),

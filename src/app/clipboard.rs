@@ -1,6 +1,10 @@
 //! Copying to the user's clipboard: the system clipboard through arboard, or OSC 52 (the
-//! terminal sets its own clipboard; wrapped in a DCS passthrough when inside tmux) where there
-//! is no display server or over SSH.
+//! terminal sets its own clipboard) where there is no display server or over SSH. Inside tmux
+//! the plain OSC 52 goes to tmux itself, which keeps it as a paste buffer and passes it on to
+//! the outer terminal with `set -g set-clipboard on`; a DCS passthrough wrapping would be
+//! dropped unless `allow-passthrough` is on, and even then would bypass tmux's buffers.
+//! Only arboard confirms a copy: an OSC 52 is sent, and whether the terminal keeps it is
+//! unknown, so the status bar says "sent" for it.
 //!
 //! On X11 a copied text lives only as long as the process that owns the selection serves it:
 //! arboard stops serving when its `Clipboard` is dropped. So `SystemClipboard` keeps one
@@ -20,8 +24,12 @@ use super::config::ClipboardMode;
 /// The environment variable that turns a `mapscope` process into a clipboard server.
 pub const SERVE_ENV: &str = "MAPSCOPE_CLIPBOARD_SERVE";
 
-/// The longest a hand-off child keeps serving a copied text.
-pub const SERVE_FOR: std::time::Duration = std::time::Duration::from_secs(8 * 3600);
+/// The longest a hand-off child keeps serving a copied text: long enough to paste it after
+/// quitting, short enough that no forgotten `mapscope-clipboard` process lingers for hours.
+pub const SERVE_FOR: std::time::Duration = std::time::Duration::from_secs(10 * 60);
+
+/// The name the hand-off child shows in `ps`, so it is not mistaken for a stuck mapscope.
+pub const SERVE_NAME: &str = "mapscope-clipboard";
 
 /// Which way a copy went (the status bar says it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,26 +39,22 @@ pub enum CopyRoute {
 }
 
 impl CopyRoute {
-    pub fn describe(self) -> &'static str {
+    /// What the status bar says about a copy of `what`: "copied" only when the system
+    /// clipboard confirmed it.
+    pub fn report(self, what: &str) -> String {
         match self {
-            CopyRoute::System => "system clipboard",
-            CopyRoute::Osc52 { tmux: false } => "OSC 52",
-            CopyRoute::Osc52 { tmux: true } => "OSC 52 via tmux",
+            CopyRoute::System => format!("copied {what} to the clipboard"),
+            CopyRoute::Osc52 { tmux: false } => format!("sent {what} via OSC 52"),
+            CopyRoute::Osc52 { tmux: true } => format!("sent {what} via OSC 52 to tmux"),
         }
     }
 }
 
-/// The OSC 52 "set clipboard" sequence for `text`. Inside tmux it is wrapped in tmux's DCS
-/// passthrough (`ESC P tmux; … ESC \`, inner ESCs doubled) so it reaches the outer terminal
-/// (needs `set -g allow-passthrough on` in tmux ≥ 3.3, or `set-clipboard on`).
-pub fn osc52_sequence(text: &str, tmux: bool) -> String {
+/// The OSC 52 "set clipboard" sequence for `text`, plain also inside tmux (tmux takes it
+/// with `set-clipboard on`).
+pub fn osc52_sequence(text: &str) -> String {
     let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
-    let osc = format!("\x1b]52;c;{b64}\x07");
-    if tmux {
-        format!("\x1bPtmux;{}\x1b\\", osc.replace('\x1b', "\x1b\x1b"))
-    } else {
-        osc
-    }
+    format!("\x1b]52;c;{b64}\x07")
 }
 
 /// The facts about the environment that decide the route; read once, injectable in tests.
@@ -121,7 +125,7 @@ impl Clipboard {
         let route = CopyRoute::Osc52 {
             tmux: self.env.tmux,
         };
-        Ok((route, Some(osc52_sequence(text, self.env.tmux))))
+        Ok((route, Some(osc52_sequence(text))))
     }
 
     fn copy_system(&mut self, text: &str) -> Result<(), String> {
@@ -144,6 +148,11 @@ impl Clipboard {
             return None;
         }
         let mut cmd = Command::new(exe);
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            cmd.arg0(SERVE_NAME);
+        }
         cmd.env(SERVE_ENV, "1")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -216,13 +225,24 @@ mod tests {
 
     #[test]
     fn osc52_is_base64_in_an_osc() {
-        assert_eq!(osc52_sequence("hi", false), "\x1b]52;c;aGk=\x07");
+        assert_eq!(osc52_sequence("hi"), "\x1b]52;c;aGk=\x07");
     }
 
     #[test]
-    fn tmux_wraps_in_passthrough_with_doubled_escapes() {
-        let s = osc52_sequence("hi", true);
-        assert_eq!(s, "\x1bPtmux;\x1b\x1b]52;c;aGk=\x07\x1b\\");
+    fn inside_tmux_the_sequence_is_plain_and_the_report_says_sent() {
+        let env = ClipboardEnv {
+            tmux: true,
+            ssh: false,
+            display: false,
+        };
+        let mut c = Clipboard::new(ClipboardMode::Auto, env);
+        let (route, seq) = c.copy("hi").unwrap();
+        assert_eq!(seq.as_deref(), Some("\x1b]52;c;aGk=\x07"));
+        assert_eq!(route.report("map"), "sent map via OSC 52 to tmux");
+        assert_eq!(
+            CopyRoute::System.report("map"),
+            "copied map to the clipboard"
+        );
     }
 
     #[test]

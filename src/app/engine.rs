@@ -58,7 +58,16 @@ pub enum EngineRequest {
         path: String,
         params: MapParams,
     },
+    /// The map as markdown fitted to the budget as markdown (for a copy): asked for only
+    /// when the user copies it, so typing never pays for the extra fits.
+    Markdown {
+        generation: Generation,
+        params: MapParams,
+    },
 }
+
+/// Kinds of request, each with one pending slot.
+const SLOTS: usize = 5;
 
 impl EngineRequest {
     fn slot(&self) -> usize {
@@ -67,6 +76,7 @@ impl EngineRequest {
             EngineRequest::Search { .. } => 1,
             EngineRequest::Map { .. } => 2,
             EngineRequest::Why { .. } => 3,
+            EngineRequest::Markdown { .. } => 4,
         }
     }
 }
@@ -98,6 +108,12 @@ pub enum EngineEvent {
     WhyReady {
         generation: Generation,
         view: Box<WhyView>,
+    },
+    /// The answer to `EngineRequest::Markdown`: the markdown and its exact token count.
+    MarkdownReady {
+        generation: Generation,
+        text: String,
+        tokens: usize,
     },
     /// Something the user should know that is not a failure of their request (e.g. the
     /// tag cache was corrupt and got rebuilt).
@@ -140,7 +156,6 @@ pub struct MapSnapshot {
     pub params: MapParams,
     /// Exactly what `mapscope map` prints (the text format).
     pub text: String,
-    pub markdown: String,
     pub tokens: usize,
     pub files: Vec<MapFile>,
     pub cut: CutView,
@@ -310,6 +325,7 @@ fn run_guarded(
         EngineRequest::Map { .. } => "map",
         EngineRequest::Search { .. } => "search",
         EngineRequest::Why { .. } => "why",
+        EngineRequest::Markdown { .. } => "markdown",
     };
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         service.handle(req, published, emit);
@@ -337,7 +353,7 @@ fn worker_loop(
     events: &Sender<EngineEvent>,
 ) {
     // One pending request per kind: a newer one replaces an older one (latest wins).
-    let mut pending: [Option<EngineRequest>; 4] = [None, None, None, None];
+    let mut pending: [Option<EngineRequest>; SLOTS] = Default::default();
     loop {
         if pending.iter().all(Option::is_none) {
             match rx.recv() {
@@ -362,7 +378,7 @@ fn worker_loop(
 /// Puts `req` in its slot. A newer request replaces an older one of its kind, except that
 /// refreshes merge (both sets of changed files must be re-read) and a pending full build
 /// absorbs a refresh (it re-reads everything anyway).
-fn queue_request(pending: &mut [Option<EngineRequest>; 4], req: EngineRequest) {
+fn queue_request(pending: &mut [Option<EngineRequest>; SLOTS], req: EngineRequest) {
     let slot = req.slot();
     let merged = match (pending[slot].take(), req) {
         (
@@ -398,7 +414,7 @@ mod tests {
             generation: g,
             changed: paths.iter().map(|p| p.to_string()).collect(),
         };
-        let mut pending: [Option<EngineRequest>; 4] = [None, None, None, None];
+        let mut pending: [Option<EngineRequest>; SLOTS] = Default::default();
         queue_request(&mut pending, refresh(1, &["a.ts"]));
         queue_request(&mut pending, refresh(2, &["b.ts", "a.ts"]));
         assert_eq!(pending[0], Some(refresh(2, &["a.ts", "b.ts"])));

@@ -10,6 +10,7 @@ pub mod config;
 pub mod editor;
 pub mod engine;
 pub mod highlight;
+pub mod hints;
 pub mod input;
 pub mod keymap;
 pub mod run;
@@ -26,11 +27,11 @@ use ratatui::text::Line;
 
 use crate::ui::{
     self, hits::row_height, hits::visible_offset, preview::center_scroll, status::format_age,
-    Freshness, HelpRow, HitsView, LayoutSpec, Level, MapPaneView, Overlay, Pane, PreviewRow,
-    PreviewView, ProgressView, QueryView, StatusView, ViewModel, WhyView,
+    EmptyView, Freshness, HelpLine, HitsView, LayoutSpec, Level, MapPaneView, Overlay, Pane,
+    PreviewRow, PreviewView, ProgressView, QueryView, StatusView, ViewModel, WhyView,
 };
 use action::Action;
-use clipboard::{Clipboard, CopyRoute};
+use clipboard::Clipboard;
 use config::{Config, MAX_BUDGET, MIN_BUDGET};
 use engine::{
     EngineEvent, EngineHandle, EngineRequest, Generation, Hit, HitsSnapshot, IndexSnapshot,
@@ -99,6 +100,22 @@ fn line_starts(text: &str) -> Vec<usize> {
 struct Message {
     text: String,
     level: Level,
+    /// When it was set: it fades after `MESSAGE_TTL` (errors and warnings after twice that)
+    /// or at the next user action, whichever comes first.
+    at: Instant,
+}
+
+/// How long a status-bar message stays without a new action.
+pub const MESSAGE_TTL: Duration = Duration::from_secs(5);
+
+impl Message {
+    fn expires(&self) -> Instant {
+        let ttl = match self.level {
+            Level::Warning | Level::Error => MESSAGE_TTL * 2,
+            Level::Info | Level::Ok => MESSAGE_TTL,
+        };
+        self.at + ttl
+    }
 }
 
 /// Where `$EDITOR` should open (the run loop suspends the TUI for it).
@@ -121,7 +138,7 @@ pub struct App {
     layout: LayoutSpec,
     overlay: Option<OverlayKind>,
     overlay_scroll: usize,
-    help_rows: Vec<HelpRow>,
+    help_lines: Vec<HelpLine>,
     show_signals: bool,
     /// The map pane's left border is being dragged.
     resizing: bool,
@@ -133,7 +150,8 @@ pub struct App {
     build_generation: Generation,
     builds_done: u64,
     index: Option<Arc<IndexSnapshot>>,
-    index_error: Option<String>,
+    /// The last build failed: (code, message).
+    index_error: Option<(String, String)>,
     progress: Option<(&'static str, usize, usize)>,
     build_started: Instant,
     /// Files reported changed on disk that no published index reflects yet.
@@ -159,6 +177,8 @@ pub struct App {
 
     why_requested: Generation,
     why: Option<WhyView>,
+    /// The markdown copy asked for (its answer is copied when it arrives).
+    markdown_requested: Generation,
 
     search_due: Option<Instant>,
     map_due: Option<Instant>,
@@ -186,45 +206,15 @@ impl App {
         repo_label: String,
         size: Rect,
     ) -> App {
-        let mut help_rows: Vec<HelpRow> = config
-            .keymap
-            .help()
-            .into_iter()
-            .map(|(keys, action, description)| HelpRow {
-                keys,
-                action: action.to_string(),
-                description: description.to_string(),
-            })
-            .collect();
-        // Fixed keys, not in the keymap: line editing in the query box, and the mouse.
-        for (keys, description) in [
-            (
-                "←/→, home/end",
-                "in the query: move the cursor (also ctrl-a, ctrl-e)",
-            ),
-            (
-                "backspace, ctrl-w",
-                "in the query: delete a character, a word",
-            ),
-            (
-                "mouse",
-                "click focuses and selects; wheel scrolls; drag the map border to resize",
-            ),
-        ] {
-            help_rows.push(HelpRow {
-                keys: keys.to_string(),
-                action: String::new(),
-                description: description.to_string(),
-            });
-        }
+        let help_lines = hints::help(&config.keymap);
         let params = MapParams {
             budget: config.budget,
             tokenizer: config.tokenizer.clone(),
             ..MapParams::default()
         };
         let layout = LayoutSpec {
-            map_full: false,
             map_percent: config.map_width,
+            ..LayoutSpec::default()
         };
         App {
             config,
@@ -233,12 +223,13 @@ impl App {
             clipboard,
             repo_label,
             size,
-            // Not the query: `/` focuses it, and single keys are commands until then.
-            focus: Pane::Hits,
+            // Type to search: the query box has the focus at start (as in fzf); Esc or Tab
+            // leave it for the panes, where single keys are commands.
+            focus: Pane::Query,
             layout,
             overlay: None,
             overlay_scroll: 0,
-            help_rows,
+            help_lines,
             show_signals: false,
             resizing: false,
             query: String::new(),
@@ -266,6 +257,7 @@ impl App {
             hit_offset: 0,
             why_requested: 0,
             why: None,
+            markdown_requested: 0,
             search_due: None,
             map_due: None,
             preview: None,
@@ -379,6 +371,8 @@ impl App {
             self.hits = None;
             self.hit_selected = 0;
             self.hit_offset = 0;
+            // Nothing to follow: a narrow terminal gives the lower slot back to the map.
+            self.preview = None;
             self.dirty = true;
             return;
         }
@@ -404,6 +398,10 @@ impl App {
 
     /// Fires debounced requests that are due. The run loop calls it when it wakes.
     pub fn tick(&mut self, now: Instant) {
+        if !self.frozen_clock && self.message.as_ref().is_some_and(|m| m.expires() <= now) {
+            self.message = None;
+            self.dirty = true;
+        }
         if self.search_due.is_some_and(|d| d <= now) {
             self.request_search_now();
         }
@@ -428,7 +426,11 @@ impl App {
 
     /// When the run loop must wake up next even without input.
     pub fn next_deadline(&self) -> Option<Instant> {
-        let mut d = [self.search_due, self.map_due].into_iter().flatten().min();
+        let expiry = self.message.as_ref().map(Message::expires);
+        let mut d = [self.search_due, self.map_due, expiry]
+            .into_iter()
+            .flatten()
+            .min();
         if self.progress.is_some() || self.refresh_generation.is_some() {
             // The gauge or the status bar's spinner moves.
             let tick = Instant::now() + Duration::from_millis(100);
@@ -471,20 +473,28 @@ impl App {
                 }
                 self.progress = None;
                 self.builds_done += 1;
+                let mut refreshed = None;
                 if self.refresh_generation.is_some_and(|r| generation >= r) {
+                    refreshed = Some(self.pending_changes.len());
                     self.pending_changes.clear();
                     self.refresh_generation = None;
                 }
                 let first = self.index.is_none();
                 self.index = Some(snap.clone());
-                self.set_message(
-                    format!(
-                        "indexed {} files in {:.0} ms",
-                        snap.files + snap.docs,
+                // One file count everywhere: code files, the files whose definitions feed
+                // the map (docs are searched but not counted).
+                let text = match refreshed {
+                    Some(n) => format!(
+                        "re-read {n} changed file{} in {:.0} ms",
+                        if n == 1 { "" } else { "s" },
                         snap.build_ms
                     ),
-                    Level::Ok,
-                );
+                    None => format!(
+                        "indexed {} code files in {:.0} ms",
+                        snap.files, snap.build_ms
+                    ),
+                };
+                self.set_message(text, Level::Ok);
                 if !first {
                     // Texts may have changed: reload the preview.
                     if let Some(p) = &self.preview {
@@ -501,9 +511,14 @@ impl App {
                 self.progress = None;
                 self.pending_changes.clear();
                 self.refresh_generation = None;
-                let text = format!("{code}: {message}");
-                self.index_error = Some(text.clone());
-                self.set_message(text, Level::Error);
+                if self.index.is_some() {
+                    // A refresh failed: the last good index stays on screen.
+                    self.set_message(format!("{code}: {message}"), Level::Error);
+                } else if self.focus == Pane::Query {
+                    // Nothing to search: single keys (r retries, q quits) are commands.
+                    self.focus = Pane::Hits;
+                }
+                self.index_error = Some((code.to_string(), message));
             }
             EngineEvent::MapReady { .. } => {
                 if let Some(m) = self.engine.published.map.load_full() {
@@ -524,7 +539,19 @@ impl App {
                     if !self.params.focus.is_empty() {
                         self.refresh_hit_focus_marks();
                     }
+                    if self.hit_count() == 0 {
+                        self.preview = None;
+                    }
                     self.preview_selected_hit();
+                }
+            }
+            EngineEvent::MarkdownReady {
+                generation,
+                text,
+                tokens,
+            } => {
+                if generation == self.markdown_requested {
+                    self.copy(&text, &format!("map as markdown ({tokens} tokens)"));
                 }
             }
             EngineEvent::WhyReady { generation, view } => {
@@ -537,7 +564,10 @@ impl App {
                 let text = format!("{what} failed: {message}");
                 if what == "index" {
                     self.progress = None;
-                    self.index_error = Some(text.clone());
+                    self.index_error = Some(("INTERNAL_ERROR".to_string(), text.clone()));
+                    if self.index.is_none() && self.focus == Pane::Query {
+                        self.focus = Pane::Hits;
+                    }
                 }
                 self.set_message(text, Level::Error);
             }
@@ -572,6 +602,7 @@ impl App {
         self.message = Some(Message {
             text: text.into(),
             level,
+            at: Instant::now(),
         });
         self.dirty = true;
     }
@@ -646,7 +677,7 @@ impl App {
     }
 
     fn rects(&self) -> ui::PaneRects {
-        ui::layout(self.size, &self.layout, self.focus)
+        ui::layout(self.size, &self.layout_now(), self.focus)
     }
 
     fn hits_visible_rows(&self) -> usize {
@@ -658,12 +689,12 @@ impl App {
     }
 
     fn preview_height(&self) -> usize {
-        let r = ui::layout(self.size, &self.layout, Pane::Preview);
+        let r = ui::layout(self.size, &self.layout_now(), Pane::Preview);
         r.preview.map_or(10, ui::preview::inner_height).max(1)
     }
 
     fn map_height(&self) -> usize {
-        let r = ui::layout(self.size, &self.layout, Pane::Map);
+        let r = ui::layout(self.size, &self.layout_now(), Pane::Map);
         r.map
             .map_or(10, |r| r.height.saturating_sub(2) as usize)
             .max(1)
@@ -676,6 +707,14 @@ impl App {
     /// Applies one user action.
     pub fn update(&mut self, action: Action) {
         self.dirty = true;
+        // A message answers the last action: the next one clears it (a resize or a mouse
+        // release is not the user doing something new).
+        if !matches!(
+            action,
+            Action::Resize(..) | Action::Release | Action::Drag { .. }
+        ) {
+            self.message = None;
+        }
         if self.overlay.is_some() && self.overlay_action(&action) {
             return;
         }
@@ -861,17 +900,28 @@ impl App {
                     .max(LayoutSpec::MIN_PERCENT);
             }
             Action::OpenEditor => self.open_editor(),
-            Action::CopyMap | Action::CopyMapMarkdown => {
+            Action::CopyMap => {
                 let Some(m) = self.map.clone() else {
                     self.set_message("no map yet", Level::Warning);
                     return;
                 };
-                let (text, what) = if action == Action::CopyMap {
-                    (m.text.as_str(), "map")
-                } else {
-                    (m.markdown.as_str(), "map as markdown")
-                };
-                self.copy(text, &format!("{what} ({} tokens)", m.tokens));
+                self.copy(&m.text, &format!("map ({} tokens)", m.tokens));
+            }
+            Action::CopyMapMarkdown => {
+                if self.map.is_none() {
+                    self.set_message("no map yet", Level::Warning);
+                    return;
+                }
+                // The markdown is fitted to the budget as markdown (its fences cost tokens),
+                // by the engine, on demand; the copy goes out when it answers.
+                self.params.query = self.query.clone();
+                let g = self.generation();
+                self.markdown_requested = g;
+                self.engine.send(EngineRequest::Markdown {
+                    generation: g,
+                    params: self.params.clone(),
+                });
+                self.pump();
             }
             Action::CopyCitation => match self.selected_hit().map(|h| h.row.location()) {
                 Some(c) => {
@@ -880,9 +930,10 @@ impl App {
                 }
                 None => self.set_message("select a hit first", Level::Warning),
             },
-            Action::CopyExcerpt => match self.selected_hit().map(|h| h.excerpt.clone()) {
+            Action::CopyExcerpt => match self.hit_source() {
                 Some(e) => {
-                    let what = format!("excerpt ({} lines)", e.lines().count());
+                    let n = e.lines().count();
+                    let what = format!("{n} line{} of code", if n == 1 { "" } else { "s" });
                     self.copy(&e, &what);
                 }
                 None => self.set_message("select a hit first", Level::Warning),
@@ -1038,6 +1089,25 @@ impl App {
         self.cursor += s.chars().count();
         self.focus = Pane::Query;
         self.query_changed();
+    }
+
+    /// The selected hit's whole line range from the indexed file (what `C` copies); the
+    /// search excerpt when the file's text is not at hand.
+    fn hit_source(&self) -> Option<String> {
+        let hit = self.selected_hit()?;
+        let text = self.index.as_ref().and_then(|i| i.texts.get(&hit.row.path));
+        let Some(text) = text else {
+            return Some(hit.excerpt.clone());
+        };
+        let start = hit.row.start.max(1) as usize - 1;
+        let end = hit.row.end.max(hit.row.start).max(1) as usize;
+        let lines: Vec<&str> = text.lines().skip(start).take(end - start).collect();
+        if lines.is_empty() {
+            return Some(hit.excerpt.clone());
+        }
+        let mut out = lines.join("\n");
+        out.push('\n');
+        Some(out)
     }
 
     /// The file a file-level command acts on: the selected map file when the map has the
@@ -1217,16 +1287,17 @@ impl App {
     fn copy(&mut self, text: &str, what: &str) {
         match self.clipboard.copy(text) {
             Ok((route, seq)) => {
-                if let Some(seq) = seq {
-                    self.terminal_output.push(seq);
-                }
-                let via = route.describe();
-                let level = if route == CopyRoute::System {
+                // Only the system clipboard confirms a copy; an OSC 52 is sent and may or
+                // may not be kept by the terminal.
+                let level = if seq.is_none() {
                     Level::Ok
                 } else {
                     Level::Info
                 };
-                self.set_message(format!("copied {what} → {via}"), level);
+                if let Some(seq) = seq {
+                    self.terminal_output.push(seq);
+                }
+                self.set_message(route.report(what), level);
             }
             Err(e) => self.set_message(format!("copy failed: {e}"), Level::Error),
         }
@@ -1304,12 +1375,16 @@ impl App {
     /// The view model for one frame.
     pub fn view(&self) -> ViewModel<'_> {
         let theme = &self.config.theme;
-        let no_hits_note = if let Some(e) = &self.index_error {
+        let no_hits_note = if let Some((_, e)) = &self.index_error {
             e.as_str()
         } else if self.index.is_none() {
             "indexing…"
         } else if self.query.trim().is_empty() {
-            "type a query: / then a symbol, a path or words"
+            if self.focus == Pane::Query {
+                "type a symbol, a path or words: hits appear as you type"
+            } else {
+                "press / to search: a symbol, a path or words"
+            }
         } else if self.search_due.is_some() || self.hits.is_none() {
             "searching…"
         } else if self.hits.as_ref().is_some_and(|h| h.low_score) {
@@ -1320,7 +1395,7 @@ impl App {
         ViewModel {
             theme,
             focus: self.focus,
-            layout: self.layout,
+            layout: self.layout_now(),
             query: QueryView {
                 text: &self.query,
                 cursor: self.cursor,
@@ -1349,7 +1424,7 @@ impl App {
                 selected: self.map_headers.get(self.map_selected).copied(),
                 scroll: self.map_scroll,
                 title_note: self.map_title(),
-                note: if let Some(e) = &self.index_error {
+                note: if let Some((_, e)) = &self.index_error {
                     e.as_str()
                 } else if self.index.is_none() {
                     "building the index…"
@@ -1373,6 +1448,7 @@ impl App {
                 budget: self.params.budget,
                 focus: &self.params.focus,
                 excluded: self.params.exclude_files.len() + self.params.exclude_symbols.len(),
+                failed: self.index.is_none() && self.index_error.is_some(),
                 message: self.message.as_ref().map(|m| (m.text.as_str(), m.level)),
                 freshness: Freshness {
                     pending: self.pending_changes.len(),
@@ -1396,7 +1472,42 @@ impl App {
                 },
             }),
             overlay: self.overlay_view(),
+            footer: if self.index.is_none() && self.index_error.is_some() && self.overlay.is_none()
+            {
+                hints::footer_empty(&self.config.keymap)
+            } else {
+                hints::footer(&self.config.keymap, self.focus, self.overlay.is_some())
+            },
+            empty: self.empty_view(),
         }
+    }
+
+    /// The layout as drawn now: the user's choices plus whether the preview has a file.
+    fn layout_now(&self) -> LayoutSpec {
+        LayoutSpec {
+            // While there are hits the preview keeps its slot, even for a hit whose file
+            // has no text to show.
+            preview_open: self.preview.is_some() || self.hit_count() > 0,
+            ..self.layout
+        }
+    }
+
+    /// The one-page screen for a repository that could not be indexed at all.
+    fn empty_view(&self) -> Option<EmptyView<'_>> {
+        if self.index.is_some() {
+            return None;
+        }
+        let (code, reason) = self.index_error.as_ref()?;
+        let supported: Vec<&str> = crate::engine::model::Lang::ALL
+            .iter()
+            .map(|l| l.name())
+            .collect();
+        Some(EmptyView {
+            code,
+            reason,
+            supported: supported.join(", "),
+            skipped: &[],
+        })
     }
 
     fn query_note(&self) -> String {
@@ -1481,7 +1592,7 @@ impl App {
         let scroll = self.overlay_scroll;
         match self.overlay? {
             OverlayKind::Help => Some(Overlay::Help {
-                rows: &self.help_rows,
+                lines: &self.help_lines,
                 scroll,
             }),
             OverlayKind::Why => Some(match &self.why {

@@ -34,7 +34,10 @@ const FRAME: Duration = Duration::from_millis(16);
 /// terminal is taken over (bad config, missing path) are returned as errors and printed by
 /// the CLI; everything after that is shown inside the UI.
 pub fn run(root: &Path, use_cache: bool) -> anyhow::Result<()> {
-    let config = Config::load()?;
+    let mut config = Config::load()?;
+    if crate::ui::theme::no_color_requested() {
+        config.theme.monochrome = true;
+    }
     if !root.exists() {
         return Err(EngineError::RepoNotFound(root.to_path_buf()).into());
     }
@@ -55,7 +58,10 @@ pub fn run(root: &Path, use_cache: bool) -> anyhow::Result<()> {
         ),
         engine_tx,
     );
-    let highlighter = HighlightWorker::spawn(config.theme.syntax_theme.clone(), hl_tx);
+    // NO_COLOR: the preview stays plain, so there is nothing to highlight. `hl_tx` itself
+    // lives to the end of `run`: a closed channel would wake the loop's `select!` forever.
+    let highlighter = (!config.theme.monochrome)
+        .then(|| HighlightWorker::spawn(config.theme.syntax_theme.clone(), hl_tx.clone()));
     let clipboard = Clipboard::new(config.clipboard, ClipboardEnv::from_process());
     let mouse = config.mouse;
 
@@ -66,7 +72,7 @@ pub fn run(root: &Path, use_cache: bool) -> anyhow::Result<()> {
     let mut app = App::new(
         config,
         engine,
-        Some(highlighter),
+        highlighter,
         clipboard,
         label,
         ratatui::layout::Rect::new(0, 0, size.width, size.height),

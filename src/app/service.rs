@@ -280,6 +280,27 @@ impl IndexService {
         }
     }
 
+    /// The markdown copy: the map fitted so that its markdown is within the budget.
+    fn markdown(
+        &mut self,
+        generation: Generation,
+        params: &MapParams,
+        emit: &mut dyn FnMut(EngineEvent),
+    ) {
+        let Some(index) = self.index.clone() else {
+            return;
+        };
+        let ranked = self.ranked(&index, params);
+        let req = map_request(params);
+        let map = index.fit(&ranked, &req);
+        let (text, tokens) = markdown_within_budget(&index, &ranked, &req, &map);
+        emit(EngineEvent::MarkdownReady {
+            generation,
+            text,
+            tokens,
+        });
+    }
+
     fn why(
         &mut self,
         generation: Generation,
@@ -324,6 +345,9 @@ impl EngineService for IndexService {
                 path,
                 params,
             } => self.why(generation, &path, &params, emit),
+            EngineRequest::Markdown { generation, params } => {
+                self.markdown(generation, &params, emit)
+            }
         }
     }
 }
@@ -372,6 +396,35 @@ pub fn map_request(p: &MapParams) -> MapRequest {
     }
 }
 
+/// The map as markdown whose own token count (path lines, fences and all) is within the
+/// budget, with that count. The fences cost tokens the text map does not have, so when the
+/// text map's markdown is over, the map is fitted again to a budget smaller by the excess
+/// until its markdown fits (a fit re-uses the ranking and cached line costs: cheap).
+pub fn markdown_within_budget(
+    index: &Index,
+    ranked: &RankOutput,
+    req: &MapRequest,
+    text_map: &RepoMap,
+) -> (String, usize) {
+    let tok = crate::engine::tokenizer::tokenizer(req.tokenizer);
+    let mut markdown = render(text_map, &index.files, MapFormat::Markdown);
+    let mut tokens = tok.count(&markdown);
+    let mut budget = req.budget;
+    while tokens > req.budget && budget > 0 {
+        // At least an eighth less each round, so a stubborn excess still ends quickly.
+        let excess = (tokens - req.budget).max(budget / 8).max(1);
+        budget = budget.saturating_sub(excess);
+        let smaller = MapRequest {
+            budget,
+            ..req.clone()
+        };
+        let map = index.fit(ranked, &smaller);
+        markdown = render(&map, &index.files, MapFormat::Markdown);
+        tokens = tok.count(&markdown);
+    }
+    (markdown, tokens)
+}
+
 fn map_snapshot(
     index: &Index,
     map: &RepoMap,
@@ -380,7 +433,6 @@ fn map_snapshot(
     t: Instant,
 ) -> MapSnapshot {
     let text = render(map, &index.files, MapFormat::Text);
-    let markdown = render(map, &index.files, MapFormat::Markdown);
     let files = header_lines(&text, map);
     let cut = CutView {
         budget: map.budget,
@@ -404,7 +456,6 @@ fn map_snapshot(
         params,
         tokens: map.tokens,
         text,
-        markdown,
         files,
         cut,
         fit_ms: t.elapsed().as_secs_f64() * 1000.0,
@@ -535,7 +586,15 @@ mod search {
             row: HitRow {
                 evidence,
                 kind: h.kind.unwrap_or_default(),
-                symbol: h.symbol.unwrap_or_default(),
+                // A text hit names no symbol: its column shows the matched line instead.
+                symbol: h.symbol.unwrap_or_else(|| {
+                    h.excerpt
+                        .lines()
+                        .map(str::trim)
+                        .find(|l| !l.is_empty())
+                        .unwrap_or_default()
+                        .to_string()
+                }),
                 path: h.file_path,
                 start: h.line_range.start,
                 end: h.line_range.end,

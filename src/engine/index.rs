@@ -1043,7 +1043,7 @@ fn load_docs(docs: &[DocFile], max_size: u64) -> Vec<TextDoc> {
 /// "3 binary, 1 node_modules" — what was skipped, for the `REPO_EMPTY` message.
 pub fn skip_summary(skipped: &[Skipped]) -> String {
     if skipped.is_empty() {
-        return "no files with a supported extension (.ts .tsx .js .jsx .mjs .cjs .py .pyi .go)"
+        return "no files with a supported extension (.ts .tsx .mts .cts .js .jsx .mjs .cjs .py .pyi .go)"
             .to_string();
     }
     let mut counts: BTreeMap<SkipReason, usize> = BTreeMap::new();

@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 use ratatui::Frame;
 
-use super::text::{sanitize_line, truncate, truncate_left, width};
+use super::text::{fit_path, sanitize_line, truncate, width};
 use super::theme::Theme;
 
 /// Why a hit was found; the badge's colour comes from the theme.
@@ -71,10 +71,15 @@ pub struct HitRow {
 
 impl HitRow {
     pub fn location(&self) -> String {
+        format!("{}{}", self.path, self.range())
+    }
+
+    /// `:start-end`, or `:start` for one line.
+    pub fn range(&self) -> String {
         if self.end > self.start {
-            format!("{}:{}-{}", self.path, self.start, self.end)
+            format!(":{}-{}", self.start, self.end)
         } else {
-            format!("{}:{}", self.path, self.start)
+            format!(":{}", self.start)
         }
     }
 }
@@ -136,25 +141,14 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, v: &HitsView<'_>, focused: bool, 
     let per = row_height(v.show_signals);
     let visible = (inner.height as usize / per).max(1);
     let off = visible_offset(v.offset, v.selected, visible, v.rows.len());
-    // The symbol column is as wide as the longest visible symbol, up to 40% of the row.
-    let longest = v
-        .rows
-        .iter()
-        .skip(off)
-        .take(visible)
-        .map(|r| width(&r.symbol))
-        .max()
-        .unwrap_or(0);
+    let cols = columns(
+        &v.rows[off.min(v.rows.len())..(off + visible).min(v.rows.len())],
+        inner.width as usize,
+    );
     let mut lines = Vec::new();
     for (i, row) in v.rows.iter().enumerate().skip(off).take(visible) {
         let selected = v.selected == Some(i);
-        lines.push(row_line(
-            row,
-            inner.width as usize,
-            longest,
-            selected,
-            theme,
-        ));
+        lines.push(row_line(row, &cols, selected, theme));
         if v.show_signals {
             lines.push(signal_line(row, inner.width as usize, selected, theme));
         }
@@ -162,13 +156,57 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, v: &HitsView<'_>, focused: bool, 
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
-fn row_line(
-    row: &HitRow,
-    w: usize,
-    longest: usize,
-    selected: bool,
-    theme: &Theme,
-) -> Line<'static> {
+/// Widths of the variable columns for the visible rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Columns {
+    /// 0: no kind column (no visible hit has a kind, or the pane is too narrow for it).
+    kind: usize,
+    symbol: usize,
+    location: usize,
+}
+
+/// Columns the symbol keeps before the location takes what it needs.
+const SYMBOL_MIN: usize = 16;
+
+/// Badge (6) and the marker, score and trailing space (8).
+const FIXED: usize = 14;
+
+/// Shares a row of `w` columns: the location (which keeps its file name, `fit_path`) gets
+/// what it needs once the symbol has up to `SYMBOL_MIN` columns, the symbol the rest of its need, and
+/// whatever is left pads the location so the scores line up. The kind column goes first
+/// when the pane is narrow: the badge already says what kind of hit it is.
+fn columns(rows: &[&HitRow], w: usize) -> Columns {
+    let longest = |f: &dyn Fn(&HitRow) -> usize| rows.iter().map(|r| f(r)).max().unwrap_or(0);
+    let kind_need = longest(&|r| width(&r.kind)).min(9);
+    let sym_need = longest(&|r| width(&r.symbol)).max(4);
+    let loc_need = longest(&|r| width(&r.path) + r.range().len());
+    let room = |kind: usize| w.saturating_sub(FIXED + if kind > 0 { kind + 2 } else { 1 } + 1);
+    let mut kind = kind_need;
+    if kind > 0 && room(kind) < 40 {
+        kind = 0;
+    }
+    let rest = room(kind);
+    // The file name and first line are worth more than the symbol's tail (`fit_path`).
+    let file_need = longest(&|r| {
+        // `…/` stands for the directories, when there are any.
+        let (dirs, file) = match r.path.rsplit_once('/') {
+            Some((_, file)) => (2, file),
+            None => (0, r.path.as_str()),
+        };
+        dirs + width(file) + 1 + r.start.to_string().len()
+    });
+    let location = loc_need
+        .min(rest.saturating_sub(sym_need.min(SYMBOL_MIN)))
+        .max(file_need.min(rest.saturating_sub(5)));
+    let symbol = sym_need.min(rest.saturating_sub(location));
+    Columns {
+        kind,
+        symbol,
+        location: rest.saturating_sub(symbol),
+    }
+}
+
+fn row_line(row: &HitRow, cols: &Columns, selected: bool, theme: &Theme) -> Line<'static> {
     let base = if selected {
         theme.selected()
     } else {
@@ -176,22 +214,20 @@ fn row_line(
     };
     let badge = Span::styled(
         format!("{:^6}", row.evidence.badge()),
-        Style::default()
-            .fg(Color::Black)
-            .bg(row.evidence.color(theme))
-            .add_modifier(Modifier::BOLD),
+        theme.badge(row.evidence.color(theme)),
     );
     let score = format!("{:>6.2}", row.score);
-    let kind = format!(" {:<9} ", truncate(&row.kind, 9));
+    let kind = if cols.kind > 0 {
+        let k = truncate(&row.kind, cols.kind);
+        format!(" {k}{} ", " ".repeat(cols.kind.saturating_sub(width(&k))))
+    } else {
+        " ".to_string()
+    };
     let marker = if row.focus { "●" } else { " " };
-    let fixed = 6 + kind.chars().count() + score.len() + 2;
-    let rest = w.saturating_sub(fixed);
-    let sym_w = longest.clamp(4, (rest * 2 / 5).max(8)).min(rest);
-    let loc_w = rest.saturating_sub(sym_w + 1);
-    let symbol = truncate(&sanitize_line(&row.symbol), sym_w);
-    let location = truncate_left(&sanitize_line(&row.location()), loc_w);
-    let pad_sym = sym_w.saturating_sub(width(&symbol));
-    let pad_loc = loc_w.saturating_sub(width(&location));
+    let symbol = truncate(&sanitize_line(&row.symbol), cols.symbol);
+    let location = fit_path(&sanitize_line(&row.path), &row.range(), cols.location);
+    let pad_sym = cols.symbol.saturating_sub(width(&symbol));
+    let pad_loc = cols.location.saturating_sub(width(&location));
     Line::from(vec![
         badge,
         Span::styled(kind, base.fg(theme.dim)),
@@ -230,6 +266,55 @@ fn signal_line(row: &HitRow, w: usize, selected: bool, theme: &Theme) -> Line<'s
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn hit(kind: &str, symbol: &str, path: &str) -> HitRow {
+        HitRow {
+            evidence: Evidence::Definition,
+            kind: kind.into(),
+            symbol: symbol.into(),
+            path: path.into(),
+            start: 32,
+            end: 141,
+            score: 1.5,
+            signals: Vec::new(),
+            focus: false,
+        }
+    }
+
+    #[test]
+    fn columns_fill_the_row_and_keep_the_file_name() {
+        let a = hit(
+            "method",
+            "PlanGraphBuilder",
+            "internal/terraform/graph_builder_plan.go",
+        );
+        let b = hit(
+            "",
+            "// a long comment line that matched the query words",
+            "x.md",
+        );
+        for w in [48, 58, 80, 118] {
+            let cols = columns(&[&a, &b], w);
+            let line = row_line(&a, &cols, false, &Theme::default());
+            let text: String = line.spans.iter().map(|s| s.content.to_string()).collect();
+            assert_eq!(width(&text), w, "{w}: {text:?}");
+            assert!(text.contains("graph_builder_plan.go:32"), "{w}: {text:?}");
+        }
+        // Very narrow: the file name still shows, its start cut before its extension.
+        let cols = columns(&[&a, &b], 36);
+        let line = row_line(&a, &cols, false, &Theme::default());
+        let text: String = line.spans.iter().map(|s| s.content.to_string()).collect();
+        assert_eq!(width(&text), 36);
+        assert!(text.contains("_plan.go"), "{text:?}");
+        // Wide: the whole path and range, and the kind.
+        let cols = columns(&[&a], 118);
+        let line = row_line(&a, &cols, false, &Theme::default());
+        let text: String = line.spans.iter().map(|s| s.content.to_string()).collect();
+        assert!(
+            text.contains("method")
+                && text.contains("internal/terraform/graph_builder_plan.go:32-141")
+        );
+    }
 
     #[test]
     fn offset_follows_selection() {

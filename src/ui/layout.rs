@@ -21,6 +21,9 @@ pub struct LayoutSpec {
     pub map_full: bool,
     /// Width of the map pane in percent of the terminal, in wide terminals.
     pub map_percent: u16,
+    /// The preview has a file to show (set by the app from its state, not by the user): in
+    /// a narrow terminal it then takes the lower slot, so hits and preview are seen together.
+    pub preview_open: bool,
 }
 
 impl Default for LayoutSpec {
@@ -28,6 +31,7 @@ impl Default for LayoutSpec {
         LayoutSpec {
             map_full: false,
             map_percent: 50,
+            preview_open: false,
         }
     }
 }
@@ -45,7 +49,9 @@ pub struct PaneRects {
     pub preview: Option<Rect>,
     pub map: Option<Rect>,
     pub status: Rect,
-    /// Everything above the status bar (where overlays go).
+    /// The key-hint line above the status bar (`None` when the terminal is too small).
+    pub footer: Option<Rect>,
+    /// Everything above the footer (where overlays go).
     pub body: Rect,
     pub too_small: bool,
 }
@@ -80,14 +86,20 @@ impl PaneRects {
 }
 
 /// Lays out the panes. In a narrow terminal the map and the preview share the lower slot:
-/// the preview is shown while it has the focus, the map otherwise.
+/// the map while it has the focus or while there is nothing to preview, else the preview (it
+/// follows the selected hit; `m` still gives the full-screen map).
 pub fn layout(area: Rect, spec: &LayoutSpec, focus: Pane) -> PaneRects {
     let (min_w, min_h) = if spec.map_full {
         (MIN_WIDTH_FULL, MIN_HEIGHT_FULL)
     } else {
         (MIN_WIDTH, MIN_HEIGHT)
     };
-    let [body, status] = Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(area);
+    let [body, footer, status] = Layout::vertical([
+        Constraint::Min(1),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
     let mut rects = PaneRects {
         status,
         body,
@@ -95,8 +107,13 @@ pub fn layout(area: Rect, spec: &LayoutSpec, focus: Pane) -> PaneRects {
     };
     if area.width < min_w || area.height < min_h {
         rects.too_small = true;
+        let [body, status] =
+            Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(area);
+        rects.body = body;
+        rects.status = status;
         return rects;
     }
+    rects.footer = Some(footer);
     if spec.map_full {
         rects.map = Some(body);
         return rects;
@@ -129,7 +146,8 @@ pub fn layout(area: Rect, spec: &LayoutSpec, focus: Pane) -> PaneRects {
         .areas(body);
         rects.query = Some(query);
         rects.hits = Some(hits);
-        if focus == Pane::Preview {
+        let show_preview = focus == Pane::Preview || (focus != Pane::Map && spec.preview_open);
+        if show_preview {
             rects.preview = Some(lower);
         } else {
             rects.map = Some(lower);
@@ -154,6 +172,7 @@ mod tests {
         let map = r.map.unwrap();
         assert_eq!(map.width, 60);
         assert_eq!(r.status.y, 39);
+        assert_eq!(r.footer.map(|f| f.y), Some(38));
         assert_eq!(r.pane_at(100, 10), Some(Pane::Map));
         assert_eq!(r.pane_at(5, 1), Some(Pane::Query));
     }
@@ -161,6 +180,18 @@ mod tests {
     #[test]
     fn narrow_terminal_shares_the_lower_slot() {
         let r = layout(Rect::new(0, 0, 80, 30), &LayoutSpec::default(), Pane::Hits);
+        assert!(r.map.is_some() && r.preview.is_none());
+        // With a file to preview, the hits and the preview are seen together…
+        let open = LayoutSpec {
+            preview_open: true,
+            ..LayoutSpec::default()
+        };
+        for focus in [Pane::Query, Pane::Hits] {
+            let r = layout(Rect::new(0, 0, 80, 24), &open, focus);
+            assert!(r.hits.is_some() && r.preview.is_some() && r.map.is_none());
+        }
+        // …until the map takes the focus.
+        let r = layout(Rect::new(0, 0, 80, 24), &open, Pane::Map);
         assert!(r.map.is_some() && r.preview.is_none());
         let r = layout(
             Rect::new(0, 0, 80, 30),
@@ -180,14 +211,14 @@ mod tests {
         };
         let r = layout(Rect::new(0, 0, 40, 10), &full, Pane::Map);
         assert!(!r.too_small);
-        assert_eq!(r.map, Some(Rect::new(0, 0, 40, 9)));
+        assert_eq!(r.map, Some(Rect::new(0, 0, 40, 8)));
     }
 
     #[test]
     fn map_width_is_clamped() {
         let spec = LayoutSpec {
-            map_full: false,
             map_percent: 99,
+            ..LayoutSpec::default()
         };
         let r = layout(Rect::new(0, 0, 200, 40), &spec, Pane::Map);
         assert_eq!(r.map.unwrap().width, 150);

@@ -3,6 +3,8 @@
 //! view model from its state and the engine's snapshots, and owns every mutation.
 //! Runs on the UI thread only.
 
+pub mod empty;
+pub mod footer;
 pub mod hits;
 pub mod layout;
 pub mod map;
@@ -18,10 +20,12 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 use ratatui::Frame;
 
+pub use empty::EmptyView;
+pub use footer::FooterHint;
 pub use hits::{Evidence, HitRow, HitsView};
 pub use layout::{layout, LayoutSpec, PaneRects};
 pub use map::MapPaneView;
-pub use overlay::{CutRow, CutView, HelpRow, Overlay, WhyEdge, WhyView};
+pub use overlay::{CutRow, CutView, HelpLine, HelpRow, Overlay, WhyEdge, WhyView};
 pub use preview::{PreviewRow, PreviewView};
 pub use query::QueryView;
 pub use status::{Freshness, Level, ProgressView, StatusView};
@@ -60,6 +64,10 @@ pub struct ViewModel<'a> {
     /// Shown over the hits pane while the index is being built.
     pub progress: Option<ProgressView<'a>>,
     pub overlay: Option<Overlay<'a>>,
+    /// The keys that work in the focused pane (or the pop-up).
+    pub footer: Vec<FooterHint>,
+    /// Set when the repository has nothing to map: one page replaces the panes.
+    pub empty: Option<EmptyView<'a>>,
 }
 
 /// Draws one frame. Each pane sanitizes the repository text it shows (`text::sanitize_line`);
@@ -67,10 +75,18 @@ pub struct ViewModel<'a> {
 /// pane forgot.
 pub fn draw(frame: &mut Frame<'_>, vm: &ViewModel<'_>) {
     draw_panes(frame, vm);
+    let monochrome = vm.theme.monochrome;
     for cell in &mut frame.buffer_mut().content {
         if !text::is_safe(cell.symbol()) {
             let shown: String = cell.symbol().chars().map(text::safe_char).collect();
             cell.set_symbol(&shown);
+        }
+        // NO_COLOR: whatever a pane or the highlighter coloured, no colour reaches the
+        // terminal; the theme marks selection and focus with bold and reverse instead.
+        if monochrome {
+            cell.fg = ratatui::style::Color::Reset;
+            cell.bg = ratatui::style::Color::Reset;
+            cell.underline_color = ratatui::style::Color::Reset;
         }
     }
 }
@@ -80,6 +96,17 @@ fn draw_panes(frame: &mut Frame<'_>, vm: &ViewModel<'_>) {
     let rects = layout(area, &vm.layout, vm.focus);
     if rects.too_small {
         draw_too_small(frame, area, vm.theme, &vm.layout);
+        return;
+    }
+    if let Some(r) = rects.footer {
+        footer::draw(frame, r, &vm.footer, vm.theme);
+    }
+    if let Some(empty) = &vm.empty {
+        empty::draw(frame, rects.body, empty, vm.theme);
+        status::draw(frame, rects.status, &vm.status, vm.theme);
+        if let Some(o) = &vm.overlay {
+            overlay::draw(frame, rects.body, o, vm.theme);
+        }
         return;
     }
     if let Some(r) = rects.query {

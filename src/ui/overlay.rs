@@ -7,13 +7,32 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 use ratatui::Frame;
 
-use super::text::{sanitize_line, truncate, truncate_left};
+use super::text::{fit_path, sanitize_line, truncate};
 use super::theme::Theme;
 
 pub enum Overlay<'a> {
-    Help { rows: &'a [HelpRow], scroll: usize },
-    Why { view: &'a WhyView, scroll: usize },
-    Cut { view: &'a CutView, scroll: usize },
+    Help {
+        lines: &'a [HelpLine],
+        scroll: usize,
+    },
+    Why {
+        view: &'a WhyView,
+        scroll: usize,
+    },
+    Cut {
+        view: &'a CutView,
+        scroll: usize,
+    },
+}
+
+/// One line of the help pop-up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HelpLine {
+    /// A group's title ("hits", "status bar").
+    Heading(String),
+    Key(HelpRow),
+    /// A paragraph, wrapped to the pop-up's width.
+    Note(String),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,11 +111,14 @@ pub fn centered(area: Rect, pw: u16, ph: u16) -> Rect {
 }
 
 pub fn draw(frame: &mut Frame<'_>, body: Rect, o: &Overlay<'_>, theme: &Theme) {
-    let area = centered(body, 86, 86);
+    // Small terminals give the pop-up the whole body: its lines are long.
+    let pw = if body.width < 100 { 100 } else { 86 };
+    let ph = if body.height < 30 { 100 } else { 86 };
+    let area = centered(body, pw, ph);
     let w = area.width.saturating_sub(2) as usize;
     let (title, lines, scroll) = match o {
-        Overlay::Help { rows, scroll } => {
-            (" keys (Esc closes) ", help_lines(rows, w, theme), *scroll)
+        Overlay::Help { lines, scroll } => {
+            (" keys (Esc closes) ", help_lines(lines, w, theme), *scroll)
         }
         Overlay::Why { view, scroll } => (
             " why in the map, or why not (Esc closes) ",
@@ -120,25 +142,49 @@ pub fn draw(frame: &mut Frame<'_>, body: Rect, o: &Overlay<'_>, theme: &Theme) {
     frame.render_widget(Paragraph::new(shown), inner);
 }
 
-fn help_lines(rows: &[HelpRow], w: usize, theme: &Theme) -> Vec<Line<'static>> {
-    let kw = rows
+fn help_lines(lines: &[HelpLine], w: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let kw = lines
         .iter()
-        .map(|r| r.keys.chars().count())
+        .filter_map(|l| match l {
+            HelpLine::Key(r) => Some(r.keys.chars().count()),
+            _ => None,
+        })
         .max()
         .unwrap_or(4)
-        .min(22);
-    rows.iter()
-        .map(|r| {
-            let rest = w.saturating_sub(kw + 2);
-            Line::from(vec![
-                Span::styled(
-                    format!("{:<kw$}  ", truncate(&r.keys, kw)),
-                    theme.title(true),
-                ),
-                Span::styled(truncate(&r.description, rest), theme.text()),
-            ])
-        })
-        .collect()
+        .min(22)
+        .min(w / 3);
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        match line {
+            HelpLine::Heading(h) => {
+                if i > 0 {
+                    out.push(Line::from(""));
+                }
+                out.push(Line::from(Span::styled(
+                    truncate(h, w),
+                    theme
+                        .title(false)
+                        .add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
+                )));
+            }
+            HelpLine::Key(r) => {
+                let rest = w.saturating_sub(kw + 2);
+                out.push(Line::from(vec![
+                    Span::styled(
+                        format!("{:<kw$}  ", truncate(&r.keys, kw)),
+                        theme.title(true),
+                    ),
+                    Span::styled(truncate(&r.description, rest), theme.text()),
+                ]));
+            }
+            HelpLine::Note(text) => {
+                for part in wrap(text, w.max(8)) {
+                    out.push(Line::from(Span::styled(part, theme.text())));
+                }
+            }
+        }
+    }
+    out
 }
 
 fn why_lines(v: &WhyView, w: usize, theme: &Theme) -> Vec<Line<'static>> {
@@ -147,7 +193,7 @@ fn why_lines(v: &WhyView, w: usize, theme: &Theme) -> Vec<Line<'static>> {
     }
     let mut out = vec![
         Line::from(Span::styled(
-            truncate_left(&sanitize_line(&v.path), w),
+            fit_path(&sanitize_line(&v.path), "", w),
             theme.title(true),
         )),
         Line::from(format!(
@@ -238,7 +284,6 @@ fn cut_lines(v: &CutView, w: usize, theme: &Theme) -> Vec<Line<'static>> {
         theme.dim().add_modifier(Modifier::BOLD),
     )));
     for r in &v.rows {
-        let loc = format!("{}:{}", sanitize_line(&r.path), r.line);
         let left = format!(
             "{:>7}  {:>8.5}  {:<10} ",
             format!("+{}", r.tokens),
@@ -252,7 +297,13 @@ fn cut_lines(v: &CutView, w: usize, theme: &Theme) -> Vec<Line<'static>> {
         out.push(Line::from(vec![
             Span::styled(left, theme.text()),
             Span::styled(sym.clone(), theme.title(true)),
-            Span::styled(format!("  {}", truncate_left(&loc, loc_w)), theme.dim()),
+            Span::styled(
+                format!(
+                    "  {}",
+                    fit_path(&sanitize_line(&r.path), &format!(":{}", r.line), loc_w)
+                ),
+                theme.dim(),
+            ),
         ]));
     }
     out

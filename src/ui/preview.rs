@@ -3,12 +3,11 @@
 //! without a styled version is drawn plain, so a frame never waits for colour.
 
 use ratatui::layout::Rect;
-use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 use ratatui::Frame;
 
-use super::text::{sanitize_line, truncate_left, width};
+use super::text::{fit_path, sanitize_line, width};
 use super::theme::Theme;
 
 /// One visible line: raw text from the file (sanitized here, when drawn) or a line the
@@ -58,7 +57,7 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, v: &PreviewView<'_>, focused: boo
     let mut block = Block::bordered()
         .border_style(theme.border(focused))
         .title(Span::styled(
-            format!(" {} ", truncate_left(v.title, title_w)),
+            format!(" {} ", fit_path(&sanitize_line(v.title), "", title_w)),
             theme.title(focused),
         ));
     if let Some((s, e)) = v.mark {
@@ -89,7 +88,7 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, v: &PreviewView<'_>, focused: boo
         let no = (v.first + i) as u32 + 1;
         let marked = v.mark.is_some_and(|(s, e)| s <= no && no <= e);
         let gutter_style = if marked {
-            Style::default().fg(theme.accent).bg(theme.mark_bg)
+            theme.mark().fg(theme.accent)
         } else {
             theme.dim()
         };
@@ -107,7 +106,7 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, v: &PreviewView<'_>, focused: boo
             let used: usize = line.spans.iter().map(|s| width(&s.content)).sum();
             let pad = (inner.width as usize).saturating_sub(used);
             line.spans.push(Span::raw(" ".repeat(pad)));
-            line = line.patch_style(Style::default().bg(theme.mark_bg));
+            line = line.patch_style(theme.mark());
         }
         lines.push(line);
     }

@@ -32,6 +32,12 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, q: &QueryView<'_>, focused: bool,
             "press / to search: a symbol, a path or words",
             theme.dim(),
         ))
+    } else if shown.is_empty() {
+        frame.set_cursor_position(Position::new(inner.x + 2, inner.y));
+        Line::from(vec![
+            Span::styled("› ", theme.title(true)),
+            Span::styled("type a symbol, a path or words", theme.dim()),
+        ])
     } else {
         let prompt = Span::styled("› ", theme.title(true));
         // Keep the cursor visible: scroll the text horizontally when it is longer than the box.

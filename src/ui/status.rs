@@ -31,6 +31,8 @@ pub struct StatusView<'a> {
     pub budget: usize,
     pub focus: &'a [String],
     pub excluded: usize,
+    /// The index could not be built (the panes say why).
+    pub failed: bool,
     pub message: Option<(&'a str, Level)>,
     pub freshness: Freshness,
 }
@@ -81,38 +83,50 @@ pub fn format_age(secs: u64) -> String {
     }
 }
 
-pub fn draw(frame: &mut Frame<'_>, area: Rect, s: &StatusView<'_>, theme: &Theme) {
+/// The status bar's text: (facts that may be cut, facts that never are). The map's tokens /
+/// budget and the index's freshness are what a user acts on, so a message or a narrow
+/// terminal cuts the others first.
+pub fn status_parts(s: &StatusView<'_>) -> (String, String) {
     let sep = " · ";
-    let mut parts: Vec<String> = vec![s.repo.to_string()];
+    let mut info: Vec<String> = vec![s.repo.to_string()];
+    let mut essential: Vec<String> = vec![format!("{}/{} tok", s.tokens, s.budget)];
     match (s.files, s.symbols) {
         (Some(f), Some(n)) => {
-            parts.push(format!("{f} files"));
-            parts.push(format!("{n} symbols"));
-            parts.push(format!("gen {} · indexed {} ago", s.generation, s.age));
+            info.push(format!("{f} code files"));
+            info.push(format!("{n} symbols"));
+            let mut fresh = format!("gen {} · indexed {} ago", s.generation, s.age);
             if let Some(label) = freshness_label(&s.freshness) {
-                parts.push(label);
+                fresh = format!("{fresh}{sep}{label}");
             }
+            essential.push(fresh);
         }
-        _ => parts.push("indexing…".to_string()),
+        _ if s.failed => essential.push("not indexed".to_string()),
+        _ => essential.push("indexing…".to_string()),
     }
-    parts.push(s.tokenizer.to_string());
-    parts.push(format!("{}/{} tok", s.tokens, s.budget));
+    info.push(s.tokenizer.to_string());
     if !s.focus.is_empty() {
         let first = s.focus[0].rsplit('/').next().unwrap_or(&s.focus[0]);
         if s.focus.len() == 1 {
-            parts.push(format!("focus {first}"));
+            info.push(format!("focus {first}"));
         } else {
-            parts.push(format!("focus {first} +{}", s.focus.len() - 1));
+            info.push(format!("focus {first} +{}", s.focus.len() - 1));
         }
     }
     if s.excluded > 0 {
-        parts.push(format!("{} excluded", s.excluded));
+        info.push(format!("{} excluded", s.excluded));
     }
-    let info = sanitize_line(&format!(" {}", parts.join(sep)));
+    (
+        sanitize_line(&info.join(sep)),
+        sanitize_line(&essential.join(sep)),
+    )
+}
+
+pub fn draw(frame: &mut Frame<'_>, area: Rect, s: &StatusView<'_>, theme: &Theme) {
+    let (info, essential) = status_parts(s);
     let w = area.width as usize;
-    // The message gets at least 2/5 of the bar, more when the facts leave room.
-    let msg_room = (w * 2 / 5).max(w.saturating_sub(width(&info) + 3)).max(10);
-    let mut spans = Vec::new();
+    let essential = truncate(&format!(" {essential}"), w);
+    let after_essential = w.saturating_sub(width(&essential));
+    // The message gets what the essential facts leave; the other facts what it leaves.
     let msg = s.message.map(|(m, level)| {
         let color = match level {
             Level::Info => theme.status_fg,
@@ -120,14 +134,22 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, s: &StatusView<'_>, theme: &Theme
             Level::Warning => theme.warning,
             Level::Error => theme.error,
         };
-        let text = truncate(&sanitize_line(m), msg_room);
+        let text = truncate(&sanitize_line(m), after_essential.saturating_sub(3));
         (format!(" {text} "), color)
     });
     let msg_w = msg.as_ref().map_or(0, |(t, _)| width(t));
-    let info = truncate(&info, w.saturating_sub(msg_w + 1));
-    let pad = w.saturating_sub(width(&info) + msg_w);
-    spans.push(Span::styled(info, theme.status()));
-    spans.push(Span::styled(" ".repeat(pad), theme.status()));
+    let info_room = after_essential.saturating_sub(msg_w + 3);
+    let info = if info_room >= 6 {
+        format!(" {} ·", truncate(&info, info_room - 3))
+    } else {
+        String::new()
+    };
+    let pad = w.saturating_sub(width(&info) + width(&essential) + msg_w);
+    let mut spans = vec![
+        Span::styled(info, theme.status()),
+        Span::styled(essential, theme.status().add_modifier(Modifier::BOLD)),
+        Span::styled(" ".repeat(pad), theme.status()),
+    ];
     if let Some((text, color)) = msg {
         spans.push(Span::styled(
             text,

@@ -53,6 +53,67 @@ pub fn truncate_left(s: &str, width: usize) -> String {
     out
 }
 
+/// `path` and its line range (`:12-40`, `:12` or empty) in at most `width` columns, keeping
+/// what tells the file apart longest: the directories are shortened first, to their first
+/// letter from the top down (`internal/terraform/context_plan.go` →
+/// `i/terraform/context_plan.go` → `i/t/context_plan.go`), then dropped from the top
+/// (`…/t/context_plan.go`, `…/context_plan.go`); then the range loses its end (`:1041`),
+/// then itself; only then is the file name cut (from the left, so its extension stays).
+pub fn fit_path(path: &str, range: &str, width_limit: usize) -> String {
+    let fits = |s: &str| width(s) <= width_limit;
+    let full = format!("{path}{range}");
+    if fits(&full) {
+        return full;
+    }
+    let mut parts: Vec<String> = path.split('/').map(str::to_string).collect();
+    let file = parts.pop().unwrap_or_default();
+    let join = |dirs: &[String], skipped: bool, range: &str| -> String {
+        let mut s = String::new();
+        if skipped {
+            s.push_str("…/");
+        }
+        for d in dirs {
+            s.push_str(d);
+            s.push('/');
+        }
+        s.push_str(&file);
+        s.push_str(range);
+        s
+    };
+    for i in 0..parts.len() {
+        parts[i] = abbreviate(&parts[i]);
+        let candidate = join(&parts, false, range);
+        if fits(&candidate) {
+            return candidate;
+        }
+    }
+    for k in 1..=parts.len() {
+        let candidate = join(&parts[k..], true, range);
+        if fits(&candidate) {
+            return candidate;
+        }
+    }
+    let skipped = !parts.is_empty();
+    let start_only = range.split('-').next().unwrap_or(range);
+    for r in [start_only, ""] {
+        let candidate = join(&[], skipped, r);
+        if fits(&candidate) {
+            return candidate;
+        }
+    }
+    truncate_left(&file, width_limit)
+}
+
+/// A directory name cut to its first character (a leading dot kept: `.github` → `.g`).
+fn abbreviate(dir: &str) -> String {
+    let mut chars = dir.chars();
+    match chars.next() {
+        Some('.') => chars.next().map_or(".".to_string(), |c| format!(".{c}")),
+        Some(c) => c.to_string(),
+        None => String::new(),
+    }
+}
+
 /// Display width of `s` in terminal columns.
 pub fn width(s: &str) -> usize {
     UnicodeWidthStr::width(s)
@@ -69,5 +130,35 @@ mod tests {
         assert_eq!(truncate("导出订单", 5), "导出…");
         assert_eq!(truncate_left("src/a/b/file.ts", 8), "…file.ts");
         assert_eq!(truncate("abc", 0), "");
+    }
+
+    #[test]
+    fn paths_keep_their_file_name() {
+        let p = "internal/terraform/context_plan.go";
+        let r = ":1041-1126";
+        assert_eq!(
+            fit_path(p, r, 80),
+            "internal/terraform/context_plan.go:1041-1126"
+        );
+        assert_eq!(fit_path(p, r, 40), "i/terraform/context_plan.go:1041-1126");
+        assert_eq!(fit_path(p, r, 30), "i/t/context_plan.go:1041-1126");
+        assert_eq!(fit_path(p, r, 28), "…/context_plan.go:1041-1126");
+        assert_eq!(fit_path(p, r, 26), "…/context_plan.go:1041");
+        assert_eq!(fit_path(p, r, 21), "…/context_plan.go");
+        assert_eq!(
+            fit_path("src/long_name/x/file.ts", "", 20),
+            "s/l/x/file.ts",
+            "directories shorten from the top"
+        );
+        assert_eq!(
+            fit_path("src/long_name/x/file.ts", "", 21),
+            "s/long_name/x/file.ts"
+        );
+        assert_eq!(fit_path(p, r, 10), "…t_plan.go");
+        assert_eq!(fit_path(".github/x.yml", "", 9), ".g/x.yml");
+        assert_eq!(fit_path("a.go", ":3", 4), "a.go");
+        for w in 0..50 {
+            assert!(width(&fit_path(p, r, w)) <= w, "{w}");
+        }
     }
 }

@@ -27,6 +27,9 @@ pub struct Theme {
     pub gauge: Color,
     /// A syntect theme name (from two-face's set) for the preview.
     pub syntax_theme: String,
+    /// No colour at all (`NO_COLOR`): `draw` clears every cell's colours, and selection,
+    /// focus, badges and marks are shown with bold, underline and reverse instead.
+    pub monochrome: bool,
 }
 
 impl Default for Theme {
@@ -53,8 +56,15 @@ impl Default for Theme {
             map_path: Color::LightCyan,
             gauge: Color::Cyan,
             syntax_theme: "base16-ocean.dark".to_string(),
+            monochrome: false,
         }
     }
+}
+
+/// Whether the user asked for no colour (<https://no-color.org>: `NO_COLOR` set and not
+/// empty).
+pub fn no_color_requested() -> bool {
+    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
 }
 
 impl Theme {
@@ -65,11 +75,16 @@ impl Theme {
         Style::default().fg(self.dim)
     }
     pub fn border(&self, focused: bool) -> Style {
-        Style::default().fg(if focused {
+        let s = Style::default().fg(if focused {
             self.border_focused
         } else {
             self.border
-        })
+        });
+        if self.monochrome && focused {
+            s.add_modifier(Modifier::BOLD)
+        } else {
+            s
+        }
     }
     pub fn title(&self, focused: bool) -> Style {
         let s = Style::default().fg(if focused { self.accent } else { self.fg });
@@ -80,9 +95,36 @@ impl Theme {
         }
     }
     pub fn selected(&self) -> Style {
-        Style::default().bg(self.selection_bg)
+        if self.monochrome {
+            Style::default().add_modifier(Modifier::REVERSED)
+        } else {
+            Style::default().bg(self.selection_bg)
+        }
     }
     pub fn status(&self) -> Style {
-        Style::default().fg(self.status_fg).bg(self.status_bg)
+        if self.monochrome {
+            Style::default().add_modifier(Modifier::REVERSED)
+        } else {
+            Style::default().fg(self.status_fg).bg(self.status_bg)
+        }
+    }
+    /// The marked lines of the preview.
+    pub fn mark(&self) -> Style {
+        if self.monochrome {
+            Style::default().add_modifier(Modifier::UNDERLINED)
+        } else {
+            Style::default().bg(self.mark_bg)
+        }
+    }
+    /// An evidence badge on a background of `color`.
+    pub fn badge(&self, color: Color) -> Style {
+        if self.monochrome {
+            Style::default().add_modifier(Modifier::BOLD | Modifier::REVERSED)
+        } else {
+            Style::default()
+                .fg(Color::Black)
+                .bg(color)
+                .add_modifier(Modifier::BOLD)
+        }
     }
 }
