@@ -109,7 +109,7 @@ pub struct SearchArgs {
     /// Only paths matching this glob (repeatable; `!GLOB` excludes).
     #[arg(long = "paths", value_name = "GLOB")]
     pub paths: Vec<String>,
-    /// Only these languages: ts,js,py,go.
+    /// Only these languages: ts,js,py,go,rs,java,c,cs,rb,php.
     #[arg(long, value_delimiter = ',')]
     pub lang: Vec<String>,
     /// Print the JSON contract instead of text.

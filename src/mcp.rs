@@ -695,7 +695,7 @@ fn tool_list() -> Value {
                     "paths": {"type": "array", "items": {"type": "string"},
                         "description": "Only paths matching these globs; `!GLOB` excludes."},
                     "lang": {"type": "array",
-                        "items": {"type": "string", "enum": ["ts", "js", "py", "go"]},
+                        "items": {"type": "string", "enum": ["ts", "js", "py", "go", "rs", "java", "c", "cs", "rb", "php"]},
                         "description": "Only these languages."}
                 },
                 "required": ["query"],

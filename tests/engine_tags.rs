@@ -185,8 +185,49 @@ fn snapshot_go_app() {
 }
 
 #[test]
+fn snapshot_rust_app() {
+    insta::assert_snapshot!("rust_app", render_repo("rust-app"));
+}
+
+#[test]
+fn snapshot_java_app() {
+    insta::assert_snapshot!("java_app", render_repo("java-app"));
+}
+
+#[test]
+fn snapshot_c_app() {
+    insta::assert_snapshot!("c_app", render_repo("c-app"));
+}
+
+#[test]
+fn snapshot_cpp_app() {
+    insta::assert_snapshot!("cpp_app", render_repo("cpp-app"));
+}
+
+#[test]
+fn snapshot_cs_app() {
+    insta::assert_snapshot!("cs_app", render_repo("cs-app"));
+}
+
+#[test]
+fn snapshot_rb_app() {
+    insta::assert_snapshot!("rb_app", render_repo("rb-app"));
+}
+
+#[test]
+fn snapshot_php_app() {
+    insta::assert_snapshot!("php_app", render_repo("php-app"));
+}
+
+/// The fixture repositories of every language.
+const FIXTURE_REPOS: [&str; 11] = [
+    "ts-app", "js-app", "py-app", "go-app", "rust-app", "java-app", "c-app", "cpp-app", "cs-app",
+    "rb-app", "php-app",
+];
+
+#[test]
 fn fixtures_parse_cleanly_and_sorted() {
-    for repo in ["ts-app", "js-app", "py-app", "go-app"] {
+    for repo in FIXTURE_REPOS {
         let files = source_files(repo);
         assert!(files.len() >= 5, "{repo}");
         for (path, _) in files {
@@ -218,7 +259,7 @@ fn fixtures_parse_cleanly_and_sorted() {
 fn extraction_is_deterministic_across_threads() {
     use rayon::prelude::*;
     let mut jobs = Vec::new();
-    for repo in ["ts-app", "js-app", "py-app", "go-app"] {
+    for repo in FIXTURE_REPOS {
         for (path, _) in source_files(repo) {
             jobs.push((repo, path));
         }

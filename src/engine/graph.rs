@@ -171,9 +171,16 @@ fn family(lang: Lang) -> usize {
         Lang::TypeScript | Lang::Tsx | Lang::JavaScript => 0,
         Lang::Python => 1,
         Lang::Go => 2,
+        Lang::Rust => 3,
+        Lang::Java => 4,
+        // C code calls into C++ headers and back: one family.
+        Lang::C | Lang::Cpp => 5,
+        Lang::CSharp => 6,
+        Lang::Ruby => 7,
+        Lang::Php => 8,
     }
 }
-const FAMILIES: usize = 3;
+const FAMILIES: usize = 9;
 
 /// FxHash (rustc's hasher): the graph build hashes a few million short keys (identifiers,
 /// id pairs) and SipHash's DoS resistance buys nothing for a repository's own names.

@@ -19,6 +19,13 @@ const TYPESCRIPT_TAGS: &str = include_str!("../../assets/queries/typescript-tags
 const JAVASCRIPT_TAGS: &str = include_str!("../../assets/queries/javascript-tags.scm");
 const PYTHON_TAGS: &str = include_str!("../../assets/queries/python-tags.scm");
 const GO_TAGS: &str = include_str!("../../assets/queries/go-tags.scm");
+const RUST_TAGS: &str = include_str!("../../assets/queries/rust-tags.scm");
+const JAVA_TAGS: &str = include_str!("../../assets/queries/java-tags.scm");
+const C_TAGS: &str = include_str!("../../assets/queries/c-tags.scm");
+const CPP_TAGS: &str = include_str!("../../assets/queries/cpp-tags.scm");
+const CSHARP_TAGS: &str = include_str!("../../assets/queries/csharp-tags.scm");
+const RUBY_TAGS: &str = include_str!("../../assets/queries/ruby-tags.scm");
+const PHP_TAGS: &str = include_str!("../../assets/queries/php-tags.scm");
 
 /// The tree-sitter grammar for a language (cheap: a reference-counted handle).
 pub fn grammar(lang: Lang) -> Language {
@@ -28,6 +35,14 @@ pub fn grammar(lang: Lang) -> Language {
         Lang::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
         Lang::Python => tree_sitter_python::LANGUAGE.into(),
         Lang::Go => tree_sitter_go::LANGUAGE.into(),
+        Lang::Rust => tree_sitter_rust::LANGUAGE.into(),
+        Lang::Java => tree_sitter_java::LANGUAGE.into(),
+        Lang::C => tree_sitter_c::LANGUAGE.into(),
+        Lang::Cpp => tree_sitter_cpp::LANGUAGE.into(),
+        Lang::CSharp => tree_sitter_c_sharp::LANGUAGE.into(),
+        Lang::Ruby => tree_sitter_ruby::LANGUAGE.into(),
+        // The PHP grammar proper (`LANGUAGE_PHP_ONLY` is for PHP embedded without `<?php`).
+        Lang::Php => tree_sitter_php::LANGUAGE_PHP.into(),
     }
 }
 
@@ -38,17 +53,19 @@ pub fn tags_query_source(lang: Lang) -> &'static str {
         Lang::JavaScript => JAVASCRIPT_TAGS,
         Lang::Python => PYTHON_TAGS,
         Lang::Go => GO_TAGS,
+        Lang::Rust => RUST_TAGS,
+        Lang::Java => JAVA_TAGS,
+        Lang::C => C_TAGS,
+        Lang::Cpp => CPP_TAGS,
+        Lang::CSharp => CSHARP_TAGS,
+        Lang::Ruby => RUBY_TAGS,
+        Lang::Php => PHP_TAGS,
     }
 }
 
-fn slot(lang: Lang) -> usize {
-    match lang {
-        Lang::TypeScript => 0,
-        Lang::Tsx => 1,
-        Lang::JavaScript => 2,
-        Lang::Python => 3,
-        Lang::Go => 4,
-    }
+/// A language's position in `Lang::ALL`: the index of its per-language tables.
+pub(crate) fn slot(lang: Lang) -> usize {
+    Lang::ALL.iter().position(|&l| l == lang).unwrap_or(0)
 }
 
 /// A compiled tags query and the node kinds its patterns start with.
@@ -69,13 +86,8 @@ pub fn tags_query(lang: Lang) -> Result<&'static Query, EngineError> {
 
 /// `tags_query` with the root kinds of its patterns.
 pub fn compiled_tags_query(lang: Lang) -> Result<&'static TagsQuery, EngineError> {
-    static QUERIES: [OnceLock<Result<TagsQuery, String>>; 5] = [
-        OnceLock::new(),
-        OnceLock::new(),
-        OnceLock::new(),
-        OnceLock::new(),
-        OnceLock::new(),
-    ];
+    static QUERIES: [OnceLock<Result<TagsQuery, String>>; Lang::ALL.len()] =
+        [const { OnceLock::new() }; Lang::ALL.len()];
     QUERIES[slot(lang)]
         .get_or_init(|| compile(lang))
         .as_ref()

@@ -48,6 +48,12 @@ fn lang_family(name: &str) -> Option<&'static str> {
         "js" | "jsx" | "javascript" | "mjs" | "cjs" => "js",
         "py" | "python" => "py",
         "go" | "golang" => "go",
+        "rs" | "rust" => "rs",
+        "java" => "java",
+        "c" | "h" | "cpp" | "c++" | "cc" | "cxx" | "hpp" => "c",
+        "cs" | "csharp" | "c#" => "cs",
+        "rb" | "ruby" => "rb",
+        "php" => "php",
         _ => return None,
     })
 }
