@@ -116,6 +116,81 @@ fn map_text_lists_fixture_files_within_budget() {
     }
 }
 
+/// Each language's fixture: its hub file (the one the others import), a definition in it, and
+/// a query whose best hit is that definition.
+const LANGUAGE_FIXTURES: [(&str, &str, &str, &str); 7] = [
+    ("rust-app", "src/store.rs", "Store", "store put"),
+    (
+        "java-app",
+        "src/main/java/com/acme/store/Store.java",
+        "Store",
+        "store put",
+    ),
+    ("c-app", "src/store.h", "store_put", "store put"),
+    ("cpp-app", "include/acme/store.hpp", "Store", "store put"),
+    ("cs-app", "src/Acme.Store/Store.cs", "Store", "store put"),
+    ("rb-app", "lib/acme/store.rb", "Store", "store put"),
+    ("php-app", "src/Store/Store.php", "Store", "store put"),
+];
+
+#[test]
+fn every_language_maps_its_hub_and_searches_its_definitions() {
+    for (repo, hub, symbol, query) in LANGUAGE_FIXTURES {
+        let path = fixture(repo);
+        let o = mapscope(&[
+            "map",
+            path.to_str().unwrap(),
+            "--tokens",
+            "400",
+            "--format",
+            "json",
+        ]);
+        assert!(o.status.success(), "{repo}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let files = v["files"].as_array().unwrap();
+        let paths: Vec<&str> = files.iter().map(|f| f["path"].as_str().unwrap()).collect();
+        // The hub is among the three best-ranked files, with its main definition.
+        let mut by_rank: Vec<(&str, f64)> = files
+            .iter()
+            .map(|f| (f["path"].as_str().unwrap(), f["rank"].as_f64().unwrap()))
+            .collect();
+        by_rank.sort_by(|a, b| b.1.total_cmp(&a.1));
+        assert!(
+            by_rank.iter().take(3).any(|(p, _)| *p == hub),
+            "{repo}: {hub} not in the top 3 of {by_rank:?}"
+        );
+        let hub_entry = files.iter().find(|f| f["path"] == hub).unwrap();
+        assert!(
+            hub_entry["symbols"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|s| s["name"] == symbol),
+            "{repo}: {symbol} missing from {hub_entry}"
+        );
+        // Test files rank below the code they test.
+        let hub_rank = by_rank.iter().position(|(p, _)| *p == hub).unwrap();
+        for (i, (p, _)) in by_rank.iter().enumerate() {
+            if p.contains("test") || p.contains("spec") || p.contains("Test") {
+                assert!(i > hub_rank, "{repo}: test {p} above the hub in {paths:?}");
+            }
+        }
+
+        let o = mapscope(&[
+            "search",
+            path.to_str().unwrap(),
+            query,
+            "--json",
+            "--no-history",
+        ]);
+        assert!(o.status.success(), "{repo}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let top = &v["sources"][0];
+        assert_eq!(top["file_path"], hub, "{repo}: {top}");
+        assert_eq!(top["evidence_type"], "definition", "{repo}: {top}");
+    }
+}
+
 #[test]
 fn small_budget_is_respected_for_both_tokenizers() {
     let path = fixture("ts-app");

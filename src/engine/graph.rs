@@ -165,6 +165,15 @@ fn is_js_global_object(name: &str) -> bool {
     GLOBALS.binary_search(&name).is_ok()
 }
 
+/// Languages whose wildcard imports load another file's names into every file that loads
+/// this one (Python star imports, C/C++ includes, Ruby requires, PHP includes).
+fn includes_are_transitive(lang: Lang) -> bool {
+    matches!(
+        lang,
+        Lang::Python | Lang::C | Lang::Cpp | Lang::Ruby | Lang::Php
+    )
+}
+
 /// Language family: references only fall back to definitions of the same family.
 fn family(lang: Lang) -> usize {
     match lang {
@@ -851,8 +860,9 @@ impl<'a> Builder<'a> {
                 out.extend(ri.module.iter().map(|&m| (m, name)));
             }
             // A wildcard puts names in `t`'s namespace only as a re-export (TS) or as a
-            // Python star import.
-            if imp.wildcard && (imp.reexport || file.lang == Lang::Python) {
+            // Python star import; a C/C++ `#include`, a Ruby `require` and a PHP `include`
+            // make what they load visible to whoever loads `t`.
+            if imp.wildcard && (imp.reexport || includes_are_transitive(file.lang)) {
                 for &m in &ri.module {
                     out.extend(self.definers_from(m, name, depth - 1, visited));
                 }

@@ -11,9 +11,9 @@
 //!   (dashes and underscores alike) when exactly one directory has that name; anything else
 //!   (std, crates.io) stays unresolved.
 //! - Java, C#, PHP: a package or namespace → the files that declare it (`package a.b;`,
-//!   `namespace A.B`, `namespace A\B;`). A named import (`import a.b.C`, `use A\B\C`) also
-//!   points at the file named after the class (`C.java`, `C.php`) when the package has one;
-//!   `import static a.b.C.m` → `a/b`'s `C.java`.
+//!   `namespace A.B`, `namespace A\B;`); the graph finds a named import's class among them
+//!   by its definition. `import static a.b.C.m` → `a.b`'s `C.java`; PHP `use A\B;` of a
+//!   namespace binds `B` to that namespace's files.
 //! - C/C++: `#include "x.h"` relative to the including file, else the file whose path ends
 //!   with `x.h` closest to it (the include path is not known); `#include <d/x.h>` the same when
 //!   it names a directory, `<x.h>` never (a system header).
@@ -322,16 +322,12 @@ impl Ctx<'_, '_> {
                 module.extend(self.class_file(&files, class, ".java"));
             }
         }
-        let names = import
-            .names
-            .iter()
-            .map(|n| {
-                self.class_file(&module, &n.name, ".java")
-                    .into_iter()
-                    .collect()
-            })
-            .collect();
-        ResolvedImport { module, names }
+        // A named class is found in the package by its definition (the graph looks the name
+        // up in `module`), not by its file name: a file may hold several classes.
+        ResolvedImport {
+            module,
+            names: Vec::new(),
+        }
     }
 
     fn php_use(&self, import: &Import) -> ResolvedImport {
@@ -340,8 +336,9 @@ impl Ctx<'_, '_> {
             .names
             .iter()
             .map(|n| {
-                if let Some(f) = self.class_file(&module, &n.name, ".php") {
-                    return vec![f];
+                if self.class_file(&module, &n.name, ".php").is_some() {
+                    // A class, found in `module` by its definition.
+                    return Vec::new();
                 }
                 // `use A\B;` of a namespace `A\B`.
                 let full = if import.specifier.is_empty() {
@@ -602,11 +599,15 @@ mod tests {
             file("app/Models/User.php", vec![decl("App\\Models")]),
         ];
         let (module, names) = resolve(&files, 2, &imp("com.acme", &["Store"]));
-        assert_eq!(module.len(), 2, "{module:?}");
+        // The package's files (the importer excluded); the class is found by its definition.
         assert_eq!(
-            names,
-            vec![vec!["src/main/java/com/acme/Store.java".to_owned()]]
+            module,
+            [
+                "src/main/java/com/acme/Store.java",
+                "src/main/java/com/acme/Item.java"
+            ]
         );
+        assert_eq!(names, vec![Vec::<String>::new()]);
         // A static import names a class's member.
         assert_eq!(
             resolve(&files, 2, &imp("com.acme.Item", &["make"])).0,
@@ -651,7 +652,12 @@ mod tests {
             ),
         ];
         assert_eq!(
-            resolve(&php, 1, &imp("App\\Models", &["User"])).1,
+            resolve(&php, 1, &imp("App\\Models", &["User"])),
+            (vec!["app/Models/User.php".to_owned()], vec![vec![]])
+        );
+        // `use App\Models;` binds the namespace itself.
+        assert_eq!(
+            resolve(&php, 1, &imp("App", &["Models"])).1,
             vec![vec!["app/Models/User.php".to_owned()]]
         );
     }
