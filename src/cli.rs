@@ -230,9 +230,12 @@ pub struct MapArgs {
 #[derive(Args, Debug)]
 pub struct StatsArgs {
     pub path: Option<PathBuf>,
-    /// Print JSON instead of text.
+    /// Print JSON instead of text (it always lists the skipped and parse-error files).
     #[arg(long)]
     pub json: bool,
+    /// List each skipped file (with its reason) and each file with parse errors.
+    #[arg(long, short)]
+    pub verbose: bool,
     #[command(flatten)]
     pub cache: CacheArgs,
 }
@@ -659,10 +662,13 @@ fn print_map(map: &RepoMap, index: &Index, format: MapFormat) -> anyhow::Result<
 
 fn cmd_stats(args: &StatsArgs) -> anyhow::Result<()> {
     let index = build_index(&args.path, None, args.cache)?;
-    with_cache_saved(|| index.save_cache(), || print_stats(&index, args.json))
+    with_cache_saved(
+        || index.save_cache(),
+        || print_stats(&index, args.json, args.verbose),
+    )
 }
 
-fn print_stats(index: &Index, json: bool) -> anyhow::Result<()> {
+fn print_stats(index: &Index, json: bool, verbose: bool) -> anyhow::Result<()> {
     let stats = index.stats();
     if json {
         return print(&json::to_string_pretty(&stats)?);
@@ -689,9 +695,33 @@ fn print_stats(index: &Index, json: bool) -> anyhow::Result<()> {
         "parse errors: {} in {} files",
         stats.parse_errors, stats.files_with_parse_errors
     );
+    if verbose {
+        for f in &stats.parse_error_files {
+            let _ = writeln!(s, "  {} ({} errors)", sanitize(&f.path), f.errors);
+        }
+    }
     let _ = writeln!(s, "skipped:");
     for (reason, n) in &stats.skipped_by_reason {
         let _ = writeln!(s, "  {reason:<12} {n}");
+    }
+    if verbose {
+        for f in &stats.skipped_files {
+            let _ = writeln!(s, "  {} ({})", sanitize(&f.path), f.reason.name());
+        }
+    }
+    let _ = writeln!(
+        s,
+        "no grammar: {} files{}",
+        stats.unsupported_files,
+        if stats.unsupported_files > 0 {
+            " (not in the map)"
+        } else {
+            ""
+        }
+    );
+    for (ext, n) in &stats.unsupported_by_extension {
+        let language = crate::engine::lang::unsupported_language(ext).unwrap_or("");
+        let _ = writeln!(s, "  {ext:<12} {n:<6} {language}");
     }
     let t = stats.times;
     let _ = writeln!(

@@ -281,6 +281,92 @@ fn stats_reports_languages_kinds_and_phases() {
 }
 
 #[test]
+fn files_without_a_grammar_are_counted_and_noted() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files: Vec<(String, String)> = vec![
+        (
+            "src/main.rs".into(),
+            "mod a;\nfn main() { a::run(); }\n".into(),
+        ),
+        ("src/a.rs".into(), "pub fn run() {}\n".into()),
+        // Syntax errors: indexed, and listed as a parse-error file.
+        ("src/broken.rs".into(), "fn broken( {\n".into()),
+        ("scripts/build.sh".into(), "echo hi\n".into()),
+        ("README.md".into(), "# app\n".into()),
+        (".hidden/x.kt".into(), "fun hidden() {}\n".into()),
+    ];
+    for i in 0..6 {
+        files.push((
+            format!("android/src/Screen{i}.kt"),
+            "fun screen() {}\n".into(),
+        ));
+    }
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    common::write_files(dir.path(), &refs);
+    std::fs::write(dir.path().join("src/blob.rs"), b"\0\0\0binary").unwrap();
+    let root = dir.path().to_str().unwrap();
+
+    let o = mapscope(&["stats", root, "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // The hidden folder is not walked; the shell script and the Kotlin files are counted.
+    assert_eq!(v["unsupported_files"], 7);
+    assert_eq!(v["unsupported_by_extension"][".kt"], 6);
+    assert_eq!(v["unsupported_by_extension"][".sh"], 1);
+    assert_eq!(v["unsupported_by_language"]["kotlin"], 6);
+    let parse_errors = v["parse_error_files"].as_array().unwrap();
+    assert_eq!(parse_errors.len(), 1, "{parse_errors:?}");
+    assert_eq!(parse_errors[0]["path"], "src/broken.rs");
+    assert!(parse_errors[0]["errors"].as_u64().unwrap() > 0);
+    let skipped = v["skipped_files"].as_array().unwrap();
+    assert!(
+        skipped
+            .iter()
+            .any(|s| s["path"] == "src/blob.rs" && s["reason"] == "binary"),
+        "{skipped:?}"
+    );
+
+    let o = mapscope(&["stats", root]);
+    let text = stdout(&o);
+    assert!(text.contains("no grammar: 7 files"), "{text}");
+    assert!(text.contains(".kt") && text.contains("kotlin"), "{text}");
+    assert!(
+        !text.contains("src/broken.rs"),
+        "listed only with --verbose: {text}"
+    );
+    let o = mapscope(&["stats", root, "--verbose"]);
+    let text = stdout(&o);
+    assert!(text.contains("src/broken.rs ("), "{text}");
+    assert!(text.contains("src/blob.rs (binary)"), "{text}");
+
+    // 7 of 10 code files have no grammar: the map says so in one note, text and JSON.
+    let o = mapscope(&["map", root]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("src/a.rs"), "{}", stdout(&o));
+    let err = stderr(&o);
+    let notes: Vec<&str> = err.lines().filter(|l| l.contains("no")).collect();
+    assert_eq!(notes.len(), 1, "{err}");
+    assert!(
+        notes[0]
+            .starts_with("mapscope: note: 7 of 10 code files are in languages without a grammar")
+            && notes[0].contains("kotlin 6, shell 1")
+            && notes[0].contains("supported: typescript, javascript, python, go, rust"),
+        "{err}"
+    );
+    let o = mapscope(&["map", root, "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let notes = v["notes"].as_array().unwrap();
+    assert!(notes[0].as_str().unwrap().contains("kotlin 6"), "{notes:?}");
+
+    // A repository that is mostly supported code gets no note.
+    let o = mapscope(&["map", fixture("go-app").to_str().unwrap()]);
+    assert!(!stderr(&o).contains("grammar"), "{}", stderr(&o));
+}
+
+#[test]
 fn hostile_repo_indexes_without_panic() {
     let dir = common::hostile_repo();
     let o = mapscope(&["stats", dir.path().to_str().unwrap(), "--json"]);

@@ -30,7 +30,7 @@ use super::search::{
 use super::tags::extract_tags;
 use super::task::{Task, TaskOptions};
 use super::tokenizer::TokenizerKind;
-use super::walk::{load_source, walk, DocFile, WalkOptions, WalkedFile};
+use super::walk::{load_source, walk, DocFile, UnsupportedFile, WalkOptions, WalkedFile};
 
 /// A one-shot build gives freed memory back to the system every this many parsed files:
 /// each parse tree is freed once its tags are extracted, and without a trim the pages it
@@ -161,6 +161,8 @@ pub struct Index {
     /// Prose/config files for text search, sorted by path.
     pub docs: Vec<TextDoc>,
     pub skipped: Vec<Skipped>,
+    /// Code files in languages without a grammar (`WalkOutput::unsupported`), sorted by path.
+    pub unsupported: Vec<UnsupportedFile>,
     pub go_modules: Vec<GoModule>,
     pub graph: FileGraph,
     pub times: PhaseTimes,
@@ -609,6 +611,7 @@ impl Index {
             files,
             docs,
             skipped,
+            unsupported: walked.unsupported,
             go_modules: walked.go_modules,
             graph,
             times: PhaseTimes {
@@ -832,7 +835,33 @@ impl Index {
             &self.line_costs,
         );
         map.notes.clone_from(&ranked.task.notes);
+        map.notes.extend(self.unsupported_note());
         map
+    }
+
+    /// One line naming the languages the map could not show, when their files are at least
+    /// `UNSUPPORTED_NOTE_SHARE` of the code (and `UNSUPPORTED_NOTE_MIN_FILES` files).
+    pub fn unsupported_note(&self) -> Option<String> {
+        let unsupported = self.unsupported.len();
+        let code = unsupported + self.files.len();
+        if unsupported < UNSUPPORTED_NOTE_MIN_FILES
+            || (unsupported as f64) < UNSUPPORTED_NOTE_SHARE * code as f64
+        {
+            return None;
+        }
+        let mut by_language: BTreeMap<&str, usize> = BTreeMap::new();
+        for u in &self.unsupported {
+            *by_language.entry(u.language).or_default() += 1;
+        }
+        let mut counts: Vec<(&str, usize)> = by_language.into_iter().collect();
+        counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        let skipped: Vec<String> = counts.iter().map(|(l, n)| format!("{l} {n}")).collect();
+        Some(format!(
+            "{unsupported} of {code} code files are in languages without a grammar and are not \
+             in the map ({}); supported: {}",
+            skipped.join(", "),
+            super::lang::supported_language_names().join(", ")
+        ))
     }
 
     /// Counts for `mapscope stats`.
@@ -864,8 +893,45 @@ impl Index {
         for s in &self.skipped {
             *stats.skipped_by_reason.entry(s.reason.name()).or_default() += 1;
         }
+        stats.skipped_files.clone_from(&self.skipped);
+        stats.parse_error_files = self
+            .files
+            .iter()
+            .filter(|f| f.tags.parse_errors > 0)
+            .map(|f| ParseErrorFile {
+                path: f.path.clone(),
+                errors: f.tags.parse_errors,
+            })
+            .collect();
+        stats.unsupported_files = self.unsupported.len();
+        for u in &self.unsupported {
+            let ext = u
+                .rel_path
+                .rsplit('/')
+                .next()
+                .and_then(|name| name.rsplit_once('.'))
+                .map_or(String::new(), |(_, e)| {
+                    format!(".{}", e.to_ascii_lowercase())
+                });
+            *stats.unsupported_by_extension.entry(ext).or_default() += 1;
+            *stats.unsupported_by_language.entry(u.language).or_default() += 1;
+        }
         stats
     }
+}
+
+/// The map notes the languages without a grammar when their files are at least this share of
+/// the repository's code files…
+const UNSUPPORTED_NOTE_SHARE: f64 = 0.1;
+/// …and at least this many files.
+const UNSUPPORTED_NOTE_MIN_FILES: usize = 5;
+
+/// A file tree-sitter reported syntax errors in (its tags are still extracted), or that could
+/// not be parsed within its time budget (one error, no tags).
+#[derive(Debug, Clone, Serialize)]
+pub struct ParseErrorFile {
+    pub path: String,
+    pub errors: u32,
 }
 
 /// Summary counts of an index (`mapscope stats`).
@@ -885,6 +951,15 @@ pub struct IndexStats {
     pub files_with_parse_errors: usize,
     pub parse_errors: usize,
     pub times: PhaseTimes,
+    /// Each skipped file or directory with its reason, by path.
+    pub skipped_files: Vec<Skipped>,
+    /// Each file with parse errors, by path.
+    pub parse_error_files: Vec<ParseErrorFile>,
+    /// Code files in languages without a grammar: how many, by extension (`.kt`) and by
+    /// language (`kotlin`).
+    pub unsupported_files: usize,
+    pub unsupported_by_extension: BTreeMap<String, usize>,
+    pub unsupported_by_language: BTreeMap<&'static str, usize>,
 }
 
 /// The previous index's copy of `f` when a refresh may take it over unread: not reported

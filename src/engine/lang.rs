@@ -27,6 +27,81 @@ const CSHARP_TAGS: &str = include_str!("../../assets/queries/csharp-tags.scm");
 const RUBY_TAGS: &str = include_str!("../../assets/queries/ruby-tags.scm");
 const PHP_TAGS: &str = include_str!("../../assets/queries/php-tags.scm");
 
+/// Programming languages mapscope has no grammar for, by file extension (lowercase): the walk
+/// counts their files (`stats`, and the map's note when they are a notable share of the code)
+/// instead of passing over them in silence. Markup, styles, data and config are not listed.
+const UNSUPPORTED: &[(&str, &str)] = &[
+    ("asm", "assembly"),
+    ("bash", "shell"),
+    ("clj", "clojure"),
+    ("cljc", "clojure"),
+    ("cljs", "clojure"),
+    ("cr", "crystal"),
+    ("cu", "cuda"),
+    ("cuh", "cuda"),
+    ("dart", "dart"),
+    ("elm", "elm"),
+    ("erl", "erlang"),
+    ("ex", "elixir"),
+    ("exs", "elixir"),
+    ("f90", "fortran"),
+    ("fs", "f#"),
+    ("fsx", "f#"),
+    ("gd", "gdscript"),
+    ("groovy", "groovy"),
+    ("hrl", "erlang"),
+    ("hs", "haskell"),
+    ("jl", "julia"),
+    ("kt", "kotlin"),
+    ("kts", "kotlin"),
+    ("lua", "lua"),
+    ("m", "objective-c"),
+    ("ml", "ocaml"),
+    ("mli", "ocaml"),
+    ("mm", "objective-c"),
+    ("nim", "nim"),
+    ("pl", "perl"),
+    ("pm", "perl"),
+    ("ps1", "powershell"),
+    ("r", "r"),
+    ("s", "assembly"),
+    ("scala", "scala"),
+    ("sh", "shell"),
+    ("sol", "solidity"),
+    ("svelte", "svelte"),
+    ("swift", "swift"),
+    ("vb", "visual basic"),
+    ("vue", "vue"),
+    ("zig", "zig"),
+    ("zsh", "shell"),
+];
+
+/// The language of a code file mapscope has no grammar for (`Foo.kt` → `kotlin`), by its
+/// extension; `None` for supported languages and for anything that is not code.
+pub fn unsupported_language(path: &str) -> Option<&'static str> {
+    let ext = path.rsplit_once('.')?.1.to_ascii_lowercase();
+    UNSUPPORTED
+        .binary_search_by(|(e, _)| (*e).cmp(ext.as_str()))
+        .ok()
+        .map(|i| UNSUPPORTED[i].1)
+}
+
+/// The display names of the supported languages, for messages (`c++`, `c#`; TSX is
+/// TypeScript).
+pub fn supported_language_names() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = Vec::new();
+    for lang in Lang::ALL {
+        let name = match lang {
+            Lang::Tsx => continue,
+            Lang::Cpp => "c++",
+            Lang::CSharp => "c#",
+            other => other.name(),
+        };
+        names.push(name);
+    }
+    names
+}
+
 /// The tree-sitter grammar for a language (cheap: a reference-counted handle).
 pub fn grammar(lang: Lang) -> Language {
     match lang {
@@ -215,6 +290,33 @@ mod tests {
         assert_eq!(pattern_root("[(a) (b)]"), None);
         assert_eq!(pattern_root("((a) @x (#eq? @x \"y\"))"), None);
         assert_eq!(pattern_root("(_) @x"), Some("_"));
+    }
+
+    #[test]
+    fn unsupported_languages_by_extension() {
+        // The table is searched by binary search: it must stay sorted, without duplicates.
+        assert!(UNSUPPORTED.windows(2).all(|w| w[0].0 < w[1].0));
+        assert_eq!(unsupported_language("app/src/Main.kt"), Some("kotlin"));
+        assert_eq!(unsupported_language("scripts/x.SH"), Some("shell"));
+        assert_eq!(unsupported_language("src/App.vue"), Some("vue"));
+        // Supported languages, prose, data and names without an extension are not listed.
+        for path in [
+            "a.rs",
+            "a.java",
+            "a.h",
+            "README.md",
+            "a.json",
+            "Makefile",
+            "a.css",
+        ] {
+            assert_eq!(unsupported_language(path), None, "{path}");
+        }
+        for (ext, _) in UNSUPPORTED {
+            assert!(Lang::from_path(&format!("x.{ext}")).is_none(), "{ext}");
+        }
+        let names = supported_language_names();
+        assert_eq!(names.len(), Lang::ALL.len() - 1);
+        assert!(names.contains(&"c++") && names.contains(&"typescript"));
     }
 
     #[test]
