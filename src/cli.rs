@@ -211,8 +211,10 @@ pub struct MapArgs {
     pub no_history: bool,
     /// Instead of the map, say why FILE is in it (which signals) or why not (its rank, the
     /// cut-off, its cheapest definition's cost, and the budget or steering that would bring
-    /// it in). Repeatable; `--format json` gives JSON.
-    #[arg(long, value_name = "FILE")]
+    /// it in). Repeatable; `--format json` gives JSON. Without FILE: the cut list, the
+    /// best-ranked definitions that did not fit with their cost and the budget that would
+    /// take the first (`--format json` always carries it).
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "")]
     pub explain: Vec<String>,
     /// Tokenizer used to count the budget: o200k (o200k_base) or cl100k (cl100k_base).
     #[arg(long, default_value = "o200k", value_parser = parse_tokenizer)]
@@ -575,6 +577,8 @@ fn map_request(args: &MapArgs) -> MapRequest {
         focus: args.focus.clone(),
         idents: args.ident.clone(),
         query: args.query.clone(),
+        // The JSON map and the text cut list say which budget would take the first cut.
+        next_budget: args.format == MapFormat::Json || args.explain.iter().any(String::is_empty),
         ..MapRequest::default()
     }
 }
@@ -630,13 +634,25 @@ fn cmd_map(args: &MapArgs) -> anyhow::Result<()> {
     print_map(&map, &index, args.format)
 }
 
-/// `map --explain FILE…`: why each file is in the map or not.
+/// `map --explain FILE…`: why each file is in the map or not. `--explain` without a file:
+/// the cut list (the JSON map, which carries it, with `--format json`).
 fn explain_map(index: &Index, args: &MapArgs) -> anyhow::Result<()> {
-    use crate::engine::explain::{explain_file, render_text};
+    use crate::engine::explain::{explain_file, render_cut_text, render_text};
     let req = map_request(args);
     let (map, ranked) = index.map(&req);
-    let explained: Vec<_> = args
-        .explain
+    let files: Vec<&String> = args.explain.iter().filter(|f| !f.is_empty()).collect();
+    if files.is_empty() {
+        if args.format == MapFormat::Text {
+            print(&render_cut_text(&map))?;
+        } else {
+            print(&render(&map, &index.files, args.format))?;
+        }
+        for note in &map.notes {
+            eprintln!("mapscope: note: {}", sanitize(note));
+        }
+        return Ok(());
+    }
+    let explained: Vec<_> = files
         .iter()
         .map(|f| explain_file(index, &req, &ranked, &map, f))
         .collect();

@@ -191,6 +191,73 @@ fn every_language_maps_its_hub_and_searches_its_definitions() {
     }
 }
 
+/// Whether the JSON map `v` shows `symbol` of `path` at `line`.
+fn shows(v: &serde_json::Value, path: &str, symbol: &str, line: u64) -> bool {
+    v["files"].as_array().unwrap().iter().any(|f| {
+        f["path"] == path
+            && f["symbols"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|s| s["name"] == symbol && s["line_range"][0] == line)
+    })
+}
+
+#[test]
+fn json_map_lists_what_was_cut_and_the_budget_that_takes_the_next() {
+    let path = fixture("ts-app");
+    let root = path.to_str().unwrap();
+    let json_map = |tokens: &str| -> serde_json::Value {
+        let o = mapscope(&["map", root, "--tokens", tokens, "--format", "json"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let v = json_map("120");
+    let cut = v["cut"].as_array().unwrap();
+    assert!(!cut.is_empty() && cut.len() <= 20, "{cut:?}");
+    for c in cut {
+        assert!(c["path"].is_string() && c["symbol"].is_string() && c["kind"].is_string());
+        assert!(c["tokens"].as_u64().unwrap() > 0, "{c}");
+        // Nothing cut is in the map.
+        let (p, s, l) = (
+            c["path"].as_str().unwrap(),
+            c["symbol"].as_str().unwrap(),
+            c["line"].as_u64().unwrap(),
+        );
+        assert!(!shows(&v, p, s, l), "{c} is in the map");
+    }
+    let first = &cut[0];
+    let (p, s, l) = (
+        first["path"].as_str().unwrap(),
+        first["symbol"].as_str().unwrap(),
+        first["line"].as_u64().unwrap(),
+    );
+    // The next budget is exact: it shows the first cut definition, one token less does not.
+    let next = v["next_budget"].as_u64().unwrap();
+    assert!(next > 120, "{next}");
+    assert!(shows(&json_map(&next.to_string()), p, s, l));
+    assert!(!shows(&json_map(&(next - 1).to_string()), p, s, l));
+
+    // A budget that holds everything cuts nothing.
+    let v = json_map("100000");
+    assert!(v["cut"].as_array().unwrap().is_empty());
+    assert!(v["next_budget"].is_null());
+
+    // The text form: `--explain` without a file prints the cut list instead of the map.
+    let o = mapscope(&["map", root, "--tokens", "120", "--explain"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.starts_with("map: "), "{text}");
+    assert!(text.contains(&format!("{p}:{l}")), "{text}");
+    assert!(
+        text.contains(&format!("use --tokens {next}+ to include `{s}`")),
+        "{text}"
+    );
+    // `--explain FILE` still explains the file.
+    let o = mapscope(&["map", root, "--tokens", "120", "--explain", p]);
+    assert!(stdout(&o).starts_with(p), "{}", stdout(&o));
+}
+
 #[test]
 fn small_budget_is_respected_for_both_tokenizers() {
     let path = fixture("ts-app");

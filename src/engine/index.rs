@@ -131,6 +131,9 @@ pub struct MapRequest {
     pub exclude_symbols: Vec<String>,
     /// How the query and identifiers steer the map (`task`).
     pub task: TaskOptions,
+    /// Also find the smallest budget that would include the first definition that did not
+    /// fit (`RepoMap::next_budget`): a binary search over a dozen or so extra fits.
+    pub next_budget: bool,
 }
 
 /// A query longer than this is cut before it is searched: a pasted log or diff says where
@@ -148,6 +151,7 @@ impl Default for MapRequest {
             exclude_files: Vec::new(),
             exclude_symbols: Vec::new(),
             task: TaskOptions::default(),
+            next_budget: false,
         }
     }
 }
@@ -785,8 +789,16 @@ impl Index {
     /// Ranks and fits a map to the request's budget.
     pub fn map(&self, req: &MapRequest) -> (RepoMap, RankOutput) {
         let ranked = self.rank(req);
-        let map = self.fit(&ranked, req);
+        let mut map = self.fit(&ranked, req);
+        self.find_next_budget(req, &ranked, &mut map);
         (map, ranked)
+    }
+
+    /// Sets `map.next_budget` when the request asks for it.
+    fn find_next_budget(&self, req: &MapRequest, ranked: &RankOutput, map: &mut RepoMap) {
+        if req.next_budget {
+            map.next_budget = super::explain::budget_for_next_cut(self, req, ranked, map);
+        }
     }
 
     /// `map` for an index that ranks only once (`mapscope map`): after ranking, frees what
@@ -804,7 +816,9 @@ impl Index {
             }
         }
         release_free_memory();
-        self.fit(&ranked, req)
+        let mut map = self.fit(&ranked, req);
+        self.find_next_budget(req, &ranked, &mut map);
+        map
     }
 
     /// Whether `save_cache` would write (the cache lacks something this index parsed).
