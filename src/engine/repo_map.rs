@@ -1193,7 +1193,22 @@ mod tests {
             let v: serde_json::Value =
                 serde_json::from_str(&render(&map, &files, MapFormat::Json)).unwrap();
             let keys: Vec<_> = v.as_object().unwrap().keys().cloned().collect();
-            assert_eq!(keys.len(), 5, "{keys:?}");
+            assert_eq!(
+                keys,
+                [
+                    "budget",
+                    "cut",
+                    "files",
+                    "next_budget",
+                    "text",
+                    "tokenizer",
+                    "tokens"
+                ],
+                "{keys:?}"
+            );
+            // Everything fits: nothing cut, no next budget.
+            assert_eq!(v["cut"], serde_json::json!([]));
+            assert!(v["next_budget"].is_null());
             let text = v["text"].as_str().unwrap();
             assert_eq!(v["tokens"], tokenizer(kind).count(text));
             assert_eq!(v["budget"], 500);
