@@ -18,6 +18,7 @@ use crate::engine::history::HistorySource;
 use crate::engine::index::{Index, IndexOptions, MapRequest};
 use crate::engine::json;
 use crate::engine::repo_map::{render, MapFormat, RepoMap};
+use crate::engine::scope::{Scope, ScopeSpec};
 use crate::engine::search::{
     Evidence, SearchContext, SearchIndex, SearchOptions, SearchResponse, SearchWeights, MAX_TOP,
 };
@@ -112,6 +113,13 @@ pub struct SearchArgs {
     /// Only these languages: ts,js,py,go,rs,java,c,cs,rb,php.
     #[arg(long, value_delimiter = ',')]
     pub lang: Vec<String>,
+    /// Only paths matching this pattern (gitignore syntax, relative to the root; repeatable).
+    #[arg(long, value_name = "GLOB")]
+    pub include: Vec<String>,
+    /// Leave out paths matching this pattern (gitignore syntax, relative to the root;
+    /// repeatable).
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
     /// Print the JSON contract instead of text.
     #[arg(long)]
     pub json: bool,
@@ -209,6 +217,17 @@ pub struct MapArgs {
     /// Leave the commit history out of the search behind `--query`.
     #[arg(long)]
     pub no_history: bool,
+    /// Rank and show only paths matching this pattern (gitignore syntax, relative to the
+    /// root; repeatable). The graph still learns from every file.
+    #[arg(long, value_name = "GLOB")]
+    pub include: Vec<String>,
+    /// Rank and show no path matching this pattern (gitignore syntax, relative to the root;
+    /// repeatable). The graph still learns from every file.
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+    /// Rank and show only these languages: ts,js,py,go,rs,java,c,cs,rb,php.
+    #[arg(long, value_delimiter = ',')]
+    pub lang: Vec<String>,
     /// Instead of the map, say why FILE is in it (which signals) or why not (its rank, the
     /// cut-off, its cheapest definition's cost, and the budget or steering that would bring
     /// it in). Repeatable; `--format json` gives JSON. Without FILE: the cut list, the
@@ -429,6 +448,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 ident: Vec::new(),
                 query: None,
                 no_history: false,
+                include: Vec::new(),
+                exclude: Vec::new(),
+                lang: Vec::new(),
                 explain: Vec::new(),
                 tokenizer: TokenizerKind::O200k,
                 format: MapFormat::Text,
@@ -579,11 +601,22 @@ fn map_request(args: &MapArgs) -> MapRequest {
         query: args.query.clone(),
         // The JSON map and the text cut list say which budget would take the first cut.
         next_budget: args.format == MapFormat::Json || args.explain.iter().any(String::is_empty),
+        scope: map_scope(args),
         ..MapRequest::default()
     }
 }
 
+fn map_scope(args: &MapArgs) -> ScopeSpec {
+    ScopeSpec {
+        include: args.include.clone(),
+        exclude: args.exclude.clone(),
+        langs: args.lang.clone(),
+    }
+}
+
 fn cmd_map(args: &MapArgs) -> anyhow::Result<()> {
+    // A bad pattern or language is the user's to fix, before any work.
+    Scope::new(&map_scope(args)).map_err(|e| InvalidArgument(e.to_string()))?;
     // Building the tokenizer's tables takes a few hundred ms: do it while the repo is walked
     // and parsed (the OnceLock makes the fit wait for it if it is not ready yet).
     let kind = args.tokenizer;
@@ -942,6 +975,8 @@ fn cmd_search(args: &SearchArgs) -> anyhow::Result<()> {
         files_mode: args.files,
         path_globs: args.paths.clone(),
         langs: args.lang.clone(),
+        include: args.include.clone(),
+        exclude: args.exclude.clone(),
     };
     if let Err(e) = opts.validate() {
         if args.json {

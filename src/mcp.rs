@@ -42,6 +42,7 @@ use crate::cli::warn;
 use crate::engine::error::EngineError;
 use crate::engine::index::{Index, IndexOptions, MapRequest};
 use crate::engine::repo_map::{render, MapFormat};
+use crate::engine::scope::{Scope, ScopeSpec};
 use crate::engine::search::{SearchOptions, MAX_TOP};
 use crate::engine::text::sanitize;
 use crate::engine::tokenizer::TokenizerKind;
@@ -669,7 +670,17 @@ fn tool_list() -> Value {
                     "format": {"type": "string", "enum": ["text", "markdown"],
                         "default": "text",
                         "description": "text: the map as an LLM is fed it; markdown: a fenced \
-                            block per file."}
+                            block per file."},
+                    "include": {"type": "array", "items": {"type": "string"},
+                        "description": "Only paths matching these patterns (gitignore syntax, \
+                            relative to the root: `cmd/`, `*.go`)."},
+                    "exclude": {"type": "array", "items": {"type": "string"},
+                        "description": "Leave out paths matching these patterns (gitignore \
+                            syntax, relative to the root: `web/ui/`, `*_test.go`)."},
+                    "lang": {"type": "array",
+                        "items": {"type": "string", "enum": ["ts", "js", "py", "go", "rs", "java", "c", "cs", "rb", "php"]},
+                        "description": "Rank and show only these languages (the graph still \
+                            learns from every file)."}
                 },
                 "additionalProperties": false
             },
@@ -694,6 +705,12 @@ fn tool_list() -> Value {
                         "description": "Rank distinct files instead of hits."},
                     "paths": {"type": "array", "items": {"type": "string"},
                         "description": "Only paths matching these globs; `!GLOB` excludes."},
+                    "include": {"type": "array", "items": {"type": "string"},
+                        "description": "Only paths matching these patterns (gitignore syntax, \
+                            relative to the root: `cmd/`, `*.go`)."},
+                    "exclude": {"type": "array", "items": {"type": "string"},
+                        "description": "Leave out paths matching these patterns (gitignore \
+                            syntax, relative to the root: `web/ui/`, `*_test.go`)."},
                     "lang": {"type": "array",
                         "items": {"type": "string", "enum": ["ts", "js", "py", "go", "rs", "java", "c", "cs", "rb", "php"]},
                         "description": "Only these languages."}
@@ -737,8 +754,17 @@ impl MapCall {
                 "query",
                 "tokenizer",
                 "format",
+                "include",
+                "exclude",
+                "lang",
             ],
         )?;
+        let scope = ScopeSpec {
+            include: string_list(args, "include")?,
+            exclude: string_list(args, "exclude")?,
+            langs: string_list(args, "lang")?,
+        };
+        Scope::new(&scope).map_err(|e| RpcError::invalid(e.to_string()))?;
         let budget = optional_int(args, "tokens", 1024, MIN_MAP_TOKENS..=MAX_MAP_TOKENS)?;
         let tokenizer = match optional_str(args, "tokenizer")? {
             None => TokenizerKind::O200k,
@@ -757,6 +783,7 @@ impl MapCall {
                 focus: string_list(args, "focus_files")?,
                 idents: string_list(args, "identifiers")?,
                 query: optional_str(args, "query")?.map(str::to_string),
+                scope,
                 ..MapRequest::default()
             },
             format,
@@ -794,7 +821,12 @@ struct SearchCall {
 
 impl SearchCall {
     fn parse(args: &Map<String, Value>) -> Result<SearchCall, RpcError> {
-        known_arguments(args, &["query", "top", "files", "paths", "lang"])?;
+        known_arguments(
+            args,
+            &[
+                "query", "top", "files", "paths", "lang", "include", "exclude",
+            ],
+        )?;
         let query = optional_str(args, "query")?
             .filter(|q| !q.trim().is_empty())
             .ok_or_else(|| RpcError::invalid("`query` must be a non-empty string"))?
@@ -810,6 +842,8 @@ impl SearchCall {
             files_mode,
             path_globs: string_list(args, "paths")?,
             langs: string_list(args, "lang")?,
+            include: string_list(args, "include")?,
+            exclude: string_list(args, "exclude")?,
         };
         opts.validate()
             .map_err(|e| RpcError::invalid(e.to_string()))?;
@@ -1024,6 +1058,58 @@ mod tests {
             "a focus file is left out"
         );
         assert_eq!(result["content"].as_array().unwrap().len(), 1, "no note");
+    }
+
+    #[test]
+    fn repo_map_and_search_take_a_scope() {
+        let mut s = server(fixture("go-app"));
+        let r = call(
+            &mut s,
+            "repo_map",
+            json!({"tokens": 2048, "exclude": ["cmd/", "*_test.go"], "lang": ["go"]}),
+        );
+        let files = r["result"]["structuredContent"]["files"]
+            .as_array()
+            .unwrap();
+        assert!(!files.is_empty(), "{r}");
+        for f in files {
+            let p = f["path"].as_str().unwrap();
+            assert!(!p.starts_with("cmd/") && !p.ends_with("_test.go"), "{p}");
+        }
+        // The JSON map carries the cut list.
+        assert!(r["result"]["structuredContent"]["cut"].is_array(), "{r}");
+        let r = call(
+            &mut s,
+            "repo_map",
+            json!({"include": ["internal/handler/"]}),
+        );
+        let files = r["result"]["structuredContent"]["files"]
+            .as_array()
+            .unwrap();
+        assert_eq!(files.len(), 1, "{r}");
+        assert_eq!(files[0]["path"], "internal/handler/handler.go");
+        let r = call(
+            &mut s,
+            "search",
+            json!({"query": "store", "exclude": ["internal/store/"]}),
+        );
+        let sources = r["result"]["structuredContent"]["sources"]
+            .as_array()
+            .unwrap();
+        assert!(!sources.is_empty(), "{r}");
+        assert!(sources.iter().all(|h| !h["file_path"]
+            .as_str()
+            .unwrap()
+            .starts_with("internal/store/")));
+        // A bad pattern or language is the client's error.
+        for (tool, args) in [
+            ("repo_map", json!({"include": ["src/["]})),
+            ("repo_map", json!({"lang": ["cobol"]})),
+            ("search", json!({"query": "x", "exclude": ["a/**b{"]})),
+        ] {
+            let r = call(&mut s, tool, args);
+            assert_eq!(r["error"]["code"], INVALID_PARAMS, "{r}");
+        }
     }
 
     #[test]

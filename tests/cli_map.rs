@@ -258,6 +258,86 @@ fn json_map_lists_what_was_cut_and_the_budget_that_takes_the_next() {
     assert!(stdout(&o).starts_with(p), "{}", stdout(&o));
 }
 
+/// The map's files (JSON) with their ranks.
+fn map_files(args: &[&str]) -> Vec<(String, f64)> {
+    let mut all = vec!["map", "--format", "json", "--tokens", "4096"];
+    all.extend_from_slice(args);
+    let o = mapscope(&all);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["path"].as_str().unwrap().to_string(),
+                f["rank"].as_f64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn scope_flags_narrow_what_is_ranked_and_shown() {
+    let root = fixture("go-app");
+    let root = root.to_str().unwrap();
+    let all = map_files(&[root]);
+    assert!(all.iter().any(|(p, _)| p == "cmd/server/main.go"));
+
+    // --exclude: gitignore syntax, repeatable.
+    let files = map_files(&[root, "--exclude", "cmd/", "--exclude", "*_test.go"]);
+    assert!(!files.is_empty());
+    assert!(
+        files
+            .iter()
+            .all(|(p, _)| !p.starts_with("cmd/") && !p.ends_with("_test.go")),
+        "{files:?}"
+    );
+    // The graph still learns from the excluded files: the store they use stays the hub.
+    assert_eq!(files[0].0, "internal/store/store.go", "{files:?}");
+
+    // --include: only what matches.
+    let files = map_files(&[root, "--include", "internal/handler"]);
+    let paths: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(paths, ["internal/handler/handler.go"]);
+
+    // --lang: by family; a language the repository lacks leaves nothing, with a note.
+    let files = map_files(&[root, "--lang", "go"]);
+    assert_eq!(files.len(), all.len());
+    let o = mapscope(&["map", root, "--lang", "rust"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).trim().is_empty(), "{}", stdout(&o));
+    assert!(stderr(&o).contains("the scope leaves out every indexed code file"));
+
+    // Bad patterns and languages: one line, INVALID_ARGUMENT, for map and search.
+    let o = mapscope(&["map", root, "--include", "src/["]);
+    assert_error(&o, "INVALID_ARGUMENT");
+    assert!(stderr(&o).contains("src/["), "{}", stderr(&o));
+    let o = mapscope(&["map", root, "--lang", "cobol"]);
+    assert_error(&o, "INVALID_ARGUMENT");
+    let o = mapscope(&["search", root, "store", "--exclude", "a/**b{"]);
+    assert_error(&o, "INVALID_ARGUMENT");
+
+    // Search takes the same flags.
+    let o = mapscope(&[
+        "search",
+        root,
+        "store",
+        "--json",
+        "--exclude",
+        "internal/store/",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let sources = v["sources"].as_array().unwrap();
+    assert!(!sources.is_empty());
+    for s in sources {
+        let p = s["file_path"].as_str().unwrap();
+        assert!(!p.starts_with("internal/store/"), "{p}");
+    }
+}
+
 #[test]
 fn small_budget_is_respected_for_both_tokenizers() {
     let path = fixture("ts-app");

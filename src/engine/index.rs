@@ -24,6 +24,7 @@ use super::rank::{
     pagerank, query_identifiers, query_terms, rank, PageRankOptions, Personalization, RankOutput,
 };
 use super::repo_map::{build_map, LineCostCache, MapOptions, RepoMap};
+use super::scope::{Scope, ScopeSpec};
 use super::search::{
     HistoryIndex, SearchContext, SearchIndex, SearchOptions, SearchResponse, TextDoc, MAX_TOP,
 };
@@ -134,6 +135,10 @@ pub struct MapRequest {
     /// Also find the smallest budget that would include the first definition that did not
     /// fit (`RepoMap::next_budget`): a binary search over a dozen or so extra fits.
     pub next_budget: bool,
+    /// Which files the map may rank and show (`--include`, `--exclude`, `--lang`); the graph
+    /// still holds every file. Checked by the front doors (`Scope::new`); a bad one that gets
+    /// here is ignored with a note.
+    pub scope: ScopeSpec,
 }
 
 /// A query longer than this is cut before it is searched: a pasted log or diff says where
@@ -152,6 +157,7 @@ impl Default for MapRequest {
             exclude_symbols: Vec::new(),
             task: TaskOptions::default(),
             next_budget: false,
+            scope: ScopeSpec::default(),
         }
     }
 }
@@ -709,12 +715,31 @@ impl Index {
                 .filter_map(|p| self.resolve_user_path(p))
                 .collect()
         };
-        let task = self.task(req);
+        let mut task = self.task(req);
+        let mut exclude_files = resolve_all(&req.exclude_files);
+        // Out of scope: no definitions listed and no personalization, edges kept.
+        match Scope::new(&req.scope) {
+            Ok(scope) if !scope.is_empty() => {
+                exclude_files.extend(
+                    self.files
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, f)| !scope.allows(&f.path, Some(f.lang)))
+                        .map(|(i, _)| i),
+                );
+                if exclude_files.len() >= self.files.len() {
+                    task.notes
+                        .push("the scope leaves out every indexed code file".to_string());
+                }
+            }
+            Ok(_) => {}
+            Err(e) => task.notes.push(format!("scope ignored: {e}")),
+        }
         let personalization = Personalization {
             focus_files: resolve_all(&req.focus),
             idents: req.idents.clone(),
             query: req.query.clone(),
-            exclude_files: resolve_all(&req.exclude_files),
+            exclude_files,
             exclude_symbols: req.exclude_symbols.clone(),
             task_files: task
                 .search_files
@@ -766,6 +791,10 @@ impl Index {
             let opts = SearchOptions {
                 top: MAX_TOP,
                 files_mode: true,
+                // The query's files come from the scope too (a bad scope is noted by `rank`).
+                include: req.scope.include.clone(),
+                exclude: req.scope.exclude.clone(),
+                langs: req.scope.langs.clone(),
                 ..SearchOptions::default()
             };
             let response = self.search(query, &opts);

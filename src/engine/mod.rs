@@ -21,6 +21,7 @@ pub mod model;
 pub mod rank;
 pub mod repo_map;
 pub mod resolve;
+pub mod scope;
 pub mod search;
 pub mod tags;
 pub mod task;
