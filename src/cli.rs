@@ -275,6 +275,10 @@ pub struct BenchArgs {
     /// indexed files; the repository itself is never written).
     #[arg(long)]
     pub live: bool,
+    /// Time tree-sitter alone parsing the repository's code files (no tags, no graph): the
+    /// floor a cold map is compared with.
+    #[arg(long, conflicts_with = "live")]
+    pub parse_floor: bool,
     /// Edits to time with --live.
     #[arg(long, default_value_t = 15)]
     pub edits: usize,
@@ -782,6 +786,28 @@ fn print_stats(index: &Index, json: bool, verbose: bool) -> anyhow::Result<()> {
 }
 
 fn cmd_bench(args: &BenchArgs) -> anyhow::Result<()> {
+    if args.parse_floor {
+        let r = crate::parse_floor::run(&repo_path(&args.path), args.runs)?;
+        if args.json {
+            return print(&json::to_string_pretty(&r)?);
+        }
+        let langs: Vec<String> = r
+            .files_by_language
+            .iter()
+            .map(|(l, n)| format!("{l} {n}"))
+            .collect();
+        return print(&format!(
+            "{} files ({}), {:.1} MB; read {:.0} ms\nparse only (tree-sitter, no tags): median \
+             {:.1} ms over {} runs; {} files out of time",
+            r.files,
+            langs.join(", "),
+            r.bytes as f64 / 1e6,
+            r.read_ms,
+            r.parse_median_ms,
+            args.runs.max(1),
+            r.failed
+        ));
+    }
     if args.live {
         let report = crate::live_bench::run(&repo_path(&args.path), args.edits, args.tokens)?;
         if args.json {

@@ -150,6 +150,12 @@ pub fn extract_tags(lang: Lang, source: &str) -> FileTags {
     tags
 }
 
+/// Parses `source` and drops the tree: what a file costs tree-sitter alone (`mapscope bench
+/// --parse-floor`). False when the parse ran out of its time budget.
+pub fn parse_only(lang: Lang, source: &str) -> bool {
+    parse(lang, source, Instant::now() + time_budget(source)).is_some()
+}
+
 /// How long one file may take: `TIME_BUDGET` plus `TIME_PER_LINE` per line, at most
 /// `MAX_TIME_BUDGET`.
 pub fn time_budget(source: &str) -> Duration {
