@@ -41,6 +41,7 @@ if [ $AIDER = 1 ] && { [ ! -x "$PY" ] || [ ! -f "$ANCHOR_PY" ]; }; then
   echo "languages.sh: no aider anchor ($PY, $ANCHOR_PY): aider columns n/a" >&2; AIDER=0
 fi
 OUT=${OUT:-$(mktemp -d /tmp/languages-XXXXXX)}
+mkdir -p "$OUT"
 echo "languages.sh: raw output in $OUT" >&2
 
 timev() { # file -> "wall_s rss_mb"

@@ -237,7 +237,8 @@ pub fn explain_file(
         })
         .map(|p| p + 1);
     e.cheapest = cheapest_def(index, req, fi);
-    e.budget_needed = smallest_budget(index, req, ranked, fi);
+    let guess = e.cheapest.as_ref().map_or(64, |c| c.tokens);
+    e.budget_needed = smallest_budget(index, req, ranked, fi, guess);
     let mut not_in = "not in the map".to_string();
     if let Some(p) = e.best_def_position {
         not_in.push_str(&format!(
@@ -310,8 +311,9 @@ fn smallest_budget(
     req: &MapRequest,
     ranked: &RankOutput,
     fi: usize,
+    guess: usize,
 ) -> Option<usize> {
-    smallest_budget_where(index, req, ranked, |map| {
+    smallest_budget_where(index, req, ranked, guess, |map| {
         map.files.iter().any(|f| f.file == fi)
     })
 }
@@ -326,7 +328,7 @@ pub fn budget_for_next_cut(
     map: &RepoMap,
 ) -> Option<usize> {
     let next = map.cut.first()?;
-    smallest_budget_where(index, req, ranked, |m| {
+    smallest_budget_where(index, req, ranked, next.tokens, |m| {
         m.files.iter().any(|f| {
             f.path == next.path
                 && f.symbols
@@ -336,13 +338,16 @@ pub fn budget_for_next_cut(
     })
 }
 
-/// The smallest budget above the request's whose map (same ranking) satisfies `shows`, by
-/// binary search over fits: exact because a larger budget never drops what a smaller one
-/// showed. `None` if even `MAX_BUDGET_TRIED` tokens would not.
+/// The smallest budget above the request's whose map (same ranking) satisfies `shows`:
+/// exact because a larger budget never drops what a smaller one showed. Gallops up from the
+/// request's budget by `guess` tokens (what the missing part costs on its own, usually
+/// enough), doubling the step until a map shows it, then bisects: a handful of fits instead
+/// of a search over the whole range. `None` if even `MAX_BUDGET_TRIED` tokens would not.
 fn smallest_budget_where(
     index: &Index,
     req: &MapRequest,
     ranked: &RankOutput,
+    guess: usize,
     shows_in: impl Fn(&RepoMap) -> bool,
 ) -> Option<usize> {
     let shows = |budget: usize| -> bool {
@@ -353,10 +358,20 @@ fn smallest_budget_where(
         };
         shows_in(&index.fit(ranked, &r))
     };
+    let max = MAX_BUDGET_TRIED.max(req.budget);
     let mut lo = req.budget;
-    let mut hi = MAX_BUDGET_TRIED.max(req.budget);
-    if !shows(hi) {
-        return None;
+    let mut step = guess.max(1);
+    let mut hi;
+    loop {
+        hi = lo.saturating_add(step).min(max);
+        if shows(hi) {
+            break;
+        }
+        if hi >= max {
+            return None;
+        }
+        lo = hi;
+        step = step.saturating_mul(2);
     }
     // Invariant: the map at `lo` lacks the file, the map at `hi` shows it.
     while hi - lo > 1 {

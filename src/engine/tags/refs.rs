@@ -493,11 +493,8 @@ const PHP_SPEC: TableSpec = TableSpec {
     heritage: &[("base_clause", ""), ("class_interface_clause", "")],
     wrappers: &["qualified_name"],
     bindings: &[("variable_name", "")],
-    opaque: &[
-        "namespace_use_declaration",
-        "namespace_name",
-        "namespace_definition",
-    ],
+    // Not `namespace_definition`: a braced namespace holds the code.
+    opaque: &["namespace_use_declaration", "namespace_name"],
     plain: &["name", "variable_name"],
 };
 
