@@ -68,11 +68,13 @@ const RESOLVED: f64 = 0.7;
 
 #[test]
 fn uses_bind_through_each_languages_imports() {
-    let cases: [(&str, &str, &str, &str); 17] = [
+    let cases: [(&str, &str, &str, &str); 18] = [
         // Rust: `use crate::store::{Item, Store}`, `use crate::util::{self, …}` + `util::f()`.
         ("rust-app", "src/cli.rs", "src/store.rs", "Store"),
         ("rust-app", "src/cli.rs", "src/util.rs", "capacity_left"),
         ("rust-app", "src/util.rs", "src/store.rs", "Item"),
+        // An integration test names the package's library by its crate name.
+        ("rust-app", "tests/store_test.rs", "src/store.rs", "Store"),
         // Java: a named import and an on-demand (`.*`) import.
         (
             "java-app",

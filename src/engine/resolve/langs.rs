@@ -8,8 +8,10 @@
 //!   (or the file's own directory for `tests/`, `examples/`, `benches/`, `src/bin/` and lone
 //!   files). A path whose tail is an inline module or an item resolves to the longest prefix
 //!   that is a file. `use other_crate::…` reaches a workspace crate `…/other-crate/src/lib.rs`
-//!   (dashes and underscores alike) when exactly one directory has that name; anything else
-//!   (std, crates.io) stays unresolved.
+//!   (dashes and underscores alike) when exactly one directory has that name; from an
+//!   integration test, example, bench or binary, `use my_app::a::B` reaches the package's own
+//!   `src/a.rs` when a module of the path is there (the crate name is in Cargo.toml, which is
+//!   not read). Anything else (std, crates.io) stays unresolved.
 //! - Java, C#, PHP: a package or namespace → the files that declare it (`package a.b;`,
 //!   `namespace A.B`, `namespace A\B;`); the graph finds a named import's class among them
 //!   by its definition. `import static a.b.C.m` → `a.b`'s `C.java`; PHP `use A\B;` of a
@@ -187,17 +189,22 @@ impl Ctx<'_, '_> {
                 if let Some(Some(src)) = self.t.rust_crates.get(&name) {
                     bases.push(((*src).to_owned(), rest, 0));
                 }
+                // Integration tests, examples, benches and binaries name their own package's
+                // library by its crate name, which the files do not tell (it is in
+                // Cargo.toml): `use my_app::store::Store` from `tests/` → `src/store.rs`
+                // when a module of the path is there (so `use serde::Serialize` stays
+                // external).
+                if let Some(lib) = self.rust_package_lib(from_path) {
+                    bases.push((lib.to_owned(), rest, 1));
+                }
             }
         }
         for (base, rest, least) in bases {
-            let Some((module, depth)) = self
-                .rust_longest_module(&base, rest)
-                .filter(|&(_, depth)| depth >= least)
-            else {
+            let Some((module, depth)) = self.rust_longest_module(&base, rest) else {
                 continue;
             };
             // The names are submodules only when the whole path is a module.
-            let names = import
+            let names: Vec<Vec<usize>> = import
                 .names
                 .iter()
                 .map(|n| {
@@ -210,6 +217,11 @@ impl Ctx<'_, '_> {
                         .collect()
                 })
                 .collect();
+            // Too shallow a match is no match (see `least`), unless an imported name is a
+            // module there (`use my_app::cli;`).
+            if depth < least && !names.iter().any(|n| !n.is_empty()) {
+                continue;
+            }
             return ResolvedImport {
                 module: vec![module],
                 names,
@@ -272,6 +284,27 @@ impl Ctx<'_, '_> {
                 return None;
             }
             d = split_dir(d).0;
+        }
+    }
+
+    /// The `src` directory of the library of the package a non-library crate root belongs
+    /// to (`tests/it.rs`, `src/main.rs`, `examples/x.rs` → `src` when `src/lib.rs` exists);
+    /// `None` for the library's own files.
+    fn rust_package_lib(&self, path: &str) -> Option<String> {
+        let root = self.rust_crate_root(path);
+        let (own_dir, name) = split_dir(path);
+        // `src/main.rs` shares its directory with `src/lib.rs` but is a crate of its own.
+        let is_lib_file = |src: &str| root == src && !(name == "main.rs" && own_dir == src);
+        let mut dir = own_dir;
+        loop {
+            let src = join(dir, &["src"]);
+            if self.file_at(&join(&src, &["lib.rs"])).is_some() {
+                return (!is_lib_file(&src)).then_some(src);
+            }
+            if dir.is_empty() {
+                return None;
+            }
+            dir = split_dir(dir).0;
         }
     }
 
@@ -583,6 +616,30 @@ mod tests {
         assert_eq!(
             resolve(&files, 1, &imp("std::fmt", &["Display"])).0,
             Vec::<String>::new()
+        );
+        // The package's own library by its crate name, from an integration test and from
+        // `main.rs`; never from the library itself, and never without a module on the path.
+        let mut with_main = files.clone();
+        with_main.push(file("src/main.rs", vec![]));
+        assert_eq!(
+            resolve(&with_main, 5, &imp("my_app::store", &["Store"])).0,
+            vec!["src/store.rs".to_owned()]
+        );
+        assert_eq!(
+            resolve(&with_main, 8, &imp("my_app::engine::graph", &["Graph"])).0,
+            vec!["src/engine/graph.rs".to_owned()]
+        );
+        assert_eq!(
+            resolve(&with_main, 1, &imp("my_app::store", &["Store"])).0,
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            resolve(&with_main, 5, &imp("serde", &["Serialize"])).0,
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            resolve(&with_main, 8, &imp("my_app", &["engine"])).1,
+            vec![vec!["src/engine/mod.rs".to_owned()]]
         );
     }
 
