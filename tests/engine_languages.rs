@@ -68,7 +68,7 @@ const RESOLVED: f64 = 0.7;
 
 #[test]
 fn uses_bind_through_each_languages_imports() {
-    let cases: [(&str, &str, &str, &str); 18] = [
+    let cases: [(&str, &str, &str, &str); 20] = [
         // Rust: `use crate::store::{Item, Store}`, `use crate::util::{self, …}` + `util::f()`.
         ("rust-app", "src/cli.rs", "src/store.rs", "Store"),
         ("rust-app", "src/cli.rs", "src/util.rs", "capacity_left"),
@@ -91,6 +91,19 @@ fn uses_bind_through_each_languages_imports() {
         (
             "java-app",
             "src/main/java/com/acme/web/Handler.java",
+            "src/main/java/com/acme/store/Item.java",
+            "Item",
+        ),
+        // Java: the same package needs no import.
+        (
+            "java-app",
+            "src/main/java/com/acme/store/Store.java",
+            "src/main/java/com/acme/store/Repository.java",
+            "Repository",
+        ),
+        (
+            "java-app",
+            "src/main/java/com/acme/store/Store.java",
             "src/main/java/com/acme/store/Item.java",
             "Item",
         ),

@@ -15,7 +15,10 @@
 //!    drops the reference: it is not the repo's.
 //! 2. Defined in its own file: no edge.
 //! 3. Go: an unqualified name → the files of the same package (directory) defining it, or a
-//!    dot-import; never anything else. Python `from m import *` likewise.
+//!    dot-import; never anything else. Python `from m import *` likewise. Java: a
+//!    capitalized unqualified name → the same directory's files defining it (its package),
+//!    else rule 4; C/C++ includes, Ruby requires and PHP includes are wildcards that reach
+//!    what the included file includes (`includes_are_transitive`).
 //! 4. Fallback: the bare name in every file of the same language family defining it, split
 //!    over those files and down-weighted; in TS/JS only scripts and `.d.ts` files count (a
 //!    module's names are out of scope unless imported: `const Object` in some module is not
@@ -1149,6 +1152,13 @@ impl<'a> Builder<'a> {
             if file.lang == Lang::Go {
                 wild.extend(self.same_package_definers(fi, id, false));
             }
+            // Java: the types of the file's own package are in scope without an import, and
+            // a package is a directory by the language's convention. Only capitalized names
+            // (types, constants): an unqualified lowercase call is the class's own or an
+            // inherited method, not whatever the package's other classes call by that name.
+            if file.lang == Lang::Java && r.name.starts_with(|c: char| c.is_ascii_uppercase()) {
+                wild.extend(self.same_directory_definers(fi, id));
+            }
             if !wild.is_empty() || file.lang == Lang::Go {
                 // Never a bare-name guess across Go packages: an unresolved name there is a
                 // builtin or a local.
@@ -1218,6 +1228,18 @@ impl<'a> Builder<'a> {
                 .map(|t| (t, id))
                 .collect(),
         }
+    }
+
+    /// The other files of `fi`'s directory, in its language family, that define `id`.
+    fn same_directory_definers(&self, fi: usize, id: u32) -> Vec<Target> {
+        let dir = self.file_dir[fi];
+        self.definers[family(self.files[fi].lang)]
+            .row(id as usize)
+            .iter()
+            .map(|&t| t as usize)
+            .filter(|&t| t != fi && self.file_dir[t] == dir)
+            .map(|t| (t, id))
+            .collect()
     }
 
     /// `release`: give what binding freed (its tables; consumed references) back to the

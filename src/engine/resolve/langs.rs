@@ -15,7 +15,8 @@
 //! - Java, C#, PHP: a package or namespace → the files that declare it (`package a.b;`,
 //!   `namespace A.B`, `namespace A\B;`); the graph finds a named import's class among them
 //!   by its definition. `import static a.b.C.m` → `a.b`'s `C.java`; PHP `use A\B;` of a
-//!   namespace binds `B` to that namespace's files.
+//!   namespace binds `B` to that namespace's files. (Java's own package needs no import:
+//!   the graph looks capitalized names up in the file's directory.)
 //! - C/C++: `#include "x.h"` relative to the including file, else the file whose path ends
 //!   with `x.h` closest to it (the include path is not known); `#include <d/x.h>` the same when
 //!   it names a directory, `<x.h>` never (a system header).
