@@ -20,6 +20,7 @@ use crate::engine::history::HistorySource;
 use crate::engine::index::{Index, IndexOptions, MapRequest};
 use crate::engine::json;
 use crate::engine::repo_map::{render, MapFormat, RepoMap};
+use crate::engine::scope::{Scope, ScopeSpec};
 use crate::engine::search::{
     Evidence, SearchContext, SearchIndex, SearchOptions, SearchResponse, SearchWeights, MAX_TOP,
 };
@@ -168,9 +169,16 @@ pub struct SearchArgs {
     /// Only paths matching this glob (repeatable; `!GLOB` excludes).
     #[arg(long = "paths", value_name = "GLOB")]
     pub paths: Vec<String>,
-    /// Only these languages: ts,js,py,go.
+    /// Only these languages: ts,js,py,go,rs,java,c,cs,rb,php.
     #[arg(long, value_delimiter = ',')]
     pub lang: Vec<String>,
+    /// Only paths matching this pattern (gitignore syntax, relative to the root; repeatable).
+    #[arg(long, value_name = "GLOB")]
+    pub include: Vec<String>,
+    /// Leave out paths matching this pattern (gitignore syntax, relative to the root;
+    /// repeatable).
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
     /// Print the JSON contract instead of text.
     #[arg(long)]
     pub json: bool,
@@ -284,10 +292,23 @@ pub struct MapArgs {
     /// Leave the commit history out of the search behind `--query`.
     #[arg(long)]
     pub no_history: bool,
+    /// Rank and show only paths matching this pattern (gitignore syntax, relative to the
+    /// root; repeatable). The graph still learns from every file.
+    #[arg(long, value_name = "GLOB")]
+    pub include: Vec<String>,
+    /// Rank and show no path matching this pattern (gitignore syntax, relative to the root;
+    /// repeatable). The graph still learns from every file.
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+    /// Rank and show only these languages: ts,js,py,go,rs,java,c,cs,rb,php.
+    #[arg(long, value_delimiter = ',')]
+    pub lang: Vec<String>,
     /// Instead of the map, say why FILE is in it (which signals) or why not (its rank, the
     /// cut-off, its cheapest definition's cost, and the budget or steering that would bring
-    /// it in). Repeatable; `--format json` gives JSON.
-    #[arg(long, value_name = "FILE")]
+    /// it in). Repeatable; `--format json` gives JSON. Without FILE: the cut list, the
+    /// best-ranked definitions that did not fit with their cost and the budget that would
+    /// take the first (`--format json` always carries it).
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "")]
     pub explain: Vec<String>,
     /// Tokenizer used to count the budget: o200k (o200k_base) or cl100k (cl100k_base).
     #[arg(long, default_value = "o200k", value_parser = parse_tokenizer)]
@@ -306,9 +327,12 @@ pub struct MapArgs {
 pub struct StatsArgs {
     /// Repository root (default: the current directory).
     pub path: Option<PathBuf>,
-    /// Print JSON instead of text.
+    /// Print JSON instead of text (it always lists the skipped and parse-error files).
     #[arg(long)]
     pub json: bool,
+    /// List each skipped file (with its reason) and each file with parse errors.
+    #[arg(long, short)]
+    pub verbose: bool,
     #[command(flatten)]
     pub cache: CacheArgs,
 }
@@ -330,6 +354,10 @@ pub struct BenchArgs {
     /// indexed files; the repository itself is never written).
     #[arg(long)]
     pub live: bool,
+    /// Time tree-sitter alone parsing the repository's code files (no tags, no graph): the
+    /// floor a cold map is compared with.
+    #[arg(long, conflicts_with = "live")]
+    pub parse_floor: bool,
     /// Edits to time with --live.
     #[arg(long, default_value_t = 15)]
     pub edits: usize,
@@ -510,6 +538,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 ident: Vec::new(),
                 query: None,
                 no_history: false,
+                include: Vec::new(),
+                exclude: Vec::new(),
+                lang: Vec::new(),
                 explain: Vec::new(),
                 tokenizer: TokenizerKind::O200k,
                 format: MapFormat::Text,
@@ -658,11 +689,24 @@ fn map_request(args: &MapArgs) -> MapRequest {
         focus: args.focus.clone(),
         idents: args.ident.clone(),
         query: args.query.clone(),
+        // The JSON map and the text cut list say which budget would take the first cut.
+        next_budget: args.format == MapFormat::Json || args.explain.iter().any(String::is_empty),
+        scope: map_scope(args),
         ..MapRequest::default()
     }
 }
 
+fn map_scope(args: &MapArgs) -> ScopeSpec {
+    ScopeSpec {
+        include: args.include.clone(),
+        exclude: args.exclude.clone(),
+        langs: args.lang.clone(),
+    }
+}
+
 fn cmd_map(args: &MapArgs) -> anyhow::Result<()> {
+    // A bad pattern or language is the user's to fix, before any work.
+    Scope::new(&map_scope(args)).map_err(|e| InvalidArgument(e.to_string()))?;
     // Building the tokenizer's tables takes a few hundred ms: do it while the repo is walked
     // and parsed (the OnceLock makes the fit wait for it if it is not ready yet).
     let kind = args.tokenizer;
@@ -713,13 +757,25 @@ fn cmd_map(args: &MapArgs) -> anyhow::Result<()> {
     print_map(&map, &index, args.format)
 }
 
-/// `map --explain FILE…`: why each file is in the map or not.
+/// `map --explain FILE…`: why each file is in the map or not. `--explain` without a file:
+/// the cut list (the JSON map, which carries it, with `--format json`).
 fn explain_map(index: &Index, args: &MapArgs) -> anyhow::Result<()> {
-    use crate::engine::explain::{explain_file, render_text};
+    use crate::engine::explain::{explain_file, render_cut_text, render_text};
     let req = map_request(args);
     let (map, ranked) = index.map(&req);
-    let explained: Vec<_> = args
-        .explain
+    let files: Vec<&String> = args.explain.iter().filter(|f| !f.is_empty()).collect();
+    if files.is_empty() {
+        if args.format == MapFormat::Text {
+            print(&render_cut_text(&map))?;
+        } else {
+            print(&render(&map, &index.files, args.format))?;
+        }
+        for note in &map.notes {
+            eprintln!("mapscope: note: {}", sanitize(note));
+        }
+        return Ok(());
+    }
+    let explained: Vec<_> = files
         .iter()
         .map(|f| explain_file(index, &req, &ranked, &map, f))
         .collect();
@@ -768,10 +824,13 @@ fn budget_note(map: &RepoMap) -> Option<String> {
 
 fn cmd_stats(args: &StatsArgs) -> anyhow::Result<()> {
     let index = build_index(&args.path, None, args.cache)?;
-    with_cache_saved(|| index.save_cache(), || print_stats(&index, args.json))
+    with_cache_saved(
+        || index.save_cache(),
+        || print_stats(&index, args.json, args.verbose),
+    )
 }
 
-fn print_stats(index: &Index, json: bool) -> anyhow::Result<()> {
+fn print_stats(index: &Index, json: bool, verbose: bool) -> anyhow::Result<()> {
     let stats = index.stats();
     if json {
         return print(&json::to_string_pretty(&stats)?);
@@ -798,9 +857,33 @@ fn print_stats(index: &Index, json: bool) -> anyhow::Result<()> {
         "parse errors: {} in {} files",
         stats.parse_errors, stats.files_with_parse_errors
     );
+    if verbose {
+        for f in &stats.parse_error_files {
+            let _ = writeln!(s, "  {} ({} errors)", sanitize(&f.path), f.errors);
+        }
+    }
     let _ = writeln!(s, "skipped:");
     for (reason, n) in &stats.skipped_by_reason {
         let _ = writeln!(s, "  {reason:<12} {n}");
+    }
+    if verbose {
+        for f in &stats.skipped_files {
+            let _ = writeln!(s, "  {} ({})", sanitize(&f.path), f.reason.name());
+        }
+    }
+    let _ = writeln!(
+        s,
+        "no grammar: {} files{}",
+        stats.unsupported_files,
+        if stats.unsupported_files > 0 {
+            " (not in the map)"
+        } else {
+            ""
+        }
+    );
+    for (ext, n) in &stats.unsupported_by_extension {
+        let language = crate::engine::lang::unsupported_language(ext).unwrap_or("");
+        let _ = writeln!(s, "  {ext:<12} {n:<6} {language}");
     }
     let t = stats.times;
     let _ = writeln!(
@@ -812,6 +895,28 @@ fn print_stats(index: &Index, json: bool) -> anyhow::Result<()> {
 }
 
 fn cmd_bench(args: &BenchArgs) -> anyhow::Result<()> {
+    if args.parse_floor {
+        let r = crate::parse_floor::run(&repo_path(&args.path), args.runs)?;
+        if args.json {
+            return print(&json::to_string_pretty(&r)?);
+        }
+        let langs: Vec<String> = r
+            .files_by_language
+            .iter()
+            .map(|(l, n)| format!("{l} {n}"))
+            .collect();
+        return print(&format!(
+            "{} files ({}), {:.1} MB; read {:.0} ms\nparse only (tree-sitter, no tags): median \
+             {:.1} ms over {} runs; {} files out of time",
+            r.files,
+            langs.join(", "),
+            r.bytes as f64 / 1e6,
+            r.read_ms,
+            r.parse_median_ms,
+            args.runs.max(1),
+            r.failed
+        ));
+    }
     if args.live {
         let report = crate::live_bench::run(&repo_path(&args.path), args.edits, args.tokens)?;
         if args.json {
@@ -1013,6 +1118,8 @@ fn cmd_search(args: &SearchArgs) -> anyhow::Result<()> {
         files_mode: args.files,
         path_globs: args.paths.clone(),
         langs: args.lang.clone(),
+        include: args.include.clone(),
+        exclude: args.exclude.clone(),
     };
     if let Err(e) = opts.validate() {
         if args.json {

@@ -10,6 +10,7 @@ use crate::engine::answer::{extractive_answer, AnswerStyle};
 use crate::engine::index::{Index, MapRequest};
 use crate::engine::live::{Freshness, SourceIndex};
 use crate::engine::repo_map::{render, MapFormat};
+use crate::engine::scope::{Scope, ScopeSpec};
 use crate::engine::search::{SearchHit, SearchOptions, SearchResponse, MAX_TOP};
 use crate::engine::sources::{match_reason, relevance, PROJECT};
 use crate::engine::text::sanitize;
@@ -56,8 +57,17 @@ impl MapCall {
                 "query",
                 "tokenizer",
                 "format",
+                "include",
+                "exclude",
+                "lang",
             ],
         )?;
+        let scope = ScopeSpec {
+            include: string_list(args, "include")?,
+            exclude: string_list(args, "exclude")?,
+            langs: string_list(args, "lang")?,
+        };
+        Scope::new(&scope).map_err(|e| ArgError::new(e.to_string()))?;
         let budget = optional_int(args, "tokens", 1024, MIN_MAP_TOKENS..=MAX_MAP_TOKENS)?;
         let tokenizer = match optional_str(args, "tokenizer")? {
             None => TokenizerKind::O200k,
@@ -76,6 +86,7 @@ impl MapCall {
                 focus: string_list(args, "focus_files")?,
                 idents: string_list(args, "identifiers")?,
                 query: optional_str(args, "query")?.map(str::to_string),
+                scope,
                 ..MapRequest::default()
             },
             format,
@@ -125,7 +136,16 @@ impl SearchCall {
     pub fn parse(args: &Map<String, Value>) -> Result<SearchCall, ArgError> {
         known_arguments(
             args,
-            &["query", "top", "files", "paths", "lang", "answer_style"],
+            &[
+                "query",
+                "top",
+                "files",
+                "paths",
+                "lang",
+                "include",
+                "exclude",
+                "answer_style",
+            ],
         )?;
         let files_mode = match args.get("files") {
             None | Some(Value::Null) => false,
@@ -184,6 +204,8 @@ impl SearchCall {
             files_mode,
             path_globs: string_list(args, "paths")?,
             langs: string_list(args, langs_key)?,
+            include: string_list(args, "include")?,
+            exclude: string_list(args, "exclude")?,
         };
         opts.validate().map_err(|e| ArgError::new(e.to_string()))?;
         Ok(SearchCall { query, opts, style })

@@ -2,10 +2,12 @@
 //! rather than MCP. The same live-index service as the MCP server (`engine::live`: built at
 //! start, refreshed from the file watcher) and the same output contract (`contract`):
 //!
-//! - `GET /search?q=…` (`top`, `files`, `paths`, `lang`, `answer_style`): the search JSON;
+//! - `GET /search?q=…` (`top`, `files`, `paths`, `lang`, `include`, `exclude`,
+//!   `answer_style`): the search JSON;
 //! - `GET /answer?q=…` (`paths`, `languages`, `max_sources`, `answer_style`): the
 //!   `repo_symbol_answer` contract;
-//! - `GET /map` (`tokens`, `query`, `focus`, `ident`, `tokenizer`): `map --format json`;
+//! - `GET /map` (`tokens`, `query`, `focus`, `ident`, `tokenizer`, `include`, `exclude`,
+//!   `lang`): `map --format json`;
 //! - `GET /stats`: `stats --json`;
 //! - `POST /index`: read every file again, then the stats.
 //!
@@ -337,6 +339,8 @@ const SEARCH_ARGS: ArgSpec = &[
     ("files", "files", Kind::Bool),
     ("paths", "paths", Kind::List),
     ("lang", "lang", Kind::List),
+    ("include", "include", Kind::List),
+    ("exclude", "exclude", Kind::List),
     ("answer_style", "answer_style", Kind::Text),
 ];
 const ANSWER_ARGS: ArgSpec = &[
@@ -352,6 +356,9 @@ const MAP_ARGS: ArgSpec = &[
     ("focus", "focus_files", Kind::List),
     ("ident", "identifiers", Kind::List),
     ("tokenizer", "tokenizer", Kind::Text),
+    ("include", "include", Kind::List),
+    ("exclude", "exclude", Kind::List),
+    ("lang", "lang", Kind::List),
 ];
 
 /// The contract's arguments from query parameters: unknown parameters refused, numbers and

@@ -15,6 +15,7 @@ pub mod eval_map;
 pub mod http;
 pub mod live_bench;
 pub mod mcp;
+pub mod parse_floor;
 pub mod search_bench;
 #[cfg(test)]
 pub(crate) mod test_support;

@@ -134,6 +134,13 @@ fn appended_definition(lang: Lang, i: usize) -> String {
             format!("\n\nexport function mapscopeBench{i}(): number {{ return {i}; }}\n")
         }
         Lang::JavaScript => format!("\n\nexport function mapscopeBench{i}() {{ return {i}; }}\n"),
+        Lang::Rust => format!("\n\npub fn mapscope_bench_{i}() -> usize {{ {i} }}\n"),
+        Lang::Java | Lang::CSharp => {
+            format!("\n\nclass MapscopeBench{i} {{ int Value() {{ return {i}; }} }}\n")
+        }
+        Lang::C | Lang::Cpp => format!("\n\nint mapscope_bench_{i}(void) {{ return {i}; }}\n"),
+        Lang::Ruby => format!("\n\ndef mapscope_bench_{i}\n  {i}\nend\n"),
+        Lang::Php => format!("\n\nfunction mapscope_bench_{i}() {{ return {i}; }}\n"),
     }
 }
 

@@ -291,8 +291,15 @@ fn tool_list() -> Value {
     let paths = json!({"type": "array", "items": {"type": "string"},
         "description": "Only paths matching these globs; `!GLOB` excludes."});
     let langs = json!({"type": "array",
-        "items": {"type": "string", "enum": ["ts", "js", "py", "go"]},
+        "items": {"type": "string",
+            "enum": ["ts", "js", "py", "go", "rs", "java", "c", "cs", "rb", "php"]},
         "description": "Only these languages."});
+    let include = json!({"type": "array", "items": {"type": "string"},
+        "description": "Only paths matching these patterns (gitignore syntax, relative to the \
+            root: `cmd/`, `*.go`)."});
+    let exclude = json!({"type": "array", "items": {"type": "string"},
+        "description": "Leave out paths matching these patterns (gitignore syntax, relative \
+            to the root: `web/ui/`, `*_test.go`)."});
     let answer_style = json!({"type": "string", "enum": ["concise", "default", "detailed"],
         "default": "default",
         "description": "How much the extractive `answer` says: concise (one sentence), \
@@ -325,7 +332,17 @@ fn tool_list() -> Value {
                     "format": {"type": "string", "enum": ["text", "markdown"],
                         "default": "text",
                         "description": "text: the map as an LLM is fed it; markdown: a fenced \
-                            block per file."}
+                            block per file."},
+                    "include": {"type": "array", "items": {"type": "string"},
+                        "description": "Only paths matching these patterns (gitignore syntax, \
+                            relative to the root: `cmd/`, `*.go`)."},
+                    "exclude": {"type": "array", "items": {"type": "string"},
+                        "description": "Leave out paths matching these patterns (gitignore \
+                            syntax, relative to the root: `web/ui/`, `*_test.go`)."},
+                    "lang": {"type": "array",
+                        "items": {"type": "string", "enum": ["ts", "js", "py", "go", "rs", "java", "c", "cs", "rb", "php"]},
+                        "description": "Rank and show only these languages (the graph still \
+                            learns from every file)."}
                 },
                 "additionalProperties": false
             },
@@ -349,6 +366,8 @@ fn tool_list() -> Value {
                     "files": {"type": "boolean", "default": false,
                         "description": "Rank distinct files instead of hits."},
                     "paths": paths,
+                    "include": include,
+                    "exclude": exclude,
                     "lang": langs,
                     "answer_style": answer_style
                 },
@@ -562,6 +581,58 @@ mod tests {
             "a focus file is left out"
         );
         assert_eq!(result["content"].as_array().unwrap().len(), 1, "no note");
+    }
+
+    #[test]
+    fn repo_map_and_search_take_a_scope() {
+        let mut s = server(fixture("go-app"));
+        let r = call(
+            &mut s,
+            "repo_map",
+            json!({"tokens": 2048, "exclude": ["cmd/", "*_test.go"], "lang": ["go"]}),
+        );
+        let files = r["result"]["structuredContent"]["files"]
+            .as_array()
+            .unwrap();
+        assert!(!files.is_empty(), "{r}");
+        for f in files {
+            let p = f["path"].as_str().unwrap();
+            assert!(!p.starts_with("cmd/") && !p.ends_with("_test.go"), "{p}");
+        }
+        // The JSON map carries the cut list.
+        assert!(r["result"]["structuredContent"]["cut"].is_array(), "{r}");
+        let r = call(
+            &mut s,
+            "repo_map",
+            json!({"include": ["internal/handler/"]}),
+        );
+        let files = r["result"]["structuredContent"]["files"]
+            .as_array()
+            .unwrap();
+        assert_eq!(files.len(), 1, "{r}");
+        assert_eq!(files[0]["path"], "internal/handler/handler.go");
+        let r = call(
+            &mut s,
+            "search",
+            json!({"query": "store", "exclude": ["internal/store/"]}),
+        );
+        let sources = r["result"]["structuredContent"]["sources"]
+            .as_array()
+            .unwrap();
+        assert!(!sources.is_empty(), "{r}");
+        assert!(sources.iter().all(|h| !h["file_path"]
+            .as_str()
+            .unwrap()
+            .starts_with("internal/store/")));
+        // A bad pattern or language is the client's error.
+        for (tool, args) in [
+            ("repo_map", json!({"include": ["src/["]})),
+            ("repo_map", json!({"lang": ["cobol"]})),
+            ("search", json!({"query": "x", "exclude": ["a/**b{"]})),
+        ] {
+            let r = call(&mut s, tool, args);
+            assert_eq!(r["error"]["code"], INVALID_PARAMS, "{r}");
+        }
     }
 
     #[test]

@@ -78,7 +78,11 @@ fn help_and_version_print_as_usual() {
 fn search_argument_errors_have_the_same_code_in_text_and_json() {
     let root = common::fixture("py-app");
     let root = root.to_str().expect("utf-8 path");
-    for bad in [["--paths", "["], ["--lang", "rust"]] {
+    for bad in [
+        ["--paths", "["],
+        ["--lang", "cobol"],
+        ["--include", "src/["],
+    ] {
         let mut args = vec!["search", root, "slugify", "--no-cache"];
         args.extend_from_slice(&bad);
         let line = one_error_line(&args);

@@ -116,6 +116,228 @@ fn map_text_lists_fixture_files_within_budget() {
     }
 }
 
+/// Each language's fixture: its hub file (the one the others import), a definition in it, and
+/// a query whose best hit is that definition.
+const LANGUAGE_FIXTURES: [(&str, &str, &str, &str); 7] = [
+    ("rust-app", "src/store.rs", "Store", "store put"),
+    (
+        "java-app",
+        "src/main/java/com/acme/store/Store.java",
+        "Store",
+        "store put",
+    ),
+    ("c-app", "src/store.h", "store_put", "store put"),
+    ("cpp-app", "include/acme/store.hpp", "Store", "store put"),
+    ("cs-app", "src/Acme.Store/Store.cs", "Store", "store put"),
+    ("rb-app", "lib/acme/store.rb", "Store", "store put"),
+    ("php-app", "src/Store/Store.php", "Store", "store put"),
+];
+
+#[test]
+fn every_language_maps_its_hub_and_searches_its_definitions() {
+    for (repo, hub, symbol, query) in LANGUAGE_FIXTURES {
+        let path = fixture(repo);
+        let o = mapscope(&[
+            "map",
+            path.to_str().unwrap(),
+            "--tokens",
+            "400",
+            "--format",
+            "json",
+        ]);
+        assert!(o.status.success(), "{repo}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let files = v["files"].as_array().unwrap();
+        let paths: Vec<&str> = files.iter().map(|f| f["path"].as_str().unwrap()).collect();
+        // The hub is among the three best-ranked files, with its main definition.
+        let mut by_rank: Vec<(&str, f64)> = files
+            .iter()
+            .map(|f| (f["path"].as_str().unwrap(), f["rank"].as_f64().unwrap()))
+            .collect();
+        by_rank.sort_by(|a, b| b.1.total_cmp(&a.1));
+        assert!(
+            by_rank.iter().take(3).any(|(p, _)| *p == hub),
+            "{repo}: {hub} not in the top 3 of {by_rank:?}"
+        );
+        let hub_entry = files.iter().find(|f| f["path"] == hub).unwrap();
+        assert!(
+            hub_entry["symbols"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|s| s["name"] == symbol),
+            "{repo}: {symbol} missing from {hub_entry}"
+        );
+        // Test files rank below the code they test.
+        let hub_rank = by_rank.iter().position(|(p, _)| *p == hub).unwrap();
+        for (i, (p, _)) in by_rank.iter().enumerate() {
+            if p.contains("test") || p.contains("spec") || p.contains("Test") {
+                assert!(i > hub_rank, "{repo}: test {p} above the hub in {paths:?}");
+            }
+        }
+
+        let o = mapscope(&[
+            "search",
+            path.to_str().unwrap(),
+            query,
+            "--json",
+            "--no-history",
+        ]);
+        assert!(o.status.success(), "{repo}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let top = &v["sources"][0];
+        assert_eq!(top["file_path"], hub, "{repo}: {top}");
+        assert_eq!(top["evidence_type"], "definition", "{repo}: {top}");
+    }
+}
+
+/// Whether the JSON map `v` shows `symbol` of `path` at `line`.
+fn shows(v: &serde_json::Value, path: &str, symbol: &str, line: u64) -> bool {
+    v["files"].as_array().unwrap().iter().any(|f| {
+        f["path"] == path
+            && f["symbols"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|s| s["name"] == symbol && s["line_range"][0] == line)
+    })
+}
+
+#[test]
+fn json_map_lists_what_was_cut_and_the_budget_that_takes_the_next() {
+    let path = fixture("ts-app");
+    let root = path.to_str().unwrap();
+    let json_map = |tokens: &str| -> serde_json::Value {
+        let o = mapscope(&["map", root, "--tokens", tokens, "--format", "json"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let v = json_map("120");
+    let cut = v["cut"].as_array().unwrap();
+    assert!(!cut.is_empty() && cut.len() <= 20, "{cut:?}");
+    for c in cut {
+        assert!(c["path"].is_string() && c["symbol"].is_string() && c["kind"].is_string());
+        assert!(c["tokens"].as_u64().unwrap() > 0, "{c}");
+        // Nothing cut is in the map.
+        let (p, s, l) = (
+            c["path"].as_str().unwrap(),
+            c["symbol"].as_str().unwrap(),
+            c["line"].as_u64().unwrap(),
+        );
+        assert!(!shows(&v, p, s, l), "{c} is in the map");
+    }
+    let first = &cut[0];
+    let (p, s, l) = (
+        first["path"].as_str().unwrap(),
+        first["symbol"].as_str().unwrap(),
+        first["line"].as_u64().unwrap(),
+    );
+    // The next budget is exact: it shows the first cut definition, one token less does not.
+    let next = v["next_budget"].as_u64().unwrap();
+    assert!(next > 120, "{next}");
+    assert!(shows(&json_map(&next.to_string()), p, s, l));
+    assert!(!shows(&json_map(&(next - 1).to_string()), p, s, l));
+
+    // A budget that holds everything cuts nothing.
+    let v = json_map("100000");
+    assert!(v["cut"].as_array().unwrap().is_empty());
+    assert!(v["next_budget"].is_null());
+
+    // The text form: `--explain` without a file prints the cut list instead of the map.
+    let o = mapscope(&["map", root, "--tokens", "120", "--explain"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.starts_with("map: "), "{text}");
+    assert!(text.contains(&format!("{p}:{l}")), "{text}");
+    assert!(
+        text.contains(&format!("use --tokens {next}+ to include `{s}`")),
+        "{text}"
+    );
+    // `--explain FILE` still explains the file.
+    let o = mapscope(&["map", root, "--tokens", "120", "--explain", p]);
+    assert!(stdout(&o).starts_with(p), "{}", stdout(&o));
+}
+
+/// The map's files (JSON) with their ranks.
+fn map_files(args: &[&str]) -> Vec<(String, f64)> {
+    let mut all = vec!["map", "--format", "json", "--tokens", "4096"];
+    all.extend_from_slice(args);
+    let o = mapscope(&all);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["path"].as_str().unwrap().to_string(),
+                f["rank"].as_f64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn scope_flags_narrow_what_is_ranked_and_shown() {
+    let root = fixture("go-app");
+    let root = root.to_str().unwrap();
+    let all = map_files(&[root]);
+    assert!(all.iter().any(|(p, _)| p == "cmd/server/main.go"));
+
+    // --exclude: gitignore syntax, repeatable.
+    let files = map_files(&[root, "--exclude", "cmd/", "--exclude", "*_test.go"]);
+    assert!(!files.is_empty());
+    assert!(
+        files
+            .iter()
+            .all(|(p, _)| !p.starts_with("cmd/") && !p.ends_with("_test.go")),
+        "{files:?}"
+    );
+    // The graph still learns from the excluded files: the store they use stays the hub.
+    assert_eq!(files[0].0, "internal/store/store.go", "{files:?}");
+
+    // --include: only what matches.
+    let files = map_files(&[root, "--include", "internal/handler"]);
+    let paths: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(paths, ["internal/handler/handler.go"]);
+
+    // --lang: by family; a language the repository lacks leaves nothing, with a note.
+    let files = map_files(&[root, "--lang", "go"]);
+    assert_eq!(files.len(), all.len());
+    let o = mapscope(&["map", root, "--lang", "rust"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).trim().is_empty(), "{}", stdout(&o));
+    assert!(stderr(&o).contains("the scope leaves out every indexed code file"));
+
+    // Bad patterns and languages: one line, INVALID_ARGUMENT, for map and search.
+    let o = mapscope(&["map", root, "--include", "src/["]);
+    assert_error(&o, "INVALID_ARGUMENT");
+    assert!(stderr(&o).contains("src/["), "{}", stderr(&o));
+    let o = mapscope(&["map", root, "--lang", "cobol"]);
+    assert_error(&o, "INVALID_ARGUMENT");
+    let o = mapscope(&["search", root, "store", "--exclude", "a/**b{"]);
+    assert_error(&o, "INVALID_ARGUMENT");
+
+    // Search takes the same flags.
+    let o = mapscope(&[
+        "search",
+        root,
+        "store",
+        "--json",
+        "--exclude",
+        "internal/store/",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let sources = v["sources"].as_array().unwrap();
+    assert!(!sources.is_empty());
+    for s in sources {
+        let p = s["file_path"].as_str().unwrap();
+        assert!(!p.starts_with("internal/store/"), "{p}");
+    }
+}
+
 #[test]
 fn small_budget_is_respected_for_both_tokenizers() {
     let path = fixture("ts-app");
@@ -203,6 +425,92 @@ fn stats_reports_languages_kinds_and_phases() {
     assert!(v["times"]["parse_ms"].is_number());
     let o = mapscope(&["stats", path.to_str().unwrap()]);
     assert!(stdout(&o).contains("graph edges"));
+}
+
+#[test]
+fn files_without_a_grammar_are_counted_and_noted() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files: Vec<(String, String)> = vec![
+        (
+            "src/main.rs".into(),
+            "mod a;\nfn main() { a::run(); }\n".into(),
+        ),
+        ("src/a.rs".into(), "pub fn run() {}\n".into()),
+        // Syntax errors: indexed, and listed as a parse-error file.
+        ("src/broken.rs".into(), "fn broken( {\n".into()),
+        ("scripts/build.sh".into(), "echo hi\n".into()),
+        ("README.md".into(), "# app\n".into()),
+        (".hidden/x.kt".into(), "fun hidden() {}\n".into()),
+    ];
+    for i in 0..6 {
+        files.push((
+            format!("android/src/Screen{i}.kt"),
+            "fun screen() {}\n".into(),
+        ));
+    }
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    common::write_files(dir.path(), &refs);
+    std::fs::write(dir.path().join("src/blob.rs"), b"\0\0\0binary").unwrap();
+    let root = dir.path().to_str().unwrap();
+
+    let o = mapscope(&["stats", root, "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // The hidden folder is not walked; the shell script and the Kotlin files are counted.
+    assert_eq!(v["unsupported_files"], 7);
+    assert_eq!(v["unsupported_by_extension"][".kt"], 6);
+    assert_eq!(v["unsupported_by_extension"][".sh"], 1);
+    assert_eq!(v["unsupported_by_language"]["kotlin"], 6);
+    let parse_errors = v["parse_error_files"].as_array().unwrap();
+    assert_eq!(parse_errors.len(), 1, "{parse_errors:?}");
+    assert_eq!(parse_errors[0]["path"], "src/broken.rs");
+    assert!(parse_errors[0]["errors"].as_u64().unwrap() > 0);
+    let skipped = v["skipped_files"].as_array().unwrap();
+    assert!(
+        skipped
+            .iter()
+            .any(|s| s["path"] == "src/blob.rs" && s["reason"] == "binary"),
+        "{skipped:?}"
+    );
+
+    let o = mapscope(&["stats", root]);
+    let text = stdout(&o);
+    assert!(text.contains("no grammar: 7 files"), "{text}");
+    assert!(text.contains(".kt") && text.contains("kotlin"), "{text}");
+    assert!(
+        !text.contains("src/broken.rs"),
+        "listed only with --verbose: {text}"
+    );
+    let o = mapscope(&["stats", root, "--verbose"]);
+    let text = stdout(&o);
+    assert!(text.contains("src/broken.rs ("), "{text}");
+    assert!(text.contains("src/blob.rs (binary)"), "{text}");
+
+    // 7 of 10 code files have no grammar: the map says so in one note, text and JSON.
+    let o = mapscope(&["map", root]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("src/a.rs"), "{}", stdout(&o));
+    let err = stderr(&o);
+    let notes: Vec<&str> = err.lines().filter(|l| l.contains("no")).collect();
+    assert_eq!(notes.len(), 1, "{err}");
+    assert!(
+        notes[0]
+            .starts_with("mapscope: note: 7 of 10 code files are in languages without a grammar")
+            && notes[0].contains("kotlin 6, shell 1")
+            && notes[0].contains("supported: typescript, javascript, python, go, rust"),
+        "{err}"
+    );
+    let o = mapscope(&["map", root, "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let notes = v["notes"].as_array().unwrap();
+    assert!(notes[0].as_str().unwrap().contains("kotlin 6"), "{notes:?}");
+
+    // A repository that is mostly supported code gets no note.
+    let o = mapscope(&["map", fixture("go-app").to_str().unwrap()]);
+    assert!(!stderr(&o).contains("grammar"), "{}", stderr(&o));
 }
 
 #[test]

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use mapscope::engine::lang::check_all_queries;
 use mapscope::engine::tags::extract_tags;
-use mapscope::engine::{DefKind, Definition, FileTags, Import, Lang, RefKind, RefView};
+use mapscope::engine::{DefKind, Definition, FileTags, Import, Lang, LineRange, RefKind, RefView};
 
 fn fixture_root(repo: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -185,8 +185,49 @@ fn snapshot_go_app() {
 }
 
 #[test]
+fn snapshot_rust_app() {
+    insta::assert_snapshot!("rust_app", render_repo("rust-app"));
+}
+
+#[test]
+fn snapshot_java_app() {
+    insta::assert_snapshot!("java_app", render_repo("java-app"));
+}
+
+#[test]
+fn snapshot_c_app() {
+    insta::assert_snapshot!("c_app", render_repo("c-app"));
+}
+
+#[test]
+fn snapshot_cpp_app() {
+    insta::assert_snapshot!("cpp_app", render_repo("cpp-app"));
+}
+
+#[test]
+fn snapshot_cs_app() {
+    insta::assert_snapshot!("cs_app", render_repo("cs-app"));
+}
+
+#[test]
+fn snapshot_rb_app() {
+    insta::assert_snapshot!("rb_app", render_repo("rb-app"));
+}
+
+#[test]
+fn snapshot_php_app() {
+    insta::assert_snapshot!("php_app", render_repo("php-app"));
+}
+
+/// The fixture repositories of every language.
+const FIXTURE_REPOS: [&str; 11] = [
+    "ts-app", "js-app", "py-app", "go-app", "rust-app", "java-app", "c-app", "cpp-app", "cs-app",
+    "rb-app", "php-app",
+];
+
+#[test]
 fn fixtures_parse_cleanly_and_sorted() {
-    for repo in ["ts-app", "js-app", "py-app", "go-app"] {
+    for repo in FIXTURE_REPOS {
         let files = source_files(repo);
         assert!(files.len() >= 5, "{repo}");
         for (path, _) in files {
@@ -218,7 +259,7 @@ fn fixtures_parse_cleanly_and_sorted() {
 fn extraction_is_deterministic_across_threads() {
     use rayon::prelude::*;
     let mut jobs = Vec::new();
-    for repo in ["ts-app", "js-app", "py-app", "go-app"] {
+    for repo in FIXTURE_REPOS {
         for (path, _) in source_files(repo) {
             jobs.push((repo, path));
         }
@@ -896,4 +937,79 @@ function shadow(render) {
     assert_ref(&tags, "loadPage", RefKind::Call, None);
     // A global the file does not bind is a reference as before.
     assert_ref(&tags, "console", RefKind::Reference, None);
+}
+
+// ---------------------------------------------------------------- languages with data rules
+
+#[test]
+fn php_braced_namespace_keeps_its_references() {
+    let src = "<?php\nnamespace App\\Store {\n    class A { function f() { return helper(new B()); } }\n}\n";
+    let tags = extract_tags(Lang::Php, src);
+    assert_ref(&tags, "helper", RefKind::Call, None);
+    assert_ref(&tags, "B", RefKind::Call, None);
+    assert_eq!(import(&tags, "App\\Store").line, 2);
+}
+
+#[test]
+fn import_statements_are_not_references() {
+    // The names of `use`/`import`/`using` lines are imports, never plain uses.
+    let cases = [
+        (Lang::Rust, "use crate::a::{b::C, d};\nfn f() {}\n", "a"),
+        (Lang::Java, "package p.q;\nimport a.b.C;\nclass X {}\n", "b"),
+        (Lang::CSharp, "using A.B;\nclass X {}\n", "A"),
+        (Lang::Php, "<?php\nuse A\\B\\C;\n", "B"),
+    ];
+    for (lang, src, segment) in cases {
+        let tags = extract_tags(lang, src);
+        assert!(refs_named(&tags, segment).is_empty(), "{lang:?}: {segment}");
+        assert!(!tags.imports.is_empty(), "{lang:?}");
+    }
+}
+
+#[test]
+fn methods_know_their_type_across_languages() {
+    let rust = extract_tags(
+        Lang::Rust,
+        "struct S;\nimpl<T> Tr for S { fn a(&self) {} }\ntrait Tr { fn a(&self); }\n",
+    );
+    let a: Vec<_> = rust.defs.iter().filter(|d| d.name == "a").collect();
+    assert_eq!(a.len(), 2);
+    assert!(a.iter().all(|d| d.kind == DefKind::Method), "{a:?}");
+    assert_eq!(a[0].parent.as_deref(), Some("S"));
+    assert_eq!(a[1].parent.as_deref(), Some("Tr"));
+    let cpp = extract_tags(Lang::Cpp, "int Store::get(int k) const { return k; }\n");
+    let get = def(&cpp, "get");
+    assert_eq!(
+        (get.kind, get.parent.as_deref()),
+        (DefKind::Method, Some("Store"))
+    );
+    let rb = extract_tags(
+        Lang::Ruby,
+        "def top; end\nclass K\n  def m(a)\n    a\n  end\nend\n",
+    );
+    assert_eq!(def(&rb, "top").kind, DefKind::Function);
+    assert_eq!(def(&rb, "m").kind, DefKind::Method);
+    assert_eq!(def(&rb, "m").signature, LineRange::new(3, 3));
+}
+
+#[test]
+fn new_languages_survive_hostile_input() {
+    let deep_rust = format!("fn f() {{ {} }}", "(".repeat(20_000));
+    let long_use = format!("use {};", vec!["a"; 5_000].join("::"));
+    let nested_use = format!("use a::{}b{};", "{c::".repeat(200), "}".repeat(200));
+    let cases: Vec<(Lang, String)> = vec![
+        (Lang::Rust, deep_rust),
+        (Lang::Rust, long_use),
+        (Lang::Rust, nested_use),
+        (Lang::Cpp, "#include <".repeat(1000)),
+        (Lang::Php, "<?php require __DIR__ . ".repeat(2000)),
+        (Lang::Ruby, "require_relative \"#{x}\"\n".repeat(100)),
+        (Lang::CSharp, "namespace ".repeat(3000)),
+        (Lang::Java, "import static ;".repeat(3000)),
+    ];
+    for (lang, src) in cases {
+        let start = Instant::now();
+        let _ = extract_tags(lang, &src);
+        assert!(start.elapsed() < Duration::from_secs(20), "{lang:?}");
+    }
 }

@@ -11,6 +11,7 @@ use toml::{Table, Value};
 
 use super::action::Action;
 use super::keymap::{KeyChord, Keymap};
+use crate::engine::scope::{Scope, ScopeSpec};
 use crate::ui::Theme;
 
 pub const DEFAULT_CONFIG: &str = include_str!("../../assets/config.toml");
@@ -42,6 +43,8 @@ pub struct Config {
     pub clipboard: ClipboardMode,
     /// Empty: `$VISUAL`, then `$EDITOR`, then `vi`.
     pub editor: String,
+    /// `[scope]`: which files the map ranks and shows (`--include`, `--exclude`, `--lang`).
+    pub scope: ScopeSpec,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -75,6 +78,7 @@ impl Default for Config {
             mouse: true,
             clipboard: ClipboardMode::Auto,
             editor: String::new(),
+            scope: ScopeSpec::default(),
         })
     }
 }
@@ -137,6 +141,7 @@ impl Config {
             mouse: true,
             clipboard: ClipboardMode::Auto,
             editor: String::new(),
+            scope: ScopeSpec::default(),
         };
         let table = parse_table(text, file)?;
         config.apply(&table, file)?;
@@ -192,12 +197,52 @@ impl Config {
                         }
                     }
                 }
+                "scope" => self.apply_scope(t, file)?,
                 other => {
                     return Err(err(
                         other.to_string(),
-                        "unknown section (expected ui, colors or keys)".into(),
+                        "unknown section (expected ui, colors, keys or scope)".into(),
                     ))
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// `[scope]`: `include`, `exclude` (gitignore-syntax patterns) and `lang`, each a list of
+    /// strings, checked as `mapscope map` checks its flags.
+    fn apply_scope(&mut self, t: &Table, file: &str) -> Result<(), ConfigError> {
+        let err = |key: &str, message: String| ConfigError::Key {
+            file: file.to_string(),
+            key: format!("scope.{key}"),
+            message,
+        };
+        for (k, v) in t {
+            let list = match v {
+                Value::Array(items) => items
+                    .iter()
+                    .map(|i| i.as_str().map(str::to_string))
+                    .collect::<Option<Vec<String>>>(),
+                _ => None,
+            }
+            .ok_or_else(|| err(k, "expected a list of strings".into()))?;
+            let mut spec = ScopeSpec::default();
+            match k.as_str() {
+                "include" => spec.include = list,
+                "exclude" => spec.exclude = list,
+                "lang" => spec.langs = list,
+                _ => {
+                    return Err(err(
+                        k,
+                        "unknown key (expected include, exclude or lang)".into(),
+                    ))
+                }
+            }
+            Scope::new(&spec).map_err(|e| err(k, e.to_string()))?;
+            match k.as_str() {
+                "include" => self.scope.include = spec.include,
+                "exclude" => self.scope.exclude = spec.exclude,
+                _ => self.scope.langs = spec.langs,
             }
         }
         Ok(())
@@ -448,9 +493,36 @@ mod tests {
         );
         assert_eq!(
             error_of("[view]\nx = 1\n"),
-            "cfg.toml: `view`: unknown section (expected ui, colors or keys)"
+            "cfg.toml: `view`: unknown section (expected ui, colors, keys or scope)"
+        );
+        assert_eq!(
+            error_of("[scope]\ninclude = [\"src/[\"]\n"),
+            "cfg.toml: `scope.include`: invalid path glob \"src/[\": unclosed character class; missing ']'"
+        );
+        assert_eq!(
+            error_of("[scope]\nlang = \"go\"\n"),
+            "cfg.toml: `scope.lang`: expected a list of strings"
+        );
+        assert!(error_of("[scope]\nlang = [\"cobol\"]\n").contains("unknown language"));
+        assert_eq!(
+            error_of("[scope]\nonly = []\n"),
+            "cfg.toml: `scope.only`: unknown key (expected include, exclude or lang)"
         );
         assert!(error_of("[ui\nbudget = 1").starts_with("cfg.toml: invalid TOML:"));
+    }
+
+    #[test]
+    fn scope_section_reaches_the_map_request() {
+        let c = Config::from_user_toml(
+            "[scope]\ninclude = [\"cmd/\"]\nexclude = [\"*_test.go\"]\nlang = [\"go\"]\n",
+            "cfg.toml",
+        )
+        .unwrap();
+        assert_eq!(c.scope.include, ["cmd/"]);
+        assert_eq!(c.scope.exclude, ["*_test.go"]);
+        assert_eq!(c.scope.langs, ["go"]);
+        // The default scope is everything.
+        assert!(Config::default().scope.is_empty());
     }
 
     #[test]

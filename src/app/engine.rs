@@ -33,6 +33,8 @@ pub struct MapParams {
     pub query: String,
     pub exclude_files: Vec<String>,
     pub exclude_symbols: Vec<String>,
+    /// Which files the map ranks and shows (the config's `[scope]`).
+    pub scope: crate::engine::scope::ScopeSpec,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -210,6 +210,7 @@ impl App {
         let params = MapParams {
             budget: config.budget,
             tokenizer: config.tokenizer.clone(),
+            scope: config.scope.clone(),
             ..MapParams::default()
         };
         let layout = LayoutSpec {

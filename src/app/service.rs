@@ -33,6 +33,7 @@ struct RankKey {
     query: String,
     exclude_files: Vec<String>,
     exclude_symbols: Vec<String>,
+    scope: crate::engine::scope::ScopeSpec,
 }
 
 impl RankKey {
@@ -42,6 +43,7 @@ impl RankKey {
             query: p.query.clone(),
             exclude_files: p.exclude_files.clone(),
             exclude_symbols: p.exclude_symbols.clone(),
+            scope: p.scope.clone(),
         }
     }
 }
@@ -392,6 +394,7 @@ pub fn map_request(p: &MapParams) -> MapRequest {
         },
         exclude_files: p.exclude_files.clone(),
         exclude_symbols: p.exclude_symbols.clone(),
+        scope: p.scope.clone(),
         ..MapRequest::default()
     }
 }

@@ -238,7 +238,8 @@ pub fn explain_file(
         })
         .map(|p| p + 1);
     e.cheapest = cheapest_def(index, req, fi);
-    e.budget_needed = smallest_budget(index, req, ranked, fi);
+    let guess = e.cheapest.as_ref().map_or(64, |c| c.tokens);
+    e.budget_needed = smallest_budget(index, req, ranked, fi, guess);
     let mut not_in = "not in the map".to_string();
     if let Some(p) = e.best_def_position {
         not_in.push_str(&format!(
@@ -304,25 +305,74 @@ fn cheapest_def(index: &Index, req: &MapRequest, fi: usize) -> Option<DefCost> {
         .min_by(|a, b| a.tokens.cmp(&b.tokens).then(a.line.cmp(&b.line)))
 }
 
-/// The smallest budget whose map (same ranking) shows file `fi`, by binary search over
-/// fits; `None` if even `MAX_BUDGET_TRIED` tokens would not.
+/// The smallest budget whose map (same ranking) shows file `fi`; `None` if even
+/// `MAX_BUDGET_TRIED` tokens would not.
 fn smallest_budget(
     index: &Index,
     req: &MapRequest,
     ranked: &RankOutput,
     fi: usize,
+    guess: usize,
+) -> Option<usize> {
+    smallest_budget_where(index, req, ranked, guess, |map| {
+        map.files.iter().any(|f| f.file == fi)
+    })
+}
+
+/// The smallest budget whose map (same ranking) includes the first definition that did not
+/// fit in `map` (`cut[0]`); `None` when nothing was cut or no budget up to
+/// `MAX_BUDGET_TRIED` tokens would include it.
+pub fn budget_for_next_cut(
+    index: &Index,
+    req: &MapRequest,
+    ranked: &RankOutput,
+    map: &RepoMap,
+) -> Option<usize> {
+    let next = map.cut.first()?;
+    smallest_budget_where(index, req, ranked, next.tokens, |m| {
+        m.files.iter().any(|f| {
+            f.path == next.path
+                && f.symbols
+                    .iter()
+                    .any(|s| s.name == next.name && s.line_range.start == next.line)
+        })
+    })
+}
+
+/// The smallest budget above the request's whose map (same ranking) satisfies `shows`:
+/// exact because a larger budget never drops what a smaller one showed. Gallops up from the
+/// request's budget by `guess` tokens (what the missing part costs on its own, usually
+/// enough), doubling the step until a map shows it, then bisects: a handful of fits instead
+/// of a search over the whole range. `None` if even `MAX_BUDGET_TRIED` tokens would not.
+fn smallest_budget_where(
+    index: &Index,
+    req: &MapRequest,
+    ranked: &RankOutput,
+    guess: usize,
+    shows_in: impl Fn(&RepoMap) -> bool,
 ) -> Option<usize> {
     let shows = |budget: usize| -> bool {
         let r = MapRequest {
             budget,
+            next_budget: false,
             ..req.clone()
         };
-        index.fit(ranked, &r).files.iter().any(|f| f.file == fi)
+        shows_in(&index.fit(ranked, &r))
     };
+    let max = MAX_BUDGET_TRIED.max(req.budget);
     let mut lo = req.budget;
-    let mut hi = MAX_BUDGET_TRIED.max(req.budget);
-    if !shows(hi) {
-        return None;
+    let mut step = guess.max(1);
+    let mut hi;
+    loop {
+        hi = lo.saturating_add(step).min(max);
+        if shows(hi) {
+            break;
+        }
+        if hi >= max {
+            return None;
+        }
+        lo = hi;
+        step = step.saturating_mul(2);
     }
     // Invariant: the map at `lo` lacks the file, the map at `hi` shows it.
     while hi - lo > 1 {
@@ -334,6 +384,48 @@ fn smallest_budget(
         }
     }
     Some(hi)
+}
+
+/// The map's cut list as text (`mapscope map --explain` without a file): the best-ranked
+/// definitions that did not fit, with what each would add, and the budget that would take
+/// the first.
+pub fn render_cut_text(map: &RepoMap) -> String {
+    use crate::engine::text::sanitize;
+    let mut s = format!(
+        "map: {} of {} tokens, {} files, {} definitions\n",
+        map.tokens,
+        map.budget,
+        map.files.len(),
+        map.symbol_count()
+    );
+    if map.cut.is_empty() {
+        s.push_str("cut: nothing (every ranked definition fits)\n");
+        return s;
+    }
+    s.push_str(&format!(
+        "cut: the {} best-ranked definitions that did not fit (tokens each would add):\n",
+        map.cut.len()
+    ));
+    for c in &map.cut {
+        s.push_str(&format!(
+            "  {}:{}  {} {}  ~{} tokens\n",
+            sanitize(&c.path),
+            c.line,
+            c.kind.name(),
+            sanitize(&c.name),
+            c.tokens
+        ));
+    }
+    match (map.cut.first(), map.next_budget) {
+        (Some(first), Some(b)) => s.push_str(&format!(
+            "use --tokens {b}+ to include `{}` (the first cut)\n",
+            sanitize(&first.name)
+        )),
+        _ => s.push_str(&format!(
+            "no budget up to {MAX_BUDGET_TRIED} tokens includes the first cut\n"
+        )),
+    }
+    s
 }
 
 /// The explanation as text lines: a heading, then one line per reason.

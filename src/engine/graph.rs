@@ -15,7 +15,10 @@
 //!    drops the reference: it is not the repo's.
 //! 2. Defined in its own file: no edge.
 //! 3. Go: an unqualified name → the files of the same package (directory) defining it, or a
-//!    dot-import; never anything else. Python `from m import *` likewise.
+//!    dot-import; never anything else. Python `from m import *` likewise. Java: a
+//!    capitalized unqualified name → the same directory's files defining it (its package),
+//!    else rule 4; C/C++ includes, Ruby requires and PHP includes are wildcards that reach
+//!    what the included file includes (`includes_are_transitive`).
 //! 4. Fallback: the bare name in every file of the same language family defining it, split
 //!    over those files and down-weighted; in TS/JS only scripts and `.d.ts` files count (a
 //!    module's names are out of scope unless imported: `const Object` in some module is not
@@ -164,15 +167,31 @@ fn is_js_global_object(name: &str) -> bool {
     GLOBALS.binary_search(&name).is_ok()
 }
 
+/// Languages whose wildcard imports load another file's names into every file that loads
+/// this one (Python star imports, C/C++ includes, Ruby requires, PHP includes).
+fn includes_are_transitive(lang: Lang) -> bool {
+    matches!(
+        lang,
+        Lang::Python | Lang::C | Lang::Cpp | Lang::Ruby | Lang::Php
+    )
+}
+
 /// Language family: references only fall back to definitions of the same family.
 fn family(lang: Lang) -> usize {
     match lang {
         Lang::TypeScript | Lang::Tsx | Lang::JavaScript => 0,
         Lang::Python => 1,
         Lang::Go => 2,
+        Lang::Rust => 3,
+        Lang::Java => 4,
+        // C code calls into C++ headers and back: one family.
+        Lang::C | Lang::Cpp => 5,
+        Lang::CSharp => 6,
+        Lang::Ruby => 7,
+        Lang::Php => 8,
     }
 }
-const FAMILIES: usize = 3;
+const FAMILIES: usize = 9;
 
 /// FxHash (`rustc-hash`, rustc's hasher): the graph build hashes a few million short keys
 /// (identifiers, id pairs) and SipHash's DoS resistance buys nothing for a repository's own
@@ -802,8 +821,9 @@ impl<'a> Builder<'a> {
                 out.extend(ri.module.iter().map(|&m| (m, name)));
             }
             // A wildcard puts names in `t`'s namespace only as a re-export (TS) or as a
-            // Python star import.
-            if imp.wildcard && (imp.reexport || file.lang == Lang::Python) {
+            // Python star import; a C/C++ `#include`, a Ruby `require` and a PHP `include`
+            // make what they load visible to whoever loads `t`.
+            if imp.wildcard && (imp.reexport || includes_are_transitive(file.lang)) {
                 for &m in &ri.module {
                     out.extend(self.definers_from(m, name, depth - 1, visited));
                 }
@@ -1090,6 +1110,13 @@ impl<'a> Builder<'a> {
             if file.lang == Lang::Go {
                 wild.extend(self.same_package_definers(fi, id, false));
             }
+            // Java: the types of the file's own package are in scope without an import, and
+            // a package is a directory by the language's convention. Only capitalized names
+            // (types, constants): an unqualified lowercase call is the class's own or an
+            // inherited method, not whatever the package's other classes call by that name.
+            if file.lang == Lang::Java && r.name.starts_with(|c: char| c.is_ascii_uppercase()) {
+                wild.extend(self.same_directory_definers(fi, id));
+            }
             if !wild.is_empty() || file.lang == Lang::Go {
                 // Never a bare-name guess across Go packages: an unresolved name there is a
                 // builtin or a local.
@@ -1159,6 +1186,18 @@ impl<'a> Builder<'a> {
                 .map(|t| (t, id))
                 .collect(),
         }
+    }
+
+    /// The other files of `fi`'s directory, in its language family, that define `id`.
+    fn same_directory_definers(&self, fi: usize, id: u32) -> Vec<Target> {
+        let dir = self.file_dir[fi];
+        self.definers[family(self.files[fi].lang)]
+            .row(id as usize)
+            .iter()
+            .map(|&t| t as usize)
+            .filter(|&t| t != fi && self.file_dir[t] == dir)
+            .map(|t| (t, id))
+            .collect()
     }
 
     /// `release`: give what binding freed (its tables; consumed references) back to the

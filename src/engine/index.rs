@@ -24,13 +24,14 @@ use super::rank::{
     pagerank, query_identifiers, query_terms, rank, PageRankOptions, Personalization, RankOutput,
 };
 use super::repo_map::{build_map, LineCostCache, MapOptions, RepoMap};
+use super::scope::{Scope, ScopeSpec};
 use super::search::{
     HistoryIndex, SearchContext, SearchIndex, SearchOptions, SearchResponse, TextDoc, MAX_TOP,
 };
 use super::tags::extract_tags;
 use super::task::{Task, TaskOptions};
 use super::tokenizer::TokenizerKind;
-use super::walk::{load_source, walk, DocFile, WalkOptions, WalkedFile};
+use super::walk::{load_source, walk, DocFile, UnsupportedFile, WalkOptions, WalkedFile};
 
 /// A one-shot build gives freed memory back to the system every this many parsed files:
 /// each parse tree is freed once its tags are extracted, and without a trim the pages it
@@ -131,6 +132,13 @@ pub struct MapRequest {
     pub exclude_symbols: Vec<String>,
     /// How the query and identifiers steer the map (`task`).
     pub task: TaskOptions,
+    /// Also find the smallest budget that would include the first definition that did not
+    /// fit (`RepoMap::next_budget`): a binary search over a dozen or so extra fits.
+    pub next_budget: bool,
+    /// Which files the map may rank and show (`--include`, `--exclude`, `--lang`); the graph
+    /// still holds every file. Checked by the front doors (`Scope::new`); a bad one that gets
+    /// here is ignored with a note.
+    pub scope: ScopeSpec,
 }
 
 /// A query longer than this is cut before it is searched: a pasted log or diff says where
@@ -148,6 +156,8 @@ impl Default for MapRequest {
             exclude_files: Vec::new(),
             exclude_symbols: Vec::new(),
             task: TaskOptions::default(),
+            next_budget: false,
+            scope: ScopeSpec::default(),
         }
     }
 }
@@ -161,6 +171,8 @@ pub struct Index {
     /// Prose/config files for text search, sorted by path.
     pub docs: Vec<TextDoc>,
     pub skipped: Vec<Skipped>,
+    /// Code files in languages without a grammar (`WalkOutput::unsupported`), sorted by path.
+    pub unsupported: Vec<UnsupportedFile>,
     pub go_modules: Vec<GoModule>,
     pub graph: FileGraph,
     pub times: PhaseTimes,
@@ -609,6 +621,7 @@ impl Index {
             files,
             docs,
             skipped,
+            unsupported: walked.unsupported,
             go_modules: walked.go_modules,
             graph,
             times: PhaseTimes {
@@ -730,12 +743,31 @@ impl Index {
                 .filter_map(|p| self.resolve_user_path(p))
                 .collect()
         };
-        let task = self.task(req);
+        let mut task = self.task(req);
+        let mut exclude_files = resolve_all(&req.exclude_files);
+        // Out of scope: no definitions listed and no personalization, edges kept.
+        match Scope::new(&req.scope) {
+            Ok(scope) if !scope.is_empty() => {
+                exclude_files.extend(
+                    self.files
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, f)| !scope.allows(&f.path, Some(f.lang)))
+                        .map(|(i, _)| i),
+                );
+                if exclude_files.len() >= self.files.len() {
+                    task.notes
+                        .push("the scope leaves out every indexed code file".to_string());
+                }
+            }
+            Ok(_) => {}
+            Err(e) => task.notes.push(format!("scope ignored: {e}")),
+        }
         let personalization = Personalization {
             focus_files: resolve_all(&req.focus),
             idents: req.idents.clone(),
             query: req.query.clone(),
-            exclude_files: resolve_all(&req.exclude_files),
+            exclude_files,
             exclude_symbols: req.exclude_symbols.clone(),
             task_files: task
                 .search_files
@@ -787,6 +819,10 @@ impl Index {
             let opts = SearchOptions {
                 top: MAX_TOP,
                 files_mode: true,
+                // The query's files come from the scope too (a bad scope is noted by `rank`).
+                include: req.scope.include.clone(),
+                exclude: req.scope.exclude.clone(),
+                langs: req.scope.langs.clone(),
                 ..SearchOptions::default()
             };
             let response = self.search(query, &opts);
@@ -810,8 +846,16 @@ impl Index {
     /// Ranks and fits a map to the request's budget.
     pub fn map(&self, req: &MapRequest) -> (RepoMap, RankOutput) {
         let ranked = self.rank(req);
-        let map = self.fit(&ranked, req);
+        let mut map = self.fit(&ranked, req);
+        self.find_next_budget(req, &ranked, &mut map);
         (map, ranked)
+    }
+
+    /// Sets `map.next_budget` when the request asks for it.
+    fn find_next_budget(&self, req: &MapRequest, ranked: &RankOutput, map: &mut RepoMap) {
+        if req.next_budget {
+            map.next_budget = super::explain::budget_for_next_cut(self, req, ranked, map);
+        }
     }
 
     /// `map` for an index that ranks only once (`mapscope map`): after ranking, frees what
@@ -829,7 +873,9 @@ impl Index {
             }
         }
         release_free_memory();
-        self.fit(&ranked, req)
+        let mut map = self.fit(&ranked, req);
+        self.find_next_budget(req, &ranked, &mut map);
+        map
     }
 
     /// Whether `save_cache` would write (the cache lacks something this index parsed).
@@ -860,7 +906,33 @@ impl Index {
             &self.line_costs,
         );
         map.notes.clone_from(&ranked.task.notes);
+        map.notes.extend(self.unsupported_note());
         map
+    }
+
+    /// One line naming the languages the map could not show, when their files are at least
+    /// `UNSUPPORTED_NOTE_SHARE` of the code (and `UNSUPPORTED_NOTE_MIN_FILES` files).
+    pub fn unsupported_note(&self) -> Option<String> {
+        let unsupported = self.unsupported.len();
+        let code = unsupported + self.files.len();
+        if unsupported < UNSUPPORTED_NOTE_MIN_FILES
+            || (unsupported as f64) < UNSUPPORTED_NOTE_SHARE * code as f64
+        {
+            return None;
+        }
+        let mut by_language: BTreeMap<&str, usize> = BTreeMap::new();
+        for u in &self.unsupported {
+            *by_language.entry(u.language).or_default() += 1;
+        }
+        let mut counts: Vec<(&str, usize)> = by_language.into_iter().collect();
+        counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        let skipped: Vec<String> = counts.iter().map(|(l, n)| format!("{l} {n}")).collect();
+        Some(format!(
+            "{unsupported} of {code} code files are in languages without a grammar and are not \
+             in the map ({}); supported: {}",
+            skipped.join(", "),
+            super::lang::supported_language_names().join(", ")
+        ))
     }
 
     /// Counts for `mapscope stats`.
@@ -892,8 +964,45 @@ impl Index {
         for s in &self.skipped {
             *stats.skipped_by_reason.entry(s.reason.name()).or_default() += 1;
         }
+        stats.skipped_files.clone_from(&self.skipped);
+        stats.parse_error_files = self
+            .files
+            .iter()
+            .filter(|f| f.tags.parse_errors > 0)
+            .map(|f| ParseErrorFile {
+                path: f.path.clone(),
+                errors: f.tags.parse_errors,
+            })
+            .collect();
+        stats.unsupported_files = self.unsupported.len();
+        for u in &self.unsupported {
+            let ext = u
+                .rel_path
+                .rsplit('/')
+                .next()
+                .and_then(|name| name.rsplit_once('.'))
+                .map_or(String::new(), |(_, e)| {
+                    format!(".{}", e.to_ascii_lowercase())
+                });
+            *stats.unsupported_by_extension.entry(ext).or_default() += 1;
+            *stats.unsupported_by_language.entry(u.language).or_default() += 1;
+        }
         stats
     }
+}
+
+/// The map notes the languages without a grammar when their files are at least this share of
+/// the repository's code files…
+const UNSUPPORTED_NOTE_SHARE: f64 = 0.1;
+/// …and at least this many files.
+const UNSUPPORTED_NOTE_MIN_FILES: usize = 5;
+
+/// A file tree-sitter reported syntax errors in (its tags are still extracted), or that could
+/// not be parsed within its time budget (one error, no tags).
+#[derive(Debug, Clone, Serialize)]
+pub struct ParseErrorFile {
+    pub path: String,
+    pub errors: u32,
 }
 
 /// Summary counts of an index (`mapscope stats`).
@@ -913,6 +1022,15 @@ pub struct IndexStats {
     pub files_with_parse_errors: usize,
     pub parse_errors: usize,
     pub times: PhaseTimes,
+    /// Each skipped file or directory with its reason, by path.
+    pub skipped_files: Vec<Skipped>,
+    /// Each file with parse errors, by path.
+    pub parse_error_files: Vec<ParseErrorFile>,
+    /// Code files in languages without a grammar: how many, by extension (`.kt`) and by
+    /// language (`kotlin`).
+    pub unsupported_files: usize,
+    pub unsupported_by_extension: BTreeMap<String, usize>,
+    pub unsupported_by_language: BTreeMap<&'static str, usize>,
 }
 
 /// The previous index's copy of `f` when a refresh may take it over unread: not reported

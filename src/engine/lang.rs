@@ -19,6 +19,88 @@ const TYPESCRIPT_TAGS: &str = include_str!("../../assets/queries/typescript-tags
 const JAVASCRIPT_TAGS: &str = include_str!("../../assets/queries/javascript-tags.scm");
 const PYTHON_TAGS: &str = include_str!("../../assets/queries/python-tags.scm");
 const GO_TAGS: &str = include_str!("../../assets/queries/go-tags.scm");
+const RUST_TAGS: &str = include_str!("../../assets/queries/rust-tags.scm");
+const JAVA_TAGS: &str = include_str!("../../assets/queries/java-tags.scm");
+const C_TAGS: &str = include_str!("../../assets/queries/c-tags.scm");
+const CPP_TAGS: &str = include_str!("../../assets/queries/cpp-tags.scm");
+const CSHARP_TAGS: &str = include_str!("../../assets/queries/csharp-tags.scm");
+const RUBY_TAGS: &str = include_str!("../../assets/queries/ruby-tags.scm");
+const PHP_TAGS: &str = include_str!("../../assets/queries/php-tags.scm");
+
+/// Programming languages mapscope has no grammar for, by file extension (lowercase): the walk
+/// counts their files (`stats`, and the map's note when they are a notable share of the code)
+/// instead of passing over them in silence. Markup, styles, data and config are not listed.
+const UNSUPPORTED: &[(&str, &str)] = &[
+    ("asm", "assembly"),
+    ("bash", "shell"),
+    ("clj", "clojure"),
+    ("cljc", "clojure"),
+    ("cljs", "clojure"),
+    ("cr", "crystal"),
+    ("cu", "cuda"),
+    ("cuh", "cuda"),
+    ("dart", "dart"),
+    ("elm", "elm"),
+    ("erl", "erlang"),
+    ("ex", "elixir"),
+    ("exs", "elixir"),
+    ("f90", "fortran"),
+    ("fs", "f#"),
+    ("fsx", "f#"),
+    ("gd", "gdscript"),
+    ("groovy", "groovy"),
+    ("hrl", "erlang"),
+    ("hs", "haskell"),
+    ("jl", "julia"),
+    ("kt", "kotlin"),
+    ("kts", "kotlin"),
+    ("lua", "lua"),
+    ("m", "objective-c"),
+    ("ml", "ocaml"),
+    ("mli", "ocaml"),
+    ("mm", "objective-c"),
+    ("nim", "nim"),
+    ("pl", "perl"),
+    ("pm", "perl"),
+    ("ps1", "powershell"),
+    ("r", "r"),
+    ("s", "assembly"),
+    ("scala", "scala"),
+    ("sh", "shell"),
+    ("sol", "solidity"),
+    ("svelte", "svelte"),
+    ("swift", "swift"),
+    ("vb", "visual basic"),
+    ("vue", "vue"),
+    ("zig", "zig"),
+    ("zsh", "shell"),
+];
+
+/// The language of a code file mapscope has no grammar for (`Foo.kt` → `kotlin`), by its
+/// extension; `None` for supported languages and for anything that is not code.
+pub fn unsupported_language(path: &str) -> Option<&'static str> {
+    let ext = path.rsplit_once('.')?.1.to_ascii_lowercase();
+    UNSUPPORTED
+        .binary_search_by(|(e, _)| (*e).cmp(ext.as_str()))
+        .ok()
+        .map(|i| UNSUPPORTED[i].1)
+}
+
+/// The display names of the supported languages, for messages (`c++`, `c#`; TSX is
+/// TypeScript).
+pub fn supported_language_names() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = Vec::new();
+    for lang in Lang::ALL {
+        let name = match lang {
+            Lang::Tsx => continue,
+            Lang::Cpp => "c++",
+            Lang::CSharp => "c#",
+            other => other.name(),
+        };
+        names.push(name);
+    }
+    names
+}
 
 /// The tree-sitter grammar for a language (cheap: a reference-counted handle).
 pub fn grammar(lang: Lang) -> Language {
@@ -28,6 +110,14 @@ pub fn grammar(lang: Lang) -> Language {
         Lang::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
         Lang::Python => tree_sitter_python::LANGUAGE.into(),
         Lang::Go => tree_sitter_go::LANGUAGE.into(),
+        Lang::Rust => tree_sitter_rust::LANGUAGE.into(),
+        Lang::Java => tree_sitter_java::LANGUAGE.into(),
+        Lang::C => tree_sitter_c::LANGUAGE.into(),
+        Lang::Cpp => tree_sitter_cpp::LANGUAGE.into(),
+        Lang::CSharp => tree_sitter_c_sharp::LANGUAGE.into(),
+        Lang::Ruby => tree_sitter_ruby::LANGUAGE.into(),
+        // The PHP grammar proper (`LANGUAGE_PHP_ONLY` is for PHP embedded without `<?php`).
+        Lang::Php => tree_sitter_php::LANGUAGE_PHP.into(),
     }
 }
 
@@ -38,17 +128,19 @@ pub fn tags_query_source(lang: Lang) -> &'static str {
         Lang::JavaScript => JAVASCRIPT_TAGS,
         Lang::Python => PYTHON_TAGS,
         Lang::Go => GO_TAGS,
+        Lang::Rust => RUST_TAGS,
+        Lang::Java => JAVA_TAGS,
+        Lang::C => C_TAGS,
+        Lang::Cpp => CPP_TAGS,
+        Lang::CSharp => CSHARP_TAGS,
+        Lang::Ruby => RUBY_TAGS,
+        Lang::Php => PHP_TAGS,
     }
 }
 
-fn slot(lang: Lang) -> usize {
-    match lang {
-        Lang::TypeScript => 0,
-        Lang::Tsx => 1,
-        Lang::JavaScript => 2,
-        Lang::Python => 3,
-        Lang::Go => 4,
-    }
+/// A language's position in `Lang::ALL`: the index of its per-language tables.
+pub(crate) fn slot(lang: Lang) -> usize {
+    Lang::ALL.iter().position(|&l| l == lang).unwrap_or(0)
 }
 
 /// A compiled tags query and the node kinds its patterns start with.
@@ -69,13 +161,8 @@ pub fn tags_query(lang: Lang) -> Result<&'static Query, EngineError> {
 
 /// `tags_query` with the root kinds of its patterns.
 pub fn compiled_tags_query(lang: Lang) -> Result<&'static TagsQuery, EngineError> {
-    static QUERIES: [OnceLock<Result<TagsQuery, String>>; 5] = [
-        OnceLock::new(),
-        OnceLock::new(),
-        OnceLock::new(),
-        OnceLock::new(),
-        OnceLock::new(),
-    ];
+    static QUERIES: [OnceLock<Result<TagsQuery, String>>; Lang::ALL.len()] =
+        [const { OnceLock::new() }; Lang::ALL.len()];
     QUERIES[slot(lang)]
         .get_or_init(|| compile(lang))
         .as_ref()
@@ -203,6 +290,33 @@ mod tests {
         assert_eq!(pattern_root("[(a) (b)]"), None);
         assert_eq!(pattern_root("((a) @x (#eq? @x \"y\"))"), None);
         assert_eq!(pattern_root("(_) @x"), Some("_"));
+    }
+
+    #[test]
+    fn unsupported_languages_by_extension() {
+        // The table is searched by binary search: it must stay sorted, without duplicates.
+        assert!(UNSUPPORTED.windows(2).all(|w| w[0].0 < w[1].0));
+        assert_eq!(unsupported_language("app/src/Main.kt"), Some("kotlin"));
+        assert_eq!(unsupported_language("scripts/x.SH"), Some("shell"));
+        assert_eq!(unsupported_language("src/App.vue"), Some("vue"));
+        // Supported languages, prose, data and names without an extension are not listed.
+        for path in [
+            "a.rs",
+            "a.java",
+            "a.h",
+            "README.md",
+            "a.json",
+            "Makefile",
+            "a.css",
+        ] {
+            assert_eq!(unsupported_language(path), None, "{path}");
+        }
+        for (ext, _) in UNSUPPORTED {
+            assert!(Lang::from_path(&format!("x.{ext}")).is_none(), "{ext}");
+        }
+        let names = supported_language_names();
+        assert_eq!(names.len(), Lang::ALL.len() - 1);
+        assert!(names.contains(&"c++") && names.contains(&"typescript"));
     }
 
     #[test]

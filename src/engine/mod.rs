@@ -23,6 +23,7 @@ pub mod model;
 pub mod rank;
 pub mod repo_map;
 pub mod resolve;
+pub mod scope;
 pub mod search;
 pub mod sources;
 pub mod tags;

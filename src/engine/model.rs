@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// A supported source language. TSX is separate from TypeScript because it has its own grammar.
+/// New languages go at the end: the tag cache stores a language by its position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Lang {
@@ -13,18 +14,34 @@ pub enum Lang {
     JavaScript,
     Python,
     Go,
+    Rust,
+    Java,
+    C,
+    Cpp,
+    CSharp,
+    Ruby,
+    Php,
 }
 
 impl Lang {
-    pub const ALL: [Lang; 5] = [
+    pub const ALL: [Lang; 12] = [
         Lang::TypeScript,
         Lang::Tsx,
         Lang::JavaScript,
         Lang::Python,
         Lang::Go,
+        Lang::Rust,
+        Lang::Java,
+        Lang::C,
+        Lang::Cpp,
+        Lang::CSharp,
+        Lang::Ruby,
+        Lang::Php,
     ];
 
-    /// The language of a path, by extension. `.d.ts` is TypeScript.
+    /// The language of a path, by extension. `.d.ts` is TypeScript. A `.h` header is C++:
+    /// the C++ grammar reads C declarations too, while the C grammar turns a C++ class into
+    /// parse errors, and headers are what the files including them use.
     pub fn from_path(path: &str) -> Option<Lang> {
         let ext = path.rsplit_once('.').map(|(_, e)| e)?;
         match ext.to_ascii_lowercase().as_str() {
@@ -33,6 +50,14 @@ impl Lang {
             "js" | "mjs" | "cjs" | "jsx" => Some(Lang::JavaScript),
             "py" | "pyi" => Some(Lang::Python),
             "go" => Some(Lang::Go),
+            "rs" => Some(Lang::Rust),
+            "java" => Some(Lang::Java),
+            "c" => Some(Lang::C),
+            "h" | "cc" | "cpp" | "cxx" | "c++" | "hh" | "hpp" | "hxx" | "h++" | "ipp" | "tpp"
+            | "inl" => Some(Lang::Cpp),
+            "cs" => Some(Lang::CSharp),
+            "rb" | "rake" | "gemspec" => Some(Lang::Ruby),
+            "php" => Some(Lang::Php),
             _ => None,
         }
     }
@@ -45,16 +70,30 @@ impl Lang {
             Lang::JavaScript => "javascript",
             Lang::Python => "python",
             Lang::Go => "go",
+            Lang::Rust => "rust",
+            Lang::Java => "java",
+            Lang::C => "c",
+            Lang::Cpp => "cpp",
+            Lang::CSharp => "csharp",
+            Lang::Ruby => "ruby",
+            Lang::Php => "php",
         }
     }
 
-    /// The short family name used by `--lang ts,js,py,go` (TSX belongs to `ts`).
+    /// The short family name used by `--lang ts,js,py,go,rs,java,c,cs,rb,php` (TSX belongs to
+    /// `ts`; C and C++ share `c`, as `.h` headers serve both).
     pub fn family(self) -> &'static str {
         match self {
             Lang::TypeScript | Lang::Tsx => "ts",
             Lang::JavaScript => "js",
             Lang::Python => "py",
             Lang::Go => "go",
+            Lang::Rust => "rs",
+            Lang::Java => "java",
+            Lang::C | Lang::Cpp => "c",
+            Lang::CSharp => "cs",
+            Lang::Ruby => "rb",
+            Lang::Php => "php",
         }
     }
 
@@ -66,6 +105,13 @@ impl Lang {
             Lang::JavaScript => "javascript",
             Lang::Python => "python",
             Lang::Go => "go",
+            Lang::Rust => "rust",
+            Lang::Java => "java",
+            Lang::C => "c",
+            Lang::Cpp => "cpp",
+            Lang::CSharp => "csharp",
+            Lang::Ruby => "ruby",
+            Lang::Php => "php",
         }
     }
 }

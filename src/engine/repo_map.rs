@@ -113,6 +113,10 @@ pub struct RepoMap {
     pub files: Vec<MapFile>,
     /// The highest-ranked definitions (up to 20) that did not fit, best first.
     pub cut: Vec<CutDef>,
+    /// The smallest budget whose map (same ranking) includes `cut[0]`, when the request asked
+    /// for it (`MapRequest::next_budget`; found by `explain::budget_for_next_cut`). `None`
+    /// otherwise, or when nothing is cut, or when no budget up to 262,144 tokens would.
+    pub next_budget: Option<usize>,
     /// Parts of the request that were ignored or matched nothing, one line each (see
     /// `task::Task::notes`).
     pub notes: Vec<String>,
@@ -361,6 +365,7 @@ pub fn build_map(
         tokenizer: opts.tokenizer,
         files: map_files,
         cut,
+        next_budget: None,
         notes: Vec::new(),
     }
 }
@@ -424,6 +429,15 @@ fn render_json(map: &RepoMap) -> String {
         tokens: usize,
         symbols: &'a [MapSymbol],
     }
+    /// A definition that did not fit: `tokens` is what it would add to this map.
+    #[derive(Serialize)]
+    struct JsonCut<'a> {
+        path: &'a str,
+        symbol: &'a str,
+        kind: DefKind,
+        line: u32,
+        tokens: usize,
+    }
     #[derive(Serialize)]
     struct JsonMap<'a> {
         tokens: usize,
@@ -431,6 +445,11 @@ fn render_json(map: &RepoMap) -> String {
         tokenizer: TokenizerKind,
         files: Vec<JsonFile<'a>>,
         text: &'a str,
+        /// The best-ranked definitions that did not fit (at most 20), best first.
+        cut: Vec<JsonCut<'a>>,
+        /// The smallest budget that would include `cut[0]` (null: nothing cut, not asked,
+        /// or more than 262,144 tokens).
+        next_budget: Option<usize>,
         #[serde(skip_serializing_if = "<[String]>::is_empty")]
         notes: &'a [String],
     }
@@ -449,6 +468,18 @@ fn render_json(map: &RepoMap) -> String {
             })
             .collect(),
         text: &map.text,
+        cut: map
+            .cut
+            .iter()
+            .map(|c| JsonCut {
+                path: &c.path,
+                symbol: &c.name,
+                kind: c.kind,
+                line: c.line,
+                tokens: c.tokens,
+            })
+            .collect(),
+        next_budget: map.next_budget,
         notes: &map.notes,
     };
     // Plain structs of strings and numbers: serialization cannot fail (NaN becomes null).
@@ -1162,7 +1193,22 @@ mod tests {
             let v: serde_json::Value =
                 serde_json::from_str(&render(&map, &files, MapFormat::Json)).unwrap();
             let keys: Vec<_> = v.as_object().unwrap().keys().cloned().collect();
-            assert_eq!(keys.len(), 5, "{keys:?}");
+            assert_eq!(
+                keys,
+                [
+                    "budget",
+                    "cut",
+                    "files",
+                    "next_budget",
+                    "text",
+                    "tokenizer",
+                    "tokens"
+                ],
+                "{keys:?}"
+            );
+            // Everything fits: nothing cut, no next budget.
+            assert_eq!(v["cut"], serde_json::json!([]));
+            assert!(v["next_budget"].is_null());
             let text = v["text"].as_str().unwrap();
             assert_eq!(v["tokens"], tokenizer(kind).count(text));
             assert_eq!(v["budget"], 500);

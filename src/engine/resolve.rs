@@ -19,6 +19,9 @@
 //! - Go: an import path below a module path declared by a `go.mod` (longest module wins, so
 //!   nested modules work) → that package directory → its `.go` files (`_test.go` files only for
 //!   a `_test.go` importer).
+//! - Rust, Java, C, C++, C#, Ruby, PHP: see `langs`.
+
+mod langs;
 
 use crate::engine::model::{GoModule, Import, Lang, ParsedFile};
 use crate::engine::search::paths::{classify, PathClass};
@@ -75,6 +78,8 @@ pub struct Resolver<'a> {
     /// Workspace package directory name → directory (`plugin-legacy` → `packages/plugin-legacy`);
     /// names found under two roots are dropped as ambiguous.
     workspace: HashMap<&'a str, Option<&'a str>>,
+    /// Rust, Java, C, C++, C#, Ruby and PHP (see `langs`).
+    langs: langs::LangTables<'a>,
 }
 
 impl<'a> Resolver<'a> {
@@ -108,6 +113,14 @@ impl<'a> Resolver<'a> {
                         }
                     }
                 }
+                // Resolved by `langs`, from its own tables.
+                Lang::Rust
+                | Lang::Java
+                | Lang::C
+                | Lang::Cpp
+                | Lang::CSharp
+                | Lang::Ruby
+                | Lang::Php => {}
             }
         }
         let mut py_modules: HashMap<String, Vec<(u8, usize)>> = HashMap::new();
@@ -131,6 +144,7 @@ impl<'a> Resolver<'a> {
             go_modules,
             go_dirs,
             workspace,
+            langs: langs::LangTables::new(files),
         }
     }
 
@@ -162,6 +176,13 @@ impl<'a> Resolver<'a> {
                 module: self.resolve_go(&file.path, &import.specifier),
                 names: Vec::new(),
             },
+            Lang::Rust
+            | Lang::Java
+            | Lang::C
+            | Lang::Cpp
+            | Lang::CSharp
+            | Lang::Ruby
+            | Lang::Php => self.langs.resolve(self.files, &self.by_path, from, import),
         };
         r.names.resize(import.names.len(), Vec::new());
         r.module.retain(|&f| f != from);

@@ -17,6 +17,7 @@
 //! costs nanoseconds. Hot paths avoid `Node::parent()`, which tree-sitter computes by walking
 //! down from the root: the walk keeps its own ancestor stack.
 
+mod imports;
 mod refs;
 
 use std::cell::RefCell;
@@ -146,6 +147,12 @@ pub fn extract_tags(lang: Lang, source: &str) -> FileTags {
     let mut tags = Extractor::new(lang, source).run(query, &tree, deadline);
     tags.parse_errors = count_errors(&tree);
     tags
+}
+
+/// Parses `source` and drops the tree: what a file costs tree-sitter alone (`mapscope bench
+/// --parse-floor`). False when the parse ran out of its time budget.
+pub fn parse_only(lang: Lang, source: &str) -> bool {
+    parse(lang, source, Instant::now() + time_budget(source)).is_some()
 }
 
 /// How long one file may take: `TIME_BUDGET` plus `TIME_PER_LINE` per line, at most
@@ -373,6 +380,9 @@ impl<'s, 't> Extractor<'s, 't> {
         let src = self.src.as_bytes();
         let mut cursor = tree.walk();
         let mut stack: Vec<Frame<'t>> = Vec::with_capacity(64);
+        // Ancestors whose subtree holds no references (`Rules::is_opaque`: import statements
+        // of the languages with data rules).
+        let mut opaque_depth = 0usize;
         let mut visited = 0u32;
         loop {
             let node = cursor.node();
@@ -397,7 +407,7 @@ impl<'s, 't> Extractor<'s, 't> {
                     }
                 }
             }
-            if rules.may_apply(kind, parent_kind) {
+            if opaque_depth == 0 && rules.may_apply(kind, parent_kind) {
                 self.classify(rules, &frame, &stack);
             }
             if let Some(parent) = stack.last_mut() {
@@ -408,6 +418,7 @@ impl<'s, 't> Extractor<'s, 't> {
                 return;
             }
             if cursor.goto_first_child() {
+                opaque_depth += usize::from(rules.is_opaque(kind));
                 stack.push(frame);
                 continue;
             }
@@ -415,7 +426,9 @@ impl<'s, 't> Extractor<'s, 't> {
                 if !cursor.goto_parent() {
                     return;
                 }
-                stack.pop();
+                if let Some(done) = stack.pop() {
+                    opaque_depth -= usize::from(rules.is_opaque(done.kind));
+                }
             }
         }
     }
@@ -629,6 +642,29 @@ impl<'s, 't> Extractor<'s, 't> {
             if self.lang == Lang::Go && item.def.kind == DefKind::Method {
                 item.def.parent = self.go_receiver_type(item.node);
             }
+            if matches!(item.def.kind, DefKind::Function | DefKind::Method)
+                && has_methods_in_types(self.lang)
+            {
+                // A function in a class body, or a trait's; Rust `impl T { fn … }` and C++
+                // `T::f` out of line: a method of `T`.
+                let in_type = stack.last().is_some_and(|top| {
+                    matches!(
+                        top.2,
+                        DefKind::Class | DefKind::Struct | DefKind::Interface | DefKind::Enum
+                    )
+                });
+                let owner = if item.def.parent.is_none() {
+                    self.impl_owner(item.node)
+                } else {
+                    None
+                };
+                if in_type || owner.is_some() {
+                    item.def.kind = DefKind::Method;
+                }
+                if owner.is_some() {
+                    item.def.parent = owner;
+                }
+            }
             let header = line_of(item.node.start_position().row);
             stack.push(((start, end), item.def.name.clone(), item.def.kind, header));
         }
@@ -683,7 +719,7 @@ impl<'s, 't> Extractor<'s, 't> {
                         DefKind::Variable
                     })
                 }
-                Lang::Go => Some(kind),
+                _ => Some(kind),
             },
             DefSpec::Kind(kind) => Some(kind),
         }
@@ -734,6 +770,36 @@ impl<'s, 't> Extractor<'s, 't> {
                 }
                 _ => Some(node.child_by_field_name("body")?.start_position().row),
             },
+            Lang::Ruby => {
+                // No brace: the header ends with the name, parameters or superclass; the body
+                // starts at its first statement.
+                let header_end = ["name", "parameters", "superclass", "object"]
+                    .iter()
+                    .filter_map(|f| node.child_by_field_name(f))
+                    .map(end_row)
+                    .max()?;
+                Some(header_end)
+            }
+            Lang::Rust | Lang::Java | Lang::C | Lang::Cpp | Lang::CSharp | Lang::Php => {
+                let body = node.child_by_field_name("body").or_else(|| {
+                    // A class template's body is its class's.
+                    let mut cursor = node.walk();
+                    let inner = node
+                        .named_children(&mut cursor)
+                        .find(|c| c.child_by_field_name("body").is_some());
+                    inner.and_then(|c| c.child_by_field_name("body"))
+                })?;
+                let row = body.start_position().row;
+                // A brace alone on its line (C#, PHP, Allman style) is not part of the
+                // signature: the header ends on the line before.
+                let line_start = body.start_byte() - body.start_position().column;
+                let brace_alone = row > node.start_position().row
+                    && self
+                        .src
+                        .get(line_start..body.start_byte())
+                        .is_some_and(|before| before.trim().is_empty());
+                Some(if brace_alone { row - 1 } else { row })
+            }
             Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
                 if node.kind() == "variable_declarator" {
                     let value = node.child_by_field_name("value")?;
@@ -749,6 +815,50 @@ impl<'s, 't> Extractor<'s, 't> {
                     Some(node.child_by_field_name("body")?.start_position().row)
                 }
             }
+        }
+    }
+
+    /// The type a free-standing function belongs to: Rust `impl T { fn f() }` → `T`, C++
+    /// `void T::f() {}` → `T`.
+    fn impl_owner(&self, node: Node) -> Option<String> {
+        match self.lang {
+            Lang::Rust => {
+                let list = node.parent().filter(|p| p.kind() == "declaration_list")?;
+                let item = list.parent().filter(|p| p.kind() == "impl_item")?;
+                let mut ty = item.child_by_field_name("type")?;
+                loop {
+                    ty = match ty.kind() {
+                        "generic_type" | "scoped_type_identifier" | "reference_type" => ty
+                            .child_by_field_name("type")
+                            .or_else(|| ty.child_by_field_name("name"))?,
+                        "type_identifier" => return self.text(ty).map(str::to_owned),
+                        _ => return None,
+                    };
+                }
+            }
+            Lang::Cpp => {
+                let mut declarator = node.child_by_field_name("declarator")?;
+                while matches!(
+                    declarator.kind(),
+                    "pointer_declarator" | "reference_declarator"
+                ) {
+                    let mut cursor = declarator.walk();
+                    declarator = declarator
+                        .named_children(&mut cursor)
+                        .find(|c| c.kind().ends_with("declarator"))?;
+                }
+                let name = declarator.child_by_field_name("declarator")?;
+                if name.kind() != "qualified_identifier" {
+                    return None;
+                }
+                let scope = name.child_by_field_name("scope")?;
+                let scope = match scope.kind() {
+                    "template_type" => scope.child_by_field_name("name")?,
+                    _ => scope,
+                };
+                self.text(scope).map(str::to_owned)
+            }
+            _ => None,
         }
     }
 
@@ -832,6 +942,12 @@ impl<'s, 't> Extractor<'s, 't> {
                 }
                 Lang::Python => self.py_import(*node, &mut found, &mut refs),
                 Lang::Go => self.go_import(*node, &mut found, &mut refs),
+                Lang::Rust => self.rust_import(*node, &mut found, &mut refs),
+                Lang::Java => self.java_import(*node, &mut found, &mut refs),
+                Lang::CSharp => self.csharp_import(*node, &mut found, &mut refs),
+                Lang::Php => self.php_import(*node, &mut found, &mut refs),
+                Lang::Ruby => self.ruby_import(*node, &mut found),
+                Lang::C | Lang::Cpp => self.c_include(*node, &mut found),
             }
         }
         // Source order; several imports from one statement keep their order (stable sort).
@@ -1179,6 +1295,15 @@ fn go_package_name(path: &str) -> &str {
         Some((base, version)) if is_version(version) => base,
         _ => last,
     }
+}
+
+/// Languages whose functions inside a type's body are its methods (captured as functions by
+/// their queries where the grammar does not tell the two apart).
+fn has_methods_in_types(lang: Lang) -> bool {
+    !matches!(
+        lang,
+        Lang::TypeScript | Lang::Tsx | Lang::JavaScript | Lang::Python | Lang::Go
+    )
 }
 
 /// A module path without the spaces and line breaks tree-sitter tolerates inside it.

@@ -100,6 +100,15 @@ pub struct DocFile {
     pub size: u64,
 }
 
+/// A code file in a language mapscope has no grammar for (`lang::unsupported_language`):
+/// counted, never read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnsupportedFile {
+    pub rel_path: String,
+    /// The language's name (`kotlin`).
+    pub language: &'static str,
+}
+
 /// Everything the walk found. Every list is sorted (by path; `go_modules` by dir then module).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WalkOutput {
@@ -110,6 +119,9 @@ pub struct WalkOutput {
     /// `ignore` crate drops them before we see them, and listing `target/` or a virtualenv
     /// file by file would swamp the list.
     pub skipped: Vec<Skipped>,
+    /// Code files in languages without a grammar, under the same rules as indexed files
+    /// (ignored, hidden, vendored and build-output files are not listed).
+    pub unsupported: Vec<UnsupportedFile>,
     pub go_modules: Vec<GoModule>,
     /// Ignore files and git metadata that were not read (not a regular file, a symbolic
     /// link, too large): one line each, paths relative to the root where they are below it.
@@ -204,8 +216,11 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<WalkOutput, EngineError> 
             Found::Doc(d) => out.docs.push(d),
             Found::Skip(s) => out.skipped.push(s),
             Found::GoMod(m) => out.go_modules.push(m),
+            Found::Unsupported(u) => out.unsupported.push(u),
         }
     }
+    out.unsupported
+        .sort_unstable_by(|a, b| a.rel_path.cmp(&b.rel_path));
     // Ties on `rel_path` only happen between non-UTF-8 names made equal by the lossy
     // conversion; the exact path breaks them.
     out.files.sort_unstable_by(|a, b| {
@@ -258,6 +273,7 @@ enum Found {
     Doc(DocFile),
     Skip(Skipped),
     GoMod(GoModule),
+    Unsupported(UnsupportedFile),
 }
 
 /// Builds one `Collector` per walker thread.
@@ -330,7 +346,14 @@ fn visit_entry(root: &Path, opts: &WalkOptions, ent: ignore::DirEntry) -> Option
     let lang = Lang::from_path(name);
     let is_go_mod = name == GO_MOD;
     if !is_candidate_name(name) {
-        return None;
+        let language = super::lang::unsupported_language(name)?;
+        if !file_type.is_file() {
+            return None;
+        }
+        return Some(Found::Unsupported(UnsupportedFile {
+            rel_path: rel_path_of(root, ent.path())?,
+            language,
+        }));
     }
     let rel_path = rel_path_of(root, ent.path())?;
     let skip = |reason| {

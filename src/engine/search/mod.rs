@@ -65,9 +65,14 @@ pub struct SearchOptions {
     /// Keep only paths matching one of these globs (`src/**`, `*.ts`); a glob starting with
     /// `!` excludes. A glob without wildcards also matches everything under it as a folder.
     pub path_globs: Vec<String>,
-    /// Keep only these language families (`ts`, `js`, `py`, `go`, or full names like
-    /// `typescript`). Prose documents are left out when this is set.
+    /// Keep only these language families (`ts`, `js`, `py`, `go`, `rs`, `java`, `c`, `cs`,
+    /// `rb`, `php`, or full names like `typescript`). Prose documents are left out when this
+    /// is set.
     pub langs: Vec<String>,
+    /// The scope's gitignore-syntax patterns (`engine::scope`): only paths matching one of
+    /// `include`, none of `exclude`.
+    pub include: Vec<String>,
+    pub exclude: Vec<String>,
 }
 
 impl Default for SearchOptions {
@@ -77,6 +82,8 @@ impl Default for SearchOptions {
             files_mode: false,
             path_globs: Vec::new(),
             langs: Vec::new(),
+            include: Vec::new(),
+            exclude: Vec::new(),
         }
     }
 }
@@ -88,8 +95,18 @@ pub const MAX_TOP: usize = 50;
 pub enum SearchError {
     #[error("invalid path glob {glob:?}: {message}")]
     BadGlob { glob: String, message: String },
-    #[error("unknown language {0:?} (expected ts, js, py or go)")]
+    #[error("unknown language {0:?} (expected ts, js, py, go, rs, java, c, cpp, cs, rb or php)")]
     UnknownLang(String),
+}
+
+impl From<crate::engine::scope::ScopeError> for SearchError {
+    fn from(e: crate::engine::scope::ScopeError) -> Self {
+        use crate::engine::scope::ScopeError;
+        match e {
+            ScopeError::BadGlob { glob, message } => SearchError::BadGlob { glob, message },
+            ScopeError::UnknownLang(l) => SearchError::UnknownLang(l),
+        }
+    }
 }
 
 impl SearchOptions {

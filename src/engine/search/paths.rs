@@ -147,6 +147,9 @@ pub(crate) fn classify(path: &str) -> PathClass {
         return PathClass::Impl;
     };
     let lower = base.to_lowercase();
+    if is_test_file_of_other_languages(base) || dirs.iter().any(|d| is_dotnet_test_project(d)) {
+        return PathClass::Test;
+    }
     if nonimpl_base(base) {
         return if is_declaration_file(base) {
             PathClass::Secondary
@@ -166,6 +169,52 @@ pub(crate) fn classify(path: &str) -> PathClass {
         class = PathClass::Secondary;
     }
     class
+}
+
+/// Test file names of the languages the retrieval eval does not cover (kept out of
+/// `nonimpl_base`, which must stay the eval's rule): Java `StoreTest.java` / `StoreTests.java`
+/// / `StoreIT.java` / `TestStore.java`, C# `StoreTests.cs` / `StoreTest.cs`, PHP
+/// `StoreTest.php`, Ruby `store_spec.rb` / `store_test.rb` / `test_store.rb`, Rust
+/// `store_test.rs` / `tests.rs`, C/C++ `store_test.c(c|pp)` / `store_unittest.cc` /
+/// `test_store.c`.
+fn is_test_file_of_other_languages(base: &str) -> bool {
+    let Some((stem, ext)) = base.rsplit_once('.') else {
+        return false;
+    };
+    let ext = ext.to_ascii_lowercase();
+    let camel_test = |s: &str| {
+        s.len() > 4 && (s.ends_with("Test") || s.ends_with("Tests"))
+            || (s.starts_with("Test") && s[4..].starts_with(|c: char| c.is_ascii_uppercase()))
+    };
+    let lower = stem.to_ascii_lowercase();
+    let snake_test = |suffixes: &[&str]| {
+        suffixes
+            .iter()
+            .any(|s| lower.ends_with(s) && lower.len() > s.len())
+            || (lower.starts_with("test_") && lower.len() > 5)
+    };
+    match ext.as_str() {
+        "java" => camel_test(stem) || (stem.len() > 2 && stem.ends_with("IT")),
+        "cs" | "php" => camel_test(stem),
+        "rb" => snake_test(&["_spec", "_test"]),
+        "rs" => lower == "tests" || snake_test(&["_test", "_tests"]),
+        "c" | "cc" | "cpp" | "cxx" => snake_test(&["_test", "_tests", "_unittest"]),
+        _ => false,
+    }
+}
+
+/// A .NET test project folder: `Acme.Store.Tests`, `Acme.Store.Test`, `Acme.Store.Specs`.
+fn is_dotnet_test_project(dir: &str) -> bool {
+    let lower = dir.to_ascii_lowercase();
+    [
+        ".tests",
+        ".test",
+        ".specs",
+        ".unittests",
+        ".integrationtests",
+    ]
+    .iter()
+    .any(|s| lower.ends_with(s) && lower.len() > s.len())
 }
 
 /// A TypeScript declaration file (`.d.ts`, `.d.mts`, `.d.cts`), case-insensitive.
@@ -268,6 +317,27 @@ fn parent_dir(path: &str) -> Option<String> {
 /// `test_python.py`, `head_test.go`, `build.spec.ts`, `utils.test-d.ts` → `python`, `head`,
 /// `build`, `utils`; a plain name inside a test folder (`__tests__/build.ts`) → `build`.
 pub(crate) fn test_subject(path: &str) -> Option<String> {
+    let base = path.rsplit('/').next().unwrap_or(path);
+    if is_test_file_of_other_languages(base) {
+        // `StoreTest.java`, `TestStore.java`, `StoreTests.cs`, `store_spec.rb` → `store`.
+        let stem = base.rsplit_once('.').map_or(base, |(s, _)| s);
+        let stem = [
+            "Tests",
+            "Test",
+            "IT",
+            "_spec",
+            "_tests",
+            "_test",
+            "_unittest",
+        ]
+        .iter()
+        .find_map(|s| stem.strip_suffix(s))
+        .or_else(|| stem.strip_prefix("test_"))
+        .or_else(|| stem.strip_prefix("Test"))
+        .unwrap_or(stem)
+        .to_lowercase();
+        return (!stem.is_empty() && stem != "tests").then_some(stem);
+    }
     let mut stem = file_stem(path);
     for suffix in [
         ".test", ".spec", ".test-d", ".bench", "_test", "-test", "-spec",
@@ -396,6 +466,50 @@ mod tests {
         assert_eq!(subject_dirs("tsdb/head_test.go"), ["tsdb"]);
         assert!(subject_dirs("x.py").is_empty());
         assert!(is_fixture("src/__tests__/fixtures/a/worker.js"));
+    }
+
+    #[test]
+    fn test_files_of_every_language() {
+        let tests = [
+            "src/test/java/com/acme/StoreTest.java",
+            "core/StoreTests.java",
+            "core/StoreIT.java",
+            "core/TestStore.java",
+            "src/Acme/StoreTests.cs",
+            "tests/Acme.Store.Tests/Fixtures.cs",
+            "app/StoreTest.php",
+            "spec/models/store_spec.rb",
+            "lib/store_test.rb",
+            "test/test_store.rb",
+            "crates/core/tests/it.rs",
+            "src/store_test.rs",
+            "src/engine/tests.rs",
+            "src/store_unittest.cc",
+            "src/test_store.c",
+        ];
+        for p in tests {
+            assert_eq!(classify(p), PathClass::Test, "{p}");
+        }
+        let impls = [
+            "src/main/java/com/acme/Store.java",
+            "src/main/java/com/acme/Latest.java",
+            "src/main/java/com/acme/Testing.java",
+            "src/Acme/Contest.cs",
+            "app/Models/Test.php",
+            "lib/latest.rb",
+            "src/attest.rs",
+            "src/store.c",
+            "src/Acme.Testing/Store.cs",
+        ];
+        for p in impls {
+            assert_eq!(classify(p), PathClass::Impl, "{p}");
+        }
+        assert_eq!(test_subject("core/StoreTest.java").unwrap(), "store");
+        assert_eq!(test_subject("core/TestStore.java").unwrap(), "store");
+        assert_eq!(test_subject("src/StoreTests.cs").unwrap(), "store");
+        assert_eq!(test_subject("spec/store_spec.rb").unwrap(), "store");
+        assert_eq!(test_subject("test/test_store.rb").unwrap(), "store");
+        assert_eq!(test_subject("src/store_unittest.cc").unwrap(), "store");
         assert!(is_fixture("tsdb/testdata/x.go"));
         assert!(!is_fixture("src/fixtures.py"));
     }

@@ -9,6 +9,7 @@ use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::time::Instant;
 
+use crate::engine::scope::{Scope, ScopeSpec};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
 use super::build::normalize_name;
@@ -35,21 +36,11 @@ const MAX_EXCERPT: usize = 160;
 /// Lines scanned to find a hit's evidence line.
 const MAX_SCAN_LINES: u32 = 4000;
 
-/// Path globs and language families from `SearchOptions`.
+/// Path globs and the scope (`--include`, `--exclude`, `--lang`) from `SearchOptions`.
 pub(crate) struct Filter {
     include: Option<GlobSet>,
     exclude: Option<GlobSet>,
-    families: Vec<&'static str>,
-}
-
-fn lang_family(name: &str) -> Option<&'static str> {
-    Some(match name.trim().to_ascii_lowercase().as_str() {
-        "ts" | "tsx" | "typescript" | "mts" | "cts" => "ts",
-        "js" | "jsx" | "javascript" | "mjs" | "cjs" => "js",
-        "py" | "python" => "py",
-        "go" | "golang" => "go",
-        _ => return None,
-    })
+    scope: Scope,
 }
 
 impl Filter {
@@ -99,19 +90,15 @@ impl Filter {
         } else {
             None
         };
-        let mut families = Vec::new();
-        for l in &opts.langs {
-            for part in l.split(',').filter(|p| !p.trim().is_empty()) {
-                let fam = lang_family(part).ok_or_else(|| SearchError::UnknownLang(part.into()))?;
-                if !families.contains(&fam) {
-                    families.push(fam);
-                }
-            }
-        }
+        let scope = Scope::new(&ScopeSpec {
+            include: opts.include.clone(),
+            exclude: opts.exclude.clone(),
+            langs: opts.langs.clone(),
+        })?;
         Ok(Filter {
             include,
             exclude,
-            families,
+            scope,
         })
     }
 
@@ -119,13 +106,10 @@ impl Filter {
         if unit.hidden {
             return false;
         }
-        if !self.families.is_empty() {
-            match unit.lang {
-                Some(l) if self.families.contains(&l.family()) => {}
-                _ => return false,
-            }
-        }
         let path: &str = &unit.path;
+        if !self.scope.allows(path, unit.lang) {
+            return false;
+        }
         if let Some(inc) = &self.include {
             if !inc.is_match(path) {
                 return false;

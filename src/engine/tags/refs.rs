@@ -260,6 +260,347 @@ ids!(PyIds {
     }
 });
 
+/// Reference rules written as data, for the languages whose rules are all of a few shapes
+/// (Rust, Java, C, C++, C#, Ruby, PHP). Kind and field names are resolved to ids once per
+/// language (`TableIds::new`); a field of `""` matches any field.
+pub(super) struct TableSpec {
+    /// Name kinds that are a use wherever they stand, unless in a binding position.
+    refs: &'static [&'static str],
+    /// Name kinds that are a type use.
+    types: &'static [&'static str],
+    /// (parent kind, field): a `refs` name there is a type use (C# types are plain identifiers).
+    type_fields: &'static [(&'static str, &'static str)],
+    /// (parent kind, field): a name there is called or constructed (`call_expression
+    /// function:`, `new T`, a macro, an annotation).
+    calls: &'static [(&'static str, &'static str)],
+    /// (kind, name field, qualifier field): a member access, `q.name` / `q::name` / `q->name`.
+    members: &'static [(&'static str, &'static str, &'static str)],
+    /// (parent kind, field): a name there is inherited from or implemented.
+    heritage: &'static [(&'static str, &'static str)],
+    /// Kinds that wrap a name without changing its role (`generic_type`, `qualified_name`):
+    /// the call, heritage and binding rules also match through up to two of them.
+    wrappers: &'static [&'static str],
+    /// (parent kind, field): a name there is bound (a parameter, a local), not used.
+    bindings: &'static [(&'static str, &'static str)],
+    /// Kinds whose whole subtree holds no references: import statements, whose names are
+    /// taken by the import reader, and attributes.
+    opaque: &'static [&'static str],
+    /// Kinds of a plain-name qualifier.
+    plain: &'static [&'static str],
+}
+
+const RUST_SPEC: TableSpec = TableSpec {
+    refs: &["identifier"],
+    types: &["type_identifier"],
+    type_fields: &[],
+    calls: &[
+        ("call_expression", "function"),
+        ("macro_invocation", "macro"),
+        ("struct_expression", "name"),
+    ],
+    members: &[
+        ("field_expression", "field", "value"),
+        ("scoped_identifier", "name", "path"),
+        ("scoped_type_identifier", "name", "path"),
+    ],
+    heritage: &[("impl_item", "trait"), ("trait_item", "bounds")],
+    wrappers: &["generic_type", "trait_bounds", "scoped_type_identifier"],
+    bindings: &[
+        ("parameter", "pattern"),
+        ("let_declaration", "pattern"),
+        ("closure_parameters", ""),
+        ("for_expression", "pattern"),
+        ("tuple_pattern", ""),
+        ("mod_item", "name"),
+        ("type_parameter", "name"),
+    ],
+    opaque: &["use_declaration", "attribute_item", "inner_attribute_item"],
+    plain: &["identifier", "self"],
+};
+
+const JAVA_SPEC: TableSpec = TableSpec {
+    refs: &["identifier"],
+    types: &["type_identifier"],
+    type_fields: &[],
+    calls: &[
+        ("method_invocation", "name"),
+        ("object_creation_expression", "type"),
+        ("marker_annotation", "name"),
+        ("annotation", "name"),
+    ],
+    members: &[
+        ("method_invocation", "name", "object"),
+        ("field_access", "field", "object"),
+    ],
+    heritage: &[
+        ("superclass", ""),
+        ("super_interfaces", ""),
+        ("extends_interfaces", ""),
+    ],
+    wrappers: &["generic_type", "type_list"],
+    bindings: &[
+        ("formal_parameter", "name"),
+        ("variable_declarator", "name"),
+        ("catch_formal_parameter", "name"),
+        ("enhanced_for_statement", "name"),
+        ("lambda_expression", "parameters"),
+        ("inferred_parameters", ""),
+        ("type_parameter", ""),
+    ],
+    opaque: &["package_declaration", "import_declaration"],
+    plain: &["identifier", "this", "super"],
+};
+
+const C_SPEC: TableSpec = TableSpec {
+    refs: &["identifier"],
+    types: &["type_identifier"],
+    type_fields: &[],
+    calls: &[("call_expression", "function")],
+    members: &[("field_expression", "field", "argument")],
+    heritage: &[],
+    wrappers: &[],
+    bindings: &[
+        ("parameter_declaration", "declarator"),
+        ("init_declarator", "declarator"),
+        ("pointer_declarator", "declarator"),
+        ("array_declarator", "declarator"),
+        ("declaration", "declarator"),
+        ("function_declarator", "declarator"),
+        ("preproc_params", ""),
+        ("preproc_def", "name"),
+        ("preproc_function_def", "name"),
+    ],
+    opaque: &["preproc_include"],
+    plain: &["identifier"],
+};
+
+const CPP_SPEC: TableSpec = TableSpec {
+    refs: &["identifier"],
+    types: &["type_identifier"],
+    type_fields: &[],
+    calls: &[("call_expression", "function"), ("new_expression", "type")],
+    members: &[("field_expression", "field", "argument")],
+    heritage: &[("base_class_clause", "")],
+    wrappers: &["template_type", "template_function", "qualified_identifier"],
+    bindings: &[
+        ("parameter_declaration", "declarator"),
+        ("optional_parameter_declaration", "declarator"),
+        ("init_declarator", "declarator"),
+        ("pointer_declarator", "declarator"),
+        ("reference_declarator", ""),
+        ("array_declarator", "declarator"),
+        ("declaration", "declarator"),
+        ("function_declarator", "declarator"),
+        ("preproc_params", ""),
+        ("preproc_def", "name"),
+        ("preproc_function_def", "name"),
+        ("type_parameter_declaration", ""),
+        ("namespace_definition", "name"),
+    ],
+    opaque: &["preproc_include", "using_declaration"],
+    plain: &["identifier", "this"],
+};
+
+const CSHARP_SPEC: TableSpec = TableSpec {
+    refs: &["identifier"],
+    types: &[],
+    type_fields: &[
+        ("variable_declaration", "type"),
+        ("parameter", "type"),
+        ("method_declaration", "returns"),
+        ("property_declaration", "type"),
+        ("type_argument_list", ""),
+        ("type_parameter_constraint", "type"),
+        ("cast_expression", "type"),
+        ("base_list", ""),
+        ("object_creation_expression", "type"),
+        ("typeof_expression", "type"),
+    ],
+    calls: &[
+        ("invocation_expression", "function"),
+        ("object_creation_expression", "type"),
+        ("attribute", "name"),
+    ],
+    members: &[("member_access_expression", "name", "expression")],
+    heritage: &[("base_list", "")],
+    wrappers: &[
+        "generic_name",
+        "qualified_name",
+        "nullable_type",
+        "array_type",
+    ],
+    bindings: &[
+        ("parameter", "name"),
+        ("variable_declarator", "name"),
+        ("foreach_statement", "left"),
+        ("catch_declaration", "name"),
+        ("type_parameter", "name"),
+        ("namespace_declaration", "name"),
+        ("file_scoped_namespace_declaration", "name"),
+    ],
+    opaque: &["using_directive"],
+    plain: &["identifier"],
+};
+
+const RUBY_SPEC: TableSpec = TableSpec {
+    refs: &["identifier", "constant"],
+    types: &[],
+    type_fields: &[],
+    calls: &[("call", "method")],
+    members: &[
+        ("call", "method", "receiver"),
+        ("scope_resolution", "name", "scope"),
+    ],
+    heritage: &[("superclass", "")],
+    wrappers: &["scope_resolution"],
+    bindings: &[
+        ("method_parameters", ""),
+        ("block_parameters", ""),
+        ("lambda_parameters", ""),
+        ("optional_parameter", "name"),
+        ("keyword_parameter", "name"),
+        ("splat_parameter", "name"),
+        ("hash_splat_parameter", "name"),
+        ("block_parameter", "name"),
+        ("assignment", "left"),
+        ("operator_assignment", "left"),
+        ("left_assignment_list", ""),
+        ("for", "pattern"),
+        ("exception_variable", ""),
+    ],
+    opaque: &[],
+    plain: &["identifier", "constant", "self"],
+};
+
+const PHP_SPEC: TableSpec = TableSpec {
+    refs: &["name"],
+    types: &[],
+    type_fields: &[("named_type", "")],
+    calls: &[
+        ("function_call_expression", "function"),
+        ("member_call_expression", "name"),
+        ("nullsafe_member_call_expression", "name"),
+        ("scoped_call_expression", "name"),
+        ("object_creation_expression", ""),
+        ("attribute", ""),
+    ],
+    members: &[
+        ("member_call_expression", "name", "object"),
+        ("nullsafe_member_call_expression", "name", "object"),
+        ("scoped_call_expression", "name", "scope"),
+        ("member_access_expression", "name", "object"),
+    ],
+    heritage: &[("base_clause", ""), ("class_interface_clause", "")],
+    wrappers: &["qualified_name"],
+    bindings: &[("variable_name", "")],
+    // Not `namespace_definition`: a braced namespace holds the code.
+    opaque: &["namespace_use_declaration", "namespace_name"],
+    plain: &["name", "variable_name"],
+};
+
+/// The data rules of a language, or `None` for those with hand-written rules.
+fn table_spec(lang: Lang) -> Option<&'static TableSpec> {
+    Some(match lang {
+        Lang::Rust => &RUST_SPEC,
+        Lang::Java => &JAVA_SPEC,
+        Lang::C => &C_SPEC,
+        Lang::Cpp => &CPP_SPEC,
+        Lang::CSharp => &CSHARP_SPEC,
+        Lang::Ruby => &RUBY_SPEC,
+        Lang::Php => &PHP_SPEC,
+        Lang::TypeScript | Lang::Tsx | Lang::JavaScript | Lang::Python | Lang::Go => return None,
+    })
+}
+
+/// A `TableSpec` with its names resolved to ids; 0 is "any field" (and a missing name, listed
+/// in `missing` for the tests).
+pub(super) struct TableIds {
+    refs: Vec<u16>,
+    types: Vec<u16>,
+    type_fields: Vec<(u16, u16)>,
+    calls: Vec<(u16, u16)>,
+    members: Vec<(u16, u16, u16)>,
+    heritage: Vec<(u16, u16)>,
+    wrappers: Vec<u16>,
+    bindings: Vec<(u16, u16)>,
+    opaque: Vec<u16>,
+    plain: Vec<u16>,
+    #[cfg_attr(not(test), allow(dead_code))]
+    missing: Vec<&'static str>,
+}
+
+impl TableIds {
+    fn new(language: &Language, spec: &TableSpec) -> TableIds {
+        let mut missing = Vec::new();
+        let mut kind = |name: &'static str| {
+            let id = language.id_for_node_kind(name, true);
+            if id == 0 {
+                missing.push(name);
+            }
+            id
+        };
+        let kinds = |names: &[&'static str], kind: &mut dyn FnMut(&'static str) -> u16| {
+            names.iter().map(|n| kind(n)).collect::<Vec<u16>>()
+        };
+        let refs = kinds(spec.refs, &mut kind);
+        let types = kinds(spec.types, &mut kind);
+        let wrappers = kinds(spec.wrappers, &mut kind);
+        let opaque = kinds(spec.opaque, &mut kind);
+        let plain = kinds(spec.plain, &mut kind);
+        let mut fields_missing = Vec::new();
+        let mut field = |name: &'static str| -> u16 {
+            if name.is_empty() {
+                return 0;
+            }
+            match language.field_id_for_name(name) {
+                Some(f) => f.get(),
+                None => {
+                    fields_missing.push(name);
+                    0
+                }
+            }
+        };
+        let mut pairs = |list: &[(&'static str, &'static str)]| -> Vec<(u16, u16)> {
+            list.iter().map(|&(k, f)| (kind(k), field(f))).collect()
+        };
+        let type_fields = pairs(spec.type_fields);
+        let calls = pairs(spec.calls);
+        let heritage = pairs(spec.heritage);
+        let bindings = pairs(spec.bindings);
+        let members = spec
+            .members
+            .iter()
+            .map(|&(k, n, q)| (kind(k), field(n), field(q)))
+            .collect();
+        missing.extend(fields_missing);
+        TableIds {
+            refs,
+            types,
+            type_fields,
+            calls,
+            members,
+            heritage,
+            wrappers,
+            bindings,
+            opaque,
+            plain,
+            missing,
+        }
+    }
+
+    #[cfg(test)]
+    fn missing(&self) -> Vec<&'static str> {
+        self.missing.clone()
+    }
+}
+
+/// Whether `(kind, field)` is one of `rules` (a rule's field 0 matches any field).
+fn at(rules: &[(u16, u16)], kind: u16, field: u16) -> bool {
+    rules
+        .iter()
+        .any(|&(k, f)| k == kind && k != 0 && (f == 0 || f == field))
+}
+
 enum Ids {
     Go(GoIds),
     Js {
@@ -270,6 +611,7 @@ enum Ids {
         jsx: bool,
     },
     Py(PyIds),
+    Table(TableIds),
 }
 
 /// The reference rules of one language, with per-kind lookup tables.
@@ -286,41 +628,33 @@ pub(super) struct Rules {
     wildcard_parent: Vec<bool>,
     /// Kinds of a plain-name qualifier (`obj`, `this`, `pkg`; not `a.b` or `f()`).
     plain: Vec<u16>,
+    /// Kinds whose subtree the walk does not classify (`TableSpec::opaque`).
+    opaque: Vec<bool>,
 }
 
 impl Rules {
     /// The rules of a language, built on first use.
     pub fn of(lang: Lang) -> &'static Rules {
-        static RULES: [OnceLock<Rules>; 5] = [
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-        ];
-        let slot = match lang {
-            Lang::TypeScript => 0,
-            Lang::Tsx => 1,
-            Lang::JavaScript => 2,
-            Lang::Python => 3,
-            Lang::Go => 4,
-        };
-        RULES[slot].get_or_init(|| Rules::new(lang))
+        static RULES: [OnceLock<Rules>; Lang::ALL.len()] =
+            [const { OnceLock::new() }; Lang::ALL.len()];
+        RULES[lang::slot(lang)].get_or_init(|| Rules::new(lang))
     }
 
     fn new(lang: Lang) -> Rules {
         let language = lang::grammar(lang);
         let count = language.node_kind_count();
         let mut rules = Rules {
-            ids: match lang {
-                Lang::Go => Ids::Go(GoIds::new(&language)),
-                Lang::Python => Ids::Py(PyIds::new(&language)),
-                Lang::JavaScript => Ids::Js {
+            ids: match (lang, table_spec(lang)) {
+                (_, Some(spec)) => Ids::Table(TableIds::new(&language, spec)),
+                (Lang::Go, None) => Ids::Go(GoIds::new(&language)),
+                (Lang::Python, None) => Ids::Py(PyIds::new(&language)),
+                (Lang::JavaScript, None) => Ids::Js {
                     js: JsIds::new(&language),
                     ts: None,
                     jsx: true,
                 },
-                Lang::TypeScript | Lang::Tsx => Ids::Js {
+                // TypeScript and TSX (every other language has a `TableSpec`).
+                _ => Ids::Js {
                     js: JsIds::new(&language),
                     ts: Some(TsIds::new(&language)),
                     jsx: lang == Lang::Tsx,
@@ -331,7 +665,9 @@ impl Rules {
             named_rule: vec![false; count],
             wildcard_parent: vec![false; count],
             plain: Vec::new(),
+            opaque: vec![false; count],
         };
+        let mut opaque: Vec<u16> = Vec::new();
         let mut field_parents: Vec<u16> = Vec::new();
         let mut named: Vec<u16> = Vec::new();
         let mut wildcard: Vec<u16> = Vec::new();
@@ -433,6 +769,30 @@ impl Rules {
                 quals.push((p.attribute, p.f_object));
                 rules.plain = vec![p.identifier];
             }
+            Ids::Table(t) => {
+                let parents = t
+                    .type_fields
+                    .iter()
+                    .chain(&t.calls)
+                    .chain(&t.heritage)
+                    .chain(&t.bindings)
+                    .map(|&(k, _)| k);
+                field_parents.extend(parents);
+                field_parents.extend(t.members.iter().map(|&(k, _, _)| k));
+                field_parents.extend(&t.wrappers);
+                named.extend(&t.refs);
+                named.extend(&t.types);
+                // A member's name may be of any kind (`field_identifier`, `name`).
+                wildcard.extend(t.members.iter().map(|&(k, _, _)| k));
+                quals.extend(
+                    t.members
+                        .iter()
+                        .filter(|&&(_, _, q)| q != 0)
+                        .map(|&(k, _, q)| (k, q)),
+                );
+                opaque.extend(&t.opaque);
+                rules.plain = t.plain.clone();
+            }
         }
         let set = |table: &mut Vec<bool>, kinds: &[u16]| {
             for &k in kinds {
@@ -446,6 +806,7 @@ impl Rules {
         set(&mut rules.field_parent, &field_parents);
         set(&mut rules.named_rule, &named);
         set(&mut rules.wildcard_parent, &wildcard);
+        set(&mut rules.opaque, &opaque);
         for (kind, field) in quals {
             if kind != 0 {
                 if let Some(slot) = rules.qual_field.get_mut(usize::from(kind)) {
@@ -492,6 +853,12 @@ impl Rules {
                 .unwrap_or(false)
     }
 
+    /// Whether the walk skips classifying the subtree of a node of this kind.
+    #[inline]
+    pub fn is_opaque(&self, kind: u16) -> bool {
+        self.opaque.get(usize::from(kind)).copied().unwrap_or(false)
+    }
+
     /// The qualifier text a reference keeps: only a plain name qualifies a member use.
     pub fn plain_qualifier<'t>(&self, q: Option<Node<'t>>) -> Option<Node<'t>> {
         q.filter(|q| self.plain.contains(&q.kind_id()))
@@ -513,8 +880,76 @@ impl Rules {
                 self.js(js, ts.as_ref(), *jsx, &mut v, node, p, g, gg, text);
             }
             Ids::Py(ids) => self.py(ids, &mut v, node, p, g, gg),
+            Ids::Table(ids) => self.table(ids, &mut v, node, p, g, gg),
         }
         v
+    }
+
+    /// The data rules (`TableSpec`): the node's own kind first, then its position, looked up
+    /// directly and through up to two wrapper kinds.
+    fn table<'t>(
+        &self,
+        t: &TableIds,
+        v: &mut Verdict<'t>,
+        node: &Frame<'t>,
+        p: &Frame<'t>,
+        g: Option<&Frame<'t>>,
+        gg: Option<&Frame<'t>>,
+    ) {
+        let k = node.kind;
+        let f = node.field;
+        let (gk, gf) = g.map_or((0, 0), |g| (g.kind, g.field));
+        let ggk = gg.map_or(0, |g| g.kind);
+        // The position a name holds: its parent's field, or the wrapper's position for a name
+        // wrapped in a generic type or qualified name.
+        let in_pos = |rules: &[(u16, u16)]| {
+            at(rules, p.kind, f)
+                || (t.wrappers.contains(&p.kind)
+                    && (at(rules, gk, p.field) || (t.wrappers.contains(&gk) && at(rules, ggk, gf))))
+        };
+        let is_ref = t.refs.contains(&k);
+        let is_type = t.types.contains(&k);
+        if is_ref || is_type {
+            if is_type || in_pos(&t.type_fields) {
+                v.add(RefKind::Type, None);
+            } else {
+                v.add(RefKind::Reference, None);
+            }
+            if in_pos(&t.calls) {
+                v.add(RefKind::Call, None);
+            }
+            if in_pos(&t.heritage) {
+                v.add(RefKind::Heritage, None);
+            }
+        }
+        if node.node.is_named() {
+            for &(member, name_field, _) in &t.members {
+                if p.kind != member || f != name_field || name_field == 0 || p.qual.is_none() {
+                    continue;
+                }
+                let q = self.plain_qualifier(p.qual);
+                v.add(
+                    if is_type {
+                        RefKind::Type
+                    } else {
+                        RefKind::Reference
+                    },
+                    q,
+                );
+                // `q.f()`: the member itself is in a call position, or (Java, Ruby, PHP) the
+                // call node is the member access.
+                if at(&t.calls, p.kind, f) || at(&t.calls, gk, p.field) {
+                    v.add(RefKind::Call, q);
+                }
+                if is_type && at(&t.heritage, gk, p.field) {
+                    v.add(RefKind::Heritage, q);
+                }
+            }
+        }
+        if (is_ref || is_type) && in_pos(&t.bindings) {
+            v.ignored = true;
+            v.binds = is_ref;
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -852,6 +1287,7 @@ mod tests {
             let missing = match &rules.ids {
                 Ids::Go(ids) => ids.missing(),
                 Ids::Py(ids) => ids.missing(),
+                Ids::Table(ids) => ids.missing(),
                 Ids::Js { js, ts, .. } => {
                     let mut m = js.missing();
                     if let Some(ts) = ts {

@@ -1,0 +1,26 @@
+; Java tags. Capture names are those of typescript-tags.scm (see its header). The package
+; declaration is read as an import of the file's own package (its classes see each other
+; without imports) and names the package its definitions live in.
+
+; ---------------------------------------------------------------- definitions
+
+(class_declaration name: (identifier) @name) @definition.class
+(record_declaration name: (identifier) @name) @definition.class
+(interface_declaration name: (identifier) @name) @definition.interface
+(annotation_type_declaration name: (identifier) @name) @definition.interface
+(enum_declaration name: (identifier) @name) @definition.enum
+(method_declaration name: (identifier) @name) @definition.method
+(constructor_declaration name: (identifier) @name) @definition.method
+; Constants: static final fields (`static final int MAX = 3`).
+(field_declaration
+  (modifiers "static" "final")
+  declarator: (variable_declarator name: (identifier) @name)) @definition.constant
+
+; ---------------------------------------------------------------- references
+
+; References are collected by a cursor walk in src/engine/tags/refs.rs.
+
+; ---------------------------------------------------------------- imports
+
+(package_declaration) @import
+(import_declaration) @import

@@ -1,0 +1,26 @@
+; PHP tags. Capture names are those of typescript-tags.scm (see its header). The namespace
+; declaration is read as an import of the file's own namespace; `use` clauses and
+; `require`/`include` of a literal path are imports.
+
+; ---------------------------------------------------------------- definitions
+
+(class_declaration name: (name) @name) @definition.class
+(interface_declaration name: (name) @name) @definition.interface
+(trait_declaration name: (name) @name) @definition.interface
+(enum_declaration name: (name) @name) @definition.enum
+(function_definition name: (name) @name) @definition.function
+(method_declaration name: (name) @name) @definition.method
+(const_declaration (const_element (name) @name)) @definition.constant
+
+; ---------------------------------------------------------------- references
+
+; References are collected by a cursor walk in src/engine/tags/refs.rs.
+
+; ---------------------------------------------------------------- imports
+
+(namespace_definition) @import
+(namespace_use_declaration) @import
+(require_expression) @import
+(require_once_expression) @import
+(include_expression) @import
+(include_once_expression) @import

@@ -1,0 +1,26 @@
+; Rust tags. Capture names are those of typescript-tags.scm (see its header). A function
+; inside an `impl` or `trait` is a method (its parent is the implemented type, found by the
+; extractor); `use` declarations and `mod name;` are imports.
+
+; ---------------------------------------------------------------- definitions
+
+(function_item name: (identifier) @name) @definition.function
+(function_signature_item name: (identifier) @name) @definition.function
+(struct_item name: (type_identifier) @name) @definition.struct
+(union_item name: (type_identifier) @name) @definition.struct
+(enum_item name: (type_identifier) @name) @definition.enum
+(trait_item name: (type_identifier) @name) @definition.interface
+(type_item name: (type_identifier) @name) @definition.type_alias
+(const_item name: (identifier) @name) @definition.constant
+(static_item name: (identifier) @name) @definition.constant
+(macro_definition name: (identifier) @name) @definition.function
+
+; ---------------------------------------------------------------- references
+
+; References (calls, types, heritage, plain uses) and the binding positions that are not uses
+; are collected by a cursor walk in src/engine/tags/refs.rs.
+
+; ---------------------------------------------------------------- imports
+
+(use_declaration) @import
+(mod_item !body) @import

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# languages.sh — per-language measurement of mapscope's map (issue 21): cold and warm time and
+# peak RSS, the parse floor (tree-sitter alone), aider's cold map beside it, and the share of
+# the map's tokens spent on tests, fixtures, examples and vendored code.
+#
+#   MAPSCOPE=target/release/mapscope benches/languages.sh [--runs N] [--no-aider] LANG=DIR ...
+#
+# Each DIR must be a git work tree (aider maps `git ls-files`). Per repository:
+#   1. "$MAPSCOPE" bench DIR --parse-floor --runs N --json   (parse-only median)
+#   2. "$MAPSCOPE" map DIR --tokens $TOKENS --format json --no-cache, N runs under
+#      /usr/bin/time -v: median wall s, max RSS (cold)
+#   3. the same with a cache dir of its own, filled by one untimed run first (warm)
+#   4. aider's map (../shared/anchors/aider_map.py --cold), one timed run (unless --no-aider)
+#   5. the share of the map's tokens in supporting paths (test/tests/spec/fixtures/testdata/
+#      examples/vendor/third_party folders and test file names), from the JSON map
+# Prints a markdown table; raw output in $OUT (default a temp dir).
+#
+# Env: TOKENS (4096), ANCHORS (/work/anchors), ANCHOR_PY (/work/shared/anchors/aider_map.py).
+set -u
+TOKENS=${TOKENS:-4096}
+RUNS=3
+AIDER=1
+ANCHORS=${ANCHORS:-/work/anchors}
+ANCHOR_PY=${ANCHOR_PY:-/work/shared/anchors/aider_map.py}
+PY=$ANCHORS/aider-venv/bin/python
+MAPSCOPE=${MAPSCOPE:-target/release/mapscope}
+REPOS=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --runs) RUNS="$2"; shift 2 ;;
+    --no-aider) AIDER=0; shift ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    *=*) REPOS+=("$1"); shift ;;
+    *) echo "languages.sh: expected LANG=DIR, got $1" >&2; exit 2 ;;
+  esac
+done
+[ ${#REPOS[@]} -gt 0 ] || { echo "languages.sh: no LANG=DIR given" >&2; exit 2; }
+[ -x "$MAPSCOPE" ] || { echo "languages.sh: MAPSCOPE=$MAPSCOPE is not executable" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "languages.sh: /usr/bin/time missing" >&2; exit 2; }
+if [ $AIDER = 1 ] && { [ ! -x "$PY" ] || [ ! -f "$ANCHOR_PY" ]; }; then
+  echo "languages.sh: no aider anchor ($PY, $ANCHOR_PY): aider columns n/a" >&2; AIDER=0
+fi
+OUT=${OUT:-$(mktemp -d /tmp/languages-XXXXXX)}
+mkdir -p "$OUT"
+echo "languages.sh: raw output in $OUT" >&2
+
+timev() { # file -> "wall_s rss_mb"
+  python3 - "$1" <<'EOF'
+import re, sys
+t = open(sys.argv[1], errors="replace").read()
+w = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): ([\d:.]+)", t)
+r = re.search(r"Maximum resident set size \(kbytes\): (\d+)", t)
+s = 0.0
+for part in (w.group(1) if w else "nan").split(":"):
+    s = s * 60 + float(part)
+print(f"{s:.3f} {int(r.group(1)) / 1024 if r else float('nan'):.0f}")
+EOF
+}
+median() { python3 -c 'import sys, statistics as s; v=[float(x) for x in sys.argv[1:]]; print(f"{s.median(v):.3f}")' "$@"; }
+maxof() { python3 -c 'import sys; print(max(int(float(x)) for x in sys.argv[1:]))' "$@"; }
+
+echo "| language | repository | code files (parsed) | parse floor s | cold s (median of $RUNS) | cold / floor | warm s | RSS MB | aider cold s | aider RSS MB | map tokens on tests/fixtures/vendored |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
+for spec in "${REPOS[@]}"; do
+  lang=${spec%%=*}; dir=${spec#*=}; name=$(basename "$dir")
+  "$MAPSCOPE" bench "$dir" --parse-floor --runs "$RUNS" --json > "$OUT/$name.floor.json" 2>&1
+  read -r files floor <<<"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["files"], d["parse_median_ms"]/1000)' "$OUT/$name.floor.json")"
+  walls=(); rss=()
+  for i in $(seq "$RUNS"); do
+    /usr/bin/time -v "$MAPSCOPE" map "$dir" --tokens "$TOKENS" --format json --no-cache \
+      > "$OUT/$name.map.json" 2> "$OUT/$name.cold$i.time"
+    read -r w r <<<"$(timev "$OUT/$name.cold$i.time")"; walls+=("$w"); rss+=("$r")
+  done
+  cold=$(median "${walls[@]}"); cold_rss=$(maxof "${rss[@]}")
+  cache="$OUT/$name.cache"; mkdir -p "$cache"
+  MAPSCOPE_CACHE_DIR=$cache "$MAPSCOPE" map "$dir" --tokens "$TOKENS" > /dev/null 2>&1
+  warms=()
+  for i in $(seq "$RUNS"); do
+    MAPSCOPE_CACHE_DIR=$cache /usr/bin/time -v "$MAPSCOPE" map "$dir" --tokens "$TOKENS" \
+      > /dev/null 2> "$OUT/$name.warm$i.time"
+    read -r w _ <<<"$(timev "$OUT/$name.warm$i.time")"; warms+=("$w")
+  done
+  warm=$(median "${warms[@]}")
+  aider_s=n/a; aider_rss=n/a
+  if [ $AIDER = 1 ]; then
+    PYTHONHASHSEED=0 /usr/bin/time -v "$PY" "$ANCHOR_PY" --repo "$dir" --tokens "$TOKENS" --cold \
+      --out /dev/null > "$OUT/$name.aider.json" 2> "$OUT/$name.aider.time"
+    read -r aider_s aider_rss <<<"$(timev "$OUT/$name.aider.time")"
+  fi
+  share=$(python3 - "$OUT/$name.map.json" <<'EOF'
+import json, re, sys
+m = json.load(open(sys.argv[1]))
+support = re.compile(r"(^|/)(tests?|spec|specs|testing|testdata|test_data|fixtures?|__tests__|"
+                     r"examples?|vendor|third_party|benches|benchmarks?)(/|$)", re.I)
+name = re.compile(r"(_test|_spec|Test|Tests|IT)\.[a-z]+$|(^|/)test_[^/]*$|\.(test|spec)\.[a-z]+$")
+total = sum(f["tokens"] for f in m["files"]) or 1
+sup = sum(f["tokens"] for f in m["files"] if support.search(f["path"]) or name.search(f["path"]))
+print(f"{100 * sup / total:.0f}% ({sup}/{total})")
+EOF
+)
+  ratio=$(python3 -c "print(f'{float(\"$cold\") / max(float(\"$floor\"), 1e-9):.2f}×')")
+  printf '| %s | %s | %s | %.3f | %s | %s | %s | %s | %s | %s | %s |\n' \
+    "$lang" "$name" "$files" "$floor" "$cold" "$ratio" "$warm" "$cold_rss" "$aider_s" "$aider_rss" "$share"
+done
