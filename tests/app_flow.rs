@@ -424,7 +424,9 @@ fn an_empty_repo_is_reported_in_the_ui() {
     let empty = view.empty.as_ref().expect("the nothing-to-map screen");
     assert_eq!(empty.code, "REPO_EMPTY");
     assert!(
-        empty.reason.contains("no files with a supported extension"),
+        empty
+            .reason
+            .contains("languages without a grammar here: 1 kotlin"),
         "{}",
         empty.reason
     );

@@ -105,3 +105,29 @@ fn a_missing_repository_is_one_line_with_its_code() {
         "mapscope: REPO_NOT_FOUND: repository not found: /no/such/mapscope/repo"
     );
 }
+
+/// A repository with only code mapscope has no grammar for says which languages it found;
+/// one with no code at all names the languages mapscope reads.
+#[test]
+fn repo_empty_names_what_was_found_instead() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("Main.kt"), "fun main() {}\n").unwrap();
+    std::fs::write(dir.path().join("App.swift"), "let x = 1\n").unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_mapscope"))
+        .args(["map", dir.path().to_str().unwrap(), "--no-cache"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("REPO_EMPTY"), "{err}");
+    assert!(err.contains("1 kotlin, 1 swift"), "{err}");
+    std::fs::remove_file(dir.path().join("Main.kt")).unwrap();
+    std::fs::remove_file(dir.path().join("App.swift")).unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "prose\n").unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_mapscope"))
+        .args(["map", dir.path().to_str().unwrap(), "--no-cache"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("languages read: typescript"), "{err}");
+    assert!(err.contains("rust") && err.contains("php"), "{err}");
+}

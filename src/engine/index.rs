@@ -582,7 +582,7 @@ impl Index {
         if files.is_empty() {
             return Err(EngineError::RepoEmpty {
                 path: root,
-                summary: skip_summary(&skipped),
+                summary: skip_summary(&skipped, &walked.unsupported),
             });
         }
 
@@ -1158,21 +1158,41 @@ fn load_docs(docs: &[DocFile], max_size: u64) -> Vec<TextDoc> {
         .collect()
 }
 
-/// "3 binary, 1 node_modules" — what was skipped, for the `REPO_EMPTY` message.
-pub fn skip_summary(skipped: &[Skipped]) -> String {
-    if skipped.is_empty() {
-        return "no files with a supported extension (.ts .tsx .mts .cts .js .jsx .mjs .cjs .py .pyi .go)"
-            .to_string();
+/// What was found instead of code to index, for the `REPO_EMPTY` message: the languages
+/// without a grammar ("3 kotlin, 1 swift"), what was skipped and why ("3 binary,
+/// 1 node_modules"), or that no file has a supported extension.
+pub fn skip_summary(skipped: &[Skipped], unsupported: &[UnsupportedFile]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    if !unsupported.is_empty() {
+        let mut langs: BTreeMap<&str, usize> = BTreeMap::new();
+        for u in unsupported {
+            *langs.entry(u.language).or_default() += 1;
+        }
+        let found: Vec<String> = langs.iter().map(|(l, n)| format!("{n} {l}")).collect();
+        parts.push(format!(
+            "only code in languages without a grammar here: {}",
+            found.join(", ")
+        ));
     }
-    let mut counts: BTreeMap<SkipReason, usize> = BTreeMap::new();
-    for s in skipped {
-        *counts.entry(s.reason).or_default() += 1;
+    if !skipped.is_empty() {
+        let mut counts: BTreeMap<SkipReason, usize> = BTreeMap::new();
+        for s in skipped {
+            *counts.entry(s.reason).or_default() += 1;
+        }
+        let reasons: Vec<String> = counts
+            .iter()
+            .map(|(reason, n)| format!("{n} {}", reason.name()))
+            .collect();
+        parts.push(format!("skipped: {}", reasons.join(", ")));
     }
-    let parts: Vec<String> = counts
-        .iter()
-        .map(|(reason, n)| format!("{n} {}", reason.name()))
-        .collect();
-    format!("skipped: {}", parts.join(", "))
+    if parts.is_empty() {
+        let langs: Vec<&str> = super::model::Lang::ALL.iter().map(|l| l.name()).collect();
+        return format!(
+            "no files with a supported extension (languages read: {})",
+            langs.join(", ")
+        );
+    }
+    parts.join("; ")
 }
 
 fn ms_since(t: Instant) -> f64 {
