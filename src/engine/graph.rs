@@ -55,6 +55,9 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
+mod store;
+pub use store::StoredGraph;
+
 /// A fallback name defined in more files than this is too generic to say anything.
 pub const FALLBACK_MAX_DEFINERS: usize = 20;
 
@@ -232,7 +235,7 @@ pub struct FileEdge {
 }
 
 /// Compressed rows: row `i` is `items[ptr[i]..ptr[i + 1]]`.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Csr<T> {
     pub ptr: Vec<u32>,
     pub items: Vec<T>,

@@ -26,7 +26,7 @@ pub(crate) fn char_mask(s: &str) -> u64 {
 }
 
 /// A name prepared for repeated fuzzy matching.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct FuzzyTarget {
     /// Lowercased significant bytes (letters and digits; `_` and `$` dropped).
     lower: Vec<u8>,
