@@ -1,5 +1,6 @@
-//! Derived-structure caches next to the tag cache: the linked file graph (`graph.bin`) and
-//! the search index (`search.bin`) of the last build, so that a warm CLI call loads them
+//! Derived-structure caches next to the tag cache: the linked file graph (`graph.bin`), the
+//! search index (`search.bin`) and the history signal's postings (`history-index.bin`) of
+//! the last build, so that a warm CLI call loads them
 //! instead of rebuilding them (graph linking is ~60% of a warm `map` on mypy; the search
 //! index build most of a warm `search`).
 //!
@@ -26,6 +27,7 @@ use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 use super::cache::{self, DiskCache};
 use super::error::EngineError;
 use super::guarded::{self, Follow};
+use super::history::CommitHistory;
 use super::model::{GoModule, ParsedFile};
 use super::search::{SearchWeights, TextDoc};
 
@@ -56,8 +58,17 @@ pub const SEARCH: BlobKind = BlobKind {
     what: "search index",
 };
 
+/// The history signal's postings (`search::HistoryIndex`): tokenising a few thousand
+/// commit subjects is most of what is left of a warm `search` on a repository with history.
+pub const HISTORY: BlobKind = BlobKind {
+    file_name: "history-index.bin",
+    magic: b"MSHISTI\0",
+    version: 1,
+    what: "history index",
+};
+
 /// Every derived kind, for `cache clear` and the temporary-file rules.
-pub const ALL: [BlobKind; 2] = [GRAPH, SEARCH];
+pub const ALL: [BlobKind; 3] = [GRAPH, SEARCH, HISTORY];
 
 /// Head: magic (8), version (4), code fingerprint (8), input key (8).
 const HEAD_LEN: usize = 28;
@@ -74,6 +85,12 @@ const GRAPH_SOURCES: [&[u8]; 4] = [
     include_bytes!("resolve.rs"),
     include_bytes!("model.rs"),
     include_bytes!("graph/store.rs"),
+];
+const HISTORY_SOURCES: [&[u8]; 4] = [
+    include_bytes!("search/history.rs"),
+    include_bytes!("search/tokenize.rs"),
+    include_bytes!("search/build.rs"),
+    include_bytes!("history.rs"),
 ];
 const SEARCH_SOURCES: [&[u8]; 8] = [
     include_bytes!("search/build.rs"),
@@ -94,6 +111,8 @@ fn code_fingerprint(kind: &BlobKind) -> u64 {
     h.update(kind.file_name.as_bytes());
     let sources: &[&[u8]] = if *kind == GRAPH {
         &GRAPH_SOURCES
+    } else if *kind == HISTORY {
+        &HISTORY_SOURCES
     } else {
         &SEARCH_SOURCES
     };
@@ -133,6 +152,31 @@ impl InputKey {
         // Weights are plain numbers; their JSON form is stable and covers every field.
         let weights = serde_json::to_vec(weights).unwrap_or_default();
         h.update(&weights);
+        InputKey(h.digest())
+    }
+}
+
+impl InputKey {
+    /// The history index's inputs: the commit history and the files' paths (in index order).
+    pub fn history(history: &CommitHistory, files: &[ParsedFile]) -> InputKey {
+        let mut h = Xxh3::new();
+        h.update(&(files.len() as u64).to_le_bytes());
+        for f in files {
+            hash_str(&mut h, &f.path);
+        }
+        h.update(&(history.subjects.len() as u64).to_le_bytes());
+        for s in &history.subjects {
+            hash_str(&mut h, s);
+        }
+        h.update(&(history.touched.len() as u64).to_le_bytes());
+        for (path, ids) in &history.touched {
+            hash_str(&mut h, path);
+            h.update(&(ids.len() as u64).to_le_bytes());
+            for id in ids {
+                h.update(&id.to_le_bytes());
+            }
+        }
+        h.update(&(history.commits_read as u64).to_le_bytes());
         InputKey(h.digest())
     }
 }
@@ -337,7 +381,7 @@ mod tests {
             .map(|e| e.file_name().to_string_lossy().into_owned())
             .collect();
         names.sort();
-        assert_eq!(names, ["graph.bin", "search.bin"]);
+        assert_eq!(names, ["graph.bin", "history-index.bin", "search.bin"]);
         // Each kind proves the directory is a mapscope cache (`cache clear` may remove it).
         assert!(cache::owned_files(cache.dir()).unwrap().is_some());
     }

@@ -196,10 +196,12 @@ pub struct Index {
     /// The key of the graph's inputs when the derived cache lacks this graph (it was
     /// linked, not loaded): `save_cache` stores it, once (`derived_saved`).
     graph_unsaved: Option<InputKey>,
+    /// The same for the history index.
+    history_unsaved: Option<InputKey>,
     /// Built (or loaded from the derived cache) on first use: `map` never pays for it.
     search: OnceLock<BuiltSearch>,
-    /// Set once `save_cache` stored the graph, then the search index.
-    derived_saved: [std::sync::atomic::AtomicBool; 2],
+    /// Set once `save_cache` stored the graph, the search index, the history index.
+    derived_saved: [std::sync::atomic::AtomicBool; 3],
     /// The commit history read for search (see `IndexOptions::history`), and its postings.
     history: Option<Arc<CommitHistory>>,
     history_index: Option<HistoryIndex>,
@@ -656,7 +658,15 @@ impl Index {
         };
         let graph_ms = ms_since(t2);
         let (history, mut history_status) = history_job.finish();
-        let history_index = history.as_deref().map(|h| HistoryIndex::build(h, &files));
+        let history_key = derived
+            .zip(history.as_deref())
+            .map(|(_, h)| InputKey::history(h, &files));
+        let cached_history = derived
+            .zip(history_key)
+            .and_then(|(cache, key)| load_history(cache, key, files.len(), &mut derived_warnings));
+        let history_cached = cached_history.is_some();
+        let history_index =
+            cached_history.or_else(|| history.as_deref().map(|h| HistoryIndex::build(h, &files)));
         if let Some(h) = &history_index {
             history_status.commits = h.commits;
             history_status.files = h.files;
@@ -685,6 +695,7 @@ impl Index {
             cache_warning: None,
             derived_warnings,
             graph_unsaved: graph_key.filter(|_| !graph_cached),
+            history_unsaved: history_key.filter(|_| !history_cached),
             derived_saved: Default::default(),
             walk_warnings: walked.warnings,
             cache_stale: false,
@@ -926,8 +937,10 @@ impl Index {
     fn derived_pending(&self) -> bool {
         let graph = self.graph_unsaved.is_some() && self.graph.n == self.files.len();
         let search = self.search.get().is_some_and(|b| b.unsaved.is_some());
+        let history = self.history_unsaved.is_some() && self.history_index.is_some();
         (graph && !self.derived_saved[0].load(Ordering::Acquire))
             || (search && !self.derived_saved[1].load(Ordering::Acquire))
+            || (history && !self.derived_saved[2].load(Ordering::Acquire))
     }
 
     /// Stores the graph and the search index in the derived cache if this index linked or
@@ -941,6 +954,12 @@ impl Index {
             let whole = self.graph.n == self.files.len();
             if whole && !self.derived_saved[0].swap(true, Ordering::AcqRel) {
                 cache_blob::save(cache, &cache_blob::GRAPH, key, &self.graph.stored())?;
+                wrote = true;
+            }
+        }
+        if let (Some(key), Some(history)) = (self.history_unsaved, &self.history_index) {
+            if !self.derived_saved[2].swap(true, Ordering::AcqRel) {
+                cache_blob::save(cache, &cache_blob::HISTORY, key, history)?;
                 wrote = true;
             }
         }
@@ -1132,6 +1151,32 @@ fn load_graph(
             Err(why) => {
                 warnings.push(format!(
                     "cached graph of {} ignored: {why}; relinking",
+                    cache.root().display()
+                ));
+                None
+            }
+        },
+        BlobLoad::Miss => None,
+        BlobLoad::Ignored(why) => {
+            warnings.push(why);
+            None
+        }
+    }
+}
+
+/// The history index from the derived cache, if it holds the one built from `key`.
+fn load_history(
+    cache: &DiskCache,
+    key: InputKey,
+    n_files: usize,
+    warnings: &mut Vec<String>,
+) -> Option<HistoryIndex> {
+    match cache_blob::load::<HistoryIndex>(cache, &cache_blob::HISTORY, key) {
+        BlobLoad::Hit(index) => match index.check_fits(n_files) {
+            Ok(()) => Some(index),
+            Err(why) => {
+                warnings.push(format!(
+                    "cached history index of {} ignored: {why}; rebuilding",
                     cache.root().display()
                 ));
                 None
