@@ -55,7 +55,9 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
+mod relink;
 mod store;
+pub use relink::build_graph_relinking;
 pub use store::StoredGraph;
 
 /// A fallback name defined in more files than this is too generic to say anything.
@@ -485,6 +487,16 @@ pub fn build_graph(files: &[ParsedFile], go_modules: &[GoModule]) -> FileGraph {
     build(files, go_modules, None)
 }
 
+/// `build_graph` taking the bindings of the files `prior` says are unaffected from the
+/// previous graph (see `relink`).
+fn build_with_prior(
+    files: &[ParsedFile],
+    go_modules: &[GoModule],
+    prior: Option<&relink::Prior<'_>>,
+) -> FileGraph {
+    build_inner(files, go_modules, None, prior)
+}
+
 /// What binding reads of each file, taken out of the files (`refs[i]`, `imports[i]` are file
 /// `i`'s) so that a one-shot build can free it as soon as it is used.
 #[derive(Debug, Default)]
@@ -598,6 +610,15 @@ pub fn build_graph_consuming(
 }
 
 fn build(files: &[ParsedFile], go_modules: &[GoModule], owned: Option<TakenUses>) -> FileGraph {
+    build_inner(files, go_modules, owned, None)
+}
+
+fn build_inner(
+    files: &[ParsedFile],
+    go_modules: &[GoModule],
+    owned: Option<TakenUses>,
+    prior: Option<&relink::Prior<'_>>,
+) -> FileGraph {
     let n = files.len();
     let (owned_refs, owned_imports) = match owned {
         Some(uses) => (Some(uses.refs), Some(uses.imports)),
@@ -738,7 +759,11 @@ fn build(files: &[ParsedFile], go_modules: &[GoModule], owned: Option<TakenUses>
             .collect(),
         None => (0..n)
             .into_par_iter()
-            .map(|fi| b.file_triples(fi, uses_of(&files[fi].tags.refs)))
+            .map(|fi| {
+                prior
+                    .and_then(|p| p.triples(fi, &b.interner))
+                    .unwrap_or_else(|| b.file_triples(fi, uses_of(&files[fi].tags.refs)))
+            })
             .collect(),
     };
 

@@ -18,7 +18,8 @@ use super::cache::{content_hash, CacheWriter, DiskCache, Loaded as CacheLoaded, 
 use super::cache_blob::{self, BlobLoad, InputKey};
 use super::error::EngineError;
 use super::graph::{
-    build_graph, build_graph_consuming, FileGraph, StoredGraph, TakenUses, UseCounts,
+    build_graph, build_graph_consuming, build_graph_relinking, FileGraph, StoredGraph, TakenUses,
+    UseCounts,
 };
 use super::heap::release_free_memory;
 use super::history::{self, CommitHistory, HistorySource};
@@ -175,6 +176,9 @@ pub struct Index {
     pub cache: Option<DiskCache>,
     /// Why the cache was not used or was ignored, for the user's log or status bar.
     pub cache_warning: Option<String>,
+    /// For a refresh: how many files were bound again (`graph::build_graph_relinking`); the
+    /// others' bindings were taken from the previous graph.
+    pub relinked: Option<usize>,
     /// A derived cache (graph, search index) that did not check out and was rebuilt: one
     /// line each, for the user's log. The search index's is added when search first runs
     /// (`search_cache_warning`).
@@ -643,6 +647,7 @@ impl Index {
             _ => None,
         };
         let graph_cached = cached_graph.is_some();
+        let mut relinked = None;
         let graph = if let Some(graph) = cached_graph {
             graph
         } else if one_shot {
@@ -652,6 +657,20 @@ impl Index {
             let graph = build_graph_consuming(&files, &walked.go_modules, uses);
             // The binding's and the build's temporaries, before ranking allocates.
             release_free_memory();
+            graph
+        } else if let Reuse::Previous {
+            index: previous, ..
+        } = reuse
+        {
+            // A refresh binds again only the files the edit can have changed.
+            let (graph, bound) = build_graph_relinking(
+                &files,
+                &walked.go_modules,
+                &previous.files,
+                &previous.go_modules,
+                &previous.graph,
+            );
+            relinked = Some(bound);
             graph
         } else {
             build_graph(&files, &walked.go_modules)
@@ -695,6 +714,7 @@ impl Index {
             cache_warning: None,
             derived_warnings,
             graph_unsaved: graph_key.filter(|_| !graph_cached),
+            relinked,
             history_unsaved: history_key.filter(|_| !history_cached),
             derived_saved: Default::default(),
             walk_warnings: walked.warnings,
