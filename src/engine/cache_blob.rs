@@ -80,10 +80,12 @@ const MAX_BLOB_FILE: u64 = 4 << 30;
 /// (a merge, a fix that forgot to bump a version) invalidates every derived cache, because
 /// a stale graph or index would silently change maps and hits. Embedded in the binary
 /// (a few hundred KB) and hashed once per call: cheaper than trusting a version number.
-const GRAPH_SOURCES: [&[u8]; 4] = [
+const GRAPH_SOURCES: [&[u8]; 6] = [
     include_bytes!("graph.rs"),
     include_bytes!("resolve.rs"),
     include_bytes!("model.rs"),
+    include_bytes!("lang.rs"),
+    include_bytes!("search/paths.rs"),
     include_bytes!("graph/store.rs"),
 ];
 const HISTORY_SOURCES: [&[u8]; 4] = [
