@@ -995,8 +995,8 @@ impl Index {
     }
 
     /// Takes out the cache file a one-shot build wrote as it parsed, for the caller to
-    /// `finish` (e.g. on a side thread while it maps with `map_once`). Afterwards
-    /// `cache_pending` is false and `save_cache` writes nothing.
+    /// `finish` (e.g. on a side thread while it maps with `map_once`). Afterwards only the
+    /// derived graph cache may still be pending (see `take_graph_save`).
     pub fn take_cache_write(&mut self) -> Option<CacheWriter> {
         self.cache_write.take()
     }
