@@ -588,6 +588,9 @@ fn build_index_with(
     if let Some(warning) = &index.cache_warning {
         warn(warning);
     }
+    for warning in &index.derived_warnings {
+        warn(warning);
+    }
     for warning in &index.walk_warnings {
         warn(warning);
     }
@@ -734,9 +737,14 @@ fn cmd_map(args: &MapArgs) -> anyhow::Result<()> {
 
     if let Some(write) = index.take_cache_write() {
         // A first run wrote the cache while parsing: only its sync and rename are left, and
-        // the index has no references to keep.
+        // the index has no references to keep. The graph is encoded now, before `map_once`
+        // drops it, and written beside.
+        let graph_save = index.take_graph_save();
         return with_cache_saved(
-            move || write.finish().map(|()| true),
+            move || {
+                write.finish()?;
+                graph_save.map_or(Ok(true), |save| save())
+            },
             || {
                 let map = index.map_once(&map_request(args));
                 print_map(&map, &index, args.format)
@@ -1154,6 +1162,9 @@ fn cmd_search(args: &SearchArgs) -> anyhow::Result<()> {
         Err(e) => return Err(e),
     };
     let (_, search_build_ms) = index.search_index();
+    if let Some(warning) = index.search_cache_warning() {
+        warn(warning);
+    }
     let index_ms = t.elapsed().as_secs_f64() * 1000.0;
     let response = index.search(&query, &opts);
     let extra = search_sources(&specs, &query, &opts, args.cache)?;

@@ -98,15 +98,20 @@ const PATHS: &[&str] = &[
     "node_modules/x/index.ts",
 ];
 
-/// Contents for a path, varied by `variant` so definitions, references and imports change.
+/// Contents for a path, varied by `variant` so definitions, references and imports change
+/// (variants 5 and 6 keep variant 0's imports, none, so a refresh relinks only the files
+/// the edit touches: `graph::build_graph_relinking`).
 fn content(path: &str, variant: u8) -> String {
-    let v = variant % 5;
+    let v = variant % 7;
     if path.ends_with(".py") {
         match v {
             0 => "def helper():\n    return 1\n".to_string(),
             1 => "from pkg.b import value\n\ndef helper():\n    return value()\n".to_string(),
             2 => "class Store:\n    def value(self):\n        return helper()\n".to_string(),
             3 => "import a\n\ndef value():\n    return a.helper()\n".to_string(),
+            5 => "def helper():\n    return value()\n".to_string(),
+            6 => "def helper():\n    return 2\n\nclass Store:\n    def value(self):\n        return 1\n"
+                .to_string(),
             _ => "def broken(:\n    pass\n".to_string(),
         }
     } else if path.ends_with(".ts") || path.ends_with(".tsx") {
@@ -120,6 +125,9 @@ fn content(path: &str, variant: u8) -> String {
                     .to_string()
             }
             3 => "export interface Value { helper(): number }\n".to_string(),
+            5 => "export function helper(): number { return value(); }\n".to_string(),
+            6 => "export function helper(): number { return 2; }\nexport function value() { return 1; }\n"
+                .to_string(),
             _ => "export function (\n".to_string(),
         }
     } else {
@@ -211,6 +219,44 @@ proptest! {
             current = refreshed;
         }
     }
+}
+
+/// An edit that keeps a file's imports binds again only that file and the files that
+/// mention a name it started or stopped defining; the others' bindings come from the
+/// previous graph, and the index equals a full rebuild.
+#[test]
+fn a_one_file_edit_relinks_only_what_it_touches() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    seed(root);
+    common::write_files(
+        root,
+        &[
+            ("src/e.tsx", &content("src/e.tsx", 0)),
+            ("pkg/__init__.py", &content("pkg/__init__.py", 0)),
+        ],
+    );
+    let opts = IndexOptions::default();
+    let first = full(root);
+    let n = first.files.len();
+    assert_eq!(first.relinked, None, "a full build binds everything");
+    // A body edit: only the file itself.
+    common::write_files(root, &[("c.ts", &content("c.ts", 5))]);
+    let changed = BTreeSet::from(["c.ts".to_string()]);
+    let second = first.refresh(&opts, &changed, &|_| {}).unwrap();
+    assert_eq!(second.relinked, Some(1));
+    assert_eq!(observe(&second), observe(&full(root)));
+    // A new definition (`value`): the file, and those that mention `value`.
+    common::write_files(root, &[("c.ts", &content("c.ts", 6))]);
+    let third = second.refresh(&opts, &changed, &|_| {}).unwrap();
+    let bound = third.relinked.unwrap();
+    assert!(bound > 1 && bound < n, "{bound} of {n}");
+    assert_eq!(observe(&third), observe(&full(root)));
+    // An import edited: everything.
+    common::write_files(root, &[("c.ts", &content("c.ts", 1))]);
+    let fourth = third.refresh(&opts, &changed, &|_| {}).unwrap();
+    assert_eq!(fourth.relinked, Some(n));
+    assert_eq!(observe(&fourth), observe(&full(root)));
 }
 
 #[test]

@@ -152,10 +152,15 @@ fn assert_cached_one_shot_maps(root: &Path) {
         let write = first
             .take_cache_write()
             .expect("a first run writes as it parses");
+        // The linked graph is saved too (the derived cache), encoded before `map_once`
+        // drops it.
+        let graph_save = first.take_graph_save().expect("the graph is saved once");
         assert!(!first.cache_pending());
+        assert!(first.take_graph_save().is_none());
         assert_eq!(first.graph.edge_count(), full.graph.edge_count());
         let a = first.map_once(&req);
         write.finish().expect("cache saved");
+        assert!(graph_save().expect("graph saved"));
         let (b, _) = full.map(&req);
         assert_same_render(root, &req, (&a, &first), (&b, &full));
 
@@ -164,6 +169,10 @@ fn assert_cached_one_shot_maps(root: &Path) {
         assert!(second.cache_warning.is_none(), "{:?}", second.cache_warning);
         assert_eq!(second.reuse.parsed, 0, "{:?}", second.reuse);
         assert_eq!(second.reuse.hash_hits, full.files.len());
+        assert!(
+            second.times.graph_cached,
+            "the graph comes from the derived cache"
+        );
         assert!(!second.cache_pending());
         assert!(second.take_cache_write().is_none());
         let c = second.map_once(&req);

@@ -280,8 +280,9 @@ fn is_cache_dir_name(name: &std::ffi::OsStr) -> bool {
 
 /// The files of `dir` if it is a mapscope repository cache: a real directory (not a
 /// symlink) holding only regular files with the names mapscope writes there (`tags.bin`,
-/// `history.json` and their temporary files), at least one of which proves it: a tags file
-/// starting with the cache's magic, or a history cache that parses as one. `Err` says why
+/// `history.json`, the derived `graph.bin` and `search.bin`, and their temporary files), at
+/// least one of which proves it: a tags or derived file starting with its magic, or a
+/// history cache that parses as one. `Err` says why
 /// not; `Ok(None)`: it does not exist.
 pub fn owned_files(dir: &Path) -> Result<Option<Vec<(PathBuf, u64)>>, String> {
     match fs::symlink_metadata(dir) {
@@ -310,6 +311,10 @@ pub fn owned_files(dir: &Path) -> Result<Option<Vec<(PathBuf, u64)>>, String> {
             Some(CacheFileKind::History) => {
                 proven |= guarded::read(&path, MAX_CACHE_FILE, Follow::No)
                     .is_ok_and(|bytes| super::history::is_cache_file(&bytes));
+            }
+            Some(CacheFileKind::Derived(kind)) => {
+                proven |= guarded::read_head(&path, 8, Follow::No)
+                    .is_ok_and(|head| super::cache_blob::has_magic(&kind, &head));
             }
             Some(CacheFileKind::Temp) => {}
             None => return Err(format!("holds {shown}, which mapscope did not write")),
@@ -349,6 +354,8 @@ fn remove_owned(dir: &Path) -> Result<Option<(usize, u64)>, String> {
 enum CacheFileKind {
     Tags,
     History,
+    /// A derived structure's cache (`cache_blob`: the graph, the search index).
+    Derived(super::cache_blob::BlobKind),
     Temp,
 }
 
@@ -357,7 +364,10 @@ fn cache_file_kind(name: &str) -> Option<CacheFileKind> {
         FILE_NAME => Some(CacheFileKind::Tags),
         super::history::CACHE_FILE => Some(CacheFileKind::History),
         _ if temp_pid(name).is_some() => Some(CacheFileKind::Temp),
-        _ => None,
+        _ => super::cache_blob::ALL
+            .into_iter()
+            .find(|k| k.file_name == name)
+            .map(CacheFileKind::Derived),
     }
 }
 
@@ -401,6 +411,11 @@ impl DiskCache {
 
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// The canonical root of the repository this cache belongs to.
+    pub fn root(&self) -> &Path {
+        &self.root
     }
 
     pub fn file(&self) -> PathBuf {
@@ -626,7 +641,7 @@ fn ignored(path: &Path, why: &str) -> Loaded {
 
 /// What identifies the tags a build would produce: a change of version or queries means
 /// cached tags are stale even for unchanged files.
-fn fingerprint() -> u64 {
+pub(crate) fn fingerprint() -> u64 {
     let mut h = Xxh3::new();
     h.update(env!("CARGO_PKG_VERSION").as_bytes());
     for lang in Lang::ALL {
@@ -748,8 +763,10 @@ fn temp_pid(name: &str) -> Option<u32> {
         return pid.parse().ok();
     }
     let rest = name.strip_suffix(".tmp")?;
+    let derived = super::cache_blob::ALL.map(|k| k.file_name);
     let rest = [FILE_NAME, "history.json"]
         .iter()
+        .chain(&derived)
         .find_map(|target| rest.strip_prefix(target)?.strip_prefix('.'))?;
     let mut parts = rest.split('.');
     let pid = parts.next()?.parse().ok()?;

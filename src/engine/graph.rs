@@ -57,6 +57,11 @@ use rayon::prelude::*;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
+mod relink;
+mod store;
+pub use relink::build_graph_relinking;
+pub use store::StoredGraph;
+
 /// A fallback name defined in more files than this is too generic to say anything.
 pub const FALLBACK_MAX_DEFINERS: usize = 20;
 
@@ -209,7 +214,7 @@ pub struct FileEdge {
 }
 
 /// Compressed rows: row `i` is `items[ptr[i]..ptr[i + 1]]`.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Csr<T> {
     pub ptr: Vec<u32>,
     pub items: Vec<T>,
@@ -459,6 +464,16 @@ pub fn build_graph(files: &[ParsedFile], go_modules: &[GoModule]) -> FileGraph {
     build(files, go_modules, None)
 }
 
+/// `build_graph` taking the bindings of the files `prior` says are unaffected from the
+/// previous graph (see `relink`).
+fn build_with_prior(
+    files: &[ParsedFile],
+    go_modules: &[GoModule],
+    prior: Option<&relink::Prior<'_>>,
+) -> FileGraph {
+    build_inner(files, go_modules, None, prior)
+}
+
 /// What binding reads of each file, taken out of the files (`refs[i]`, `imports[i]` are file
 /// `i`'s) so that a one-shot build can free it as soon as it is used.
 #[derive(Debug, Default)]
@@ -572,6 +587,15 @@ pub fn build_graph_consuming(
 }
 
 fn build(files: &[ParsedFile], go_modules: &[GoModule], owned: Option<TakenUses>) -> FileGraph {
+    build_inner(files, go_modules, owned, None)
+}
+
+fn build_inner(
+    files: &[ParsedFile],
+    go_modules: &[GoModule],
+    owned: Option<TakenUses>,
+    prior: Option<&relink::Prior<'_>>,
+) -> FileGraph {
     let n = files.len();
     let (owned_refs, owned_imports) = match owned {
         Some(uses) => (Some(uses.refs), Some(uses.imports)),
@@ -712,7 +736,11 @@ fn build(files: &[ParsedFile], go_modules: &[GoModule], owned: Option<TakenUses>
             .collect(),
         None => (0..n)
             .into_par_iter()
-            .map(|fi| b.file_triples(fi, uses_of(&files[fi].tags.refs)))
+            .map(|fi| {
+                prior
+                    .and_then(|p| p.triples(fi, &b.interner))
+                    .unwrap_or_else(|| b.file_triples(fi, uses_of(&files[fi].tags.refs)))
+            })
             .collect(),
     };
 

@@ -15,8 +15,12 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::cache::{content_hash, CacheWriter, DiskCache, Loaded as CacheLoaded, TagStore};
+use super::cache_blob::{self, BlobLoad, InputKey};
 use super::error::EngineError;
-use super::graph::{build_graph, build_graph_consuming, FileGraph, TakenUses, UseCounts};
+use super::graph::{
+    build_graph, build_graph_consuming, build_graph_relinking, FileGraph, StoredGraph, TakenUses,
+    UseCounts,
+};
 use super::heap::release_free_memory;
 use super::history::{self, CommitHistory, HistorySource};
 use super::model::{Definition, FileTags, GoModule, ParsedFile, RefList, SkipReason, Skipped};
@@ -26,7 +30,8 @@ use super::rank::{
 use super::repo_map::{build_map, LineCostCache, MapOptions, RepoMap};
 use super::scope::{Scope, ScopeSpec};
 use super::search::{
-    HistoryIndex, SearchContext, SearchIndex, SearchOptions, SearchResponse, TextDoc, MAX_TOP,
+    HistoryIndex, SearchContext, SearchIndex, SearchOptions, SearchResponse, SearchWeights,
+    TextDoc, MAX_TOP,
 };
 use super::tags::extract_tags;
 use super::task::{Task, TaskOptions};
@@ -117,6 +122,8 @@ pub struct PhaseTimes {
     pub walk_ms: f64,
     pub parse_ms: f64,
     pub graph_ms: f64,
+    /// The graph was loaded from the derived cache (`cache_blob`), not linked.
+    pub graph_cached: bool,
 }
 
 /// What a map is asked for: the budget and everything that steers the ranking.
@@ -181,6 +188,13 @@ pub struct Index {
     pub cache: Option<DiskCache>,
     /// Why the cache was not used or was ignored, for the user's log or status bar.
     pub cache_warning: Option<String>,
+    /// For a refresh: how many files were bound again (`graph::build_graph_relinking`); the
+    /// others' bindings were taken from the previous graph.
+    pub relinked: Option<usize>,
+    /// A derived cache (graph, search index) that did not check out and was rebuilt: one
+    /// line each, for the user's log. The search index's is added when search first runs
+    /// (`search_cache_warning`).
+    pub derived_warnings: Vec<String>,
     /// Ignore files and git metadata the walk did not read (`WalkOutput::warnings`): one line
     /// each, raw repository text (sanitise before printing). Every build repeats them; a
     /// front end that rebuilds shows each once.
@@ -195,12 +209,28 @@ pub struct Index {
     /// `IndexOptions::consume_refs`).
     cache_write: Option<CacheWriter>,
     line_costs: LineCostCache,
-    /// Built on first use: `map` never pays for it.
-    search: OnceLock<(SearchIndex, f64)>,
+    /// The key of the graph's inputs when the derived cache lacks this graph (it was
+    /// linked, not loaded): `save_cache` stores it, once (`derived_saved`).
+    graph_unsaved: Option<InputKey>,
+    /// The same for the history index.
+    history_unsaved: Option<InputKey>,
+    /// Built (or loaded from the derived cache) on first use: `map` never pays for it.
+    search: OnceLock<BuiltSearch>,
+    /// Set once `save_cache` stored the graph, the search index, the history index.
+    derived_saved: [std::sync::atomic::AtomicBool; 3],
     /// The commit history read for search (see `IndexOptions::history`), and its postings.
     history: Option<Arc<CommitHistory>>,
     history_index: Option<HistoryIndex>,
     pub history_status: HistoryStatus,
+}
+
+/// The search index of an index, and how it was obtained.
+struct BuiltSearch {
+    index: SearchIndex,
+    ms: f64,
+    /// The key to store it under when the derived cache lacks it.
+    unsaved: Option<InputKey>,
+    warning: Option<String>,
 }
 
 /// A history read in progress on its own thread, or one taken over from a previous index.
@@ -382,7 +412,8 @@ impl Index {
             _ => None,
         };
         let reuse = Reuse::Store(&loaded.store);
-        let mut index = Self::build_inner(root, opts, reuse, writer.as_ref(), progress)?;
+        let derived = cache.as_ref();
+        let mut index = Self::build_inner(root, opts, reuse, writer.as_ref(), derived, progress)?;
         index.cache = cache;
         index.cache_warning = loaded.warning;
         if writer.is_some() {
@@ -417,13 +448,31 @@ impl Index {
     /// Saves the tags to the persistent cache when this index has one and parsed anything
     /// the cache did not hold. Returns whether it wrote.
     pub fn save_cache(&self) -> Result<bool, EngineError> {
-        if let Some(writer) = &self.cache_write {
-            return writer.finish().map(|()| true);
+        let tags = if let Some(writer) = &self.cache_write {
+            writer.finish().map(|()| true)?
+        } else {
+            match &self.cache {
+                Some(cache) if self.cache_stale => cache.save(&self.files).map(|()| true)?,
+                _ => false,
+            }
+        };
+        Ok(self.save_derived()? || tags)
+    }
+
+    /// The graph's part of `save_cache`, encoded now (for a caller about to drop the graph
+    /// with `map_once`): a closure that writes it, or `None` when there is nothing to save.
+    pub fn take_graph_save(
+        &self,
+    ) -> Option<impl FnOnce() -> Result<bool, EngineError> + Send + 'static> {
+        let cache = self.cache.clone()?;
+        let key = self.graph_unsaved?;
+        if self.graph.n != self.files.len() || self.derived_saved[0].swap(true, Ordering::AcqRel) {
+            return None;
         }
-        match &self.cache {
-            Some(cache) if self.cache_stale => cache.save(&self.files).map(|()| true),
-            _ => Ok(false),
-        }
+        let payload = postcard::to_allocvec(&self.graph.stored()).ok()?;
+        Some(move || {
+            cache_blob::save_encoded(&cache, &cache_blob::GRAPH, key, &payload).map(|()| true)
+        })
     }
 
     /// The full build, taking tags from `reuse` where it can.
@@ -433,16 +482,18 @@ impl Index {
         reuse: Reuse<'_>,
         progress: &(dyn Fn(BuildProgress) + Sync),
     ) -> Result<Index, EngineError> {
-        Self::build_inner(root, opts, reuse, None, progress)
+        Self::build_inner(root, opts, reuse, None, None, progress)
     }
 
     /// `build_reusing`, handing every loaded file's tags to `cache_write` as it goes (which
-    /// makes a `consume_refs` build one-shot even with `use_cache`).
+    /// makes a `consume_refs` build one-shot even with `use_cache`), and taking the graph
+    /// from the derived cache of `derived` when it was linked from the same inputs.
     fn build_inner(
         root: &Path,
         opts: &IndexOptions,
         reuse: Reuse<'_>,
         cache_write: Option<&CacheWriter>,
+        derived: Option<&DiskCache>,
         progress: &(dyn Fn(BuildProgress) + Sync),
     ) -> Result<Index, EngineError> {
         let t0 = Instant::now();
@@ -592,7 +643,26 @@ impl Index {
             done: files.len(),
             total: files.len(),
         });
-        let graph = if one_shot {
+        let mut derived_warnings = Vec::new();
+        let graph_key = derived.map(|_| InputKey::graph(&files, &walked.go_modules));
+        let cached_graph = match (derived, graph_key) {
+            (Some(cache), Some(key)) => {
+                // A map-only build ranks without the petgraph view (see `consume_refs`).
+                load_graph(
+                    cache,
+                    key,
+                    &files,
+                    !opts.consume_refs,
+                    &mut derived_warnings,
+                )
+            }
+            _ => None,
+        };
+        let graph_cached = cached_graph.is_some();
+        let mut relinked = None;
+        let graph = if let Some(graph) = cached_graph {
+            graph
+        } else if one_shot {
             // The parse trees are gone: give their pages back before the graph is built.
             release_free_memory();
             let uses = take_uses(&mut files, counted);
@@ -600,12 +670,34 @@ impl Index {
             // The binding's and the build's temporaries, before ranking allocates.
             release_free_memory();
             graph
+        } else if let Reuse::Previous {
+            index: previous, ..
+        } = reuse
+        {
+            // A refresh binds again only the files the edit can have changed.
+            let (graph, bound) = build_graph_relinking(
+                &files,
+                &walked.go_modules,
+                &previous.files,
+                &previous.go_modules,
+                &previous.graph,
+            );
+            relinked = Some(bound);
+            graph
         } else {
             build_graph(&files, &walked.go_modules)
         };
         let graph_ms = ms_since(t2);
         let (history, mut history_status) = history_job.finish();
-        let history_index = history.as_deref().map(|h| HistoryIndex::build(h, &files));
+        let history_key = derived
+            .zip(history.as_deref())
+            .map(|(_, h)| InputKey::history(h, &files));
+        let cached_history = derived
+            .zip(history_key)
+            .and_then(|(cache, key)| load_history(cache, key, files.len(), &mut derived_warnings));
+        let history_cached = cached_history.is_some();
+        let history_index =
+            cached_history.or_else(|| history.as_deref().map(|h| HistoryIndex::build(h, &files)));
         if let Some(h) = &history_index {
             history_status.commits = h.commits;
             history_status.files = h.files;
@@ -628,10 +720,16 @@ impl Index {
                 walk_ms,
                 parse_ms,
                 graph_ms,
+                graph_cached,
             },
             reuse: counts,
             cache: None,
             cache_warning: None,
+            derived_warnings,
+            graph_unsaved: graph_key.filter(|_| !graph_cached),
+            relinked,
+            history_unsaved: history_key.filter(|_| !history_cached),
+            derived_saved: Default::default(),
             walk_warnings: walked.warnings,
             cache_stale: false,
             cache_write: None,
@@ -645,14 +743,58 @@ impl Index {
         })
     }
 
-    /// The search index, built on first use, and the milliseconds its build took.
+    /// The search index, built (or loaded from the derived cache) on first use, and the
+    /// milliseconds that took.
     pub fn search_index(&self) -> (&SearchIndex, f64) {
-        let (index, ms) = self.search.get_or_init(|| {
+        let built = self.built_search();
+        (&built.index, built.ms)
+    }
+
+    /// Why the cached search index was not used, once search has run (see
+    /// `derived_warnings`).
+    pub fn search_cache_warning(&self) -> Option<&str> {
+        self.search.get().and_then(|b| b.warning.as_deref())
+    }
+
+    fn built_search(&self) -> &BuiltSearch {
+        self.search.get_or_init(|| {
             let t = Instant::now();
-            let index = SearchIndex::build(&self.files, &self.docs);
-            (index, ms_since(t))
-        });
-        (index, *ms)
+            let key = self
+                .cache
+                .as_ref()
+                .map(|_| InputKey::search(&self.files, &self.docs, &SearchWeights::default()));
+            let mut warning = None;
+            let loaded = match (&self.cache, key) {
+                (Some(cache), Some(key)) => {
+                    match cache_blob::load::<SearchIndex>(cache, &cache_blob::SEARCH, key) {
+                        BlobLoad::Hit(index) => match index.check_fits(&self.files, &self.docs) {
+                            Ok(()) => Some(index),
+                            Err(why) => {
+                                warning = Some(format!(
+                                    "cached search index of {} ignored: {why}; rebuilding",
+                                    self.root.display()
+                                ));
+                                None
+                            }
+                        },
+                        BlobLoad::Miss => None,
+                        BlobLoad::Ignored(why) => {
+                            warning = Some(why);
+                            None
+                        }
+                    }
+                }
+                _ => None,
+            };
+            let cached = loaded.is_some();
+            let index = loaded.unwrap_or_else(|| SearchIndex::build(&self.files, &self.docs));
+            BuiltSearch {
+                index,
+                ms: ms_since(t),
+                unsaved: key.filter(|_| !cached),
+                warning,
+            }
+        })
     }
 
     /// Runs a search query against this index.
@@ -878,14 +1020,57 @@ impl Index {
         map
     }
 
-    /// Whether `save_cache` would write (the cache lacks something this index parsed).
+    /// Whether `save_cache` would write (the cache lacks something this index parsed, or
+    /// the graph or search index it linked or built).
     pub fn cache_pending(&self) -> bool {
-        self.cache_write.is_some() || (self.cache.is_some() && self.cache_stale)
+        self.cache_write.is_some()
+            || (self.cache.is_some() && (self.cache_stale || self.derived_pending()))
+    }
+
+    /// Whether the graph or the search index is built and not yet in the derived cache.
+    fn derived_pending(&self) -> bool {
+        let graph = self.graph_unsaved.is_some() && self.graph.n == self.files.len();
+        let search = self.search.get().is_some_and(|b| b.unsaved.is_some());
+        let history = self.history_unsaved.is_some() && self.history_index.is_some();
+        (graph && !self.derived_saved[0].load(Ordering::Acquire))
+            || (search && !self.derived_saved[1].load(Ordering::Acquire))
+            || (history && !self.derived_saved[2].load(Ordering::Acquire))
+    }
+
+    /// Stores the graph and the search index in the derived cache if this index linked or
+    /// built them (each once). Called by `save_cache`; the graph is gone after `map_once`.
+    fn save_derived(&self) -> Result<bool, EngineError> {
+        let Some(cache) = &self.cache else {
+            return Ok(false);
+        };
+        let mut wrote = false;
+        if let Some(key) = self.graph_unsaved {
+            let whole = self.graph.n == self.files.len();
+            if whole && !self.derived_saved[0].swap(true, Ordering::AcqRel) {
+                cache_blob::save(cache, &cache_blob::GRAPH, key, &self.graph.stored())?;
+                wrote = true;
+            }
+        }
+        if let (Some(key), Some(history)) = (self.history_unsaved, &self.history_index) {
+            if !self.derived_saved[2].swap(true, Ordering::AcqRel) {
+                cache_blob::save(cache, &cache_blob::HISTORY, key, history)?;
+                wrote = true;
+            }
+        }
+        if let Some(built) = self.search.get() {
+            if let Some(key) = built.unsaved {
+                if !self.derived_saved[1].swap(true, Ordering::AcqRel) {
+                    cache_blob::save(cache, &cache_blob::SEARCH, key, &built.index)?;
+                    wrote = true;
+                }
+            }
+        }
+        Ok(wrote)
     }
 
     /// Takes out the cache file a one-shot build wrote as it parsed, for the caller to
-    /// `finish` (e.g. on a side thread while it maps with `map_once`). Afterwards
-    /// `cache_pending` is false and `save_cache` writes nothing.
+    /// `finish` (e.g. on a side thread while it maps with `map_once`). Afterwards only the
+    /// derived graph cache may still be pending (see `take_graph_save`).
     pub fn take_cache_write(&mut self) -> Option<CacheWriter> {
         self.cache_write.take()
     }
@@ -1115,6 +1300,60 @@ fn parse_guarded(lang: super::model::Lang, text: &str) -> super::model::FileTags
             parse_errors: 1,
             ..Default::default()
         })
+}
+
+/// The graph of `files` from the derived cache, if it holds the one linked from `key`; a
+/// file that does not check out adds a warning.
+fn load_graph(
+    cache: &DiskCache,
+    key: InputKey,
+    files: &[ParsedFile],
+    view: bool,
+    warnings: &mut Vec<String>,
+) -> Option<FileGraph> {
+    match cache_blob::load::<StoredGraph>(cache, &cache_blob::GRAPH, key) {
+        BlobLoad::Hit(stored) => match FileGraph::from_stored(stored, files, view) {
+            Ok(graph) => Some(graph),
+            Err(why) => {
+                warnings.push(format!(
+                    "cached graph of {} ignored: {why}; relinking",
+                    cache.root().display()
+                ));
+                None
+            }
+        },
+        BlobLoad::Miss => None,
+        BlobLoad::Ignored(why) => {
+            warnings.push(why);
+            None
+        }
+    }
+}
+
+/// The history index from the derived cache, if it holds the one built from `key`.
+fn load_history(
+    cache: &DiskCache,
+    key: InputKey,
+    n_files: usize,
+    warnings: &mut Vec<String>,
+) -> Option<HistoryIndex> {
+    match cache_blob::load::<HistoryIndex>(cache, &cache_blob::HISTORY, key) {
+        BlobLoad::Hit(index) => match index.check_fits(n_files) {
+            Ok(()) => Some(index),
+            Err(why) => {
+                warnings.push(format!(
+                    "cached history index of {} ignored: {why}; rebuilding",
+                    cache.root().display()
+                ));
+                None
+            }
+        },
+        BlobLoad::Miss => None,
+        BlobLoad::Ignored(why) => {
+            warnings.push(why);
+            None
+        }
+    }
 }
 
 /// What search takes from the file graph.

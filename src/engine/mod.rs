@@ -9,6 +9,7 @@
 
 pub mod answer;
 pub mod cache;
+pub mod cache_blob;
 pub mod error;
 pub mod explain;
 pub mod graph;

@@ -1134,8 +1134,17 @@ pub fn classify_content(rel_path: &str, bytes: &[u8]) -> Option<SkipReason> {
 fn lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
     let body = text.strip_suffix(b"\n").unwrap_or(text);
     let empty = text.is_empty();
-    body.split(|&b| b == b'\n')
-        .map(|line| line.strip_suffix(b"\r").unwrap_or(line))
+    // `body.split(|&b| b == b'\n')`, with the newlines found by memchr: every file a run
+    // loads (warm ones included) is scanned here, and a byte-at-a-time split was ~10% of a
+    // warm map.
+    let mut start = 0;
+    memchr::memchr_iter(b'\n', body)
+        .chain(std::iter::once(body.len()))
+        .map(move |end| {
+            let line = &body[start..end];
+            start = end + 1;
+            line.strip_suffix(b"\r").unwrap_or(line)
+        })
         .filter(move |_| !empty)
 }
 

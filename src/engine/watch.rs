@@ -66,6 +66,36 @@ pub struct WatchOptions {
     /// A batch with more paths than this becomes `rescan: true` with no paths: past a few
     /// thousand files, re-examining everything is as cheap as a list.
     pub max_paths: usize,
+    /// How often the tree is re-examined when the watcher had to fall back to polling
+    /// (`WatchMode::Polling`: the inotify watch limit is reached).
+    pub poll_interval: Duration,
+    /// Pretend the system allows only this many watches (tests: the fallback to polling
+    /// without exhausting the real limit). `None`: the system's own limit.
+    pub watch_limit: Option<usize>,
+}
+
+/// How the watcher learns about changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WatchMode {
+    /// One inotify watch per walked directory: changes arrive as events.
+    Events,
+    /// Out of inotify watches (`ENOSPC`/`EMFILE` from the watcher): every walked directory
+    /// is listed and every file stat'ed every `poll_interval`, and the differences become
+    /// batches. Slower to notice a change, costs a stat per file per interval, but sees
+    /// everything the walk sees.
+    Polling { interval: Duration },
+}
+
+impl WatchMode {
+    /// A short label for a status bar: "live" or "live (polling 2s)".
+    pub fn label(self) -> String {
+        match self {
+            WatchMode::Events => "live".to_string(),
+            WatchMode::Polling { interval } => {
+                format!("live (polling {}s)", interval.as_secs_f64())
+            }
+        }
+    }
 }
 
 impl Default for WatchOptions {
@@ -74,6 +104,8 @@ impl Default for WatchOptions {
             debounce: Duration::from_millis(150),
             max_delay: Duration::from_secs(5),
             max_paths: 5000,
+            poll_interval: Duration::from_secs(2),
+            watch_limit: None,
         }
     }
 }
@@ -96,13 +128,17 @@ pub struct ChangeBatch {
     pub error: Option<String>,
     /// Directories that could not be watched and are skipped (the rest stays live), one
     /// line each, each said once per watcher: raw repository text, sanitise before
-    /// printing. The first batch carries those found at start.
+    /// printing. The first batch carries those found at start, and the one line saying
+    /// the watcher fell back to polling (said once).
     pub warnings: Vec<String>,
+    /// Set when the watcher changed how it learns about changes (see `WatchMode`), for
+    /// the status bar; `Watcher::mode` says the current one at any time.
+    pub mode: Option<WatchMode>,
 }
 
 impl ChangeBatch {
     pub fn is_empty(&self) -> bool {
-        self.has_no_changes() && self.warnings.is_empty()
+        self.has_no_changes() && self.warnings.is_empty() && self.mode.is_none()
     }
 
     /// Nothing to re-read and nothing degraded (there may be warnings).
@@ -117,6 +153,9 @@ impl ChangeBatch {
         self.warnings.extend(later.warnings);
         if later.error.is_some() {
             self.error = later.error;
+        }
+        if later.mode.is_some() {
+            self.mode = later.mode;
         }
     }
 }
@@ -142,6 +181,9 @@ pub struct Watcher {
     root: PathBuf,
     /// How many directories are watched (kept by the watch thread), for diagnostics.
     watched_dirs: Arc<AtomicUsize>,
+    /// Whether the watch thread polls (see `WatchMode`); written only by it.
+    polling: Arc<std::sync::atomic::AtomicBool>,
+    poll_interval: Duration,
     /// The events received and judged, the relevant changes seen and sent (see `settling`).
     progress: Arc<Progress>,
     // The notify watcher lives on the watch thread (it adds watches as directories appear);
@@ -176,21 +218,34 @@ impl Watcher {
             path: root.clone(),
             source,
         })?;
-        let mut watches = DirWatches::new(notify);
-        watches
-            .sync(&mut filter)
-            .map_err(|(path, source)| WatchError::Notify { path, source })?;
+        let mut watches = DirWatches::new(notify, opts.watch_limit);
+        let exhausted = match watches.sync(&mut filter) {
+            Ok(()) => None,
+            // Out of watches: poll instead (below), saying so once.
+            Err((path, source)) if exhausted(&source) => Some((path, source)),
+            Err((path, source)) => return Err(WatchError::Notify { path, source }),
+        };
         let watched_dirs = Arc::clone(&watches.count);
         let (out_tx, out_rx) = crossbeam_channel::unbounded();
-        let warnings = watches.take_warnings(&root);
-        if !warnings.is_empty() {
-            let _ = out_tx.send(ChangeBatch {
-                warnings,
-                ..ChangeBatch::default()
+        let poll_interval = opts.poll_interval;
+        let (stop_tx, stop_rx) = crossbeam_channel::bounded(0);
+        let mut coalescer = Coalescer::new(filter, watches, opts, Arc::clone(&progress));
+        let polling = Arc::clone(&coalescer.polling);
+        let mut first = ChangeBatch {
+            warnings: coalescer.watches.take_warnings(&root),
+            ..ChangeBatch::default()
+        };
+        if let Some((dir, err)) = exhausted {
+            // Started before the first index build: a change made during it shows up in the
+            // first poll's differences, so nothing needs a rescan.
+            first.warnings.push(coalescer.start_polling(&dir, &err));
+            first.mode = Some(WatchMode::Polling {
+                interval: poll_interval,
             });
         }
-        let (stop_tx, stop_rx) = crossbeam_channel::bounded(0);
-        let coalescer = Coalescer::new(filter, watches, opts, Arc::clone(&progress));
+        if !first.is_empty() {
+            let _ = out_tx.send(first);
+        }
         let thread = std::thread::Builder::new()
             .name("mapscope-watch".to_string())
             .spawn(move || coalescer.run(&raw_rx, &stop_rx, &out_tx))
@@ -199,6 +254,8 @@ impl Watcher {
             changes: out_rx,
             root,
             watched_dirs,
+            polling,
+            poll_interval,
             progress,
             stop: Some(stop_tx),
             thread: Some(thread),
@@ -218,6 +275,18 @@ impl Watcher {
     /// How many directories have a watch now (the walked ones, plus `.git/info`).
     pub fn watched_dirs(&self) -> usize {
         self.watched_dirs.load(Ordering::Relaxed)
+    }
+
+    /// How the watcher learns about changes now (it falls back to polling, for good, when
+    /// the inotify watches run out).
+    pub fn mode(&self) -> WatchMode {
+        if self.polling.load(Ordering::Acquire) {
+            WatchMode::Polling {
+                interval: self.poll_interval,
+            }
+        } else {
+            WatchMode::Events
+        }
     }
 
     /// A count of the relevant changes seen so far. A consumer that reads the tree notes it
@@ -265,6 +334,8 @@ impl Drop for Watcher {
 /// The notify watcher and the directories it watches, each non-recursively.
 struct DirWatches {
     notify: RecommendedWatcher,
+    /// `WatchOptions::watch_limit`.
+    limit: Option<usize>,
     watched: HashSet<PathBuf>,
     count: Arc<AtomicUsize>,
     /// Directories whose watch failed for a reason of their own (a path beyond
@@ -281,9 +352,10 @@ struct DirWatches {
 type WatchFailure = (PathBuf, notify::Error);
 
 impl DirWatches {
-    fn new(notify: RecommendedWatcher) -> DirWatches {
+    fn new(notify: RecommendedWatcher, limit: Option<usize>) -> DirWatches {
         DirWatches {
             notify,
+            limit,
             watched: HashSet::new(),
             count: Arc::new(AtomicUsize::new(0)),
             unwatchable: BTreeSet::new(),
@@ -344,7 +416,15 @@ impl DirWatches {
         if self.unwatchable.iter().any(|u| dir.starts_with(u)) {
             return Ok(());
         }
-        match self.notify.watch(dir, RecursiveMode::NonRecursive) {
+        let watched = if self.limit.is_some_and(|limit| self.watched.len() >= limit) {
+            // What inotify_add_watch says when `max_user_watches` is reached.
+            Err(notify::Error::io(io::Error::from_raw_os_error(
+                libc_enospc(),
+            )))
+        } else {
+            self.notify.watch(dir, RecursiveMode::NonRecursive)
+        };
+        match watched {
             Ok(()) => {
                 self.watched.insert(dir.to_path_buf());
                 Ok(())
@@ -362,6 +442,14 @@ impl DirWatches {
                 Ok(())
             }
         }
+    }
+
+    /// Removes every watch (polling replaces them), giving them back to the system.
+    fn unwatch_all(&mut self) {
+        for dir in self.watched.drain() {
+            let _ = self.notify.unwatch(&dir);
+        }
+        self.count.store(0, Ordering::Relaxed);
     }
 
     /// The warnings since the last call, as lines naming each directory relative to `root`.
@@ -452,6 +540,17 @@ struct Coalescer {
     first: Option<Instant>,
     last: Instant,
     progress: Arc<Progress>,
+    /// Set once the watcher polls (shared with `Watcher::mode`).
+    polling: Arc<std::sync::atomic::AtomicBool>,
+    /// The polling state, once the watches ran out.
+    poll: Option<Poll>,
+}
+
+/// What polling compares against: every file and rules file the walk sees, with its size
+/// and modification time as of the last poll.
+struct Poll {
+    next: Instant,
+    seen: std::collections::HashMap<PathBuf, (u64, Option<std::time::SystemTime>, PathClass)>,
 }
 
 impl Coalescer {
@@ -470,6 +569,108 @@ impl Coalescer {
             first: None,
             last: Instant::now(),
             progress,
+            polling: Arc::new(std::sync::atomic::AtomicBool::new(false)),
+            poll: None,
+        }
+    }
+
+    /// Switches to polling for good (the watches ran out at `dir`): drops every watch, takes
+    /// the first snapshot, and returns the one line that says so.
+    fn start_polling(&mut self, dir: &Path, err: &notify::Error) -> String {
+        self.watches.unwatch_all();
+        self.polling.store(true, Ordering::Release);
+        let seen = self.snapshot();
+        self.poll = Some(Poll {
+            next: Instant::now() + self.opts.poll_interval,
+            seen,
+        });
+        let shown = dir
+            .strip_prefix(self.filter.root())
+            .map_or_else(|_| dir.display().to_string(), |r| r.display().to_string());
+        format!(
+            "cannot watch {shown}/: {}; polling the tree every {}s instead",
+            describe(err),
+            self.opts.poll_interval.as_secs_f64()
+        )
+    }
+
+    /// A watch could not be added while running: out of watches, polling takes over (with
+    /// a rescan, as changes may have been missed since); any other failure is an error.
+    fn watch_failed(&mut self, dir: &Path, err: &notify::Error) {
+        if exhausted(err) {
+            let line = self.start_polling(dir, err);
+            self.pending.warnings.push(line);
+            self.pending.mode = Some(WatchMode::Polling {
+                interval: self.opts.poll_interval,
+            });
+            self.rescan();
+        } else {
+            self.error(format!("cannot watch {}: {}", dir.display(), describe(err)));
+        }
+    }
+
+    /// Every file and rules file the walk sees now, with size and mtime (iteratively; no
+    /// symlink is followed: `classify` calls them `Outside`).
+    fn snapshot(
+        &mut self,
+    ) -> std::collections::HashMap<PathBuf, (u64, Option<std::time::SystemTime>, PathClass)> {
+        let mut out = std::collections::HashMap::new();
+        let mut stack = vec![self.filter.root().to_path_buf()];
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                let is_dir = entry.file_type().ok().map(|t| t.is_dir());
+                match self.filter.classify(&path, is_dir) {
+                    PathClass::Dir => stack.push(path),
+                    class @ (PathClass::File | PathClass::Rules) => {
+                        let meta = entry.metadata().ok();
+                        let size = meta.as_ref().map_or(0, fs::Metadata::len);
+                        let mtime = meta.and_then(|m| m.modified().ok());
+                        out.insert(path, (size, mtime, class));
+                    }
+                    PathClass::Outside => {}
+                }
+            }
+        }
+        out
+    }
+
+    /// One poll: what differs from the last snapshot goes into the pending batch.
+    fn poll_now(&mut self) {
+        let after = self.snapshot();
+        let Some(poll) = self.poll.as_mut() else {
+            return;
+        };
+        poll.next = Instant::now() + self.opts.poll_interval;
+        let before = std::mem::take(&mut poll.seen);
+        let mut changed: Vec<(PathBuf, PathClass)> = Vec::new();
+        for (path, stamp) in &after {
+            if before.get(path) != Some(stamp) {
+                changed.push((path.clone(), stamp.2));
+            }
+        }
+        for (path, stamp) in &before {
+            if !after.contains_key(path) {
+                changed.push((path.clone(), stamp.2));
+            }
+        }
+        poll.seen = after;
+        changed.sort_by(|a, b| a.0.cmp(&b.0));
+        for (path, class) in changed {
+            if class == PathClass::Rules {
+                self.filter.invalidate();
+                self.rescan();
+                continue;
+            }
+            if path.file_name().is_some_and(|name| name == GO_MOD) {
+                self.rescan();
+            }
+            if let Some(rel) = self.filter.rel_path(&path) {
+                self.insert(rel);
+            }
         }
     }
 
@@ -480,6 +681,9 @@ impl Coalescer {
         out: &Sender<ChangeBatch>,
     ) {
         loop {
+            if self.poll.as_ref().is_some_and(|p| p.next <= Instant::now()) {
+                self.poll_now();
+            }
             let deadline = self.deadline();
             // Checked before waiting, so that a flood of events cannot hold a batch back
             // past `max_delay`.
@@ -498,11 +702,17 @@ impl Coalescer {
                 }
                 continue;
             }
-            let received = match deadline {
-                Some(deadline) => select! {
+            // Polling wakes up for its next round too.
+            let next_poll = self.poll.as_ref().map(|p| p.next);
+            let wake = match (deadline, next_poll) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            let received = match wake {
+                Some(wake) => select! {
                     recv(raw) -> msg => msg.ok(),
                     recv(stop) -> _ => return,
-                    default(deadline.saturating_duration_since(Instant::now())) => continue,
+                    default(wake.saturating_duration_since(Instant::now())) => continue,
                 },
                 None => select! {
                     recv(raw) -> msg => msg.ok(),
@@ -541,12 +751,23 @@ impl Coalescer {
     fn flush(&mut self, out: &Sender<ChangeBatch>) -> bool {
         if self.pending.rescan {
             // The rules may have changed which directories the walk enters.
-            if let Err((dir, err)) = self.watches.sync(&mut self.filter) {
-                self.pending.error = Some(format!(
-                    "cannot watch {}: {}",
-                    dir.display(),
-                    describe(&err)
-                ));
+            if self.poll.is_none() {
+                if let Err((dir, err)) = self.watches.sync(&mut self.filter) {
+                    if exhausted(&err) {
+                        // Polling from now on; this batch already rescans.
+                        let line = self.start_polling(&dir, &err);
+                        self.pending.warnings.push(line);
+                        self.pending.mode = Some(WatchMode::Polling {
+                            interval: self.opts.poll_interval,
+                        });
+                    } else {
+                        self.pending.error = Some(format!(
+                            "cannot watch {}: {}",
+                            dir.display(),
+                            describe(&err)
+                        ));
+                    }
+                }
             }
             let root = self.filter.root().to_path_buf();
             self.pending
@@ -676,13 +897,9 @@ impl Coalescer {
                     // A new walked directory: watch it, then list its files, since those
                     // written before the watch produce no events of their own.
                     Ok(meta) if meta.is_dir() => {
-                        if appeared {
+                        if appeared && self.poll.is_none() {
                             if let Err((dir, err)) = self.watches.add_tree(&mut self.filter, path) {
-                                self.error(format!(
-                                    "cannot watch {}: {}",
-                                    dir.display(),
-                                    describe(&err)
-                                ));
+                                self.watch_failed(&dir, &err);
                             }
                             let root = self.filter.root().to_path_buf();
                             let warnings = self.watches.take_warnings(&root);
@@ -1143,6 +1360,7 @@ mod tests {
             rescan: false,
             error: Some("old".to_string()),
             warnings: vec!["w1".to_string()],
+            mode: None,
         };
         assert!(!a.is_empty());
         a.merge(ChangeBatch {
@@ -1150,16 +1368,112 @@ mod tests {
             rescan: true,
             error: None,
             warnings: vec!["w2".to_string()],
+            mode: Some(WatchMode::Events),
         });
         assert_eq!(a.paths.len(), 2);
         assert_eq!(a.warnings, ["w1", "w2"]);
         assert!(a.rescan);
         assert_eq!(a.error.as_deref(), Some("old"));
+        assert_eq!(a.mode, Some(WatchMode::Events));
         a.merge(ChangeBatch {
             error: Some("new".to_string()),
             ..ChangeBatch::default()
         });
         assert_eq!(a.error.as_deref(), Some("new"));
         assert!(ChangeBatch::default().is_empty());
+    }
+
+    fn polling_opts(limit: usize) -> WatchOptions {
+        WatchOptions {
+            debounce: Duration::from_millis(50),
+            poll_interval: Duration::from_millis(100),
+            watch_limit: Some(limit),
+            ..WatchOptions::default()
+        }
+    }
+
+    /// Out of watches at start (simulated: the limit is one watch, the tree has three
+    /// directories): the watcher starts anyway, says so once, polls, and reports creations,
+    /// edits, deletions and rules changes as events would.
+    #[test]
+    fn out_of_watches_at_start_falls_back_to_polling() {
+        let files = [BASE, &[("src/lib/deep.ts", "x\n")]].concat();
+        let (dir, w) = watched_with(&files, polling_opts(1));
+        assert_eq!(
+            w.mode(),
+            WatchMode::Polling {
+                interval: Duration::from_millis(100)
+            }
+        );
+        assert_eq!(w.watched_dirs(), 0, "the watches are given back");
+        assert_eq!(w.mode().label(), "live (polling 0.1s)");
+        let first = w.changes().recv_timeout(DEADLINE).unwrap();
+        assert_eq!(first.warnings.len(), 1, "{first:?}");
+        assert!(
+            first.warnings[0].contains("watch limit") || first.warnings[0].contains("space"),
+            "{first:?}"
+        );
+        assert!(
+            first.warnings[0].contains("polling the tree every 0.1s"),
+            "{first:?}"
+        );
+        assert_eq!(first.mode, Some(w.mode()));
+        // News for the status bar, not a change to re-read.
+        assert!(first.has_no_changes() && !first.is_empty());
+        assert!(first.paths.is_empty() && !first.rescan);
+
+        std::thread::sleep(Duration::from_millis(20));
+        write(dir.path(), "src/lib/deep.ts", "changed\n");
+        write(dir.path(), "newpkg/sub/new.py", "x = 1\n");
+        fs::remove_file(dir.path().join("b.py")).unwrap();
+        let batches = expect_paths(&w, &["src/lib/deep.ts", "newpkg/sub/new.py", "b.py"]);
+        assert!(
+            batches
+                .iter()
+                .all(|b| b.warnings.is_empty() && b.mode.is_none()),
+            "said once"
+        );
+        // Ignored paths stay unreported; a rules file forces a rescan.
+        write(dir.path(), "node_modules/x/index.ts", "x\n");
+        write(dir.path(), ".gitignore", "gen/\n");
+        let batches = collect_until(&w, |b| b.iter().any(|b| b.rescan));
+        assert!(batches.iter().any(|b| b.rescan), "{batches:?}");
+        assert!(
+            batches
+                .iter()
+                .all(|b| !b.paths.iter().any(|p| p.starts_with("node_modules"))),
+            "{batches:?}"
+        );
+    }
+
+    /// Out of watches while running (a new directory needs one more than the limit): the
+    /// watcher says so once, switches to polling with a rescan (events may have been lost),
+    /// and later writes are still reported.
+    #[test]
+    fn out_of_watches_later_falls_back_to_polling_with_a_rescan() {
+        // The root and src/: exactly the limit.
+        let (dir, w) = watched_with(BASE, polling_opts(2));
+        assert_eq!(w.mode(), WatchMode::Events);
+        assert_eq!(w.watched_dirs(), 2);
+        write(dir.path(), "newpkg/a.ts", "x\n");
+        let batches = collect_until(&w, |b| b.iter().any(|b| b.mode.is_some()));
+        let switched = batches
+            .iter()
+            .find(|b| b.mode.is_some())
+            .expect("a mode change");
+        assert!(switched.rescan, "{switched:?}");
+        assert_eq!(switched.warnings.len(), 1, "{switched:?}");
+        assert!(
+            switched.error.is_none(),
+            "polling is not an error: {switched:?}"
+        );
+        assert!(matches!(w.mode(), WatchMode::Polling { .. }));
+        write(dir.path(), "newpkg/later.ts", "x\n");
+        write(dir.path(), "a.ts", "export const a = 2;\n");
+        let batches = expect_paths(&w, &["newpkg/later.ts", "a.ts"]);
+        assert!(
+            batches.iter().all(|b| b.warnings.is_empty()),
+            "said once: {batches:?}"
+        );
     }
 }

@@ -27,7 +27,7 @@ struct Doc {
 }
 
 /// File-level postings over past commit subjects. Units are code-file indices.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct HistoryIndex {
     pub(super) terms: Vec<TermEntry>,
     pub(super) postings: Vec<PathPosting>,
@@ -105,6 +105,21 @@ impl HistoryIndex {
 
     pub fn is_empty(&self) -> bool {
         self.postings.is_empty()
+    }
+
+    /// Whether this index (loaded from the derived cache) points only inside itself and at
+    /// `n_files` files, so a search over it cannot index out of bounds.
+    pub fn check_fits(&self, n_files: usize) -> Result<(), String> {
+        let entries_ok = self
+            .terms
+            .iter()
+            .all(|t| t.start as usize + t.len as usize <= self.postings.len());
+        let units_ok = self.postings.iter().all(|p| (p.unit as usize) < n_files);
+        if entries_ok && units_ok && self.files <= n_files {
+            Ok(())
+        } else {
+            Err("its postings do not fit the files".into())
+        }
     }
 }
 

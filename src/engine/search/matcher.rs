@@ -39,7 +39,7 @@ fn significant(s: &str) -> Option<Vec<u8>> {
 
 /// A name prepared for repeated fuzzy matching. Its case is kept: nucleo compares
 /// case-insensitively but rewards camelCase word starts.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct FuzzyTarget {
     chars: Vec<u8>,
     mask: u64,

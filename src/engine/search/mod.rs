@@ -241,7 +241,7 @@ pub struct SearchIndexStats {
 }
 
 /// Where a chunk came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 enum ChunkKind {
     /// One definition (its lines minus nested definitions, plus its doc comment).
     Def,
@@ -253,7 +253,7 @@ enum ChunkKind {
 
 const NO_DEF: u32 = u32::MAX;
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct Chunk {
     unit: u32,
     /// Index into the file's `tags.defs`, or `NO_DEF`.
@@ -264,7 +264,7 @@ struct Chunk {
 }
 
 /// A searchable file: code files first (unit = file index), then prose documents.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct Unit {
     path: Box<str>,
     lang: Option<Lang>,
@@ -276,7 +276,7 @@ struct Unit {
 }
 
 /// A term's slice of the postings, sorted by hash for binary search.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct TermEntry {
     hash: u64,
     start: u32,
@@ -295,7 +295,7 @@ mod field {
     pub const BITS: [u8; COUNT] = [NAME, SIGNATURE, DOC, BODY, TEXT];
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Posting {
     chunk: u32,
     /// Precomputed `idf × saturated field-weighted tf`: a query only sums these.
@@ -303,14 +303,14 @@ struct Posting {
     fields: u8,
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct PathPosting {
     unit: u32,
     impact: f32,
 }
 
 /// One distinct definition name (lowercased, `_`/`$` dropped) for fuzzy matching.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct FuzzyName {
     target: matcher::FuzzyTarget,
     /// Range into `SearchIndex::fuzzy_chunks`.
@@ -319,7 +319,7 @@ struct FuzzyName {
 }
 
 /// The search index of one snapshot. Immutable once built.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct SearchIndex {
     weights: SearchWeights,
     n_files: usize,
@@ -394,6 +394,79 @@ impl SearchIndex {
             postings: self.postings.len(),
             build_ms: self.build_ms,
         }
+    }
+
+    /// Whether this index (loaded from the derived cache) was built from `files` and `docs`
+    /// and its tables point only inside themselves, so a search over it cannot index out of
+    /// bounds. `Err` names the table that does not fit.
+    pub fn check_fits(&self, files: &[ParsedFile], docs: &[TextDoc]) -> Result<(), String> {
+        let fail = |what: &str| Err(format!("its {what} do not fit the files"));
+        let n_units = files.len() + docs.len();
+        let paths = files.iter().map(|f| f.path.as_str());
+        let same_units = self.n_files == files.len()
+            && self.units.len() == n_units
+            && self
+                .units
+                .iter()
+                .map(|u| &*u.path)
+                .eq(paths.chain(docs.iter().map(|d| d.path.as_str())));
+        if !same_units {
+            return fail("files");
+        }
+        let n_chunks = self.chunks.len() as u64;
+        let bounds_ok = self.unit_chunks.len() == n_units + 1
+            && self.unit_chunks.first() == Some(&0)
+            && self.unit_chunks.windows(2).all(|w| w[0] <= w[1])
+            && self.unit_chunks.last().map(|&c| u64::from(c)) == Some(n_chunks);
+        if !bounds_ok {
+            return fail("unit bounds");
+        }
+        let chunks_ok = self.chunks.iter().all(|c| {
+            let unit = c.unit as usize;
+            unit < n_units
+                && (c.def == NO_DEF
+                    || files
+                        .get(unit)
+                        .is_some_and(|f| (c.def as usize) < f.tags.defs.len()))
+        });
+        if !chunks_ok {
+            return fail("chunks");
+        }
+        let entries_ok = |terms: &[TermEntry], len: usize| {
+            terms
+                .iter()
+                .all(|t| t.start as usize + t.len as usize <= len)
+        };
+        let postings_ok = entries_ok(&self.terms, self.postings.len())
+            && self.postings.iter().all(|p| u64::from(p.chunk) < n_chunks)
+            && entries_ok(&self.path_terms, self.path_postings.len())
+            && self
+                .path_postings
+                .iter()
+                .all(|p| (p.unit as usize) < n_units)
+            && entries_ok(&self.file_terms, self.file_postings.len())
+            && self
+                .file_postings
+                .iter()
+                .all(|p| (p.unit as usize) < n_units);
+        if !postings_ok {
+            return fail("postings");
+        }
+        let names_ok = self.names.iter().all(|&(_, c)| u64::from(c) < n_chunks)
+            && self
+                .fuzzy
+                .iter()
+                .all(|f| f.start as usize + f.len as usize <= self.fuzzy_chunks.len())
+            && self.fuzzy_chunks.iter().all(|&c| u64::from(c) < n_chunks);
+        let others_ok = self
+            .companions
+            .iter()
+            .all(|&(a, b, _)| (a as usize) < n_units && (b as usize) < n_units)
+            && self.doc_lines.len() == docs.len();
+        if !names_ok || !others_ok {
+            return fail("name tables");
+        }
+        Ok(())
     }
 
     /// Runs one query. Never fails: a context that does not match the index (other file

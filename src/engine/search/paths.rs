@@ -132,7 +132,7 @@ fn nonimpl_base(base: &str) -> bool {
 }
 
 /// How search treats a file's path.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) enum PathClass {
     Impl,
     /// Tests, specs, fixtures, mocks, test data.
