@@ -80,9 +80,11 @@ const MAX_BLOB_FILE: u64 = 4 << 30;
 /// (a merge, a fix that forgot to bump a version) invalidates every derived cache, because
 /// a stale graph or index would silently change maps and hits. Embedded in the binary
 /// (a few hundred KB) and hashed once per call: cheaper than trusting a version number.
-const GRAPH_SOURCES: [&[u8]; 6] = [
+const GRAPH_SOURCES: [&[u8]; 8] = [
     include_bytes!("graph.rs"),
+    include_bytes!("graph/relink.rs"),
     include_bytes!("resolve.rs"),
+    include_bytes!("resolve/langs.rs"),
     include_bytes!("model.rs"),
     include_bytes!("lang.rs"),
     include_bytes!("search/paths.rs"),
@@ -345,6 +347,24 @@ fn decode<T: DeserializeOwned>(
 
 #[cfg(test)]
 mod tests {
+
+    /// Every source file of the graph's and the resolver's submodules is in the fingerprint
+    /// list: a new one left out would let a graph cached by older code be trusted.
+    #[test]
+    fn the_fingerprint_lists_every_graph_and_resolver_source() {
+        let engine = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/engine");
+        let this = std::fs::read_to_string(engine.join("cache_blob.rs")).unwrap();
+        for dir in ["graph", "resolve"] {
+            for entry in std::fs::read_dir(engine.join(dir)).unwrap() {
+                let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+                if name.ends_with(".rs") {
+                    let listed = format!("include_bytes!(\"{dir}/{name}\")");
+                    assert!(this.contains(&listed), "{listed} missing from GRAPH_SOURCES");
+                }
+            }
+        }
+    }
+
     use super::*;
     use std::fs;
 
