@@ -359,7 +359,10 @@ mod tests {
                 let name = entry.unwrap().file_name().to_string_lossy().into_owned();
                 if name.ends_with(".rs") {
                     let listed = format!("include_bytes!(\"{dir}/{name}\")");
-                    assert!(this.contains(&listed), "{listed} missing from GRAPH_SOURCES");
+                    assert!(
+                        this.contains(&listed),
+                        "{listed} missing from GRAPH_SOURCES"
+                    );
                 }
             }
         }
