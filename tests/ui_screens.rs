@@ -205,6 +205,7 @@ impl EngineService for Scripted {
                     ],
                     confidence: "high".into(),
                     low_score: false,
+                    answer: "`User` is defined in `src/models/user.ts:17–37` (class) and used in 3 files.".into(),
                     latency_ms: 2.0,
                 });
                 emit(EngineEvent::HitsReady { generation });

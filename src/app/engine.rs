@@ -179,6 +179,8 @@ pub struct HitsSnapshot {
     /// "high", "medium", "low".
     pub confidence: String,
     pub low_score: bool,
+    /// One-sentence extractive answer (`engine::answer`, concise), shown above the hits.
+    pub answer: String,
     pub latency_ms: f64,
 }
 
@@ -452,6 +454,7 @@ mod tests {
                         hits: vec![],
                         confidence: "low".into(),
                         low_score: true,
+                        answer: String::new(),
                         latency_ms: 0.0,
                     });
                     emit(EngineEvent::HitsReady { generation });
@@ -504,6 +507,7 @@ mod tests {
             hits: vec![],
             confidence: String::new(),
             low_score: false,
+            answer: String::new(),
             latency_ms: 0.0,
         };
         assert!(p.store_hits(snap(5)));

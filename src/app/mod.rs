@@ -1417,6 +1417,7 @@ impl App {
                 show_signals: self.show_signals,
                 note: no_hits_note,
                 title_note: self.hits_title(),
+                answer: self.hits.as_ref().map_or("", |h| h.answer.as_str()),
             },
             preview: self.preview_view(),
             map: MapPaneView {

@@ -268,13 +268,14 @@ impl IndexService {
             return;
         };
         let t = Instant::now();
-        let (hits, confidence, low_score) = self.search.search(&index, &query);
+        let (hits, confidence, low_score, answer) = self.search.search(&index, &query);
         let snapshot = HitsSnapshot {
             generation,
             query,
             hits,
             confidence,
             low_score,
+            answer,
             latency_ms: t.elapsed().as_secs_f64() * 1000.0,
         };
         if published.store_hits(snapshot) {
@@ -543,6 +544,7 @@ fn why_view(index: &Index, ranked: &RankOutput, params: &MapParams, path: &str) 
 /// Search behind the hits pane.
 mod search {
     use super::*;
+    use crate::engine::answer::{extractive_answer, AnswerStyle};
     use crate::engine::search::{Confidence, Evidence as SearchEvidence, SearchHit, SearchOptions};
 
     /// The engine's search (BM25F over symbol chunks, name, path and graph signals), whose
@@ -556,13 +558,20 @@ mod search {
             Backend
         }
 
-        /// (hits, confidence, low_score).
-        pub fn search(&self, index: &Index, query: &str) -> (Vec<Hit>, String, bool) {
+        /// (hits, confidence, low_score, the concise extractive answer).
+        pub fn search(&self, index: &Index, query: &str) -> (Vec<Hit>, String, bool, String) {
             let opts = SearchOptions {
                 top: TOP_HITS,
                 ..SearchOptions::default()
             };
             let resp = index.search(query, &opts);
+            let users =
+                |h: &SearchHit| index.symbol_users(&h.file_path, h.symbol.as_deref().unwrap_or(""));
+            let answer = if resp.hits.is_empty() {
+                String::new()
+            } else {
+                extractive_answer(&resp, &resp.hits, AnswerStyle::Concise, &users)
+            };
             let confidence = match resp.confidence {
                 Confidence::High => "high",
                 Confidence::Medium => "medium",
@@ -572,6 +581,7 @@ mod search {
                 resp.hits.into_iter().map(hit).collect(),
                 confidence.to_string(),
                 resp.low_score,
+                answer,
             )
         }
     }

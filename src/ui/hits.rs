@@ -94,7 +94,12 @@ pub struct HitsView<'a> {
     pub note: &'a str,
     /// "12 hits", "searching…".
     pub title_note: String,
+    /// The search's one-sentence answer, drawn above the rows when the pane has room.
+    pub answer: &'a str,
 }
+
+/// Inner height a pane needs before it gives a line to the answer.
+const ANSWER_MIN_HEIGHT: u16 = 4;
 
 /// Lines each row takes.
 pub fn row_height(show_signals: bool) -> usize {
@@ -137,6 +142,16 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, v: &HitsView<'_>, focused: bool, 
             inner,
         );
         return;
+    }
+    let mut inner = inner;
+    if !v.answer.is_empty() && inner.height >= ANSWER_MIN_HEIGHT {
+        let line = Line::from(Span::styled(
+            crate::ui::text::truncate(v.answer, inner.width as usize),
+            theme.dim(),
+        ));
+        frame.render_widget(Paragraph::new(line), Rect { height: 1, ..inner });
+        inner.y += 1;
+        inner.height -= 1;
     }
     let per = row_height(v.show_signals);
     let visible = (inner.height as usize / per).max(1);
