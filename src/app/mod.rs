@@ -161,6 +161,8 @@ pub struct App {
     /// Live updates: `Ok` while the watcher runs, `Err(why)` when it could not start or
     /// stopped; `None` before it is started (and in tests that never start one).
     live: Option<Result<(), String>>,
+    /// The watcher polls every this many seconds (out of inotify watches); None: events.
+    polling_secs: Option<u64>,
 
     params: MapParams,
     map_requested: Generation,
@@ -245,6 +247,7 @@ impl App {
             pending_changes: BTreeSet::new(),
             refresh_generation: None,
             live: None,
+            polling_secs: None,
             params,
             map_requested: 0,
             map: None,
@@ -333,6 +336,17 @@ impl App {
     /// skips). `text` is already sanitised.
     pub fn notice(&mut self, text: String) {
         self.set_message(text, Level::Warning);
+        self.dirty = true;
+    }
+
+    /// How the watcher learns about changes now (events, or polling when out of watches).
+    pub fn set_watch_mode(&mut self, mode: crate::engine::watch::WatchMode) {
+        self.polling_secs = match mode {
+            crate::engine::watch::WatchMode::Events => None,
+            crate::engine::watch::WatchMode::Polling { interval } => {
+                Some(interval.as_secs().max(1))
+            }
+        };
         self.dirty = true;
     }
 
@@ -1461,6 +1475,7 @@ impl App {
                         (self.build_started.elapsed().as_millis() / 100) as usize
                     },
                     live: self.live.as_ref().map(Result::is_ok),
+                    polling_secs: self.polling_secs,
                 },
             },
             progress: self.progress.map(|(phase, done, total)| ProgressView {

@@ -182,7 +182,7 @@ fn event_loop(
 
 /// What the watcher thread tells the UI thread.
 enum WatchMsg {
-    Started,
+    Started(crate::engine::watch::WatchMode),
     Failed(String),
     Changes(ChangeBatch),
 }
@@ -202,7 +202,7 @@ fn spawn_watcher(root: &Path) -> Receiver<WatchMsg> {
                     let _ = tx.send(WatchMsg::Failed(e.to_string()));
                 }
                 Ok(watcher) => {
-                    let _ = tx.send(WatchMsg::Started);
+                    let _ = tx.send(WatchMsg::Started(watcher.mode()));
                     for batch in watcher.changes().iter() {
                         if tx.send(WatchMsg::Changes(batch)).is_err() {
                             return;
@@ -221,9 +221,15 @@ fn spawn_watcher(root: &Path) -> Receiver<WatchMsg> {
 
 fn on_watch(app: &mut App, msg: WatchMsg) {
     match msg {
-        WatchMsg::Started => app.set_live(Ok(())),
+        WatchMsg::Started(mode) => {
+            app.set_live(Ok(()));
+            app.set_watch_mode(mode);
+        }
         WatchMsg::Failed(why) => app.set_live(Err(why)),
         WatchMsg::Changes(batch) => {
+            if let Some(mode) = batch.mode {
+                app.set_watch_mode(mode);
+            }
             if !batch.warnings.is_empty() {
                 let text = crate::ui::text::sanitize_line(&batch.warnings.join("; "));
                 app.notice(text);

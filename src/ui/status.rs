@@ -48,12 +48,15 @@ pub struct Freshness {
     pub spinner: usize,
     /// `Some(false)` when live updates are off (the watcher failed); `None` when unknown.
     pub live: Option<bool>,
+    /// Out of inotify watches: the watcher polls the tree every this many seconds.
+    pub polling_secs: Option<u64>,
 }
 
 const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 /// "⠙ 3 changes pending" while a refresh runs; otherwise "live" (the watcher keeps the
-/// index fresh) or "live off"; nothing when unknown (no watcher was started).
+/// index fresh), "live (polling 2s)" (out of inotify watches, the tree is polled) or "live
+/// off"; nothing when unknown (no watcher was started).
 pub fn freshness_label(f: &Freshness) -> Option<String> {
     let spin = SPINNER[f.spinner % SPINNER.len()];
     match (f.rebuilding, f.pending, f.live) {
@@ -61,7 +64,10 @@ pub fn freshness_label(f: &Freshness) -> Option<String> {
         (true, 1, _) => Some(format!("{spin} 1 change pending")),
         (true, n, _) => Some(format!("{spin} {n} changes pending")),
         (false, _, Some(false)) => Some("live off".to_string()),
-        (false, _, Some(true)) => Some("live".to_string()),
+        (false, _, Some(true)) => Some(match f.polling_secs {
+            Some(secs) => format!("live (polling {secs}s)"),
+            None => "live".to_string(),
+        }),
         (false, _, None) => None,
     }
 }
@@ -230,6 +236,14 @@ mod tests {
         assert_eq!(freshness_label(&f), None);
         f.live = Some(true);
         assert_eq!(freshness_label(&f).as_deref(), Some("live"));
+        let polling = Freshness {
+            polling_secs: Some(2),
+            ..f
+        };
+        assert_eq!(
+            freshness_label(&polling).as_deref(),
+            Some("live (polling 2s)")
+        );
         f.live = Some(false);
         assert_eq!(freshness_label(&f).as_deref(), Some("live off"));
         f.rebuilding = true;
