@@ -1,0 +1,108 @@
+//! ARCHITECTURE.md's import rules, checked on the source text: the engine imports nothing
+//! above it, the drawing layer imports no threads, channels or I/O, and the front doors do
+//! not reach into each other.
+
+use std::path::{Path, PathBuf};
+
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).expect("source dir") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Lines of the files under `dir` that contain one of `forbidden` (comments and the unit
+/// tests at the end of a file, from `mod tests`, skipped: tests may print and use anything).
+fn offending(dir: &str, forbidden: &[&str]) -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let mut bad = Vec::new();
+    for file in rust_files(&root) {
+        let text = std::fs::read_to_string(&file).expect("readable source");
+        for (n, line) in text.lines().enumerate() {
+            let code = line.trim_start();
+            if code.starts_with("mod tests") {
+                break;
+            }
+            if code.starts_with("//") {
+                continue;
+            }
+            if let Some(f) = forbidden.iter().find(|f| code.contains(*f)) {
+                bad.push(format!("{}:{}: `{f}`", file.display(), n + 1));
+            }
+        }
+    }
+    bad
+}
+
+#[test]
+fn the_engine_imports_nothing_above_it() {
+    let bad = offending(
+        "src/engine",
+        &[
+            "crate::ui",
+            "crate::app",
+            "crate::cli",
+            "crate::mcp",
+            "crate::http",
+            "crate::contract",
+            "ratatui",
+            "crossterm",
+            "println!",
+            "eprintln!",
+        ],
+    );
+    assert!(bad.is_empty(), "{bad:#?}");
+}
+
+#[test]
+fn the_drawing_layer_has_no_threads_channels_or_io() {
+    let bad = offending(
+        "src/ui",
+        &[
+            "std::thread",
+            "crossbeam",
+            "std::fs",
+            "std::io",
+            "std::time::Instant",
+            "crate::app",
+            "crate::cli",
+            "crate::mcp",
+            "crate::http",
+        ],
+    );
+    assert!(bad.is_empty(), "{bad:#?}");
+}
+
+#[test]
+fn front_doors_share_the_contract_not_each_other() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    for (file, forbidden) in [
+        (
+            "mcp.rs",
+            &["crate::http", "crate::cli::search", "crate::app"][..],
+        ),
+        (
+            "http.rs",
+            &["crate::mcp", "crate::cli::search", "crate::app"][..],
+        ),
+        (
+            "contract.rs",
+            &["crate::mcp", "crate::http", "crate::cli", "crate::app"][..],
+        ),
+    ] {
+        let text = std::fs::read_to_string(root.join(file)).expect("readable source");
+        for f in forbidden {
+            assert!(!text.contains(f), "{file} uses `{f}`");
+        }
+    }
+}
