@@ -617,3 +617,50 @@ fn the_tag_cache_is_saved_in_the_background_and_before_the_engine_ends() {
     assert_eq!(second.parsed, 0, "{second:?}");
     assert!(second.hash_hits > 0);
 }
+
+/// The config's `[scope]` narrows the hits as it narrows the map.
+#[test]
+fn the_config_scope_narrows_the_hits() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_files(
+        dir.path(),
+        &[
+            (
+                "server/report.py",
+                "def export_report(rows):\n    return rows\n",
+            ),
+            (
+                "web/report.ts",
+                "export function exportReport(rows: string[]) { return rows }\n",
+            ),
+        ],
+    );
+    let paths = |scope: mapscope::engine::scope::ScopeSpec| -> Vec<String> {
+        let config = Config {
+            debounce_ms: 0,
+            scope: scope.clone(),
+            ..Config::default()
+        };
+        let service = IndexService::new(dir.path().to_path_buf()).with_scope(scope);
+        let mut app = App::new(
+            config,
+            EngineHandle::inline(Box::new(service)),
+            None,
+            Clipboard::new(ClipboardMode::Auto, ClipboardEnv::default()),
+            "scope".into(),
+            Rect::new(0, 0, 120, 40),
+        );
+        app.start();
+        type_query(&mut app, "export report");
+        let hits = app.hits_snapshot().expect("hits");
+        hits.hits.iter().map(|h| h.row.path.clone()).collect()
+    };
+    let all = paths(Default::default());
+    assert!(all.iter().any(|p| p.starts_with("web/")), "{all:?}");
+    let scoped = paths(mapscope::engine::scope::ScopeSpec {
+        exclude: vec!["web/".into()],
+        ..Default::default()
+    });
+    assert!(!scoped.is_empty(), "the server file is still found");
+    assert!(scoped.iter().all(|p| !p.starts_with("web/")), "{scoped:?}");
+}

@@ -54,7 +54,8 @@ pub fn run(root: &Path, use_cache: bool) -> anyhow::Result<()> {
         Box::new(
             IndexService::new(root.to_path_buf())
                 .with_cache(use_cache)
-                .with_history(true),
+                .with_history(true)
+                .with_scope(config.scope.clone()),
         ),
         engine_tx,
     );

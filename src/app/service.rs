@@ -53,6 +53,8 @@ pub struct IndexService {
     opts: IndexOptions,
     index: Option<Arc<Index>>,
     search: search::Backend,
+    /// The config's `[scope]`: what search ranks and shows, as for the map.
+    scope: crate::engine::scope::ScopeSpec,
     last_rank: Option<(RankKey, Arc<RankOutput>)>,
     /// The cache save after a build, on its own thread so the next request (a query typed
     /// right after a refresh) does not wait for the write. At most one runs at a time.
@@ -66,6 +68,7 @@ impl IndexService {
             opts: IndexOptions::default(),
             index: None,
             search: search::Backend,
+            scope: crate::engine::scope::ScopeSpec::default(),
             last_rank: None,
             saving: None,
         }
@@ -86,6 +89,12 @@ impl IndexService {
         } else {
             HistorySource::Off
         };
+        self
+    }
+
+    /// Narrows search to the config's `[scope]` (the map request carries it on its own).
+    pub fn with_scope(mut self, scope: crate::engine::scope::ScopeSpec) -> IndexService {
+        self.scope = scope;
         self
     }
 
@@ -268,7 +277,7 @@ impl IndexService {
             return;
         };
         let t = Instant::now();
-        let (hits, confidence, low_score, answer) = self.search.search(&index, &query);
+        let (hits, confidence, low_score, answer) = self.search.search(&index, &query, &self.scope);
         let snapshot = HitsSnapshot {
             generation,
             query,
@@ -559,9 +568,17 @@ mod search {
         }
 
         /// (hits, confidence, low_score, the concise extractive answer).
-        pub fn search(&self, index: &Index, query: &str) -> (Vec<Hit>, String, bool, String) {
+        pub fn search(
+            &self,
+            index: &Index,
+            query: &str,
+            scope: &crate::engine::scope::ScopeSpec,
+        ) -> (Vec<Hit>, String, bool, String) {
             let opts = SearchOptions {
                 top: TOP_HITS,
+                langs: scope.langs.clone(),
+                include: scope.include.clone(),
+                exclude: scope.exclude.clone(),
                 ..SearchOptions::default()
             };
             let resp = index.search(query, &opts);
