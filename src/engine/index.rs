@@ -18,8 +18,7 @@ use super::cache::{content_hash, CacheWriter, DiskCache, Loaded as CacheLoaded, 
 use super::cache_blob::{self, BlobLoad, InputKey};
 use super::error::EngineError;
 use super::graph::{
-    build_graph, build_graph_consuming, build_graph_relinking, FileGraph, StoredGraph, TakenUses,
-    UseCounts,
+    build_graph, build_graph_consuming, build_graph_relinking, FileGraph, TakenUses, UseCounts,
 };
 use super::heap::release_free_memory;
 use super::history::{self, CommitHistory, HistorySource};
@@ -1311,23 +1310,15 @@ fn load_graph(
     view: bool,
     warnings: &mut Vec<String>,
 ) -> Option<FileGraph> {
-    match cache_blob::load::<StoredGraph>(cache, &cache_blob::GRAPH, key) {
-        BlobLoad::Hit(stored) => match FileGraph::from_stored(stored, files, view) {
-            Ok(graph) => Some(graph),
-            Err(why) => {
-                warnings.push(format!(
-                    "cached graph of {} ignored: {why}; relinking",
-                    cache.root().display()
-                ));
-                None
-            }
-        },
-        BlobLoad::Miss => None,
-        BlobLoad::Ignored(why) => {
-            warnings.push(why);
-            None
-        }
-    }
+    load_checked(
+        cache,
+        &cache_blob::GRAPH,
+        key,
+        "graph",
+        "relinking",
+        warnings,
+        |stored| FileGraph::from_stored(stored, files, view),
+    )
 }
 
 /// The history index from the derived cache, if it holds the one built from `key`.
@@ -1337,12 +1328,34 @@ fn load_history(
     n_files: usize,
     warnings: &mut Vec<String>,
 ) -> Option<HistoryIndex> {
-    match cache_blob::load::<HistoryIndex>(cache, &cache_blob::HISTORY, key) {
-        BlobLoad::Hit(index) => match index.check_fits(n_files) {
-            Ok(()) => Some(index),
+    load_checked(
+        cache,
+        &cache_blob::HISTORY,
+        key,
+        "history index",
+        "rebuilding",
+        warnings,
+        |index: HistoryIndex| index.check_fits(n_files).map(|()| index),
+    )
+}
+
+/// A derived structure from the cache, kept only if `check` accepts it; a damaged, foreign
+/// or misfit one adds a warning ("cached graph of ROOT ignored: WHY; relinking").
+fn load_checked<S: serde::de::DeserializeOwned, T>(
+    cache: &DiskCache,
+    kind: &cache_blob::BlobKind,
+    key: InputKey,
+    what: &str,
+    instead: &str,
+    warnings: &mut Vec<String>,
+    check: impl FnOnce(S) -> Result<T, String>,
+) -> Option<T> {
+    match cache_blob::load::<S>(cache, kind, key) {
+        BlobLoad::Hit(stored) => match check(stored) {
+            Ok(value) => Some(value),
             Err(why) => {
                 warnings.push(format!(
-                    "cached history index of {} ignored: {why}; rebuilding",
+                    "cached {what} of {} ignored: {why}; {instead}",
                     cache.root().display()
                 ));
                 None

@@ -97,22 +97,10 @@ impl Lang {
         }
     }
 
-    /// The info string for a markdown code fence.
+    /// The info string for a markdown code fence: every name is one that markdown
+    /// highlighters know.
     pub fn fence_tag(self) -> &'static str {
-        match self {
-            Lang::TypeScript => "typescript",
-            Lang::Tsx => "tsx",
-            Lang::JavaScript => "javascript",
-            Lang::Python => "python",
-            Lang::Go => "go",
-            Lang::Rust => "rust",
-            Lang::Java => "java",
-            Lang::C => "c",
-            Lang::Cpp => "cpp",
-            Lang::CSharp => "csharp",
-            Lang::Ruby => "ruby",
-            Lang::Php => "php",
-        }
+        self.name()
     }
 }
 
