@@ -2,43 +2,21 @@
 //! PHP), on their fixture repositories: a use in one file reaches the file that defines the
 //! name through the language's imports, as a resolved edge (not a bare-name guess).
 
-use std::path::Path;
-use std::sync::Arc;
+mod common;
 
 use mapscope::engine::graph::{build_graph, FileGraph};
-use mapscope::engine::tags::extract_tags;
-use mapscope::engine::{Lang, ParsedFile};
+use mapscope::engine::ParsedFile;
 
 /// The fixture's source files, parsed, sorted by path.
 fn parse_repo(repo: &str) -> Vec<ParsedFile> {
-    fn visit(dir: &Path, root: &Path, out: &mut Vec<ParsedFile>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                visit(&path, root, out);
-                continue;
-            }
-            let rel = path
-                .strip_prefix(root)
-                .unwrap()
-                .to_string_lossy()
-                .replace('\\', "/");
-            let Some(lang) = Lang::from_path(&rel) else {
-                continue;
-            };
-            let source = std::fs::read_to_string(&path).unwrap();
-            let tags = extract_tags(lang, &source);
-            let size = source.len() as u64;
-            out.push(ParsedFile::new(rel, lang, size, Arc::from(source), tags));
-        }
-    }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/repos")
-        .join(repo);
-    let mut files = Vec::new();
-    visit(&root, &root, &mut files);
-    files.sort_by(|a, b| a.path.cmp(&b.path));
-    files
+    let root = common::fixture(repo);
+    common::fixture_sources(repo)
+        .into_iter()
+        .map(|(rel, _)| {
+            let source = std::fs::read_to_string(root.join(&rel)).unwrap();
+            common::parsed(&rel, &source)
+        })
+        .collect()
 }
 
 /// The weight the edge `from → to` gives `ident`, if there is such an edge.

@@ -4,37 +4,16 @@
 //! excerpt and the matched word as the symbol; a word used in code stays a reference or a
 //! call. Also: queries that are bad input never panic.
 
-use std::sync::Arc;
+mod common;
 
-use mapscope::engine::search::{
-    Evidence, SearchContext, SearchHit, SearchIndex, SearchOptions, SearchResponse,
-};
-use mapscope::engine::tags::extract_tags;
-use mapscope::engine::{Lang, ParsedFile};
-
-fn parsed(path: &str, src: &str) -> ParsedFile {
-    let lang = Lang::from_path(path).expect("known language");
-    let tags = extract_tags(lang, src);
-    ParsedFile::new(path.into(), lang, src.len() as u64, Arc::from(src), tags)
-}
+use mapscope::engine::search::{Evidence, SearchHit, SearchResponse};
+use mapscope::engine::ParsedFile;
 
 fn search(files: &[ParsedFile], q: &str) -> SearchResponse {
-    let index = SearchIndex::build(files, &[]);
-    let prior = vec![1.0 / files.len() as f64; files.len()];
-    let neighbors = vec![Vec::new(); files.len()];
-    let ctx = SearchContext {
-        files,
-        docs: &[],
-        prior: &prior,
-        neighbors: &neighbors,
-        history: None,
-    };
-    let opts = SearchOptions {
-        top: 20,
-        ..SearchOptions::default()
-    };
-    index.search(&ctx, q, &opts)
+    common::search_parsed(files, q, false)
 }
+
+use common::parsed;
 
 fn hit_at<'a>(resp: &'a SearchResponse, path: &str, line: u32) -> &'a SearchHit {
     resp.hits

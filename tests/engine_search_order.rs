@@ -2,36 +2,11 @@
 //! about tests: small TS, Go and Python fixtures parsed by the real tag extractor, where
 //! the test file repeats the query's words more often than the implementation does.
 
-use std::sync::Arc;
+mod common;
 
-use mapscope::engine::search::{SearchContext, SearchIndex, SearchOptions, SearchResponse};
-use mapscope::engine::tags::extract_tags;
-use mapscope::engine::{Lang, ParsedFile};
+use mapscope::engine::search::SearchResponse;
 
-fn parsed(path: &str, src: &str) -> ParsedFile {
-    let lang = Lang::from_path(path).expect("known language");
-    let tags = extract_tags(lang, src);
-    ParsedFile::new(path.into(), lang, src.len() as u64, Arc::from(src), tags)
-}
-
-fn search(files: &[ParsedFile], q: &str, files_mode: bool) -> SearchResponse {
-    let index = SearchIndex::build(files, &[]);
-    let prior = vec![1.0 / files.len() as f64; files.len()];
-    let neighbors = vec![Vec::new(); files.len()];
-    let ctx = SearchContext {
-        files,
-        docs: &[],
-        prior: &prior,
-        neighbors: &neighbors,
-        history: None,
-    };
-    let opts = SearchOptions {
-        top: 20,
-        files_mode,
-        ..SearchOptions::default()
-    };
-    index.search(&ctx, q, &opts)
-}
+use common::{parsed, search_parsed as search};
 
 fn file_rank(resp: &SearchResponse, path: &str) -> usize {
     resp.files

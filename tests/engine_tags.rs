@@ -1,49 +1,20 @@
 //! Tag extraction on the fixture repositories (snapshots, one compact line per tag) plus
 //! targeted checks for each kind of definition, reference and import, and hostile input.
 
+mod common;
+
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use mapscope::engine::lang::check_all_queries;
 use mapscope::engine::tags::extract_tags;
 use mapscope::engine::{DefKind, Definition, FileTags, Import, Lang, LineRange, RefKind, RefView};
 
-fn fixture_root(repo: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/repos")
-        .join(repo)
-}
-
-/// Every source file of a fixture repo, as (relative path, language), sorted by path.
-fn source_files(repo: &str) -> Vec<(String, Lang)> {
-    fn visit(dir: &Path, root: &Path, out: &mut Vec<(String, Lang)>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                visit(&path, root, out);
-                continue;
-            }
-            let rel = path
-                .strip_prefix(root)
-                .unwrap()
-                .to_string_lossy()
-                .replace('\\', "/");
-            if let Some(lang) = Lang::from_path(&rel) {
-                out.push((rel, lang));
-            }
-        }
-    }
-    let root = fixture_root(repo);
-    let mut files = Vec::new();
-    visit(&root, &root, &mut files);
-    files.sort();
-    files
-}
+use common::fixture_sources as source_files;
 
 fn tags_of(repo: &str, path: &str) -> FileTags {
     let lang = Lang::from_path(path).unwrap();
-    let source = std::fs::read_to_string(fixture_root(repo).join(path)).unwrap();
+    let source = std::fs::read_to_string(common::fixture(repo).join(path)).unwrap();
     extract_tags(lang, &source)
 }
 
@@ -870,7 +841,7 @@ fn large_file_timing() {
     ] {
         let one: String = files
             .iter()
-            .map(|f| std::fs::read_to_string(fixture_root(repo).join(f)).unwrap())
+            .map(|f| std::fs::read_to_string(common::fixture(repo).join(f)).unwrap())
             .collect();
         let big = one.repeat(200);
         let lang = Lang::from_path(files[0]).unwrap();

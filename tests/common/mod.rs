@@ -176,3 +176,67 @@ pub fn repo_with_history(
     git(root, &["add", "."]);
     git(root, &["commit", "-qm", subject]);
 }
+
+/// A source file parsed by the real tag extractor, as an index would hold it.
+pub fn parsed(path: &str, src: &str) -> mapscope::engine::ParsedFile {
+    let lang = mapscope::engine::Lang::from_path(path).expect("known language");
+    let tags = mapscope::engine::tags::extract_tags(lang, src);
+    mapscope::engine::ParsedFile::new(
+        path.into(),
+        lang,
+        src.len() as u64,
+        std::sync::Arc::from(src),
+        tags,
+    )
+}
+
+/// `query` searched over `files` alone (no docs, a flat prior, no graph, no history), top 20.
+pub fn search_parsed(
+    files: &[mapscope::engine::ParsedFile],
+    query: &str,
+    files_mode: bool,
+) -> mapscope::engine::search::SearchResponse {
+    use mapscope::engine::search::{SearchContext, SearchIndex, SearchOptions};
+    let index = SearchIndex::build(files, &[]);
+    let prior = vec![1.0 / files.len() as f64; files.len()];
+    let neighbors = vec![Vec::new(); files.len()];
+    let ctx = SearchContext {
+        files,
+        docs: &[],
+        prior: &prior,
+        neighbors: &neighbors,
+        history: None,
+    };
+    let opts = SearchOptions {
+        top: 20,
+        files_mode,
+        ..SearchOptions::default()
+    };
+    index.search(&ctx, query, &opts)
+}
+
+/// Every source file of a fixture repo, as (relative path, language), sorted by path.
+pub fn fixture_sources(repo: &str) -> Vec<(String, mapscope::engine::Lang)> {
+    fn visit(dir: &Path, root: &Path, out: &mut Vec<(String, mapscope::engine::Lang)>) {
+        for entry in fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                visit(&path, root, out);
+                continue;
+            }
+            let rel = path
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            if let Some(lang) = mapscope::engine::Lang::from_path(&rel) {
+                out.push((rel, lang));
+            }
+        }
+    }
+    let root = fixture(repo);
+    let mut files = Vec::new();
+    visit(&root, &root, &mut files);
+    files.sort();
+    files
+}
