@@ -1224,19 +1224,15 @@ fn search_sources(
             let path = Some(spec.path.clone());
             let index = build_index_with(&path, None, cache, false, HistorySource::Off)
                 .with_context(|| format!("source `{}`", spec.name))?;
-            let response = index.search(query, opts);
             if let Err(e) = index.save_cache() {
                 warn(&format!(
                     "could not save the cache of source `{}`: {e}",
                     spec.name
                 ));
             }
-            Ok(SourceHits {
-                name: spec.name.clone(),
-                root: crate::engine::text::display_path(&spec.path),
-                parsed_files: index.files.len(),
-                response,
-            })
+            Ok(SourceHits::search(
+                &spec.name, &spec.path, &index, query, opts,
+            ))
         })
         .collect()
 }

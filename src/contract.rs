@@ -218,12 +218,7 @@ impl SearchCall {
         let response = index.search(&self.query, &self.opts);
         let extra: Vec<SourceHits> = sources
             .iter()
-            .map(|s| SourceHits {
-                name: s.name.clone(),
-                root: crate::engine::text::display_path(&s.root),
-                parsed_files: s.index.files.len(),
-                response: s.index.search(&self.query, &self.opts),
-            })
+            .map(|s| SourceHits::search(&s.name, &s.root, &s.index, &self.query, &self.opts))
             .collect();
         let mut contract = search_json(
             index,
@@ -393,6 +388,24 @@ pub struct SourceHits {
     pub root: String,
     pub parsed_files: usize,
     pub response: SearchResponse,
+}
+
+impl SourceHits {
+    /// `query` searched in source `name`'s index, rooted at `root`.
+    pub fn search(
+        name: &str,
+        root: &std::path::Path,
+        index: &Index,
+        query: &str,
+        opts: &SearchOptions,
+    ) -> SourceHits {
+        SourceHits {
+            name: name.to_string(),
+            root: crate::engine::text::display_path(root),
+            parsed_files: index.files.len(),
+            response: index.search(query, opts),
+        }
+    }
 }
 
 /// Why nothing was searched, when the query had no word to search for (only stop words,
