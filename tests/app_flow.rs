@@ -15,9 +15,11 @@ use base64::Engine as _;
 use mapscope::app::action::Action;
 use mapscope::app::clipboard::{Clipboard, ClipboardEnv};
 use mapscope::app::config::{ClipboardMode, Config};
-use mapscope::app::engine::{EngineEvent, EngineHandle, EngineRequest, EngineService, Published};
-use mapscope::app::service::IndexService;
 use mapscope::app::App;
+use mapscope::engine::live::index_service::IndexService;
+use mapscope::engine::live::session::{
+    EngineEvent, EngineHandle, EngineRequest, EngineService, Published,
+};
 use mapscope::ui::Pane;
 use ratatui::layout::Rect;
 
@@ -219,12 +221,12 @@ fn cut_lists_what_did_not_fit() {
         app.update(Action::BudgetDown);
     }
     let map = app.map_snapshot().unwrap();
-    assert_eq!(map.cut.budget, 256);
+    assert_eq!(map.budget, 256);
     assert!(
-        !map.cut.rows.is_empty(),
+        !map.cut.is_empty(),
         "a 256-token map must leave something out"
     );
-    assert!(map.cut.rows.iter().all(|r| r.tokens > 0));
+    assert!(map.cut.iter().all(|r| r.tokens > 0));
     app.update(Action::Cut);
     assert!(app.overlay_open());
     app.update(Action::Back);

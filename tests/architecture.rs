@@ -106,3 +106,56 @@ fn front_doors_share_the_contract_not_each_other() {
         }
     }
 }
+
+/// ARCHITECTURE.md's "Threads" list: only these modules start threads (or rayon work). A
+/// new one is a decision: say why in ARCHITECTURE.md and add it here.
+#[test]
+fn only_the_named_modules_start_threads() {
+    const ALLOWED: &[&str] = &[
+        // The live index: its engine threads and the background cache save.
+        "src/engine/live/mod.rs",
+        "src/engine/live/session.rs",
+        "src/engine/live/index_service.rs",
+        // notify's watcher and the debounce/poll thread.
+        "src/engine/watch.rs",
+        // Scoped helpers and rayon: git log beside the parse, the parse itself, the cache
+        // save beside the output, parallel graph and search-index builds.
+        "src/engine/index.rs",
+        "src/engine/history.rs",
+        "src/engine/cache.rs",
+        "src/engine/graph.rs",
+        "src/engine/graph/relink.rs",
+        "src/engine/search/build.rs",
+        // The TUI's input reader, highlighter and X11 clipboard hand-off.
+        "src/app/input.rs",
+        "src/app/highlight.rs",
+        "src/app/clipboard.rs",
+        // Front doors: MCP's stdin reader, HTTP's workers, the CLI's cache save.
+        "src/mcp.rs",
+        "src/http.rs",
+        "src/cli.rs",
+        // Measurement: per-dataset work and the parse-floor probe.
+        "src/eval.rs",
+        "src/parse_floor.rs",
+    ];
+    let starts = [
+        "thread::spawn",
+        "thread::Builder",
+        "thread::scope",
+        "rayon::",
+        "par_iter",
+    ];
+    let bad: Vec<String> = offending("src", &starts)
+        .into_iter()
+        .filter(|line| {
+            let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+            !ALLOWED
+                .iter()
+                .any(|a| line.starts_with(&root.join(a).display().to_string()))
+        })
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "threads started outside the named modules: {bad:#?}"
+    );
+}

@@ -10,12 +10,16 @@ use std::time::Instant;
 use mapscope::app::action::Action;
 use mapscope::app::clipboard::{Clipboard, ClipboardEnv};
 use mapscope::app::config::{ClipboardMode, Config};
-use mapscope::app::engine::{
-    EngineEvent, EngineHandle, EngineRequest, EngineService, Hit, HitsSnapshot, IndexSnapshot,
-    MapFile, MapSnapshot, Published,
-};
 use mapscope::app::App;
-use mapscope::ui::{self, CutRow, CutView, Evidence, HitRow, WhyEdge, WhyView};
+use mapscope::engine::explain::FileExplanation;
+use mapscope::engine::live::session::{
+    EngineEvent, EngineHandle, EngineRequest, EngineService, HitsSnapshot, IncomingEdge,
+    IndexSnapshot, MapFile, MapSnapshot, Published, WhyData,
+};
+use mapscope::engine::model::{DefKind, LineRange};
+use mapscope::engine::repo_map::CutDef;
+use mapscope::engine::search::{Confidence, Evidence, SearchHit, Signals};
+use mapscope::ui;
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
 use ratatui::Terminal;
@@ -90,28 +94,25 @@ impl EngineService for Scripted {
                             header_line: 7,
                         },
                     ],
-                    cut: CutView {
-                        budget: params.budget,
-                        used: 57,
-                        rows: vec![
-                            CutRow {
-                                path: "src/services/userService.ts".into(),
-                                symbol: "UserService".into(),
-                                kind: "class".into(),
-                                line: 8,
-                                rank: 0.0412,
-                                tokens: 14,
-                            },
-                            CutRow {
-                                path: "src/components/UserCard.tsx".into(),
-                                symbol: "UserCard".into(),
-                                kind: "function".into(),
-                                line: 5,
-                                rank: 0.0218,
-                                tokens: 19,
-                            },
-                        ],
-                    },
+                    budget: params.budget,
+                    cut: vec![
+                        CutDef {
+                            path: "src/services/userService.ts".into(),
+                            name: "UserService".into(),
+                            kind: DefKind::Class,
+                            line: 8,
+                            score: 0.0412,
+                            tokens: 14,
+                        },
+                        CutDef {
+                            path: "src/components/UserCard.tsx".into(),
+                            name: "UserCard".into(),
+                            kind: DefKind::Function,
+                            line: 5,
+                            score: 0.0218,
+                            tokens: 19,
+                        },
+                    ],
                     fit_ms: 1.0,
                 });
                 emit(EngineEvent::MapReady { generation });
@@ -122,27 +123,25 @@ impl EngineService for Scripted {
                 tokens: 61,
             }),
             EngineRequest::Search { generation, query } => {
-                let hit = |evidence, kind: &str, symbol: &str, path: &str, start, end, score| Hit {
-                    row: HitRow {
+                let hit =
+                    |evidence, kind: &str, symbol: &str, path: &str, start, end, score| SearchHit {
                         evidence,
-                        kind: kind.into(),
-                        symbol: symbol.into(),
-                        path: path.into(),
-                        start,
-                        end,
+                        kind: Some(kind.into()),
+                        symbol: Some(symbol.into()),
+                        file_path: path.into(),
+                        line_range: LineRange { start, end },
                         score,
-                        signals: vec![
-                            ("bm25".into(), 4.2),
-                            ("name".into(), 3.0),
-                            ("path".into(), 0.5),
-                            ("graph".into(), 0.12),
-                            ("prior".into(), 0.03),
-                            ("penalty".into(), 0.0),
-                        ],
-                        focus: false,
-                    },
-                    excerpt: "export class User implements Person {".into(),
-                };
+                        signals: Signals {
+                            bm25: 4.2,
+                            name: 3.0,
+                            path: 0.5,
+                            graph: 0.12,
+                            prior: 0.03,
+                            penalty: 0.0,
+                            history: 0.0,
+                        },
+                        excerpt: "export class User implements Person {".into(),
+                    };
                 published.store_hits(HitsSnapshot {
                     generation,
                     query,
@@ -203,7 +202,7 @@ impl EngineService for Scripted {
                             1.25,
                         ),
                     ],
-                    confidence: "high".into(),
+                    confidence: Confidence::High,
                     low_score: false,
                     answer: "`User` is defined in `src/models/user.ts:17–37` (class) and used in 3 files.".into(),
                     latency_ms: 2.0,
@@ -214,29 +213,36 @@ impl EngineService for Scripted {
                 generation, path, ..
             } => emit(EngineEvent::WhyReady {
                 generation,
-                view: Box::new(WhyView {
-                    path,
-                    rank: 0.3102,
-                    position: 1,
-                    total_files: 10,
-                    personalization: 0.25,
-                    reasons: vec![
-                        "search ranks it #1 for the query (score 12.40, best hit: definition \
+                why: Box::new(WhyData {
+                    explained: FileExplanation {
+                        path,
+                        indexed: true,
+                        rank: 0.3102,
+                        rank_position: 1,
+                        total_files: 10,
+                        personalization: 0.25,
+                        best_def_position: None,
+                        cutoff_position: None,
+                        cheapest: None,
+                        budget_needed: None,
+                        reasons: vec![
+                            "search ranks it #1 for the query (score 12.40, best hit: definition \
                          `User` at line 3; matched words: user): pinned, its matching \
                          definitions go first"
-                            .into(),
-                    ],
-                    in_map: true,
-                    map_position: Some(1),
-                    map_files: 4,
-                    tokens: 30,
+                                .into(),
+                        ],
+                        in_map: true,
+                        map_position: Some(1),
+                        map_files: 4,
+                        tokens: 30,
+                    },
                     incoming: vec![
-                        WhyEdge {
+                        IncomingEdge {
                             path: "src/services/userService.ts".into(),
                             weight: 3.0,
                             idents: vec!["User".into(), "Role".into()],
                         },
-                        WhyEdge {
+                        IncomingEdge {
                             path: "src/components/UserCard.tsx".into(),
                             weight: 1.0,
                             idents: vec!["User".into()],
@@ -436,7 +442,8 @@ fn control_characters_in_the_map_are_harmless() {
                             tokens: 9,
                             header_line: 0,
                         }],
-                        cut: CutView::default(),
+                        budget: 0,
+                        cut: Vec::new(),
                         fit_ms: 0.0,
                     });
                     emit(EngineEvent::MapReady { generation });

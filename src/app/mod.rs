@@ -8,14 +8,13 @@ pub mod action;
 pub mod clipboard;
 pub mod config;
 pub mod editor;
-pub mod engine;
 pub mod highlight;
 pub mod hints;
 pub mod input;
 pub mod keymap;
 pub mod run;
-pub mod service;
 pub mod terminal;
+pub mod views;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -25,6 +24,9 @@ use std::time::{Duration, Instant};
 use ratatui::layout::Rect;
 use ratatui::text::Line;
 
+use crate::engine::live::session::{
+    EngineEvent, EngineHandle, EngineRequest, Generation, IndexSnapshot, MapParams, MapSnapshot,
+};
 use crate::ui::{
     self, hits::row_height, hits::visible_offset, preview::center_scroll, status::format_age,
     EmptyView, Freshness, HelpLine, HitsView, LayoutSpec, Level, MapPaneView, Overlay, Pane,
@@ -33,11 +35,8 @@ use crate::ui::{
 use action::Action;
 use clipboard::Clipboard;
 use config::{Config, MAX_BUDGET, MIN_BUDGET};
-use engine::{
-    EngineEvent, EngineHandle, EngineRequest, Generation, Hit, HitsSnapshot, IndexSnapshot,
-    MapParams, MapSnapshot,
-};
 use highlight::{HighlightRequest, HighlightWorker, Highlighted};
+use views::{Hit, Hits};
 
 /// The budget ladder `+`/`-` walk (tokens).
 pub const BUDGET_STEPS: &[usize] = &[
@@ -167,13 +166,15 @@ pub struct App {
     params: MapParams,
     map_requested: Generation,
     map: Option<Arc<MapSnapshot>>,
+    /// The cut overlay's rows for `map`.
+    cut: ui::CutView,
     map_lines: Vec<String>,
     map_headers: Vec<usize>,
     map_selected: usize,
     map_scroll: usize,
 
     search_requested: Generation,
-    hits: Option<Arc<HitsSnapshot>>,
+    hits: Option<Arc<Hits>>,
     hit_selected: usize,
     hit_offset: usize,
 
@@ -251,6 +252,7 @@ impl App {
             params,
             map_requested: 0,
             map: None,
+            cut: ui::CutView::default(),
             map_lines: Vec::new(),
             map_headers: Vec::new(),
             map_selected: 0,
@@ -548,7 +550,7 @@ impl App {
                     if h.generation < self.search_requested {
                         return;
                     }
-                    self.hits = Some(h);
+                    self.hits = Some(Arc::new(Hits::from_snapshot(&h)));
                     self.hit_selected = 0;
                     self.hit_offset = 0;
                     if !self.params.focus.is_empty() {
@@ -569,12 +571,18 @@ impl App {
                     self.copy(&text, &format!("map as markdown ({tokens} tokens)"));
                 }
             }
-            EngineEvent::WhyReady { generation, view } => {
+            EngineEvent::WhyReady { generation, why } => {
                 if generation == self.why_requested {
-                    self.why = Some(*view);
+                    self.why = Some(views::why_view(&why));
                 }
             }
             EngineEvent::Notice(text) => self.set_message(text, Level::Warning),
+            EngineEvent::Watching(mode) => {
+                self.set_live(Ok(()));
+                self.set_watch_mode(mode);
+            }
+            EngineEvent::NotWatching(why) => self.set_live(Err(why)),
+            EngineEvent::FilesChanged { paths, rescan } => self.on_files_changed(paths, rescan),
             EngineEvent::Failed { what, message } => {
                 let text = format!("{what} failed: {message}");
                 if what == "index" {
@@ -609,6 +617,7 @@ impl App {
         self.map_selected = selected_path
             .and_then(|p| m.files.iter().position(|f| f.path == p))
             .unwrap_or(0);
+        self.cut = views::cut_view(&m);
         self.map = Some(m);
         self.reveal_map_selection();
     }
@@ -635,7 +644,7 @@ impl App {
     pub fn map_snapshot(&self) -> Option<&Arc<MapSnapshot>> {
         self.map.as_ref()
     }
-    pub fn hits_snapshot(&self) -> Option<&Arc<HitsSnapshot>> {
+    pub fn hits_snapshot(&self) -> Option<&Arc<Hits>> {
         self.hits.as_ref()
     }
     pub fn params(&self) -> &MapParams {
@@ -1619,8 +1628,8 @@ impl App {
                     scroll,
                 },
             }),
-            OverlayKind::Cut => self.map.as_ref().map(|m| Overlay::Cut {
-                view: &m.cut,
+            OverlayKind::Cut => self.map.as_ref().map(|_| Overlay::Cut {
+                view: &self.cut,
                 scroll,
             }),
         }

@@ -1,7 +1,8 @@
 //! The event loop of the interactive TUI (`mapscope [PATH]` on a terminal).
 //!
-//! Threads: this one (UI: owns the terminal and the `App`), the input reader, the engine
-//! worker and the highlighter. The UI thread waits with `crossbeam_channel::select!` on
+//! Threads: this one (UI: owns the terminal and the `App`), the input reader, the engine's
+//! session thread (`engine::live::session`: index, watcher, cache saves) and the
+//! highlighter. The UI thread waits with `crossbeam_channel::select!` on
 //! input, engine events, highlighted files and a deadline (only when something is due —
 //! debounced requests, a pending frame, the progress gauge; otherwise it sleeps), drains
 //! everything queued, then draws at most ~60 times a second.
@@ -19,13 +20,12 @@ use ratatui::Terminal;
 use super::clipboard::{Clipboard, ClipboardEnv};
 use super::config::Config;
 use super::editor;
-use super::engine::{EngineEvent, EngineHandle};
 use super::highlight::{HighlightWorker, Highlighted};
 use super::input::InputThread;
-use super::service::IndexService;
 use super::terminal::TerminalGuard;
 use super::App;
-use crate::engine::watch::{ChangeBatch, WatchOptions, Watcher};
+use crate::engine::live::index_service::IndexService;
+use crate::engine::live::session::{EngineEvent, EngineHandle};
 use crate::engine::EngineError;
 
 const FRAME: Duration = Duration::from_millis(16);
@@ -55,6 +55,7 @@ pub fn run(root: &Path, use_cache: bool) -> anyhow::Result<()> {
             IndexService::new(root.to_path_buf())
                 .with_cache(use_cache)
                 .with_history(true)
+                .with_watch(true)
                 .with_scope(config.scope.clone()),
         ),
         engine_tx,
@@ -83,7 +84,6 @@ pub fn run(root: &Path, use_cache: bool) -> anyhow::Result<()> {
     if test_panic() == Some(TestPanic::Ui) {
         panic!("test panic on the UI thread");
     }
-    let watch_rx = spawn_watcher(root);
     app.start();
     let input = InputThread::spawn(input_tx);
 
@@ -95,7 +95,6 @@ pub fn run(root: &Path, use_cache: bool) -> anyhow::Result<()> {
         &input_rx,
         &engine_rx,
         &hl_rx,
-        &watch_rx,
     );
 
     drop(input);
@@ -116,7 +115,6 @@ fn event_loop(
     input_rx: &Receiver<Event>,
     engine_rx: &Receiver<EngineEvent>,
     hl_rx: &Receiver<Highlighted>,
-    watch_rx: &Receiver<WatchMsg>,
 ) -> anyhow::Result<()> {
     let mut last_draw = Instant::now();
     loop {
@@ -134,7 +132,6 @@ fn event_loop(
             },
             recv(engine_rx) -> ev => if let Ok(ev) = ev { app.on_engine_event(ev) },
             recv(hl_rx) -> h => if let Ok(h) = h { app.on_highlighted(h) },
-            recv(watch_rx) -> m => if let Ok(m) = m { on_watch(app, m) },
             recv(timer) -> _ => {},
         }
         // Drain whatever else is queued before drawing once.
@@ -146,9 +143,6 @@ fn event_loop(
         }
         while let Ok(h) = hl_rx.try_recv() {
             app.on_highlighted(h);
-        }
-        while let Ok(m) = watch_rx.try_recv() {
-            on_watch(app, m);
         }
         app.tick(Instant::now());
 
@@ -181,71 +175,6 @@ fn event_loop(
     }
 }
 
-/// What the watcher thread tells the UI thread.
-enum WatchMsg {
-    Started(crate::engine::watch::WatchMode),
-    Failed(String),
-    Changes(ChangeBatch),
-}
-
-/// Starts the file watcher on a thread of its own (adding a watch per directory takes a
-/// moment on a big tree, and the first frame must not wait for it) and forwards its batches.
-/// The thread holds the `Watcher` for the life of the process.
-fn spawn_watcher(root: &Path) -> Receiver<WatchMsg> {
-    let (tx, rx) = crossbeam_channel::unbounded();
-    let root = root.to_path_buf();
-    let spawned = std::thread::Builder::new()
-        .name("mapscope-watch-start".into())
-        .spawn({
-            let tx = tx.clone();
-            move || match Watcher::start(&root, WatchOptions::default()) {
-                Err(e) => {
-                    let _ = tx.send(WatchMsg::Failed(e.to_string()));
-                }
-                Ok(watcher) => {
-                    let _ = tx.send(WatchMsg::Started(watcher.mode()));
-                    for batch in watcher.changes().iter() {
-                        if tx.send(WatchMsg::Changes(batch)).is_err() {
-                            return;
-                        }
-                    }
-                }
-            }
-        });
-    if let Err(e) = spawned {
-        let _ = tx.send(WatchMsg::Failed(format!(
-            "cannot start the watch thread: {e}"
-        )));
-    }
-    rx
-}
-
-fn on_watch(app: &mut App, msg: WatchMsg) {
-    match msg {
-        WatchMsg::Started(mode) => {
-            app.set_live(Ok(()));
-            app.set_watch_mode(mode);
-        }
-        WatchMsg::Failed(why) => app.set_live(Err(why)),
-        WatchMsg::Changes(batch) => {
-            if let Some(mode) = batch.mode {
-                app.set_watch_mode(mode);
-            }
-            if !batch.warnings.is_empty() {
-                let text = crate::ui::text::sanitize_line(&batch.warnings.join("; "));
-                app.notice(text);
-            }
-            if batch.has_no_changes() && !batch.warnings.is_empty() {
-                return;
-            }
-            if let Some(why) = batch.error {
-                app.set_live(Err(why));
-            }
-            app.on_files_changed(batch.paths, batch.rescan);
-        }
-    }
-}
-
 fn handle_input(app: &mut App, ev: &Event) {
     let query_focused = app.focus() == crate::ui::Pane::Query && !app.overlay_open();
     if let Some(action) = app.config.keymap.action_for(ev, query_focused) {
@@ -253,18 +182,17 @@ fn handle_input(app: &mut App, ev: &Event) {
     }
 }
 
-/// Where the end-to-end tests make mapscope panic on purpose (`MAPSCOPE_TEST_PANIC=ui` or
-/// `=worker`), to check that the terminal is restored and that a worker's panic is contained.
+/// Where the end-to-end tests make mapscope panic on purpose (`MAPSCOPE_TEST_PANIC=ui`; the
+/// engine's `=worker` is in `engine::live::index_service`), to check that the terminal is
+/// restored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TestPanic {
     Ui,
-    Worker,
 }
 
 pub fn test_panic() -> Option<TestPanic> {
     match std::env::var("MAPSCOPE_TEST_PANIC").ok()?.as_str() {
         "ui" => Some(TestPanic::Ui),
-        "worker" => Some(TestPanic::Worker),
         _ => None,
     }
 }

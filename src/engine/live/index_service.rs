@@ -1,25 +1,31 @@
-//! `IndexService`: the engine behind the TUI. It owns the `Index` and answers the app's
-//! requests — build (with progress), map (rank + fit, re-using the ranking when only the
-//! budget or tokenizer changed), search, and "why" — converting engine results into the
-//! app's snapshot types. Runs on the engine worker thread (or inline in tests).
+//! `IndexService`: the engine behind an interactive session (the TUI). It drives the
+//! [`LiveIndex`] (build with progress, refresh, watcher, cache saves) and answers the
+//! session's requests — map (rank + fit, re-using the ranking when only the budget or
+//! tokenizer changed), search, "why" and the markdown copy — as engine snapshots. Runs on
+//! the session's engine thread (or inline in tests).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::engine::{
-    EngineEvent, EngineRequest, EngineService, Generation, Hit, HitsSnapshot, IndexSnapshot,
-    MapFile, MapParams, MapSnapshot, Published,
+use crossbeam_channel::Receiver;
+
+use super::session::{
+    EngineEvent, EngineRequest, EngineService, Generation, HitsSnapshot, IncomingEdge,
+    IndexSnapshot, MapFile, MapParams, MapSnapshot, Published, WhyData,
 };
-use crate::engine::error::EngineError;
+use super::LiveIndex;
+use crate::engine::answer::{extractive_answer, AnswerStyle};
 use crate::engine::explain::explain_file;
 use crate::engine::history::HistorySource;
 use crate::engine::index::{BuildProgress, Index, IndexOptions, MapRequest};
 use crate::engine::rank::RankOutput;
 use crate::engine::repo_map::{render, MapFormat, RepoMap};
+use crate::engine::search::{SearchHit, SearchOptions};
+use crate::engine::text::sanitize_line;
 use crate::engine::tokenizer::TokenizerKind;
-use crate::ui::{CutRow, CutView, Evidence, HitRow, WhyEdge, WhyView};
+use crate::engine::watch::ChangeBatch;
 
 /// Hits kept per query (the pane scrolls).
 pub const TOP_HITS: usize = 50;
@@ -51,26 +57,33 @@ impl RankKey {
 pub struct IndexService {
     root: PathBuf,
     opts: IndexOptions,
-    index: Option<Arc<Index>>,
-    search: search::Backend,
+    /// Watch the files (the TUI); off in tests, which say what changed themselves.
+    watch: bool,
+    /// Built by the first `Build` request, with the options set by then.
+    live: Option<LiveIndex>,
+    /// The live index's warnings, turned into notices after each request.
+    warnings: Receiver<String>,
+    warn_tx: crossbeam_channel::Sender<String>,
     /// The config's `[scope]`: what search ranks and shows, as for the map.
     scope: crate::engine::scope::ScopeSpec,
     last_rank: Option<(RankKey, Arc<RankOutput>)>,
-    /// The cache save after a build, on its own thread so the next request (a query typed
-    /// right after a refresh) does not wait for the write. At most one runs at a time.
-    saving: Option<std::thread::JoinHandle<Result<bool, EngineError>>>,
+    /// The index the last snapshot was published for.
+    published_index: Option<Arc<Index>>,
 }
 
 impl IndexService {
     pub fn new(root: PathBuf) -> IndexService {
+        let (warn_tx, warnings) = crossbeam_channel::unbounded();
         IndexService {
             root,
             opts: IndexOptions::default(),
-            index: None,
-            search: search::Backend,
+            watch: false,
+            live: None,
+            warnings,
+            warn_tx,
             scope: crate::engine::scope::ScopeSpec::default(),
             last_rank: None,
-            saving: None,
+            published_index: None,
         }
     }
 
@@ -92,6 +105,13 @@ impl IndexService {
         self
     }
 
+    /// Watches the files from the first build on and reports their changes
+    /// (`EngineEvent::FilesChanged`) and how it watches (`Watching`, `NotWatching`).
+    pub fn with_watch(mut self, watch: bool) -> IndexService {
+        self.watch = watch;
+        self
+    }
+
     /// Narrows search to the config's `[scope]` (the map request carries it on its own).
     pub fn with_scope(mut self, scope: crate::engine::scope::ScopeSpec) -> IndexService {
         self.scope = scope;
@@ -100,36 +120,73 @@ impl IndexService {
 
     /// The index, once built (tests).
     pub fn index(&self) -> Option<&Arc<Index>> {
-        self.index.as_ref()
+        self.live.as_ref().and_then(LiveIndex::last_index)
+    }
+
+    /// The live index, made (and its watcher started) on the first request.
+    fn live_index(&mut self, emit: &mut dyn FnMut(EngineEvent)) -> &mut LiveIndex {
+        let fresh = self.live.is_none();
+        let (root, opts, watch, tx) = (&self.root, &self.opts, self.watch, &self.warn_tx);
+        let live = self.live.get_or_insert_with(|| {
+            let tx = tx.clone();
+            LiveIndex::new(
+                root.clone(),
+                opts.clone(),
+                watch,
+                Box::new(move |w: &str| {
+                    let _ = tx.send(sanitize_line(w));
+                }),
+            )
+        });
+        if fresh {
+            live.start_watching();
+            match &live.watcher {
+                Some(w) => emit(EngineEvent::Watching(w.mode())),
+                None if watch => emit(EngineEvent::NotWatching(
+                    "live updates off, the watcher could not start".into(),
+                )),
+                None => {}
+            }
+        }
+        live
+    }
+
+    /// Warnings the live index gave since the last request, as notices.
+    fn forward_warnings(&self, emit: &mut dyn FnMut(EngineEvent)) {
+        for w in self.warnings.try_iter() {
+            emit(EngineEvent::Notice(w));
+        }
     }
 
     /// A full build, or with `changed` (and an index to start from) an incremental refresh.
     fn build(
         &mut self,
         generation: Generation,
-        changed: Option<BTreeSet<String>>,
+        changed: Option<ChangeBatch>,
         published: &Published,
         emit: &mut dyn FnMut(EngineEvent),
     ) {
         let t0 = Instant::now();
-        if super::run::test_panic() == Some(super::run::TestPanic::Worker) {
+        if worker_panic_requested() {
             panic!("test panic in the engine worker");
         }
-        // The build runs on a scoped thread and reports through a channel, so this worker
-        // thread can forward progress (throttled) through `emit`, which is not `Sync`.
+        let live = self.live_index(emit);
+        let refreshing = changed.is_some() && live.last_index().is_some();
+        match changed {
+            Some(batch) => live.add_changes(batch),
+            None => live.forget_index(),
+        }
+        // The build runs on a scoped thread and reports through a channel, so this thread
+        // can forward progress (throttled) through `emit`, which is not `Send`.
         let (tx, rx) = crossbeam_channel::unbounded::<BuildProgress>();
-        let (root, opts) = (&self.root, &self.opts);
-        let previous = self.index.clone().filter(|_| changed.is_some());
-        let refreshing = previous.is_some();
+        live.progress = Some(tx);
         let built = std::thread::scope(|scope| {
-            let handle = scope.spawn(move || {
-                let report = move |p: BuildProgress| {
-                    let _ = tx.send(p);
-                };
-                match (&previous, &changed) {
-                    (Some(prev), Some(changed)) => prev.refresh(opts, changed, &report),
-                    _ => Index::build_with_progress(root, opts, &report),
-                }
+            let handle = scope.spawn(|| {
+                let result = live
+                    .current(super::BACKGROUND_WAIT)
+                    .map(|(index, _)| Arc::clone(index));
+                live.progress = None;
+                result
             });
             let mut last_sent: Option<Instant> = None;
             for p in rx.iter() {
@@ -149,8 +206,9 @@ impl IndexService {
             Ok(result) => result,
             Err(panic) => std::panic::resume_unwind(panic),
         };
+        self.forward_warnings(emit);
         let index = match built {
-            Ok(i) => Arc::new(i),
+            Ok(index) => index,
             Err(e) => {
                 emit(EngineEvent::IndexFailed {
                     generation,
@@ -160,15 +218,6 @@ impl IndexService {
                 return;
             }
         };
-        if let Some(warning) = &index.cache_warning {
-            emit(EngineEvent::Notice(warning.clone()));
-        }
-        // Every refresh walks again and finds the same files: told at the first build.
-        if !refreshing {
-            for warning in &index.walk_warnings {
-                emit(EngineEvent::Notice(crate::ui::text::sanitize_line(warning)));
-            }
-        }
         // The first build prepares search before saying "ready"; a refresh publishes the
         // new index at once and lets the next query build the search index.
         if !refreshing {
@@ -177,62 +226,21 @@ impl IndexService {
                 done: index.files.len(),
                 total: index.files.len(),
             });
-            self.search = search::Backend::build(&index);
+            let _ = index.search_index();
         }
         self.last_rank = None;
-        let mut texts = BTreeMap::new();
-        let mut symbols = 0;
-        for f in &index.files {
-            if let Some(source) = f.source() {
-                texts.insert(f.path.clone(), source.clone());
-            }
-            symbols += f.tags.defs.len();
-        }
-        for d in &index.docs {
-            texts.insert(d.path.clone(), d.text.clone());
-        }
-        published.store_index(IndexSnapshot {
-            generation,
-            root: index.root.display().to_string(),
-            files: index.files.len(),
-            docs: index.docs.len(),
-            symbols,
-            built_at: Instant::now(),
-            build_ms: t0.elapsed().as_secs_f64() * 1000.0,
-            texts,
-        });
-        self.index = Some(index.clone());
+        publish_index(&index, generation, t0, published);
+        self.published_index = Some(Arc::clone(&index));
         emit(EngineEvent::IndexReady { generation });
-        // After the UI has what it needs: a failed save only costs the next start its speed.
-        self.start_save(index, emit);
-    }
-
-    /// Saves `index`'s tags in the background, after the previous save has finished (two
-    /// writers would race for the same cache file).
-    fn start_save(&mut self, index: Arc<Index>, emit: &mut dyn FnMut(EngineEvent)) {
-        self.finish_save(true, emit);
-        let saver = index.clone();
-        match std::thread::Builder::new()
-            .name("mapscope-cache-save".into())
-            .spawn(move || saver.save_cache())
-        {
-            Ok(handle) => self.saving = Some(handle),
-            // No thread to be had: save here rather than not at all.
-            Err(_) => report_save(Ok(index.save_cache()), emit),
+        // After the front door has what it needs.
+        if let Some(live) = &mut self.live {
+            live.save_cache();
         }
     }
 
-    /// Reports the background save's outcome once it is done; with `wait`, waits for it.
-    fn finish_save(&mut self, wait: bool, emit: &mut dyn FnMut(EngineEvent)) {
-        if self
-            .saving
-            .as_ref()
-            .is_some_and(|h| wait || h.is_finished())
-        {
-            if let Some(handle) = self.saving.take() {
-                report_save(handle.join(), emit);
-            }
-        }
+    /// The current index, if one was built.
+    fn current_index(&self) -> Option<Arc<Index>> {
+        self.published_index.clone()
     }
 
     fn ranked(&mut self, index: &Index, params: &MapParams) -> Arc<RankOutput> {
@@ -254,7 +262,7 @@ impl IndexService {
         published: &Published,
         emit: &mut dyn FnMut(EngineEvent),
     ) {
-        let Some(index) = self.index.clone() else {
+        let Some(index) = self.current_index() else {
             return;
         };
         let t = Instant::now();
@@ -273,17 +281,31 @@ impl IndexService {
         published: &Published,
         emit: &mut dyn FnMut(EngineEvent),
     ) {
-        let Some(index) = self.index.clone() else {
+        let Some(index) = self.current_index() else {
             return;
         };
         let t = Instant::now();
-        let (hits, confidence, low_score, answer) = self.search.search(&index, &query, &self.scope);
+        let opts = SearchOptions {
+            top: TOP_HITS,
+            langs: self.scope.langs.clone(),
+            include: self.scope.include.clone(),
+            exclude: self.scope.exclude.clone(),
+            ..SearchOptions::default()
+        };
+        let resp = index.search(&query, &opts);
+        let users =
+            |h: &SearchHit| index.symbol_users(&h.file_path, h.symbol.as_deref().unwrap_or(""));
+        let answer = if resp.hits.is_empty() {
+            String::new()
+        } else {
+            extractive_answer(&resp, &resp.hits, AnswerStyle::Concise, &users)
+        };
         let snapshot = HitsSnapshot {
             generation,
             query,
-            hits,
-            confidence,
-            low_score,
+            confidence: resp.confidence,
+            low_score: resp.low_score,
+            hits: resp.hits,
             answer,
             latency_ms: t.elapsed().as_secs_f64() * 1000.0,
         };
@@ -299,7 +321,7 @@ impl IndexService {
         params: &MapParams,
         emit: &mut dyn FnMut(EngineEvent),
     ) {
-        let Some(index) = self.index.clone() else {
+        let Some(index) = self.current_index() else {
             return;
         };
         let ranked = self.ranked(&index, params);
@@ -320,14 +342,14 @@ impl IndexService {
         params: &MapParams,
         emit: &mut dyn FnMut(EngineEvent),
     ) {
-        let Some(index) = self.index.clone() else {
+        let Some(index) = self.current_index() else {
             return;
         };
         let ranked = self.ranked(&index, params);
-        let view = why_view(&index, &ranked, params, path);
+        let why = why_data(&index, &ranked, params, path);
         emit(EngineEvent::WhyReady {
             generation,
-            view: Box::new(view),
+            why: Box::new(why),
         });
     }
 }
@@ -339,13 +361,18 @@ impl EngineService for IndexService {
         published: &Published,
         emit: &mut dyn FnMut(EngineEvent),
     ) {
-        self.finish_save(false, emit);
         match req {
             EngineRequest::Build { generation } => self.build(generation, None, published, emit),
             EngineRequest::Refresh {
                 generation,
                 changed,
-            } => self.build(generation, Some(changed), published, emit),
+            } => {
+                let batch = ChangeBatch {
+                    paths: changed,
+                    ..ChangeBatch::default()
+                };
+                self.build(generation, Some(batch), published, emit)
+            }
             EngineRequest::Map { generation, params } => {
                 self.map(generation, params, published, emit)
             }
@@ -362,31 +389,75 @@ impl EngineService for IndexService {
             }
         }
     }
-}
 
-impl Drop for IndexService {
-    /// The worker is ending (the app quits): the cache still gets written.
-    fn drop(&mut self) {
-        if let Some(handle) = self.saving.take() {
-            let _ = handle.join();
+    fn changes(&self) -> Option<Receiver<ChangeBatch>> {
+        self.live.as_ref().and_then(LiveIndex::watcher_changes)
+    }
+
+    /// Says what the watcher saw (the front door counts it as pending and asks for a
+    /// refresh) and keeps it for the next refresh.
+    fn on_changes(&mut self, batch: Option<ChangeBatch>, emit: &mut dyn FnMut(EngineEvent)) {
+        let Some(live) = &mut self.live else {
+            return;
+        };
+        let Some(mut batch) = batch else {
+            // The watcher stopped: from now on each refresh re-examines the files.
+            live.watcher = None;
+            live.rescan_each_call = true;
+            emit(EngineEvent::NotWatching("the file watcher stopped".into()));
+            return;
+        };
+        if let Some(mode) = batch.mode.take() {
+            emit(EngineEvent::Watching(mode));
         }
+        for warning in std::mem::take(&mut batch.warnings) {
+            emit(EngineEvent::Notice(sanitize_line(&warning)));
+        }
+        if let Some(why) = &batch.error {
+            emit(EngineEvent::NotWatching(sanitize_line(why)));
+        }
+        if batch.has_no_changes() {
+            return;
+        }
+        emit(EngineEvent::FilesChanged {
+            paths: batch.paths.clone(),
+            rescan: batch.rescan,
+        });
+        batch.error = None;
+        live.add_changes(batch);
     }
 }
 
-/// A failed save only costs the next start its speed: say so, and go on.
-fn report_save(
-    outcome: std::thread::Result<Result<bool, EngineError>>,
-    emit: &mut dyn FnMut(EngineEvent),
-) {
-    match outcome {
-        Ok(Ok(_)) => {}
-        Ok(Err(e)) => emit(EngineEvent::Notice(format!(
-            "could not save the cache: {e}"
-        ))),
-        Err(_) => emit(EngineEvent::Notice(
-            "could not save the cache: the save failed".into(),
-        )),
+/// Where the end-to-end tests make the engine thread panic on purpose
+/// (`MAPSCOPE_TEST_PANIC=worker`), to check that the panic is contained.
+fn worker_panic_requested() -> bool {
+    std::env::var("MAPSCOPE_TEST_PANIC").is_ok_and(|v| v == "worker")
+}
+
+/// Publishes what the front door knows about a built index (counts and texts for the
+/// preview).
+fn publish_index(index: &Index, generation: Generation, t0: Instant, published: &Published) {
+    let mut texts = BTreeMap::new();
+    let mut symbols = 0;
+    for f in &index.files {
+        if let Some(source) = f.source() {
+            texts.insert(f.path.clone(), source.clone());
+        }
+        symbols += f.tags.defs.len();
     }
+    for d in &index.docs {
+        texts.insert(d.path.clone(), d.text.clone());
+    }
+    published.store_index(IndexSnapshot {
+        generation,
+        root: index.root.display().to_string(),
+        files: index.files.len(),
+        docs: index.docs.len(),
+        symbols,
+        built_at: Instant::now(),
+        build_ms: t0.elapsed().as_secs_f64() * 1000.0,
+        texts,
+    });
 }
 
 /// The engine request for the app's parameters: the same fields `mapscope map` fills from
@@ -447,30 +518,14 @@ fn map_snapshot(
 ) -> MapSnapshot {
     let text = render(map, &index.files, MapFormat::Text);
     let files = header_lines(&text, map);
-    let cut = CutView {
-        budget: map.budget,
-        used: map.tokens,
-        rows: map
-            .cut
-            .iter()
-            .take(CUT_ROWS)
-            .map(|c| CutRow {
-                path: c.path.clone(),
-                symbol: c.name.clone(),
-                kind: c.kind.name().to_string(),
-                line: c.line,
-                rank: c.score,
-                tokens: c.tokens,
-            })
-            .collect(),
-    };
     MapSnapshot {
         generation,
         params,
         tokens: map.tokens,
         text,
         files,
-        cut,
+        budget: map.budget,
+        cut: map.cut.iter().take(CUT_ROWS).cloned().collect(),
         fit_ms: t.elapsed().as_secs_f64() * 1000.0,
     }
 }
@@ -504,26 +559,24 @@ fn header_lines(text: &str, map: &RepoMap) -> Vec<MapFile> {
     out
 }
 
-fn why_view(index: &Index, ranked: &RankOutput, params: &MapParams, path: &str) -> WhyView {
+fn why_data(index: &Index, ranked: &RankOutput, params: &MapParams, path: &str) -> WhyData {
     let req = map_request(params);
     let map = index.fit(ranked, &req);
     let explained = explain_file(index, &req, ranked, &map, path);
     let Some(fi) = index.file_index(&explained.path) else {
-        return WhyView {
-            path: path.to_string(),
-            reasons: explained.reasons,
-            total_files: index.files.len(),
-            ..WhyView::default()
+        return WhyData {
+            explained,
+            incoming: Vec::new(),
         };
     };
-    let mut incoming: Vec<WhyEdge> = index
+    let mut incoming: Vec<IncomingEdge> = index
         .graph
         .incoming(fi)
         .into_iter()
         .map(|(src, e)| {
             let mut idents = index.graph.edge_idents(e);
             idents.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
-            WhyEdge {
+            IncomingEdge {
                 path: index.files[src].path.clone(),
                 weight: e.weight,
                 idents: idents
@@ -535,112 +588,53 @@ fn why_view(index: &Index, ranked: &RankOutput, params: &MapParams, path: &str) 
         })
         .collect();
     incoming.sort_by(|a, b| b.weight.total_cmp(&a.weight).then(a.path.cmp(&b.path)));
-    WhyView {
-        path: explained.path,
-        rank: explained.rank,
-        position: explained.rank_position,
-        total_files: explained.total_files,
-        personalization: explained.personalization,
-        reasons: explained.reasons,
-        in_map: explained.in_map,
-        map_position: explained.map_position,
-        map_files: explained.map_files,
-        tokens: explained.tokens,
+    WhyData {
+        explained,
         incoming,
     }
 }
 
-/// Search behind the hits pane.
-mod search {
+#[cfg(test)]
+mod tests {
     use super::*;
-    use crate::engine::answer::{extractive_answer, AnswerStyle};
-    use crate::engine::search::{Confidence, Evidence as SearchEvidence, SearchHit, SearchOptions};
+    use crate::engine::live::session::EngineHandle;
+    use std::time::Duration;
 
-    /// The engine's search (BM25F over symbol chunks, name, path and graph signals), whose
-    /// index lives in the `Index`; `build` only makes sure it is built here, on the worker,
-    /// rather than on the first keystroke.
-    pub struct Backend;
-
-    impl Backend {
-        pub fn build(index: &Index) -> Backend {
-            let _ = index.search_index();
-            Backend
-        }
-
-        /// (hits, confidence, low_score, the concise extractive answer).
-        pub fn search(
-            &self,
-            index: &Index,
-            query: &str,
-            scope: &crate::engine::scope::ScopeSpec,
-        ) -> (Vec<Hit>, String, bool, String) {
-            let opts = SearchOptions {
-                top: TOP_HITS,
-                langs: scope.langs.clone(),
-                include: scope.include.clone(),
-                exclude: scope.exclude.clone(),
-                ..SearchOptions::default()
-            };
-            let resp = index.search(query, &opts);
-            let users =
-                |h: &SearchHit| index.symbol_users(&h.file_path, h.symbol.as_deref().unwrap_or(""));
-            let answer = if resp.hits.is_empty() {
-                String::new()
-            } else {
-                extractive_answer(&resp, &resp.hits, AnswerStyle::Concise, &users)
-            };
-            let confidence = match resp.confidence {
-                Confidence::High => "high",
-                Confidence::Medium => "medium",
-                Confidence::Low => "low",
-            };
-            (
-                resp.hits.into_iter().map(hit).collect(),
-                confidence.to_string(),
-                resp.low_score,
-                answer,
-            )
-        }
-    }
-
-    fn hit(h: SearchHit) -> Hit {
-        let evidence = match h.evidence {
-            SearchEvidence::Definition => Evidence::Definition,
-            SearchEvidence::Reference => Evidence::Reference,
-            SearchEvidence::Call => Evidence::Call,
-            SearchEvidence::Import => Evidence::Import,
-            SearchEvidence::Text => Evidence::Text,
+    /// The session's engine thread owns the watcher: an edit arrives as `FilesChanged`
+    /// without the front door watching anything, and a refresh publishes the new index.
+    #[test]
+    fn the_session_watches_the_files_and_refreshes_on_request() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.py"), "def a():\n    return 1\n").unwrap();
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let service = IndexService::new(dir.path().to_path_buf()).with_watch(true);
+        let mut handle = EngineHandle::spawn(Box::new(service), tx);
+        handle.send(EngineRequest::Build { generation: 1 });
+        let wait_for = |pred: &dyn Fn(&EngineEvent) -> bool| {
+            let deadline = Instant::now() + Duration::from_secs(20);
+            loop {
+                let left = deadline.saturating_duration_since(Instant::now());
+                match rx.recv_timeout(left) {
+                    Ok(e) if pred(&e) => return e,
+                    Ok(_) => {}
+                    Err(e) => panic!("no such event: {e}"),
+                }
+            }
         };
-        let s = h.signals;
-        Hit {
-            row: HitRow {
-                evidence,
-                kind: h.kind.unwrap_or_default(),
-                // A text hit names no symbol: its column shows the matched line instead.
-                symbol: h.symbol.unwrap_or_else(|| {
-                    h.excerpt
-                        .lines()
-                        .map(str::trim)
-                        .find(|l| !l.is_empty())
-                        .unwrap_or_default()
-                        .to_string()
-                }),
-                path: h.file_path,
-                start: h.line_range.start,
-                end: h.line_range.end,
-                score: h.score,
-                signals: vec![
-                    ("bm25".into(), s.bm25),
-                    ("name".into(), s.name),
-                    ("path".into(), s.path),
-                    ("graph".into(), s.graph),
-                    ("prior".into(), s.prior),
-                    ("penalty".into(), s.penalty),
-                    ("history".into(), s.history),
-                ],
-                focus: false,
-            },
-            excerpt: h.excerpt,
-        }
+        wait_for(&|e| matches!(e, EngineEvent::Watching(_)));
+        wait_for(&|e| matches!(e, EngineEvent::IndexReady { generation: 1 }));
+        assert_eq!(handle.published.index.load().as_ref().unwrap().files, 1);
+        std::fs::write(dir.path().join("b.py"), "def b():\n    return a()\n").unwrap();
+        let changed = wait_for(&|e| matches!(e, EngineEvent::FilesChanged { .. }));
+        let EngineEvent::FilesChanged { paths, .. } = changed else {
+            unreachable!()
+        };
+        assert!(paths.contains("b.py"), "{paths:?}");
+        handle.send(EngineRequest::Refresh {
+            generation: 2,
+            changed: paths,
+        });
+        wait_for(&|e| matches!(e, EngineEvent::IndexReady { generation: 2 }));
+        assert_eq!(handle.published.index.load().as_ref().unwrap().files, 2);
     }
 }

@@ -20,9 +20,18 @@
 //!
 //! Warnings (unreadable ignore files, a degraded watcher, a cache that cannot be saved) go
 //! to the sink the front door gives, never to a terminal directly.
+//!
+//! [`LiveIndex`] is the one home of build, refresh, watching and the cache-save policy.
+//! Two loops drive it: [`LiveService`] here (jobs answered one at a time, in order, for
+//! callers that wait: MCP, HTTP) and [`session`] (latest-wins requests from an interactive
+//! front door that must never wait: the TUI), each on its own engine thread.
+
+pub mod index_service;
+pub mod session;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -30,7 +39,7 @@ use crossbeam_channel::{never, select, Receiver, Sender};
 
 use crate::engine::error::EngineError;
 use crate::engine::history::HistorySource;
-use crate::engine::index::{Index, IndexOptions};
+use crate::engine::index::{BuildProgress, Index, IndexOptions};
 use crate::engine::sources::SourceSpec;
 use crate::engine::text::sanitize_line;
 use crate::engine::watch::{ChangeBatch, WatchOptions, Watcher};
@@ -158,8 +167,7 @@ impl LiveService {
         job: impl FnOnce(Result<(&Index, Freshness), EngineError>, &[SourceIndex]) -> T + Send + 'static,
     ) -> Result<T, ServiceError> {
         self.run_on(move |live| {
-            live.index = None;
-            live.source_indexes = None;
+            live.forget_index();
             live.answer(job)
         })
     }
@@ -254,7 +262,7 @@ pub struct LiveIndex {
     root: PathBuf,
     opts: IndexOptions,
     live: bool,
-    index: Option<Index>,
+    index: Option<Arc<Index>>,
     /// Changes reported by the watcher and not yet applied.
     pending: ChangeBatch,
     /// The index was built or refreshed since the tag cache was last saved.
@@ -270,6 +278,11 @@ pub struct LiveIndex {
     /// Extra sources searched after the project, and their indexes once built.
     sources: Vec<SourceSpec>,
     source_indexes: Option<Vec<SourceIndex>>,
+    /// Where build and refresh progress goes (the TUI's gauge); none for the agents' doors.
+    pub progress: Option<Sender<BuildProgress>>,
+    /// The cache save in progress, on a thread of its own so that the next request (a
+    /// query typed right after a refresh) does not wait for the write. At most one runs.
+    saving: Option<JoinHandle<Result<bool, EngineError>>>,
 }
 
 impl LiveIndex {
@@ -288,6 +301,8 @@ impl LiveIndex {
             warn,
             sources: Vec::new(),
             source_indexes: None,
+            progress: None,
+            saving: None,
         }
     }
 
@@ -315,7 +330,7 @@ impl LiveIndex {
                     index_ms: index_ms(),
                     changes_pending,
                 };
-                job(Ok((index, freshness)), sources)
+                job(Ok((index.as_ref(), freshness)), sources)
             }
             (Ok(_), None) => job(Err(unreachable_index()), sources),
             (Err(e), _) => job(Err(e), sources),
@@ -356,7 +371,20 @@ impl LiveIndex {
     /// Starts the watcher (first, so that nothing written during the build is lost), builds
     /// the index and its search index. A failure is kept for the first tool call to retry.
     pub fn first_build(&mut self) {
-        if self.live {
+        self.start_watching();
+        if let Ok(index) = self.build_index() {
+            // Searched soon, most likely: the search index is built while the client is
+            // still starting up rather than on the first query.
+            let _ = index.search_index();
+            self.install(index);
+        }
+        self.save_cache();
+    }
+
+    /// Starts the watcher when live updates were asked for and none runs (first, before a
+    /// build, so that nothing written during the build is lost). Said once on failure.
+    pub fn start_watching(&mut self) {
+        if self.live && self.watcher.is_none() && !self.rescan_each_call {
             match Watcher::start(&self.root, self.watch_opts.clone()) {
                 Ok(w) => self.watcher = Some(w),
                 Err(e) => {
@@ -369,19 +397,46 @@ impl LiveIndex {
                 }
             }
         }
-        if let Ok(index) = Index::build(&self.root, &self.opts) {
-            // Searched soon, most likely: the search index is built while the client is
-            // still starting up rather than on the first query.
-            let _ = index.search_index();
-            self.install(index);
+    }
+
+    /// Reads every file again at the next `current` (a user's rebuild, `POST /index`); the
+    /// tag cache still spares the parse of files whose size and modification time are
+    /// unchanged.
+    pub fn forget_index(&mut self) {
+        self.index = None;
+        self.source_indexes = None;
+    }
+
+    /// Changes a front door learnt of itself (the TUI's own watcher forwarding, a refresh
+    /// asked for by path): applied by the next `current`.
+    pub fn add_changes(&mut self, batch: ChangeBatch) {
+        self.pending.merge(batch);
+    }
+
+    /// The watcher's batches, for a loop that waits on them beside its requests.
+    pub fn watcher_changes(&self) -> Option<Receiver<ChangeBatch>> {
+        self.watcher.as_ref().map(|w| w.changes().clone())
+    }
+
+    /// The index last installed, if any, without bringing it up to date.
+    pub fn last_index(&self) -> Option<&Arc<Index>> {
+        self.index.as_ref()
+    }
+
+    /// A full build of the tree, reporting progress when a sink is set.
+    fn build_index(&self) -> Result<Index, EngineError> {
+        match &self.progress {
+            Some(tx) => Index::build_with_progress(&self.root, &self.opts, &|p| {
+                let _ = tx.send(p);
+            }),
+            None => Index::build(&self.root, &self.opts),
         }
-        self.save_cache();
     }
 
     /// The index of the files as they are now, waiting up to `wait` for the changes the
     /// watcher holds; with `true` when some could not be applied in that time (the index is
     /// then the last complete one).
-    pub fn current(&mut self, wait: Duration) -> Result<(&Index, bool), EngineError> {
+    pub fn current(&mut self, wait: Duration) -> Result<(&Arc<Index>, bool), EngineError> {
         let pending = self.bring_up_to_date(Instant::now() + wait)?;
         let index = self.index.as_ref().ok_or_else(unreachable_index)?;
         Ok((index, pending))
@@ -398,7 +453,7 @@ impl LiveIndex {
                 (self.warn)(&sanitize_line(warning));
             }
         }
-        self.index = Some(index);
+        self.index = Some(Arc::new(index));
         self.unsaved = true;
     }
 
@@ -428,12 +483,16 @@ impl LiveIndex {
             let candidate = match &self.index {
                 // No index yet (the last build failed: an empty repository that may have
                 // got its first file since): build from scratch.
-                None => Index::build(&self.root, &self.opts)?,
+                None => self.build_index()?,
                 Some(_) if changes.has_no_changes() && !self.rescan_each_call => return Ok(false),
                 // `refresh` re-walks the tree and recognises unchanged files by size and
                 // mtime, so a rescan needs no list of paths; the listed ones are re-read
                 // whatever their mtime.
-                Some(previous) => match previous.refresh(&self.opts, &changes.paths, &|_| {}) {
+                Some(previous) => match previous.refresh(&self.opts, &changes.paths, &|p| {
+                    if let Some(tx) = &self.progress {
+                        let _ = tx.send(p);
+                    }
+                }) {
                     Ok(index) => index,
                     Err(e) => {
                         // The repository went away or lost its last file: report it, and
@@ -473,15 +532,56 @@ impl LiveIndex {
         batch
     }
 
-    fn save_cache(&mut self) {
+    /// The one cache-save policy: after a build or refresh installed a new index, its tags
+    /// are saved on a thread of their own, after the previous save has finished (two writers
+    /// would race for the same cache file). A failed save only costs the next start its
+    /// speed: it is said, and work goes on.
+    pub fn save_cache(&mut self) {
+        self.finish_save(false);
         if !std::mem::take(&mut self.unsaved) {
             return;
         }
-        if let Some(index) = &self.index {
-            if let Err(e) = index.save_cache() {
-                (self.warn)(&format!("could not save the cache: {e}"));
+        let Some(index) = self.index.clone() else {
+            return;
+        };
+        self.finish_save(true);
+        let saver = Arc::clone(&index);
+        match std::thread::Builder::new()
+            .name("mapscope-cache-save".into())
+            .spawn(move || saver.save_cache())
+        {
+            Ok(handle) => self.saving = Some(handle),
+            // No thread to be had: save here rather than not at all.
+            Err(_) => self.report_save(Ok(index.save_cache())),
+        }
+    }
+
+    /// Reports the background save's outcome once it is done; with `wait`, waits for it.
+    fn finish_save(&mut self, wait: bool) {
+        if self
+            .saving
+            .as_ref()
+            .is_some_and(|h| wait || h.is_finished())
+        {
+            if let Some(handle) = self.saving.take() {
+                self.report_save(handle.join());
             }
         }
+    }
+
+    fn report_save(&self, outcome: std::thread::Result<Result<bool, EngineError>>) {
+        match outcome {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => (self.warn)(&format!("could not save the cache: {e}")),
+            Err(_) => (self.warn)("could not save the cache: the save failed"),
+        }
+    }
+}
+
+impl Drop for LiveIndex {
+    /// The front door is done: the cache still gets written.
+    fn drop(&mut self) {
+        self.finish_save(true);
     }
 }
 

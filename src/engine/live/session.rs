@@ -1,11 +1,13 @@
-//! The app's side of the engine: requests, events, published snapshots and the handle that
-//! runs an `EngineService` either on a worker thread (the TUI) or inline (tests, where every
-//! request is answered before `send` returns — no sleeps, no timing).
+//! An interactive session with the live index (the TUI's): requests, events, published
+//! snapshots and the handle that runs an `EngineService` either on an engine thread or
+//! inline (tests, where every request is answered before `send` returns — no sleeps, no
+//! timing). The snapshots carry engine data; the front door turns them into view models.
 //!
-//! Threading: the worker thread owns the service (and through it the index). It merges
-//! queued requests (newest of each kind wins), runs each under `catch_unwind` (a panic
-//! becomes `EngineEvent::Failed`), publishes results as immutable, generation-tagged `Arc`
-//! snapshots through `arc-swap`, and sends only small events. The UI thread never blocks on
+//! Threading: the engine thread `mapscope-engine` owns the service (and through it the
+//! [`LiveIndex`](super::LiveIndex)). It merges queued requests (newest of each kind wins),
+//! forwards the watcher's batches, runs each request under `catch_unwind` (a panic becomes
+//! `EngineEvent::Failed`), publishes results as immutable, generation-tagged `Arc`
+//! snapshots through `arc-swap`, and sends only small events. The caller never blocks on
 //! it: it loads the latest snapshot lock-free when an event says one is ready.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -14,15 +16,18 @@ use std::thread::JoinHandle;
 use std::time::Instant;
 
 use arc_swap::ArcSwapOption;
-use crossbeam_channel::{Receiver, Sender};
+use crossbeam_channel::{never, select, Receiver, Sender};
 
-use crate::ui::{CutView, HitRow, WhyView};
+use crate::engine::explain::FileExplanation;
+use crate::engine::repo_map::CutDef;
+use crate::engine::search::{Confidence, SearchHit};
+use crate::engine::watch::{ChangeBatch, WatchMode};
 
 /// Requests and results are numbered; a result tagged with an older number than the newest
 /// request of its kind is stale.
 pub type Generation = u64;
 
-/// What shapes the map (the app-side twin of the engine's `MapRequest`).
+/// What shapes the map: the parts of a `MapRequest` an interactive session changes.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct MapParams {
     pub budget: usize,
@@ -109,7 +114,7 @@ pub enum EngineEvent {
     },
     WhyReady {
         generation: Generation,
-        view: Box<WhyView>,
+        why: Box<WhyData>,
     },
     /// The answer to `EngineRequest::Markdown`: the markdown and its exact token count.
     MarkdownReady {
@@ -118,8 +123,19 @@ pub enum EngineEvent {
         tokens: usize,
     },
     /// Something the user should know that is not a failure of their request (e.g. the
-    /// tag cache was corrupt and got rebuilt).
+    /// tag cache was corrupt and got rebuilt). Already sanitised.
     Notice(String),
+    /// The watcher runs, learning of changes this way (events, or polling when out of
+    /// inotify watches).
+    Watching(WatchMode),
+    /// Live updates are off or degraded, and why (already sanitised).
+    NotWatching(String),
+    /// The watcher saw these files change (repo-relative; `rescan`: every file may have).
+    /// The front door counts them as pending and asks for a `Refresh`.
+    FilesChanged {
+        paths: BTreeSet<String>,
+        rescan: bool,
+    },
     /// A request failed or the worker panicked while answering it; the UI keeps running.
     Failed {
         what: &'static str,
@@ -160,31 +176,43 @@ pub struct MapSnapshot {
     pub text: String,
     pub tokens: usize,
     pub files: Vec<MapFile>,
-    pub cut: CutView,
+    /// The budget the map was fitted to.
+    pub budget: usize,
+    /// The best-ranked definitions that did not fit (at most `CUT_ROWS`).
+    pub cut: Vec<CutDef>,
     pub fit_ms: f64,
-}
-
-/// One search hit.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Hit {
-    pub row: HitRow,
-    pub excerpt: String,
 }
 
 #[derive(Debug, Clone)]
 pub struct HitsSnapshot {
     pub generation: Generation,
     pub query: String,
-    pub hits: Vec<Hit>,
-    /// "high", "medium", "low".
-    pub confidence: String,
+    pub hits: Vec<SearchHit>,
+    pub confidence: Confidence,
     pub low_score: bool,
     /// One-sentence extractive answer (`engine::answer`, concise), shown above the hits.
     pub answer: String,
     pub latency_ms: f64,
 }
 
-/// The latest results, loaded lock-free by the UI.
+/// Why one file ranks where it does (the `w` overlay): the map's explanation and the files
+/// that point at it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WhyData {
+    pub explained: FileExplanation,
+    /// Files that use this one, heaviest edge first.
+    pub incoming: Vec<IncomingEdge>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct IncomingEdge {
+    pub path: String,
+    pub weight: f64,
+    /// Identifiers through which `path` uses the file, heaviest first (at most 8).
+    pub idents: Vec<String>,
+}
+
+/// The latest results, loaded lock-free by the caller.
 #[derive(Default)]
 pub struct Published {
     pub index: ArcSwapOption<IndexSnapshot>,
@@ -227,6 +255,15 @@ pub trait EngineService: Send {
         published: &Published,
         emit: &mut dyn FnMut(EngineEvent),
     );
+
+    /// The watcher's batches, once a watcher runs: the engine thread waits on them beside
+    /// the requests and hands each to `on_changes`.
+    fn changes(&self) -> Option<Receiver<ChangeBatch>> {
+        None
+    }
+
+    /// A batch from the watcher (`None`: the watcher stopped).
+    fn on_changes(&mut self, _batch: Option<ChangeBatch>, _emit: &mut dyn FnMut(EngineEvent)) {}
 }
 
 enum Mode {
@@ -359,10 +396,28 @@ fn worker_loop(
     // One pending request per kind: a newer one replaces an older one (latest wins).
     let mut pending: [Option<EngineRequest>; SLOTS] = Default::default();
     loop {
+        let mut emit = |e: EngineEvent| {
+            let _ = events.send(e);
+        };
         if pending.iter().all(Option::is_none) {
-            match rx.recv() {
-                Ok(req) => queue_request(&mut pending, req),
-                Err(_) => return,
+            let changes = service.changes().unwrap_or_else(never);
+            select! {
+                recv(rx) -> req => match req {
+                    Ok(req) => queue_request(&mut pending, req),
+                    Err(_) => return,
+                },
+                recv(changes) -> batch => {
+                    let guarded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        service.on_changes(batch.ok(), &mut emit);
+                    }));
+                    if let Err(payload) = guarded {
+                        emit(EngineEvent::Failed {
+                            what: "watch",
+                            message: panic_message(payload.as_ref()),
+                        });
+                    }
+                    continue;
+                }
             }
         }
         while let Ok(req) = rx.try_recv() {
@@ -371,9 +426,6 @@ fn worker_loop(
         // Builds first (everything else needs the index), then what the user is typing.
         let Some(req) = pending.iter_mut().find_map(Option::take) else {
             continue;
-        };
-        let mut emit = |e: EngineEvent| {
-            let _ = events.send(e);
         };
         run_guarded(service.as_mut(), req, published, &mut emit);
     }
@@ -452,7 +504,7 @@ mod tests {
                         generation,
                         query,
                         hits: vec![],
-                        confidence: "low".into(),
+                        confidence: Confidence::Low,
                         low_score: true,
                         answer: String::new(),
                         latency_ms: 0.0,
@@ -505,7 +557,7 @@ mod tests {
             generation: g,
             query: g.to_string(),
             hits: vec![],
-            confidence: String::new(),
+            confidence: Confidence::Low,
             low_score: false,
             answer: String::new(),
             latency_ms: 0.0,
