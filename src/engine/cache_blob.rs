@@ -80,28 +80,31 @@ const MAX_BLOB_FILE: u64 = 4 << 30;
 /// (a merge, a fix that forgot to bump a version) invalidates every derived cache, because
 /// a stale graph or index would silently change maps and hits. Embedded in the binary
 /// (a few hundred KB) and hashed once per call: cheaper than trusting a version number.
-const GRAPH_SOURCES: [&[u8]; 8] = [
+const GRAPH_SOURCES: [&[u8]; 9] = [
     include_bytes!("graph.rs"),
     include_bytes!("graph/relink.rs"),
     include_bytes!("resolve.rs"),
     include_bytes!("resolve/langs.rs"),
     include_bytes!("model.rs"),
     include_bytes!("lang.rs"),
-    include_bytes!("search/paths.rs"),
+    include_bytes!("paths.rs"),
+    include_bytes!("words.rs"),
     include_bytes!("graph/store.rs"),
 ];
-const HISTORY_SOURCES: [&[u8]; 4] = [
+const HISTORY_SOURCES: [&[u8]; 5] = [
     include_bytes!("search/history.rs"),
     include_bytes!("search/tokenize.rs"),
+    include_bytes!("words.rs"),
     include_bytes!("search/build.rs"),
     include_bytes!("history.rs"),
 ];
-const SEARCH_SOURCES: [&[u8]; 8] = [
+const SEARCH_SOURCES: [&[u8]; 9] = [
     include_bytes!("search/build.rs"),
     include_bytes!("search/mod.rs"),
     include_bytes!("search/tokenize.rs"),
     include_bytes!("search/lex.rs"),
-    include_bytes!("search/paths.rs"),
+    include_bytes!("paths.rs"),
+    include_bytes!("words.rs"),
     include_bytes!("search/matcher.rs"),
     include_bytes!("search/weights.rs"),
     include_bytes!("model.rs"),

@@ -46,10 +46,11 @@ use crate::engine::model::{
     pack_name_kind, unpack_name_kind, DefKind, GoModule, Import, Lang, NameTable, ParsedFile,
     RefKind, RefList,
 };
+use crate::engine::paths::{classify, is_declaration_file, PathClass};
 use crate::engine::resolve::{
     go_package_names, split_dir, ResolvedImport, Resolver, REEXPORT_DEPTH,
 };
-use crate::engine::search::paths::{classify, is_declaration_file, PathClass};
+use crate::engine::words::{normalize_name, split_words};
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
 use petgraph::Direction;
@@ -1462,41 +1463,6 @@ fn is_supporting_path(path: &str) -> bool {
         PathClass::Test => true,
         PathClass::Secondary => !is_declaration_file(path),
     }
-}
-
-/// Lowercase words of an identifier or path component: split on non-alphanumerics, on
-/// camelCase humps and acronym ends (`HTTPServer` → `http`, `server`).
-pub(crate) fn split_words(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for chunk in s.split(|c: char| !c.is_alphanumeric()) {
-        let chars: Vec<char> = chunk.chars().collect();
-        let mut start = 0;
-        for i in 1..chars.len() {
-            let (p, c) = (chars[i - 1], chars[i]);
-            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
-            let boundary = (p.is_lowercase() && c.is_uppercase())
-                || (p.is_uppercase() && c.is_uppercase() && next_lower)
-                || (p.is_alphabetic() && c.is_ascii_digit())
-                || (p.is_ascii_digit() && c.is_alphabetic());
-            if boundary {
-                out.push(chars[start..i].iter().collect::<String>().to_lowercase());
-                start = i;
-            }
-        }
-        if start < chars.len() {
-            out.push(chars[start..].iter().collect::<String>().to_lowercase());
-        }
-    }
-    out.retain(|w| !w.is_empty());
-    out
-}
-
-/// Lowercase with separators removed, so `FileGraph`, `file_graph` and `file-graph` agree.
-pub(crate) fn normalize_name(s: &str) -> String {
-    s.chars()
-        .filter(|c| c.is_alphanumeric())
-        .flat_map(char::to_lowercase)
-        .collect()
 }
 
 /// The normalized stem a file is known by: `src/file_graph.rs` → `filegraph`; an `index.*`,

@@ -21,6 +21,7 @@ pub mod json;
 pub mod lang;
 pub mod live;
 pub mod model;
+pub mod paths;
 pub mod rank;
 pub mod repo_map;
 pub mod resolve;
@@ -33,6 +34,7 @@ pub mod text;
 pub mod tokenizer;
 pub mod walk;
 pub mod watch;
+pub mod words;
 
 pub use error::EngineError;
 pub use model::*;

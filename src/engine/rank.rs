@@ -7,9 +7,10 @@
 //! preparation happened in `graph::build_graph`, so a call only re-personalizes, iterates,
 //! distributes and sorts.
 
-use crate::engine::graph::{normalize_name, split_words, FileGraph};
+use crate::engine::graph::FileGraph;
 use crate::engine::model::{ParsedFile, RankedDef};
 use crate::engine::task::Pin;
+use crate::engine::words::{normalize_name, split_words};
 use std::collections::HashSet;
 
 /// Share of the personalization mass the focus files get when other signals exist too.

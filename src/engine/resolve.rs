@@ -24,7 +24,7 @@
 mod langs;
 
 use crate::engine::model::{GoModule, Import, Lang, ParsedFile};
-use crate::engine::search::paths::{classify, PathClass};
+use crate::engine::paths::{classify, PathClass};
 use std::collections::{HashMap, HashSet};
 
 /// Extensions tried, in order, after an extension-less TS/JS specifier.

@@ -19,9 +19,10 @@
 
 use std::collections::HashSet;
 
-use crate::engine::graph::{split_words, FileGraph};
+use crate::engine::graph::FileGraph;
 use crate::engine::model::ParsedFile;
 use crate::engine::search::{Evidence, SearchResponse};
+use crate::engine::words::split_words;
 
 /// The knobs of the pin rule and of the search personalization.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]

@@ -1286,6 +1286,12 @@ mod tests {
         let (dir, w) = watched(BASE);
         write(dir.path(), "newpkg/sub/first.ts", "x\n");
         expect_paths(&w, &["newpkg/sub/first.ts"]);
+        // `mkdir -p` makes `newpkg`, then `sub`: under load the batch listing the file
+        // (found by listing `newpkg`) may go out before the event that adds `sub`'s watch.
+        let t = Instant::now();
+        while w.watched_dirs() < 4 && t.elapsed() < DEADLINE {
+            std::thread::sleep(Duration::from_millis(5));
+        }
         assert_eq!(w.watched_dirs(), 4);
         // Written after the batch: only a watch on `newpkg/sub` can report it.
         write(dir.path(), "newpkg/sub/later.ts", "x\n");

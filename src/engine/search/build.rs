@@ -9,13 +9,14 @@ use rayon::prelude::*;
 
 use super::lex::{self, Seg};
 use super::matcher::FuzzyTarget;
-use super::paths;
 use super::tokenize::{stem_in_place, term_hash, TermClass, Tokenizer};
 use super::{
     field, Chunk, ChunkKind, FuzzyName, PathPosting, Posting, SearchIndex, SearchWeights,
     TermEntry, TextDoc, Unit, NO_DEF,
 };
 use crate::engine::model::{DefKind, ParsedFile};
+use crate::engine::paths;
+use crate::engine::words::normalize_name;
 
 /// Field indices (positions in per-field arrays).
 const F_NAME: usize = 0;
@@ -591,14 +592,6 @@ pub(super) fn unit_postings(
         }));
     }
     (terms, postings)
-}
-
-/// Lowercase letters and digits only: `create_server`, `createServer` → `createserver`.
-pub(super) fn normalize_name(name: &str) -> String {
-    name.chars()
-        .filter(|c| c.is_alphanumeric())
-        .flat_map(char::to_lowercase)
-        .collect()
 }
 
 pub(super) fn name_key(normalized: &str) -> u64 {

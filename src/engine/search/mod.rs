@@ -16,7 +16,6 @@ mod glossary;
 mod history;
 mod lex;
 mod matcher;
-pub(crate) mod paths;
 mod query;
 mod run;
 mod tokenize;
@@ -28,8 +27,8 @@ use serde::Serialize;
 
 use crate::engine::model::{Lang, LineRange, ParsedFile};
 
+pub use crate::engine::paths::{is_code_path, is_impl_path};
 pub use history::HistoryIndex;
-pub use paths::{is_code_path, is_impl_path};
 pub(crate) use query::is_test_word;
 pub use weights::SearchWeights;
 
@@ -268,7 +267,7 @@ struct Chunk {
 struct Unit {
     path: Box<str>,
     lang: Option<Lang>,
-    class: paths::PathClass,
+    class: crate::engine::paths::PathClass,
     /// Under a fixture or test-data folder: material tests read, rarely what a change edits.
     fixture: bool,
     /// Build output or dependency folders: indexed by mistake, never shown.

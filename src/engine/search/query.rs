@@ -8,10 +8,11 @@
 //! expansions). Adjacent positions are also joined (`export order` → `exportorder`) to meet
 //! identifiers written as one word.
 
-use super::build::{name_key, normalize_name};
+use super::build::name_key;
 use super::glossary::Glossary;
 use super::tokenize::{is_cjk, term_hash, TermClass, Tokenizer};
 use super::SearchWeights;
+use crate::engine::words::normalize_name;
 
 /// Longest query considered, in bytes.
 const MAX_QUERY_BYTES: usize = 2000;

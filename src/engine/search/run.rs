@@ -12,11 +12,9 @@ use std::time::Instant;
 use crate::engine::scope::{Scope, ScopeSpec};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
-use super::build::normalize_name;
 use super::glossary::Glossary;
 use super::lex::{self, Seg};
 use super::matcher::{FuzzyMatcher, FuzzyNeedle};
-use super::paths::PathClass;
 use super::query::{self, QueryPlan};
 use super::tokenize::{term_hash, Tokenizer};
 use super::{
@@ -24,7 +22,9 @@ use super::{
     SearchIndex, SearchOptions, SearchResponse, Signals, TermEntry, Unit, MAX_TOP, NO_DEF,
 };
 use crate::engine::model::{Definition, LineRange, ParsedFile, RefKind};
+use crate::engine::paths::PathClass;
 use crate::engine::text::safe_char;
+use crate::engine::words::normalize_name;
 
 const NO_CHUNK: u32 = u32::MAX;
 /// How many chunks after the best one count toward a file's score.

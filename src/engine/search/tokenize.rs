@@ -77,6 +77,10 @@ pub(crate) fn stem_in_place(w: &mut String) {
     }
 }
 
+use crate::engine::words::split_identifier_with;
+#[cfg(test)]
+use crate::engine::words::{split_ascii, split_chars, split_identifier};
+
 /// Where a term came from; the index weights them differently in places.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum TermClass {
@@ -86,138 +90,6 @@ pub(crate) enum TermClass {
     Joined,
     /// A CJK bigram or lone character.
     Cjk,
-}
-
-/// Splits an identifier-like word (letters, digits, `_`) into its parts, as byte ranges:
-/// `[A-Z]+(?=[A-Z][a-z]) | [A-Z]?[a-z]+ | [A-Z]+ | [0-9]+`, with any other letter counted as
-/// lowercase. Underscores separate parts.
-#[cfg(test)]
-pub(crate) fn split_identifier(word: &str, out: &mut Vec<(usize, usize)>) {
-    let mut scratch = Vec::new();
-    split_identifier_with(word, out, &mut scratch);
-}
-
-#[derive(PartialEq, Clone, Copy)]
-enum CharClass {
-    Upper,
-    Lower,
-    Digit,
-    Sep,
-}
-
-fn classify_char(c: char) -> CharClass {
-    if c.is_ascii_digit() || (c.is_numeric() && !c.is_alphabetic()) {
-        CharClass::Digit
-    } else if c.is_uppercase() {
-        CharClass::Upper
-    } else if c.is_alphanumeric() {
-        CharClass::Lower
-    } else {
-        CharClass::Sep
-    }
-}
-
-/// `split_identifier` with a reusable buffer; ASCII words (nearly all) take a byte path.
-fn split_identifier_with(
-    word: &str,
-    out: &mut Vec<(usize, usize)>,
-    chars: &mut Vec<(usize, char)>,
-) {
-    out.clear();
-    if word.is_ascii() {
-        split_ascii(word.as_bytes(), out);
-        return;
-    }
-    split_chars(word, out, chars);
-}
-
-/// The general (Unicode) splitter.
-fn split_chars(word: &str, out: &mut Vec<(usize, usize)>, chars: &mut Vec<(usize, char)>) {
-    out.clear();
-    chars.clear();
-    chars.extend(word.char_indices());
-    let end_of = |chars: &[(usize, char)], i: usize| chars.get(i).map_or(word.len(), |&(b, _)| b);
-    let n = chars.len();
-    let class = |i: usize| classify_char(chars[i].1);
-    let mut i = 0;
-    while i < n {
-        match class(i) {
-            CharClass::Sep => i += 1,
-            c @ (CharClass::Digit | CharClass::Lower) => {
-                let s = i;
-                while i < n && class(i) == c {
-                    i += 1;
-                }
-                out.push((chars[s].0, end_of(chars, i)));
-            }
-            CharClass::Upper => {
-                let s = i;
-                while i < n && class(i) == CharClass::Upper {
-                    i += 1;
-                }
-                if i < n && class(i) == CharClass::Lower {
-                    if i - s > 1 {
-                        // Acronym, then a capitalised word: HTTPRequest → HTTP | Request.
-                        out.push((chars[s].0, end_of(chars, i - 1)));
-                    }
-                    let ws = i - 1;
-                    while i < n && class(i) == CharClass::Lower {
-                        i += 1;
-                    }
-                    out.push((chars[ws].0, end_of(chars, i)));
-                } else {
-                    out.push((chars[s].0, end_of(chars, i)));
-                }
-            }
-        }
-    }
-}
-
-/// The same rules over ASCII bytes (offsets are byte offsets).
-fn split_ascii(b: &[u8], out: &mut Vec<(usize, usize)>) {
-    let class = |x: u8| {
-        if x.is_ascii_digit() {
-            CharClass::Digit
-        } else if x.is_ascii_uppercase() {
-            CharClass::Upper
-        } else if x.is_ascii_alphabetic() {
-            CharClass::Lower
-        } else {
-            CharClass::Sep
-        }
-    };
-    let n = b.len();
-    let mut i = 0;
-    while i < n {
-        match class(b[i]) {
-            CharClass::Sep => i += 1,
-            c @ (CharClass::Digit | CharClass::Lower) => {
-                let s = i;
-                while i < n && class(b[i]) == c {
-                    i += 1;
-                }
-                out.push((s, i));
-            }
-            CharClass::Upper => {
-                let s = i;
-                while i < n && class(b[i]) == CharClass::Upper {
-                    i += 1;
-                }
-                if i < n && class(b[i]) == CharClass::Lower {
-                    if i - s > 1 {
-                        out.push((s, i - 1));
-                    }
-                    let ws = i - 1;
-                    while i < n && class(b[i]) == CharClass::Lower {
-                        i += 1;
-                    }
-                    out.push((ws, i));
-                } else {
-                    out.push((s, i));
-                }
-            }
-        }
-    }
 }
 
 /// Reusable scratch buffers for turning text into terms without allocating per word.

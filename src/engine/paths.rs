@@ -1,6 +1,8 @@
-//! Path rules for search: which files are tests or other secondary material (demoted), which
-//! are build output (never shown), and the implementation-file rule the retrieval eval uses.
-//! Pure functions; called while building the index and by the eval harness.
+//! Path classification, one home for the engine: which files are tests or other secondary
+//! material (demoted by search, given a smaller prior by rank, bound last by the graph),
+//! which are build output (never shown), fixtures, and the implementation-file rule the
+//! retrieval eval uses. Pure functions; called while building the index and by the eval
+//! harness.
 
 /// The code extensions of the retrieval eval (`evalcommon.CODE_EXTS`).
 const CODE_EXTS: [&str; 8] = [".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".py", ".go"];
