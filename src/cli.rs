@@ -13,7 +13,6 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 
-use crate::bench_stats::median;
 use crate::contract::{answer, no_words_note, search_json, SourceHits};
 use crate::engine::answer::AnswerStyle;
 use crate::engine::history::HistorySource;
@@ -28,6 +27,7 @@ use crate::engine::sources::{check_sources, SourceSpec};
 use crate::engine::text::{sanitize, sanitize_block};
 use crate::engine::tokenizer::{tokenizer, TokenizerKind};
 use crate::engine::EngineError;
+use crate::measure::bench_stats::median;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -904,7 +904,7 @@ fn print_stats(index: &Index, json: bool, verbose: bool) -> anyhow::Result<()> {
 
 fn cmd_bench(args: &BenchArgs) -> anyhow::Result<()> {
     if args.parse_floor {
-        let r = crate::parse_floor::run(&repo_path(&args.path), args.runs)?;
+        let r = crate::measure::parse_floor::run(&repo_path(&args.path), args.runs)?;
         if args.json {
             return print(&json::to_string_pretty(&r)?);
         }
@@ -926,7 +926,8 @@ fn cmd_bench(args: &BenchArgs) -> anyhow::Result<()> {
         ));
     }
     if args.live {
-        let report = crate::live_bench::run(&repo_path(&args.path), args.edits, args.tokens)?;
+        let report =
+            crate::measure::live_bench::run(&repo_path(&args.path), args.edits, args.tokens)?;
         if args.json {
             return print(&json::to_string_pretty(&report)?);
         }
@@ -945,8 +946,11 @@ fn cmd_bench(args: &BenchArgs) -> anyhow::Result<()> {
         ));
     }
     if args.typing {
-        let r =
-            crate::typing_bench::run(&repo_path(&args.path), args.tokens, args.queries.as_deref())?;
+        let r = crate::measure::typing_bench::run(
+            &repo_path(&args.path),
+            args.tokens,
+            args.queries.as_deref(),
+        )?;
         if args.json {
             return print(&json::to_string_pretty(&r)?);
         }
@@ -975,8 +979,11 @@ fn cmd_bench(args: &BenchArgs) -> anyhow::Result<()> {
         ));
     }
     if args.search {
-        let r =
-            crate::search_bench::run(&repo_path(&args.path), args.runs, args.queries.as_deref())?;
+        let r = crate::measure::search_bench::run(
+            &repo_path(&args.path),
+            args.runs,
+            args.queries.as_deref(),
+        )?;
         if args.json {
             return print(&json::to_string_pretty(&r)?);
         }
@@ -1321,12 +1328,12 @@ fn search_text(query: &str, r: &SearchResponse, files_mode: bool, explain: bool)
 /// `eval --map`: the map's own figures on a dataset.
 /// Each `--dataset` in turn: a table each, or a JSON array of their documents.
 fn cmd_eval_map(args: &EvalArgs) -> anyhow::Result<()> {
-    use crate::eval_map::{read_variants, run, table, MapEvalOptions};
+    use crate::measure::eval_map::{read_variants, run, table, MapEvalOptions};
     let variants = read_variants(args.map_variants.as_deref())?;
     let mut outs = Vec::with_capacity(args.dataset.len());
     for i in 0..args.dataset.len() {
         let opts = MapEvalOptions {
-            eval: crate::eval::EvalOptions {
+            eval: crate::measure::eval::EvalOptions {
                 dataset: args.dataset[i].clone(),
                 git_dir: args.git_dir[i].clone(),
                 limit: args.limit,
@@ -1364,7 +1371,7 @@ fn eval_variants(path: Option<&std::path::Path>) -> anyhow::Result<Vec<(String, 
     let Some(path) = path else {
         return Ok(vec![("default".into(), SearchWeights::default())]);
     };
-    crate::eval::read_variant_file(path, "weights", "weights", |name, v| {
+    crate::measure::eval::read_variant_file(path, "weights", "weights", |name, v| {
         // Unknown keys are typos in a tuning file: refuse them rather than ignore them.
         let known = serde_json::to_value(SearchWeights::default())?;
         if let (Some(obj), Some(known)) = (v.as_object(), known.as_object()) {
@@ -1383,8 +1390,8 @@ fn eval_dataset(
     args: &EvalArgs,
     i: usize,
     variants: &[(String, SearchWeights)],
-) -> anyhow::Result<Vec<crate::eval::EvalReport>> {
-    let opts = crate::eval::EvalOptions {
+) -> anyhow::Result<Vec<crate::measure::eval::EvalReport>> {
+    let opts = crate::measure::eval::EvalOptions {
         dataset: args.dataset[i].clone(),
         git_dir: args.git_dir[i].clone(),
         limit: args.limit,
@@ -1398,7 +1405,7 @@ fn eval_dataset(
         ..SearchOptions::default()
     };
     let mut ranker =
-        |tree: &crate::eval::EvalTree, query: &str| -> anyhow::Result<Vec<Vec<String>>> {
+        |tree: &crate::measure::eval::EvalTree, query: &str| -> anyhow::Result<Vec<Vec<String>>> {
             // Only the parent's own history: `git log PARENT` reaches its ancestors, never the
             // commit whose files are the answer.
             let history = if args.no_history {
@@ -1444,11 +1451,16 @@ fn eval_dataset(
             }
             Ok(out)
         };
-    crate::eval::run_eval_variants(&opts, variants.len(), &mut ranker, &mut |done, total, _| {
-        if !args.json {
-            eprint!("\r{done}/{total}");
-        }
-    })
+    crate::measure::eval::run_eval_variants(
+        &opts,
+        variants.len(),
+        &mut ranker,
+        &mut |done, total, _| {
+            if !args.json {
+                eprint!("\r{done}/{total}");
+            }
+        },
+    )
     .inspect(|_| {
         if !args.json {
             eprintln!();
@@ -1460,7 +1472,7 @@ fn eval_dataset(
 /// per variant). Every file must hold the same variants.
 fn read_eval_reports(
     paths: &[PathBuf],
-) -> anyhow::Result<(Vec<String>, Vec<Vec<crate::eval::EvalReport>>)> {
+) -> anyhow::Result<(Vec<String>, Vec<Vec<crate::measure::eval::EvalReport>>)> {
     let mut names: Option<Vec<String>> = None;
     let mut all = Vec::new();
     for path in paths {
@@ -1500,7 +1512,7 @@ fn read_eval_reports(
 /// `mapscope eval` over several datasets: a per-dataset table (the variant chosen on all of
 /// them), and with `--leave-one-out` the held-out table beside it.
 fn cmd_eval_datasets(args: &EvalArgs, variants: &[(String, SearchWeights)]) -> anyhow::Result<()> {
-    use crate::eval::{dataset_table, leave_one_out, objective, EvalReport};
+    use crate::measure::eval::{dataset_table, leave_one_out, objective, EvalReport};
     use std::fmt::Write as _;
     let (mut names, mut all) = if args.from_report.is_empty() {
         let mut all: Vec<Vec<EvalReport>> = Vec::new();
@@ -1669,7 +1681,9 @@ fn cmd_eval(args: &EvalArgs) -> anyhow::Result<()> {
         )?);
     }
     let mut s = String::new();
-    let get = |r: &crate::eval::EvalReport, k: &str| r.summary.get(k).copied().unwrap_or(f64::NAN);
+    let get = |r: &crate::measure::eval::EvalReport, k: &str| {
+        r.summary.get(k).copied().unwrap_or(f64::NAN)
+    };
     let _ = writeln!(
         s,
         "{:<28}{:>7}{:>7}{:>7}{:>7}{:>7}{:>9}{:>7}",

@@ -135,8 +135,8 @@ fn only_the_named_modules_start_threads() {
         "src/http.rs",
         "src/cli.rs",
         // Measurement: per-dataset work and the parse-floor probe.
-        "src/eval.rs",
-        "src/parse_floor.rs",
+        "src/measure/eval.rs",
+        "src/measure/parse_floor.rs",
     ];
     let starts = [
         "thread::spawn",

@@ -15,11 +15,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
-use crate::bench_stats::median;
 use crate::engine::index::{Index, IndexOptions, MapRequest};
 use crate::engine::model::Lang;
 use crate::engine::walk::{walk, WalkOptions};
 use crate::engine::watch::{WatchOptions, Watcher};
+use crate::measure::bench_stats::median;
 
 /// Medians and maxima over the edits, in milliseconds.
 #[derive(Debug, Clone, serde::Serialize)]

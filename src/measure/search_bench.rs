@@ -15,10 +15,10 @@ use std::time::Instant;
 
 use anyhow::Context;
 
-use crate::bench_stats::median;
 use crate::engine::history::HistorySource;
 use crate::engine::index::{Index, IndexOptions};
 use crate::engine::search::SearchOptions;
+use crate::measure::bench_stats::median;
 
 /// Fixed queries that exercise the glossary, CJK bigrams and plain-word paths.
 const FIXED_QUERIES: &[&str] = &[

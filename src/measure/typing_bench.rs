@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use crate::engine::history::HistorySource;
 use crate::engine::index::{Index, IndexOptions, MapRequest};
-use crate::search_bench::{latency, read_queries, Latency};
+use crate::measure::search_bench::{latency, read_queries, Latency};
 
 /// Queries typed when no file is given: commit-message-like tasks in English and Chinese.
 const DEFAULT_QUERIES: &[&str] = &[

@@ -13,7 +13,7 @@ use crate::engine::history::HistorySource;
 use crate::engine::index::{Index, IndexOptions, MapRequest};
 use crate::engine::task::TaskOptions;
 use crate::engine::tokenizer::TokenizerKind;
-use crate::eval::{run_eval_variants, EvalOptions, EvalReport, EvalTree};
+use crate::measure::eval::{run_eval_variants, EvalOptions, EvalReport, EvalTree};
 
 /// What `eval --map` runs.
 #[derive(Debug, Clone)]
@@ -132,8 +132,9 @@ fn summarize(
         .iter()
         .filter(|q| !q.gold_files.is_empty())
         .collect();
-    let in_map =
-        |q: &crate::eval::QueryResult| q.gold_ranks.values().filter(|r| r.is_some()).count();
+    let in_map = |q: &crate::measure::eval::QueryResult| {
+        q.gold_ranks.values().filter(|r| r.is_some()).count()
+    };
     MapEvalSummary {
         variant: name.to_string(),
         repo: report.repo.clone(),
@@ -208,7 +209,7 @@ pub fn read_variants(path: Option<&std::path::Path>) -> Result<Vec<(String, Task
     let Some(path) = path else {
         return Ok(vec![("default".into(), TaskOptions::default())]);
     };
-    crate::eval::read_variant_file(path, "map variants", "variant", |name, v| {
+    crate::measure::eval::read_variant_file(path, "map variants", "variant", |name, v| {
         serde_json::from_value(v.clone())
             .with_context(|| format!("{}: variant {name:?}", path.display()))
     })
