@@ -2,7 +2,7 @@
 //! is redone only for the files an edit can have changed; every other file's bindings are
 //! taken from the previous graph. The result equals `build_graph` of the new files (the
 //! tables, the ids, the float sums: every table is still built from all files' bindings, in
-//! file order), which `tests/engine_live.rs` checks over random edit scripts.
+//! file order), which `tests/engine/engine_live.rs` checks over random edit scripts.
 //!
 //! Which files an edit touches. What a file binds to depends on its own references and
 //! imports, on where imports resolve (the set of paths and the Go modules), on which files

@@ -5,7 +5,7 @@
 //! frees references, imports and the graph as soon as they are used, also when it writes the
 //! persistent cache as it parses (a first cache-on run), and when it is served from that cache.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! client (ureq), every route and its errors, concurrent requests while files change, a
 //! non-loopback address refused, and Ctrl-C (SIGINT) ending the server cleanly.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;

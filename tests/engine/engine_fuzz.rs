@@ -5,7 +5,7 @@
 //! file runs in seconds; proptest keeps what it shrinks to in
 //! `tests/engine_fuzz.proptest-regressions`.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::fs;

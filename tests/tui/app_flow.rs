@@ -4,7 +4,7 @@
 //! focus/exclude/budget/tokenizer steer it, why/cut explain it, copies go out as OSC 52, and
 //! engine failures end up in the status bar.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

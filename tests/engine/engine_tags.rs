@@ -1,7 +1,7 @@
 //! Tag extraction on the fixture repositories (snapshots, one compact line per tag) plus
 //! targeted checks for each kind of definition, reference and import, and hostile input.
 
-mod common;
+use crate::common;
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};

@@ -2,7 +2,7 @@
 //! graph, ranks and rendered map alike), and tags reused from the persistent cache give the
 //! same index as parsing from scratch.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::fs;

@@ -2,7 +2,7 @@
 //! rebuilt when corrupt, `--no-cache`, `mapscope cache clear|path`, concurrent runs, and
 //! that the repository itself is never written to.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::fs;

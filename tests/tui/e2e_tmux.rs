@@ -6,7 +6,7 @@
 //! Waits poll the screen with a deadline (a terminal has no other signal); skipped when tmux
 //! is not installed.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Output};

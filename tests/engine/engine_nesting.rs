@@ -2,7 +2,7 @@
 //! yields tags (and a tag cache) proportional to its size, like a flat file of as many
 //! functions. Sizes and counts only, never times.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

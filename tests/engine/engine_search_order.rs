@@ -2,7 +2,7 @@
 //! about tests: small TS, Go and Python fixtures parsed by the real tag extractor, where
 //! the test file repeats the query's words more often than the implementation does.
 
-mod common;
+use crate::common;
 
 use mapscope::engine::search::SearchResponse;
 

@@ -1,7 +1,7 @@
 //! `mapscope mcp` end to end: the binary speaks MCP over stdin/stdout, answers from the
 //! index of a repository, and sees a file an agent writes after it started.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};

@@ -2,7 +2,7 @@
 //! PHP), on their fixture repositories: a use in one file reaches the file that defines the
 //! name through the language's imports, as a resolved edge (not a bare-name guess).
 
-mod common;
+use crate::common;
 
 use mapscope::engine::graph::{build_graph, FileGraph};
 use mapscope::engine::ParsedFile;

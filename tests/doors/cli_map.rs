@@ -1,7 +1,7 @@
 //! The real binary on fixture repos: the `map` and `stats` commands, error codes, determinism,
 //! and hostile input. Each error is one line on stderr with a stable code and exit code 2.
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Output};
 

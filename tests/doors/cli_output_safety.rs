@@ -5,7 +5,7 @@
 //! the MCP tools — and no raw control byte comes out (C0 but newline and tab, DEL, C1).
 //! JSON keeps the data: it escapes (`\u001b`, `\u009b`) rather than replaces.
 
-mod common;
+use crate::common;
 
 use std::ffi::OsStr;
 use std::io::Write;

@@ -4,7 +4,7 @@
 //! steering input leaves the map as it is without it, with a note; and with queries the
 //! budget stays hard and a larger budget never drops what a smaller one showed.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

@@ -1,6 +1,6 @@
 //! The file walk and source loading, against fixture trees built in temp dirs.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::fs;

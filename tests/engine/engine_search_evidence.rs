@@ -4,7 +4,7 @@
 //! excerpt and the matched word as the symbol; a word used in code stays a reference or a
 //! call. Also: queries that are bad input never panic.
 
-mod common;
+use crate::common;
 
 use mapscope::engine::search::{Evidence, SearchHit, SearchResponse};
 use mapscope::engine::ParsedFile;

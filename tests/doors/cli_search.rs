@@ -1,6 +1,6 @@
 //! `mapscope search` on a fixture repo with known answers, and the JSON contract.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

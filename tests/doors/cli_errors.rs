@@ -2,7 +2,7 @@
 //! included (`INVALID_ARGUMENT`) — and a search argument error has the same code in text
 //! and JSON modes. `--help` and `--version` still print normally and exit 0.
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Output};
 

@@ -1,0 +1,14 @@
+//! The front doors' integration tests in one binary: the CLI, the MCP server and the HTTP
+//! server, each driven through the real `mapscope` executable.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod cli_cache;
+mod cli_errors;
+mod cli_map;
+mod cli_output_safety;
+mod cli_search;
+mod cli_special_files;
+mod http_serve;
+mod mcp_stdio;

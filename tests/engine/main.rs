@@ -1,0 +1,21 @@
+//! The engine's integration tests in one binary (each test binary links every grammar, so
+//! fewer binaries build faster): tags, walk, graph, rank, map, search, the live index, and
+//! the architecture's import rules.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod architecture;
+mod engine_budget;
+mod engine_fuzz;
+mod engine_languages;
+mod engine_live;
+mod engine_map_lines;
+mod engine_map_task;
+mod engine_nesting;
+mod engine_rank;
+mod engine_search;
+mod engine_search_evidence;
+mod engine_search_order;
+mod engine_tags;
+mod engine_walk;

@@ -1,0 +1,10 @@
+//! The TUI's integration tests in one binary: the app driven by actions, screens drawn on
+//! ratatui's `TestBackend` (insta snapshots), the X11 clipboard and the tmux end-to-end runs.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod app_clipboard_x11;
+mod app_flow;
+mod e2e_tmux;
+mod ui_screens;
