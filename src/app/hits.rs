@@ -229,3 +229,64 @@ impl App {
         self.hits.view(note)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ui::{Evidence, HitRow};
+
+    fn hits(n: usize) -> HitsState {
+        let hit = |i: usize| Hit {
+            row: HitRow {
+                evidence: Evidence::Definition,
+                kind: "function".into(),
+                symbol: format!("s{i}"),
+                path: format!("f{}.rs", i % 2),
+                start: 1,
+                end: 1,
+                score: 1.0,
+                signals: Vec::new(),
+                focus: false,
+            },
+            excerpt: String::new(),
+        };
+        let mut h = HitsState::default();
+        h.show(Some(Arc::new(Hits {
+            generation: 1,
+            query: "q".into(),
+            hits: (0..n).map(hit).collect(),
+            confidence: "high".into(),
+            low_score: false,
+            answer: String::new(),
+            latency_ms: 0.0,
+        })));
+        h
+    }
+
+    #[test]
+    fn the_selection_is_clamped_and_kept_in_view() {
+        let mut h = hits(10);
+        assert!(!h.step(-1, 3), "already at the first hit");
+        assert!(h.step(isize::MAX / 2, 3));
+        assert_eq!((h.selected, h.offset), (9, 7));
+        assert_eq!(h.title(), "10/10");
+        assert!(!HitsState::default().step(1, 3), "no hits");
+    }
+
+    #[test]
+    fn a_click_selects_the_row_drawn_there_and_below_the_last_nothing() {
+        let mut h = hits(4);
+        assert!(h.select_row(2, 3));
+        assert_eq!(h.selected_hit().map(|x| x.row.symbol.as_str()), Some("s2"));
+        assert!(!h.select_row(5, 3));
+        assert_eq!(h.selected, 2);
+    }
+
+    #[test]
+    fn focus_marks_follow_the_focus_files() {
+        let mut h = hits(3);
+        h.mark_focus(&["f1.rs".to_string()]);
+        let marked: Vec<bool> = h.view("").rows.iter().map(|r| r.focus).collect();
+        assert_eq!(marked, [false, true, false]);
+    }
+}

@@ -215,3 +215,43 @@ impl App {
         self.set_message(text, Level::Error);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_newest_refresh_clears_the_pending_files() {
+        let mut i = IndexState::new();
+        assert_eq!(i.finish_refresh(5), None, "no refresh: a plain build");
+        i.refresh = Some(Refresh {
+            pending: ["a.rs".to_string(), "b.rs".to_string()].into(),
+            generation: 7,
+        });
+        assert!(i.busy() && i.refreshing());
+        assert_eq!(
+            i.finish_refresh(6),
+            None,
+            "an older index leaves them pending"
+        );
+        assert_eq!(i.pending_changes(), 2);
+        assert_eq!(i.finish_refresh(7), Some(2));
+        assert!(!i.refreshing());
+        assert_eq!(i.pending_changes(), 0);
+    }
+
+    #[test]
+    fn a_failed_first_build_shows_the_empty_page() {
+        let mut i = IndexState::new();
+        assert!(i.empty_view().is_none());
+        i.error = Some(("REPO_EMPTY".into(), "nothing to map".into()));
+        assert!(i.failed());
+        let page = i
+            .empty_view()
+            .map(|e| (e.code.to_string(), e.reason.to_string()));
+        assert_eq!(
+            page,
+            Some(("REPO_EMPTY".to_string(), "nothing to map".to_string()))
+        );
+    }
+}

@@ -401,6 +401,69 @@ mod tests {
         assert_eq!(v, ["a"]);
     }
 
+    /// A map of `files` files of `len` lines each (a header line, then its signatures).
+    fn map_of(files: usize, len: usize) -> Arc<MapSnapshot> {
+        let text: String = (0..files * len).map(|i| format!("line {i}\n")).collect();
+        Arc::new(MapSnapshot {
+            generation: 1,
+            params: MapParams::default(),
+            text,
+            tokens: 0,
+            files: (0..files)
+                .map(|i| crate::engine::live::session::MapFile {
+                    path: format!("f{i}.rs"),
+                    rank: 0.0,
+                    tokens: 0,
+                    header_line: i * len,
+                })
+                .collect(),
+            budget: 0,
+            cut: Vec::new(),
+            fit_ms: 0.0,
+        })
+    }
+
+    #[test]
+    fn a_new_map_keeps_the_selected_file_selected() {
+        let mut m = MapState::new(MapParams::default());
+        m.show(map_of(3, 4));
+        assert!(m.step(2));
+        assert_eq!(m.selected_file(), Some("f2.rs"));
+        m.show(map_of(5, 4));
+        assert_eq!(m.selected_file(), Some("f2.rs"));
+        m.show(map_of(1, 4));
+        assert_eq!(
+            m.selected_file(),
+            Some("f0.rs"),
+            "gone: back to the first file"
+        );
+    }
+
+    #[test]
+    fn selection_scrolls_into_view_and_clicks_select_the_section() {
+        let mut m = MapState::new(MapParams::default());
+        assert!(!m.step(1), "no map, nothing to select");
+        m.show(map_of(4, 10));
+        assert!(m.step(isize::MAX / 2));
+        m.reveal(5);
+        assert_eq!((m.selected, m.scroll), (3, 30));
+        m.scroll(-100, 5);
+        assert_eq!(m.scroll, 0);
+        m.select_row(14);
+        assert_eq!(m.selected_file(), Some("f1.rs"));
+        m.scroll(100, 5);
+        assert_eq!(m.scroll, 35, "never past the last screenful");
+        m.select_first_in_view();
+        assert_eq!(
+            m.selected_file(),
+            Some("f1.rs"),
+            "no header in view: it stays"
+        );
+        m.scroll(-8, 5);
+        m.select_first_in_view();
+        assert_eq!(m.selected_file(), Some("f3.rs"));
+    }
+
     #[test]
     fn the_budget_ladder_stops_at_its_ends() {
         let mut m = MapState::new(MapParams {

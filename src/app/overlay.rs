@@ -173,3 +173,43 @@ static PENDING_WHY: WhyView = WhyView {
     tokens: 0,
     incoming: Vec::new(),
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn help_and_cut_toggle_but_a_second_why_stays_open_at_the_top() {
+        let mut o = OverlayState::new(Vec::new());
+        o.toggle(OverlayKind::Help);
+        assert!(o.is_open());
+        o.toggle(OverlayKind::Help);
+        assert!(!o.is_open());
+        o.toggle(OverlayKind::Why);
+        assert!(o.on_action(&Action::PageDown));
+        o.toggle(OverlayKind::Why);
+        assert_eq!((o.open, o.scroll), (Some(OverlayKind::Why), 0));
+    }
+
+    #[test]
+    fn an_open_pop_up_scrolls_swallows_typing_and_closes_on_other_commands() {
+        let mut o = OverlayState::new(Vec::new());
+        o.toggle(OverlayKind::Help);
+        assert!(o.on_action(&Action::SelectNext));
+        assert!(o.on_action(&Action::InsertChar('x')));
+        assert_eq!(o.scroll, 1);
+        assert!(!o.on_action(&Action::Quit));
+        assert!(o.is_open(), "quit runs with the pop-up open");
+        assert!(!o.on_action(&Action::BudgetUp));
+        assert!(!o.is_open(), "another command closes it, then runs");
+    }
+
+    #[test]
+    fn the_cut_shows_only_with_a_map() {
+        let mut o = OverlayState::new(Vec::new());
+        o.toggle(OverlayKind::Cut);
+        assert!(o.view(None).is_none());
+        let cut = CutView::default();
+        assert!(matches!(o.view(Some(&cut)), Some(Overlay::Cut { .. })));
+    }
+}
