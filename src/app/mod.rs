@@ -1,11 +1,11 @@
 //! The TUI application: `App` composes one state per feature, each in the module named like
 //! the `ui` pane it feeds (`query`, `hits`, `preview`, `map`, `overlay`, `status`, `layout`)
 //! plus the index they all show (`index`). `App::update(Action)` and `App::on_engine_event`
-//! dispatch to those modules, and `App::view` gathers their view models for `ui::draw`. All
-//! mutation happens here, on the UI thread; the engine, the highlighter and the input reader
-//! run elsewhere and talk to the app through small events (`run` wires them together). `App`
-//! itself never blocks: engine requests are fire-and-forget and results are picked up from
-//! published snapshots when their event arrives.
+//! dispatch to those modules, and `App::view` gathers their view models for `ui::draw`. Every
+//! mutation of the TUI's state happens in `app`, on the UI thread; the engine, the highlighter
+//! and the input reader run elsewhere and talk to the app through small events (`run` wires
+//! them together). `App` itself never blocks: engine requests are fire-and-forget and results
+//! are picked up from published snapshots when their event arrives.
 
 pub mod action;
 pub mod clipboard;
