@@ -1,0 +1,261 @@
+//! The preview pane's state: the file shown (its text split into lines, the marked range,
+//! the scroll, and its colours once the highlighter answers the ticket it was asked with).
+//! Follows the selected hit and builds the `ui::preview` view model. Runs on the UI thread;
+//! highlighting runs on `app::highlight`'s worker.
+
+use std::sync::Arc;
+
+use ratatui::text::Line;
+
+use super::highlight::{HighlightRequest, HighlightWorker, Highlighted};
+use super::App;
+use crate::engine::live::session::IndexSnapshot;
+use crate::ui::preview::center_scroll;
+use crate::ui::{PreviewRow, PreviewView};
+
+pub(super) struct PreviewState {
+    /// The file shown; `None` when no hit is followed.
+    file: Option<PreviewFile>,
+    /// Numbers highlight requests: an answer for an older ticket is dropped.
+    next_ticket: u64,
+    highlighter: Option<HighlightWorker>,
+}
+
+/// The file shown in the preview.
+struct PreviewFile {
+    path: String,
+    text: Arc<str>,
+    /// Byte offset of each line's start.
+    starts: Vec<usize>,
+    mark: Option<(u32, u32)>,
+    scroll: usize,
+    styled: Option<Vec<Line<'static>>>,
+    ticket: u64,
+}
+
+impl PreviewFile {
+    fn line_count(&self) -> usize {
+        if self.text.is_empty() {
+            0
+        } else if self.text.ends_with('\n') {
+            self.starts.len() - 1
+        } else {
+            self.starts.len()
+        }
+    }
+
+    fn line(&self, i: usize) -> &str {
+        let start = self.starts.get(i).copied().unwrap_or(self.text.len());
+        let end = self
+            .starts
+            .get(i + 1)
+            .map_or(self.text.len(), |e| e.saturating_sub(1));
+        self.text.get(start..end.max(start)).unwrap_or("")
+    }
+}
+
+fn line_starts(text: &str) -> Vec<usize> {
+    let mut v = vec![0];
+    v.extend(
+        text.bytes()
+            .enumerate()
+            .filter(|(_, b)| *b == b'\n')
+            .map(|(i, _)| i + 1),
+    );
+    v
+}
+
+impl PreviewState {
+    pub fn new(highlighter: Option<HighlightWorker>) -> PreviewState {
+        PreviewState {
+            file: None,
+            next_ticket: 1,
+            highlighter,
+        }
+    }
+
+    pub fn is_open(&self) -> bool {
+        self.file.is_some()
+    }
+
+    pub fn close(&mut self) {
+        self.file = None;
+    }
+
+    pub fn path(&self) -> Option<&str> {
+        self.file.as_ref().map(|p| p.path.as_str())
+    }
+
+    pub fn is_highlighted(&self) -> bool {
+        self.file.as_ref().is_some_and(|p| p.styled.is_some())
+    }
+
+    /// Where `$EDITOR` should open the file shown: the marked line, else the top line.
+    pub fn editor_target(&self) -> Option<(String, u32)> {
+        self.file
+            .as_ref()
+            .map(|p| (p.path.clone(), p.mark.map_or(p.scroll as u32 + 1, |m| m.0)))
+    }
+
+    /// Shows `path` with `mark` centred in `height` lines: plain text at once, colour when
+    /// the highlighter is done. A path the index has no text for closes the preview.
+    fn open(
+        &mut self,
+        path: &str,
+        mark: Option<(u32, u32)>,
+        height: usize,
+        index: Option<&IndexSnapshot>,
+    ) {
+        if let Some(p) = &mut self.file {
+            if p.path == path {
+                p.mark = mark;
+                if let Some((s, e)) = mark {
+                    p.scroll = center_scroll(s, e, height, p.line_count());
+                }
+                return;
+            }
+        }
+        let Some(text) = index.and_then(|i| i.texts.get(path).cloned()) else {
+            self.file = None;
+            return;
+        };
+        let ticket = self.next_ticket;
+        self.next_ticket += 1;
+        let mut p = PreviewFile {
+            path: path.to_string(),
+            starts: line_starts(&text),
+            text: text.clone(),
+            mark,
+            scroll: 0,
+            styled: None,
+            ticket,
+        };
+        if let Some((s, e)) = mark {
+            p.scroll = center_scroll(s, e, height, p.line_count());
+        }
+        self.file = Some(p);
+        if let Some(hl) = &self.highlighter {
+            hl.request(HighlightRequest {
+                ticket,
+                path: path.to_string(),
+                text,
+            });
+        }
+    }
+
+    fn scroll(&mut self, delta: isize, height: usize) {
+        if let Some(p) = &mut self.file {
+            let max = p.line_count().saturating_sub(height);
+            p.scroll = (p.scroll as isize)
+                .saturating_add(delta)
+                .clamp(0, max as isize) as usize;
+        }
+    }
+
+    /// Takes the highlighter's colours if they are for the file shown; returns whether.
+    pub fn on_highlighted(&mut self, h: Highlighted) -> bool {
+        match &mut self.file {
+            Some(p) if p.ticket == h.ticket && p.path == h.path => {
+                p.styled = Some(h.lines);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The visible `height` lines of the file shown (`indexing`: no index yet).
+    fn view(&self, height: usize, indexing: bool) -> PreviewView<'_> {
+        let Some(p) = &self.file else {
+            return PreviewView {
+                title: "preview",
+                rows: Vec::new(),
+                first: 0,
+                total: 0,
+                mark: None,
+                note: if indexing {
+                    "indexing…"
+                } else {
+                    "select a hit to see its source"
+                },
+                highlighted: false,
+            };
+        };
+        let total = p.line_count();
+        let first = p.scroll.min(total.saturating_sub(1));
+        let last = (first + height).min(total);
+        let rows = (first..last)
+            .map(|i| match p.styled.as_ref().and_then(|s| s.get(i)) {
+                Some(line) => PreviewRow::Styled(line),
+                None => PreviewRow::Plain(p.line(i)),
+            })
+            .collect();
+        PreviewView {
+            title: &p.path,
+            rows,
+            first,
+            total,
+            mark: p.mark,
+            note: "empty file",
+            highlighted: p.styled.is_some(),
+        }
+    }
+}
+
+impl App {
+    /// Shows the selected hit's file with its line range marked.
+    pub(super) fn preview_selected_hit(&mut self) {
+        let Some(hit) = self.hits.selected_hit() else {
+            return;
+        };
+        let path = hit.row.path.clone();
+        let mark = Some((hit.row.start, hit.row.end.max(hit.row.start)));
+        self.open_preview(&path, mark);
+    }
+
+    fn open_preview(&mut self, path: &str, mark: Option<(u32, u32)>) {
+        let height = self.preview_height();
+        self.preview
+            .open(path, mark, height, self.index.snapshot.as_deref());
+    }
+
+    /// Re-reads the file shown from a new index (its text may have changed).
+    pub(super) fn reload_preview(&mut self) {
+        if let Some(p) = self.preview.file.take() {
+            self.open_preview(&p.path, p.mark);
+        }
+    }
+
+    pub(super) fn scroll_preview(&mut self, delta: isize) {
+        let height = self.preview_height();
+        self.preview.scroll(delta, height);
+    }
+
+    pub(super) fn preview_view(&self) -> PreviewView<'_> {
+        self.preview
+            .view(self.preview_height(), self.index.snapshot.is_none())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn preview_lines_split_like_the_engine() {
+        let text: Arc<str> = Arc::from("a\nbb\n\nc");
+        let p = PreviewFile {
+            path: String::new(),
+            starts: line_starts(&text),
+            text,
+            mark: None,
+            scroll: 0,
+            styled: None,
+            ticket: 0,
+        };
+        assert_eq!(p.line_count(), 4);
+        assert_eq!(
+            (0..4).map(|i| p.line(i)).collect::<Vec<_>>(),
+            ["a", "bb", "", "c"]
+        );
+    }
+}
