@@ -80,8 +80,11 @@ const MAX_BLOB_FILE: u64 = 4 << 30;
 /// (a merge, a fix that forgot to bump a version) invalidates every derived cache, because
 /// a stale graph or index would silently change maps and hits. Embedded in the binary
 /// (a few hundred KB) and hashed once per call: cheaper than trusting a version number.
-const GRAPH_SOURCES: [&[u8]; 9] = [
-    include_bytes!("graph.rs"),
+const GRAPH_SOURCES: [&[u8]; 12] = [
+    include_bytes!("graph/mod.rs"),
+    include_bytes!("graph/binding.rs"),
+    include_bytes!("graph/build.rs"),
+    include_bytes!("graph/words.rs"),
     include_bytes!("graph/relink.rs"),
     include_bytes!("resolve.rs"),
     include_bytes!("resolve/langs.rs"),

@@ -1,0 +1,142 @@
+//! The graph's binding rules and weights, as data: how much each kind of use weighs, the
+//! binding classes (resolved, member of an import, guesses) and their weights, which names
+//! are distinctive enough to guess from, and which languages share names (families). Pure
+//! functions; read by the builder on rayon workers.
+
+use super::*;
+
+/// A fallback name defined in more files than this is too generic to say anything.
+pub const FALLBACK_MAX_DEFINERS: usize = 20;
+
+/// Weight of a use by its kind: inheritance says the most about a dependency, a plain mention
+/// (passing a value along) the least; the import statement itself counts like a mention.
+pub(super) fn kind_weight(kind: RefKind) -> f64 {
+    match kind {
+        RefKind::Heritage => 2.0,
+        RefKind::Call | RefKind::Type => 1.0,
+        RefKind::Reference | RefKind::Import => 0.5,
+    }
+}
+
+/// How a use was bound to its target; the weight says how sure we are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(super) enum Binding {
+    /// Through an import (named, namespace, wildcard, Go package qualifier) or the same Go
+    /// package: the target is known.
+    Resolved,
+    /// `Imported.member`: a member found in the file defining the imported name.
+    Member,
+    /// The import resolved, but no definition of the name was found in the module.
+    ModuleOnly,
+    /// A Go method call matched to a method of the same package.
+    PackageMethod,
+    /// Bare-name match of an unbound, unqualified name.
+    Fallback,
+    /// Bare-name match of `x.method()` where `x` is not an import.
+    MethodFallback,
+}
+
+impl Binding {
+    pub(super) fn weight(self) -> f64 {
+        match self {
+            Binding::Resolved => 1.0,
+            Binding::Member => 0.7,
+            Binding::ModuleOnly | Binding::PackageMethod => 0.5,
+            Binding::Fallback => 0.1,
+            Binding::MethodFallback => 0.02,
+        }
+    }
+
+    pub(super) fn is_guess(self) -> bool {
+        matches!(self, Binding::Fallback | Binding::MethodFallback)
+    }
+}
+
+/// Identifier multiplier. `_private` names are internal plumbing (×0.1, like aider). A long
+/// camelCase/snake_case name is distinctive, so a bare-name guess on it is more likely right
+/// (×3); on resolved edges the name says nothing about correctness, so no boost there.
+pub(super) fn ident_multiplier(name: &str, binding: Binding) -> f64 {
+    let mut m = 1.0;
+    if name.starts_with('_') {
+        m *= 0.1;
+    }
+    if binding.is_guess() && is_distinctive(name) {
+        m *= 3.0;
+    }
+    m
+}
+
+pub(super) fn is_distinctive(name: &str) -> bool {
+    let snake = name.contains('_') && name.chars().any(char::is_alphabetic);
+    // A hump, not just a capital: Go's exported `Validate` is one plain word.
+    let chars: Vec<char> = name.chars().collect();
+    let camel = chars
+        .windows(2)
+        .any(|w| w[0].is_lowercase() && w[1].is_uppercase());
+    (snake || camel) && name.chars().count() >= 8
+}
+
+/// Objects every JS runtime (browser or Node) provides without an import: their members are
+/// the runtime's, never a repository's methods. Only consulted for a qualifier that no
+/// import of the file binds.
+pub(super) fn is_js_global_object(name: &str) -> bool {
+    const GLOBALS: [&str; 30] = [
+        "Array",
+        "Atomics",
+        "BigInt",
+        "Buffer",
+        "Date",
+        "Error",
+        "Intl",
+        "JSON",
+        "Map",
+        "Math",
+        "Number",
+        "Object",
+        "Promise",
+        "Proxy",
+        "Reflect",
+        "RegExp",
+        "Set",
+        "String",
+        "Symbol",
+        "URL",
+        "WeakMap",
+        "WebAssembly",
+        "console",
+        "document",
+        "globalThis",
+        "localStorage",
+        "location",
+        "navigator",
+        "process",
+        "window",
+    ];
+    GLOBALS.binary_search(&name).is_ok()
+}
+
+/// Languages whose wildcard imports load another file's names into every file that loads
+/// this one (Python star imports, C/C++ includes, Ruby requires, PHP includes).
+pub(super) fn includes_are_transitive(lang: Lang) -> bool {
+    matches!(
+        lang,
+        Lang::Python | Lang::C | Lang::Cpp | Lang::Ruby | Lang::Php
+    )
+}
+
+/// Language family: references only fall back to definitions of the same family.
+pub(super) fn family(lang: Lang) -> usize {
+    match lang {
+        Lang::TypeScript | Lang::Tsx | Lang::JavaScript => 0,
+        Lang::Python => 1,
+        Lang::Go => 2,
+        Lang::Rust => 3,
+        Lang::Java => 4,
+        // C code calls into C++ headers and back: one family.
+        Lang::C | Lang::Cpp => 5,
+        Lang::CSharp => 6,
+        Lang::Ruby => 7,
+        Lang::Php => 8,
+    }
+}
+pub(super) const FAMILIES: usize = 9;
