@@ -42,7 +42,7 @@ pub struct BlobKind {
     what: &'static str,
 }
 
-/// The linked file graph (`graph::FileGraph`'s tables, without the petgraph view).
+/// The linked file graph (`graph::FileGraph`'s tables).
 pub const GRAPH: BlobKind = BlobKind {
     file_name: "graph.bin",
     magic: b"MSGRAPH\0",

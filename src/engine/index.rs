@@ -63,8 +63,7 @@ pub struct IndexOptions {
     /// imports to the graph build, which frees them as soon as they are used (see
     /// `build_graph_consuming`), trim the heap between phases, and keep of each definition
     /// only what a map reads. The index then has no references, imports or definition
-    /// parents, and its graph no petgraph view (stats, search, the TUI and a refresh need
-    /// this off). With `use_cache` it applies when the cache holds nothing (a first run):
+    /// parents (stats, search, the TUI and a refresh need this off). With `use_cache` it applies when the cache holds nothing (a first run):
     /// each file's full tags are then written to a new cache file as soon as the file is
     /// parsed (`Index::take_cache_write`). A cache with entries is read as usual, and this
     /// is ignored: its tags are shared with the index and are saved again if stale.
@@ -645,16 +644,7 @@ impl Index {
         let mut derived_warnings = Vec::new();
         let graph_key = derived.map(|_| InputKey::graph(&files, &walked.go_modules));
         let cached_graph = match (derived, graph_key) {
-            (Some(cache), Some(key)) => {
-                // A map-only build ranks without the petgraph view (see `consume_refs`).
-                load_graph(
-                    cache,
-                    key,
-                    &files,
-                    !opts.consume_refs,
-                    &mut derived_warnings,
-                )
-            }
+            (Some(cache), Some(key)) => load_graph(cache, key, &files, &mut derived_warnings),
             _ => None,
         };
         let graph_cached = cached_graph.is_some();
@@ -1307,7 +1297,6 @@ fn load_graph(
     cache: &DiskCache,
     key: InputKey,
     files: &[ParsedFile],
-    view: bool,
     warnings: &mut Vec<String>,
 ) -> Option<FileGraph> {
     load_checked(
@@ -1317,7 +1306,7 @@ fn load_graph(
         "graph",
         "relinking",
         warnings,
-        |stored| FileGraph::from_stored(stored, files, view),
+        |stored| FileGraph::from_stored(stored, files),
     )
 }
 
@@ -1378,12 +1367,10 @@ struct GraphSignals {
 /// The unpersonalized PageRank (search prior) and an undirected adjacency list with the
 /// weights of both directions summed (search diffusion runs both ways).
 fn graph_signals(graph: &FileGraph, n: usize) -> GraphSignals {
-    use petgraph::visit::EdgeRef;
-    let mut edges = Vec::with_capacity(graph.graph.edge_count());
+    let mut edges = Vec::with_capacity(graph.edge_count());
     let mut undirected: BTreeMap<(usize, usize), f64> = BTreeMap::new();
-    for e in graph.graph.edge_references() {
-        let (a, b) = (graph.graph[e.source()], graph.graph[e.target()]);
-        let w = e.weight().weight;
+    for (a, b, e) in graph.all_edges() {
+        let w = e.weight;
         edges.push((a, b, w));
         if a != b {
             *undirected.entry((a.min(b), a.max(b))).or_default() += w;

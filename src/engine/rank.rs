@@ -1,7 +1,7 @@
 //! Personalized PageRank over the file graph, and the ranking of definitions from it.
 //!
-//! Owns the power iteration (sparse CSR, weighted, personalized; not petgraph's dense,
-//! unweighted `page_rank`), the personalization vector (focus files, mentioned identifiers,
+//! Owns the power iteration (sparse CSR, weighted, personalized; petgraph's `page_rank` is
+//! dense and unweighted, and the graph is the CSR tables of `graph` alone), the personalization vector (focus files, mentioned identifiers,
 //! free-text query) and the distribution of file rank onto definitions. Pure functions of an
 //! immutable `FileGraph`, called on the engine worker thread for every map request; all heavy
 //! preparation happened in `graph::build_graph`, so a call only re-personalizes, iterates,

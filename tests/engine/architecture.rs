@@ -123,7 +123,7 @@ fn only_the_named_modules_start_threads() {
         "src/engine/index.rs",
         "src/engine/history.rs",
         "src/engine/cache.rs",
-        "src/engine/graph.rs",
+        "src/engine/graph/build.rs",
         "src/engine/graph/relink.rs",
         "src/engine/search/build.rs",
         // The TUI's input reader, highlighter and X11 clipboard hand-off.

@@ -15,7 +15,6 @@ use mapscope::engine::repo_map::{render, MapFormat};
 use mapscope::engine::search::SearchOptions;
 use mapscope::engine::tokenizer::TokenizerKind;
 use mapscope::engine::{FileTags, Lang, RankedDef, Skipped};
-use petgraph::visit::EdgeRef;
 use proptest::prelude::*;
 
 /// Everything observable about an index, in a comparable form.
@@ -45,18 +44,11 @@ fn observe(index: &Index) -> Observed {
             )
         })
         .collect();
-    let path = |node: petgraph::graph::NodeIndex| index.files[index.graph.graph[node]].path.clone();
+    let path = |f: usize| index.files[f].path.clone();
     let mut edges: Vec<_> = index
         .graph
-        .graph
-        .edge_references()
-        .map(|e| {
-            (
-                path(e.source()),
-                path(e.target()),
-                format!("{:?}", e.weight()),
-            )
-        })
+        .all_edges()
+        .map(|(src, dst, e)| (path(src), path(dst), format!("{e:?}")))
         .collect();
     edges.sort();
     let req = MapRequest {

@@ -3,6 +3,8 @@
 //! interner and the word/stem tables `rank` reads. Per-file binding fans out on rayon; the
 //! results are merged in file order, so the graph is the same whatever the thread count.
 
+use rayon::prelude::*;
+
 use super::binding::*;
 use super::words::WordTables;
 use super::*;
@@ -226,9 +228,7 @@ pub(super) fn uses_of(refs: &RefList) -> impl Iterator<Item = Use<'_>> {
 /// imports were taken out of them. Each file's references are freed as soon as the file is
 /// bound, the imports once binding is done, and the freed memory is given back to the
 /// system before the graph's tables are built, so the build's peak memory does not hold them
-/// all at once. The ranking tables are the same as `build_graph`'s on the files with their
-/// uses; the petgraph view (`graph`, `incoming`, `outgoing`) is left empty: only ranking
-/// reads a one-shot graph.
+/// all at once. The tables are the same as `build_graph`'s on the files with their uses.
 pub fn build_graph_consuming(
     files: &[ParsedFile],
     go_modules: &[GoModule],
@@ -1015,30 +1015,13 @@ impl<'a> Builder<'a> {
         let external_stubs = self.external_stubs;
         let supporting = self.supporting;
 
-        // A one-shot graph is only ranked, and ranking reads the rows above.
-        let view_edges = if release { 0 } else { edge_dst.len() };
-        let mut graph: DiGraph<usize, FileEdge> = DiGraph::with_capacity(n, view_edges);
-        for i in 0..n {
-            graph.add_node(i);
-        }
-        for e in 0..view_edges {
-            graph.add_edge(
-                NodeIndex::new(edge_src[e] as usize),
-                NodeIndex::new(edge_dst[e] as usize),
-                FileEdge {
-                    weight: edge_w[e],
-                    trips_row: e as u32,
-                },
-            );
-        }
-
         let Interner {
             ids: ident_ids,
             names: ident_names,
         } = self.interner;
 
         FileGraph {
-            graph,
+            incoming_edges: std::sync::OnceLock::new(),
             n,
             ident_ids,
             ident_names,

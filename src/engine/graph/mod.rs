@@ -55,10 +55,6 @@ use crate::engine::paths::{classify, is_declaration_file, PathClass};
 use crate::engine::resolve::{
     go_package_names, split_dir, ResolvedImport, Resolver, REEXPORT_DEPTH,
 };
-use petgraph::graph::{DiGraph, NodeIndex};
-use petgraph::visit::EdgeRef;
-use petgraph::Direction;
-use rayon::prelude::*;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
@@ -80,7 +76,7 @@ pub(crate) type FastMap<K, V> = rustc_hash::FxHashMap<K, V>;
 pub(crate) type FastSet<K> = rustc_hash::FxHashSet<K>;
 
 /// One edge of the file graph.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FileEdge {
     pub weight: f64,
     /// The edge's row in `FileGraph::trips`, where its identifiers are: read them with
@@ -131,7 +127,9 @@ fn csr_from_sorted<T>(rows: usize, pairs: impl Iterator<Item = (usize, T)>) -> C
 pub struct FileGraph {
     /// Node `i` holds file index `i`; edge `e` is `edges` entry `e` of the CSR below. Has
     /// no edges in a one-shot graph (`build_graph_consuming`).
-    pub graph: DiGraph<usize, FileEdge>,
+    /// Per file: the edges into it (edge ids, by source), made on the first `incoming`
+    /// call: a one-shot map never asks.
+    pub(crate) incoming_edges: std::sync::OnceLock<Csr<u32>>,
     pub(crate) n: usize,
     pub(crate) ident_ids: FastMap<Arc<str>, u32>,
     /// Per identifier id: its name (shared with `ident_ids`).
@@ -185,36 +183,73 @@ impl FileGraph {
     }
 
     /// Edges into `file` as (source, edge), by source.
-    pub fn incoming(&self, file: usize) -> Vec<(usize, &FileEdge)> {
-        self.neighbours(file, Direction::Incoming)
-    }
-
-    /// Edges out of `file` as (target, edge), by target.
-    pub fn outgoing(&self, file: usize) -> Vec<(usize, &FileEdge)> {
-        self.neighbours(file, Direction::Outgoing)
-    }
-
-    fn neighbours(&self, file: usize, dir: Direction) -> Vec<(usize, &FileEdge)> {
+    pub fn incoming(&self, file: usize) -> Vec<(usize, FileEdge)> {
         if file >= self.n {
             return Vec::new();
         }
-        let mut out: Vec<(usize, &FileEdge)> = self
-            .graph
-            .edges_directed(NodeIndex::new(file), dir)
-            .map(|e| {
-                let other = match dir {
-                    Direction::Outgoing => e.target(),
-                    Direction::Incoming => e.source(),
-                };
-                (self.graph[other], e.weight())
-            })
-            .collect();
-        out.sort_by_key(|&(f, _)| f);
-        out
+        let incoming = self.incoming_edges.get_or_init(|| self.reverse_edges());
+        incoming
+            .row(file)
+            .iter()
+            .map(|&e| (self.edge_source(e as usize), self.edge(e as usize)))
+            .collect()
+    }
+
+    /// Every edge as (source, target, edge), by source then target.
+    pub fn all_edges(&self) -> impl Iterator<Item = (usize, usize, FileEdge)> + '_ {
+        (0..self.n).flat_map(move |src| {
+            self.outgoing(src)
+                .into_iter()
+                .map(move |(dst, e)| (src, dst, e))
+        })
+    }
+
+    /// Edges out of `file` as (target, edge), by target.
+    pub fn outgoing(&self, file: usize) -> Vec<(usize, FileEdge)> {
+        self.edges
+            .range(file)
+            .zip(self.edges.row(file))
+            .map(|(e, &dst)| (dst as usize, self.edge(e)))
+            .collect()
+    }
+
+    fn edge(&self, e: usize) -> FileEdge {
+        FileEdge {
+            weight: self.edge_w.get(e).copied().unwrap_or(0.0),
+            trips_row: e as u32,
+        }
+    }
+
+    /// The file edge `e` leaves (edges are stored by source).
+    fn edge_source(&self, e: usize) -> usize {
+        // The first row whose end is past `e`.
+        self.edges.ptr[1..].partition_point(|&end| end as usize <= e)
+    }
+
+    /// Edge ids per target file, by source: a stable counting sort of the edges by target.
+    fn reverse_edges(&self) -> Csr<u32> {
+        let mut ptr = vec![0u32; self.n + 1];
+        for &dst in &self.edges.items {
+            if let Some(count) = ptr.get_mut(dst as usize + 1) {
+                *count += 1;
+            }
+        }
+        for i in 0..self.n {
+            ptr[i + 1] += ptr[i];
+        }
+        let mut next: Vec<u32> = ptr[..self.n].to_vec();
+        let mut items = vec![0u32; self.edges.items.len()];
+        for (e, &dst) in self.edges.items.iter().enumerate() {
+            if let Some(slot) = next.get_mut(dst as usize) {
+                items[*slot as usize] = e as u32;
+                *slot += 1;
+            }
+        }
+        Csr { ptr, items }
     }
 
     /// The identifiers that produced an edge with their weights, sorted by name.
-    pub fn edge_idents(&self, edge: &FileEdge) -> Vec<(&str, f64)> {
+    pub fn edge_idents(&self, edge: FileEdge) -> Vec<(&str, f64)> {
         let mut idents: Vec<(&str, f64)> = self
             .trips
             .row(edge.trips_row as usize)
@@ -1021,8 +1056,8 @@ mod tests {
             )
         };
         assert_eq!(tables(&once), tables(&full));
-        // Only ranking reads a one-shot graph.
-        assert_eq!(once.graph.edge_count(), 0);
-        assert_eq!(full.graph.edge_count(), full.edge_count());
+        for f in 0..full.node_count() {
+            assert_eq!(once.incoming(f), full.incoming(f));
+        }
     }
 }

@@ -1,6 +1,5 @@
 //! A `FileGraph` as the derived cache `graph.bin` stores it (see `cache_blob`): its tables
-//! as built; the identifier map and the petgraph view are rebuilt on load (both follow from
-//! the tables). Loading checks every table against the others and against the files, so a
+//! as built; the identifier map is rebuilt on load (it follows from the tables). Loading checks every table against the others and against the files, so a
 //! file that decodes but does not fit (hand-edited, another build's) is refused, never
 //! indexed out of bounds.
 //!
@@ -72,14 +71,8 @@ impl FileGraph {
         }
     }
 
-    /// The graph of `files` from its stored tables, with the petgraph view when `view`
-    /// (a one-shot map ranks without it, as `build_graph_consuming`'s graph has none).
-    /// `Err` says which table does not fit.
-    pub fn from_stored(
-        s: StoredGraph,
-        files: &[ParsedFile],
-        view: bool,
-    ) -> Result<FileGraph, String> {
+    /// The graph of `files` from its stored tables. `Err` says which table does not fit.
+    pub fn from_stored(s: StoredGraph, files: &[ParsedFile]) -> Result<FileGraph, String> {
         check(&s, files)?;
         let ident_ids: FastMap<Arc<str>, u32> = s
             .ident_names
@@ -87,29 +80,8 @@ impl FileGraph {
             .enumerate()
             .map(|(i, name)| (name.clone(), i as u32))
             .collect();
-        let n_edges = if view { s.edges.items.len() } else { 0 };
-        let mut graph: DiGraph<usize, FileEdge> = DiGraph::with_capacity(s.n, n_edges);
-        for i in 0..s.n {
-            graph.add_node(i);
-        }
-        if view {
-            let mut e = 0usize;
-            for src in 0..s.n {
-                for &dst in s.edges.row(src) {
-                    graph.add_edge(
-                        NodeIndex::new(src),
-                        NodeIndex::new(dst as usize),
-                        FileEdge {
-                            weight: s.edge_w[e],
-                            trips_row: e as u32,
-                        },
-                    );
-                    e += 1;
-                }
-            }
-        }
         Ok(FileGraph {
-            graph,
+            incoming_edges: std::sync::OnceLock::new(),
             n: s.n,
             ident_ids,
             ident_names: s.ident_names,
@@ -267,35 +239,35 @@ mod tests {
         let files = sample();
         let built = build_graph(&files, &[]);
         assert!(built.edge_count() > 0);
-        let loaded = FileGraph::from_stored(round_trip(&built), &files, true).unwrap();
-        assert_eq!(format!("{:?}", loaded.graph), format!("{:?}", built.graph));
+        let loaded = FileGraph::from_stored(round_trip(&built), &files).unwrap();
+        for f in 0..files.len() {
+            assert_eq!(loaded.incoming(f), built.incoming(f));
+            assert_eq!(loaded.outgoing(f), built.outgoing(f));
+        }
         assert_eq!(loaded.edge_w, built.edge_w);
         assert_eq!(loaded.edges.items, built.edges.items);
         for name in ["helper", "shared", "main", "*"] {
             assert_eq!(loaded.ident_id(name), built.ident_id(name), "{name}");
         }
-        let without_view = FileGraph::from_stored(round_trip(&built), &files, false).unwrap();
-        assert_eq!(without_view.graph.edge_count(), 0);
-        assert_eq!(without_view.edge_w, built.edge_w);
     }
 
     #[test]
     fn tables_that_do_not_fit_the_files_are_refused() {
         let files = sample();
         let built = build_graph(&files, &[]);
-        assert!(FileGraph::from_stored(round_trip(&built), &files[..2], true).is_err());
+        assert!(FileGraph::from_stored(round_trip(&built), &files[..2]).is_err());
         let mut bad = round_trip(&built);
         bad.edges.items[0] = 99;
-        assert!(FileGraph::from_stored(bad, &files, true).is_err());
+        assert!(FileGraph::from_stored(bad, &files).is_err());
         let mut bad = round_trip(&built);
         bad.trips.ptr.pop();
-        assert!(FileGraph::from_stored(bad, &files, true).is_err());
+        assert!(FileGraph::from_stored(bad, &files).is_err());
         let mut bad = round_trip(&built);
         bad.path_order.swap(0, 1);
         bad.path_order[0] = bad.path_order[1];
-        assert!(FileGraph::from_stored(bad, &files, true).is_err());
+        assert!(FileGraph::from_stored(bad, &files).is_err());
         let mut bad = round_trip(&built);
         bad.def_offset[1] += 1;
-        assert!(FileGraph::from_stored(bad, &files, true).is_err());
+        assert!(FileGraph::from_stored(bad, &files).is_err());
     }
 }
