@@ -8,6 +8,8 @@
 //! inputs. Runs on whichever thread searched. Paths, names and excerpts are passed through
 //! `engine::text::sanitize`: the answer may be printed on a terminal.
 
+pub mod llm;
+
 use std::fmt::Write as _;
 
 use crate::engine::search::{Evidence, SearchHit, SearchResponse};

@@ -81,6 +81,10 @@ pub struct SourceIndex {
     pub index: Index,
 }
 
+/// Extra roots a request may name by path (`sources: ["NAME=PATH"]`) that stay indexed;
+/// past it the least recently used is dropped (and indexed again if named again).
+pub const MAX_REQUEST_SOURCES: usize = 8;
+
 /// Why a job got no answer from the engine thread.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum ServiceError {
@@ -160,8 +164,23 @@ impl LiveService {
         self.run_on(move |live| {
             live.index = None;
             live.source_indexes = None;
+            live.request_sources.clear();
             live.answer(job)
         })
+    }
+
+    /// Like `run`, searching the extra sources `selected` names (`None`: the service's own,
+    /// as `run`). A selected source the service was not started with is indexed on first
+    /// use and kept (at most `MAX_REQUEST_SOURCES` of them); one that cannot be indexed is
+    /// left out with a warning.
+    pub fn run_selected<T: Send + 'static>(
+        &self,
+        selected: Option<Vec<SourceSpec>>,
+        job: impl FnOnce(Result<(&Index, Freshness), EngineError>, &[&SourceIndex]) -> T
+            + Send
+            + 'static,
+    ) -> Result<T, ServiceError> {
+        self.run_on(move |live| live.answer_selected(selected.as_deref(), job))
     }
 
     fn run_on<T: Send + 'static>(
@@ -270,6 +289,9 @@ pub struct LiveIndex {
     /// Extra sources searched after the project, and their indexes once built.
     sources: Vec<SourceSpec>,
     source_indexes: Option<Vec<SourceIndex>>,
+    /// Roots requests named that the service was not started with, least recently used
+    /// first (`MAX_REQUEST_SOURCES` at most).
+    request_sources: Vec<SourceIndex>,
 }
 
 impl LiveIndex {
@@ -288,6 +310,7 @@ impl LiveIndex {
             warn,
             sources: Vec::new(),
             source_indexes: None,
+            request_sources: Vec::new(),
         }
     }
 
@@ -322,14 +345,66 @@ impl LiveIndex {
         }
     }
 
+    /// `answer`, with the extra sources `selected` names (all the configured ones for
+    /// `None`), in that order.
+    fn answer_selected<T>(
+        &mut self,
+        selected: Option<&[SourceSpec]>,
+        job: impl FnOnce(Result<(&Index, Freshness), EngineError>, &[&SourceIndex]) -> T,
+    ) -> T {
+        for spec in selected.unwrap_or(&[]) {
+            let known = |s: &SourceIndex| s.name == spec.name && s.root == spec.path;
+            if self.sources.contains(spec) {
+                continue;
+            }
+            match self.request_sources.iter().position(known) {
+                // Most recently used last.
+                Some(i) => {
+                    let used = self.request_sources.remove(i);
+                    self.request_sources.push(used);
+                }
+                None => {
+                    self.request_sources
+                        .extend(self.build_source_indexes(std::slice::from_ref(spec)));
+                    if self.request_sources.len() > MAX_REQUEST_SOURCES {
+                        self.request_sources.remove(0);
+                    }
+                }
+            }
+        }
+        // Out of `self` while `answer` borrows it; put back below.
+        let requested = std::mem::take(&mut self.request_sources);
+        let answer = self.answer(|current, configured| {
+            let chosen: Vec<&SourceIndex> = match selected {
+                None => configured.iter().collect(),
+                Some(specs) => specs
+                    .iter()
+                    .filter_map(|spec| {
+                        configured
+                            .iter()
+                            .chain(&requested)
+                            .find(|s| s.name == spec.name && s.root == spec.path)
+                    })
+                    .collect(),
+            };
+            job(current, &chosen)
+        });
+        self.request_sources = requested;
+        answer
+    }
+
     /// The extra sources' indexes, each with the project's options but no history; one that
     /// cannot be built is left out with a warning.
     fn build_sources(&self) -> Vec<SourceIndex> {
+        self.build_source_indexes(&self.sources)
+    }
+
+    fn build_source_indexes(&self, specs: &[SourceSpec]) -> Vec<SourceIndex> {
         let opts = IndexOptions {
             history: HistorySource::Off,
             ..self.opts.clone()
         };
-        self.sources
+        specs
             .iter()
             .filter_map(|spec| match Index::build(&spec.path, &opts) {
                 Ok(index) => {
