@@ -15,7 +15,9 @@ use crate::engine::live::{Freshness, SourceIndex};
 use crate::engine::repo_map::{render, MapFormat};
 use crate::engine::scope::{Scope, ScopeSpec};
 use crate::engine::search::{SearchHit, SearchOptions, SearchResponse, MAX_TOP};
-use crate::engine::sources::{check_sources, match_reason, relevance, SourceError, SourceSpec, PROJECT};
+use crate::engine::sources::{
+    check_sources, match_reason, relevance, SourceError, SourceSpec, PROJECT,
+};
 use crate::engine::text::sanitize;
 use crate::engine::tokenizer::TokenizerKind;
 
@@ -531,7 +533,10 @@ impl SourcePolicy {
                     }
                     let checked = check_sources(&self.project_root, std::slice::from_ref(spec))
                         .map_err(|e| source_error(&e))?;
-                    checked.into_iter().next().ok_or_else(|| self.unknown(&spec.name))?
+                    checked
+                        .into_iter()
+                        .next()
+                        .ok_or_else(|| self.unknown(&spec.name))?
                 }
             };
             if out.iter().any(|s| s.name == spec.name) {

@@ -311,7 +311,11 @@ fn stop_reading(peer: SocketAddr, port: u16) {
         return;
     };
     for entry in fds.flatten() {
-        let Some(raw) = entry.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else {
+        let Some(raw) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
             continue;
         };
         // SAFETY: the descriptor is only duplicated (`dup`), at once. If it was closed since
@@ -438,12 +442,8 @@ fn route(method: &tiny_http::Method, url: &str, shared: &Shared) -> Reply {
         (Get, "/map") => arguments(&params, MAP_ARGS)
             .and_then(|args| MapCall::parse(&args))
             .map(|call| on_index(shared, false, move |i, f, _| call.run(i, f).document)),
-        (Get, "/stats") => {
-            arguments(&params, &[]).map(|_| on_index(shared, false, stats_document))
-        }
-        (Post, "/index") => {
-            arguments(&params, &[]).map(|_| on_index(shared, true, stats_document))
-        }
+        (Get, "/stats") => arguments(&params, &[]).map(|_| on_index(shared, false, stats_document)),
+        (Post, "/index") => arguments(&params, &[]).map(|_| on_index(shared, true, stats_document)),
         (_, "/search" | "/answer" | "/map" | "/stats") => {
             return Reply::error(405, "METHOD_NOT_ALLOWED", &format!("{path} takes GET"))
         }

@@ -111,7 +111,11 @@ impl LlmConfig {
 
     /// From `var` (a lookup of environment variables, so tests need not set the process's).
     pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> LlmSetting {
-        let nonempty = |key: &str| var(key).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
+        let nonempty = |key: &str| {
+            var(key)
+                .map(|v| v.trim().to_string())
+                .filter(|v| !v.is_empty())
+        };
         let url = nonempty(URL_VAR)?;
         Some(LlmConfig::parse(
             &url,
@@ -145,9 +149,8 @@ impl LlmConfig {
         } else {
             format!("{base}/chat/completions")
         };
-        let model = model.ok_or_else(|| {
-            LlmError::Config(format!("{URL_VAR} is set but {MODEL_VAR} is not"))
-        })?;
+        let model = model
+            .ok_or_else(|| LlmError::Config(format!("{URL_VAR} is set but {MODEL_VAR} is not")))?;
         let timeout = match timeout_ms {
             None => DEFAULT_TIMEOUT,
             Some(ms) => ms
@@ -240,9 +243,7 @@ pub fn synthesize(config: &LlmConfig, request: &AnswerRequest) -> Result<Synthes
         ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => {
             LlmError::Timeout(config.timeout.as_millis())
         }
-        ureq::Error::BodyExceedsLimit(n) => {
-            LlmError::BadResponse(format!("more than {n} bytes"))
-        }
+        ureq::Error::BodyExceedsLimit(n) => LlmError::BadResponse(format!("more than {n} bytes")),
         other => LlmError::Unreachable {
             url: config.endpoint.clone(),
             why: sanitize_block(&other.to_string()).replace('\n', " "),
@@ -320,8 +321,8 @@ fn request_body(config: &LlmConfig, request: &AnswerRequest) -> Value {
 
 /// The answer text (`choices[0].message.content`) and the model that wrote it.
 fn completion_text(body: &str) -> Result<(String, Option<String>), LlmError> {
-    let value: Value = serde_json::from_str(body)
-        .map_err(|e| LlmError::BadResponse(format!("not JSON ({e})")))?;
+    let value: Value =
+        serde_json::from_str(body).map_err(|e| LlmError::BadResponse(format!("not JSON ({e})")))?;
     let content = value
         .pointer("/choices/0/message/content")
         .and_then(Value::as_str)
@@ -433,9 +434,8 @@ mod tests {
             let _ = tx.send((headers, body));
             match play {
                 Play::Answer(status, text) => {
-                    let _ = request.respond(
-                        tiny_http::Response::from_string(text).with_status_code(status),
-                    );
+                    let _ = request
+                        .respond(tiny_http::Response::from_string(text).with_status_code(status));
                 }
                 Play::Silent => {
                     std::thread::sleep(Duration::from_secs(30));
@@ -454,8 +454,15 @@ mod tests {
                 "content":"`verify` checks a token (`src/jwt.ts:96-188`).\u001b[31m"}}]}"#,
         ));
         let s = synthesize(&config(&url, 5000), &request()).expect("answered");
-        assert!(s.answer.starts_with("`verify` checks a token (`src/jwt.ts:96-188`)."), "{s:?}");
-        assert!(!s.answer.chars().any(crate::engine::text::is_unsafe), "{s:?}");
+        assert!(
+            s.answer
+                .starts_with("`verify` checks a token (`src/jwt.ts:96-188`)."),
+            "{s:?}"
+        );
+        assert!(
+            !s.answer.chars().any(crate::engine::text::is_unsafe),
+            "{s:?}"
+        );
         assert_eq!(s.model, "tiny-1");
         let (headers, body) = seen.recv_timeout(Duration::from_secs(5)).unwrap();
         assert!(
@@ -467,8 +474,14 @@ mod tests {
         let body: Value = serde_json::from_str(&body).unwrap();
         assert_eq!(body["model"], "test-model");
         let user = body["messages"][1]["content"].as_str().unwrap();
-        assert!(user.contains("[1] `src/jwt.ts:96-188` definition `verify`"), "{user}");
-        assert!(user.contains("[2] `auth.ts:3` call `verify` (from source `examples`)"), "{user}");
+        assert!(
+            user.contains("[1] `src/jwt.ts:96-188` definition `verify`"),
+            "{user}"
+        );
+        assert!(
+            user.contains("[2] `auth.ts:3` call `verify` (from source `examples`)"),
+            "{user}"
+        );
         assert!(user.contains("Question: where is verify defined"), "{user}");
     }
 
@@ -490,7 +503,10 @@ mod tests {
     fn failures_have_stable_codes() {
         let (url, _a) = endpoint(Play::Answer(500, "internal error"));
         let e = synthesize(&config(&url, 5000), &request()).unwrap_err();
-        assert_eq!((e.code(), e.clone()), ("LLM_HTTP_STATUS", LlmError::Status(500)));
+        assert_eq!(
+            (e.code(), e.clone()),
+            ("LLM_HTTP_STATUS", LlmError::Status(500))
+        );
 
         let (url, _b) = endpoint(Play::Answer(200, "{\"choices\": [ not json"));
         let e = synthesize(&config(&url, 5000), &request()).unwrap_err();
@@ -506,8 +522,11 @@ mod tests {
             .local_addr()
             .unwrap()
             .port();
-        let e = synthesize(&config(&format!("http://127.0.0.1:{port}/v1"), 5000), &request())
-            .unwrap_err();
+        let e = synthesize(
+            &config(&format!("http://127.0.0.1:{port}/v1"), 5000),
+            &request(),
+        )
+        .unwrap_err();
         assert_eq!(e.code(), "LLM_UNREACHABLE", "{e}");
     }
 
@@ -535,7 +554,10 @@ mod tests {
         .unwrap();
         assert_eq!(c.endpoint, "http://127.0.0.1:8080/v1/chat/completions");
         assert_eq!(c.timeout, DEFAULT_TIMEOUT);
-        assert!(!format!("{c:?}").contains("sk-"), "the key is never printed");
+        assert!(
+            !format!("{c:?}").contains("sk-"),
+            "the key is never printed"
+        );
         let c = LlmConfig::from_vars(vars(&[
             (URL_VAR, "http://h:1/v1/chat/completions"),
             (MODEL_VAR, "m"),
@@ -547,8 +569,16 @@ mod tests {
             &[(URL_VAR, "http://h:1/v1")][..],
             &[(URL_VAR, "https://api.example.com/v1"), (MODEL_VAR, "m")],
             &[(URL_VAR, "ftp://h"), (MODEL_VAR, "m")],
-            &[(URL_VAR, "http://h:1"), (MODEL_VAR, "m"), (TIMEOUT_VAR, "soon")],
-            &[(URL_VAR, "http://h:1"), (MODEL_VAR, "m"), (TIMEOUT_VAR, "0")],
+            &[
+                (URL_VAR, "http://h:1"),
+                (MODEL_VAR, "m"),
+                (TIMEOUT_VAR, "soon"),
+            ],
+            &[
+                (URL_VAR, "http://h:1"),
+                (MODEL_VAR, "m"),
+                (TIMEOUT_VAR, "0"),
+            ],
         ] {
             let e = LlmConfig::from_vars(vars(bad)).unwrap().unwrap_err();
             assert_eq!(e.code(), "LLM_CONFIG", "{bad:?}: {e}");
