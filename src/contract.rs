@@ -646,3 +646,130 @@ fn answer_request(document: &Value, style: AnswerStyle) -> AnswerRequest<'_> {
         evidence,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn args(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn sources_are_absent_empty_names_or_roots() {
+        assert_eq!(requested_sources(&args(json!({}))), Ok(None));
+        assert_eq!(requested_sources(&args(json!({"sources": null}))), Ok(None));
+        assert_eq!(
+            requested_sources(&args(json!({"sources": []}))),
+            Ok(Some(vec![]))
+        );
+        assert_eq!(
+            requested_sources(&args(json!({"sources": ["lib, examples", "x=/a,b"]}))),
+            Ok(Some(vec![
+                SourceRequest::Named("lib".into()),
+                SourceRequest::Named("examples".into()),
+                SourceRequest::Root(SourceSpec {
+                    name: "x".into(),
+                    path: "/a,b".into()
+                }),
+            ]))
+        );
+        assert!(requested_sources(&args(json!({"sources": ["bad name=/x"]}))).is_err());
+        assert!(requested_sources(&args(json!({"sources": 3}))).is_err());
+    }
+
+    #[test]
+    fn a_policy_resolves_names_and_checks_roots_like_the_cli() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("app");
+        let lib = dir.path().join("lib");
+        let other = dir.path().join("other");
+        for d in [&project.join("src"), &lib, &other] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        let spec = |name: &str, path: &Path| SourceSpec {
+            name: name.into(),
+            path: path.to_path_buf(),
+        };
+        let configured = vec![spec("lib", &lib.canonicalize().unwrap())];
+        let local = SourcePolicy::new(&project, configured.clone(), true);
+        let named = |n: &str| SourceRequest::Named(n.into());
+        let root = |n: &str, p: &Path| SourceRequest::Root(spec(n, p));
+        assert_eq!(local.resolve(None), Ok(None));
+        assert_eq!(local.resolve(Some(&[])), Ok(Some(vec![])));
+        let both = local
+            .resolve(Some(&[root("more", &other), named("lib")]))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            both,
+            vec![
+                spec("more", &other.canonicalize().unwrap()),
+                configured[0].clone()
+            ]
+        );
+        for (bad, says) in [
+            (
+                vec![named("nope")],
+                "unknown source `nope` (configured: lib;",
+            ),
+            (vec![named("lib"), named("lib")], "given twice"),
+            (vec![root("lib", &other)], "given twice"),
+            (
+                vec![root("gone", &dir.path().join("gone"))],
+                "not a directory",
+            ),
+            (
+                vec![root("inner", &project.join("src"))],
+                "inside the project",
+            ),
+            (vec![root("up", dir.path())], "inside the project"),
+        ] {
+            let e = local.resolve(Some(&bad)).unwrap_err();
+            assert!(e.0.contains(says), "{bad:?}: {e}");
+        }
+        let remote = SourcePolicy::new(&project, configured, false);
+        assert!(remote.resolve(Some(&[named("lib")])).is_ok());
+        let e = remote.resolve(Some(&[root("more", &other)])).unwrap_err();
+        assert!(e.0.contains("--allow-remote"), "{e}");
+    }
+
+    fn document(sources: Value) -> Value {
+        json!({"success": true, "question": "q", "answer": "extractive",
+               "sources": sources, "diagnostics": {"used_llm": false}})
+    }
+
+    #[test]
+    fn synthesis_changes_nothing_unconfigured_and_falls_back_with_a_code() {
+        let mut doc = document(json!([]));
+        let before = doc.clone();
+        synthesize(&mut doc, AnswerStyle::Default, &None);
+        assert_eq!(doc, before, "no endpoint: untouched");
+
+        let mut doc = document(json!([{"file_path": "a.py", "line_range": [1, 2]}]));
+        let bad = Some(Err(LlmError::Config(
+            "MAPSCOPE_LLM_MODEL is not set".into(),
+        )));
+        synthesize(&mut doc, AnswerStyle::Default, &bad);
+        assert_eq!(doc["answer"], "extractive");
+        assert_eq!(doc["diagnostics"]["used_llm"], false);
+        assert_eq!(doc["diagnostics"]["llm_error"], "LLM_CONFIG");
+
+        // Nothing to cite: no model is asked (the endpoint here does not exist).
+        let config = llm::LlmConfig::from_vars(|k| match k {
+            llm::URL_VAR => Some("http://127.0.0.1:9/v1".into()),
+            llm::MODEL_VAR => Some("m".into()),
+            _ => None,
+        });
+        let mut doc = document(json!([]));
+        synthesize(&mut doc, AnswerStyle::Default, &config);
+        assert_eq!(doc["diagnostics"]["llm_error"], "LLM_NO_SOURCES");
+        assert_eq!(doc["answer"], "extractive");
+
+        let mut error = json!({"success": false, "error": "x", "code": "REPO_EMPTY"});
+        let before = error.clone();
+        synthesize(&mut error, AnswerStyle::Default, &config);
+        assert_eq!(error, before);
+    }
+}

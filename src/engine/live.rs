@@ -659,6 +659,56 @@ mod tests {
         assert_eq!(n, 2);
     }
 
+    /// Roots named by requests are indexed once, kept (least recently used dropped past
+    /// `MAX_REQUEST_SOURCES`) and given to the job in the order asked; configured sources
+    /// are not duplicated among them.
+    #[test]
+    fn request_sources_are_kept_bounded_and_given_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("app");
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::write(project.join("a.py"), "def a():\n    return 1\n").unwrap();
+        let spec = |i: usize| {
+            let root = dir.path().join(format!("s{i}"));
+            std::fs::create_dir_all(&root).unwrap();
+            std::fs::write(root.join("m.py"), format!("def f{i}():\n    return {i}\n")).unwrap();
+            SourceSpec {
+                name: format!("s{i}"),
+                path: root,
+            }
+        };
+        let specs: Vec<SourceSpec> = (0..=MAX_REQUEST_SOURCES + 1).map(spec).collect();
+        let mut live = LiveIndex::new(project, IndexOptions::default(), false, Box::new(|_| {}))
+            .with_sources(vec![specs[0].clone()]);
+        live.first_build();
+        let names = |live: &mut LiveIndex, asked: &[SourceSpec]| {
+            live.answer_selected(Some(asked), |current, sources| {
+                assert!(current.is_ok());
+                sources.iter().map(|s| s.name.clone()).collect::<Vec<_>>()
+            })
+        };
+        assert_eq!(
+            names(&mut live, &[specs[2].clone(), specs[0].clone()]),
+            ["s2", "s0"]
+        );
+        for s in &specs[1..] {
+            assert_eq!(names(&mut live, std::slice::from_ref(s)), [s.name.clone()]);
+        }
+        // s0 is configured, not kept among the request sources; s1..=s8 fit, s2 was the
+        // least recently used.
+        let kept: Vec<&str> = live
+            .request_sources
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect();
+        assert_eq!(kept.len(), MAX_REQUEST_SOURCES);
+        assert!(!kept.contains(&"s0"), "{kept:?}");
+        assert_eq!(kept[0], "s1", "{kept:?}");
+        // Absent: the configured ones; empty: none.
+        assert_eq!(live.answer_selected(None, |_, s| s.len()), 1);
+        assert_eq!(live.answer_selected(Some(&[]), |_, s| s.len()), 0);
+    }
+
     #[test]
     fn an_empty_repository_is_the_job_error() {
         let dir = tempfile::tempdir().unwrap();
