@@ -692,7 +692,7 @@ mod tests {
             ["s2", "s0"]
         );
         for s in &specs[1..] {
-            assert_eq!(names(&mut live, std::slice::from_ref(s)), [s.name.clone()]);
+            assert_eq!(names(&mut live, std::slice::from_ref(s)), [s.name.as_str()]);
         }
         // s0 is configured, not kept among the request sources; of s1..=s9, s1 was the
         // least recently used (s2 was used again after it) and is dropped.
