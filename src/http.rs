@@ -231,8 +231,8 @@ fn take(request: tiny_http::Request, shared: &Arc<Shared>) {
             done.store(true, Ordering::SeqCst);
             drop(guard);
         });
-    // No thread: the request was moved into the closure and dropped with it (its client
-    // sees the connection close).
+    // No thread: the request was moved into the closure and is dropped with it here, which
+    // reads the rest of its body; the deadline registered above bounds that too.
     let _ = spawned;
 }
 

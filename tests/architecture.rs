@@ -106,3 +106,12 @@ fn front_doors_share_the_contract_not_each_other() {
         }
     }
 }
+
+/// ARCHITECTURE.md, "Network I/O": the LLM client is the one place that opens connections
+/// (the HTTP server only accepts them), so the engine thread never waits on a network.
+#[test]
+fn only_the_llm_client_opens_connections() {
+    let mut bad = offending("src", &["ureq::", "TcpStream::connect", "UdpSocket"]);
+    bad.retain(|line| !line.contains("src/engine/answer/llm.rs"));
+    assert!(bad.is_empty(), "{bad:#?}");
+}
