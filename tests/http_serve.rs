@@ -501,6 +501,24 @@ fn slow_bodies_time_out_without_holding_the_workers() {
             t.elapsed()
         );
     }
+    // A body that arrives in full goes the same way and is answered as usual.
+    let (status, v) = post(&server.base, "/index", &[b'x'; 5000]);
+    assert_eq!(status, 200, "{v}");
+    // Two more slow bodies fill the 8 body readers; the one after them is refused at once.
+    for _ in 0..2 {
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        s.write_all(b"POST /index HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\nxx")
+            .unwrap();
+        slow.push(s);
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let mut refused = std::net::TcpStream::connect(&addr).unwrap();
+    refused
+        .write_all(b"POST /index HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\nxx")
+        .unwrap();
+    let reply = read_reply(&mut refused, Duration::from_secs(5));
+    assert!(reply.starts_with("HTTP/1.1 503"), "{reply:?}");
+    assert!(reply.contains("\"code\":\"SERVER_BUSY\""), "{reply:?}");
     let mut bad = std::net::TcpStream::connect(&addr).unwrap();
     bad.write_all(b"THIS IS NOT HTTP\r\n\r\n").unwrap();
     let reply = read_reply(&mut bad, Duration::from_secs(5));
