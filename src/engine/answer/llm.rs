@@ -4,9 +4,9 @@
 //! top sources search found, citing them as `path:start-end`. Any failure is an [`LlmError`]
 //! with a stable code; the caller then keeps the extractive answer (`engine::answer`).
 //!
-//! Network I/O: one blocking HTTP POST per call (ureq, plain `http://` only: the build carries
-//! no TLS stack; a local llama.cpp, ollama, vLLM or LM Studio server speaks plain HTTP, and an
-//! `https` endpoint can be reached through a local proxy). The whole call, connect to last
+//! Network I/O: one blocking HTTP POST per call (ureq). Plain `http://` by default: the
+//! default build carries no TLS stack, and a local llama.cpp, ollama, vLLM or LM Studio server
+//! speaks plain HTTP; `https://` needs the `tls` cargo feature (rustls). The whole call, connect to last
 //! byte, is bounded by the configured timeout. No thread of its own: it runs on the caller's
 //! thread (the CLI's main thread, an HTTP worker, the MCP main thread), never on the
 //! live-index service's engine thread, so a slow model never holds the index. The TUI does
@@ -132,13 +132,16 @@ impl LlmConfig {
         timeout_ms: Option<String>,
     ) -> Result<LlmConfig, LlmError> {
         let shown = sanitize_block(url).replace('\n', " ");
-        if url.starts_with("https://") {
+        let https = url.starts_with("https://");
+        if https && !cfg!(feature = "tls") {
             return Err(LlmError::Config(format!(
-                "{URL_VAR} `{shown}` is https, and this build of mapscope has no TLS: use a \
-                 local http:// endpoint (llama.cpp, ollama, vLLM) or a local proxy"
+                "{URL_VAR} `{shown}` is https, and this build of mapscope has no TLS (build \
+                 it with `--features tls`): use a local http:// endpoint (llama.cpp, ollama, \
+                 vLLM) or a local proxy"
             )));
         }
-        if !url.starts_with("http://") || url.len() <= "http://".len() {
+        let scheme = if https { "https://" } else { "http://" };
+        if !url.starts_with(scheme) || url.len() <= scheme.len() {
             return Err(LlmError::Config(format!(
                 "{URL_VAR} `{shown}` is not an http:// URL"
             )));
@@ -565,9 +568,14 @@ mod tests {
         .unwrap()
         .unwrap();
         assert_eq!(c.endpoint, "http://h:1/v1/chat/completions");
+        let https = LlmConfig::from_vars(vars(&[
+            (URL_VAR, "https://api.example.com/v1"),
+            (MODEL_VAR, "m"),
+        ]))
+        .unwrap();
+        assert_eq!(https.is_ok(), cfg!(feature = "tls"), "{https:?}");
         for bad in [
             &[(URL_VAR, "http://h:1/v1")][..],
-            &[(URL_VAR, "https://api.example.com/v1"), (MODEL_VAR, "m")],
             &[(URL_VAR, "ftp://h"), (MODEL_VAR, "m")],
             &[
                 (URL_VAR, "http://h:1"),
