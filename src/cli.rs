@@ -185,8 +185,10 @@ pub struct SearchArgs {
     /// Show the signal breakdown of each hit (text output).
     #[arg(long)]
     pub explain: bool,
-    /// Print the extractive answer (built from the hits, no model) above the hits; the JSON
-    /// always carries it as `answer`.
+    /// Print the answer above the hits: written by the LLM named in MAPSCOPE_LLM_URL and
+    /// MAPSCOPE_LLM_MODEL from the top hits, else (or on any failure) extractive, built from the
+    /// hits without a model. The JSON always carries the extractive one as `answer`, the
+    /// LLM's with --answer.
     #[arg(long)]
     pub answer: bool,
     /// Also search this read-only root after the project (a library of examples, a
@@ -1175,11 +1177,18 @@ fn cmd_search(args: &SearchArgs) -> anyhow::Result<()> {
     let index_ms = t.elapsed().as_secs_f64() * 1000.0;
     let response = index.search(&query, &opts);
     let extra = search_sources(&specs, &query, &opts, args.cache)?;
+    // `--answer` with an LLM configured: the model writes the answer from the hits (after
+    // the search, before the output; the extractive answer on any failure).
+    let llm = if args.answer {
+        crate::engine::answer::llm::LlmConfig::from_env()
+    } else {
+        None
+    };
     with_cache_saved(
         || index.save_cache(),
         || {
-            if args.json {
-                let json = search_json(
+            let document = |synthesized: bool| {
+                let mut json = search_json(
                     &index,
                     &query,
                     &response,
@@ -1188,14 +1197,30 @@ fn cmd_search(args: &SearchArgs) -> anyhow::Result<()> {
                     args.answer_style,
                     &extra,
                 );
-                return print(&json::to_string_pretty(&json)?);
+                if synthesized {
+                    crate::contract::synthesize(&mut json, args.answer_style, &llm);
+                }
+                json
+            };
+            if args.json {
+                return print(&json::to_string_pretty(&document(llm.is_some()))?);
             }
             let mut text = search_text(&query, &response, args.files, args.explain);
             if args.answer {
-                text.insert_str(
-                    0,
-                    &format!("{}\n\n", answer(&index, &response, args.answer_style)),
-                );
+                let answer = match &llm {
+                    None => answer(&index, &response, args.answer_style),
+                    Some(_) => {
+                        let json = document(true);
+                        if let Some(code) = json["diagnostics"]["llm_error"].as_str() {
+                            let why = json["diagnostics"]["llm_error_message"]
+                                .as_str()
+                                .unwrap_or_default();
+                            warn(&format!("{code}: {why}; the answer is extractive"));
+                        }
+                        json["answer"].as_str().unwrap_or_default().to_string()
+                    }
+                };
+                text.insert_str(0, &format!("{answer}\n\n"));
             }
             for x in &extra {
                 text.push_str(&format!("\n[{}] {}\n", x.name, sanitize(&x.root)));

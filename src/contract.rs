@@ -6,13 +6,18 @@
 
 use serde_json::{Map, Value};
 
+use std::path::{Path, PathBuf};
+
+use crate::engine::answer::llm::{self, AnswerRequest, Evidence, LlmError, LlmSetting};
 use crate::engine::answer::{extractive_answer, AnswerStyle};
 use crate::engine::index::{Index, MapRequest};
 use crate::engine::live::{Freshness, SourceIndex};
 use crate::engine::repo_map::{render, MapFormat};
 use crate::engine::scope::{Scope, ScopeSpec};
 use crate::engine::search::{SearchHit, SearchOptions, SearchResponse, MAX_TOP};
-use crate::engine::sources::{match_reason, relevance, PROJECT};
+use crate::engine::sources::{
+    check_sources, match_reason, relevance, SourceError, SourceSpec, PROJECT,
+};
 use crate::engine::text::sanitize;
 use crate::engine::tokenizer::TokenizerKind;
 
@@ -126,6 +131,9 @@ pub struct SearchCall {
     query: String,
     opts: SearchOptions,
     style: AnswerStyle,
+    /// The request's `sources`; `None` when absent (every source the server was started
+    /// with).
+    sources: Option<Vec<SourceRequest>>,
 }
 
 /// `repo_symbol_answer`'s default and largest number of sources (its contract).
@@ -145,6 +153,7 @@ impl SearchCall {
                 "include",
                 "exclude",
                 "answer_style",
+                "sources",
             ],
         )?;
         let files_mode = match args.get("files") {
@@ -172,6 +181,7 @@ impl SearchCall {
                 "languages",
                 "max_sources",
                 "answer_style",
+                "sources",
             ],
         )?;
         let top = optional_int(args, "max_sources", ANSWER_SOURCES, 1..=MAX_ANSWER_SOURCES)?;
@@ -208,12 +218,31 @@ impl SearchCall {
             exclude: string_list(args, "exclude")?,
         };
         opts.validate().map_err(|e| ArgError::new(e.to_string()))?;
-        Ok(SearchCall { query, opts, style })
+        Ok(SearchCall {
+            query,
+            opts,
+            style,
+            sources: requested_sources(args)?,
+        })
+    }
+
+    /// How much the answer says.
+    pub fn style(&self) -> AnswerStyle {
+        self.style
+    }
+
+    /// The extra sources this request searches under `policy`: `None` for every source the
+    /// server was started with.
+    pub fn selected_sources(
+        &self,
+        policy: &SourcePolicy,
+    ) -> Result<Option<Vec<SourceSpec>>, ArgError> {
+        policy.resolve(self.sources.as_deref())
     }
 
     /// The search JSON contract (with `changes_pending`): the project's hits, then each
     /// extra source's.
-    pub fn run(&self, index: &Index, call: &Freshness, sources: &[SourceIndex]) -> Value {
+    pub fn run(&self, index: &Index, call: &Freshness, sources: &[&SourceIndex]) -> Value {
         let (_, search_build_ms) = index.search_index();
         let response = index.search(&self.query, &self.opts);
         let extra: Vec<SourceHits> = sources
@@ -414,4 +443,333 @@ pub fn no_words_note(r: &SearchResponse) -> Option<&'static str> {
     let c = &r.retrieval_counts;
     (r.hits.is_empty() && r.files.is_empty() && c.query_terms == 0 && c.expanded_terms == 0)
         .then_some("no searchable words in the query (only stop words, punctuation or symbols)")
+}
+
+/// One entry of a request's `sources`: a source the server was started with, by name, or
+/// another read-only root for this request (`NAME=PATH`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SourceRequest {
+    Named(String),
+    Root(SourceSpec),
+}
+
+/// The `sources` argument: absent (or null) is `None`, every source the server was started
+/// with; an empty list is the project only. Over HTTP a list item without `=` may name
+/// several sources separated by commas (`sources=lib,examples`).
+pub fn requested_sources(
+    args: &Map<String, Value>,
+) -> Result<Option<Vec<SourceRequest>>, ArgError> {
+    if matches!(args.get("sources"), None | Some(Value::Null)) {
+        return Ok(None);
+    }
+    let mut out = Vec::new();
+    for item in string_list(args, "sources")? {
+        if item.contains('=') {
+            let spec = SourceSpec::parse(&item).map_err(|e| ArgError::new(e.to_string()))?;
+            out.push(SourceRequest::Root(spec));
+        } else {
+            out.extend(
+                item.split(',')
+                    .map(str::trim)
+                    .filter(|n| !n.is_empty())
+                    .map(|n| SourceRequest::Named(n.to_string())),
+            );
+        }
+    }
+    Ok(Some(out))
+}
+
+/// What a server lets a request's `sources` name: the sources it was started with, and
+/// (unless it is reachable from other machines) other roots, checked like `--source`.
+#[derive(Debug, Clone)]
+pub struct SourcePolicy {
+    pub project_root: PathBuf,
+    pub configured: Vec<SourceSpec>,
+    /// `NAME=PATH` entries are allowed. An HTTP server started with `--allow-remote` refuses
+    /// them: a remote client could otherwise make it read any directory of the machine.
+    pub allow_roots: bool,
+}
+
+impl SourcePolicy {
+    pub fn new(project_root: &Path, configured: Vec<SourceSpec>, allow_roots: bool) -> Self {
+        SourcePolicy {
+            project_root: project_root.to_path_buf(),
+            configured,
+            allow_roots,
+        }
+    }
+
+    /// The sources `requested` names, in order: each name one the server was started with,
+    /// each root an existing directory outside the project, no name twice (nor a root named
+    /// like a configured source).
+    pub fn resolve(
+        &self,
+        requested: Option<&[SourceRequest]>,
+    ) -> Result<Option<Vec<SourceSpec>>, ArgError> {
+        let Some(requested) = requested else {
+            return Ok(None);
+        };
+        let mut out: Vec<SourceSpec> = Vec::with_capacity(requested.len());
+        for entry in requested {
+            let spec = match entry {
+                SourceRequest::Named(name) => self
+                    .configured
+                    .iter()
+                    .find(|s| &s.name == name)
+                    .cloned()
+                    .ok_or_else(|| self.unknown(name))?,
+                SourceRequest::Root(spec) => {
+                    if !self.allow_roots {
+                        return Err(ArgError::new(format!(
+                            "source `{}`: this server is reachable from other machines \
+                             (--allow-remote), so requests may only name the sources it was \
+                             started with ({})",
+                            sanitize(&spec.name),
+                            self.names()
+                        )));
+                    }
+                    if self.configured.iter().any(|s| s.name == spec.name) {
+                        return Err(source_error(&SourceError::Duplicate(spec.name.clone())));
+                    }
+                    let checked = check_sources(&self.project_root, std::slice::from_ref(spec))
+                        .map_err(|e| source_error(&e))?;
+                    checked
+                        .into_iter()
+                        .next()
+                        .ok_or_else(|| self.unknown(&spec.name))?
+                }
+            };
+            if out.iter().any(|s| s.name == spec.name) {
+                return Err(source_error(&SourceError::Duplicate(spec.name)));
+            }
+            out.push(spec);
+        }
+        Ok(Some(out))
+    }
+
+    fn names(&self) -> String {
+        if self.configured.is_empty() {
+            "none configured".into()
+        } else {
+            let names: Vec<&str> = self.configured.iter().map(|s| s.name.as_str()).collect();
+            names.join(", ")
+        }
+    }
+
+    fn unknown(&self, name: &str) -> ArgError {
+        ArgError::new(format!(
+            "unknown source `{}` (configured: {}; NAME=PATH adds another root)",
+            sanitize(name),
+            self.names()
+        ))
+    }
+}
+
+fn source_error(e: &SourceError) -> ArgError {
+    ArgError::new(sanitize(&e.to_string()).into_owned())
+}
+
+/// The sources the model sees at most (`repo_symbol_answer`'s largest `max_sources`).
+const LLM_SOURCES: usize = MAX_ANSWER_SOURCES;
+
+/// With an LLM endpoint configured (`engine::answer::llm`), replaces a search document's
+/// extractive `answer` with the one the model writes from the document's top `sources`
+/// (`diagnostics.used_llm: true`, `llm_model`, `llm_ms`); on any failure the extractive
+/// answer stays and `diagnostics.llm_error` (a stable code) and `llm_error_message` say why.
+/// Without configuration the document is untouched. Call it off the live-index service's
+/// engine thread: it waits for the model.
+pub fn synthesize(document: &mut Value, style: AnswerStyle, setting: &LlmSetting) {
+    let Some(setting) = setting else {
+        return;
+    };
+    if document.get("success") != Some(&Value::Bool(true)) {
+        return;
+    }
+    let result = match setting {
+        Err(e) => Err(e.clone()),
+        Ok(config) => {
+            let request = answer_request(document, style);
+            if request.evidence.is_empty() {
+                Err(LlmError::NoSources)
+            } else {
+                llm::synthesize(config, &request)
+            }
+        }
+    };
+    let diagnostics = &mut document["diagnostics"];
+    match result {
+        Ok(s) => {
+            diagnostics["used_llm"] = true.into();
+            diagnostics["llm_model"] = s.model.into();
+            diagnostics["llm_ms"] = s.latency_ms.into();
+            document["answer"] = s.answer.into();
+        }
+        Err(e) => {
+            diagnostics["llm_error"] = e.code().into();
+            diagnostics["llm_error_message"] = sanitize(&e.to_string()).into_owned().into();
+        }
+    }
+}
+
+fn text<'a>(v: &'a Value, key: &str) -> &'a str {
+    v.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+/// What the model is asked: the document's question, its extractive answer and its first
+/// `LLM_SOURCES` sources.
+fn answer_request(document: &Value, style: AnswerStyle) -> AnswerRequest<'_> {
+    let evidence = document
+        .get("sources")
+        .and_then(Value::as_array)
+        .map(|sources| {
+            sources
+                .iter()
+                .take(LLM_SOURCES)
+                .map(|s| {
+                    let line = |i: usize| s["line_range"][i].as_u64().unwrap_or(0);
+                    Evidence {
+                        path: text(s, "file_path"),
+                        lines: (line(0), line(1)),
+                        evidence: text(s, "evidence_type"),
+                        symbol: s.get("symbol").and_then(Value::as_str),
+                        source: text(s, "source"),
+                        excerpt: text(s, "excerpt"),
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    AnswerRequest {
+        question: text(document, "question"),
+        style,
+        extractive: text(document, "answer"),
+        evidence,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn args(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn sources_are_absent_empty_names_or_roots() {
+        assert_eq!(requested_sources(&args(json!({}))), Ok(None));
+        assert_eq!(requested_sources(&args(json!({"sources": null}))), Ok(None));
+        assert_eq!(
+            requested_sources(&args(json!({"sources": []}))),
+            Ok(Some(vec![]))
+        );
+        assert_eq!(
+            requested_sources(&args(json!({"sources": ["lib, examples", "x=/a,b"]}))),
+            Ok(Some(vec![
+                SourceRequest::Named("lib".into()),
+                SourceRequest::Named("examples".into()),
+                SourceRequest::Root(SourceSpec {
+                    name: "x".into(),
+                    path: "/a,b".into()
+                }),
+            ]))
+        );
+        assert!(requested_sources(&args(json!({"sources": ["bad name=/x"]}))).is_err());
+        assert!(requested_sources(&args(json!({"sources": 3}))).is_err());
+    }
+
+    #[test]
+    fn a_policy_resolves_names_and_checks_roots_like_the_cli() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("app");
+        let lib = dir.path().join("lib");
+        let other = dir.path().join("other");
+        for d in [&project.join("src"), &lib, &other] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        let spec = |name: &str, path: &Path| SourceSpec {
+            name: name.into(),
+            path: path.to_path_buf(),
+        };
+        let configured = vec![spec("lib", &lib.canonicalize().unwrap())];
+        let local = SourcePolicy::new(&project, configured.clone(), true);
+        let named = |n: &str| SourceRequest::Named(n.into());
+        let root = |n: &str, p: &Path| SourceRequest::Root(spec(n, p));
+        assert_eq!(local.resolve(None), Ok(None));
+        assert_eq!(local.resolve(Some(&[])), Ok(Some(vec![])));
+        let both = local
+            .resolve(Some(&[root("more", &other), named("lib")]))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            both,
+            vec![
+                spec("more", &other.canonicalize().unwrap()),
+                configured[0].clone()
+            ]
+        );
+        for (bad, says) in [
+            (
+                vec![named("nope")],
+                "unknown source `nope` (configured: lib;",
+            ),
+            (vec![named("lib"), named("lib")], "given twice"),
+            (vec![root("lib", &other)], "given twice"),
+            (
+                vec![root("gone", &dir.path().join("gone"))],
+                "not a directory",
+            ),
+            (
+                vec![root("inner", &project.join("src"))],
+                "inside the project",
+            ),
+            (vec![root("up", dir.path())], "inside the project"),
+        ] {
+            let e = local.resolve(Some(&bad)).unwrap_err();
+            assert!(e.0.contains(says), "{bad:?}: {e}");
+        }
+        let remote = SourcePolicy::new(&project, configured, false);
+        assert!(remote.resolve(Some(&[named("lib")])).is_ok());
+        let e = remote.resolve(Some(&[root("more", &other)])).unwrap_err();
+        assert!(e.0.contains("--allow-remote"), "{e}");
+    }
+
+    fn document(sources: Value) -> Value {
+        json!({"success": true, "question": "q", "answer": "extractive",
+               "sources": sources, "diagnostics": {"used_llm": false}})
+    }
+
+    #[test]
+    fn synthesis_changes_nothing_unconfigured_and_falls_back_with_a_code() {
+        let mut doc = document(json!([]));
+        let before = doc.clone();
+        synthesize(&mut doc, AnswerStyle::Default, &None);
+        assert_eq!(doc, before, "no endpoint: untouched");
+
+        let mut doc = document(json!([{"file_path": "a.py", "line_range": [1, 2]}]));
+        let bad = Some(Err(LlmError::Config(
+            "MAPSCOPE_LLM_MODEL is not set".into(),
+        )));
+        synthesize(&mut doc, AnswerStyle::Default, &bad);
+        assert_eq!(doc["answer"], "extractive");
+        assert_eq!(doc["diagnostics"]["used_llm"], false);
+        assert_eq!(doc["diagnostics"]["llm_error"], "LLM_CONFIG");
+
+        // Nothing to cite: no model is asked (the endpoint here does not exist).
+        let config = llm::LlmConfig::from_vars(|k| match k {
+            llm::URL_VAR => Some("http://127.0.0.1:9/v1".into()),
+            llm::MODEL_VAR => Some("m".into()),
+            _ => None,
+        });
+        let mut doc = document(json!([]));
+        synthesize(&mut doc, AnswerStyle::Default, &config);
+        assert_eq!(doc["diagnostics"]["llm_error"], "LLM_NO_SOURCES");
+        assert_eq!(doc["answer"], "extractive");
+
+        let mut error = json!({"success": false, "error": "x", "code": "REPO_EMPTY"});
+        let before = error.clone();
+        synthesize(&mut error, AnswerStyle::Default, &config);
+        assert_eq!(error, before);
+    }
 }

@@ -6,7 +6,13 @@
 //! - `repo_map`: the token-budgeted repo map (what `mapscope map` prints), steered by focus
 //!   files, identifiers and a query;
 //! - `search`: ranked hits with their evidence (the `mapscope search --json` contract);
+//! - `repo_symbol_answer`: the same search with its answer, written by the configured LLM
+//!   when there is one (`engine::answer::llm`, called on the main thread after the search,
+//!   not on the engine thread), else extractive;
 //! - `repo_stats`: what was indexed and skipped (`mapscope stats --json`).
+//!
+//! `search` and `repo_symbol_answer` take `sources`: names of the sources the server was
+//! started with, or `NAME=PATH` for another read-only root (checked like `--source`).
 //!
 //! Threads: an input thread reads request lines; the main thread checks their arguments
 //! and writes the answers, in order. The index lives in the live-index service
@@ -26,9 +32,10 @@ use serde_json::{json, Map, Value};
 
 use crate::cli::warn;
 use crate::contract::{
-    mark, ArgError, MapCall, SearchCall, ANSWER_SOURCES, MAX_ANSWER_SOURCES, MAX_MAP_TOKENS,
-    MIN_MAP_TOKENS,
+    mark, ArgError, MapCall, SearchCall, SourcePolicy, ANSWER_SOURCES, MAX_ANSWER_SOURCES,
+    MAX_MAP_TOKENS, MIN_MAP_TOKENS,
 };
+use crate::engine::answer::llm::{LlmConfig, LlmSetting};
 use crate::engine::error::EngineError;
 use crate::engine::index::{Index, IndexOptions};
 use crate::engine::live::{Freshness, LiveIndex, LiveService, SourceIndex};
@@ -98,6 +105,10 @@ pub fn serve(
 /// The MCP server of one repository.
 pub struct Server {
     engine: LiveService,
+    /// What a request's `sources` may name.
+    policy: SourcePolicy,
+    /// The LLM that writes `repo_symbol_answer`'s answer, if configured.
+    llm: LlmSetting,
 }
 
 impl Server {
@@ -116,24 +127,47 @@ impl Server {
         live: bool,
         sources: Vec<SourceSpec>,
     ) -> Server {
+        let policy = SourcePolicy::new(&root, sources.clone(), true);
         let live = LiveIndex::new(root, opts, live, Box::new(warn)).with_sources(sources);
+        Server::on(LiveService::start_with(live), policy)
+    }
+
+    fn on(engine: LiveService, policy: SourcePolicy) -> Server {
+        let llm = LlmConfig::from_env();
+        if let Some(Err(e)) = &llm {
+            warn(&format!("answers stay extractive: {e}"));
+        }
         Server {
-            engine: LiveService::start_with(live),
+            engine,
+            policy,
+            llm,
         }
     }
 
-    /// Runs `tool` on an up-to-date index; an index that cannot be built (a missing or
-    /// empty repository) or an engine that cannot answer is the tool's error, with its
-    /// stable code.
+    /// Runs `tool` on an up-to-date index, with the extra sources `selected` names (`None`:
+    /// the server's own); an index that cannot be built (a missing or empty repository) or
+    /// an engine that cannot answer is the tool's error (`Err`), with its stable code.
+    fn on_index<T: Send + 'static>(
+        &self,
+        selected: Option<Vec<SourceSpec>>,
+        tool: impl FnOnce(&Index, &Freshness, &[&SourceIndex]) -> T + Send + 'static,
+    ) -> Result<T, Value> {
+        let answer = self
+            .engine
+            .run_selected(selected, move |current, sources| match current {
+                Ok((index, freshness)) => Ok(tool(index, &freshness, sources)),
+                Err(e) => Err(tool_error(&e)),
+            });
+        answer.unwrap_or_else(|e| Err(tool_error(&EngineError::Internal(e.to_string()))))
+    }
+
+    /// `on_index` for a tool whose result is its content.
     fn run_tool(
         &self,
-        tool: impl FnOnce(&Index, &Freshness, &[SourceIndex]) -> Value + Send + 'static,
+        selected: Option<Vec<SourceSpec>>,
+        tool: impl FnOnce(&Index, &Freshness, &[&SourceIndex]) -> Value + Send + 'static,
     ) -> Value {
-        let answer = self.engine.run(move |current, sources| match current {
-            Ok((index, freshness)) => tool(index, &freshness, sources),
-            Err(e) => tool_error(&e),
-        });
-        answer.unwrap_or_else(|e| tool_error(&EngineError::Internal(e.to_string())))
+        self.on_index(selected, tool).unwrap_or_else(|error| error)
     }
 
     /// Answers one line of input: `None` for notifications, responses and blank lines.
@@ -225,23 +259,35 @@ impl Server {
         match name {
             "repo_map" => {
                 let request = MapCall::parse(args)?;
-                Ok(self.run_tool(move |index, call, _| map_result(index, &request, call)))
+                Ok(self.run_tool(None, move |index, call, _| {
+                    map_result(index, &request, call)
+                }))
             }
             "search" => {
                 let request = SearchCall::parse(args)?;
-                Ok(self.run_tool(move |index, call, sources| {
+                let selected = request.selected_sources(&self.policy)?;
+                Ok(self.run_tool(selected, move |index, call, sources| {
                     tool_json(request.run(index, call, sources))
                 }))
             }
             "repo_symbol_answer" => {
                 let request = SearchCall::parse_answer(args)?;
-                Ok(self.run_tool(move |index, call, sources| {
-                    tool_json(request.run(index, call, sources))
-                }))
+                let selected = request.selected_sources(&self.policy)?;
+                let style = request.style();
+                let document = self.on_index(selected, move |index, call, sources| {
+                    request.run(index, call, sources)
+                });
+                Ok(match document {
+                    Ok(mut document) => {
+                        crate::contract::synthesize(&mut document, style, &self.llm);
+                        tool_json(document)
+                    }
+                    Err(error) => error,
+                })
             }
             "repo_stats" => {
                 crate::contract::known_arguments(args, &[])?;
-                Ok(self.run_tool(|index, call, _| {
+                Ok(self.run_tool(None, |index, call, _| {
                     let mut stats = serde_json::to_value(index.stats()).unwrap_or(Value::Null);
                     mark(call, &mut stats);
                     tool_json(stats)
@@ -300,6 +346,11 @@ fn tool_list() -> Value {
     let exclude = json!({"type": "array", "items": {"type": "string"},
         "description": "Leave out paths matching these patterns (gitignore syntax, relative \
             to the root: `web/ui/`, `*_test.go`)."});
+    let sources = json!({"type": "array", "items": {"type": "string"},
+        "description": "Extra sources searched after the project, each hit labelled with its \
+            source: NAME of a source the server was started with (`--source NAME=PATH`), or \
+            NAME=PATH for another read-only root (indexed once and kept). Absent: every source \
+            the server was started with; empty: the project only."});
     let answer_style = json!({"type": "string", "enum": ["concise", "default", "detailed"],
         "default": "default",
         "description": "How much the extractive `answer` says: concise (one sentence), \
@@ -369,7 +420,8 @@ fn tool_list() -> Value {
                     "include": include,
                     "exclude": exclude,
                     "lang": langs,
-                    "answer_style": answer_style
+                    "answer_style": answer_style,
+                    "sources": sources
                 },
                 "required": ["query"],
                 "additionalProperties": false
@@ -379,9 +431,11 @@ fn tool_list() -> Value {
         {
             "name": "repo_symbol_answer",
             "title": "Answer a question about the code",
-            "description": "An extractive answer to a question about the repository (where \
-                is X defined, who uses it, where is Y handled), built from search's evidence \
-                without any model: the best-matching definition with its location and the \
+            "description": "An answer to a question about the repository (where is X \
+                defined, who uses it, where is Y handled), built from search's evidence: \
+                written by the server's configured LLM citing the sources \
+                (`diagnostics.used_llm`), else extractive without any model: the best-matching \
+                definition with its location and the \
                 files that use it, then the other places that matched; honest when nothing \
                 matches well (`confidence` low, `diagnostics.low_score`). `sources` are the \
                 evidence, each with file, line range, excerpt, evidence type, symbol and score.",
@@ -395,7 +449,8 @@ fn tool_list() -> Value {
                     "max_sources": {"type": "integer", "minimum": 1,
                         "maximum": MAX_ANSWER_SOURCES, "default": ANSWER_SOURCES,
                         "description": "Number of sources."},
-                    "answer_style": answer_style
+                    "answer_style": answer_style,
+                    "sources": sources
                 },
                 "required": ["question"],
                 "additionalProperties": false
@@ -870,9 +925,10 @@ mod tests {
             Box::new(warn),
         );
         live.rescan_each_call = true;
-        let mut s = Server {
-            engine: LiveService::start_with(live),
-        };
+        let mut s = Server::on(
+            LiveService::start_with(live),
+            SourcePolicy::new(dir.path(), Vec::new(), true),
+        );
         let r = call(&mut s, "search", json!({"query": "first_one"}));
         assert_eq!(
             r["result"]["structuredContent"]["sources"][0]["symbol"],

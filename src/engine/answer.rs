@@ -7,6 +7,11 @@
 //! graph's edges named by that identifier), so this module stays a pure function of its
 //! inputs. Runs on whichever thread searched. Paths, names and excerpts are passed through
 //! `engine::text::sanitize`: the answer may be printed on a terminal.
+//!
+//! [`llm`] writes the answer with a model instead, when one is configured; this extractive
+//! answer is its fallback.
+
+pub mod llm;
 
 use std::fmt::Write as _;
 

@@ -240,3 +240,79 @@ pub fn fixture_sources(repo: &str) -> Vec<(String, mapscope::engine::Lang)> {
     files.sort();
     files
 }
+
+/// How a [`FakeLlm`] answers each chat-completions request.
+#[derive(Clone, Copy)]
+pub enum LlmPlay {
+    /// HTTP 200 with a completion whose text is this.
+    Says(&'static str),
+    /// This status and body.
+    Status(u16, &'static str),
+    /// Takes the request and never answers.
+    Silent,
+}
+
+/// A local OpenAI-compatible endpoint for tests (never the network): answers every request
+/// as told and keeps the bodies it received. Stops when dropped.
+pub struct FakeLlm {
+    pub base_url: String,
+    pub bodies: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    server: std::sync::Arc<tiny_http::Server>,
+}
+
+impl FakeLlm {
+    pub fn start(play: LlmPlay) -> FakeLlm {
+        let server = std::sync::Arc::new(tiny_http::Server::http("127.0.0.1:0").expect("bind"));
+        let port = server.server_addr().to_ip().expect("ip").port();
+        let bodies = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (inner, kept) = (
+            std::sync::Arc::clone(&server),
+            std::sync::Arc::clone(&bodies),
+        );
+        std::thread::spawn(move || {
+            let mut silent = Vec::new();
+            for mut request in inner.incoming_requests() {
+                let mut body = String::new();
+                let _ = std::io::Read::read_to_string(request.as_reader(), &mut body);
+                kept.lock().unwrap().push(body);
+                let (status, text) = match play {
+                    LlmPlay::Says(content) => (
+                        200,
+                        serde_json::json!({"model": "fake-llm", "choices": [
+                            {"index": 0, "message": {"role": "assistant", "content": content}}
+                        ]})
+                        .to_string(),
+                    ),
+                    LlmPlay::Status(status, body) => (status, body.to_string()),
+                    LlmPlay::Silent => {
+                        // Held, unanswered, until the server stops.
+                        silent.push(request);
+                        continue;
+                    }
+                };
+                let _ = request
+                    .respond(tiny_http::Response::from_string(text).with_status_code(status));
+            }
+        });
+        FakeLlm {
+            base_url: format!("http://127.0.0.1:{port}/v1"),
+            bodies,
+            server,
+        }
+    }
+
+    /// The environment that points mapscope at this endpoint.
+    pub fn env(&self, timeout_ms: u64) -> Vec<(&'static str, std::ffi::OsString)> {
+        vec![
+            ("MAPSCOPE_LLM_URL", self.base_url.clone().into()),
+            ("MAPSCOPE_LLM_MODEL", "fake-model".into()),
+            ("MAPSCOPE_LLM_TIMEOUT_MS", timeout_ms.to_string().into()),
+        ]
+    }
+}
+
+impl Drop for FakeLlm {
+    fn drop(&mut self) {
+        self.server.unblock();
+    }
+}

@@ -20,6 +20,8 @@ fn search(args: &[&str]) -> Output {
 fn search_with_history(args: &[&str], history: bool) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_mapscope"));
     cmd.env("MAPSCOPE_CACHE_DIR", common::test_cache_dir())
+        // A developer's own endpoint must not change what these tests see.
+        .env_remove("MAPSCOPE_LLM_URL")
         .arg("search")
         .args(args);
     if !history {
@@ -345,6 +347,98 @@ fn the_answer_names_the_definition_in_json_and_above_the_hits() {
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("concise, default, detailed"), "{err}");
+}
+
+/// `search --answer` with an LLM configured (a local fake endpoint): the model's answer with
+/// `used_llm`, or the extractive one with `llm_error` on any failure; without `--answer`
+/// the model is never asked.
+#[test]
+fn with_an_llm_configured_the_answer_is_the_models_and_falls_back_on_errors() {
+    let r = repo();
+    let run = |llm: &common::FakeLlm, timeout_ms: u64, extra: &[&str]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_mapscope"));
+        cmd.env("MAPSCOPE_CACHE_DIR", common::test_cache_dir())
+            .envs(llm.env(timeout_ms))
+            .args([
+                "search",
+                r.to_str().unwrap(),
+                "exportOrdersCsv",
+                "--no-history",
+            ])
+            .args(extra);
+        let t = std::time::Instant::now();
+        let o = cmd.output().expect("run mapscope");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        (o, t.elapsed())
+    };
+    let said =
+        "`exportOrdersCsv` writes orders as CSV (`src/orders/export.ts:4-20`).\u{1b}]52;c;x\u{7}";
+    let llm = common::FakeLlm::start(common::LlmPlay::Says(said));
+    let (o, _) = run(&llm, 5000, &["--answer", "--json"]);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let answer = v["answer"].as_str().unwrap();
+    assert!(
+        answer.starts_with("`exportOrdersCsv` writes orders as CSV (`src/orders/export.ts:4-20`)."),
+        "{answer}"
+    );
+    assert!(
+        !answer.contains('\u{1b}') && !answer.contains('\u{7}'),
+        "{answer:?}"
+    );
+    assert_eq!(v["diagnostics"]["used_llm"], true, "{v}");
+    assert_eq!(v["diagnostics"]["llm_model"], "fake-llm");
+    // The model was given the sources to cite.
+    let asked = llm.bodies.lock().unwrap()[0].clone();
+    assert!(asked.contains("`src/orders/export.ts:4"), "{asked}");
+    assert!(asked.contains("Question: exportOrdersCsv"), "{asked}");
+
+    // Text: the model's answer above the hits, control bytes shown, not sent.
+    let (o, _) = run(&llm, 5000, &["--answer"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.starts_with("`exportOrdersCsv` writes orders as CSV"),
+        "{text}"
+    );
+    assert!(!text.contains('\u{1b}'), "{text:?}");
+
+    // Without --answer the model is not asked and the JSON has no LLM fields.
+    let before = llm.bodies.lock().unwrap().len();
+    let (o, _) = run(&llm, 5000, &["--json"]);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["diagnostics"]["used_llm"], false);
+    assert!(v["diagnostics"].get("llm_error").is_none(), "{v}");
+    assert_eq!(llm.bodies.lock().unwrap().len(), before);
+
+    for (play, code) in [
+        (common::LlmPlay::Status(500, "boom"), "LLM_HTTP_STATUS"),
+        (
+            common::LlmPlay::Status(200, "{\"choices\": [oops"),
+            "LLM_BAD_RESPONSE",
+        ),
+        (common::LlmPlay::Silent, "LLM_TIMEOUT"),
+    ] {
+        let llm = common::FakeLlm::start(play);
+        let (o, took) = run(&llm, 400, &["--answer", "--json"]);
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["diagnostics"]["used_llm"], false, "{v}");
+        assert_eq!(v["diagnostics"]["llm_error"], code, "{v}");
+        assert!(
+            v["answer"]
+                .as_str()
+                .unwrap()
+                .starts_with("`exportOrdersCsv` is defined in"),
+            "the extractive answer: {v}"
+        );
+        assert!(
+            took < std::time::Duration::from_secs(20),
+            "{code}: {took:?}"
+        );
+        // Text output says why on stderr and prints the extractive answer.
+        let (o, _) = run(&llm, 400, &["--answer"]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(code), "{err}");
+        assert!(String::from_utf8_lossy(&o.stdout).starts_with("`exportOrdersCsv` is defined in"));
+    }
 }
 
 /// Every file under `root` with its bytes, to prove a source is left as it was.

@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -29,8 +29,14 @@ fn start(root: &Path) -> Server {
 }
 
 fn start_with(root: &Path, extra: &[&str]) -> Server {
+    start_env(root, extra, &[])
+}
+
+fn start_env(root: &Path, extra: &[&str], env: &[(&str, std::ffi::OsString)]) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_mapscope"))
         .env("MAPSCOPE_CACHE_DIR", common::test_cache_dir())
+        .env_remove("MAPSCOPE_LLM_URL")
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .args([
             "serve",
             root.to_str().unwrap(),
@@ -296,4 +302,244 @@ fn extra_sources_answer_after_the_project() {
         .unwrap_or_else(|| panic!("no hit from the source: {v}"));
     assert_eq!(hit["file_path"], "csv_writer.py");
     assert!(hit["relevance"].as_u64().unwrap() <= 100);
+}
+
+/// `/answer` with an LLM configured (a local fake endpoint): the model's answer citing the
+/// sources; any failure keeps the extractive answer and says why; `/search` never asks.
+#[test]
+fn answers_come_from_the_configured_llm_and_fall_back_on_any_error() {
+    let dir = shop();
+    let said = "`export_orders` joins the orders with commas (`src/orders.py:1-3`).";
+    let llm = common::FakeLlm::start(common::LlmPlay::Says(said));
+    let server = start_env(dir.path(), &[], &llm.env(5000));
+    let (status, v) = get(
+        &server.base,
+        "/answer?q=where+is+export_orders&answer_style=concise",
+    );
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["answer"], said, "{v}");
+    assert_eq!(v["diagnostics"]["used_llm"], true);
+    assert_eq!(v["diagnostics"]["llm_model"], "fake-llm");
+    let asked = llm.bodies.lock().unwrap()[0].clone();
+    assert!(asked.contains("`src/orders.py:1"), "{asked}");
+    assert!(asked.contains("one or two sentences"), "the style: {asked}");
+    let (_, v) = get(&server.base, "/search?q=export_orders");
+    assert_eq!(v["diagnostics"]["used_llm"], false);
+    assert!(v["diagnostics"].get("llm_error").is_none(), "{v}");
+    assert_eq!(
+        llm.bodies.lock().unwrap().len(),
+        1,
+        "search does not ask the model"
+    );
+    drop(server);
+
+    for (play, code) in [
+        (common::LlmPlay::Status(500, "boom"), "LLM_HTTP_STATUS"),
+        (common::LlmPlay::Status(200, "not json"), "LLM_BAD_RESPONSE"),
+        (common::LlmPlay::Silent, "LLM_TIMEOUT"),
+    ] {
+        let llm = common::FakeLlm::start(play);
+        let server = start_env(dir.path(), &[], &llm.env(500));
+        let t = Instant::now();
+        let (status, v) = get(&server.base, "/answer?q=export_orders");
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "{code}: {:?}",
+            t.elapsed()
+        );
+        assert_eq!(status, 200, "{v}");
+        assert_eq!(v["diagnostics"]["used_llm"], false, "{v}");
+        assert_eq!(v["diagnostics"]["llm_error"], code, "{v}");
+        assert!(
+            v["diagnostics"]["llm_error_message"].as_str().is_some(),
+            "{v}"
+        );
+        assert!(
+            v["answer"]
+                .as_str()
+                .unwrap()
+                .starts_with("`export_orders` is defined in"),
+            "{v}"
+        );
+    }
+}
+
+/// `sources` per request: a configured name, another root by NAME=PATH, none; bad entries
+/// are 400s; a server reachable from other machines takes names only.
+#[test]
+fn requests_choose_their_sources() {
+    let dir = shop();
+    let lib = tempfile::tempdir().unwrap();
+    common::write_files(
+        lib.path(),
+        &[(
+            "csv_writer.py",
+            "def write_csv_rows(rows):\n    return rows\n",
+        )],
+    );
+    let other = tempfile::tempdir().unwrap();
+    common::write_files(
+        other.path(),
+        &[(
+            "csv_reader.py",
+            "def read_csv_rows(path):\n    return path\n",
+        )],
+    );
+    let spec = format!("examples={}", lib.path().display());
+    let server = start_with(dir.path(), &["--source", &spec]);
+    let names = |v: &Value| -> Vec<String> {
+        let mut n: Vec<String> = v["sources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["source"].as_str().unwrap().to_string())
+            .collect();
+        n.sort();
+        n.dedup();
+        n
+    };
+    let q = "/search?q=csv+rows&top=4";
+    let (_, v) = get(&server.base, q);
+    assert!(names(&v).contains(&"examples".to_string()), "{v}");
+    let (status, v) = get(&server.base, &format!("{q}&sources="));
+    assert_eq!(status, 200, "{v}");
+    assert!(
+        !names(&v).contains(&"examples".to_string()),
+        "project only: {v}"
+    );
+    let more = format!("more={}", other.path().display());
+    let (status, v) = get(&server.base, &format!("{q}&sources={more}"));
+    assert_eq!(status, 200, "{v}");
+    assert!(names(&v).contains(&"more".to_string()), "{v}");
+    assert!(!names(&v).contains(&"examples".to_string()), "{v}");
+    let (status, v) = get(
+        &server.base,
+        &format!("/answer?q=csv+rows&sources=examples&sources={more}"),
+    );
+    assert_eq!(status, 200, "{v}");
+    let n = names(&v);
+    assert!(
+        n.contains(&"examples".to_string()) && n.contains(&"more".to_string()),
+        "{v}"
+    );
+    let gone = dir.path().join("gone");
+    let inside = dir.path().join("src");
+    for bad in [
+        "sources=nope".to_string(),
+        format!("sources=gone={}", gone.display()),
+        format!("sources=inner={}", inside.display()),
+        format!("sources=examples={}", other.path().display()),
+        format!("sources={more}&sources={more}"),
+        "sources=bad%20name=/tmp".to_string(),
+    ] {
+        let (status, v) = get(&server.base, &format!("{q}&{bad}"));
+        assert_eq!(
+            (status, v["code"].as_str()),
+            (400, Some("INVALID_ARGUMENT")),
+            "{bad}: {v}"
+        );
+    }
+    drop(server);
+
+    // --allow-remote: configured names only (here still on loopback, for the test).
+    let server = start_with(dir.path(), &["--source", &spec, "--allow-remote"]);
+    let (status, v) = get(&server.base, &format!("{q}&sources={more}"));
+    assert_eq!(
+        (status, v["code"].as_str()),
+        (400, Some("INVALID_ARGUMENT")),
+        "{v}"
+    );
+    assert!(
+        v["error"].as_str().unwrap().contains("--allow-remote"),
+        "{v}"
+    );
+    let (status, _) = get(&server.base, &format!("{q}&sources=examples"));
+    assert_eq!(status, 200);
+}
+
+/// Everything a raw connection gets until the server closes it or `wait` passes.
+fn read_reply(stream: &mut std::net::TcpStream, wait: Duration) -> String {
+    stream.set_read_timeout(Some(wait)).unwrap();
+    let mut reply = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => reply.extend_from_slice(&buf[..n]),
+        }
+    }
+    String::from_utf8_lossy(&reply).into_owned()
+}
+
+/// Clients that send headers and then stop sending their body hold no worker: other
+/// requests are answered at once, and each slow one gets 408 after the body deadline. A
+/// malformed request line is a 400 and nothing else is affected.
+#[test]
+fn slow_bodies_time_out_without_holding_the_workers() {
+    let dir = shop();
+    let server = start(dir.path());
+    let addr = server.base.trim_start_matches("http://").to_string();
+    let started = Instant::now();
+    // More slow clients than request workers (4).
+    let mut slow: Vec<std::net::TcpStream> = (0..6)
+        .map(|_| {
+            let mut s = std::net::TcpStream::connect(&addr).unwrap();
+            s.write_all(b"POST /index HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n")
+                .unwrap();
+            s.write_all(&[b'x'; 100]).unwrap();
+            s
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    for path in ["/stats", "/search?q=export_orders"] {
+        let t = Instant::now();
+        let (status, v) = get(&server.base, path);
+        assert_eq!(status, 200, "{v}");
+        assert!(
+            t.elapsed() < Duration::from_secs(3),
+            "{path}: {:?}",
+            t.elapsed()
+        );
+    }
+    // A body that arrives in full goes the same way and is answered as usual.
+    let (status, v) = post(&server.base, "/index", &[b'x'; 5000]);
+    assert_eq!(status, 200, "{v}");
+    // Three more slow bodies: 9 for 8 body readers, so one of them (whichever a worker
+    // takes last) is refused at once with 503 and the rest get 408 at their deadline.
+    for _ in 0..3 {
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        s.write_all(b"POST /index HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\nxx")
+            .unwrap();
+        slow.push(s);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let mut bad = std::net::TcpStream::connect(&addr).unwrap();
+    bad.write_all(b"THIS IS NOT HTTP\r\n\r\n").unwrap();
+    let reply = read_reply(&mut bad, Duration::from_secs(5));
+    assert!(reply.starts_with("HTTP/1.1 400"), "{reply:?}");
+    let (mut timed_out, mut busy) = (0, 0);
+    for s in &mut slow {
+        let reply = read_reply(s, Duration::from_secs(20));
+        if reply.starts_with("HTTP/1.1 503") {
+            assert!(reply.contains("\"code\":\"SERVER_BUSY\""), "{reply:?}");
+            busy += 1;
+        } else {
+            assert!(reply.starts_with("HTTP/1.1 408"), "{reply:?}");
+            assert!(reply.contains("\"code\":\"REQUEST_TIMEOUT\""), "{reply:?}");
+            timed_out += 1;
+        }
+    }
+    // One refused; (the full-body POST's reader may still have been counted for a moment
+    // under load, refusing a second).
+    assert!(
+        busy >= 1 && timed_out >= 7,
+        "{busy} refused, {timed_out} timed out"
+    );
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_secs(9) && took < Duration::from_secs(20),
+        "{took:?}"
+    );
+    let (status, _) = get(&server.base, "/stats");
+    assert_eq!(status, 200);
 }

@@ -25,6 +25,7 @@ impl Client {
     fn start_with_env(args: &[&str], env: &[(&str, std::ffi::OsString)]) -> Client {
         let mut child = Command::new(env!("CARGO_BIN_EXE_mapscope"))
             .env("MAPSCOPE_CACHE_DIR", common::test_cache_dir())
+            .env_remove("MAPSCOPE_LLM_URL")
             .envs(env.iter().map(|(k, v)| (k, v)))
             .arg("mcp")
             .args(args)
@@ -308,4 +309,107 @@ fn the_server_exits_when_its_input_closes_whatever_the_engine_is_doing() {
         took < Duration::from_secs(6),
         "exited {took:?} after its input closed"
     );
+}
+
+/// `repo_symbol_answer` with an LLM configured: the model's answer, `used_llm`; `sources`
+/// per call (a configured name, another root, none) and its bad entries as INVALID_PARAMS.
+#[test]
+fn answers_use_the_configured_llm_and_calls_choose_their_sources() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_files(
+        dir.path(),
+        &[(
+            "app/orders.py",
+            "def export_orders(orders):\n    return ','.join(orders)\n",
+        )],
+    );
+    let lib = tempfile::tempdir().unwrap();
+    common::write_files(
+        lib.path(),
+        &[(
+            "csv_writer.py",
+            "def write_csv_rows(rows):\n    return rows\n",
+        )],
+    );
+    let other = tempfile::tempdir().unwrap();
+    common::write_files(
+        other.path(),
+        &[(
+            "csv_reader.py",
+            "def read_csv_rows(path):\n    return path\n",
+        )],
+    );
+    let said = "`export_orders` joins orders (`app/orders.py:1-2`).";
+    let llm = common::FakeLlm::start(common::LlmPlay::Says(said));
+    let spec = format!("examples={}", lib.path().display());
+    let root = dir.path().to_str().unwrap();
+    let mut client =
+        Client::start_with_env(&[root, "--no-history", "--source", &spec], &llm.env(5000));
+    let tools = client.request("tools/list", json!({}));
+    for t in tools["result"]["tools"].as_array().unwrap() {
+        let wants = matches!(t["name"].as_str(), Some("search" | "repo_symbol_answer"));
+        assert_eq!(
+            t["inputSchema"]["properties"].get("sources").is_some(),
+            wants,
+            "{t}"
+        );
+    }
+    let r = client.request(
+        "tools/call",
+        json!({"name": "repo_symbol_answer", "arguments": {"question": "export_orders"}}),
+    );
+    let v = &r["result"]["structuredContent"];
+    assert_eq!(v["answer"], said, "{r}");
+    assert_eq!(v["diagnostics"]["used_llm"], true, "{r}");
+
+    let names = |client: &mut Client, sources: Value| -> Vec<String> {
+        let r = client.request(
+            "tools/call",
+            json!({"name": "search", "arguments": {"query": "csv rows", "top": 4,
+                   "sources": sources}}),
+        );
+        let mut n: Vec<String> = r["result"]["structuredContent"]["sources"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{r}"))
+            .iter()
+            .map(|s| s["source"].as_str().unwrap().to_string())
+            .collect();
+        n.sort();
+        n.dedup();
+        n
+    };
+    let more = format!("more={}", other.path().display());
+    assert!(names(&mut client, Value::Null).contains(&"examples".into()));
+    assert!(!names(&mut client, json!([])).contains(&"examples".into()));
+    let both = names(&mut client, json!(["examples", more]));
+    assert!(
+        both.contains(&"examples".into()) && both.contains(&"more".into()),
+        "{both:?}"
+    );
+    let only_more = names(&mut client, json!([more]));
+    assert!(!only_more.contains(&"examples".into()), "{only_more:?}");
+
+    let gone = format!("gone={}", dir.path().join("gone").display());
+    let inner = format!("inner={}", dir.path().join("app").display());
+    for (bad, says) in [
+        (json!(["nope"]), "unknown source `nope`"),
+        (json!([gone]), "is not a directory"),
+        (json!([inner]), "inside the project"),
+        (json!([more, more]), "given twice"),
+        (
+            json!(["examples", format!("examples={}", other.path().display())]),
+            "given twice",
+        ),
+        (json!([1]), "`sources` must be an array of strings"),
+    ] {
+        let r = client.request(
+            "tools/call",
+            json!({"name": "repo_symbol_answer",
+                   "arguments": {"question": "csv", "sources": bad}}),
+        );
+        assert_eq!(r["error"]["code"], -32602, "{bad}: {r}");
+        let message = r["error"]["message"].as_str().unwrap();
+        assert!(message.contains(says), "{bad}: {message}");
+    }
+    assert!(client.finish().success());
 }

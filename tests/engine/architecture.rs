@@ -159,3 +159,12 @@ fn only_the_named_modules_start_threads() {
         "threads started outside the named modules: {bad:#?}"
     );
 }
+
+/// ARCHITECTURE.md, "Network I/O": the LLM client is the one place that opens connections
+/// (the HTTP server only accepts them), so the engine thread never waits on a network.
+#[test]
+fn only_the_llm_client_opens_connections() {
+    let mut bad = offending("src", &["ureq::", "TcpStream::connect", "UdpSocket"]);
+    bad.retain(|line| !line.contains("src/engine/answer/llm.rs"));
+    assert!(bad.is_empty(), "{bad:#?}");
+}

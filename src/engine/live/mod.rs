@@ -90,6 +90,10 @@ pub struct SourceIndex {
     pub index: Index,
 }
 
+/// Extra roots a request may name by path (`sources: ["NAME=PATH"]`) that stay indexed;
+/// past it the least recently used is dropped (and indexed again if named again).
+pub const MAX_REQUEST_SOURCES: usize = 8;
+
 /// Why a job got no answer from the engine thread.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum ServiceError {
@@ -170,6 +174,20 @@ impl LiveService {
             live.forget_index();
             live.answer(job)
         })
+    }
+
+    /// Like `run`, searching the extra sources `selected` names (`None`: the service's own,
+    /// as `run`). A selected source the service was not started with is indexed on first
+    /// use and kept (at most `MAX_REQUEST_SOURCES` of them); one that cannot be indexed is
+    /// left out with a warning.
+    pub fn run_selected<T: Send + 'static>(
+        &self,
+        selected: Option<Vec<SourceSpec>>,
+        job: impl FnOnce(Result<(&Index, Freshness), EngineError>, &[&SourceIndex]) -> T
+            + Send
+            + 'static,
+    ) -> Result<T, ServiceError> {
+        self.run_on(move |live| live.answer_selected(selected.as_deref(), job))
     }
 
     fn run_on<T: Send + 'static>(
@@ -283,6 +301,9 @@ pub struct LiveIndex {
     /// The cache save in progress, on a thread of its own so that the next request (a
     /// query typed right after a refresh) does not wait for the write. At most one runs.
     saving: Option<JoinHandle<Result<bool, EngineError>>>,
+    /// Roots requests named that the service was not started with, least recently used
+    /// first (`MAX_REQUEST_SOURCES` at most).
+    request_sources: Vec<SourceIndex>,
 }
 
 impl LiveIndex {
@@ -303,6 +324,7 @@ impl LiveIndex {
             source_indexes: None,
             progress: None,
             saving: None,
+            request_sources: Vec::new(),
         }
     }
 
@@ -337,14 +359,66 @@ impl LiveIndex {
         }
     }
 
+    /// `answer`, with the extra sources `selected` names (all the configured ones for
+    /// `None`), in that order.
+    fn answer_selected<T>(
+        &mut self,
+        selected: Option<&[SourceSpec]>,
+        job: impl FnOnce(Result<(&Index, Freshness), EngineError>, &[&SourceIndex]) -> T,
+    ) -> T {
+        for spec in selected.unwrap_or(&[]) {
+            let known = |s: &SourceIndex| s.name == spec.name && s.root == spec.path;
+            if self.sources.contains(spec) {
+                continue;
+            }
+            match self.request_sources.iter().position(known) {
+                // Most recently used last.
+                Some(i) => {
+                    let used = self.request_sources.remove(i);
+                    self.request_sources.push(used);
+                }
+                None => {
+                    self.request_sources
+                        .extend(self.build_source_indexes(std::slice::from_ref(spec)));
+                    if self.request_sources.len() > MAX_REQUEST_SOURCES {
+                        self.request_sources.remove(0);
+                    }
+                }
+            }
+        }
+        // Out of `self` while `answer` borrows it; put back below.
+        let requested = std::mem::take(&mut self.request_sources);
+        let answer = self.answer(|current, configured| {
+            let chosen: Vec<&SourceIndex> = match selected {
+                None => configured.iter().collect(),
+                Some(specs) => specs
+                    .iter()
+                    .filter_map(|spec| {
+                        configured
+                            .iter()
+                            .chain(&requested)
+                            .find(|s| s.name == spec.name && s.root == spec.path)
+                    })
+                    .collect(),
+            };
+            job(current, &chosen)
+        });
+        self.request_sources = requested;
+        answer
+    }
+
     /// The extra sources' indexes, each with the project's options but no history; one that
     /// cannot be built is left out with a warning.
     fn build_sources(&self) -> Vec<SourceIndex> {
+        self.build_source_indexes(&self.sources)
+    }
+
+    fn build_source_indexes(&self, specs: &[SourceSpec]) -> Vec<SourceIndex> {
         let opts = IndexOptions {
             history: HistorySource::Off,
             ..self.opts.clone()
         };
-        self.sources
+        specs
             .iter()
             .filter_map(|spec| match Index::build(&spec.path, &opts) {
                 Ok(index) => {
@@ -405,6 +479,7 @@ impl LiveIndex {
     pub fn forget_index(&mut self) {
         self.index = None;
         self.source_indexes = None;
+        self.request_sources.clear();
     }
 
     /// Changes a front door learnt of itself (the TUI's own watcher forwarding, a refresh
@@ -682,6 +757,56 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(n, 2);
+    }
+
+    /// Roots named by requests are indexed once, kept (least recently used dropped past
+    /// `MAX_REQUEST_SOURCES`) and given to the job in the order asked; configured sources
+    /// are not duplicated among them.
+    #[test]
+    fn request_sources_are_kept_bounded_and_given_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("app");
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::write(project.join("a.py"), "def a():\n    return 1\n").unwrap();
+        let spec = |i: usize| {
+            let root = dir.path().join(format!("s{i}"));
+            std::fs::create_dir_all(&root).unwrap();
+            std::fs::write(root.join("m.py"), format!("def f{i}():\n    return {i}\n")).unwrap();
+            SourceSpec {
+                name: format!("s{i}"),
+                path: root,
+            }
+        };
+        let specs: Vec<SourceSpec> = (0..=MAX_REQUEST_SOURCES + 1).map(spec).collect();
+        let mut live = LiveIndex::new(project, IndexOptions::default(), false, Box::new(|_| {}))
+            .with_sources(vec![specs[0].clone()]);
+        live.first_build();
+        let names = |live: &mut LiveIndex, asked: &[SourceSpec]| {
+            live.answer_selected(Some(asked), |current, sources| {
+                assert!(current.is_ok());
+                sources.iter().map(|s| s.name.clone()).collect::<Vec<_>>()
+            })
+        };
+        assert_eq!(
+            names(&mut live, &[specs[2].clone(), specs[0].clone()]),
+            ["s2", "s0"]
+        );
+        for s in &specs[1..] {
+            assert_eq!(names(&mut live, std::slice::from_ref(s)), [s.name.as_str()]);
+        }
+        // s0 is configured, not kept among the request sources; of s1..=s9, s1 was the
+        // least recently used (s2 was used again after it) and is dropped.
+        let kept: Vec<&str> = live
+            .request_sources
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect();
+        assert_eq!(kept.len(), MAX_REQUEST_SOURCES);
+        assert!(!kept.contains(&"s0") && !kept.contains(&"s1"), "{kept:?}");
+        assert_eq!(kept[0], "s2", "{kept:?}");
+        // Absent: the configured ones; empty: none.
+        assert_eq!(live.answer_selected(None, |_, s| s.len()), 1);
+        assert_eq!(live.answer_selected(Some(&[]), |_, s| s.len()), 0);
     }
 
     #[test]
