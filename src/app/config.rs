@@ -12,6 +12,7 @@ use toml::{Table, Value};
 use super::action::Action;
 use super::keymap::{KeyChord, Keymap};
 use crate::engine::scope::{Scope, ScopeSpec};
+use crate::engine::sources::SourceSpec;
 use crate::ui::Theme;
 
 pub const DEFAULT_CONFIG: &str = include_str!("../../assets/config.toml");
@@ -45,6 +46,9 @@ pub struct Config {
     pub editor: String,
     /// `[scope]`: which files the map ranks and shows (`--include`, `--exclude`, `--lang`).
     pub scope: ScopeSpec,
+    /// `[sources]`: read-only roots searched after the project (`NAME = "PATH"`), checked
+    /// against the repository when the TUI starts.
+    pub sources: Vec<SourceSpec>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -79,7 +83,16 @@ impl Default for Config {
             clipboard: ClipboardMode::Auto,
             editor: String::new(),
             scope: ScopeSpec::default(),
+            sources: Vec::new(),
         })
+    }
+}
+
+/// `~/…` under the home directory; anything else as written.
+fn expand_home(path: &str) -> String {
+    match (path.strip_prefix("~/"), dirs::home_dir()) {
+        (Some(rest), Some(home)) => home.join(rest).display().to_string(),
+        _ => path.to_string(),
     }
 }
 
@@ -142,6 +155,7 @@ impl Config {
             clipboard: ClipboardMode::Auto,
             editor: String::new(),
             scope: ScopeSpec::default(),
+            sources: Vec::new(),
         };
         let table = parse_table(text, file)?;
         config.apply(&table, file)?;
@@ -198,10 +212,21 @@ impl Config {
                     }
                 }
                 "scope" => self.apply_scope(t, file)?,
+                "sources" => {
+                    for (name, v) in t {
+                        let key = format!("sources.{}", quote_key(name));
+                        let Value::String(path) = v else {
+                            return Err(err(key, "expected a path in quotes".into()));
+                        };
+                        let spec = SourceSpec::parse(&format!("{name}={}", expand_home(path)))
+                            .map_err(|e| err(key, e.to_string()))?;
+                        self.sources.push(spec);
+                    }
+                }
                 other => {
                     return Err(err(
                         other.to_string(),
-                        "unknown section (expected ui, colors, keys or scope)".into(),
+                        "unknown section (expected ui, colors, keys, scope or sources)".into(),
                     ))
                 }
             }
@@ -451,6 +476,20 @@ mod tests {
         assert_eq!(c.tokenizer, "o200k");
     }
 
+    #[test]
+    fn sources_are_named_paths() {
+        let c = Config::from_user_toml("[sources]\nexamples = \"/tmp/ex\"\n", "cfg.toml").unwrap();
+        assert_eq!(c.sources.len(), 1);
+        assert_eq!(c.sources[0].name, "examples");
+        assert_eq!(c.sources[0].path, PathBuf::from("/tmp/ex"));
+        assert!(error_of("[sources]\nproject = \"/tmp\"\n").contains("sources.project"));
+        assert!(error_of("[sources]\nx = 3\n").contains("expected a path in quotes"));
+        if let Some(home) = dirs::home_dir() {
+            let c = Config::from_user_toml("[sources]\nh = \"~/lib\"\n", "cfg.toml").unwrap();
+            assert_eq!(c.sources[0].path, home.join("lib"));
+        }
+    }
+
     fn error_of(text: &str) -> String {
         Config::from_user_toml(text, "cfg.toml")
             .unwrap_err()
@@ -493,7 +532,7 @@ mod tests {
         );
         assert_eq!(
             error_of("[view]\nx = 1\n"),
-            "cfg.toml: `view`: unknown section (expected ui, colors, keys or scope)"
+            "cfg.toml: `view`: unknown section (expected ui, colors, keys, scope or sources)"
         );
         assert_eq!(
             error_of("[scope]\ninclude = [\"src/[\"]\n"),

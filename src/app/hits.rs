@@ -249,6 +249,7 @@ mod tests {
                 focus: false,
             },
             excerpt: String::new(),
+            source: None,
         };
         let mut h = HitsState::default();
         h.show(Some(Arc::new(Hits {

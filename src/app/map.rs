@@ -301,10 +301,16 @@ impl App {
         if self.layout.focus == Pane::Map || self.layout.spec.map_full {
             self.map.selected_file().map(str::to_string)
         } else {
-            self.hits
-                .selected_hit()
-                .map(|h| h.row.path.clone())
-                .or_else(|| self.preview.path().map(str::to_string))
+            // An extra source's file is not the project's: it cannot steer the map.
+            match self.hits.selected_hit() {
+                Some(h) if h.source.is_some() => None,
+                Some(h) => Some(h.row.path.clone()),
+                None => self
+                    .preview
+                    .path()
+                    .filter(|p| !self.is_source_key(p))
+                    .map(str::to_string),
+            }
         }
     }
 

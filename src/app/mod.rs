@@ -408,10 +408,25 @@ impl App {
             self.set_message("select a hit first", Level::Warning);
             return;
         };
+        // An extra source's file (`NAME:path`) opens under that source's root.
+        let source_file = index.sources.iter().find_map(|(name, root)| {
+            let rest = path.strip_prefix(name.as_str())?.strip_prefix(':')?;
+            Some(root.join(rest))
+        });
         self.editor_request = Some(EditorRequest {
-            path: PathBuf::from(&index.root).join(path),
+            path: source_file.unwrap_or_else(|| PathBuf::from(&index.root).join(&path)),
             line: line.max(1),
         });
+    }
+
+    /// `path` names an extra source's file (`NAME:path`), not the project's.
+    fn is_source_key(&self, path: &str) -> bool {
+        self.index.snapshot.as_ref().is_some_and(|i| {
+            i.sources.iter().any(|(name, _)| {
+                path.strip_prefix(name.as_str())
+                    .is_some_and(|rest| rest.starts_with(':'))
+            })
+        })
     }
 
     fn copy(&mut self, text: &str, what: &str) {

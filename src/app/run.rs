@@ -45,6 +45,15 @@ pub fn run(root: &Path, use_cache: bool) -> anyhow::Result<()> {
         return Err(EngineError::InvalidRepo(root.to_path_buf()).into());
     }
     let label = repo_label(root);
+    // `[sources]` is checked against this repository before the terminal is taken over.
+    let sources = crate::engine::sources::check_sources(root, &config.sources).map_err(|e| {
+        super::config::ConfigError::Key {
+            file: super::config::user_config_path()
+                .map_or_else(|| "config".into(), |p| p.display().to_string()),
+            key: "sources".into(),
+            message: e.to_string(),
+        }
+    })?;
 
     let (engine_tx, engine_rx) = crossbeam_channel::unbounded::<EngineEvent>();
     let (hl_tx, hl_rx) = crossbeam_channel::unbounded::<Highlighted>();
@@ -56,7 +65,8 @@ pub fn run(root: &Path, use_cache: bool) -> anyhow::Result<()> {
                 .with_cache(use_cache)
                 .with_history(true)
                 .with_watch(true)
-                .with_scope(config.scope.clone()),
+                .with_scope(config.scope.clone())
+                .with_sources(sources),
         ),
         engine_tx,
     );

@@ -2,15 +2,18 @@
 //! hit rows with their evidence badge and score breakdown, the cut list, the "why" overlay.
 //! Runs on the UI thread, once per snapshot (not per frame).
 
-use crate::engine::live::session::{HitsSnapshot, MapSnapshot, WhyData};
+use crate::engine::live::session::{source_key, HitsSnapshot, MapSnapshot, WhyData};
 use crate::engine::search::{Confidence, Evidence as SearchEvidence, SearchHit};
 use crate::ui::{CutRow, CutView, Evidence, HitRow, WhyEdge, WhyView};
 
 /// One search hit as the hits pane and the preview use it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hit {
+    /// An extra source's hit shows its file as `NAME:path` (see `session::source_key`).
     pub row: HitRow,
     pub excerpt: String,
+    /// The extra source it comes from; `None` for the project's own hits.
+    pub source: Option<String>,
 }
 
 /// A query's hits, ready to draw.
@@ -32,7 +35,17 @@ impl Hits {
         Hits {
             generation: s.generation,
             query: s.query.clone(),
-            hits: s.hits.iter().map(hit).collect(),
+            // The project's hits, then each source's, as the CLI and MCP list them.
+            hits: s
+                .hits
+                .iter()
+                .map(|h| hit(h, None))
+                .chain(
+                    s.source_hits
+                        .iter()
+                        .flat_map(|(name, hits)| hits.iter().map(move |h| hit(h, Some(name)))),
+                )
+                .collect(),
             confidence: confidence_name(s.confidence).to_string(),
             low_score: s.low_score,
             answer: s.answer.clone(),
@@ -49,7 +62,7 @@ pub fn confidence_name(c: Confidence) -> &'static str {
     }
 }
 
-fn hit(h: &SearchHit) -> Hit {
+fn hit(h: &SearchHit, source: Option<&str>) -> Hit {
     let evidence = match h.evidence {
         SearchEvidence::Definition => Evidence::Definition,
         SearchEvidence::Reference => Evidence::Reference,
@@ -71,7 +84,10 @@ fn hit(h: &SearchHit) -> Hit {
                     .unwrap_or_default()
                     .to_string()
             }),
-            path: h.file_path.clone(),
+            path: match source {
+                Some(name) => source_key(name, &h.file_path),
+                None => h.file_path.clone(),
+            },
             start: h.line_range.start,
             end: h.line_range.end,
             score: h.score,
@@ -87,6 +103,7 @@ fn hit(h: &SearchHit) -> Hit {
             focus: false,
         },
         excerpt: h.excerpt.clone(),
+        source: source.map(str::to_string),
     }
 }
 

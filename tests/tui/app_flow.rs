@@ -666,3 +666,88 @@ fn the_config_scope_narrows_the_hits() {
     assert!(!scoped.is_empty(), "the server file is still found");
     assert!(scoped.iter().all(|p| !p.starts_with("web/")), "{scoped:?}");
 }
+
+/// `[sources]`: an extra root's hits come after the project's, labelled `NAME:path` in the
+/// hits pane; the preview shows the source's file; such a file cannot steer the map.
+#[test]
+fn extra_sources_are_searched_after_the_project_and_labelled() {
+    let project = tempfile::tempdir().unwrap();
+    let library = tempfile::tempdir().unwrap();
+    common::write_files(
+        project.path(),
+        &[(
+            "app/report.py",
+            "def export_report(rows):\n    return rows\n",
+        )],
+    );
+    common::write_files(
+        library.path(),
+        &[(
+            "lib/report_tools.py",
+            "def export_report_csv(rows):\n    return ','.join(rows)\n",
+        )],
+    );
+    let sources = mapscope::engine::sources::check_sources(
+        project.path(),
+        &[mapscope::engine::sources::SourceSpec::parse(&format!(
+            "lib={}",
+            library.path().display()
+        ))
+        .unwrap()],
+    )
+    .unwrap();
+    let config = Config {
+        debounce_ms: 0,
+        ..Config::default()
+    };
+    let service = IndexService::new(project.path().to_path_buf()).with_sources(sources);
+    let mut app = App::new(
+        config,
+        EngineHandle::inline(Box::new(service)),
+        None,
+        Clipboard::new(ClipboardMode::Auto, ClipboardEnv::default()),
+        "sources".into(),
+        Rect::new(0, 0, 120, 40),
+    );
+    app.start();
+    type_query(&mut app, "export report");
+    let paths: Vec<String> = app
+        .hits_snapshot()
+        .expect("hits")
+        .hits
+        .iter()
+        .map(|h| h.row.path.clone())
+        .collect();
+    let first_source = paths.iter().position(|p| p.starts_with("lib:"));
+    let last_project = paths.iter().rposition(|p| !p.starts_with("lib:"));
+    assert!(
+        matches!((first_source, last_project), (Some(s), Some(p)) if p < s),
+        "{paths:?}"
+    );
+    assert!(
+        paths.contains(&"lib:lib/report_tools.py".to_string()),
+        "{paths:?}"
+    );
+    // The label is on screen, and the preview shows the source's text.
+    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).unwrap();
+    let source_at = first_source.unwrap();
+    for _ in 0..source_at {
+        app.update(Action::SelectNext);
+    }
+    terminal
+        .draw(|f| mapscope::ui::draw(f, &app.view()))
+        .unwrap();
+    let screen: String = terminal
+        .backend()
+        .buffer()
+        .content()
+        .iter()
+        .map(|c| c.symbol())
+        .collect();
+    assert!(screen.contains("lib:lib/report_tools.py"), "{screen}");
+    assert_eq!(app.preview_path(), Some("lib:lib/report_tools.py"));
+    assert!(screen.contains("export_report_csv"), "{screen}");
+    // A source's file is not the project's: it cannot become a focus file.
+    app.update(Action::ToggleFocusFile);
+    assert!(app.params().focus.is_empty());
+}

@@ -71,6 +71,7 @@ impl EngineService for Scripted {
                     built_at: Instant::now(),
                     build_ms: 12.0,
                     texts,
+                    sources: Vec::new(),
                 });
                 emit(EngineEvent::IndexReady { generation });
             }
@@ -202,6 +203,7 @@ impl EngineService for Scripted {
                             1.25,
                         ),
                     ],
+                    source_hits: Vec::new(),
                     confidence: Confidence::High,
                     low_score: false,
                     answer: "`User` is defined in `src/models/user.ts:17–37` (class) and used in 3 files.".into(),
@@ -427,6 +429,7 @@ fn control_characters_in_the_map_are_harmless() {
                         built_at: Instant::now(),
                         build_ms: 1.0,
                         texts: BTreeMap::new(),
+                        sources: Vec::new(),
                     });
                     emit(EngineEvent::IndexReady { generation });
                 }

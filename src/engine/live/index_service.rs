@@ -11,11 +11,12 @@ use std::time::Instant;
 
 use crossbeam_channel::Receiver;
 
+use super::session::source_key;
 use super::session::{
     EngineEvent, EngineRequest, EngineService, Generation, HitsSnapshot, IncomingEdge,
     IndexSnapshot, MapFile, MapParams, MapSnapshot, Published, WhyData,
 };
-use super::LiveIndex;
+use super::{LiveIndex, SourceIndex};
 use crate::engine::answer::{extractive_answer, AnswerStyle};
 use crate::engine::explain::explain_file;
 use crate::engine::history::HistorySource;
@@ -23,6 +24,7 @@ use crate::engine::index::{BuildProgress, Index, IndexOptions, MapRequest};
 use crate::engine::rank::RankOutput;
 use crate::engine::repo_map::{render, MapFormat, RepoMap};
 use crate::engine::search::{SearchHit, SearchOptions};
+use crate::engine::sources::SourceSpec;
 use crate::engine::text::sanitize_line;
 use crate::engine::tokenizer::TokenizerKind;
 use crate::engine::watch::ChangeBatch;
@@ -66,6 +68,8 @@ pub struct IndexService {
     warn_tx: crossbeam_channel::Sender<String>,
     /// The config's `[scope]`: what search ranks and shows, as for the map.
     scope: crate::engine::scope::ScopeSpec,
+    /// Extra read-only roots searched after the project (`[sources]`, already checked).
+    sources: Vec<SourceSpec>,
     last_rank: Option<(RankKey, Arc<RankOutput>)>,
     /// The index the last snapshot was published for.
     published_index: Option<Arc<Index>>,
@@ -82,6 +86,7 @@ impl IndexService {
             warnings,
             warn_tx,
             scope: crate::engine::scope::ScopeSpec::default(),
+            sources: Vec::new(),
             last_rank: None,
             published_index: None,
         }
@@ -118,6 +123,13 @@ impl IndexService {
         self
     }
 
+    /// Also searches these read-only roots, after the project (checked by
+    /// `sources::check_sources`); the map stays the project's own.
+    pub fn with_sources(mut self, sources: Vec<SourceSpec>) -> IndexService {
+        self.sources = sources;
+        self
+    }
+
     /// The index, once built (tests).
     pub fn index(&self) -> Option<&Arc<Index>> {
         self.live.as_ref().and_then(LiveIndex::last_index)
@@ -127,6 +139,7 @@ impl IndexService {
     fn live_index(&mut self, emit: &mut dyn FnMut(EngineEvent)) -> &mut LiveIndex {
         let fresh = self.live.is_none();
         let (root, opts, watch, tx) = (&self.root, &self.opts, self.watch, &self.warn_tx);
+        let sources = &self.sources;
         let live = self.live.get_or_insert_with(|| {
             let tx = tx.clone();
             LiveIndex::new(
@@ -137,6 +150,7 @@ impl IndexService {
                     let _ = tx.send(sanitize_line(w));
                 }),
             )
+            .with_sources(sources.clone())
         });
         if fresh {
             live.start_watching();
@@ -229,7 +243,22 @@ impl IndexService {
             let _ = index.search_index();
         }
         self.last_rank = None;
-        publish_index(&index, generation, t0, published);
+        let sources = match &mut self.live {
+            // Built once, with the first index (not watched: reference code).
+            Some(live) if !self.sources.is_empty() => {
+                if !refreshing {
+                    emit(EngineEvent::Progress {
+                        phase: "sources",
+                        done: 0,
+                        total: self.sources.len(),
+                    });
+                }
+                live.source_indexes()
+            }
+            _ => &[],
+        };
+        publish_index(&index, sources, generation, t0, published);
+        self.forward_warnings(emit);
         self.published_index = Some(Arc::clone(&index));
         emit(EngineEvent::IndexReady { generation });
         // After the front door has what it needs.
@@ -293,6 +322,14 @@ impl IndexService {
             ..SearchOptions::default()
         };
         let resp = index.search(&query, &opts);
+        let source_hits = match &mut self.live {
+            Some(live) => live
+                .source_indexes()
+                .iter()
+                .map(|s| (s.name.clone(), s.index.search(&query, &opts).hits))
+                .collect(),
+            None => Vec::new(),
+        };
         let users =
             |h: &SearchHit| index.symbol_users(&h.file_path, h.symbol.as_deref().unwrap_or(""));
         let answer = if resp.hits.is_empty() {
@@ -306,6 +343,7 @@ impl IndexService {
             confidence: resp.confidence,
             low_score: resp.low_score,
             hits: resp.hits,
+            source_hits,
             answer,
             latency_ms: t.elapsed().as_secs_f64() * 1000.0,
         };
@@ -436,7 +474,13 @@ fn worker_panic_requested() -> bool {
 
 /// Publishes what the front door knows about a built index (counts and texts for the
 /// preview).
-fn publish_index(index: &Index, generation: Generation, t0: Instant, published: &Published) {
+fn publish_index(
+    index: &Index,
+    sources: &[SourceIndex],
+    generation: Generation,
+    t0: Instant,
+    published: &Published,
+) {
     let mut texts = BTreeMap::new();
     let mut symbols = 0;
     for f in &index.files {
@@ -448,6 +492,13 @@ fn publish_index(index: &Index, generation: Generation, t0: Instant, published: 
     for d in &index.docs {
         texts.insert(d.path.clone(), d.text.clone());
     }
+    for s in sources {
+        for f in &s.index.files {
+            if let Some(source) = f.source() {
+                texts.insert(source_key(&s.name, &f.path), source.clone());
+            }
+        }
+    }
     published.store_index(IndexSnapshot {
         generation,
         root: index.root.display().to_string(),
@@ -457,6 +508,10 @@ fn publish_index(index: &Index, generation: Generation, t0: Instant, published: 
         built_at: Instant::now(),
         build_ms: t0.elapsed().as_secs_f64() * 1000.0,
         texts,
+        sources: sources
+            .iter()
+            .map(|s| (s.name.clone(), s.root.clone()))
+            .collect(),
     });
 }
 

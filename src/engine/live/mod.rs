@@ -407,6 +407,14 @@ impl LiveIndex {
         answer
     }
 
+    /// The configured sources' indexes, built on the first call (and after `forget_index`).
+    pub fn source_indexes(&mut self) -> &[SourceIndex] {
+        if self.source_indexes.is_none() {
+            self.source_indexes = Some(self.build_sources());
+        }
+        self.source_indexes.as_deref().unwrap_or(&[])
+    }
+
     /// The extra sources' indexes, each with the project's options but no history; one that
     /// cannot be built is left out with a warning.
     fn build_sources(&self) -> Vec<SourceIndex> {

@@ -153,8 +153,11 @@ pub struct IndexSnapshot {
     pub symbols: usize,
     pub built_at: Instant,
     pub build_ms: f64,
-    /// Text of every indexed file (code and docs), by repo-relative path, for the preview.
+    /// Text of every indexed file (code and docs), by repo-relative path, for the preview;
+    /// an extra source's files under `NAME:path` (see `source_key`).
     pub texts: BTreeMap<String, Arc<str>>,
+    /// The extra sources (`[sources]` in the config): name and root.
+    pub sources: Vec<(String, std::path::PathBuf)>,
 }
 
 /// One file of the map.
@@ -188,11 +191,19 @@ pub struct HitsSnapshot {
     pub generation: Generation,
     pub query: String,
     pub hits: Vec<SearchHit>,
+    /// Each extra source's hits, after the project's, in the sources' order.
+    pub source_hits: Vec<(String, Vec<SearchHit>)>,
     pub confidence: Confidence,
     pub low_score: bool,
     /// One-sentence extractive answer (`engine::answer`, concise), shown above the hits.
     pub answer: String,
     pub latency_ms: f64,
+}
+
+/// How an extra source's file is named beside the project's: `NAME:path` (a source name is
+/// letters, digits, `-` and `_`), in the preview's texts and in the hits a front door shows.
+pub fn source_key(source: &str, path: &str) -> String {
+    format!("{source}:{path}")
 }
 
 /// Why one file ranks where it does (the `w` overlay): the map's explanation and the files
@@ -504,6 +515,7 @@ mod tests {
                         generation,
                         query,
                         hits: vec![],
+                        source_hits: vec![],
                         confidence: Confidence::Low,
                         low_score: true,
                         answer: String::new(),
@@ -557,6 +569,7 @@ mod tests {
             generation: g,
             query: g.to_string(),
             hits: vec![],
+            source_hits: vec![],
             confidence: Confidence::Low,
             low_score: false,
             answer: String::new(),
