@@ -342,6 +342,40 @@ fn an_invalid_config_is_reported_before_the_tui_starts() {
     assert!(after.starts_with("status=2"), "{after}");
 }
 
+/// A `[sources]` root that does not exist is one `CONFIG_ERROR` line naming it, before the
+/// terminal is taken over.
+#[test]
+fn a_missing_config_source_is_reported_before_the_tui_starts() {
+    if !have_tmux() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let after = dir.path().join("after.txt");
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        "[sources]\nexamples = \"/nonexistent/mapscope-examples\"\n",
+    )
+    .unwrap();
+    let tmux = Tmux {
+        socket: format!("mapscope-e2e-sources-{}", std::process::id()),
+    };
+    start(
+        &tmux,
+        &format!("MAPSCOPE_CONFIG='{}'", config.display()),
+        &after,
+    );
+    let s = tmux.wait_for("the exit", |s| s.contains("MAPSCOPE-EXITED"));
+    assert!(
+        s.contains("CONFIG_ERROR")
+            && s.contains("source `examples`")
+            && s.contains("not a directory"),
+        "{s}"
+    );
+    let after = std::fs::read_to_string(&after).unwrap();
+    assert!(after.starts_with("status=2"), "{after}");
+}
+
 #[test]
 fn a_file_edited_on_disk_shows_up_in_the_map() {
     if !have_tmux() {
