@@ -13,7 +13,7 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 
-use crate::contract::{answer, no_words_note, search_json, SourceHits};
+use crate::contract::{answer, error_line, no_words_note, search_json, warn, SourceHits};
 use crate::engine::answer::AnswerStyle;
 use crate::engine::history::HistorySource;
 use crate::engine::index::{Index, IndexOptions, MapRequest};
@@ -489,17 +489,6 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 struct InvalidArgument(String);
-
-/// `mapscope: CODE: message` on stderr, on one line whatever the message holds.
-pub(crate) fn error_line(code: &str, message: &str) {
-    eprintln!("mapscope: {code}: {}", sanitize(message));
-}
-
-/// `mapscope: warning: message` on stderr, on one line whatever the message holds (paths
-/// and arguments are echoed as data, never as escape sequences).
-pub(crate) fn warn(message: &str) {
-    eprintln!("mapscope: warning: {}", sanitize(message));
-}
 
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {

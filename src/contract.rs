@@ -647,6 +647,24 @@ fn answer_request(document: &Value, style: AnswerStyle) -> AnswerRequest<'_> {
     }
 }
 
+/// `mapscope: CODE: message` on stderr, on one line whatever the message holds: the one
+/// format every front door uses for its errors outside the JSON it answers with.
+pub fn error_line(code: &str, message: &str) {
+    eprintln!(
+        "mapscope: {code}: {}",
+        crate::engine::text::sanitize(message)
+    );
+}
+
+/// `mapscope: warning: message` on stderr, on one line whatever the message holds (paths
+/// and arguments are echoed as data, never as escape sequences).
+pub fn warn(message: &str) {
+    eprintln!(
+        "mapscope: warning: {}",
+        crate::engine::text::sanitize(message)
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -129,12 +129,12 @@ pub fn serve(
         root.clone(),
         index_opts,
         opts.watch,
-        Box::new(crate::cli::warn),
+        Box::new(crate::contract::warn),
     )
     .with_sources(opts.sources.clone());
     let llm = LlmConfig::from_env();
     if let Some(Err(e)) = &llm {
-        crate::cli::warn(&format!("answers stay extractive: {e}"));
+        crate::contract::warn(&format!("answers stay extractive: {e}"));
     }
     let shared = Arc::new(Shared {
         service: LiveService::start_with(live),

@@ -1,0 +1,264 @@
+//! The MCP tools: their list and input schemas, the checks of their arguments (through the
+//! shared contract) and their results: `repo_map`, `search`, `repo_symbol_answer` and
+//! `repo_stats`, each run as a job on the live-index service. Runs on the server's main
+//! thread; the jobs run on the engine thread.
+
+use super::*;
+
+impl Server {
+    /// Runs `tool` on an up-to-date index, with the extra sources `selected` names (`None`:
+    /// the server's own); an index that cannot be built (a missing or empty repository) or
+    /// an engine that cannot answer is the tool's error (`Err`), with its stable code.
+    fn on_index<T: Send + 'static>(
+        &self,
+        selected: Option<Vec<SourceSpec>>,
+        tool: impl FnOnce(&Index, &Freshness, &[&SourceIndex]) -> T + Send + 'static,
+    ) -> Result<T, Value> {
+        let answer = self
+            .engine
+            .run_selected(selected, move |current, sources| match current {
+                Ok((index, freshness)) => Ok(tool(index, &freshness, sources)),
+                Err(e) => Err(tool_error(&e)),
+            });
+        answer.unwrap_or_else(|e| Err(tool_error(&EngineError::Internal(e.to_string()))))
+    }
+
+    /// `on_index` for a tool whose result is its content.
+    fn run_tool(
+        &self,
+        selected: Option<Vec<SourceSpec>>,
+        tool: impl FnOnce(&Index, &Freshness, &[&SourceIndex]) -> Value + Send + 'static,
+    ) -> Value {
+        self.on_index(selected, tool).unwrap_or_else(|error| error)
+    }
+
+    pub(super) fn call_tool(&mut self, params: &Value) -> Result<Value, RpcError> {
+        let name = params
+            .get("name")
+            .and_then(Value::as_str)
+            .ok_or_else(|| RpcError::invalid("tools/call needs a tool `name`"))?;
+        let empty = Map::new();
+        let args = match params.get("arguments") {
+            None | Some(Value::Null) => &empty,
+            Some(Value::Object(args)) => args,
+            Some(_) => return Err(RpcError::invalid("`arguments` must be an object")),
+        };
+        match name {
+            "repo_map" => {
+                let request = MapCall::parse(args)?;
+                Ok(self.run_tool(None, move |index, call, _| {
+                    map_result(index, &request, call)
+                }))
+            }
+            "search" => {
+                let request = SearchCall::parse(args)?;
+                let selected = request.selected_sources(&self.policy)?;
+                Ok(self.run_tool(selected, move |index, call, sources| {
+                    tool_json(request.run(index, call, sources))
+                }))
+            }
+            "repo_symbol_answer" => {
+                let request = SearchCall::parse_answer(args)?;
+                let selected = request.selected_sources(&self.policy)?;
+                let style = request.style();
+                let document = self.on_index(selected, move |index, call, sources| {
+                    request.run(index, call, sources)
+                });
+                Ok(match document {
+                    Ok(mut document) => {
+                        crate::contract::synthesize(&mut document, style, &self.llm);
+                        tool_json(document)
+                    }
+                    Err(error) => error,
+                })
+            }
+            "repo_stats" => {
+                crate::contract::known_arguments(args, &[])?;
+                Ok(self.run_tool(None, |index, call, _| {
+                    let mut stats = serde_json::to_value(index.stats()).unwrap_or(Value::Null);
+                    mark(call, &mut stats);
+                    tool_json(stats)
+                }))
+            }
+            _ => Err(RpcError::invalid(format!(
+                "unknown tool `{name}` (repo_map, search, repo_symbol_answer, repo_stats)"
+            ))),
+        }
+    }
+}
+
+/// A tool result saying why there is no index.
+pub(super) fn tool_error(e: &EngineError) -> Value {
+    let error = json!({"success": false, "error": e.to_string(), "code": e.code()});
+    json!({
+        "content": [{"type": "text", "text": sanitize(&format!("{}: {e}", e.code()))}],
+        "structuredContent": error,
+        "isError": true,
+    })
+}
+
+/// The tools and their input schemas.
+pub(super) fn tool_list() -> Value {
+    let paths = json!({"type": "array", "items": {"type": "string"},
+        "description": "Only paths matching these globs; `!GLOB` excludes."});
+    let langs = json!({"type": "array",
+        "items": {"type": "string",
+            "enum": ["ts", "js", "py", "go", "rs", "java", "c", "cs", "rb", "php"]},
+        "description": "Only these languages."});
+    let include = json!({"type": "array", "items": {"type": "string"},
+        "description": "Only paths matching these patterns (gitignore syntax, relative to the \
+            root: `cmd/`, `*.go`)."});
+    let exclude = json!({"type": "array", "items": {"type": "string"},
+        "description": "Leave out paths matching these patterns (gitignore syntax, relative \
+            to the root: `web/ui/`, `*_test.go`)."});
+    let sources = json!({"type": "array", "items": {"type": "string"},
+        "description": "Extra sources searched after the project, each hit labelled with its \
+            source: NAME of a source the server was started with (`--source NAME=PATH`), or \
+            NAME=PATH for another read-only root (indexed once and kept). Absent: every source \
+            the server was started with; empty: the project only."});
+    let answer_style = json!({"type": "string", "enum": ["concise", "default", "detailed"],
+        "default": "default",
+        "description": "How much the extractive `answer` says: concise (one sentence), \
+            default (the definition, its users, a few other matches), detailed (everything)."});
+    json!([
+        {
+            "name": "repo_map",
+            "title": "Repo map",
+            "description": "The token-budgeted repo map of the repository: the signatures of its \
+                most referenced definitions (PageRank over the cross-file reference graph), each \
+                under its file path with its enclosing class, fitted to an exact token budget. \
+                Focus files are left out of the map and their neighbourhood is ranked up; \
+                identifiers and a free-text query rank up the code that defines or uses them.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "tokens": {"type": "integer", "minimum": MIN_MAP_TOKENS,
+                        "maximum": MAX_MAP_TOKENS, "default": 1024,
+                        "description": "Token budget; the map never exceeds it."},
+                    "focus_files": {"type": "array", "items": {"type": "string"},
+                        "description": "Repo-relative paths of the files already in your \
+                            context (like aider's chat files)."},
+                    "identifiers": {"type": "array", "items": {"type": "string"},
+                        "description": "Identifiers whose definitions go first (e.g. parseConfig)."},
+                    "query": {"type": "string",
+                        "description": "The task in free text: the files search finds for it \
+                            come first in the map with their matching definitions."},
+                    "tokenizer": {"type": "string", "enum": ["o200k", "cl100k"],
+                        "default": "o200k", "description": "Tokenizer counting the budget."},
+                    "format": {"type": "string", "enum": ["text", "markdown"],
+                        "default": "text",
+                        "description": "text: the map as an LLM is fed it; markdown: a fenced \
+                            block per file."},
+                    "include": {"type": "array", "items": {"type": "string"},
+                        "description": "Only paths matching these patterns (gitignore syntax, \
+                            relative to the root: `cmd/`, `*.go`)."},
+                    "exclude": {"type": "array", "items": {"type": "string"},
+                        "description": "Leave out paths matching these patterns (gitignore \
+                            syntax, relative to the root: `web/ui/`, `*_test.go`)."},
+                    "lang": {"type": "array",
+                        "items": {"type": "string", "enum": ["ts", "js", "py", "go", "rs", "java", "c", "cs", "rb", "php"]},
+                        "description": "Rank and show only these languages (the graph still \
+                            learns from every file)."}
+                },
+                "additionalProperties": false
+            },
+            "annotations": {"readOnlyHint": true, "openWorldHint": false}
+        },
+        {
+            "name": "search",
+            "title": "Search the code",
+            "description": "Ranked places in the repository for a query (identifiers, words, \
+                a commit-message-like sentence; Chinese and mixed queries work): definitions, \
+                references, calls, imports and text in comments, strings and docs. Each source \
+                has its file, line range, excerpt, evidence type and score signals; `files` \
+                ranks the files to read or edit. `confidence` is high when an identifier of \
+                the query names a definition exactly, low when nothing clears the cutoff.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string", "description": "What to look for."},
+                    "top": {"type": "integer", "minimum": 1, "maximum": MAX_TOP, "default": 8,
+                        "description": "Number of hits (or files with `files`)."},
+                    "files": {"type": "boolean", "default": false,
+                        "description": "Rank distinct files instead of hits."},
+                    "paths": paths,
+                    "include": include,
+                    "exclude": exclude,
+                    "lang": langs,
+                    "answer_style": answer_style,
+                    "sources": sources
+                },
+                "required": ["query"],
+                "additionalProperties": false
+            },
+            "annotations": {"readOnlyHint": true, "openWorldHint": false}
+        },
+        {
+            "name": "repo_symbol_answer",
+            "title": "Answer a question about the code",
+            "description": "An answer to a question about the repository (where is X \
+                defined, who uses it, where is Y handled), built from search's evidence: \
+                written by the server's configured LLM citing the sources \
+                (`diagnostics.used_llm`), else extractive without any model: the best-matching \
+                definition with its location and the \
+                files that use it, then the other places that matched; honest when nothing \
+                matches well (`confidence` low, `diagnostics.low_score`). `sources` are the \
+                evidence, each with file, line range, excerpt, evidence type, symbol and score.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "question": {"type": "string", "description": "The question, in words \
+                        or identifiers."},
+                    "paths": paths,
+                    "languages": langs,
+                    "max_sources": {"type": "integer", "minimum": 1,
+                        "maximum": MAX_ANSWER_SOURCES, "default": ANSWER_SOURCES,
+                        "description": "Number of sources."},
+                    "answer_style": answer_style,
+                    "sources": sources
+                },
+                "required": ["question"],
+                "additionalProperties": false
+            },
+            "annotations": {"readOnlyHint": true, "openWorldHint": false}
+        },
+        {
+            "name": "repo_stats",
+            "title": "Index statistics",
+            "description": "What the index holds: files per language, definitions and \
+                references by kind, graph edges, files skipped and why (vendored, generated, \
+                minified, binary, too big), parse errors, time per phase.",
+            "inputSchema": {"type": "object", "properties": {}, "additionalProperties": false},
+            "annotations": {"readOnlyHint": true, "openWorldHint": false}
+        }
+    ])
+}
+
+/// `repo_map`'s result: the map as text (or markdown), and the JSON rendering
+/// (`mapscope map --format json`) as structured content; each part of the request that was
+/// ignored (a focus file the index does not hold, an undefined identifier, a query with
+/// nothing to search) is named in a note of its own, and so are changes not yet applied.
+pub(super) fn map_result(index: &Index, call: &MapCall, freshness: &Freshness) -> Value {
+    let answer = call.run(index, freshness);
+    let mut content = vec![json!({"type": "text", "text": answer.text})];
+    if freshness.changes_pending {
+        content.push(json!({"type": "text", "text": PENDING_NOTE}));
+    }
+    for note in &answer.notes {
+        content.push(json!({"type": "text", "text": sanitize(&format!("note: {note}"))}));
+    }
+    json!({"content": content, "structuredContent": answer.document})
+}
+
+/// The note a map answered from the last complete index carries.
+pub(super) const PENDING_NOTE: &str =
+    "note: changes_pending: files changed a moment ago are not in this \
+    map yet (it is from the index before them); call again for the fresh one";
+
+/// A tool result whose content is one JSON document, given both as text (what most clients
+/// hand the model) and as structured content.
+pub(super) fn tool_json(value: Value) -> Value {
+    // Compact: every byte of it is a token in the model's context.
+    let text = json_line(&value);
+    json!({"content": [{"type": "text", "text": text}], "structuredContent": value})
+}
