@@ -921,6 +921,53 @@ fn php_braced_namespace_keeps_its_references() {
     assert_eq!(import(&tags, "App\\Store").line, 2);
 }
 
+/// C# conditional compilation whose branches hold two halves of one construct (two headers
+/// sharing a body, as in Newtonsoft.Json's tests): only the first branch is parsed, so the
+/// namespace, its imports and the definitions survive and the namespace path is no reference.
+#[test]
+fn csharp_first_branch_of_conditional_compilation() {
+    let src = "\
+using System;
+#if NET20
+using A.Legacy;
+#else
+using System.Linq;
+
+#endif
+
+namespace Acme.Json.Tests
+{
+    public class Fixture
+    {
+#if DNXCORE50
+        protected Fixture()
+#else
+        [SetUp]
+        protected void Setup()
+#endif
+        {
+            Helper.Run();
+        }
+
+        public void Check() { Store.Put(); }
+    }
+}
+";
+    let tags = extract_tags(Lang::CSharp, src);
+    assert_eq!(tags.parse_errors, 0, "{:?}", tags.refs);
+    // The namespace is read (as the import of the file's own namespace) and its path is no
+    // reference; the first `#if` branch's `using` is read, the `#else` one is not.
+    assert_eq!(import(&tags, "Acme.Json.Tests").line, 9);
+    assert_eq!(import(&tags, "A.Legacy").line, 3);
+    assert!(tags.imports.iter().all(|i| i.specifier != "System.Linq"));
+    assert!(refs_named(&tags, "Json").is_empty());
+    assert_eq!(def(&tags, "Fixture").kind, DefKind::Class);
+    assert_eq!(def(&tags, "Check").lines, LineRange::new(23, 23));
+    assert!(tags.defs.iter().all(|d| d.name != "Setup"));
+    assert_ref(&tags, "Run", RefKind::Call, Some("Helper"));
+    assert_ref(&tags, "Put", RefKind::Call, Some("Store"));
+}
+
 #[test]
 fn import_statements_are_not_references() {
     // The names of `use`/`import`/`using` lines are imports, never plain uses.

@@ -17,9 +17,11 @@
 //! costs nanoseconds. Hot paths avoid `Node::parent()`, which tree-sitter computes by walking
 //! down from the root: the walk keeps its own ancestor stack.
 
+mod conditional;
 mod imports;
 mod refs;
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::{HashMap, HashSet};
@@ -137,6 +139,7 @@ pub fn extract_tags(lang: Lang, source: &str) -> FileTags {
     let Ok(query) = lang::compiled_tags_query(lang) else {
         return FileTags::default();
     };
+    let source = &*parser_view(lang, source);
     let deadline = Instant::now() + time_budget(source);
     let Some(tree) = parse(lang, source, deadline) else {
         return FileTags {
@@ -152,7 +155,18 @@ pub fn extract_tags(lang: Lang, source: &str) -> FileTags {
 /// Parses `source` and drops the tree: what a file costs tree-sitter alone (`mapscope bench
 /// --parse-floor`). False when the parse ran out of its time budget.
 pub fn parse_only(lang: Lang, source: &str) -> bool {
+    let source = &*parser_view(lang, source);
     parse(lang, source, Instant::now() + time_budget(source)).is_some()
+}
+
+/// The text the parser reads: the source itself, except in C#, whose conditional
+/// compilation keeps only the first branch of each chain (see `conditional`). Same length and
+/// lines as the source, so positions and signatures are the file's.
+fn parser_view(lang: Lang, source: &str) -> Cow<'_, str> {
+    match lang {
+        Lang::CSharp => conditional::first_branches(source),
+        _ => Cow::Borrowed(source),
+    }
 }
 
 /// How long one file may take: `TIME_BUDGET` plus `TIME_PER_LINE` per line, at most
