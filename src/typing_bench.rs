@@ -115,4 +115,3 @@ pub fn run(
         index_ms,
     })
 }
-

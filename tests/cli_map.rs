@@ -78,7 +78,11 @@ fn nothing_supported_is_repo_empty_with_reasons() {
     let empty = tempfile::tempdir().unwrap();
     let o = mapscope(&["stats", empty.path().to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains("files: 0 code, 0 docs"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("files: 0 code, 0 docs"),
+        "{}",
+        stdout(&o)
+    );
     assert!(stdout(&o).contains("no grammar: 0 files"), "{}", stdout(&o));
 }
 

@@ -449,7 +449,8 @@ impl<'s, 't> Extractor<'s, 't> {
                 }
                 if let Some(done) = stack.pop() {
                     let parent_kind = stack.last().map_or(u16::MAX, |p| p.kind);
-                    opaque_depth -= usize::from(rules.is_opaque(done.kind, parent_kind, done.field));
+                    opaque_depth -=
+                        usize::from(rules.is_opaque(done.kind, parent_kind, done.field));
                 }
             }
         }

@@ -38,12 +38,8 @@ pub(super) fn first_branches(source: &str) -> Cow<'_, str> {
                 Some(past_first) => *past_first = true,
                 None => return Cow::Borrowed(source),
             },
-            Some(Directive::EndIf) => {
-                if open.pop().is_none() {
-                    return Cow::Borrowed(source);
-                }
-            }
-            None => {}
+            Some(Directive::EndIf) if open.pop().is_none() => return Cow::Borrowed(source),
+            Some(Directive::EndIf) | None => {}
         }
         // The directives go too: the grammar reads an `#if … #endif` among members as one
         // node that must hold whole members, which a first branch holding only a method's
@@ -104,7 +100,10 @@ mod tests {
     fn keeps_the_first_branch_and_every_position() {
         let src = "using A;\n#if X\nvoid F()\n#else\nvoid G()\n#endif\n{ }\n";
         let out = first_branches(src);
-        assert_eq!(out, "using A;\n     \nvoid F()\n     \n        \n      \n{ }\n");
+        assert_eq!(
+            out,
+            "using A;\n     \nvoid F()\n     \n        \n      \n{ }\n"
+        );
         assert_eq!(out.len(), src.len());
         // A chain without `#else` loses only its directive lines.
         assert_eq!(kept("#if DEBUG\nvoid F();\n#endif\n"), ["void F();"]);
