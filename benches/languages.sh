@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # languages.sh — per-language measurement of mapscope's map (issue 21): cold and warm time and
-# peak RSS, the parse floor (tree-sitter alone), aider's cold map beside it, and the share of
-# the map's tokens spent on tests, fixtures, examples and vendored code.
+# peak RSS, the parse floors (tree-sitter alone; parse + tags CPU / cores), aider's cold map
+# beside it, and the share of the map's tokens spent on tests, fixtures, examples and vendored
+# code.
 #
 #   MAPSCOPE=target/release/mapscope benches/languages.sh [--runs N] [--no-aider] LANG=DIR ...
 #
 # Each DIR must be a git work tree (aider maps `git ls-files`). Per repository:
-#   1. "$MAPSCOPE" bench DIR --parse-floor --runs N --json   (parse-only median)
+#   1. "$MAPSCOPE" bench DIR --parse-floor --runs N --json   (parse-only median wall; parse +
+#      tags CPU, what "cold within 1.2× of the floor" is measured against: the cold map's CPU
+#      over it, since wall times on a shared machine measure the load)
 #   2. "$MAPSCOPE" map DIR --tokens $TOKENS --format json --no-cache, N runs under
 #      /usr/bin/time -v: median wall s, max RSS (cold)
 #   3. the same with a cache dir of its own, filled by one untimed run first (warm)
@@ -29,7 +32,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --runs) RUNS="$2"; shift 2 ;;
     --no-aider) AIDER=0; shift ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *=*) REPOS+=("$1"); shift ;;
     *) echo "languages.sh: expected LANG=DIR, got $1" >&2; exit 2 ;;
   esac
@@ -44,48 +47,53 @@ OUT=${OUT:-$(mktemp -d /tmp/languages-XXXXXX)}
 mkdir -p "$OUT"
 echo "languages.sh: raw output in $OUT" >&2
 
-timev() { # file -> "wall_s rss_mb"
+timev() { # file -> "wall_s rss_mb cpu_s" (cpu: user + system)
   python3 - "$1" <<'EOF'
 import re, sys
 t = open(sys.argv[1], errors="replace").read()
 w = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): ([\d:.]+)", t)
 r = re.search(r"Maximum resident set size \(kbytes\): (\d+)", t)
+u = re.search(r"User time \(seconds\): ([\d.]+)", t)
+k = re.search(r"System time \(seconds\): ([\d.]+)", t)
 s = 0.0
 for part in (w.group(1) if w else "nan").split(":"):
     s = s * 60 + float(part)
-print(f"{s:.3f} {int(r.group(1)) / 1024 if r else float('nan'):.0f}")
+cpu = float(u.group(1)) + float(k.group(1)) if u and k else float("nan")
+print(f"{s:.3f} {int(r.group(1)) / 1024 if r else float('nan'):.0f} {cpu:.2f}")
 EOF
 }
 median() { python3 -c 'import sys, statistics as s; v=[float(x) for x in sys.argv[1:]]; print(f"{s.median(v):.3f}")' "$@"; }
 maxof() { python3 -c 'import sys; print(max(int(float(x)) for x in sys.argv[1:]))' "$@"; }
 
-echo "| language | repository | code files (parsed) | parse floor s | cold s (median of $RUNS) | cold / floor | warm s | RSS MB | aider cold s | aider RSS MB | map tokens on tests/fixtures/vendored |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| language | repository | code files (parsed) | parse floor s | parse + tags CPU s | cold s (median of $RUNS) | cold CPU s | cold / parse floor | cold CPU / parse + tags CPU | warm s | RSS MB | aider cold s | aider RSS MB | map tokens on tests/fixtures/vendored |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for spec in "${REPOS[@]}"; do
   lang=${spec%%=*}; dir=${spec#*=}; name=$(basename "$dir")
   "$MAPSCOPE" bench "$dir" --parse-floor --runs "$RUNS" --json > "$OUT/$name.floor.json" 2>&1
-  read -r files floor <<<"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["files"], d["parse_median_ms"]/1000)' "$OUT/$name.floor.json")"
-  walls=(); rss=()
+  # The CPU floor is load-proof where wall times are not (the machine is shared): the ratio
+  # that says what a cold map adds to parsing and tagging is the one of CPU times.
+  read -r files floor tags_cpu <<<"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t=d.get("tags_cpu_ms"); print(d["files"], d["parse_median_ms"]/1000, (t if t is not None else float("nan"))/1000)' "$OUT/$name.floor.json")"
+  walls=(); rss=(); cpus=()
   for i in $(seq "$RUNS"); do
     /usr/bin/time -v "$MAPSCOPE" map "$dir" --tokens "$TOKENS" --format json --no-cache \
       > "$OUT/$name.map.json" 2> "$OUT/$name.cold$i.time"
-    read -r w r <<<"$(timev "$OUT/$name.cold$i.time")"; walls+=("$w"); rss+=("$r")
+    read -r w r c <<<"$(timev "$OUT/$name.cold$i.time")"; walls+=("$w"); rss+=("$r"); cpus+=("$c")
   done
-  cold=$(median "${walls[@]}"); cold_rss=$(maxof "${rss[@]}")
+  cold=$(median "${walls[@]}"); cold_rss=$(maxof "${rss[@]}"); cold_cpu=$(median "${cpus[@]}")
   cache="$OUT/$name.cache"; mkdir -p "$cache"
   MAPSCOPE_CACHE_DIR=$cache "$MAPSCOPE" map "$dir" --tokens "$TOKENS" > /dev/null 2>&1
   warms=()
   for i in $(seq "$RUNS"); do
     MAPSCOPE_CACHE_DIR=$cache /usr/bin/time -v "$MAPSCOPE" map "$dir" --tokens "$TOKENS" \
       > /dev/null 2> "$OUT/$name.warm$i.time"
-    read -r w _ <<<"$(timev "$OUT/$name.warm$i.time")"; warms+=("$w")
+    read -r w _ _ <<<"$(timev "$OUT/$name.warm$i.time")"; warms+=("$w")
   done
   warm=$(median "${warms[@]}")
   aider_s=n/a; aider_rss=n/a
   if [ $AIDER = 1 ]; then
     PYTHONHASHSEED=0 /usr/bin/time -v "$PY" "$ANCHOR_PY" --repo "$dir" --tokens "$TOKENS" --cold \
       --out /dev/null > "$OUT/$name.aider.json" 2> "$OUT/$name.aider.time"
-    read -r aider_s aider_rss <<<"$(timev "$OUT/$name.aider.time")"
+    read -r aider_s aider_rss _ <<<"$(timev "$OUT/$name.aider.time")"
   fi
   share=$(python3 - "$OUT/$name.map.json" <<'EOF'
 import json, re, sys
@@ -99,6 +107,7 @@ print(f"{100 * sup / total:.0f}% ({sup}/{total})")
 EOF
 )
   ratio=$(python3 -c "print(f'{float(\"$cold\") / max(float(\"$floor\"), 1e-9):.2f}×')")
-  printf '| %s | %s | %s | %.3f | %s | %s | %s | %s | %s | %s | %s |\n' \
-    "$lang" "$name" "$files" "$floor" "$cold" "$ratio" "$warm" "$cold_rss" "$aider_s" "$aider_rss" "$share"
+  cpu_ratio=$(python3 -c "print(f'{float(\"$cold_cpu\") / max(float(\"$tags_cpu\"), 1e-9):.2f}×')")
+  printf '| %s | %s | %s | %.3f | %.3f | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
+    "$lang" "$name" "$files" "$floor" "$tags_cpu" "$cold" "$cold_cpu" "$ratio" "$cpu_ratio" "$warm" "$cold_rss" "$aider_s" "$aider_rss" "$share"
 done

@@ -16,7 +16,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::contract::{answer, error_line, no_words_note, search_json, warn, SourceHits};
 use crate::engine::answer::AnswerStyle;
 use crate::engine::history::HistorySource;
-use crate::engine::index::{Index, IndexOptions, MapRequest};
+use crate::engine::index::{Index, IndexOptions, IndexStats, MapRequest};
 use crate::engine::json;
 use crate::engine::repo_map::{render, MapFormat, RepoMap};
 use crate::engine::scope::{Scope, ScopeSpec};
@@ -822,17 +822,27 @@ fn budget_note(map: &RepoMap) -> Option<String> {
 }
 
 fn cmd_stats(args: &StatsArgs) -> anyhow::Result<()> {
-    let index = build_index(&args.path, None, args.cache)?;
+    let index = match build_index(&args.path, None, args.cache) {
+        Ok(index) => index,
+        // Nothing to index is still something to count: what the walk found (code in
+        // languages without a grammar by extension, docs, skipped files).
+        Err(e) => match e.downcast::<EngineError>() {
+            Ok(EngineError::RepoEmpty { stats, .. }) => {
+                return print_stats(&stats, args.json, args.verbose)
+            }
+            Ok(other) => return Err(other.into()),
+            Err(e) => return Err(e),
+        },
+    };
     with_cache_saved(
         || index.save_cache(),
-        || print_stats(&index, args.json, args.verbose),
+        || print_stats(&index.stats(), args.json, args.verbose),
     )
 }
 
-fn print_stats(index: &Index, json: bool, verbose: bool) -> anyhow::Result<()> {
-    let stats = index.stats();
+fn print_stats(stats: &IndexStats, json: bool, verbose: bool) -> anyhow::Result<()> {
     if json {
-        return print(&json::to_string_pretty(&stats)?);
+        return print(&json::to_string_pretty(stats)?);
     }
     let mut s = String::new();
     use std::fmt::Write as _;
@@ -904,16 +914,24 @@ fn cmd_bench(args: &BenchArgs) -> anyhow::Result<()> {
             .iter()
             .map(|(l, n)| format!("{l} {n}"))
             .collect();
+        let cpu = match (r.tags_cpu_ms, r.tags_floor_ms) {
+            (Some(cpu), Some(floor)) => format!(
+                "; {cpu:.1} ms CPU / {} threads = floor {floor:.1} ms",
+                r.threads
+            ),
+            _ => String::new(),
+        };
         return print(&format!(
             "{} files ({}), {:.1} MB; read {:.0} ms\nparse only (tree-sitter, no tags): median \
-             {:.1} ms over {} runs; {} files out of time",
+             {:.1} ms over {} runs; {} files out of time\nparse + tags: median {:.1} ms{cpu}",
             r.files,
             langs.join(", "),
             r.bytes as f64 / 1e6,
             r.read_ms,
             r.parse_median_ms,
             args.runs.max(1),
-            r.failed
+            r.failed,
+            r.tags_median_ms,
         ));
     }
     if args.live {

@@ -50,7 +50,9 @@ use super::model::{FileTags, Lang, ParsedFile};
 /// 6: TS/JS plain uses of a name the file binds itself are no longer references.
 /// 7: a definition keeps at most `tags::MAX_SCOPE_LINES` scope lines (a deeply nested file
 ///    written by 6 holds quadratic chains).
-pub const FORMAT_VERSION: u32 = 7;
+/// 8: C# files are parsed with only the first branch of each `#if` chain (`tags::conditional`),
+///    and no segment of a C# namespace name is a reference or a binding.
+pub const FORMAT_VERSION: u32 = 8;
 const MAGIC: &[u8; 8] = b"MSCACHE\0";
 const FILE_NAME: &str = "tags.bin";
 /// A temporary file older than this whose lock is free was left by a killed process, even if

@@ -4,14 +4,22 @@
 
 use std::path::PathBuf;
 
+use super::index::IndexStats;
+
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
     #[error("repository not found: {0}")]
     RepoNotFound(PathBuf),
     #[error("not a directory: {0}")]
     InvalidRepo(PathBuf),
+    /// `stats` carries what the walk found (docs, skipped files, code in languages without a
+    /// grammar by extension), so `mapscope stats` can still print the counts.
     #[error("no supported source files in {path} ({summary})")]
-    RepoEmpty { path: PathBuf, summary: String },
+    RepoEmpty {
+        path: PathBuf,
+        summary: String,
+        stats: Box<IndexStats>,
+    },
     #[error("bad tags query for {lang}: {message}")]
     Query { lang: &'static str, message: String },
     #[error("I/O error on {path}: {source}")]

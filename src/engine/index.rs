@@ -629,9 +629,21 @@ impl Index {
         let parse_ms = ms_since(t1);
 
         if files.is_empty() {
+            let mut stats = IndexStats {
+                root: root.display().to_string(),
+                docs: docs.len(),
+                times: PhaseTimes {
+                    walk_ms,
+                    parse_ms,
+                    ..PhaseTimes::default()
+                },
+                ..IndexStats::default()
+            };
+            stats.count_walk(&skipped, &walked.unsupported);
             return Err(EngineError::RepoEmpty {
                 path: root,
                 summary: skip_summary(&skipped, &walked.unsupported),
+                stats: Box::new(stats),
             });
         }
 
@@ -1135,10 +1147,6 @@ impl Index {
                 stats.parse_errors += f.tags.parse_errors as usize;
             }
         }
-        for s in &self.skipped {
-            *stats.skipped_by_reason.entry(s.reason.name()).or_default() += 1;
-        }
-        stats.skipped_files.clone_from(&self.skipped);
         stats.parse_error_files = self
             .files
             .iter()
@@ -1148,19 +1156,7 @@ impl Index {
                 errors: f.tags.parse_errors,
             })
             .collect();
-        stats.unsupported_files = self.unsupported.len();
-        for u in &self.unsupported {
-            let ext = u
-                .rel_path
-                .rsplit('/')
-                .next()
-                .and_then(|name| name.rsplit_once('.'))
-                .map_or(String::new(), |(_, e)| {
-                    format!(".{}", e.to_ascii_lowercase())
-                });
-            *stats.unsupported_by_extension.entry(ext).or_default() += 1;
-            *stats.unsupported_by_language.entry(u.language).or_default() += 1;
-        }
+        stats.count_walk(&self.skipped, &self.unsupported);
         stats
     }
 }
@@ -1205,6 +1201,30 @@ pub struct IndexStats {
     pub unsupported_files: usize,
     pub unsupported_by_extension: BTreeMap<String, usize>,
     pub unsupported_by_language: BTreeMap<&'static str, usize>,
+}
+
+impl IndexStats {
+    /// Adds what the walk and the loading left out: skipped files by reason, and code files
+    /// in languages without a grammar by extension (`.kt`) and by language (`kotlin`).
+    fn count_walk(&mut self, skipped: &[Skipped], unsupported: &[UnsupportedFile]) {
+        for s in skipped {
+            *self.skipped_by_reason.entry(s.reason.name()).or_default() += 1;
+        }
+        self.skipped_files = skipped.to_vec();
+        self.unsupported_files = unsupported.len();
+        for u in unsupported {
+            let ext = u
+                .rel_path
+                .rsplit('/')
+                .next()
+                .and_then(|name| name.rsplit_once('.'))
+                .map_or(String::new(), |(_, e)| {
+                    format!(".{}", e.to_ascii_lowercase())
+                });
+            *self.unsupported_by_extension.entry(ext).or_default() += 1;
+            *self.unsupported_by_language.entry(u.language).or_default() += 1;
+        }
+    }
 }
 
 /// The previous index's copy of `f` when a refresh may take it over unread: not reported

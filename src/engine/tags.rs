@@ -17,9 +17,11 @@
 //! costs nanoseconds. Hot paths avoid `Node::parent()`, which tree-sitter computes by walking
 //! down from the root: the walk keeps its own ancestor stack.
 
+mod conditional;
 mod imports;
 mod refs;
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::{HashMap, HashSet};
@@ -134,10 +136,15 @@ thread_local! {
 /// `time_budget`) the result is empty with `parse_errors = 1`; if the walk runs out of time the
 /// tags found so far are kept. A broken query (see `lang::check_all_queries`) gives empty tags.
 pub fn extract_tags(lang: Lang, source: &str) -> FileTags {
+    extract_tags_until(lang, source, Instant::now() + time_budget(source))
+}
+
+/// `extract_tags` with the deadline given.
+fn extract_tags_until(lang: Lang, source: &str, deadline: Instant) -> FileTags {
     let Ok(query) = lang::compiled_tags_query(lang) else {
         return FileTags::default();
     };
-    let deadline = Instant::now() + time_budget(source);
+    let source = &*parser_view(lang, source);
     let Some(tree) = parse(lang, source, deadline) else {
         return FileTags {
             parse_errors: 1,
@@ -152,7 +159,18 @@ pub fn extract_tags(lang: Lang, source: &str) -> FileTags {
 /// Parses `source` and drops the tree: what a file costs tree-sitter alone (`mapscope bench
 /// --parse-floor`). False when the parse ran out of its time budget.
 pub fn parse_only(lang: Lang, source: &str) -> bool {
+    let source = &*parser_view(lang, source);
     parse(lang, source, Instant::now() + time_budget(source)).is_some()
+}
+
+/// The text the parser reads: the source itself, except in C#, whose conditional
+/// compilation keeps only the first branch of each chain (see `conditional`). Same length and
+/// lines as the source, so positions and signatures are the file's.
+fn parser_view(lang: Lang, source: &str) -> Cow<'_, str> {
+    match lang {
+        Lang::CSharp => conditional::first_branches(source),
+        _ => Cow::Borrowed(source),
+    }
 }
 
 /// How long one file may take: `TIME_BUDGET` plus `TIME_PER_LINE` per line, at most
@@ -381,7 +399,7 @@ impl<'s, 't> Extractor<'s, 't> {
         let mut cursor = tree.walk();
         let mut stack: Vec<Frame<'t>> = Vec::with_capacity(64);
         // Ancestors whose subtree holds no references (`Rules::is_opaque`: import statements
-        // of the languages with data rules).
+        // of the languages with data rules, a C# namespace's name).
         let mut opaque_depth = 0usize;
         let mut visited = 0u32;
         loop {
@@ -407,7 +425,10 @@ impl<'s, 't> Extractor<'s, 't> {
                     }
                 }
             }
-            if opaque_depth == 0 && rules.may_apply(kind, parent_kind) {
+            if opaque_depth == 0
+                && rules.may_apply(kind, parent_kind)
+                && !rules.is_opaque(kind, parent_kind, field)
+            {
                 self.classify(rules, &frame, &stack);
             }
             if let Some(parent) = stack.last_mut() {
@@ -418,7 +439,7 @@ impl<'s, 't> Extractor<'s, 't> {
                 return;
             }
             if cursor.goto_first_child() {
-                opaque_depth += usize::from(rules.is_opaque(kind));
+                opaque_depth += usize::from(rules.is_opaque(kind, parent_kind, field));
                 stack.push(frame);
                 continue;
             }
@@ -427,7 +448,9 @@ impl<'s, 't> Extractor<'s, 't> {
                     return;
                 }
                 if let Some(done) = stack.pop() {
-                    opaque_depth -= usize::from(rules.is_opaque(done.kind));
+                    let parent_kind = stack.last().map_or(u16::MAX, |p| p.kind);
+                    opaque_depth -=
+                        usize::from(rules.is_opaque(done.kind, parent_kind, done.field));
                 }
             }
         }
@@ -1391,6 +1414,20 @@ mod tests {
         assert_eq!(go_package_name("example.com/goapp/internal/store"), "store");
         assert_eq!(go_package_name("github.com/org/lib/v2"), "lib");
         assert_eq!(go_package_name("gopkg.in/yaml.v3"), "yaml");
+    }
+
+    /// A file the grammar cannot finish within its time budget gives no tags and one parse
+    /// error (what `stats` counts), and the parser is left ready for the next file.
+    #[test]
+    fn out_of_time_is_one_parse_error() {
+        let source = "def f(a):\n    return g(a) + [x for x in a if x]\n".repeat(20_000);
+        for lang in [Lang::Python, Lang::Ruby] {
+            let tags = extract_tags_until(lang, &source, Instant::now());
+            assert_eq!(tags.parse_errors, 1, "{lang:?}");
+            assert!(tags.defs.is_empty() && tags.refs.is_empty(), "{lang:?}");
+        }
+        let tags = extract_tags(Lang::Python, "def f():\n    pass\n");
+        assert_eq!((tags.parse_errors, tags.defs.len()), (0, 1));
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! `mapscope bench --parse-floor`: the time tree-sitter alone takes to parse a repository's
-//! code files (no queries, no tags, no graph), on the same rayon pool and file list as an
-//! index build. It is the floor a cold map's time is compared with ("cold within 1.2× of the
-//! parse floor"). Runs on the CLI's main thread, fanning out on rayon.
+//! code files (no queries, no tags, no graph), and the time parsing plus tag extraction takes
+//! (what no cold build can skip), on the same rayon pool and file list as an index build. They
+//! are the floors a cold map's time is compared with ("cold within 1.2× of the parse floor",
+//! the floor being parse + tags CPU / cores). Runs on the CLI's main thread, fanning out on
+//! rayon.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -10,7 +12,8 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::engine::tags::parse_only;
+use crate::bench_stats::{median, process_cpu_ms};
+use crate::engine::tags::{extract_tags, parse_only};
 use crate::engine::walk::{load_source, walk, WalkOptions};
 
 /// The floor's figures.
@@ -26,6 +29,15 @@ pub struct ParseFloor {
     pub parse_median_ms: f64,
     /// Files tree-sitter could not parse within their time budget.
     pub failed: usize,
+    /// Median over the runs of parsing every file and extracting its tags (wall).
+    pub tags_median_ms: f64,
+    /// CPU time (all threads) of that run, median over the runs; `None` where the platform
+    /// has no process CPU clock.
+    pub tags_cpu_ms: Option<f64>,
+    /// Threads of the rayon pool (the cores the floor is divided by).
+    pub threads: usize,
+    /// `tags_cpu_ms / threads`: the floor a perfectly parallel cold build would reach.
+    pub tags_floor_ms: Option<f64>,
 }
 
 /// Walks `root` as an index build does, reads its code files, then parses all of them `runs`
@@ -58,13 +70,33 @@ pub fn run(root: &Path, runs: usize) -> anyhow::Result<ParseFloor> {
             .count();
         times.push(t.elapsed().as_secs_f64() * 1000.0);
     }
-    times.sort_by(f64::total_cmp);
+    let mut tag_times = Vec::new();
+    let mut tag_cpu = Vec::new();
+    for _ in 0..runs.max(1) {
+        let cpu = process_cpu_ms();
+        let t = Instant::now();
+        let tags: usize = sources
+            .par_iter()
+            .map(|(lang, src)| extract_tags(*lang, src).defs.len())
+            .sum();
+        tag_times.push(t.elapsed().as_secs_f64() * 1000.0);
+        if let (Some(a), Some(b)) = (cpu, process_cpu_ms()) {
+            tag_cpu.push(b - a);
+        }
+        std::hint::black_box(tags);
+    }
+    let threads = rayon::current_num_threads().max(1);
+    let tags_cpu_ms = (!tag_cpu.is_empty()).then(|| median(&tag_cpu));
     Ok(ParseFloor {
         files: sources.len(),
         bytes: sources.iter().map(|(_, s)| s.len() as u64).sum(),
         files_by_language,
         read_ms,
-        parse_median_ms: times[times.len() / 2],
+        parse_median_ms: median(&times),
         failed,
+        tags_median_ms: median(&tag_times),
+        tags_cpu_ms,
+        threads,
+        tags_floor_ms: tags_cpu_ms.map(|cpu| cpu / threads as f64),
     })
 }

@@ -10,6 +10,7 @@
 use std::path::Path;
 use std::time::Instant;
 
+use crate::bench_stats::thread_cpu_ms;
 use crate::engine::history::HistorySource;
 use crate::engine::index::{Index, IndexOptions, MapRequest};
 use crate::measure::search_bench::{latency, read_queries, Latency};
@@ -113,21 +114,4 @@ pub fn run(
         keystroke_cpu: latency(keystroke_cpu),
         index_ms,
     })
-}
-
-/// CPU time of the calling thread in milliseconds (`CLOCK_THREAD_CPUTIME_ID`).
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn thread_cpu_ms() -> Option<f64> {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec; the call only writes into it.
-    let r = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &raw mut ts) };
-    (r == 0).then(|| ts.tv_sec as f64 * 1000.0 + ts.tv_nsec as f64 / 1e6)
-}
-
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn thread_cpu_ms() -> Option<f64> {
-    None
 }

@@ -74,9 +74,77 @@ fn nothing_supported_is_repo_empty_with_reasons() {
     assert!(err.contains("binary"), "{err}");
     assert!(err.contains("node_modules"), "{err}");
 
+    // `stats` counts what is there instead (issue 21): nothing at all is zero of everything.
     let empty = tempfile::tempdir().unwrap();
     let o = mapscope(&["stats", empty.path().to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("files: 0 code, 0 docs"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(stdout(&o).contains("no grammar: 0 files"), "{}", stdout(&o));
+}
+
+/// A repository with no file in a supported language: `stats` prints the counts by extension
+/// (text and JSON) and succeeds; the map is `REPO_EMPTY` and names the languages it found.
+#[test]
+fn stats_counts_a_repository_without_supported_code() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_files(
+        dir.path(),
+        &[
+            ("app/src/Main.kt", "fun main() {}\n"),
+            ("app/src/Screen.kt", "fun screen() {}\n"),
+            ("ios/View.swift", "struct View {}\n"),
+            ("scripts/build.sh", "echo hi\n"),
+            ("README.md", "# app\n"),
+        ],
+    );
+    std::fs::write(dir.path().join("blob.ts"), b"\0\0\0binary").unwrap();
+    let root = dir.path().to_str().unwrap();
+
+    let o = mapscope(&["stats", root, "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).is_empty(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["files"], 0);
+    assert_eq!(v["docs"], 1);
+    assert_eq!(v["unsupported_files"], 4);
+    assert_eq!(v["unsupported_by_extension"][".kt"], 2);
+    assert_eq!(v["unsupported_by_extension"][".swift"], 1);
+    assert_eq!(v["unsupported_by_extension"][".sh"], 1);
+    assert_eq!(v["unsupported_by_language"]["kotlin"], 2);
+    assert_eq!(v["unsupported_by_language"]["swift"], 1);
+    assert_eq!(v["skipped_by_reason"]["binary"], 1);
+    let skipped = v["skipped_files"].as_array().unwrap();
+    assert!(
+        skipped
+            .iter()
+            .any(|s| s["path"] == "blob.ts" && s["reason"] == "binary"),
+        "{skipped:?}"
+    );
+
+    let o = mapscope(&["stats", root]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("files: 0 code, 1 docs"), "{text}");
+    assert!(text.contains("no grammar: 4 files"), "{text}");
+    for (ext, n, lang) in [(".kt", 2, "kotlin"), (".swift", 1, "swift")] {
+        assert!(
+            text.lines().any(|l| {
+                let words: Vec<&str> = l.split_whitespace().collect();
+                words == [ext, &n.to_string(), lang]
+            }),
+            "{ext}: {text}"
+        );
+    }
+    assert!(text.contains("binary"), "{text}");
+
+    let o = mapscope(&["map", root]);
     assert_error(&o, "REPO_EMPTY");
+    let err = stderr(&o);
+    assert!(err.contains("2 kotlin") && err.contains("1 swift"), "{err}");
 }
 
 #[test]
@@ -602,4 +670,31 @@ fn a_closed_pipe_ends_quietly_with_status_0() {
     let o = child.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(stderr(&o), "");
+}
+
+/// `bench --parse-floor --json`: the parse-only floor and the parse + tags floor (CPU / cores)
+/// that a cold map is compared with, on a fixture.
+#[test]
+fn parse_floor_reports_parse_and_tags_floors() {
+    let path = fixture("java-app");
+    let o = mapscope(&[
+        "bench",
+        path.to_str().unwrap(),
+        "--parse-floor",
+        "--runs",
+        "1",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["files"].as_u64().unwrap() > 0, "{v}");
+    assert_eq!(v["failed"], 0);
+    assert!(v["parse_median_ms"].as_f64().unwrap() > 0.0, "{v}");
+    assert!(v["tags_median_ms"].as_f64().unwrap() > 0.0, "{v}");
+    let threads = v["threads"].as_f64().unwrap();
+    assert!(threads >= 1.0, "{v}");
+    if let Some(cpu) = v["tags_cpu_ms"].as_f64() {
+        let floor = v["tags_floor_ms"].as_f64().unwrap();
+        assert!((floor * threads - cpu).abs() < 1e-6, "{v}");
+    }
 }

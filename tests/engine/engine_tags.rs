@@ -921,6 +921,66 @@ fn php_braced_namespace_keeps_its_references() {
     assert_eq!(import(&tags, "App\\Store").line, 2);
 }
 
+/// C# conditional compilation whose branches hold two halves of one construct (two headers
+/// sharing a body, as in Newtonsoft.Json's tests): only the first branch is parsed, so the
+/// namespace, its imports and the definitions survive; no segment of the namespace's dotted
+/// name is a reference (Newtonsoft.Json: `Json` bound 686 test files to a test's `const Json`).
+#[test]
+fn csharp_first_branch_of_conditional_compilation() {
+    let src = "\
+using System;
+#if NET20
+using A.Legacy;
+#else
+using System.Linq;
+
+#endif
+
+namespace Acme.Json.Tests.Unit
+{
+    public class Fixture
+    {
+#if DNXCORE50
+        protected Fixture()
+#else
+        [SetUp]
+        protected void Setup()
+#endif
+        {
+            Helper.Run();
+        }
+
+        public void Check() { Store.Put(); }
+    }
+}
+";
+    let tags = extract_tags(Lang::CSharp, src);
+    assert_eq!(tags.parse_errors, 0, "{:?}", tags.refs);
+    // The namespace is read (as the import of the file's own namespace) and its path is no
+    // reference; the first `#if` branch's `using` is read, the `#else` one is not.
+    assert_eq!(import(&tags, "Acme.Json.Tests.Unit").line, 9);
+    assert_eq!(import(&tags, "A.Legacy").line, 3);
+    assert!(tags.imports.iter().all(|i| i.specifier != "System.Linq"));
+    // However many segments the namespace has (the leading ones sit deepest in the tree).
+    for segment in ["Acme", "Json", "Tests", "Unit", "NET20", "DNXCORE50"] {
+        assert!(refs_named(&tags, segment).is_empty(), "{segment}");
+    }
+    assert_eq!(def(&tags, "Fixture").kind, DefKind::Class);
+    assert_eq!(def(&tags, "Check").lines, LineRange::new(23, 23));
+    assert!(tags.defs.iter().all(|d| d.name != "Setup"));
+    assert_ref(&tags, "Run", RefKind::Call, Some("Helper"));
+    assert_ref(&tags, "Put", RefKind::Call, Some("Store"));
+
+    // A namespace named like a type does not hide the file's uses of the type.
+    let src = "namespace Store\n{\n    class A { void F() { var s = new Store(); } }\n}\n";
+    let tags = extract_tags(Lang::CSharp, src);
+    assert_ref(&tags, "Store", RefKind::Call, None);
+    let src = "namespace Acme.Store;\nclass A { void F() { var s = new Store(); } }\n";
+    let tags = extract_tags(Lang::CSharp, src);
+    assert_ref(&tags, "Store", RefKind::Call, None);
+    assert_eq!(import(&tags, "Acme.Store").line, 1);
+}
+
 #[test]
 fn import_statements_are_not_references() {
     // The names of `use`/`import`/`using` lines are imports, never plain uses.

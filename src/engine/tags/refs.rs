@@ -285,6 +285,10 @@ pub(super) struct TableSpec {
     /// Kinds whose whole subtree holds no references: import statements, whose names are
     /// taken by the import reader, and attributes.
     opaque: &'static [&'static str],
+    /// (parent kind, field): the subtree of the child there holds no references, however deep
+    /// (a C# namespace's dotted name, whose leading segments sit deeper than `wrappers` reach;
+    /// the namespace's body holds the code, so the declaration itself cannot be opaque).
+    opaque_fields: &'static [(&'static str, &'static str)],
     /// Kinds of a plain-name qualifier.
     plain: &'static [&'static str],
 }
@@ -315,6 +319,7 @@ const RUST_SPEC: TableSpec = TableSpec {
         ("type_parameter", "name"),
     ],
     opaque: &["use_declaration", "attribute_item", "inner_attribute_item"],
+    opaque_fields: &[],
     plain: &["identifier", "self"],
 };
 
@@ -348,6 +353,7 @@ const JAVA_SPEC: TableSpec = TableSpec {
         ("type_parameter", ""),
     ],
     opaque: &["package_declaration", "import_declaration"],
+    opaque_fields: &[],
     plain: &["identifier", "this", "super"],
 };
 
@@ -371,6 +377,7 @@ const C_SPEC: TableSpec = TableSpec {
         ("preproc_function_def", "name"),
     ],
     opaque: &["preproc_include"],
+    opaque_fields: &[],
     plain: &["identifier"],
 };
 
@@ -398,6 +405,7 @@ const CPP_SPEC: TableSpec = TableSpec {
         ("namespace_definition", "name"),
     ],
     opaque: &["preproc_include", "using_declaration"],
+    opaque_fields: &[],
     plain: &["identifier", "this"],
 };
 
@@ -435,10 +443,12 @@ const CSHARP_SPEC: TableSpec = TableSpec {
         ("foreach_statement", "left"),
         ("catch_declaration", "name"),
         ("type_parameter", "name"),
+    ],
+    opaque: &["using_directive"],
+    opaque_fields: &[
         ("namespace_declaration", "name"),
         ("file_scoped_namespace_declaration", "name"),
     ],
-    opaque: &["using_directive"],
     plain: &["identifier"],
 };
 
@@ -469,6 +479,7 @@ const RUBY_SPEC: TableSpec = TableSpec {
         ("exception_variable", ""),
     ],
     opaque: &[],
+    opaque_fields: &[],
     plain: &["identifier", "constant", "self"],
 };
 
@@ -495,6 +506,7 @@ const PHP_SPEC: TableSpec = TableSpec {
     bindings: &[("variable_name", "")],
     // Not `namespace_definition`: a braced namespace holds the code.
     opaque: &["namespace_use_declaration", "namespace_name"],
+    opaque_fields: &[],
     plain: &["name", "variable_name"],
 };
 
@@ -524,6 +536,7 @@ pub(super) struct TableIds {
     wrappers: Vec<u16>,
     bindings: Vec<(u16, u16)>,
     opaque: Vec<u16>,
+    opaque_fields: Vec<(u16, u16)>,
     plain: Vec<u16>,
     #[cfg_attr(not(test), allow(dead_code))]
     missing: Vec<&'static str>,
@@ -567,6 +580,7 @@ impl TableIds {
         let calls = pairs(spec.calls);
         let heritage = pairs(spec.heritage);
         let bindings = pairs(spec.bindings);
+        let opaque_fields = pairs(spec.opaque_fields);
         let members = spec
             .members
             .iter()
@@ -583,6 +597,7 @@ impl TableIds {
             wrappers,
             bindings,
             opaque,
+            opaque_fields,
             plain,
             missing,
         }
@@ -630,6 +645,9 @@ pub(super) struct Rules {
     plain: Vec<u16>,
     /// Kinds whose subtree the walk does not classify (`TableSpec::opaque`).
     opaque: Vec<bool>,
+    /// Per parent kind, the field whose child's subtree the walk does not classify (0: none;
+    /// `TableSpec::opaque_fields`).
+    opaque_field: Vec<u16>,
 }
 
 impl Rules {
@@ -666,6 +684,7 @@ impl Rules {
             wildcard_parent: vec![false; count],
             plain: Vec::new(),
             opaque: vec![false; count],
+            opaque_field: vec![0; count],
         };
         let mut opaque: Vec<u16> = Vec::new();
         let mut field_parents: Vec<u16> = Vec::new();
@@ -776,6 +795,7 @@ impl Rules {
                     .chain(&t.calls)
                     .chain(&t.heritage)
                     .chain(&t.bindings)
+                    .chain(&t.opaque_fields)
                     .map(|&(k, _)| k);
                 field_parents.extend(parents);
                 field_parents.extend(t.members.iter().map(|&(k, _, _)| k));
@@ -791,6 +811,11 @@ impl Rules {
                         .map(|&(k, _, q)| (k, q)),
                 );
                 opaque.extend(&t.opaque);
+                for &(kind, field) in &t.opaque_fields {
+                    if let Some(slot) = rules.opaque_field.get_mut(usize::from(kind)) {
+                        *slot = field;
+                    }
+                }
                 rules.plain = t.plain.clone();
             }
         }
@@ -853,10 +878,13 @@ impl Rules {
                 .unwrap_or(false)
     }
 
-    /// Whether the walk skips classifying the subtree of a node of this kind.
+    /// Whether the walk skips classifying the subtree of a node of this kind, in this field of
+    /// a parent of that kind.
     #[inline]
-    pub fn is_opaque(&self, kind: u16) -> bool {
+    pub fn is_opaque(&self, kind: u16, parent_kind: u16, field: u16) -> bool {
         self.opaque.get(usize::from(kind)).copied().unwrap_or(false)
+            || (field != 0
+                && self.opaque_field.get(usize::from(parent_kind)).copied() == Some(field))
     }
 
     /// The qualifier text a reference keeps: only a plain name qualifies a member use.
