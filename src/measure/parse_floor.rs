@@ -12,7 +12,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::bench_stats::{median, process_cpu_ms};
+use super::bench_stats::{median, process_cpu_ms};
 use crate::engine::tags::{extract_tags, parse_only};
 use crate::engine::walk::{load_source, walk, WalkOptions};
 

@@ -10,7 +10,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use crate::bench_stats::thread_cpu_ms;
+use super::bench_stats::thread_cpu_ms;
 use crate::engine::history::HistorySource;
 use crate::engine::index::{Index, IndexOptions, MapRequest};
 use crate::measure::search_bench::{latency, read_queries, Latency};
