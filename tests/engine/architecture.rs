@@ -134,7 +134,8 @@ fn only_the_named_modules_start_threads() {
         // Front doors: MCP's stdin reader, HTTP's workers, the CLI's cache save.
         "src/mcp/mod.rs",
         "src/http.rs",
-        "src/cli.rs",
+        "src/cli/mod.rs",
+        "src/cli/map.rs",
         // Measurement: per-dataset work and the parse-floor probe.
         "src/measure/eval.rs",
         "src/measure/parse_floor.rs",

@@ -1,0 +1,212 @@
+//! `mapscope map`: the repo map for a budget (text, markdown or JSON), `--explain`, the
+//! cut list. Runs on the main thread.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::engine::history::HistorySource;
+use crate::engine::index::{Index, MapRequest};
+use crate::engine::json;
+use crate::engine::repo_map::{render, MapFormat, RepoMap};
+use crate::engine::scope::{Scope, ScopeSpec};
+use crate::engine::text::sanitize;
+use crate::engine::tokenizer::{tokenizer, TokenizerKind};
+
+use super::*;
+
+#[derive(Args, Debug, Clone)]
+pub struct MapArgs {
+    /// Repository root (default: the current directory).
+    pub path: Option<PathBuf>,
+    /// Token budget of the map.
+    #[arg(long, default_value_t = 1024)]
+    pub tokens: usize,
+    /// A focus file (like aider's chat files): left out of the map, its neighbours boosted.
+    #[arg(long = "focus", value_name = "FILE")]
+    pub focus: Vec<String>,
+    /// An identifier to boost.
+    #[arg(long = "ident", value_name = "NAME")]
+    pub ident: Vec<String>,
+    /// The task in free text (a question, a commit message): the files search finds for it
+    /// come first in the map with their matching definitions, and personalize the ranking.
+    #[arg(long)]
+    pub query: Option<String>,
+    /// Leave the commit history out of the search behind `--query`.
+    #[arg(long)]
+    pub no_history: bool,
+    /// Rank and show only paths matching this pattern (gitignore syntax, relative to the
+    /// root; repeatable). The graph still learns from every file.
+    #[arg(long, value_name = "GLOB")]
+    pub include: Vec<String>,
+    /// Rank and show no path matching this pattern (gitignore syntax, relative to the root;
+    /// repeatable). The graph still learns from every file.
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+    /// Rank and show only these languages: ts,js,py,go,rs,java,c,cs,rb,php.
+    #[arg(long, value_delimiter = ',')]
+    pub lang: Vec<String>,
+    /// Instead of the map, say why FILE is in it (which signals) or why not (its rank, the
+    /// cut-off, its cheapest definition's cost, and the budget or steering that would bring
+    /// it in). Repeatable; `--format json` gives JSON. Without FILE: the cut list, the
+    /// best-ranked definitions that did not fit with their cost and the budget that would
+    /// take the first (`--format json` always carries it).
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "")]
+    pub explain: Vec<String>,
+    /// Tokenizer used to count the budget: o200k (o200k_base) or cl100k (cl100k_base).
+    #[arg(long, default_value = "o200k", value_parser = parse_tokenizer)]
+    pub tokenizer: TokenizerKind,
+    /// Output format: text (what the LLM sees), markdown, json.
+    #[arg(long, default_value = "text", value_parser = parse_format)]
+    pub format: MapFormat,
+    /// Largest file to index, in bytes.
+    #[arg(long, default_value_t = 1024 * 1024)]
+    pub max_file_size: u64,
+    #[command(flatten)]
+    pub cache: CacheArgs,
+}
+
+pub(super) fn map_request(args: &MapArgs) -> MapRequest {
+    MapRequest {
+        budget: args.tokens,
+        tokenizer: args.tokenizer,
+        focus: args.focus.clone(),
+        idents: args.ident.clone(),
+        query: args.query.clone(),
+        // The JSON map and the text cut list say which budget would take the first cut.
+        next_budget: args.format == MapFormat::Json || args.explain.iter().any(String::is_empty),
+        scope: map_scope(args),
+        ..MapRequest::default()
+    }
+}
+
+pub(super) fn map_scope(args: &MapArgs) -> ScopeSpec {
+    ScopeSpec {
+        include: args.include.clone(),
+        exclude: args.exclude.clone(),
+        langs: args.lang.clone(),
+    }
+}
+
+pub(super) fn cmd_map(args: &MapArgs) -> anyhow::Result<()> {
+    // A bad pattern or language is the user's to fix, before any work.
+    Scope::new(&map_scope(args)).map_err(|e| InvalidArgument(e.to_string()))?;
+    // Building the tokenizer's tables takes a few hundred ms: do it while the repo is walked
+    // and parsed (the OnceLock makes the fit wait for it if it is not ready yet).
+    let kind = args.tokenizer;
+    std::thread::spawn(move || tokenizer(kind).count(""));
+    // Without a query the map never shows prose or config files, nor most lines of code
+    // files: don't keep them. A query is searched first, which reads them all (and the
+    // history, as `mapscope search` does).
+    let has_query = args.query.as_deref().is_some_and(|q| !q.trim().is_empty());
+    let history = if has_query && !args.no_history {
+        HistorySource::Repo
+    } else {
+        HistorySource::Off
+    };
+    let explaining = !args.explain.is_empty();
+    let mut index = build_index_with(
+        &args.path,
+        Some(args.max_file_size),
+        args.cache,
+        !has_query && !explaining,
+        history,
+    )?;
+    if explaining {
+        return with_cache_saved(|| index.save_cache(), || explain_map(&index, args));
+    }
+
+    if let Some(write) = index.take_cache_write() {
+        // A first run wrote the cache while parsing: only its sync and rename are left, and
+        // the index has no references to keep. The graph is encoded now, before `map_once`
+        // drops it, and written beside.
+        let graph_save = index.take_graph_save();
+        return with_cache_saved(
+            move || {
+                write.finish()?;
+                graph_save.map_or(Ok(true), |save| save())
+            },
+            || {
+                let map = index.map_once(&map_request(args));
+                print_map(&map, &index, args.format)
+            },
+        );
+    }
+    if index.cache_pending() {
+        return with_cache_saved(
+            || index.save_cache(),
+            || {
+                let (map, _) = index.map(&map_request(args));
+                print_map(&map, &index, args.format)
+            },
+        );
+    }
+    // Nothing to save: the graph and the references can go before the fit (peak memory).
+    let map = index.map_once(&map_request(args));
+    print_map(&map, &index, args.format)
+}
+
+/// `map --explain FILE…`: why each file is in the map or not. `--explain` without a file:
+/// the cut list (the JSON map, which carries it, with `--format json`).
+pub(super) fn explain_map(index: &Index, args: &MapArgs) -> anyhow::Result<()> {
+    use crate::engine::explain::{explain_file, render_cut_text, render_text};
+    let req = map_request(args);
+    let (map, ranked) = index.map(&req);
+    let files: Vec<&String> = args.explain.iter().filter(|f| !f.is_empty()).collect();
+    if files.is_empty() {
+        if args.format == MapFormat::Text {
+            print(&render_cut_text(&map))?;
+        } else {
+            print(&render(&map, &index.files, args.format))?;
+        }
+        for note in &map.notes {
+            eprintln!("mapscope: note: {}", sanitize(note));
+        }
+        return Ok(());
+    }
+    let explained: Vec<_> = files
+        .iter()
+        .map(|f| explain_file(index, &req, &ranked, &map, f))
+        .collect();
+    if args.format == MapFormat::Json {
+        return print(&json::to_string_pretty(&explained)?);
+    }
+    let text: Vec<String> = explained.iter().map(render_text).collect();
+    print(&text.join("\n"))?;
+    for note in &map.notes {
+        eprintln!("mapscope: note: {}", sanitize(note));
+    }
+    Ok(())
+}
+
+/// Prints the map, then each note about the request on stderr (and in JSON's `notes`).
+pub(super) fn print_map(map: &RepoMap, index: &Index, format: MapFormat) -> anyhow::Result<()> {
+    let with_note;
+    let mut map = map;
+    if let Some(note) = budget_note(map) {
+        let mut noted = map.clone();
+        noted.notes.push(note);
+        with_note = noted;
+        map = &with_note;
+    }
+    print(&render(map, &index.files, format))?;
+    for note in &map.notes {
+        eprintln!("mapscope: note: {}", sanitize(note));
+    }
+    Ok(())
+}
+
+/// When the budget fits no definition at all, says so and names the smallest budget that
+/// fits the first one (the fit takes definitions in rank order and stops at the first that
+/// does not fit, so that one's cost is exactly the budget that makes the map non-empty).
+pub(super) fn budget_note(map: &RepoMap) -> Option<String> {
+    if !map.files.is_empty() {
+        return None;
+    }
+    let first = map.cut.first()?;
+    Some(format!(
+        "a budget of {} tokens fits no definition: the best-ranked one (`{}` in {}) needs {}; \
+         the smallest useful budget is --tokens {}",
+        map.budget, first.name, first.path, first.tokens, first.tokens
+    ))
+}

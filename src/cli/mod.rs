@@ -1,0 +1,377 @@
+//! The headless command line: `map`, `stats`, `search`, `eval`, `bench`, `cache`, `mcp`,
+//! `serve` (and a bare `mapscope [PATH]`). This file holds the argument tree, the dispatch,
+//! the error lines and what the commands share (building an index, saving its cache,
+//! printing); each command is in the file named after it (`serve` launches MCP and HTTP).
+//! Runs on the main thread; the engine parallelizes internally. Errors become one line on
+//! stderr (`mapscope: CODE: message`) and exit code 2 — never a panic or a backtrace; a bad
+//! command line is `INVALID_ARGUMENT`. Everything written to stdout and stderr goes through
+//! `engine::text` (no escape sequence from a file name, symbol or argument reaches the
+//! terminal) and every JSON document through `engine::json`.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::contract::{error_line, warn};
+use crate::engine::history::HistorySource;
+use crate::engine::index::{Index, IndexOptions};
+use crate::engine::repo_map::MapFormat;
+use crate::engine::text::sanitize_block;
+use crate::engine::tokenizer::TokenizerKind;
+use crate::engine::EngineError;
+
+mod bench;
+mod cache;
+mod eval;
+mod map;
+mod search;
+mod serve;
+mod stats;
+
+use bench::*;
+use cache::*;
+use eval::*;
+use map::*;
+use search::*;
+use serve::*;
+use stats::*;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "mapscope",
+    version,
+    about = "Explore the token-budgeted repo map an LLM is fed",
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Repository to open (default: the current directory).
+    pub path: Option<PathBuf>,
+    #[command(flatten)]
+    pub cache: CacheArgs,
+}
+
+/// Shared by every command that indexes a repository.
+#[derive(Args, Debug, Clone, Copy, Default)]
+pub struct CacheArgs {
+    /// Neither read nor write the tag cache (in the user's cache dir, never in the repo).
+    #[arg(long)]
+    pub no_cache: bool,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Print the token-budgeted repo map.
+    Map(MapArgs),
+    /// Print index statistics: files, tags, graph, skipped files, time per phase.
+    Stats(StatsArgs),
+    /// Time each phase of a cold build and of re-fitting the map.
+    Bench(BenchArgs),
+    /// Ranked hits for a query: definitions, references, calls, imports, text.
+    Search(SearchArgs),
+    /// Retrieval eval on a commit dataset (commit message → changed files).
+    Eval(EvalArgs),
+    /// Manage the tag cache (kept in the user's cache dir, never in the repository).
+    #[command(subcommand)]
+    Cache(CacheCommand),
+    /// Serve the repo map and search to agents over MCP (JSON-RPC on stdin/stdout).
+    Mcp(McpArgs),
+    /// Serve search, answers, the map and stats over HTTP on a live index (loopback only
+    /// unless --allow-remote).
+    Serve(ServeArgs),
+}
+
+fn parse_tokenizer(s: &str) -> Result<TokenizerKind, String> {
+    TokenizerKind::parse(s).ok_or_else(|| format!("unknown tokenizer `{s}` (o200k or cl100k)"))
+}
+
+fn parse_format(s: &str) -> Result<MapFormat, String> {
+    MapFormat::parse(s).ok_or_else(|| format!("unknown format `{s}` (text, markdown or json)"))
+}
+
+/// Entry point used by `main`: returns the process exit code.
+pub fn main() -> i32 {
+    // A panic must never print a backtrace at the user: report one line and exit 2.
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_string());
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        error_line("INTERNAL_ERROR", &format!("{msg}{at}"));
+    }));
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // `--help` and `--version` print as usual; a bad command line is one error line.
+        Err(e) if !e.use_stderr() => {
+            let _ = e.print();
+            return 0;
+        }
+        Err(e) => {
+            error_line("INVALID_ARGUMENT", &clap_error_line(&e));
+            return 2;
+        }
+    };
+    match std::panic::catch_unwind(|| run(cli)) {
+        Ok(Ok(())) => 0,
+        // A closed stdout (`mapscope map | head -1`) ends the output the reader wanted:
+        // quietly, with status 0, as ripgrep does.
+        Ok(Err(e)) if is_broken_pipe(&e) => 0,
+        Ok(Err(e)) => {
+            report_error(&e);
+            2
+        }
+        Err(_) => 2,
+    }
+}
+
+/// A clap error as one line: its message (`unexpected argument '--bogus' found`) and the
+/// usage it names, without the help text, tips and blank lines clap prints around them.
+fn clap_error_line(e: &clap::Error) -> String {
+    let rendered = e.render().to_string();
+    let usage = rendered
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Usage: "))
+        .map(str::trim);
+    let message = if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        "a subcommand or argument is required".to_string()
+    } else {
+        // The first paragraph: `error: the following required arguments were not
+        // provided:` goes on with the arguments on the lines below it.
+        let first: Vec<&str> = rendered
+            .lines()
+            .map(str::trim)
+            .skip_while(|l| l.is_empty())
+            .take_while(|l| !l.is_empty())
+            .collect();
+        match first.join(" ") {
+            m if m.is_empty() => e.kind().to_string(),
+            m => m.strip_prefix("error: ").unwrap_or(&m).to_string(),
+        }
+    };
+    match usage {
+        Some(usage) => format!("{message} (usage: {usage}; see --help)"),
+        None => message,
+    }
+}
+
+/// A failure already reported on stdout (the search JSON contract): exit 2, print nothing more.
+#[derive(Debug, thiserror::Error)]
+#[error("reported")]
+struct Reported;
+
+fn report_error(e: &anyhow::Error) {
+    if e.downcast_ref::<Reported>().is_some() {
+        return;
+    }
+    match e.downcast_ref::<EngineError>() {
+        Some(engine) => error_line(engine.code(), &engine.to_string()),
+        None => match e.downcast_ref::<InvalidArgument>() {
+            Some(bad) => error_line("INVALID_ARGUMENT", &bad.0),
+            None => error_line("INTERNAL_ERROR", &format!("{e:#}")),
+        },
+    }
+}
+
+/// Whether `e` (or what caused it) is a write to a closed pipe.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// A user error in the arguments (a bad glob, an unknown language): `INVALID_ARGUMENT`, the
+/// same code the JSON contract carries.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct InvalidArgument(String);
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Some(Command::Map(args)) => cmd_map(&args),
+        Some(Command::Stats(args)) => cmd_stats(&args),
+        Some(Command::Bench(args)) => cmd_bench(&args),
+        Some(Command::Search(args)) => cmd_search(&args),
+        Some(Command::Eval(args)) => cmd_eval(&args),
+        Some(Command::Cache(cmd)) => cmd_cache(&cmd),
+        Some(Command::Mcp(args)) => cmd_mcp(&args),
+        Some(Command::Serve(args)) => cmd_serve(&args),
+        None => {
+            // A detached helper that keeps a copied text on the X11/Wayland clipboard after
+            // the TUI exits (see app::clipboard).
+            if std::env::var_os(crate::app::clipboard::SERVE_ENV).is_some() {
+                return match crate::app::clipboard::serve_from_stdin() {
+                    0 => Ok(()),
+                    _ => Err(anyhow::anyhow!("clipboard server failed")),
+                };
+            }
+            // On a terminal: the interactive explorer. In a pipe or a script: the map, as
+            // before, so `mapscope . | head` keeps working.
+            use std::io::IsTerminal;
+            if std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
+                return crate::app::run::run(&repo_path(&cli.path), !cli.cache.no_cache)
+                    .inspect_err(|e| {
+                        // A bad config file is the user's to fix, not an internal error.
+                        if let Some(c) = e.downcast_ref::<crate::app::config::ConfigError>() {
+                            error_line("CONFIG_ERROR", &c.to_string());
+                            std::process::exit(2);
+                        }
+                    });
+            }
+            cmd_map(&MapArgs {
+                path: cli.path,
+                tokens: 1024,
+                focus: Vec::new(),
+                ident: Vec::new(),
+                query: None,
+                no_history: false,
+                include: Vec::new(),
+                exclude: Vec::new(),
+                lang: Vec::new(),
+                explain: Vec::new(),
+                tokenizer: TokenizerKind::O200k,
+                format: MapFormat::Text,
+                max_file_size: 1024 * 1024,
+                cache: cli.cache,
+            })
+        }
+    }
+}
+
+fn repo_path(path: &Option<PathBuf>) -> PathBuf {
+    path.clone().unwrap_or_else(|| PathBuf::from("."))
+}
+
+fn build_index(
+    path: &Option<PathBuf>,
+    max_file_size: Option<u64>,
+    cache: CacheArgs,
+) -> anyhow::Result<Index> {
+    build_index_with(path, max_file_size, cache, false, HistorySource::Off)
+}
+
+/// `map_only`: the index only serves maps, so prose/config files stay unread and each file
+/// keeps only the lines a map renders, and the graph build frees the references as it binds
+/// them (`IndexOptions::skip_docs`, `map_lines_only`, `consume_refs`).
+fn build_index_with(
+    path: &Option<PathBuf>,
+    max_file_size: Option<u64>,
+    cache: CacheArgs,
+    map_only: bool,
+    history: HistorySource,
+) -> anyhow::Result<Index> {
+    let mut opts = IndexOptions {
+        use_cache: !cache.no_cache,
+        skip_docs: map_only,
+        map_lines_only: map_only,
+        consume_refs: map_only,
+        history,
+        ..IndexOptions::default()
+    };
+    if let Some(max) = max_file_size {
+        opts.walk.max_file_size = max;
+    }
+    let index = Index::build(&repo_path(path), &opts)?;
+    if let Some(warning) = &index.cache_warning {
+        warn(warning);
+    }
+    for warning in &index.derived_warnings {
+        warn(warning);
+    }
+    for warning in &index.walk_warnings {
+        warn(warning);
+    }
+    Ok(index)
+}
+
+/// Runs `output` while the tag cache is saved (by `save`) on a side thread (the save of a
+/// big repo's tags takes tens of ms; the user should not wait for it before seeing output).
+/// A failed save is a warning: the output is still right.
+fn with_cache_saved<T>(
+    save: impl FnOnce() -> Result<bool, EngineError> + Send,
+    output: impl FnOnce() -> T,
+) -> T {
+    std::thread::scope(|s| {
+        let saver = s.spawn(save);
+        let out = output();
+        match saver.join() {
+            Ok(Err(e)) => warn(&format!("could not save the cache: {e}")),
+            Err(_) => warn("could not save the cache"),
+            Ok(Ok(_)) => {}
+        }
+        out
+    })
+}
+
+/// Writes a command's output to stdout; whatever a name or a symbol in it holds, nothing a
+/// terminal could act on gets through (`engine::text::sanitize_block`).
+fn print(text: &str) -> anyhow::Result<()> {
+    let text = sanitize_block(text);
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    if !text.ends_with('\n') {
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// Every argument of every command says what it is for in `--help`.
+    #[test]
+    fn every_argument_has_a_description() {
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for arg in cmd.get_arguments() {
+                let id = arg.get_id().as_str();
+                if id == "help" || id == "version" {
+                    continue;
+                }
+                if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                    missing.push(format!("{path} {id}"));
+                }
+            }
+            for sub in cmd.get_subcommands() {
+                walk(sub, &format!("{path} {}", sub.get_name()), missing);
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&Cli::command(), "mapscope", &mut missing);
+        assert!(missing.is_empty(), "no --help text: {missing:?}");
+    }
+
+    #[test]
+    fn search_words_are_joined() {
+        let words = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display().to_string();
+        let (p, q) = split_search_args(&words(&[&d, "cors", "preflight"])).unwrap();
+        assert_eq!((p, q.as_str()), (Some(PathBuf::from(&d)), "cors preflight"));
+        let (p, q) = split_search_args(&words(&["no-such-dir-xyz", "cors", "preflight"])).unwrap();
+        assert_eq!((p, q.as_str()), (None, "no-such-dir-xyz cors preflight"));
+        let (p, q) = split_search_args(&words(&[&d, "cors"])).unwrap();
+        assert_eq!((p, q.as_str()), (Some(PathBuf::from(&d)), "cors"));
+        let (p, q) = split_search_args(&words(&["cors preflight"])).unwrap();
+        assert_eq!((p, q.as_str()), (None, "cors preflight"));
+    }
+
+    #[test]
+    fn broken_pipes_are_recognised_through_context() {
+        let e = anyhow::Error::from(std::io::Error::from(std::io::ErrorKind::BrokenPipe))
+            .context("writing the map");
+        assert!(is_broken_pipe(&e));
+        assert!(!is_broken_pipe(&anyhow::anyhow!("other")));
+    }
+}
