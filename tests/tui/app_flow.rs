@@ -28,11 +28,15 @@ fn app_on(root: &Path, env: ClipboardEnv) -> App {
         debounce_ms: 0,
         ..Config::default()
     };
-    let engine = EngineHandle::inline(Box::new(IndexService::new(root.to_path_buf())));
+    app_with(config, IndexService::new(root.to_path_buf()), env)
+}
+
+/// A started 120×40 app on `service`, answering inline.
+fn app_with(config: Config, service: IndexService, env: ClipboardEnv) -> App {
     let clipboard = Clipboard::new(ClipboardMode::Auto, env);
     let mut app = App::new(
         config,
-        engine,
+        EngineHandle::inline(Box::new(service)),
         None,
         clipboard,
         "fixture".into(),
@@ -644,15 +648,7 @@ fn the_config_scope_narrows_the_hits() {
             ..Config::default()
         };
         let service = IndexService::new(dir.path().to_path_buf()).with_scope(scope);
-        let mut app = App::new(
-            config,
-            EngineHandle::inline(Box::new(service)),
-            None,
-            Clipboard::new(ClipboardMode::Auto, ClipboardEnv::default()),
-            "scope".into(),
-            Rect::new(0, 0, 120, 40),
-        );
-        app.start();
+        let mut app = app_with(config, service, ClipboardEnv::default());
         type_query(&mut app, "export report");
         let hits = app.hits_snapshot().expect("hits");
         hits.hits.iter().map(|h| h.row.path.clone()).collect()
@@ -701,15 +697,7 @@ fn extra_sources_are_searched_after_the_project_and_labelled() {
         ..Config::default()
     };
     let service = IndexService::new(project.path().to_path_buf()).with_sources(sources);
-    let mut app = App::new(
-        config,
-        EngineHandle::inline(Box::new(service)),
-        None,
-        Clipboard::new(ClipboardMode::Auto, ClipboardEnv::default()),
-        "sources".into(),
-        Rect::new(0, 0, 120, 40),
-    );
-    app.start();
+    let mut app = app_with(config, service, ClipboardEnv::default());
     type_query(&mut app, "export report");
     let paths: Vec<String> = app
         .hits_snapshot()

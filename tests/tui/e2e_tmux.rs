@@ -317,63 +317,52 @@ fn editor_suspends_and_restores_the_tui() {
 
 #[test]
 fn an_invalid_config_is_reported_before_the_tui_starts() {
-    if !have_tmux() {
-        return;
+    let s = run_with_config("config", "[keys]\n\"ctrl-x\" = \"selct_next\"\n");
+    if let Some(s) = s {
+        assert!(
+            s.contains("CONFIG_ERROR") && s.contains("keys.ctrl-x") && s.contains("selct_next"),
+            "{s}"
+        );
     }
-    let dir = tempfile::tempdir().unwrap();
-    let after = dir.path().join("after.txt");
-    let config = dir.path().join("config.toml");
-    std::fs::write(&config, "[keys]\n\"ctrl-x\" = \"selct_next\"\n").unwrap();
-    let tmux = Tmux {
-        socket: format!("mapscope-e2e-config-{}", std::process::id()),
-    };
-    // MAPSCOPE_CONFIG given twice: the later assignment wins in env(1).
-    start(
-        &tmux,
-        &format!("MAPSCOPE_CONFIG='{}'", config.display()),
-        &after,
-    );
-    let s = tmux.wait_for("the exit", |s| s.contains("MAPSCOPE-EXITED"));
-    assert!(
-        s.contains("CONFIG_ERROR") && s.contains("keys.ctrl-x") && s.contains("selct_next"),
-        "{s}"
-    );
-    let after = std::fs::read_to_string(&after).unwrap();
-    assert!(after.starts_with("status=2"), "{after}");
 }
 
 /// A `[sources]` root that does not exist is one `CONFIG_ERROR` line naming it, before the
 /// terminal is taken over.
 #[test]
 fn a_missing_config_source_is_reported_before_the_tui_starts() {
+    let s = run_with_config(
+        "sources",
+        "[sources]\nexamples = \"/nonexistent/mapscope-examples\"\n",
+    );
+    if let Some(s) = s {
+        assert!(
+            s.contains("CONFIG_ERROR")
+                && s.contains("source `examples`")
+                && s.contains("not a directory"),
+            "{s}"
+        );
+    }
+}
+
+/// Starts mapscope in tmux with `config` as its config file and returns the screen once it
+/// has exited, after checking that it exited with status 2 (`None` without tmux).
+fn run_with_config(name: &str, config: &str) -> Option<String> {
     if !have_tmux() {
-        return;
+        return None;
     }
     let dir = tempfile::tempdir().unwrap();
     let after = dir.path().join("after.txt");
-    let config = dir.path().join("config.toml");
-    std::fs::write(
-        &config,
-        "[sources]\nexamples = \"/nonexistent/mapscope-examples\"\n",
-    )
-    .unwrap();
+    let path = dir.path().join("config.toml");
+    std::fs::write(&path, config).unwrap();
     let tmux = Tmux {
-        socket: format!("mapscope-e2e-sources-{}", std::process::id()),
+        socket: format!("mapscope-e2e-{name}-{}", std::process::id()),
     };
-    start(
-        &tmux,
-        &format!("MAPSCOPE_CONFIG='{}'", config.display()),
-        &after,
-    );
+    // MAPSCOPE_CONFIG given twice: the later assignment wins in env(1).
+    start(&tmux, &format!("MAPSCOPE_CONFIG='{}'", path.display()), &after);
     let s = tmux.wait_for("the exit", |s| s.contains("MAPSCOPE-EXITED"));
-    assert!(
-        s.contains("CONFIG_ERROR")
-            && s.contains("source `examples`")
-            && s.contains("not a directory"),
-        "{s}"
-    );
-    let after = std::fs::read_to_string(&after).unwrap();
-    assert!(after.starts_with("status=2"), "{after}");
+    let status = std::fs::read_to_string(&after).unwrap();
+    assert!(status.starts_with("status=2"), "{status}");
+    Some(s)
 }
 
 #[test]
