@@ -744,7 +744,57 @@ fn build_inner(
             .collect(),
     };
 
-    b.into_graph(n, per_file, consumed)
+    b.into_graph(n, per_file, consumed, prior)
+}
+
+/// The graph's tables that depend only on the files' paths.
+pub(super) struct PathTables {
+    stem_files: FastMap<String, Vec<u32>>,
+    path_words: FastMap<String, Vec<u32>>,
+    path_order: Vec<u32>,
+}
+
+fn path_tables(files: &[ParsedFile]) -> PathTables {
+    let mut stem_files: FastMap<String, Vec<u32>> = FastMap::default();
+    let mut path_words: FastMap<String, Vec<u32>> = FastMap::default();
+    for (fi, f) in files.iter().enumerate() {
+        let fi32 = fi as u32;
+        if let Some(stem) = file_stem_key(&f.path) {
+            stem_files.entry(stem).or_default().push(fi32);
+        }
+        let mut words: Vec<String> = Vec::new();
+        for comp in f.path.split('/') {
+            words.extend(split_words(comp));
+        }
+        words.sort_unstable();
+        words.dedup();
+        for w in words {
+            path_words.entry(w).or_default().push(fi32);
+        }
+    }
+    let n = files.len();
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| files[a].path.cmp(&files[b].path).then(a.cmp(&b)));
+    let mut path_order = vec![0u32; n];
+    for (pos, &f) in order.iter().enumerate() {
+        path_order[f] = pos as u32;
+    }
+    PathTables {
+        stem_files,
+        path_words,
+        path_order,
+    }
+}
+
+/// How often each word of `f`'s definition names occurs (`FileGraph::def_words`).
+fn def_word_counts(f: &ParsedFile) -> BTreeMap<String, u32> {
+    let mut counts: BTreeMap<String, u32> = BTreeMap::new();
+    for d in &f.tags.defs {
+        for w in split_words(&d.name) {
+            *counts.entry(w).or_insert(0) += 1;
+        }
+    }
+    counts
 }
 
 /// File `fi`'s imports: taken out of the files (a one-shot build) or still in them.
@@ -1230,7 +1280,13 @@ impl<'a> Builder<'a> {
 
     /// `release`: give what binding freed (its tables; consumed references) back to the
     /// system before the graph's tables are allocated, for a one-shot build's peak memory.
-    fn into_graph(self, n: usize, per_file: Vec<Vec<FileTriple>>, release: bool) -> FileGraph {
+    fn into_graph(
+        self,
+        n: usize,
+        per_file: Vec<Vec<FileTriple>>,
+        release: bool,
+        prior: Option<&relink::Prior<'_>>,
+    ) -> FileGraph {
         let files = self.files;
         // Binding is done: free its tables before the graph's own are built (peak memory).
         drop(self.definers);
@@ -1345,40 +1401,28 @@ impl<'a> Builder<'a> {
         def_pairs.sort_unstable();
         let ident_files = csr_from_sorted(n_ids, def_pairs.into_iter());
 
-        let mut stem_files: FastMap<String, Vec<u32>> = FastMap::default();
-        let mut path_words: FastMap<String, Vec<u32>> = FastMap::default();
-        let mut def_words: FastMap<String, Vec<(u32, u32)>> = FastMap::default();
-        for (fi, f) in files.iter().enumerate() {
-            let fi32 = fi as u32;
-            if let Some(stem) = file_stem_key(&f.path) {
-                stem_files.entry(stem).or_default().push(fi32);
-            }
-            let mut words: Vec<String> = Vec::new();
-            for comp in f.path.split('/') {
-                words.extend(split_words(comp));
-            }
-            words.sort_unstable();
-            words.dedup();
-            for w in words {
-                path_words.entry(w).or_default().push(fi32);
-            }
-            let mut counts: BTreeMap<String, u32> = BTreeMap::new();
-            for d in &f.tags.defs {
-                for w in split_words(&d.name) {
-                    *counts.entry(w).or_insert(0) += 1;
+        // A relink keeps the paths: their tables come from the previous graph, and only
+        // the edited files' definition words are redone (`relink::Prior`).
+        let PathTables {
+            stem_files,
+            path_words,
+            path_order,
+        } = match prior {
+            Some(p) => p.path_tables(),
+            None => path_tables(files),
+        };
+        let def_words = match prior {
+            Some(p) => p.def_words(files),
+            None => {
+                let mut def_words: FastMap<String, Vec<(u32, u32)>> = FastMap::default();
+                for (fi, f) in files.iter().enumerate() {
+                    for (w, c) in def_word_counts(f) {
+                        def_words.entry(w).or_default().push((fi as u32, c));
+                    }
                 }
+                def_words
             }
-            for (w, c) in counts {
-                def_words.entry(w).or_default().push((fi32, c));
-            }
-        }
-
-        let mut order: Vec<usize> = (0..n).collect();
-        order.sort_by(|&a, &b| files[a].path.cmp(&files[b].path).then(a.cmp(&b)));
-        let mut path_order = vec![0u32; n];
-        for (pos, &f) in order.iter().enumerate() {
-            path_order[f] = pos as u32;
-        }
+        };
         let external_stubs = self.external_stubs;
         let supporting = self.supporting;
 
