@@ -110,8 +110,11 @@ impl TagStore {
         let read_since = self.read_since_ns?;
         let hit = self.files.get(path)?;
         let same = hit.lang == lang && hit.size == size && hit.mtime_ns == mtime_ns;
-        (same && mtime_ns != 0 && mtime_ns < read_since.saturating_sub(RACY_NS) && hit.lines.is_some())
-            .then_some(hit)
+        (same
+            && mtime_ns != 0
+            && mtime_ns < read_since.saturating_sub(RACY_NS)
+            && hit.lines.is_some())
+        .then_some(hit)
     }
 
     /// When the writer of the cache file behind this store read its files (see the field).
@@ -571,7 +574,15 @@ struct Sink {
 impl CacheWriter {
     /// Appends the entry of an indexed file (see `add`).
     pub fn add_file(&self, f: &ParsedFile) {
-        self.add(&f.path, f.lang, f.size, f.mtime_ns, f.hash, &f.tags, &f.map_lines());
+        self.add(
+            &f.path,
+            f.lang,
+            f.size,
+            f.mtime_ns,
+            f.hash,
+            &f.tags,
+            &f.map_lines(),
+        );
     }
 
     /// Appends one file's entry. A failed write is kept for `finish` to report.
@@ -984,6 +995,39 @@ mod tests {
     }
 
     #[test]
+    fn size_and_mtime_stand_for_the_content_only_well_before_the_read() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (cache, _) = cache_in(tmp.path());
+        let f = parsed("a.py", "def f(): pass\n").with_stamp(1_000_000_000_000, 7);
+        let (lang, size, mtime) = (f.lang, f.size, f.mtime_ns);
+        // Read an hour after the last modification: trusted, with the map's lines.
+        cache.save(&[f.clone()], mtime + 3_600_000_000_000).unwrap();
+        let store = cache.load().store;
+        let hit = store
+            .unchanged_for_map("a.py", lang, size, mtime)
+            .expect("trusted");
+        assert_eq!(hit.hash, 7);
+        assert_eq!(
+            hit.lines.as_ref().map(|l| l.as_ref().line(1)),
+            Some(Some("def f(): pass"))
+        );
+        assert!(store
+            .unchanged_for_map("a.py", lang, size, mtime + 1)
+            .is_none());
+        assert!(store
+            .unchanged_for_map("a.py", lang, size + 1, mtime)
+            .is_none());
+        assert!(store.unchanged_for_map("b.py", lang, size, mtime).is_none());
+        // Read within the racy window of the modification: not trusted.
+        cache.save(&[f.clone()], mtime + RACY_NS / 2).unwrap();
+        let store = cache.load().store;
+        assert!(store.unchanged_for_map("a.py", lang, size, mtime).is_none());
+        // A previous index's store is never trusted by mtime.
+        let store = TagStore::from_files(&[f]);
+        assert!(store.unchanged_for_map("a.py", lang, size, mtime).is_none());
+    }
+
+    #[test]
     fn round_trip_keeps_tags_and_validates_by_content() {
         let tmp = tempfile::tempdir().unwrap();
         let (cache, _) = cache_in(tmp.path());
@@ -1086,7 +1130,9 @@ mod tests {
     fn truncated_garbage_and_other_version_are_ignored_with_a_warning() {
         let tmp = tempfile::tempdir().unwrap();
         let (cache, _) = cache_in(tmp.path());
-        cache.save(&[parsed("a.py", "def f(): pass\n")], now_ns()).unwrap();
+        cache
+            .save(&[parsed("a.py", "def f(): pass\n")], now_ns())
+            .unwrap();
         let good = fs::read(cache.file()).unwrap();
 
         for cut in [1, 10, good.len() / 2, good.len() - 1] {
@@ -1111,7 +1157,9 @@ mod tests {
         assert_ignored(&cache, "another mapscope version");
 
         // After a save, the cache is good again.
-        cache.save(&[parsed("a.py", "def f(): pass\n")], now_ns()).unwrap();
+        cache
+            .save(&[parsed("a.py", "def f(): pass\n")], now_ns())
+            .unwrap();
         assert_eq!(cache.load().store.len(), 1);
     }
 

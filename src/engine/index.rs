@@ -14,9 +14,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::cache::{
-    content_hash, now_ns, CacheWriter, DiskCache, Loaded as CacheLoaded, TagStore,
-};
+use super::cache::{content_hash, now_ns, CacheWriter, DiskCache, Loaded as CacheLoaded, TagStore};
 use super::cache_blob::{self, BlobLoad, InputKey};
 use super::error::EngineError;
 use super::graph::{
@@ -458,9 +456,9 @@ impl Index {
             writer.finish().map(|()| true)?
         } else {
             match &self.cache {
-                Some(cache) if self.cache_stale => cache
-                    .save(&self.files, self.read_since_ns)
-                    .map(|()| true)?,
+                Some(cache) if self.cache_stale => {
+                    cache.save(&self.files, self.read_since_ns).map(|()| true)?
+                }
                 _ => false,
             }
         };
@@ -1267,8 +1265,13 @@ fn unchanged_file(reuse: Reuse<'_>, f: &WalkedFile, map_only: bool) -> Option<Pa
         Reuse::Store(store) if map_only => {
             let hit = store.unchanged_for_map(&f.rel_path, f.lang, f.size, f.mtime_ns)?;
             let lines = hit.lines.clone()?;
-            let file =
-                ParsedFile::from_map_lines(f.rel_path.clone(), f.lang, f.size, lines, hit.tags.clone());
+            let file = ParsedFile::from_map_lines(
+                f.rel_path.clone(),
+                f.lang,
+                f.size,
+                lines,
+                hit.tags.clone(),
+            );
             return Some(file.with_stamp(f.mtime_ns, hit.hash));
         }
         Reuse::Store(_) | Reuse::Nothing => return None,

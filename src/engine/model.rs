@@ -647,7 +647,7 @@ impl MapLines {
         }
     }
 
-    fn line(&self, n: u32) -> Option<&str> {
+    pub fn line(&self, n: u32) -> Option<&str> {
         let Ok(i) = self.numbers.binary_search(&n) else {
             debug_assert!(
                 n == 0 || n > self.line_count,

@@ -302,6 +302,11 @@ mod tests {
         assert_eq!(a.ident_trips.items, b.ident_trips.items);
         assert_eq!(a.ident_files.items, b.ident_files.items);
         assert_eq!(a.def_offset, b.def_offset);
+        // Taken from the previous graph (paths) or patched (definition words) by a relink.
+        assert_eq!(a.stem_files, b.stem_files);
+        assert_eq!(a.path_words, b.path_words);
+        assert_eq!(a.path_order, b.path_order);
+        assert_eq!(a.def_words, b.def_words);
     }
 
     #[test]
