@@ -572,38 +572,18 @@ struct Sink {
 }
 
 impl CacheWriter {
-    /// Appends the entry of an indexed file (see `add`).
+    /// Appends the entry of an indexed file (tags, stamp, the lines a map renders). A
+    /// failed write is kept for `finish` to report.
     pub fn add_file(&self, f: &ParsedFile) {
-        self.add(
-            &f.path,
-            f.lang,
-            f.size,
-            f.mtime_ns,
-            f.hash,
-            &f.tags,
-            &f.map_lines(),
-        );
-    }
-
-    /// Appends one file's entry. A failed write is kept for `finish` to report.
-    pub fn add(
-        &self,
-        path: &str,
-        lang: Lang,
-        size: u64,
-        mtime_ns: i64,
-        hash: u64,
-        tags: &FileTags,
-        lines: &MapLines,
-    ) {
+        let lines = f.map_lines();
         let entry = EntryRef {
-            path,
-            lang,
-            size,
-            mtime_ns,
-            hash,
-            tags,
-            lines,
+            path: &f.path,
+            lang: f.lang,
+            size: f.size,
+            mtime_ns: f.mtime_ns,
+            hash: f.hash,
+            tags: &f.tags,
+            lines: &lines,
         };
         // Encoded before taking the lock, so parse workers only queue for the copy.
         match postcard::to_allocvec(&entry) {
@@ -1001,7 +981,9 @@ mod tests {
         let f = parsed("a.py", "def f(): pass\n").with_stamp(1_000_000_000_000, 7);
         let (lang, size, mtime) = (f.lang, f.size, f.mtime_ns);
         // Read an hour after the last modification: trusted, with the map's lines.
-        cache.save(&[f.clone()], mtime + 3_600_000_000_000).unwrap();
+        cache
+            .save(std::slice::from_ref(&f), mtime + 3_600_000_000_000)
+            .unwrap();
         let store = cache.load().store;
         let hit = store
             .unchanged_for_map("a.py", lang, size, mtime)
@@ -1019,7 +1001,9 @@ mod tests {
             .is_none());
         assert!(store.unchanged_for_map("b.py", lang, size, mtime).is_none());
         // Read within the racy window of the modification: not trusted.
-        cache.save(&[f.clone()], mtime + RACY_NS / 2).unwrap();
+        cache
+            .save(std::slice::from_ref(&f), mtime + RACY_NS / 2)
+            .unwrap();
         let store = cache.load().store;
         assert!(store.unchanged_for_map("a.py", lang, size, mtime).is_none());
         // A previous index's store is never trusted by mtime.

@@ -590,20 +590,12 @@ impl Index {
                                 f.size,
                                 &text,
                                 tags,
-                            );
+                            )
+                            .with_stamp(f.mtime_ns, hash);
                             drop(text);
                             if let Some(w) = cache_write {
                                 // Before a one-shot build drops the references, below.
-                                let lines = file.map_lines();
-                                w.add(
-                                    &f.rel_path,
-                                    f.lang,
-                                    f.size,
-                                    f.mtime_ns,
-                                    hash,
-                                    &file.tags,
-                                    &lines,
-                                );
+                                w.add_file(&file);
                             }
                             if one_shot {
                                 if let Some(tags) = Arc::get_mut(&mut file.tags) {
@@ -620,22 +612,14 @@ impl Index {
                                 f.size,
                                 Arc::from(text),
                                 tags,
-                            );
+                            )
+                            .with_stamp(f.mtime_ns, hash);
                             if let Some(w) = cache_write {
-                                let lines = file.map_lines();
-                                w.add(
-                                    &f.rel_path,
-                                    f.lang,
-                                    f.size,
-                                    f.mtime_ns,
-                                    hash,
-                                    &file.tags,
-                                    &lines,
-                                );
+                                w.add_file(&file);
                             }
                             file
                         };
-                        Loaded::File(file.with_stamp(f.mtime_ns, hash), origin, counted)
+                        Loaded::File(file, origin, counted)
                     }
                 }
             })
