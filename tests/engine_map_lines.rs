@@ -292,7 +292,24 @@ fn a_warm_map_reads_only_files_changed_since_the_cache() {
         Index::build_with_cache(root, &cached_one_shot_opts(), cache(), &|_| {}).expect("builds");
     assert_eq!(third.reuse.unchanged, 1, "{:?}", third.reuse);
     assert_eq!(third.reuse.parsed, 1, "{:?}", third.reuse);
+    assert!(third.save_cache().expect("cache saved"));
     let map = map_of(&mut third);
     assert!(map.contains("def gamma"), "{map}");
     assert!(!map.contains("alpha():"), "{map}");
+
+    // The rewrite is younger than that save's read: still read (found by content). b.py,
+    // carried over unread by the third run, is still trusted under the newer save.
+    let mut fourth =
+        Index::build_with_cache(root, &cached_one_shot_opts(), cache(), &|_| {}).expect("builds");
+    assert_eq!(
+        (
+            fourth.reuse.unchanged,
+            fourth.reuse.hash_hits,
+            fourth.reuse.parsed
+        ),
+        (1, 1, 0),
+        "{:?}",
+        fourth.reuse
+    );
+    assert_eq!(map_of(&mut fourth), map);
 }

@@ -86,6 +86,8 @@ pub struct TagStore {
     files: HashMap<String, CachedTags>,
     /// When the cache file's writer read its files (wall clock, ns): entries modified
     /// `RACY_NS` before are trusted by size and mtime. `None`: never (a previous index's).
+    /// An entry a map-only build carried over unread was itself trusted by this rule
+    /// against an earlier writer's time, so the rule holds for it under a later one too.
     read_since_ns: Option<i64>,
 }
 
@@ -115,11 +117,6 @@ impl TagStore {
             && mtime_ns < read_since.saturating_sub(RACY_NS)
             && hit.lines.is_some())
         .then_some(hit)
-    }
-
-    /// When the writer of the cache file behind this store read its files (see the field).
-    pub fn read_since_ns(&self) -> Option<i64> {
-        self.read_since_ns
     }
 
     /// A store holding the tags of already parsed files (sharing them, not copying).

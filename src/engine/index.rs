@@ -503,13 +503,12 @@ impl Index {
         progress: &(dyn Fn(BuildProgress) + Sync),
     ) -> Result<Index, EngineError> {
         let t0 = Instant::now();
-        // Files taken over unread were read by an earlier build (see `read_since_ns`).
+        // Files a refresh takes over unread were read by an earlier build (see
+        // `read_since_ns`). Cache entries a map-only build takes unread need no such care:
+        // each was taken because it was modified well before its own read.
         let read_since_ns = match reuse {
             Reuse::Previous { index, .. } => index.read_since_ns.min(now_ns()),
-            Reuse::Store(store) if opts.map_lines_only => {
-                store.read_since_ns().map_or(now_ns(), |r| r.min(now_ns()))
-            }
-            _ => now_ns(),
+            Reuse::Store(_) | Reuse::Nothing => now_ns(),
         };
         progress(BuildProgress {
             phase: BuildPhase::Walk,
