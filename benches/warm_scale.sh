@@ -9,12 +9,15 @@
 # Per N: 3 cold runs (--no-cache), 1 untimed run filling a scratch cache, 3 warm runs, then
 # `bench --runs 1` (cold phases), `stats --json` (warm phases) and a single-threaded
 # `stats --json --no-cache`. Raw output in $OUT (default /tmp/mapscope-scale).
+# DIRS="NAME=PATH ..." measures other trees instead (e.g. DIRS="moby=/tmp/moby").
 set -u
 B=${MAPSCOPE:?set MAPSCOPE to a mapscope binary}
 BENCH=${BENCH:-/work/bench-warm}
 OUT=${OUT:-/tmp/mapscope-scale}; mkdir -p "$OUT"
-for n in 1 4 16; do
-  d=$BENCH/scale/x$n
+DIRS=${DIRS:-"1=$BENCH/scale/x1 4=$BENCH/scale/x4 16=$BENCH/scale/x16"}
+for entry in $DIRS; do
+  n=${entry%%=*}
+  d=${entry#*=}
   [ -d "$d" ] || { echo "no $d" >&2; continue; }
   export MAPSCOPE_CACHE_DIR=$OUT/cache-x$n; rm -rf "$MAPSCOPE_CACHE_DIR"
   for _ in 1 2 3; do /usr/bin/time -f "x$n cold %e s u%U s%S rss %M KB" "$B" map "$d" --tokens 4096 --no-cache > /dev/null 2>> "$OUT/x$n.time"; done
@@ -25,4 +28,4 @@ for n in 1 4 16; do
   RAYON_NUM_THREADS=1 "$B" stats "$d" --json --no-cache > "$OUT/x$n-stats-1thread.json" 2>/dev/null
   rm -rf "$MAPSCOPE_CACHE_DIR"
 done
-cat "$OUT"/x*.time; grep -h "median ms" "$OUT"/x*-bench.txt
+for entry in $DIRS; do n=${entry%%=*}; cat "$OUT/x$n.time"; grep -h "median ms" "$OUT/x$n-bench.txt"; done

@@ -8,8 +8,10 @@
 //!
 //! Format of `tags.bin`: magic, format version, tags fingerprint (crate version + the tags
 //! queries, so a grammar or query change invalidates old entries), the canonical root
-//! (postcard), then one postcard entry per file (path, language, size, mtime, content hash,
-//! tags) back to back, in no particular order, and an xxh3 checksum of everything before it.
+//! (postcard), the time the writer's files were read from (`read_since_ns`), then one
+//! postcard entry per file (path, language, size, mtime, content hash, tags, the lines a map
+//! renders) back to back, in no particular order, and an xxh3 checksum of everything before
+//! it.
 //! No entry count up front: a `CacheWriter` appends entries while the files are still being
 //! parsed, before it knows how many will load. Anything that does not check out — short,
 //! garbage, another version, another repo — is ignored with one warning and rebuilt.
@@ -41,7 +43,7 @@ use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 use super::error::EngineError;
 use super::guarded::{self, Follow};
 use super::lang;
-use super::model::{FileTags, Lang, ParsedFile};
+use super::model::{FileTags, Lang, MapLines, ParsedFile};
 
 /// Bumped whenever the file layout or the meaning of the tags changes in a way the
 /// fingerprint (crate version + query texts) cannot see, e.g. a change in `tags/refs.rs`.
@@ -52,7 +54,9 @@ use super::model::{FileTags, Lang, ParsedFile};
 ///    written by 6 holds quadratic chains).
 /// 8: C# files are parsed with only the first branch of each `#if` chain (`tags::conditional`),
 ///    and no segment of a C# namespace name is a reference or a binding.
-pub const FORMAT_VERSION: u32 = 8;
+/// 9: the header's `read_since_ns` and each entry's `MapLines` (a warm map reads no
+///    unchanged file, see `TagStore::unchanged_for_map`).
+pub const FORMAT_VERSION: u32 = 9;
 const MAGIC: &[u8; 8] = b"MSCACHE\0";
 const FILE_NAME: &str = "tags.bin";
 /// A temporary file older than this whose lock is free was left by a killed process, even if
@@ -61,6 +65,10 @@ const STALE_TEMP: Duration = Duration::from_secs(600);
 /// Cache files above this size are not read (a tags file of a huge repository is a few
 /// hundred MB).
 const MAX_CACHE_FILE: u64 = 4 << 30;
+/// An entry's size and mtime stand for its content only if the file was last modified this
+/// long before its content was read (git's "racily clean" rule): a file rewritten within the
+/// same timestamp tick as its read keeps its mtime, and coarse file systems tick every 2 s.
+const RACY_NS: i64 = 2_000_000_000;
 
 /// Tags of one file as cached, with what identifies the content they came from.
 #[derive(Debug, Clone)]
@@ -70,12 +78,19 @@ pub struct CachedTags {
     pub mtime_ns: i64,
     pub hash: u64,
     pub tags: Arc<FileTags>,
+    /// What a map renders of the file (from the cache file; `None` from a previous index).
+    pub lines: Option<Arc<MapLines>>,
 }
 
 /// Cached tags by repo-relative path, loaded from disk (or taken from a previous index).
 #[derive(Debug, Clone, Default)]
 pub struct TagStore {
     files: HashMap<String, CachedTags>,
+    /// When the cache file's writer read its files (wall clock, ns): entries modified
+    /// `RACY_NS` before are trusted by size and mtime. `None`: never (a previous index's).
+    /// An entry a map-only build carried over unread was itself trusted by this rule
+    /// against an earlier writer's time, so the rule holds for it under a later one too.
+    read_since_ns: Option<i64>,
 }
 
 impl TagStore {
@@ -83,6 +98,27 @@ impl TagStore {
     pub fn lookup(&self, path: &str, lang: Lang, size: u64, hash: u64) -> Option<Arc<FileTags>> {
         let hit = self.files.get(path)?;
         (hit.lang == lang && hit.size == size && hit.hash == hash).then(|| hit.tags.clone())
+    }
+
+    /// The cached entry of `path` if the file is unchanged by language, size and mtime and
+    /// the entry has the lines a map renders, so a map-only build need not read it. Only a
+    /// cache file's entries qualify, and only those modified well before the writer read
+    /// them (`RACY_NS`); anything else is read and looked up by content (`lookup`).
+    pub fn unchanged_for_map(
+        &self,
+        path: &str,
+        lang: Lang,
+        size: u64,
+        mtime_ns: i64,
+    ) -> Option<&CachedTags> {
+        let read_since = self.read_since_ns?;
+        let hit = self.files.get(path)?;
+        let same = hit.lang == lang && hit.size == size && hit.mtime_ns == mtime_ns;
+        (same
+            && mtime_ns != 0
+            && mtime_ns < read_since.saturating_sub(RACY_NS)
+            && hit.lines.is_some())
+        .then_some(hit)
     }
 
     /// A store holding the tags of already parsed files (sharing them, not copying).
@@ -96,11 +132,15 @@ impl TagStore {
                     mtime_ns: f.mtime_ns,
                     hash: f.hash,
                     tags: f.tags.clone(),
+                    lines: None,
                 };
                 (f.path.clone(), entry)
             })
             .collect();
-        TagStore { files }
+        TagStore {
+            files,
+            read_since_ns: None,
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -115,6 +155,13 @@ impl TagStore {
 /// The hash the cache and refreshes compare file contents by.
 pub fn content_hash(text: &str) -> u64 {
     xxh3_64(text.as_bytes())
+}
+
+/// Now, in ns since the epoch: when a build starts reading files (`read_since_ns`).
+pub fn now_ns() -> i64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
 }
 
 /// What `DiskCache::load` found.
@@ -444,9 +491,10 @@ impl DiskCache {
         }
     }
 
-    /// Saves the tags of `files`, atomically.
-    pub fn save(&self, files: &[ParsedFile]) -> Result<(), EngineError> {
-        let writer = self.writer()?;
+    /// Saves the tags of `files`, atomically; their contents were read at `read_since_ns` or
+    /// later (see `Index::read_since_ns`).
+    pub fn save(&self, files: &[ParsedFile], read_since_ns: i64) -> Result<(), EngineError> {
+        let writer = self.writer(read_since_ns)?;
         for f in files {
             writer.add_file(f);
         }
@@ -454,8 +502,9 @@ impl DiskCache {
     }
 
     /// A new cache file for this repository, filled entry by entry (`CacheWriter::add`) and
-    /// replacing the current one only when finished.
-    pub fn writer(&self) -> Result<CacheWriter, EngineError> {
+    /// replacing the current one only when finished. Every file it gets was read at
+    /// `read_since_ns` or later.
+    pub fn writer(&self, read_since_ns: i64) -> Result<CacheWriter, EngineError> {
         fs::create_dir_all(&self.dir).map_err(io_error(&self.dir))?;
         remove_orphaned_temps(&self.dir);
         let (tmp, file) = create_temp(&self.dir, FILE_NAME).map_err(io_error(&self.dir))?;
@@ -473,7 +522,7 @@ impl DiskCache {
         };
         // From here on the writer's drop removes the temporary file on any failure.
         let root = self.root.to_string_lossy();
-        let head = postcard::to_allocvec(&*root).map_err(std::io::Error::other);
+        let head = postcard::to_allocvec(&(&*root, read_since_ns)).map_err(std::io::Error::other);
         match head {
             Ok(head) => writer.append(&[&prefix(), &head]),
             Err(e) => writer.fail(e),
@@ -522,28 +571,18 @@ struct Sink {
 }
 
 impl CacheWriter {
-    /// Appends the entry of an indexed file (see `add`).
+    /// Appends the entry of an indexed file (tags, stamp, the lines a map renders). A
+    /// failed write is kept for `finish` to report.
     pub fn add_file(&self, f: &ParsedFile) {
-        self.add(&f.path, f.lang, f.size, f.mtime_ns, f.hash, &f.tags);
-    }
-
-    /// Appends one file's entry. A failed write is kept for `finish` to report.
-    pub fn add(
-        &self,
-        path: &str,
-        lang: Lang,
-        size: u64,
-        mtime_ns: i64,
-        hash: u64,
-        tags: &FileTags,
-    ) {
+        let lines = f.map_lines();
         let entry = EntryRef {
-            path,
-            lang,
-            size,
-            mtime_ns,
-            hash,
-            tags,
+            path: &f.path,
+            lang: f.lang,
+            size: f.size,
+            mtime_ns: f.mtime_ns,
+            hash: f.hash,
+            tags: &f.tags,
+            lines: &lines,
         };
         // Encoded before taking the lock, so parse workers only queue for the copy.
         match postcard::to_allocvec(&entry) {
@@ -660,6 +699,7 @@ struct EntryRef<'a> {
     mtime_ns: i64,
     hash: u64,
     tags: &'a FileTags,
+    lines: &'a MapLines,
 }
 
 #[derive(Deserialize)]
@@ -670,6 +710,7 @@ struct Entry {
     mtime_ns: i64,
     hash: u64,
     tags: FileTags,
+    lines: MapLines,
 }
 
 /// The fixed-size prefix: magic, format version, fingerprint.
@@ -699,7 +740,7 @@ fn decode(bytes: &[u8], root: &Path) -> Result<TagStore, String> {
         return Err("checksum mismatch (truncated or corrupt)".into());
     }
     let undecodable = |e: postcard::Error| format!("undecodable ({e})");
-    let (cached_root, mut rest): (String, &[u8]) =
+    let ((cached_root, read_since_ns), mut rest): ((String, i64), &[u8]) =
         postcard::take_from_bytes(&body[prefix.len()..]).map_err(undecodable)?;
     if Path::new(&cached_root) != root {
         return Err(format!("belongs to another repository ({cached_root})"));
@@ -714,10 +755,14 @@ fn decode(bytes: &[u8], root: &Path) -> Result<TagStore, String> {
             mtime_ns: e.mtime_ns,
             hash: e.hash,
             tags: Arc::new(e.tags),
+            lines: Some(Arc::new(e.lines)),
         };
         files.insert(e.path, tags);
     }
-    Ok(TagStore { files })
+    Ok(TagStore {
+        files,
+        read_since_ns: Some(read_since_ns),
+    })
 }
 
 /// Creates a new temporary file for `target_name` in `dir`, named
@@ -929,11 +974,48 @@ mod tests {
     }
 
     #[test]
+    fn size_and_mtime_stand_for_the_content_only_well_before_the_read() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (cache, _) = cache_in(tmp.path());
+        let f = parsed("a.py", "def f(): pass\n").with_stamp(1_000_000_000_000, 7);
+        let (lang, size, mtime) = (f.lang, f.size, f.mtime_ns);
+        // Read an hour after the last modification: trusted, with the map's lines.
+        cache
+            .save(std::slice::from_ref(&f), mtime + 3_600_000_000_000)
+            .unwrap();
+        let store = cache.load().store;
+        let hit = store
+            .unchanged_for_map("a.py", lang, size, mtime)
+            .expect("trusted");
+        assert_eq!(hit.hash, 7);
+        assert_eq!(
+            hit.lines.as_ref().map(|l| l.as_ref().line(1)),
+            Some(Some("def f(): pass"))
+        );
+        assert!(store
+            .unchanged_for_map("a.py", lang, size, mtime + 1)
+            .is_none());
+        assert!(store
+            .unchanged_for_map("a.py", lang, size + 1, mtime)
+            .is_none());
+        assert!(store.unchanged_for_map("b.py", lang, size, mtime).is_none());
+        // Read within the racy window of the modification: not trusted.
+        cache
+            .save(std::slice::from_ref(&f), mtime + RACY_NS / 2)
+            .unwrap();
+        let store = cache.load().store;
+        assert!(store.unchanged_for_map("a.py", lang, size, mtime).is_none());
+        // A previous index's store is never trusted by mtime.
+        let store = TagStore::from_files(&[f]);
+        assert!(store.unchanged_for_map("a.py", lang, size, mtime).is_none());
+    }
+
+    #[test]
     fn round_trip_keeps_tags_and_validates_by_content() {
         let tmp = tempfile::tempdir().unwrap();
         let (cache, _) = cache_in(tmp.path());
         let files = vec![parsed("a.py", "def f(): pass\n"), parsed("b.py", "x = 1\n")];
-        cache.save(&files).unwrap();
+        cache.save(&files, now_ns()).unwrap();
         let loaded = cache.load();
         assert!(loaded.warning.is_none(), "{:?}", loaded.warning);
         assert_eq!(loaded.store.len(), 2);
@@ -965,7 +1047,7 @@ mod tests {
         let files: Vec<ParsedFile> = (0..200)
             .map(|i| parsed(&format!("m{i}.py"), &format!("def f{i}(): pass\n")))
             .collect();
-        let writer = cache.writer().unwrap();
+        let writer = cache.writer(now_ns()).unwrap();
         std::thread::scope(|s| {
             for part in files.chunks(37).rev() {
                 let writer = &writer;
@@ -990,7 +1072,7 @@ mod tests {
         }
         // The same entries in another order: the same size, only the order differs.
         let streamed_len = fs::metadata(cache.file()).unwrap().len();
-        cache.save(&files).unwrap();
+        cache.save(&files, now_ns()).unwrap();
         assert_eq!(fs::metadata(cache.file()).unwrap().len(), streamed_len);
         let names: Vec<_> = fs::read_dir(cache.dir()).unwrap().flatten().collect();
         assert_eq!(names.len(), 1);
@@ -1000,9 +1082,9 @@ mod tests {
     fn an_unfinished_writer_leaves_the_old_cache_and_no_temporary_file() {
         let tmp = tempfile::tempdir().unwrap();
         let (cache, _) = cache_in(tmp.path());
-        cache.save(&[parsed("a.py", "x = 1\n")]).unwrap();
+        cache.save(&[parsed("a.py", "x = 1\n")], now_ns()).unwrap();
         let before = fs::read(cache.file()).unwrap();
-        let writer = cache.writer().unwrap();
+        let writer = cache.writer(now_ns()).unwrap();
         let f = parsed("b.py", "y = 2\n");
         writer.add_file(&f);
         drop(writer);
@@ -1031,7 +1113,9 @@ mod tests {
     fn truncated_garbage_and_other_version_are_ignored_with_a_warning() {
         let tmp = tempfile::tempdir().unwrap();
         let (cache, _) = cache_in(tmp.path());
-        cache.save(&[parsed("a.py", "def f(): pass\n")]).unwrap();
+        cache
+            .save(&[parsed("a.py", "def f(): pass\n")], now_ns())
+            .unwrap();
         let good = fs::read(cache.file()).unwrap();
 
         for cut in [1, 10, good.len() / 2, good.len() - 1] {
@@ -1056,7 +1140,9 @@ mod tests {
         assert_ignored(&cache, "another mapscope version");
 
         // After a save, the cache is good again.
-        cache.save(&[parsed("a.py", "def f(): pass\n")]).unwrap();
+        cache
+            .save(&[parsed("a.py", "def f(): pass\n")], now_ns())
+            .unwrap();
         assert_eq!(cache.load().store.len(), 1);
     }
 
@@ -1064,7 +1150,7 @@ mod tests {
     fn another_repos_cache_is_ignored() {
         let tmp = tempfile::tempdir().unwrap();
         let (cache, _) = cache_in(tmp.path());
-        cache.save(&[parsed("a.py", "x = 1\n")]).unwrap();
+        cache.save(&[parsed("a.py", "x = 1\n")], now_ns()).unwrap();
         let other_root = tmp.path().join("elsewhere");
         let impostor = DiskCache {
             dir: cache.dir().to_path_buf(),
@@ -1087,7 +1173,7 @@ mod tests {
                 let files = if w % 2 == 0 { &big } else { &small };
                 s.spawn(move || {
                     for _ in 0..10 {
-                        cache.save(files).unwrap();
+                        cache.save(files, now_ns()).unwrap();
                     }
                 });
             }
@@ -1128,7 +1214,7 @@ mod tests {
     fn only_folders_of_mapscope_files_count_as_owned() {
         let tmp = tempfile::tempdir().unwrap();
         let (cache, _) = cache_in(tmp.path());
-        cache.save(&[parsed("a.py", "x = 1\n")]).unwrap();
+        cache.save(&[parsed("a.py", "x = 1\n")], now_ns()).unwrap();
         assert!(owned_files(cache.dir()).unwrap().is_some());
         fs::create_dir(cache.dir().join(".git")).unwrap();
         let err = owned_files(cache.dir()).unwrap_err();

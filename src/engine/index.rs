@@ -14,7 +14,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::cache::{content_hash, CacheWriter, DiskCache, Loaded as CacheLoaded, TagStore};
+use super::cache::{content_hash, now_ns, CacheWriter, DiskCache, Loaded as CacheLoaded, TagStore};
 use super::cache_blob::{self, BlobLoad, InputKey};
 use super::error::EngineError;
 use super::graph::{
@@ -206,6 +206,9 @@ pub struct Index {
     /// A one-shot build's new cache file, holding every file's tags, to be finished (see
     /// `IndexOptions::consume_refs`).
     cache_write: Option<CacheWriter>,
+    /// When the earliest of the files' contents was read (wall clock, ns): what the tag
+    /// cache records to know which entries it may trust by size and mtime (`cache`).
+    read_since_ns: i64,
     line_costs: LineCostCache,
     /// The key of the graph's inputs when the derived cache lacks this graph (it was
     /// linked, not loaded): `save_cache` stores it, once (`derived_saved`).
@@ -406,7 +409,9 @@ impl Index {
         // drop each file's references right away. If no file can be made, it builds as usual
         // and `save_cache` meets (and reports) the same failure.
         let writer = match &cache {
-            Some(cache) if opts.consume_refs && loaded.store.is_empty() => cache.writer().ok(),
+            Some(cache) if opts.consume_refs && loaded.store.is_empty() => {
+                cache.writer(now_ns()).ok()
+            }
             _ => None,
         };
         let reuse = Reuse::Store(&loaded.store);
@@ -450,7 +455,9 @@ impl Index {
             writer.finish().map(|()| true)?
         } else {
             match &self.cache {
-                Some(cache) if self.cache_stale => cache.save(&self.files).map(|()| true)?,
+                Some(cache) if self.cache_stale => {
+                    cache.save(&self.files, self.read_since_ns).map(|()| true)?
+                }
                 _ => false,
             }
         };
@@ -495,6 +502,13 @@ impl Index {
         progress: &(dyn Fn(BuildProgress) + Sync),
     ) -> Result<Index, EngineError> {
         let t0 = Instant::now();
+        // Files a refresh takes over unread were read by an earlier build (see
+        // `read_since_ns`). Cache entries a map-only build takes unread need no such care:
+        // each was taken because it was modified well before its own read.
+        let read_since_ns = match reuse {
+            Reuse::Previous { index, .. } => index.read_since_ns.min(now_ns()),
+            Reuse::Store(_) | Reuse::Nothing => now_ns(),
+        };
         progress(BuildProgress {
             phase: BuildPhase::Walk,
             done: 0,
@@ -544,7 +558,7 @@ impl Index {
                 }
             })
             .map(|f| {
-                if let Some(same) = unchanged_file(reuse, f) {
+                if let Some(same) = unchanged_file(reuse, f, opts.map_lines_only) {
                     if let Some(w) = cache_write {
                         w.add_file(&same);
                     }
@@ -565,10 +579,6 @@ impl Index {
                             Origin::Parsed
                         };
                         let tags = cached.unwrap_or_else(|| Arc::new(parse_guarded(f.lang, &text)));
-                        if let Some(w) = cache_write {
-                            // Before a one-shot build drops the references, below.
-                            w.add(&f.rel_path, f.lang, f.size, f.mtime_ns, hash, &tags);
-                        }
                         let mut counted = None;
                         let file = if opts.map_lines_only {
                             // The full text is dropped here, while other files still parse.
@@ -578,8 +588,13 @@ impl Index {
                                 f.size,
                                 &text,
                                 tags,
-                            );
+                            )
+                            .with_stamp(f.mtime_ns, hash);
                             drop(text);
+                            if let Some(w) = cache_write {
+                                // Before a one-shot build drops the references, below.
+                                w.add_file(&file);
+                            }
                             if one_shot {
                                 if let Some(tags) = Arc::get_mut(&mut file.tags) {
                                     let fresh = std::mem::take(tags);
@@ -589,15 +604,20 @@ impl Index {
                             }
                             file
                         } else {
-                            ParsedFile::new(
+                            let file = ParsedFile::new(
                                 f.rel_path.clone(),
                                 f.lang,
                                 f.size,
                                 Arc::from(text),
                                 tags,
                             )
+                            .with_stamp(f.mtime_ns, hash);
+                            if let Some(w) = cache_write {
+                                w.add_file(&file);
+                            }
+                            file
                         };
-                        Loaded::File(file.with_stamp(f.mtime_ns, hash), origin, counted)
+                        Loaded::File(file, origin, counted)
                     }
                 }
             })
@@ -734,6 +754,7 @@ impl Index {
             walk_warnings: walked.warnings,
             cache_stale: false,
             cache_write: None,
+            read_since_ns,
             signals: OnceLock::new(),
             by_path,
             line_costs: LineCostCache::default(),
@@ -1229,9 +1250,24 @@ impl IndexStats {
 
 /// The previous index's copy of `f` when a refresh may take it over unread: not reported
 /// changed, and the same language, size and (known) mtime.
-fn unchanged_file(reuse: Reuse<'_>, f: &WalkedFile) -> Option<ParsedFile> {
-    let Reuse::Previous { index, changed } = reuse else {
-        return None;
+fn unchanged_file(reuse: Reuse<'_>, f: &WalkedFile, map_only: bool) -> Option<ParsedFile> {
+    let (index, changed) = match reuse {
+        Reuse::Previous { index, changed } => (index, changed),
+        // A map-only build takes a cache entry unread when the file is unchanged by size
+        // and mtime: the entry holds all a map needs of it (`MapLines`).
+        Reuse::Store(store) if map_only => {
+            let hit = store.unchanged_for_map(&f.rel_path, f.lang, f.size, f.mtime_ns)?;
+            let lines = hit.lines.clone()?;
+            let file = ParsedFile::from_map_lines(
+                f.rel_path.clone(),
+                f.lang,
+                f.size,
+                lines,
+                hit.tags.clone(),
+            );
+            return Some(file.with_stamp(f.mtime_ns, hit.hash));
+        }
+        Reuse::Store(_) | Reuse::Nothing => return None,
     };
     if changed.contains(&f.rel_path) || f.mtime_ns == 0 {
         return None;

@@ -548,9 +548,10 @@ enum SourceText {
 
 /// The lines of a file a map can render (every definition's signature and scope header
 /// lines) and which lines are blank, nothing else. `mapscope map` keeps a file this way: a
-/// map-only run then holds a few percent of the sources instead of all of them.
-#[derive(Debug)]
-struct MapLines {
+/// map-only run then holds a few percent of the sources instead of all of them. The tag
+/// cache stores them beside the tags, so a warm map need not read an unchanged file.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct MapLines {
     line_count: u32,
     /// Kept line numbers (1-based), ascending.
     numbers: Box<[u32]>,
@@ -592,6 +593,20 @@ fn line_of<'a>(source: &'a str, line_starts: &[u32], n: u32) -> Option<&'a str> 
     Some(line.strip_suffix('\r').unwrap_or(line))
 }
 
+/// `!line.trim().is_empty()`, without decoding characters for the common case: a line with
+/// a byte that is ASCII and not whitespace is not blank; only a line of whitespace and
+/// non-ASCII bytes needs `trim` (Unicode whitespace such as U+3000 counts as blank).
+fn is_nonblank_line(line: &str) -> bool {
+    let bytes = line.as_bytes();
+    if bytes
+        .iter()
+        .any(|&b| b.is_ascii() && !b.is_ascii_whitespace() && b != 0x0b)
+    {
+        return true;
+    }
+    !bytes.is_ascii() && !line.trim().is_empty()
+}
+
 impl MapLines {
     fn new(source: &str, tags: &FileTags) -> MapLines {
         let starts = line_starts_of(source);
@@ -619,7 +634,7 @@ impl MapLines {
         }
         let mut nonblank = vec![0u64; (line_count as usize + 1).div_ceil(64)];
         for n in 1..=line_count {
-            if line_of(source, &starts, n).is_some_and(|l| !l.trim().is_empty()) {
+            if line_of(source, &starts, n).is_some_and(is_nonblank_line) {
                 nonblank[n as usize / 64] |= 1 << (n % 64);
             }
         }
@@ -632,7 +647,7 @@ impl MapLines {
         }
     }
 
-    fn line(&self, n: u32) -> Option<&str> {
+    pub fn line(&self, n: u32) -> Option<&str> {
         let Ok(i) = self.numbers.binary_search(&n) else {
             debug_assert!(
                 n == 0 || n > self.line_count,
@@ -689,6 +704,34 @@ impl ParsedFile {
             tags,
             mtime_ns: 0,
             hash: 0,
+        }
+    }
+
+    /// A file built `for_map` from lines kept earlier (the tag cache's), without its text.
+    pub fn from_map_lines(
+        path: String,
+        lang: Lang,
+        size: u64,
+        lines: Arc<MapLines>,
+        tags: impl Into<Arc<FileTags>>,
+    ) -> Self {
+        ParsedFile {
+            path,
+            lang,
+            size,
+            text: SourceText::MapOnly(lines),
+            tags: tags.into(),
+            mtime_ns: 0,
+            hash: 0,
+        }
+    }
+
+    /// The lines a map renders, for the tag cache: kept ones for a file built `for_map`,
+    /// else taken from the full text now.
+    pub fn map_lines(&self) -> Arc<MapLines> {
+        match &self.text {
+            SourceText::MapOnly(m) => m.clone(),
+            SourceText::Full { source, .. } => Arc::new(MapLines::new(source, &self.tags)),
         }
     }
 

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 
-use mapscope::engine::cache::DiskCache;
+use mapscope::engine::cache::{now_ns, DiskCache};
 use mapscope::engine::history::HistorySource;
 use mapscope::engine::index::{Index, IndexOptions, MapRequest, Reuse};
 use mapscope::engine::repo_map::{render, MapFormat};
@@ -284,7 +284,7 @@ fn tags_from_the_disk_cache_give_the_same_index() {
     seed(&root);
     let cold = full(&root);
     let cache = DiskCache::under(&tmp.path().join("cache"), &cold.root).unwrap();
-    cache.save(&cold.files).unwrap();
+    cache.save(&cold.files, now_ns()).unwrap();
 
     // One file changes between the runs: it alone is parsed.
     common::write_files(&root, &[("c.ts", &content("c.ts", 3))]);

@@ -168,7 +168,12 @@ fn assert_cached_one_shot_maps(root: &Path) {
             .expect("fixture builds");
         assert!(second.cache_warning.is_none(), "{:?}", second.cache_warning);
         assert_eq!(second.reuse.parsed, 0, "{:?}", second.reuse);
-        assert_eq!(second.reuse.hash_hits, full.files.len());
+        // Files modified well before the first run are taken unread (`unchanged`), others
+        // are read and found by content (`hash_hits`).
+        assert_eq!(
+            second.reuse.hash_hits + second.reuse.unchanged,
+            full.files.len()
+        );
         assert!(
             second.times.graph_cached,
             "the graph comes from the derived cache"
@@ -233,4 +238,78 @@ fn crlf_blank_and_whitespace_lines_render_the_same() {
     std::fs::write(dir.path().join("a.ts"), ts).expect("write");
     std::fs::write(dir.path().join("b.py"), py).expect("write");
     assert_same_maps(dir.path());
+}
+
+/// A warm map-only run takes a file modified well before the cache was written without
+/// reading it (its map lines come from the cache) and maps the same; a file rewritten since,
+/// even to the same size, is read again and its new lines are mapped.
+#[test]
+fn a_warm_map_reads_only_files_changed_since_the_cache() {
+    use std::time::{Duration, SystemTime};
+    let repo = tempfile::tempdir().expect("temp dir");
+    let root = repo.path();
+    let old = SystemTime::now() - Duration::from_secs(3600);
+    for (name, text) in [
+        ("a.py", "def alpha():\n    return 1\n"),
+        (
+            "b.py",
+            "from a import alpha\n\ndef beta():\n    return alpha()\n",
+        ),
+    ] {
+        let path = root.join(name);
+        std::fs::write(&path, text).expect("write");
+        let f = std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .expect("open");
+        f.set_modified(old).expect("set mtime");
+    }
+    let cache_base = tempfile::tempdir().expect("temp dir");
+    let canonical = root.canonicalize().expect("canonical");
+    let cache = || DiskCache::under(cache_base.path(), &canonical);
+    let req = MapRequest {
+        budget: 4096,
+        ..MapRequest::default()
+    };
+    let map_of = |index: &mut Index| render(&index.map_once(&req), &index.files, MapFormat::Text);
+
+    let mut first =
+        Index::build_with_cache(root, &cached_one_shot_opts(), cache(), &|_| {}).expect("builds");
+    let write = first
+        .take_cache_write()
+        .expect("a first run writes as it parses");
+    let cold = map_of(&mut first);
+    write.finish().expect("cache saved");
+
+    let mut second =
+        Index::build_with_cache(root, &cached_one_shot_opts(), cache(), &|_| {}).expect("builds");
+    assert_eq!(second.reuse.unchanged, 2, "{:?}", second.reuse);
+    assert_eq!(map_of(&mut second), cold);
+
+    // Same size, new name, fresh mtime: read again, not trusted by size.
+    std::fs::write(root.join("a.py"), "def gamma():\n    return 1\n").expect("write");
+    let mut third =
+        Index::build_with_cache(root, &cached_one_shot_opts(), cache(), &|_| {}).expect("builds");
+    assert_eq!(third.reuse.unchanged, 1, "{:?}", third.reuse);
+    assert_eq!(third.reuse.parsed, 1, "{:?}", third.reuse);
+    assert!(third.save_cache().expect("cache saved"));
+    let map = map_of(&mut third);
+    assert!(map.contains("def gamma"), "{map}");
+    assert!(!map.contains("alpha():"), "{map}");
+
+    // The rewrite is younger than that save's read: still read (found by content). b.py,
+    // carried over unread by the third run, is still trusted under the newer save.
+    let mut fourth =
+        Index::build_with_cache(root, &cached_one_shot_opts(), cache(), &|_| {}).expect("builds");
+    assert_eq!(
+        (
+            fourth.reuse.unchanged,
+            fourth.reuse.hash_hits,
+            fourth.reuse.parsed
+        ),
+        (1, 1, 0),
+        "{:?}",
+        fourth.reuse
+    );
+    assert_eq!(map_of(&mut fourth), map);
 }

@@ -358,7 +358,11 @@ fn run_with_config(name: &str, config: &str) -> Option<String> {
         socket: format!("mapscope-e2e-{name}-{}", std::process::id()),
     };
     // MAPSCOPE_CONFIG given twice: the later assignment wins in env(1).
-    start(&tmux, &format!("MAPSCOPE_CONFIG='{}'", path.display()), &after);
+    start(
+        &tmux,
+        &format!("MAPSCOPE_CONFIG='{}'", path.display()),
+        &after,
+    );
     let s = tmux.wait_for("the exit", |s| s.contains("MAPSCOPE-EXITED"));
     let status = std::fs::read_to_string(&after).unwrap();
     assert!(status.starts_with("status=2"), "{status}");

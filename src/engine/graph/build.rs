@@ -6,7 +6,7 @@
 use rayon::prelude::*;
 
 use super::binding::*;
-use super::words::WordTables;
+use super::words::{def_words, path_tables, PathTables};
 use super::*;
 
 /// Interned identifier ids, assigned in first-seen order (deterministic: files are visited
@@ -399,7 +399,7 @@ pub(super) fn build_inner(
             .collect(),
     };
 
-    b.into_graph(n, per_file, consumed)
+    b.into_graph(n, per_file, consumed, prior)
 }
 
 /// File `fi`'s imports: taken out of the files (a one-shot build) or still in them.
@@ -885,7 +885,13 @@ impl<'a> Builder<'a> {
 
     /// `release`: give what binding freed (its tables; consumed references) back to the
     /// system before the graph's tables are allocated, for a one-shot build's peak memory.
-    fn into_graph(self, n: usize, per_file: Vec<Vec<FileTriple>>, release: bool) -> FileGraph {
+    fn into_graph(
+        self,
+        n: usize,
+        per_file: Vec<Vec<FileTriple>>,
+        release: bool,
+        prior: Option<&relink::Prior<'_>>,
+    ) -> FileGraph {
         let files = self.files;
         // Binding is done: free its tables before the graph's own are built (peak memory).
         drop(self.definers);
@@ -1000,18 +1006,20 @@ impl<'a> Builder<'a> {
         def_pairs.sort_unstable();
         let ident_files = csr_from_sorted(n_ids, def_pairs.into_iter());
 
-        let WordTables {
+        // A relink keeps the paths: their tables come from the previous graph, and only
+        // the edited files' definition words are redone (`relink::Prior`).
+        let PathTables {
             stem_files,
             path_words,
-            def_words,
-        } = WordTables::of(files);
-
-        let mut order: Vec<usize> = (0..n).collect();
-        order.sort_by(|&a, &b| files[a].path.cmp(&files[b].path).then(a.cmp(&b)));
-        let mut path_order = vec![0u32; n];
-        for (pos, &f) in order.iter().enumerate() {
-            path_order[f] = pos as u32;
-        }
+            path_order,
+        } = match prior {
+            Some(p) => p.path_tables(),
+            None => path_tables(files),
+        };
+        let def_words = match prior {
+            Some(p) => p.def_words(files),
+            None => def_words(files),
+        };
         let external_stubs = self.external_stubs;
         let supporting = self.supporting;
 

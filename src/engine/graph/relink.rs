@@ -16,6 +16,7 @@
 //! Threads: the engine worker (or whichever thread refreshes the index); binding fans out on
 //! rayon as in a full build.
 
+use super::words::{def_word_counts, PathTables};
 use super::*;
 use rayon::prelude::*;
 use std::collections::HashSet;
@@ -28,6 +29,10 @@ pub(super) struct Prior<'g> {
     graph: &'g FileGraph,
     /// Per file (same order as before): bind again.
     affected: Vec<bool>,
+    /// The files before the edit (same paths, same order).
+    previous_files: &'g [ParsedFile],
+    /// The files whose tags the edit changed.
+    edited: Vec<usize>,
 }
 
 impl Prior<'_> {
@@ -51,6 +56,40 @@ impl Prior<'_> {
         out.sort_unstable_by_key(|&(d, id, _)| (d, id));
         Some(out)
     }
+
+    /// The tables that depend only on the paths (the same before and after: a relink
+    /// requires it), taken from the previous graph rather than split from every path again.
+    pub(super) fn path_tables(&self) -> PathTables {
+        let g = self.graph;
+        PathTables {
+            stem_files: g.stem_files.clone(),
+            path_words: g.path_words.clone(),
+            path_order: g.path_order.clone(),
+        }
+    }
+
+    /// `def_words` of `files`: the previous graph's, with the edited files' entries
+    /// replaced (each word's list stays in file order, as a full build makes it).
+    pub(super) fn def_words(&self, files: &[ParsedFile]) -> FastMap<String, Vec<(u32, u32)>> {
+        let mut words = self.graph.def_words.clone();
+        for &fi in &self.edited {
+            let fi32 = fi as u32;
+            for w in def_word_counts(&self.previous_files[fi]).into_keys() {
+                if let Some(list) = words.get_mut(&w) {
+                    list.retain(|&(f, _)| f != fi32);
+                    if list.is_empty() {
+                        words.remove(&w);
+                    }
+                }
+            }
+            for (w, c) in def_word_counts(&files[fi]) {
+                let list = words.entry(w).or_default();
+                let at = list.partition_point(|&(f, _)| f < fi32);
+                list.insert(at, (fi32, c));
+            }
+        }
+        words
+    }
 }
 
 /// `build_graph` of `files` after an edit, reusing `previous_graph` (built from
@@ -72,11 +111,13 @@ pub fn build_graph_relinking(
         previous_graph,
     );
     match affected {
-        Some(affected) => {
+        Some((affected, edited)) => {
             let count = affected.iter().filter(|&&a| a).count();
             let prior = Prior {
                 graph: previous_graph,
                 affected,
+                previous_files,
+                edited,
             };
             (build_with_prior(files, go_modules, Some(&prior)), count)
         }
@@ -94,21 +135,22 @@ fn defined(f: &ParsedFile, methods: bool) -> HashSet<&str> {
         .collect()
 }
 
-/// Per file, whether it must be bound again; `None`: everything must (see the module
-/// header for when).
+/// Per file, whether it must be bound again, and the files whose tags changed; `None`:
+/// everything must be bound again (see the module header for when).
 fn affected_files(
     files: &[ParsedFile],
     go_modules: &[GoModule],
     previous_files: &[ParsedFile],
     previous_go_modules: &[GoModule],
     previous_graph: &FileGraph,
-) -> Option<Vec<bool>> {
+) -> Option<(Vec<bool>, Vec<usize>)> {
     let n = files.len();
     let whole_graph = previous_graph.n == n && previous_graph.edges.ptr.len() == n + 1;
     if !whole_graph || previous_files.len() != n || go_modules != previous_go_modules {
         return None;
     }
     let mut edited = vec![false; n];
+    let mut edited_list = Vec::new();
     let mut changed_names: HashSet<&str> = HashSet::new();
     let mut edits = 0;
     for (i, (new, old)) in files.iter().zip(previous_files).enumerate() {
@@ -127,6 +169,7 @@ fn affected_files(
             return None;
         }
         edited[i] = true;
+        edited_list.push(i);
         // Borrowed from both versions: each name is in `files` or `previous_files`.
         for methods in [false, true] {
             let (before, after) = (defined(old, methods), defined(new, methods));
@@ -134,7 +177,7 @@ fn affected_files(
         }
     }
     if changed_names.is_empty() {
-        return Some(edited);
+        return Some((edited, edited_list));
     }
     let mentions = |f: &ParsedFile| {
         f.tags.refs.names().any(|name| changed_names.contains(name))
@@ -152,7 +195,8 @@ fn affected_files(
             })
     };
     let mentioned: Vec<bool> = files.par_iter().map(mentions).collect();
-    Some(edited.iter().zip(mentioned).map(|(&e, m)| e || m).collect())
+    let affected = edited.iter().zip(mentioned).map(|(&e, m)| e || m).collect();
+    Some((affected, edited_list))
 }
 
 #[cfg(test)]
@@ -262,6 +306,11 @@ mod tests {
         assert_eq!(a.ident_trips.items, b.ident_trips.items);
         assert_eq!(a.ident_files.items, b.ident_files.items);
         assert_eq!(a.def_offset, b.def_offset);
+        // Taken from the previous graph (paths) or patched (definition words) by a relink.
+        assert_eq!(a.stem_files, b.stem_files);
+        assert_eq!(a.path_words, b.path_words);
+        assert_eq!(a.path_order, b.path_order);
+        assert_eq!(a.def_words, b.def_words);
     }
 
     #[test]

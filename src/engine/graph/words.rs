@@ -1,6 +1,7 @@
 //! The graph's word tables, which `rank` reads to personalize a map for a query's words:
 //! each file's normalized stem (`src/file_graph.rs` → `filegraph`), the words of its path
-//! and the words of its definitions' names. Built once with the graph, in file order.
+//! (with the path order: the path tables, which a relink keeps) and the words of its
+//! definitions' names (which a relink redoes for the edited files only).
 
 use std::collections::BTreeMap;
 
@@ -9,50 +10,69 @@ use crate::engine::model::ParsedFile;
 use crate::engine::resolve::split_dir;
 use crate::engine::words::{normalize_name, split_words};
 
-pub(super) struct WordTables {
+/// The graph's tables that depend only on the files' paths (a relink keeps them).
+pub(crate) struct PathTables {
     /// Normalized file stem → files.
     pub(super) stem_files: FastMap<String, Vec<u32>>,
     /// Lowercase word of a path component → files.
     pub(super) path_words: FastMap<String, Vec<u32>>,
-    /// Lowercase word of a definition name → (file, number of its definitions with it).
-    pub(super) def_words: FastMap<String, Vec<(u32, u32)>>,
+    /// Position of each file in path order, for tie-breaks.
+    pub(super) path_order: Vec<u32>,
 }
 
-impl WordTables {
-    pub(super) fn of(files: &[ParsedFile]) -> WordTables {
-        let mut stem_files: FastMap<String, Vec<u32>> = FastMap::default();
-        let mut path_words: FastMap<String, Vec<u32>> = FastMap::default();
-        let mut def_words: FastMap<String, Vec<(u32, u32)>> = FastMap::default();
-        for (fi, f) in files.iter().enumerate() {
-            let fi32 = fi as u32;
-            if let Some(stem) = file_stem_key(&f.path) {
-                stem_files.entry(stem).or_default().push(fi32);
-            }
-            let mut words: Vec<String> = Vec::new();
-            for comp in f.path.split('/') {
-                words.extend(split_words(comp));
-            }
-            words.sort_unstable();
-            words.dedup();
-            for w in words {
-                path_words.entry(w).or_default().push(fi32);
-            }
-            let mut counts: BTreeMap<String, u32> = BTreeMap::new();
-            for d in &f.tags.defs {
-                for w in split_words(&d.name) {
-                    *counts.entry(w).or_insert(0) += 1;
-                }
-            }
-            for (w, c) in counts {
-                def_words.entry(w).or_default().push((fi32, c));
-            }
+pub(super) fn path_tables(files: &[ParsedFile]) -> PathTables {
+    let mut stem_files: FastMap<String, Vec<u32>> = FastMap::default();
+    let mut path_words: FastMap<String, Vec<u32>> = FastMap::default();
+    for (fi, f) in files.iter().enumerate() {
+        let fi32 = fi as u32;
+        if let Some(stem) = file_stem_key(&f.path) {
+            stem_files.entry(stem).or_default().push(fi32);
         }
-        WordTables {
-            stem_files,
-            path_words,
-            def_words,
+        let mut words: Vec<String> = Vec::new();
+        for comp in f.path.split('/') {
+            words.extend(split_words(comp));
+        }
+        words.sort_unstable();
+        words.dedup();
+        for w in words {
+            path_words.entry(w).or_default().push(fi32);
         }
     }
+    let n = files.len();
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| files[a].path.cmp(&files[b].path).then(a.cmp(&b)));
+    let mut path_order = vec![0u32; n];
+    for (pos, &f) in order.iter().enumerate() {
+        path_order[f] = pos as u32;
+    }
+    PathTables {
+        stem_files,
+        path_words,
+        path_order,
+    }
+}
+
+/// Lowercase word of a definition name → (file, number of its definitions with it), for
+/// every file.
+pub(super) fn def_words(files: &[ParsedFile]) -> FastMap<String, Vec<(u32, u32)>> {
+    let mut def_words: FastMap<String, Vec<(u32, u32)>> = FastMap::default();
+    for (fi, f) in files.iter().enumerate() {
+        for (w, c) in def_word_counts(f) {
+            def_words.entry(w).or_default().push((fi as u32, c));
+        }
+    }
+    def_words
+}
+
+/// How often each word of `f`'s definition names occurs (`FileGraph::def_words`).
+pub(super) fn def_word_counts(f: &ParsedFile) -> BTreeMap<String, u32> {
+    let mut counts: BTreeMap<String, u32> = BTreeMap::new();
+    for d in &f.tags.defs {
+        for w in split_words(&d.name) {
+            *counts.entry(w).or_insert(0) += 1;
+        }
+    }
+    counts
 }
 
 /// The normalized stem a file is known by: `src/file_graph.rs` → `filegraph`; an `index.*`,
