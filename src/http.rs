@@ -288,7 +288,7 @@ fn deadline_thread() -> std::io::Result<crossbeam_channel::Sender<Deadline>> {
                     .iter()
                     .map(|d| d.at.saturating_duration_since(now))
                     .min()
-                    .unwrap_or(Duration::from_secs(3600));
+                    .unwrap_or(Duration::from_hours(1));
                 match rx.recv_timeout(wait) {
                     Ok(d) => pending.push(d),
                     Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}

@@ -26,7 +26,7 @@ pub const SERVE_ENV: &str = "MAPSCOPE_CLIPBOARD_SERVE";
 
 /// The longest a hand-off child keeps serving a copied text: long enough to paste it after
 /// quitting, short enough that no forgotten `mapscope-clipboard` process lingers for hours.
-pub const SERVE_FOR: std::time::Duration = std::time::Duration::from_secs(10 * 60);
+pub const SERVE_FOR: std::time::Duration = std::time::Duration::from_mins(10);
 
 /// The name the hand-off child shows in `ps`, so it is not mistaken for a stuck mapscope.
 pub const SERVE_NAME: &str = "mapscope-clipboard";

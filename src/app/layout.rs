@@ -51,8 +51,8 @@ impl LayoutState {
     /// The map's border dragged to column `x`.
     fn drag(&mut self, x: u16) {
         if self.resizing && self.size.width > 0 {
-            let w = self.size.width as u32;
-            let pct = ((w.saturating_sub(x as u32)) * 100 / w) as u16;
+            let w = u32::from(self.size.width);
+            let pct = ((w.saturating_sub(u32::from(x))) * 100 / w) as u16;
             self.spec.map_percent = pct.clamp(LayoutSpec::MIN_PERCENT, LayoutSpec::MAX_PERCENT);
         }
     }

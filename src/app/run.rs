@@ -91,9 +91,10 @@ pub fn run(root: &Path, use_cache: bool) -> anyhow::Result<()> {
     );
     // The first frame goes out before any indexing work is waited for.
     terminal.draw(|f| crate::ui::draw(f, &app.view()))?;
-    if test_panic() == Some(TestPanic::Ui) {
-        panic!("test panic on the UI thread");
-    }
+    assert!(
+        test_panic() != Some(TestPanic::Ui),
+        "test panic on the UI thread"
+    );
     app.start();
     let input = InputThread::spawn(input_tx);
 
@@ -210,9 +211,9 @@ pub fn test_panic() -> Option<TestPanic> {
 /// "name (~/path)" for the status bar.
 fn repo_label(root: &Path) -> String {
     let abs = root.canonicalize().unwrap_or_else(|_| PathBuf::from(root));
-    let name = abs
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_else(|| abs.display().to_string());
+    let name = abs.file_name().map_or_else(
+        || abs.display().to_string(),
+        |n| n.to_string_lossy().to_string(),
+    );
     crate::ui::text::sanitize_line(&name)
 }

@@ -36,7 +36,7 @@ impl TerminalGuard {
         *UI_THREAD
             .get_or_init(|| Mutex::new(None))
             .lock()
-            .unwrap_or_else(|e| e.into_inner()) = Some(std::thread::current().id());
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(std::thread::current().id());
         MOUSE.store(mouse, Ordering::SeqCst);
         let guard = TerminalGuard { _private: () };
         guard.resume()?;

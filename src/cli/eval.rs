@@ -198,7 +198,7 @@ pub(super) fn eval_dataset(
                             &index.files,
                             &index.docs,
                             w.clone(),
-                        ))
+                        ));
                     }
                 }
                 let Some(si) = built.as_ref() else { continue };

@@ -98,7 +98,7 @@ pub fn main() -> i32 {
         let msg = info
             .payload()
             .downcast_ref::<&str>()
-            .map(|s| s.to_string())
+            .map(std::string::ToString::to_string)
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown panic".to_string());
         let at = info
@@ -354,7 +354,11 @@ mod tests {
 
     #[test]
     fn search_words_are_joined() {
-        let words = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let words = |v: &[&str]| {
+            v.iter()
+                .map(std::string::ToString::to_string)
+                .collect::<Vec<_>>()
+        };
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path().display().to_string();
         let (p, q) = split_search_args(&words(&[&d, "cors", "preflight"])).unwrap();

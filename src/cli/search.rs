@@ -169,18 +169,17 @@ pub(super) fn cmd_search(args: &SearchArgs) -> anyhow::Result<()> {
             }
             let mut text = search_text(&query, &response, args.files, args.explain);
             if args.answer {
-                let answer = match &llm {
-                    None => answer(&index, &response, args.answer_style),
-                    Some(_) => {
-                        let json = document(true);
-                        if let Some(code) = json["diagnostics"]["llm_error"].as_str() {
-                            let why = json["diagnostics"]["llm_error_message"]
-                                .as_str()
-                                .unwrap_or_default();
-                            warn(&format!("{code}: {why}; the answer is extractive"));
-                        }
-                        json["answer"].as_str().unwrap_or_default().to_string()
+                let answer = if llm.is_none() {
+                    answer(&index, &response, args.answer_style)
+                } else {
+                    let json = document(true);
+                    if let Some(code) = json["diagnostics"]["llm_error"].as_str() {
+                        let why = json["diagnostics"]["llm_error_message"]
+                            .as_str()
+                            .unwrap_or_default();
+                        warn(&format!("{code}: {why}; the answer is extractive"));
                     }
+                    json["answer"].as_str().unwrap_or_default().to_string()
                 };
                 text.insert_str(0, &format!("{answer}\n\n"));
             }

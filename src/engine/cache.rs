@@ -61,7 +61,7 @@ const MAGIC: &[u8; 8] = b"MSCACHE\0";
 const FILE_NAME: &str = "tags.bin";
 /// A temporary file older than this whose lock is free was left by a killed process, even if
 /// its writer's pid is in use again (see `remove_orphaned_temps`).
-const STALE_TEMP: Duration = Duration::from_secs(600);
+const STALE_TEMP: Duration = Duration::from_mins(10);
 /// Cache files above this size are not read (a tags file of a huge repository is a few
 /// hundred MB).
 const MAX_CACHE_FILE: u64 = 4 << 30;
@@ -644,7 +644,10 @@ impl Drop for CacheWriter {
 fn seal(mut out: Hashing<BufWriter<fs::File>>) -> std::io::Result<()> {
     let checksum = out.hash.digest();
     out.inner.write_all(&checksum.to_le_bytes())?;
-    let file = out.inner.into_inner().map_err(|e| e.into_error())?;
+    let file = out
+        .inner
+        .into_inner()
+        .map_err(std::io::IntoInnerError::into_error)?;
     file.sync_all()
 }
 

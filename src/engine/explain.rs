@@ -193,7 +193,9 @@ pub fn explain_file(
         })
         .collect();
     users.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
-    if !users.is_empty() {
+    if users.is_empty() {
+        e.reasons.push("no other file uses it".into());
+    } else {
         let shown: Vec<&str> = users.iter().take(NEIGHBOURS_SHOWN).map(|u| u.1).collect();
         let more = users.len().saturating_sub(NEIGHBOURS_SHOWN);
         e.reasons.push(format!(
@@ -207,8 +209,6 @@ pub fn explain_file(
                 String::new()
             }
         ));
-    } else {
-        e.reasons.push("no other file uses it".into());
     }
     e.reasons.push(format!(
         "PageRank #{} of {} files (rank {:.5}, personalization {:.4})",

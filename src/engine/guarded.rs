@@ -190,7 +190,8 @@ mod tests {
     use std::time::{Duration, Instant};
 
     fn mkfifo(path: &Path) {
-        let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+        let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes())
+            .expect("a temporary path has no NUL byte");
         // SAFETY: a valid NUL-terminated path; mkfifo only creates a file.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
     }

@@ -257,8 +257,8 @@ mod tests {
 
     #[test]
     fn query_is_compiled_once() {
-        let a = tags_query(Lang::Go).unwrap() as *const Query;
-        let b = tags_query(Lang::Go).unwrap() as *const Query;
+        let a = std::ptr::from_ref::<Query>(tags_query(Lang::Go).unwrap());
+        let b = std::ptr::from_ref::<Query>(tags_query(Lang::Go).unwrap());
         assert_eq!(a, b);
     }
 

@@ -20,9 +20,8 @@ pub fn is_impl_path(path: &str) -> bool {
         return false;
     }
     let parts: Vec<&str> = path.split('/').collect();
-    let (base, dirs) = match parts.split_last() {
-        Some(x) => x,
-        None => return false,
+    let Some((base, dirs)) = parts.split_last() else {
+        return false;
     };
     if nonimpl_base(base) {
         return false;

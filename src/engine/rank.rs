@@ -593,7 +593,9 @@ fn personalization_vector(
         }
         let s: f64 = v.iter().sum();
         if s > 0.0 {
-            v.iter_mut().for_each(|x| *x /= s);
+            for x in v.iter_mut() {
+                *x /= s;
+            }
             true
         } else {
             false
@@ -643,7 +645,9 @@ fn personalization_vector(
     }
     let uniform_sum: f64 = uniform.iter().sum();
     if uniform_sum > 0.0 {
-        uniform.iter_mut().for_each(|x| *x /= uniform_sum);
+        for x in &mut uniform {
+            *x /= uniform_sum;
+        }
     }
     let (fw, ow, uw) = match (has_focus, has_other) {
         (true, true) => (

@@ -324,14 +324,13 @@ impl<'s, 't> Extractor<'s, 't> {
             .map(|name| capture_role(name))
             .collect();
         let rules = Rules::of(self.lang);
-        match &tags_query.roots {
-            Some(roots) => self.walk(tree, rules, Some((query, roots, &roles)), deadline),
-            None => {
-                // A pattern that does not start with a node kind: query the whole tree first
-                // (definition names must be known before the walk meets them).
-                self.query_all(query, &roles, tree, deadline);
-                self.walk(tree, rules, None, deadline);
-            }
+        if let Some(roots) = &tags_query.roots {
+            self.walk(tree, rules, Some((query, roots, &roles)), deadline);
+        } else {
+            // A pattern that does not start with a node kind: query the whole tree first
+            // (definition names must be known before the walk meets them).
+            self.query_all(query, &roles, tree, deadline);
+            self.walk(tree, rules, None, deadline);
         }
 
         let mut tags = FileTags::default();
@@ -407,7 +406,7 @@ impl<'s, 't> Extractor<'s, 't> {
             let kind = node.kind_id();
             let parent_kind = stack.last().map_or(u16::MAX, |p| p.kind);
             let field = if rules.wants_field(parent_kind) {
-                cursor.field_id().map_or(0, |f| f.get())
+                cursor.field_id().map_or(0, std::num::NonZero::get)
             } else {
                 0
             };
@@ -735,7 +734,7 @@ impl<'s, 't> Extractor<'s, 't> {
                 Lang::Python => {
                     let name = self.text(cand.name)?;
                     let upper = name.chars().any(|c| c.is_ascii_uppercase())
-                        && !name.chars().any(|c| c.is_lowercase());
+                        && !name.chars().any(char::is_lowercase);
                     Some(if upper {
                         DefKind::Constant
                     } else {
@@ -1466,7 +1465,7 @@ mod tests {
                 query: Query::new(&lang::grammar(lang), lang::tags_query_source(lang)).unwrap(),
                 roots: None,
             };
-            let deadline = Instant::now() + Duration::from_secs(60);
+            let deadline = Instant::now() + Duration::from_mins(1);
             let tree = parse(lang, &source, deadline).unwrap();
             let expected = Extractor::new(lang, &source).run(&whole, &tree, deadline);
             let mut actual = extract_tags(lang, &source);

@@ -492,19 +492,18 @@ mod tests {
     /// `cargo test --release --lib engine::tokenizer::tests::bench -- --ignored --nocapture`.
     /// `MAPSCOPE_TOK_BENCH` may name a big file to count; the fixtures are used otherwise.
     #[test]
-    #[ignore]
+    #[ignore = "a benchmark, not a check"]
     fn bench_against_tiktoken() {
         use std::time::Instant;
-        let text = match std::env::var("MAPSCOPE_TOK_BENCH") {
-            Ok(path) => std::fs::read_to_string(path).unwrap(),
-            Err(_) => {
-                let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/repos/py-app");
-                let mut one = String::new();
-                for e in std::fs::read_dir(dir).unwrap() {
-                    one += &std::fs::read_to_string(e.unwrap().path()).unwrap_or_default();
-                }
-                one.repeat((4 << 20) / one.len().max(1) + 1)
+        let text = if let Ok(path) = std::env::var("MAPSCOPE_TOK_BENCH") {
+            std::fs::read_to_string(path).unwrap()
+        } else {
+            let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/repos/py-app");
+            let mut one = String::new();
+            for e in std::fs::read_dir(dir).unwrap() {
+                one += &std::fs::read_to_string(e.unwrap().path()).unwrap_or_default();
             }
+            one.repeat((4 << 20) / one.len().max(1) + 1)
         };
         let mb = text.len() as f64 / 1e6;
         // Ours first: freeing tiktoken-rs's million small allocations makes the next large

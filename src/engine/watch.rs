@@ -708,16 +708,17 @@ impl Coalescer {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
             };
-            let received = match wake {
-                Some(wake) => select! {
+            let received = if let Some(wake) = wake {
+                select! {
                     recv(raw) -> msg => msg.ok(),
                     recv(stop) -> _ => return,
                     default(wake.saturating_duration_since(Instant::now())) => continue,
-                },
-                None => select! {
+                }
+            } else {
+                select! {
                     recv(raw) -> msg => msg.ok(),
                     recv(stop) -> _ => return,
-                },
+                }
             };
             match received {
                 Some(event) => self.judge(event),
@@ -1185,7 +1186,7 @@ mod tests {
         // 2-core machine writing 1,000 files takes seconds, although no gap between two
         // writes comes near the window.
         let opts = WatchOptions {
-            max_delay: Duration::from_secs(60),
+            max_delay: Duration::from_mins(1),
             ..WatchOptions::default()
         };
         let (dir, w) = watched_with(&[("storm/keep.ts", "x\n")], opts);

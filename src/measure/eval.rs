@@ -271,7 +271,7 @@ fn median(mut v: Vec<f64>) -> f64 {
     if n % 2 == 1 {
         v[n / 2]
     } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
+        f64::midpoint(v[n / 2 - 1], v[n / 2])
     }
 }
 
@@ -755,24 +755,23 @@ pub fn run_eval_variants(
         materialize_ms.push(t0.elapsed().as_secs_f64() * 1000.0);
         for (n, &i) in idxs.iter().enumerate() {
             let r = &rows[i];
-            let (rankings, call_ms, error) = match &tree_ok {
-                Err(e) => (vec![Vec::new(); variants], 0.0, Some(e.clone())),
-                Ok(()) => {
-                    let t = Instant::now();
-                    let at = EvalTree {
-                        path: &tree,
-                        parent,
-                    };
-                    let out = ranker(&at, &r.query);
-                    let ms = t.elapsed().as_secs_f64() * 1000.0;
-                    match out {
-                        Ok(mut v) => {
-                            v.resize(variants, Vec::new());
-                            let v = v.iter().map(|x| normalize_ranking(x, &tree)).collect();
-                            (v, ms, None)
-                        }
-                        Err(e) => (vec![Vec::new(); variants], ms, Some(format!("{e:#}"))),
+            let (rankings, call_ms, error) = if let Err(e) = &tree_ok {
+                (vec![Vec::new(); variants], 0.0, Some(e.clone()))
+            } else {
+                let t = Instant::now();
+                let at = EvalTree {
+                    path: &tree,
+                    parent,
+                };
+                let out = ranker(&at, &r.query);
+                let ms = t.elapsed().as_secs_f64() * 1000.0;
+                match out {
+                    Ok(mut v) => {
+                        v.resize(variants, Vec::new());
+                        let v = v.iter().map(|x| normalize_ranking(x, &tree)).collect();
+                        (v, ms, None)
                     }
+                    Err(e) => (vec![Vec::new(); variants], ms, Some(format!("{e:#}"))),
                 }
             };
             for (vi, ranked) in rankings.into_iter().enumerate() {
@@ -995,7 +994,7 @@ mod tests {
     use crate::test_support::git;
 
     fn s(v: &[&str]) -> Vec<String> {
-        v.iter().map(|x| x.to_string()).collect()
+        v.iter().map(std::string::ToString::to_string).collect()
     }
 
     fn close(a: Option<f64>, b: Option<f64>) -> bool {

@@ -99,7 +99,7 @@ pub fn run(opts: &MapEvalOptions, progress: &mut dyn FnMut(usize, usize)) -> Res
         Ok(out)
     };
     let reports = run_eval_variants(&eval, n_variants, &mut ranker, &mut |done, total, _| {
-        progress(done, total)
+        progress(done, total);
     })?;
     let summaries = opts
         .variants

@@ -1,6 +1,8 @@
 //! The front doors' integration tests in one binary: the CLI, the MCP server and the HTTP
 //! server, each driven through the real `mapscope` executable.
 
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test
+
 #[path = "../common/mod.rs"]
 mod common;
 

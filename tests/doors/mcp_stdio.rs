@@ -65,7 +65,7 @@ impl Client {
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         let line = self
             .lines
-            .recv_timeout(Duration::from_secs(60))
+            .recv_timeout(Duration::from_mins(1))
             .expect("an answer within 60 s");
         let answer: Value = serde_json::from_str(&line).expect("each stdout line is JSON");
         assert_eq!(answer["id"], id, "answers come in order: {answer}");

@@ -427,10 +427,10 @@ fn reshuffle(ranked: &mut [RankedDef], rng: &mut Rng) {
     }
 }
 
-/// Timing run: `cargo test --release --test engine_budget -- --ignored --nocapture`.
+/// Timing run: `cargo test --release --test engine engine_budget::timing -- --ignored --nocapture`.
 /// Run it alone so the tokenizer construction is measured cold.
 #[test]
-#[ignore]
+#[ignore = "a timing run, not a check"]
 fn timing_refit_large_repo() {
     for kind in TokenizerKind::ALL {
         let t = Instant::now();
@@ -503,7 +503,7 @@ fn ms(t: Instant) -> f64 {
 /// against the exact count.
 #[test]
 fn the_first_cut_definition_would_not_have_fit_exactly() {
-    let s = synth(2132766501656531266, 34);
+    let s = synth(2_132_766_501_656_531_266, 34);
     for (budget, kind) in [(713, TokenizerKind::O200k), (64, TokenizerKind::O200k)] {
         let opts = MapOptions {
             budget,

@@ -131,7 +131,7 @@ fn check_tags(lang: Lang, source: &str, tags: &FileTags) -> Result<(), TestCaseE
     let max_line = u32::try_from(source.matches('\n').count() + 1).unwrap();
     let within = |line: u32| (1..=max_line).contains(&line);
     for d in &tags.defs {
-        let what = format!("{lang:?} def {:?}", d);
+        let what = format!("{lang:?} def {d:?}");
         prop_assert!(
             within(d.lines.start) && within(d.lines.end),
             "{what}: lines"
@@ -150,7 +150,7 @@ fn check_tags(lang: Lang, source: &str, tags: &FileTags) -> Result<(), TestCaseE
             prop_assert!(within(s) && s <= d.lines.start, "{what}: scope line {s}");
         }
     }
-    for r in tags.refs.iter() {
+    for r in &tags.refs {
         prop_assert!(within(r.line), "{lang:?} ref {r:?}: line");
         prop_assert!(!r.name.is_empty(), "{lang:?} ref {r:?}: empty name");
     }

@@ -248,7 +248,7 @@ fn a_warm_map_reads_only_files_changed_since_the_cache() {
     use std::time::{Duration, SystemTime};
     let repo = tempfile::tempdir().expect("temp dir");
     let root = repo.path();
-    let old = SystemTime::now() - Duration::from_secs(3600);
+    let old = SystemTime::now() - Duration::from_hours(1);
     for (name, text) in [
         ("a.py", "def alpha():\n    return 1\n"),
         (

@@ -870,7 +870,7 @@ fn large_file_timing() {
 
 #[test]
 fn uses_of_names_the_file_binds_itself_are_not_references() {
-    let src = r#"import express from 'express';
+    let src = r"import express from 'express';
 import { render } from './render.js';
 const { load: loadPage } = require('./pages.cjs');
 
@@ -888,7 +888,7 @@ export function createServer(port, [first, ...rest]) {
 function shadow(render) {
   return render();
 }
-"#;
+";
     let tags = extract_tags(Lang::JavaScript, src);
     for local in [
         "app", "handler", "req", "port", "first", "rest", "err", "vite", "opts",

@@ -499,7 +499,7 @@ fn output_is_sorted_by_path_with_slash_separators_and_deterministic() {
     assert_eq!(first, second);
     let paths = file_paths(&first);
     let mut sorted = paths.clone();
-    sorted.sort();
+    sorted.sort_unstable();
     assert_eq!(paths, sorted);
     assert!(paths.contains(&"a/b/c/d.py"));
     assert_eq!(doc_paths(&first), ["README.md", "z/README.md"]);

@@ -2,6 +2,8 @@
 //! fewer binaries build faster): tags, walk, graph, rank, map, search, the live index, and
 //! the architecture's import rules.
 
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test
+
 #[path = "../common/mod.rs"]
 mod common;
 

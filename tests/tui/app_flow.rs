@@ -730,7 +730,7 @@ fn extra_sources_are_searched_after_the_project_and_labelled() {
         .buffer()
         .content()
         .iter()
-        .map(|c| c.symbol())
+        .map(ratatui::buffer::Cell::symbol)
         .collect();
     assert!(screen.contains("lib:lib/report_tools.py"), "{screen}");
     assert_eq!(app.preview_path(), Some("lib:lib/report_tools.py"));

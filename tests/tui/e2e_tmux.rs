@@ -45,7 +45,7 @@ impl Tmux {
 
     /// Polls until `pred` holds for the screen, or fails with the last screen.
     fn wait_for(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + Duration::from_secs(60);
+        let deadline = Instant::now() + Duration::from_mins(1);
         loop {
             let s = self.screen();
             if pred(&s) {

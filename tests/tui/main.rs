@@ -1,6 +1,8 @@
 //! The TUI's integration tests in one binary: the app driven by actions, screens drawn on
 //! ratatui's `TestBackend` (insta snapshots), the X11 clipboard and the tmux end-to-end runs.
 
+#![allow(clippy::unwrap_used)] // a failed unwrap in a test is a failed test
+
 #[path = "../common/mod.rs"]
 mod common;
 

@@ -35,7 +35,7 @@ pub const TIMEOUT_VAR: &str = "MAPSCOPE_LLM_TIMEOUT_MS";
 
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(20);
 /// The longest timeout accepted: an answer is waited for by a person or an agent.
-pub const MAX_TIMEOUT: Duration = Duration::from_secs(300);
+pub const MAX_TIMEOUT: Duration = Duration::from_mins(5);
 /// The largest endpoint response read; a chat completion is a few kilobytes.
 const MAX_RESPONSE_BYTES: u64 = 1024 * 1024;
 /// The longest answer kept (characters); the rest is cut with an ellipsis.

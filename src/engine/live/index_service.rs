@@ -181,9 +181,7 @@ impl IndexService {
         emit: &mut dyn FnMut(EngineEvent),
     ) {
         let t0 = Instant::now();
-        if worker_panic_requested() {
-            panic!("test panic in the engine worker");
-        }
+        assert!(!worker_panic_requested(), "test panic in the engine worker");
         let live = self.live_index(emit);
         let refreshing = changed.is_some() && live.last_index().is_some();
         match changed {
@@ -203,7 +201,7 @@ impl IndexService {
                 result
             });
             let mut last_sent: Option<Instant> = None;
-            for p in rx.iter() {
+            for p in &rx {
                 let due = last_sent.is_none_or(|t| t.elapsed().as_millis() >= 50);
                 if due || p.done == p.total {
                     emit(EngineEvent::Progress {
@@ -409,13 +407,13 @@ impl EngineService for IndexService {
                     paths: changed,
                     ..ChangeBatch::default()
                 };
-                self.build(generation, Some(batch), published, emit)
+                self.build(generation, Some(batch), published, emit);
             }
             EngineRequest::Map { generation, params } => {
-                self.map(generation, params, published, emit)
+                self.map(generation, params, published, emit);
             }
             EngineRequest::Search { generation, query } => {
-                self.search(generation, query, published, emit)
+                self.search(generation, query, published, emit);
             }
             EngineRequest::Why {
                 generation,
@@ -423,7 +421,7 @@ impl EngineService for IndexService {
                 params,
             } => self.why(generation, &path, &params, emit),
             EngineRequest::Markdown { generation, params } => {
-                self.markdown(generation, &params, emit)
+                self.markdown(generation, &params, emit);
             }
         }
     }

@@ -335,7 +335,7 @@ impl EngineHandle {
             Mode::Inline { service, queue } => {
                 let published = &self.published;
                 run_guarded(service.as_mut(), req, published, &mut |e| {
-                    queue.push_back(e)
+                    queue.push_back(e);
                 });
             }
         }
@@ -393,7 +393,7 @@ fn run_guarded(
 pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     payload
         .downcast_ref::<&str>()
-        .map(|s| s.to_string())
+        .map(std::string::ToString::to_string)
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "panic".to_string())
 }
@@ -479,7 +479,7 @@ mod tests {
     fn queued_refreshes_merge_and_a_build_absorbs_them() {
         let refresh = |g, paths: &[&str]| EngineRequest::Refresh {
             generation: g,
-            changed: paths.iter().map(|p| p.to_string()).collect(),
+            changed: paths.iter().map(std::string::ToString::to_string).collect(),
         };
         let mut pending: [Option<EngineRequest>; SLOTS] = Default::default();
         queue_request(&mut pending, refresh(1, &["a.ts"]));
@@ -508,9 +508,7 @@ mod tests {
         ) {
             match req {
                 EngineRequest::Search { generation, query } => {
-                    if query == "boom" {
-                        panic!("search exploded");
-                    }
+                    assert!(query != "boom", "search exploded");
                     published.store_hits(HitsSnapshot {
                         generation,
                         query,

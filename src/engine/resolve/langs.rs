@@ -196,7 +196,7 @@ impl Ctx<'_, '_> {
                 // when a module of the path is there (so `use serde::Serialize` stays
                 // external).
                 if let Some(lib) = self.rust_package_lib(from_path) {
-                    bases.push((lib.to_owned(), rest, 1));
+                    bases.push((lib.clone(), rest, 1));
                 }
             }
         }

@@ -664,19 +664,19 @@ fn path_index(
         let (dirs, base) = path.rsplit_once('/').unwrap_or(("", path));
         let stem = base.rsplit_once('.').map_or(base, |(s, _)| s);
         tok.terms(stem, |t, c| {
-            local.push((t.to_string(), 1.0, c == TermClass::Part))
+            local.push((t.to_string(), 1.0, c == TermClass::Part));
         });
         // A package's entry file (`config/__init__.py`, `server/index.ts`) is named by its
         // folder: that folder's name counts as the file name.
         if matches!(stem, "__init__" | "index") {
             let parent = dirs.rsplit('/').next().unwrap_or(dirs);
             tok.terms(parent, |t, c| {
-                local.push((t.to_string(), 1.0, c == TermClass::Part))
+                local.push((t.to_string(), 1.0, c == TermClass::Part));
             });
         }
         let dir_w = w.path_dir_token as f32;
         tok.terms(dirs, |t, c| {
-            local.push((t.to_string(), dir_w, c == TermClass::Part))
+            local.push((t.to_string(), dir_w, c == TermClass::Part));
         });
         hashed.clear();
         for (t, wt, one_word) in &local {

@@ -318,19 +318,16 @@ fn segment_cjk(run: &[char], glossary: &Glossary) -> Vec<Piece> {
                 break;
             }
         }
-        match best {
-            Some((len, words, stop)) => {
-                out.push((i, i + len, words, stop));
-                i += len;
+        if let Some((len, words, stop)) = best {
+            out.push((i, i + len, words, stop));
+            i += len;
+        } else {
+            // Unknown character: extend the previous unknown stretch or start one.
+            match out.last_mut() {
+                Some(last) if last.2.is_none() && !last.3 && last.1 == i => last.1 = i + 1,
+                _ => out.push((i, i + 1, None, false)),
             }
-            None => {
-                // Unknown character: extend the previous unknown stretch or start one.
-                match out.last_mut() {
-                    Some(last) if last.2.is_none() && !last.3 && last.1 == i => last.1 = i + 1,
-                    _ => out.push((i, i + 1, None, false)),
-                }
-                i += 1;
-            }
+            i += 1;
         }
     }
     out

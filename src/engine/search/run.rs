@@ -449,11 +449,11 @@ fn run(
         ua.concepts |= acc.concepts;
         let mut x = total;
         if ua.best_chunk == NO_CHUNK || x > ua.best {
-            if ua.best_chunk != NO_CHUNK {
-                std::mem::swap(&mut x, &mut ua.best);
-            } else {
+            if ua.best_chunk == NO_CHUNK {
                 ua.best = x;
                 x = 0.0;
+            } else {
+                std::mem::swap(&mut x, &mut ua.best);
             }
             ua.best_chunk = c;
         }
@@ -924,15 +924,12 @@ fn pick_hits(
         let mut per: Vec<(u32, usize)> = Vec::new();
         for &(sc, c) in sorted {
             let u = idx.chunks[c as usize].unit;
-            let n = match per.iter_mut().find(|x| x.0 == u) {
-                Some(x) => {
-                    x.1 += 1;
-                    x.1
-                }
-                None => {
-                    per.push((u, 1));
-                    1
-                }
+            let n = if let Some(x) = per.iter_mut().find(|x| x.0 == u) {
+                x.1 += 1;
+                x.1
+            } else {
+                per.push((u, 1));
+                1
             };
             if n <= per_file {
                 out.push((sc, c));

@@ -34,7 +34,7 @@ fn import(specifier: String, line: u32) -> Import {
     }
 }
 
-impl<'s, 't> Extractor<'s, 't> {
+impl Extractor<'_, '_> {
     // ------------------------------------------------------------------ Rust
 
     pub(super) fn rust_import(

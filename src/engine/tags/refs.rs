@@ -565,12 +565,11 @@ impl TableIds {
             if name.is_empty() {
                 return 0;
             }
-            match language.field_id_for_name(name) {
-                Some(f) => f.get(),
-                None => {
-                    fields_missing.push(name);
-                    0
-                }
+            if let Some(f) = language.field_id_for_name(name) {
+                f.get()
+            } else {
+                fields_missing.push(name);
+                0
             }
         };
         let mut pairs = |list: &[(&'static str, &'static str)]| -> Vec<(u16, u16)> {
