@@ -12,7 +12,7 @@ use crate::engine::answer::llm::{self, AnswerRequest, Evidence, LlmError, LlmSet
 use crate::engine::answer::{extractive_answer, AnswerStyle};
 use crate::engine::index::{Index, MapRequest};
 use crate::engine::live::{Freshness, SourceIndex};
-use crate::engine::repo_map::{render, MapFormat};
+use crate::engine::repo_map::{render, MapFormat, RepoMap};
 use crate::engine::scope::{Scope, ScopeSpec};
 use crate::engine::search::{SearchHit, SearchOptions, SearchResponse, MAX_TOP};
 use crate::engine::sources::{
@@ -103,9 +103,7 @@ impl MapCall {
     pub fn run(&self, index: &Index, freshness: &Freshness) -> MapAnswer {
         let (map, _) = index.map(&self.request);
         let text = render(&map, &index.files, self.format);
-        let mut document =
-            serde_json::from_str::<Value>(&render(&map, &index.files, MapFormat::Json))
-                .unwrap_or(Value::Null);
+        let mut document = serde_json::to_value(MapDoc::of(&map)).unwrap_or(Value::Null);
         mark(freshness, &mut document);
         MapAnswer {
             text,
@@ -665,10 +663,184 @@ pub fn warn(message: &str) {
     );
 }
 
+/// What `mapscope map --format` writes: the map as text or markdown (the engine's
+/// renderings), or the JSON map document (`MapDoc`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MapOutput {
+    Map(MapFormat),
+    Json,
+}
+
+impl MapOutput {
+    /// `text`, `markdown` (or `md`), `json`, case-insensitively.
+    pub fn parse(s: &str) -> Option<MapOutput> {
+        if s.trim().eq_ignore_ascii_case("json") {
+            return Some(MapOutput::Json);
+        }
+        MapFormat::parse(s).map(MapOutput::Map)
+    }
+
+    /// The map in this output.
+    pub fn render(self, map: &RepoMap, index: &Index) -> String {
+        match self {
+            MapOutput::Map(format) => render(map, &index.files, format),
+            MapOutput::Json => map_json(map),
+        }
+    }
+}
+
+/// The JSON map document (`map --format json`, MCP `repo_map`'s structured content, HTTP
+/// `/map`): this module alone names its fields.
+#[derive(serde::Serialize)]
+pub struct MapDoc<'a> {
+    tokens: usize,
+    budget: usize,
+    tokenizer: &'static str,
+    files: Vec<MapFileDoc<'a>>,
+    text: &'a str,
+    /// The best-ranked definitions that did not fit (at most 20), best first.
+    cut: Vec<CutDoc<'a>>,
+    /// The smallest budget that would include `cut[0]` (null: nothing cut, not asked, or
+    /// more than 262,144 tokens).
+    next_budget: Option<usize>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    notes: &'a [String],
+}
+
+#[derive(serde::Serialize)]
+struct MapFileDoc<'a> {
+    path: &'a str,
+    rank: f64,
+    tokens: usize,
+    symbols: Vec<SymbolDoc<'a>>,
+}
+
+#[derive(serde::Serialize)]
+struct SymbolDoc<'a> {
+    name: &'a str,
+    kind: &'static str,
+    /// The whole definition, `[start, end]`.
+    line_range: [u32; 2],
+}
+
+/// A definition that did not fit: `tokens` is what it would add to this map.
+#[derive(serde::Serialize)]
+struct CutDoc<'a> {
+    path: &'a str,
+    symbol: &'a str,
+    kind: &'static str,
+    line: u32,
+    tokens: usize,
+}
+
+impl<'a> MapDoc<'a> {
+    pub fn of(map: &'a RepoMap) -> MapDoc<'a> {
+        MapDoc {
+            tokens: map.tokens,
+            budget: map.budget,
+            tokenizer: map.tokenizer.name(),
+            files: map
+                .files
+                .iter()
+                .map(|f| MapFileDoc {
+                    path: &f.path,
+                    rank: f.rank,
+                    tokens: f.tokens,
+                    symbols: f
+                        .symbols
+                        .iter()
+                        .map(|s| SymbolDoc {
+                            name: &s.name,
+                            kind: s.kind.name(),
+                            line_range: [s.line_range.start, s.line_range.end],
+                        })
+                        .collect(),
+                })
+                .collect(),
+            text: &map.text,
+            cut: map
+                .cut
+                .iter()
+                .map(|c| CutDoc {
+                    path: &c.path,
+                    symbol: &c.name,
+                    kind: c.kind.name(),
+                    line: c.line,
+                    tokens: c.tokens,
+                })
+                .collect(),
+            next_budget: map.next_budget,
+            notes: &map.notes,
+        }
+    }
+}
+
+/// The JSON map document, pretty-printed through `engine::json` (control bytes escaped).
+pub fn map_json(map: &RepoMap) -> String {
+    // Plain structs of strings and numbers: serialization cannot fail (NaN becomes null).
+    crate::engine::json::to_string_pretty(&MapDoc::of(map)).unwrap_or_else(|_| String::from("{}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The JSON map document's shape: its fields, a file's and a definition's.
+    #[test]
+    fn the_map_document_has_its_fields() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("util.py"),
+            "def helper(x):\n    return x\n\n\ndef other():\n    return 1\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("main.py"),
+            "from util import helper\n\n\ndef run():\n    return helper(1)\n",
+        )
+        .unwrap();
+        let opts = crate::engine::index::IndexOptions {
+            use_cache: false,
+            ..Default::default()
+        };
+        let index = Index::build(dir.path(), &opts).unwrap();
+        let req = MapRequest {
+            budget: 500,
+            ..MapRequest::default()
+        };
+        let (map, _) = index.map(&req);
+        let v: Value = serde_json::from_str(&map_json(&map)).unwrap();
+        let keys: Vec<_> = v.as_object().unwrap().keys().cloned().collect();
+        assert_eq!(
+            keys,
+            [
+                "budget",
+                "cut",
+                "files",
+                "next_budget",
+                "text",
+                "tokenizer",
+                "tokens"
+            ]
+        );
+        assert_eq!(v["budget"], 500);
+        assert_eq!(v["tokenizer"], "o200k_base");
+        assert_eq!(v["cut"], json!([]));
+        let f0 = &v["files"][0];
+        assert_eq!(f0.as_object().unwrap().len(), 4, "{f0}");
+        assert_eq!(f0["path"], "util.py");
+        let s0 = &f0["symbols"][0];
+        assert_eq!(s0["name"], "helper");
+        assert_eq!(s0["kind"], "function");
+        assert_eq!(s0["line_range"], json!([1, 2]));
+        assert_eq!(MapOutput::parse("JSON"), Some(MapOutput::Json));
+        assert_eq!(
+            MapOutput::parse("md"),
+            Some(MapOutput::Map(MapFormat::Markdown))
+        );
+        assert_eq!(MapOutput::parse("yaml"), None);
+    }
 
     fn args(v: Value) -> Map<String, Value> {
         v.as_object().cloned().unwrap_or_default()

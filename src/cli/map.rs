@@ -5,10 +5,11 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use crate::contract::MapOutput;
 use crate::engine::history::HistorySource;
 use crate::engine::index::{Index, MapRequest};
 use crate::engine::json;
-use crate::engine::repo_map::{render, MapFormat, RepoMap};
+use crate::engine::repo_map::{MapFormat, RepoMap};
 use crate::engine::scope::{Scope, ScopeSpec};
 use crate::engine::text::sanitize;
 use crate::engine::tokenizer::{tokenizer, TokenizerKind};
@@ -58,7 +59,7 @@ pub struct MapArgs {
     pub tokenizer: TokenizerKind,
     /// Output format: text (what the LLM sees), markdown, json.
     #[arg(long, default_value = "text", value_parser = parse_format)]
-    pub format: MapFormat,
+    pub format: MapOutput,
     /// Largest file to index, in bytes.
     #[arg(long, default_value_t = 1024 * 1024)]
     pub max_file_size: u64,
@@ -74,7 +75,7 @@ pub(super) fn map_request(args: &MapArgs) -> MapRequest {
         idents: args.ident.clone(),
         query: args.query.clone(),
         // The JSON map and the text cut list say which budget would take the first cut.
-        next_budget: args.format == MapFormat::Json || args.explain.iter().any(String::is_empty),
+        next_budget: args.format == MapOutput::Json || args.explain.iter().any(String::is_empty),
         scope: map_scope(args),
         ..MapRequest::default()
     }
@@ -158,10 +159,10 @@ pub(super) fn explain_map(index: &Index, args: &MapArgs) -> anyhow::Result<()> {
     let (map, ranked) = index.map(&req);
     let files: Vec<&String> = args.explain.iter().filter(|f| !f.is_empty()).collect();
     if files.is_empty() {
-        if args.format == MapFormat::Text {
+        if args.format == MapOutput::Map(MapFormat::Text) {
             print(&render_cut_text(&map))?;
         } else {
-            print(&render(&map, &index.files, args.format))?;
+            print(&args.format.render(&map, index))?;
         }
         for note in &map.notes {
             eprintln!("mapscope: note: {}", sanitize(note));
@@ -172,7 +173,7 @@ pub(super) fn explain_map(index: &Index, args: &MapArgs) -> anyhow::Result<()> {
         .iter()
         .map(|f| explain_file(index, &req, &ranked, &map, f))
         .collect();
-    if args.format == MapFormat::Json {
+    if args.format == MapOutput::Json {
         return print(&json::to_string_pretty(&explained)?);
     }
     let text: Vec<String> = explained.iter().map(render_text).collect();
@@ -184,7 +185,7 @@ pub(super) fn explain_map(index: &Index, args: &MapArgs) -> anyhow::Result<()> {
 }
 
 /// Prints the map, then each note about the request on stderr (and in JSON's `notes`).
-pub(super) fn print_map(map: &RepoMap, index: &Index, format: MapFormat) -> anyhow::Result<()> {
+pub(super) fn print_map(map: &RepoMap, index: &Index, format: MapOutput) -> anyhow::Result<()> {
     let with_note;
     let mut map = map;
     if let Some(note) = budget_note(map) {
@@ -193,7 +194,7 @@ pub(super) fn print_map(map: &RepoMap, index: &Index, format: MapFormat) -> anyh
         with_note = noted;
         map = &with_note;
     }
-    print(&render(map, &index.files, format))?;
+    print(&format.render(map, index))?;
     for note in &map.notes {
         eprintln!("mapscope: note: {}", sanitize(note));
     }

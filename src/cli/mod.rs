@@ -13,6 +13,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::contract::MapOutput;
 use crate::contract::{error_line, warn};
 use crate::engine::history::HistorySource;
 use crate::engine::index::{Index, IndexOptions};
@@ -87,8 +88,8 @@ fn parse_tokenizer(s: &str) -> Result<TokenizerKind, String> {
     TokenizerKind::parse(s).ok_or_else(|| format!("unknown tokenizer `{s}` (o200k or cl100k)"))
 }
 
-fn parse_format(s: &str) -> Result<MapFormat, String> {
-    MapFormat::parse(s).ok_or_else(|| format!("unknown format `{s}` (text, markdown or json)"))
+fn parse_format(s: &str) -> Result<MapOutput, String> {
+    MapOutput::parse(s).ok_or_else(|| format!("unknown format `{s}` (text, markdown or json)"))
 }
 
 /// Entry point used by `main`: returns the process exit code.
@@ -239,7 +240,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 lang: Vec::new(),
                 explain: Vec::new(),
                 tokenizer: TokenizerKind::O200k,
-                format: MapFormat::Text,
+                format: MapOutput::Map(MapFormat::Text),
                 max_file_size: 1024 * 1024,
                 cache: cli.cache,
             })

@@ -23,7 +23,7 @@
 use crate::engine::model::{DefKind, Lang, LineRange, ParsedFile, RankedDef};
 use crate::engine::text::sanitize;
 use crate::engine::tokenizer::{tokenizer, Tokenizer, TokenizerKind};
-use serde::{Serialize, Serializer};
+
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Bound::{Excluded, Unbounded};
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -41,7 +41,7 @@ const MAX_EXACT_TRIES: usize = 4;
 /// definition swallow the whole budget.
 const MAX_SIGNATURE_LINES: u32 = super::model::MAP_SIGNATURE_LINES;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MapOptions {
     /// Maximum number of tokens of the rendered text (exact count).
     pub budget: usize,
@@ -61,17 +61,16 @@ impl Default for MapOptions {
 }
 
 /// A definition shown in the map.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MapSymbol {
     pub name: String,
     pub kind: DefKind,
-    /// The whole definition (`Definition::lines`), serialized as `[start, end]`.
-    #[serde(serialize_with = "range_as_pair")]
+    /// The whole definition (`Definition::lines`).
     pub line_range: LineRange,
 }
 
 /// One file's block in the map.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MapFile {
     pub path: String,
     /// The file's rank (from `file_rank`), for display.
@@ -90,7 +89,7 @@ pub struct MapFile {
 }
 
 /// A ranked definition that did not fit, with the tokens adding it would have cost.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CutDef {
     pub path: String,
     pub name: String,
@@ -101,7 +100,7 @@ pub struct CutDef {
     pub tokens: usize,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RepoMap {
     /// The map in text format: what the LLM sees.
     pub text: String,
@@ -130,31 +129,28 @@ impl RepoMap {
 }
 
 /// Output format of [`render`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MapFormat {
     Text,
     Markdown,
-    Json,
 }
 
 impl MapFormat {
-    pub const ALL: [MapFormat; 3] = [MapFormat::Text, MapFormat::Markdown, MapFormat::Json];
+    pub const ALL: [MapFormat; 2] = [MapFormat::Text, MapFormat::Markdown];
 
     pub fn name(self) -> &'static str {
         match self {
             MapFormat::Text => "text",
             MapFormat::Markdown => "markdown",
-            MapFormat::Json => "json",
         }
     }
 
-    /// `text`, `markdown` (or `md`), `json`, case-insensitively.
+    /// `text`, `markdown` (or `md`), case-insensitively. (`json` is the front doors' own
+    /// document: `contract::MapOutput`.)
     pub fn parse(s: &str) -> Option<Self> {
         match s.trim().to_ascii_lowercase().as_str() {
             "text" | "txt" => Some(MapFormat::Text),
             "markdown" | "md" => Some(MapFormat::Markdown),
-            "json" => Some(MapFormat::Json),
             _ => None,
         }
     }
@@ -163,13 +159,8 @@ impl MapFormat {
 impl std::str::FromStr for MapFormat {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        MapFormat::parse(s)
-            .ok_or_else(|| format!("unknown map format {s:?} (text, markdown, json)"))
+        MapFormat::parse(s).ok_or_else(|| format!("unknown map format {s:?} (text, markdown)"))
     }
-}
-
-fn range_as_pair<S: Serializer>(range: &LineRange, s: S) -> Result<S::Ok, S::Error> {
-    [range.start, range.end].serialize(s)
 }
 
 /// Token counts of rendered lines, shared across fits so a re-rank only tokenizes lines it
@@ -378,7 +369,6 @@ pub fn render(map: &RepoMap, files: &[ParsedFile], format: MapFormat) -> String 
     match format {
         MapFormat::Text => map.text.clone(),
         MapFormat::Markdown => render_markdown(map),
-        MapFormat::Json => render_json(map),
     }
 }
 
@@ -419,71 +409,6 @@ fn longest_backtick_run(s: &str) -> usize {
         best = best.max(run);
     }
     best
-}
-
-fn render_json(map: &RepoMap) -> String {
-    #[derive(Serialize)]
-    struct JsonFile<'a> {
-        path: &'a str,
-        rank: f64,
-        tokens: usize,
-        symbols: &'a [MapSymbol],
-    }
-    /// A definition that did not fit: `tokens` is what it would add to this map.
-    #[derive(Serialize)]
-    struct JsonCut<'a> {
-        path: &'a str,
-        symbol: &'a str,
-        kind: DefKind,
-        line: u32,
-        tokens: usize,
-    }
-    #[derive(Serialize)]
-    struct JsonMap<'a> {
-        tokens: usize,
-        budget: usize,
-        tokenizer: TokenizerKind,
-        files: Vec<JsonFile<'a>>,
-        text: &'a str,
-        /// The best-ranked definitions that did not fit (at most 20), best first.
-        cut: Vec<JsonCut<'a>>,
-        /// The smallest budget that would include `cut[0]` (null: nothing cut, not asked,
-        /// or more than 262,144 tokens).
-        next_budget: Option<usize>,
-        #[serde(skip_serializing_if = "<[String]>::is_empty")]
-        notes: &'a [String],
-    }
-    let doc = JsonMap {
-        tokens: map.tokens,
-        budget: map.budget,
-        tokenizer: map.tokenizer,
-        files: map
-            .files
-            .iter()
-            .map(|f| JsonFile {
-                path: &f.path,
-                rank: f.rank,
-                tokens: f.tokens,
-                symbols: &f.symbols,
-            })
-            .collect(),
-        text: &map.text,
-        cut: map
-            .cut
-            .iter()
-            .map(|c| JsonCut {
-                path: &c.path,
-                symbol: &c.name,
-                kind: c.kind,
-                line: c.line,
-                tokens: c.tokens,
-            })
-            .collect(),
-        next_budget: map.next_budget,
-        notes: &map.notes,
-    };
-    // Plain structs of strings and numbers: serialization cannot fail (NaN becomes null).
-    crate::engine::json::to_string_pretty(&doc).unwrap_or_else(|_| String::from("{}"))
 }
 
 /// A source line as the map shows it: trailing whitespace stripped, sanitized, cut.
@@ -1178,54 +1103,6 @@ mod tests {
         );
         let md = render(&map, &files, MapFormat::Markdown);
         assert_eq!(md, "t.ts\n````typescript\nconst s = ```;\n````\n");
-    }
-
-    #[test]
-    fn json_shape() {
-        let files = two_files();
-        let ranked = [rd(1, 1), rd(0, 0)];
-        for kind in TokenizerKind::ALL {
-            let o = MapOptions {
-                tokenizer: kind,
-                ..opts(500)
-            };
-            let map = build_map(&files, &ranked, &[0.2, 0.8], &o, &LineCostCache::new());
-            let v: serde_json::Value =
-                serde_json::from_str(&render(&map, &files, MapFormat::Json)).unwrap();
-            let keys: Vec<_> = v.as_object().unwrap().keys().cloned().collect();
-            assert_eq!(
-                keys,
-                [
-                    "budget",
-                    "cut",
-                    "files",
-                    "next_budget",
-                    "text",
-                    "tokenizer",
-                    "tokens"
-                ],
-                "{keys:?}"
-            );
-            // Everything fits: nothing cut, no next budget.
-            assert_eq!(v["cut"], serde_json::json!([]));
-            assert!(v["next_budget"].is_null());
-            let text = v["text"].as_str().unwrap();
-            assert_eq!(v["tokens"], tokenizer(kind).count(text));
-            assert_eq!(v["budget"], 500);
-            assert_eq!(v["tokenizer"], kind.name());
-            let f0 = &v["files"][0];
-            assert_eq!(f0["path"], "a/main.py");
-            assert_eq!(f0["rank"], 0.8);
-            assert!(f0["tokens"].as_u64().unwrap() > 0);
-            assert_eq!(f0.as_object().unwrap().len(), 4);
-            let s0 = &f0["symbols"][0];
-            assert_eq!(s0["name"], "run");
-            assert_eq!(s0["kind"], "method");
-            assert_eq!(s0["line_range"], serde_json::json!([4, 5]));
-            // Block tokens + separators add up to the whole.
-            let sum: usize = map.files.iter().map(|f| f.tokens).sum();
-            assert!(sum <= map.tokens);
-        }
     }
 
     #[test]
