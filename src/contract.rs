@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use crate::engine::answer::llm::{self, AnswerRequest, Evidence, LlmError, LlmSetting};
 use crate::engine::answer::{extractive_answer, AnswerStyle};
-use crate::engine::index::{Index, MapRequest};
+use crate::engine::index::{Index, IndexStats, MapRequest};
 use crate::engine::live::{Freshness, SourceIndex};
 use crate::engine::repo_map::{render, MapFormat, RepoMap};
 use crate::engine::scope::{Scope, ScopeSpec};
@@ -20,6 +20,7 @@ use crate::engine::sources::{
 };
 use crate::engine::text::sanitize;
 use crate::engine::tokenizer::TokenizerKind;
+use std::collections::BTreeMap;
 
 /// The smallest and largest map budget a request may ask for.
 pub const MIN_MAP_TOKENS: usize = 16;
@@ -779,6 +780,101 @@ impl<'a> MapDoc<'a> {
 pub fn map_json(map: &RepoMap) -> String {
     // Plain structs of strings and numbers: serialization cannot fail (NaN becomes null).
     crate::engine::json::to_string_pretty(&MapDoc::of(map)).unwrap_or_else(|_| String::from("{}"))
+}
+
+/// The JSON stats document (`stats --json`, MCP `repo_stats`, HTTP `/stats`): this module
+/// alone names its fields.
+#[derive(serde::Serialize)]
+pub struct StatsDoc<'a> {
+    root: &'a str,
+    files: usize,
+    docs: usize,
+    files_by_language: &'a BTreeMap<&'static str, usize>,
+    definitions: usize,
+    definitions_by_kind: &'a BTreeMap<&'static str, usize>,
+    references: usize,
+    references_by_kind: &'a BTreeMap<&'static str, usize>,
+    imports: usize,
+    graph_edges: usize,
+    skipped_by_reason: &'a BTreeMap<&'static str, usize>,
+    files_with_parse_errors: usize,
+    parse_errors: usize,
+    times: TimesDoc,
+    skipped_files: Vec<SkippedDoc<'a>>,
+    parse_error_files: Vec<ParseErrorDoc<'a>>,
+    unsupported_files: usize,
+    unsupported_by_extension: &'a BTreeMap<String, usize>,
+    unsupported_by_language: &'a BTreeMap<&'static str, usize>,
+}
+
+#[derive(serde::Serialize)]
+struct TimesDoc {
+    walk_ms: f64,
+    parse_ms: f64,
+    graph_ms: f64,
+    graph_cached: bool,
+}
+
+#[derive(serde::Serialize)]
+struct SkippedDoc<'a> {
+    path: &'a str,
+    reason: &'static str,
+}
+
+#[derive(serde::Serialize)]
+struct ParseErrorDoc<'a> {
+    path: &'a str,
+    errors: u32,
+}
+
+impl<'a> StatsDoc<'a> {
+    pub fn of(s: &'a IndexStats) -> StatsDoc<'a> {
+        StatsDoc {
+            root: &s.root,
+            files: s.files,
+            docs: s.docs,
+            files_by_language: &s.files_by_language,
+            definitions: s.definitions,
+            definitions_by_kind: &s.definitions_by_kind,
+            references: s.references,
+            references_by_kind: &s.references_by_kind,
+            imports: s.imports,
+            graph_edges: s.graph_edges,
+            skipped_by_reason: &s.skipped_by_reason,
+            files_with_parse_errors: s.files_with_parse_errors,
+            parse_errors: s.parse_errors,
+            times: TimesDoc {
+                walk_ms: s.times.walk_ms,
+                parse_ms: s.times.parse_ms,
+                graph_ms: s.times.graph_ms,
+                graph_cached: s.times.graph_cached,
+            },
+            skipped_files: s
+                .skipped_files
+                .iter()
+                .map(|k| SkippedDoc {
+                    path: &k.path,
+                    reason: k.reason.name(),
+                })
+                .collect(),
+            parse_error_files: s
+                .parse_error_files
+                .iter()
+                .map(|p| ParseErrorDoc {
+                    path: &p.path,
+                    errors: p.errors,
+                })
+                .collect(),
+            unsupported_files: s.unsupported_files,
+            unsupported_by_extension: &s.unsupported_by_extension,
+            unsupported_by_language: &s.unsupported_by_language,
+        }
+    }
+
+    /// The document as a JSON value (for the servers, which add `changes_pending`).
+    pub fn value(s: &IndexStats) -> Value {
+        serde_json::to_value(StatsDoc::of(s)).unwrap_or(Value::Null)
+    }
 }
 
 #[cfg(test)]

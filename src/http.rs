@@ -482,7 +482,7 @@ fn search(shared: &Shared, call: SearchCall, synthesized: bool) -> Result<Reply,
 }
 
 fn stats_document(index: &Index, freshness: &Freshness, _: &[SourceIndex]) -> Value {
-    let mut stats = serde_json::to_value(index.stats()).unwrap_or(Value::Null);
+    let mut stats = crate::contract::StatsDoc::value(&index.stats());
     crate::contract::mark(freshness, &mut stats);
     stats
 }

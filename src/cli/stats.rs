@@ -47,7 +47,9 @@ pub(super) fn cmd_stats(args: &StatsArgs) -> anyhow::Result<()> {
 
 pub(super) fn print_stats(stats: &IndexStats, json: bool, verbose: bool) -> anyhow::Result<()> {
     if json {
-        return print(&json::to_string_pretty(stats)?);
+        return print(&json::to_string_pretty(&crate::contract::StatsDoc::of(
+            stats,
+        ))?);
     }
     let mut s = String::new();
     use std::fmt::Write as _;

@@ -115,7 +115,7 @@ pub struct ReuseCounts {
 }
 
 /// Wall time of each build phase, in milliseconds.
-#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct PhaseTimes {
     pub walk_ms: f64,
     pub parse_ms: f64,
@@ -1190,14 +1190,14 @@ const UNSUPPORTED_NOTE_MIN_FILES: usize = 5;
 
 /// A file tree-sitter reported syntax errors in (its tags are still extracted), or that could
 /// not be parsed within its time budget (one error, no tags).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct ParseErrorFile {
     pub path: String,
     pub errors: u32,
 }
 
 /// Summary counts of an index (`mapscope stats`).
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default)]
 pub struct IndexStats {
     pub root: String,
     pub files: usize,

@@ -75,7 +75,7 @@ impl Server {
             "repo_stats" => {
                 crate::contract::known_arguments(args, &[])?;
                 Ok(self.run_tool(None, |index, call, _| {
-                    let mut stats = serde_json::to_value(index.stats()).unwrap_or(Value::Null);
+                    let mut stats = crate::contract::StatsDoc::value(&index.stats());
                     mark(call, &mut stats);
                     tool_json(stats)
                 }))
