@@ -327,6 +327,34 @@ pub fn answer(index: &Index, r: &SearchResponse, style: AnswerStyle) -> String {
     extractive_answer(r, &r.hits, style, &users)
 }
 
+/// A hit's score breakdown, as the search document names it.
+fn signals_json(s: &crate::engine::search::Signals) -> Value {
+    serde_json::json!({
+        "bm25": s.bm25,
+        "name": s.name,
+        "path": s.path,
+        "graph": s.graph,
+        "prior": s.prior,
+        "penalty": s.penalty,
+        "history": s.history,
+    })
+}
+
+/// How much of the index a query touched, as the search document names it.
+fn matched_json(c: &crate::engine::search::RetrievalCounts) -> Value {
+    serde_json::json!({
+        "query_terms": c.query_terms,
+        "expanded_terms": c.expanded_terms,
+        "chunks_matched": c.chunks_matched,
+        "files_matched": c.files_matched,
+        "name_matches": c.name_matches,
+        "fuzzy_matches": c.fuzzy_matches,
+        "path_matches": c.path_matches,
+        "history_matches": c.history_matches,
+        "graph_only_files": c.graph_only_files,
+    })
+}
+
 /// The search JSON contract (README, "search"; MCP `search` and `repo_symbol_answer`).
 pub fn search_json(
     index: &Index,
@@ -356,7 +384,7 @@ pub fn search_json(
                 "excerpt": h.excerpt,
                 "evidence_type": evidence,
                 "score": h.score,
-                "signals": h.signals,
+                "signals": signals_json(&h.signals),
                 "source": source,
                 "relevance": relevance(h.score, best, response.low_score),
                 "match_reason": match_reason(h),
@@ -378,7 +406,7 @@ pub fn search_json(
         "repo_path": index.root.display().to_string(),
         "question": query,
         "answer": answer(index, r, style),
-        "confidence": r.confidence,
+        "confidence": r.confidence.name(),
         "sources": sources,
         "files": files,
         "diagnostics": {
@@ -392,7 +420,7 @@ pub fn search_json(
             "used_reranker": false,
             "low_score": r.low_score,
             "history": index.history_status,
-            "matched": r.retrieval_counts,
+            "matched": matched_json(&r.retrieval_counts),
             "note": no_words_note(r),
         },
     });

@@ -3,7 +3,7 @@
 //! Runs on the UI thread, once per snapshot (not per frame).
 
 use crate::engine::live::session::{source_key, HitsSnapshot, MapSnapshot, WhyData};
-use crate::engine::search::{Confidence, Evidence as SearchEvidence, SearchHit};
+use crate::engine::search::{Evidence as SearchEvidence, SearchHit};
 use crate::ui::{CutRow, CutView, Evidence, HitRow, WhyEdge, WhyView};
 
 /// One search hit as the hits pane and the preview use it.
@@ -46,19 +46,11 @@ impl Hits {
                         .flat_map(|(name, hits)| hits.iter().map(move |h| hit(h, Some(name)))),
                 )
                 .collect(),
-            confidence: confidence_name(s.confidence).to_string(),
+            confidence: s.confidence.name().to_string(),
             low_score: s.low_score,
             answer: s.answer.clone(),
             latency_ms: s.latency_ms,
         }
-    }
-}
-
-pub fn confidence_name(c: Confidence) -> &'static str {
-    match c {
-        Confidence::High => "high",
-        Confidence::Medium => "medium",
-        Confidence::Low => "low",
     }
 }
 

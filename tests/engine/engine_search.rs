@@ -654,19 +654,18 @@ fn path_glob_and_language_filters() {
     assert_eq!(resp.files[0].0, "src/session/notify.go");
 }
 
+/// The same query gives the same response (the JSON document is the contract's: its shape
+/// is tested in `contract` and the front doors' tests).
 #[test]
-fn results_are_deterministic_and_serialize() {
+fn results_are_deterministic() {
     let c = corpus();
     let mut a = c.search("export order csv");
     let mut b = c.search("export order csv");
     a.latency_ms = 0.0;
     b.latency_ms = 0.0;
     assert_eq!(a, b);
-    let json = serde_json::to_value(&a.hits[0]).unwrap();
-    assert_eq!(json["evidence"], "definition");
-    assert!(json["signals"]["bm25"].is_number());
-    let json = serde_json::to_value(&a).unwrap();
-    assert!(json["confidence"].is_string());
+    assert_eq!(a.hits[0].evidence.name(), "definition");
+    assert!(a.hits[0].signals.bm25 > 0.0);
 }
 
 #[test]

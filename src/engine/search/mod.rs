@@ -117,8 +117,7 @@ impl SearchOptions {
 }
 
 /// Why a hit matched.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Evidence {
     /// A definition whose name (or signature) matches.
     Definition,
@@ -147,7 +146,7 @@ impl Evidence {
 
 /// The parts of a hit's score, for explanations and tuning:
 /// `score = (bm25 + name + path + graph) × penalty × (1 + prior)`.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Signals {
     pub bm25: f64,
     pub name: f64,
@@ -161,7 +160,7 @@ pub struct Signals {
     pub history: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SearchHit {
     pub file_path: String,
     pub line_range: LineRange,
@@ -175,16 +174,26 @@ pub struct SearchHit {
     pub signals: Signals,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Confidence {
     High,
     Medium,
     Low,
 }
 
+impl Confidence {
+    /// `high`, `medium` or `low`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Confidence::High => "high",
+            Confidence::Medium => "medium",
+            Confidence::Low => "low",
+        }
+    }
+}
+
 /// How much of the index a query touched (for `--explain` and tuning).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct RetrievalCounts {
     /// Distinct terms from the query text itself.
     pub query_terms: usize,
@@ -202,7 +211,7 @@ pub struct RetrievalCounts {
     pub graph_only_files: usize,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SearchResponse {
     /// Hits best first. In `files_mode`, the best hit of each listed file that has one.
     pub hits: Vec<SearchHit>,
