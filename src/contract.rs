@@ -327,6 +327,17 @@ pub fn answer(index: &Index, r: &SearchResponse, style: AnswerStyle) -> String {
     extractive_answer(r, &r.hits, style, &users)
 }
 
+/// What search knew of the commit history, as the search document names it.
+fn history_json(h: &crate::engine::index::HistoryStatus) -> Value {
+    serde_json::json!({
+        "commits": h.commits,
+        "files": h.files,
+        "read_ms": h.read_ms,
+        "cached": h.cached,
+        "error": h.error,
+    })
+}
+
 /// A hit's score breakdown, as the search document names it.
 fn signals_json(s: &crate::engine::search::Signals) -> Value {
     serde_json::json!({
@@ -419,7 +430,7 @@ pub fn search_json(
             "used_llm": false,
             "used_reranker": false,
             "low_score": r.low_score,
-            "history": index.history_status,
+            "history": history_json(&index.history_status),
             "matched": matched_json(&r.retrieval_counts),
             "note": no_words_note(r),
         },

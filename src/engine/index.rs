@@ -75,7 +75,7 @@ pub struct IndexOptions {
 }
 
 /// What became of the commit history an index asked for.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default)]
 pub struct HistoryStatus {
     /// Commits whose subjects are indexed, and the code files they touched.
     pub commits: usize,
