@@ -916,6 +916,61 @@ impl<'a> StatsDoc<'a> {
     }
 }
 
+/// The JSON document of `map --explain FILE… --format json`: one per file, named here.
+#[derive(serde::Serialize)]
+pub struct ExplainDoc<'a> {
+    path: &'a str,
+    indexed: bool,
+    in_map: bool,
+    map_position: Option<usize>,
+    map_files: usize,
+    tokens: usize,
+    rank: f64,
+    rank_position: usize,
+    total_files: usize,
+    personalization: f64,
+    best_def_position: Option<usize>,
+    cutoff_position: Option<usize>,
+    cheapest: Option<DefCostDoc<'a>>,
+    budget_needed: Option<usize>,
+    reasons: &'a [String],
+}
+
+#[derive(serde::Serialize)]
+struct DefCostDoc<'a> {
+    name: &'a str,
+    kind: &'static str,
+    line: u32,
+    tokens: usize,
+}
+
+impl<'a> ExplainDoc<'a> {
+    pub fn of(e: &'a crate::engine::explain::FileExplanation) -> ExplainDoc<'a> {
+        ExplainDoc {
+            path: &e.path,
+            indexed: e.indexed,
+            in_map: e.in_map,
+            map_position: e.map_position,
+            map_files: e.map_files,
+            tokens: e.tokens,
+            rank: e.rank,
+            rank_position: e.rank_position,
+            total_files: e.total_files,
+            personalization: e.personalization,
+            best_def_position: e.best_def_position,
+            cutoff_position: e.cutoff_position,
+            cheapest: e.cheapest.as_ref().map(|c| DefCostDoc {
+                name: &c.name,
+                kind: c.kind.name(),
+                line: c.line,
+                tokens: c.tokens,
+            }),
+            budget_needed: e.budget_needed,
+            reasons: &e.reasons,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -174,7 +174,11 @@ pub(super) fn explain_map(index: &Index, args: &MapArgs) -> anyhow::Result<()> {
         .map(|f| explain_file(index, &req, &ranked, &map, f))
         .collect();
     if args.format == MapOutput::Json {
-        return print(&json::to_string_pretty(&explained)?);
+        let docs: Vec<_> = explained
+            .iter()
+            .map(crate::contract::ExplainDoc::of)
+            .collect();
+        return print(&json::to_string_pretty(&docs)?);
     }
     let text: Vec<String> = explained.iter().map(render_text).collect();
     print(&text.join("\n"))?;

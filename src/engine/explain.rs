@@ -6,8 +6,6 @@
 //! in a binary search, which is exact because a larger budget never drops what a smaller one
 //! showed. Runs on the thread that asks (the engine worker, the CLI's main thread).
 
-use serde::Serialize;
-
 use crate::engine::index::{Index, MapRequest};
 use crate::engine::model::DefKind;
 use crate::engine::rank::RankOutput;
@@ -20,7 +18,7 @@ const MAX_BUDGET_TRIED: usize = 262_144;
 const NEIGHBOURS_SHOWN: usize = 3;
 
 /// A definition of the file and what showing it costs.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DefCost {
     pub name: String,
     pub kind: DefKind,
@@ -30,7 +28,7 @@ pub struct DefCost {
 }
 
 /// Everything `w` and `--explain` say about one file.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FileExplanation {
     pub path: String,
     pub indexed: bool,
