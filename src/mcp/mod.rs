@@ -32,14 +32,13 @@ use serde_json::{json, Map, Value};
 
 use crate::contract::warn;
 use crate::contract::{
-    mark, ArgError, MapCall, SearchCall, SourcePolicy, ANSWER_SOURCES, MAX_ANSWER_SOURCES,
-    MAX_MAP_TOKENS, MIN_MAP_TOKENS,
+    input_schema, mark, parse_args, ArgError, MapCall, RepoMapArgs, RepoStatsArgs, SearchArgs,
+    SearchCall, SourcePolicy, SymbolAnswerArgs,
 };
 use crate::engine::answer::llm::{LlmConfig, LlmSetting};
 use crate::engine::error::EngineError;
 use crate::engine::index::{Index, IndexOptions};
 use crate::engine::live::{Freshness, LiveIndex, LiveService, SourceIndex};
-use crate::engine::search::MAX_TOP;
 use crate::engine::sources::SourceSpec;
 use crate::engine::text::sanitize;
 
