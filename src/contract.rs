@@ -219,7 +219,11 @@ pub fn known_arguments(args: &Map<String, Value>, known: &[&str]) -> Result<(), 
     match args.keys().find(|k| !known.contains(&k.as_str())) {
         Some(k) => Err(ArgError::new(format!(
             "unknown argument `{k}` (expected: {})",
-            known.join(", ")
+            if known.is_empty() {
+                "none".into()
+            } else {
+                known.join(", ")
+            }
         ))),
         None => Ok(()),
     }

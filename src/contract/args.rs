@@ -549,3 +549,237 @@ impl Named for AnswerStyle {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn object(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().unwrap_or_default()
+    }
+
+    fn properties<T: JsonSchema>() -> Map<String, Value> {
+        input_schema::<T>()["properties"]
+            .as_object()
+            .cloned()
+            .unwrap()
+    }
+
+    /// A value `schema` allows: its default, its first enum name, its minimum, a word.
+    fn allowed(schema: &Value) -> Value {
+        if let Some(default) = schema.get("default") {
+            return default.clone();
+        }
+        if let Some(first) = schema.get("enum").and_then(|e| e.get(0)) {
+            return first.clone();
+        }
+        match schema["type"].as_str().unwrap() {
+            "integer" => schema["minimum"].clone(),
+            "boolean" => json!(true),
+            "string" => json!("word"),
+            "array" => json!([allowed(&schema["items"])]),
+            other => panic!("no sample for {other}"),
+        }
+    }
+
+    /// Arguments with every required one set (to an allowed value).
+    fn with_required<T: JsonSchema>() -> Map<String, Value> {
+        let schema = input_schema::<T>();
+        let mut args = Map::new();
+        for name in schema["required"].as_array().into_iter().flatten() {
+            let name = name.as_str().unwrap();
+            args.insert(name.into(), allowed(&schema["properties"][name]));
+        }
+        args
+    }
+
+    fn check_schema_and_type_agree<T: JsonSchema + DeserializeOwned + std::fmt::Debug>(
+        required_names: &[&str],
+    ) {
+        let schema = input_schema::<T>();
+        assert_eq!(schema["type"], "object");
+        assert_eq!(schema["additionalProperties"], false);
+        assert!(schema.get("$defs").is_none() && schema.get("$schema").is_none());
+        assert!(!schema.to_string().contains("$ref"), "{schema}");
+        // The schema lists exactly the fields the type accepts.
+        let properties = properties::<T>();
+        let mut listed: Vec<&str> = properties.keys().map(String::as_str).collect();
+        let mut accepted = field_names::<T>().to_vec();
+        listed.sort_unstable();
+        accepted.sort_unstable();
+        assert_eq!(listed, accepted, "{schema}");
+        let required: Vec<&str> = schema["required"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        assert_eq!(required, required_names);
+        // Each listed field takes a value its schema allows, and a default in the schema is
+        // the one the type applies when the argument is absent.
+        for (name, property) in properties {
+            let mut args = with_required::<T>();
+            args.insert(name.clone(), allowed(&property));
+            let given = parse_args::<T>(&args).unwrap_or_else(|e| panic!("{name}: {e}"));
+            if property.get("default").is_some() {
+                let absent = parse_args::<T>(&with_required::<T>()).unwrap();
+                assert_eq!(format!("{given:?}"), format!("{absent:?}"), "{name}");
+            }
+        }
+        // An argument the type does not have is refused by the type itself and, before it,
+        // with the names of those it has.
+        let mut args = with_required::<T>();
+        args.insert("bogus".into(), json!(1));
+        let serde_says = serde_json::from_value::<T>(Value::Object(args.clone())).unwrap_err();
+        assert!(
+            serde_says.to_string().contains("unknown field `bogus`"),
+            "{serde_says}"
+        );
+        let e = parse_args::<T>(&args).unwrap_err();
+        let expected = match field_names::<T>() {
+            [] => "none".to_string(),
+            names => names.join(", "),
+        };
+        assert_eq!(
+            e.0,
+            format!("unknown argument `bogus` (expected: {expected})")
+        );
+    }
+
+    #[test]
+    fn every_schema_lists_exactly_the_fields_its_type_accepts() {
+        check_schema_and_type_agree::<RepoMapArgs>(&[]);
+        check_schema_and_type_agree::<SearchArgs>(&["query"]);
+        check_schema_and_type_agree::<SymbolAnswerArgs>(&["question"]);
+        check_schema_and_type_agree::<RepoStatsArgs>(&[]);
+        assert!(field_names::<RepoStatsArgs>().is_empty());
+        assert_eq!(
+            field_names::<SymbolAnswerArgs>(),
+            [
+                "question",
+                "paths",
+                "languages",
+                "max_sources",
+                "answer_style",
+                "sources"
+            ]
+        );
+    }
+
+    #[test]
+    fn bounds_and_names_in_the_schema_are_the_ones_checked() {
+        fn check<T: JsonSchema + DeserializeOwned + std::fmt::Debug>() {
+            for (name, property) in properties::<T>() {
+                let refused = |value: Value| {
+                    let mut args = with_required::<T>();
+                    args.insert(name.clone(), value.clone());
+                    parse_args::<T>(&args)
+                        .map(|_| ())
+                        .map_err(|e| e.0)
+                        .expect_err(&format!("{name} = {value}"))
+                };
+                if let (Some(min), Some(max)) = (
+                    property.get("minimum").and_then(Value::as_u64),
+                    property.get("maximum").and_then(Value::as_u64),
+                ) {
+                    let says = format!("`{name}` must be an integer from {min} to {max}");
+                    for bad in [json!(min - 1), json!(max + 1), json!("many"), json!(2.5)] {
+                        assert_eq!(refused(bad), says);
+                    }
+                }
+                if property.get("enum").is_some() {
+                    assert!(refused(json!("nope")).starts_with(&format!("`{name}` must be ")));
+                }
+                if property["type"] == "boolean" {
+                    assert_eq!(refused(json!("yes")), format!("`{name}` must be a boolean"));
+                }
+                if property["type"] == "array" {
+                    assert_eq!(
+                        refused(json!([1])),
+                        format!("`{name}` must be an array of strings")
+                    );
+                }
+            }
+        }
+        check::<RepoMapArgs>();
+        check::<SearchArgs>();
+        check::<SymbolAnswerArgs>();
+        let tokens = &properties::<RepoMapArgs>()["tokens"];
+        assert_eq!(
+            (&tokens["minimum"], &tokens["maximum"], &tokens["default"]),
+            (&json!(16), &json!(131_072), &json!(1024))
+        );
+        assert_eq!(properties::<SearchArgs>()["top"]["maximum"], 50);
+        assert_eq!(
+            properties::<SearchArgs>()["lang"]["items"]["enum"],
+            json!(["ts", "js", "py", "go", "rs", "java", "c", "cs", "rb", "php"])
+        );
+    }
+
+    #[test]
+    fn absent_and_null_are_the_default_and_the_old_forms_still_parse() {
+        let a: RepoMapArgs = parse_args(&object(json!({
+            "tokens": null, "focus_files": "one.py", "tokenizer": "cl100k_base",
+            "format": "md", "lang": ["python"], "query": null,
+        })))
+        .unwrap();
+        assert_eq!(a.tokens.get(), 1024);
+        assert_eq!(a.focus_files.0, ["one.py"]);
+        assert_eq!(a.tokenizer.0, TokenizerKind::Cl100k);
+        assert_eq!(a.format.0, MapFormat::Markdown);
+        assert_eq!(a.lang.0, ["python"]);
+        assert_eq!(a.query.0, None);
+        let s: SearchArgs = parse_args(&object(json!({"query": "x", "sources": null}))).unwrap();
+        assert_eq!((s.top.get(), s.files.0, s.sources), (8, false, None));
+        let s: SearchArgs = parse_args(&object(json!({"query": "x", "sources": []}))).unwrap();
+        assert_eq!(s.sources, Some(Strings(Vec::new())));
+    }
+
+    #[test]
+    fn refusals_name_the_argument_in_the_front_doors_wording() {
+        for (args, says) in [
+            (json!({}), "`query` must be a non-empty string"),
+            (json!({"query": "  "}), "`query` must be a non-empty string"),
+            (json!({"query": 3}), "`query` must be a string"),
+            (
+                json!({"query": "x", "top": 51}),
+                "`top` must be an integer from 1 to 50",
+            ),
+            (
+                json!({"query": "x", "files": "yes"}),
+                "`files` must be a boolean",
+            ),
+            (
+                json!({"query": "x", "answer_style": "verbose"}),
+                "`answer_style` must be one of concise, default, detailed (got `verbose`)",
+            ),
+            (
+                json!({"query": "x", "sources": 3}),
+                "`sources` must be an array of strings",
+            ),
+        ] {
+            let e = parse_args::<SearchArgs>(&object(args.clone())).unwrap_err();
+            assert_eq!(e.0, says, "{args}");
+        }
+        for (args, says) in [
+            (
+                json!({"tokenizer": "gpt2"}),
+                "`tokenizer` must be o200k or cl100k",
+            ),
+            (json!({"tokenizer": 3}), "`tokenizer` must be a string"),
+            (
+                json!({"format": "json"}),
+                "`format` must be text or markdown",
+            ),
+            (json!({"query": 3}), "`query` must be a string"),
+            (
+                json!({"tokens": -3}),
+                "`tokens` must be an integer from 16 to 131072",
+            ),
+        ] {
+            let e = parse_args::<RepoMapArgs>(&object(args.clone())).unwrap_err();
+            assert_eq!(e.0, says, "{args}");
+        }
+    }
+}

@@ -355,6 +355,52 @@ mod tests {
     }
 
     #[test]
+    fn each_tool_lists_exactly_its_arguments_and_refuses_others() {
+        use crate::contract::field_names;
+        let mut s = server(fixture("py-app"));
+        let tools = tool_list();
+        let accepted: [(&str, &[&str], Value); 4] = [
+            ("repo_map", field_names::<RepoMapArgs>(), json!({})),
+            ("search", field_names::<SearchArgs>(), json!({"query": "x"})),
+            (
+                "repo_symbol_answer",
+                field_names::<SymbolAnswerArgs>(),
+                json!({"question": "x"}),
+            ),
+            ("repo_stats", field_names::<RepoStatsArgs>(), json!({})),
+        ];
+        for (tool, fields, required) in accepted {
+            let listed = tools
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|t| t["name"] == tool)
+                .unwrap();
+            let schema = &listed["inputSchema"];
+            assert_eq!(schema["additionalProperties"], false, "{tool}");
+            let mut names: Vec<&str> = schema["properties"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .map(String::as_str)
+                .collect();
+            let mut fields = fields.to_vec();
+            names.sort_unstable();
+            fields.sort_unstable();
+            assert_eq!(names, fields, "{tool}");
+            let mut args = required;
+            args["bogus"] = json!(1);
+            let r = call(&mut s, tool, args);
+            assert_eq!(r["error"]["code"], INVALID_PARAMS, "{tool}: {r}");
+            let message = r["error"]["message"].as_str().unwrap();
+            assert!(
+                message.starts_with("unknown argument `bogus` (expected: "),
+                "{tool}: {message}"
+            );
+        }
+    }
+
+    #[test]
     fn repo_map_is_the_cli_map_within_its_budget() {
         let root = fixture("py-app");
         let mut s = server(root.clone());
