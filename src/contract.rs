@@ -1,8 +1,9 @@
 //! The output contract every front door shares (CLI `--json`, MCP tools, HTTP): the
-//! arguments a map or search request takes, how they are checked (unknown ones refused, each
-//! bad one named in one line), and the JSON documents that answer them. Front doors only
-//! add their framing (JSON-RPC content, HTTP statuses, stdout). Runs on whichever thread
-//! answers: the CLI's main thread, the live-index service's engine thread.
+//! arguments a map or search request takes (typed in `args`, which also yields the MCP input
+//! schemas), how they are checked (unknown ones refused, each bad one named in one line), and
+//! the JSON documents that answer them. Front doors only add their framing (JSON-RPC
+//! content, HTTP statuses, stdout). Runs on whichever thread answers: the CLI's main thread,
+//! the live-index service's engine thread.
 
 use serde_json::{Map, Value};
 

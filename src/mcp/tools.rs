@@ -1,7 +1,7 @@
-//! The MCP tools: their list and input schemas, the checks of their arguments (through the
-//! shared contract) and their results: `repo_map`, `search`, `repo_symbol_answer` and
-//! `repo_stats`, each run as a job on the live-index service. Runs on the server's main
-//! thread; the jobs run on the engine thread.
+//! The MCP tools: their list, their arguments (the contract's typed `*Args`, which both check
+//! a call and generate the tool's input schema) and their results: `repo_map`, `search`,
+//! `repo_symbol_answer` and `repo_stats`, each run as a job on the live-index service. Runs
+//! on the server's main thread; the jobs run on the engine thread.
 
 use super::*;
 
