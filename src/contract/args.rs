@@ -153,34 +153,27 @@ pub fn parse_args<T: DeserializeOwned>(args: &Map<String, Value>) -> Result<T, A
 /// hands to `deserialize_struct`, caught by a deserializer that only asks for it.
 pub fn field_names<T: DeserializeOwned>() -> &'static [&'static str] {
     struct Fields(Option<&'static [&'static str]>);
-
-    #[derive(Debug)]
-    struct Caught;
-    impl std::fmt::Display for Caught {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("field names caught")
-        }
-    }
-    impl std::error::Error for Caught {}
-    impl serde::de::Error for Caught {
-        fn custom<M: std::fmt::Display>(_: M) -> Caught {
-            Caught
-        }
+    /// What every call answers: the struct's fields are all that is wanted.
+    fn caught() -> serde::de::value::Error {
+        serde::de::value::Error::custom("field names caught")
     }
 
     impl<'de> Deserializer<'de> for &mut Fields {
-        type Error = Caught;
-        fn deserialize_any<V: serde::de::Visitor<'de>>(self, _: V) -> Result<V::Value, Caught> {
-            Err(Caught)
+        type Error = serde::de::value::Error;
+        fn deserialize_any<V: serde::de::Visitor<'de>>(
+            self,
+            _: V,
+        ) -> Result<V::Value, Self::Error> {
+            Err(caught())
         }
         fn deserialize_struct<V: serde::de::Visitor<'de>>(
             self,
             _: &'static str,
             fields: &'static [&'static str],
             _: V,
-        ) -> Result<V::Value, Caught> {
+        ) -> Result<V::Value, Self::Error> {
             self.0 = Some(fields);
-            Err(Caught)
+            Err(caught())
         }
         serde::forward_to_deserialize_any! {
             bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
