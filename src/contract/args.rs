@@ -511,7 +511,7 @@ impl Named for MapFormat {
     const NAMES: &'static [&'static str] = &["text", "markdown"];
     const DEFAULT: Self = MapFormat::Text;
     fn from_name(name: &str) -> Option<Self> {
-        MapFormat::parse(name).filter(|f| *f != MapFormat::Json)
+        MapFormat::parse(name).filter(|f| matches!(f, MapFormat::Text | MapFormat::Markdown))
     }
     fn to_name(self) -> &'static str {
         self.name()
