@@ -1,8 +1,9 @@
 //! The output contract every front door shares (CLI `--json`, MCP tools, HTTP): the
-//! arguments a map or search request takes, how they are checked (unknown ones refused, each
-//! bad one named in one line), and the JSON documents that answer them. Front doors only
-//! add their framing (JSON-RPC content, HTTP statuses, stdout). Runs on whichever thread
-//! answers: the CLI's main thread, the live-index service's engine thread.
+//! arguments a map or search request takes (typed in `args`, which also yields the MCP input
+//! schemas), how they are checked (unknown ones refused, each bad one named in one line), and
+//! the JSON documents that answer them. Front doors only add their framing (JSON-RPC
+//! content, HTTP statuses, stdout). Runs on whichever thread answers: the CLI's main thread,
+//! the live-index service's engine thread.
 
 use serde_json::{Map, Value};
 
@@ -14,13 +15,18 @@ use crate::engine::index::{Index, IndexStats, MapRequest};
 use crate::engine::live::{Freshness, SourceIndex};
 use crate::engine::repo_map::{render, MapFormat, RepoMap};
 use crate::engine::scope::{Scope, ScopeSpec};
-use crate::engine::search::{SearchHit, SearchOptions, SearchResponse, MAX_TOP};
+use crate::engine::search::{SearchHit, SearchOptions, SearchResponse};
 use crate::engine::sources::{
     check_sources, match_reason, relevance, SourceError, SourceSpec, PROJECT,
 };
 use crate::engine::text::sanitize;
-use crate::engine::tokenizer::TokenizerKind;
 use std::collections::BTreeMap;
+
+mod args;
+pub use args::{
+    field_names, input_schema, parse_args, Bounded, Choice, Flag, Langs, Named, NonBlank,
+    RepoMapArgs, RepoStatsArgs, SearchArgs, Strings, SymbolAnswerArgs, Text,
+};
 
 /// The smallest and largest map budget a request may ask for.
 pub const MIN_MAP_TOKENS: usize = 16;
@@ -53,49 +59,30 @@ pub struct MapCall {
 }
 
 impl MapCall {
+    /// A `repo_map` call from its JSON arguments (MCP's, or HTTP's query parameters).
     pub fn parse(args: &Map<String, Value>) -> Result<MapCall, ArgError> {
-        known_arguments(
-            args,
-            &[
-                "tokens",
-                "focus_files",
-                "identifiers",
-                "query",
-                "tokenizer",
-                "format",
-                "include",
-                "exclude",
-                "lang",
-            ],
-        )?;
+        MapCall::new(parse_args(args)?)
+    }
+
+    /// The call `args` ask for; a bad pattern or language is refused.
+    pub fn new(args: RepoMapArgs) -> Result<MapCall, ArgError> {
         let scope = ScopeSpec {
-            include: string_list(args, "include")?,
-            exclude: string_list(args, "exclude")?,
-            langs: string_list(args, "lang")?,
+            include: args.include.0,
+            exclude: args.exclude.0,
+            langs: args.lang.0,
         };
         Scope::new(&scope).map_err(|e| ArgError::new(e.to_string()))?;
-        let budget = optional_int(args, "tokens", 1024, MIN_MAP_TOKENS..=MAX_MAP_TOKENS)?;
-        let tokenizer = match optional_str(args, "tokenizer")? {
-            None => TokenizerKind::O200k,
-            Some(s) => TokenizerKind::parse(s)
-                .ok_or_else(|| ArgError::new("`tokenizer` must be o200k or cl100k"))?,
-        };
-        let format = match optional_str(args, "format")?.map(MapFormat::parse) {
-            None => MapFormat::Text,
-            Some(Some(f @ (MapFormat::Text | MapFormat::Markdown))) => f,
-            Some(_) => return Err(ArgError::new("`format` must be text or markdown")),
-        };
         Ok(MapCall {
             request: MapRequest {
-                budget,
-                tokenizer,
-                focus: string_list(args, "focus_files")?,
-                idents: string_list(args, "identifiers")?,
-                query: optional_str(args, "query")?.map(str::to_string),
+                budget: args.tokens.get(),
+                tokenizer: args.tokenizer.0,
+                focus: args.focus_files.0,
+                idents: args.identifiers.0,
+                query: args.query.0,
                 scope,
                 ..MapRequest::default()
             },
-            format,
+            format: args.format.0,
         })
     }
 
@@ -140,88 +127,53 @@ pub const ANSWER_SOURCES: usize = 6;
 pub const MAX_ANSWER_SOURCES: usize = 12;
 
 impl SearchCall {
+    /// A `search` call from its JSON arguments (MCP's, or HTTP's query parameters).
     pub fn parse(args: &Map<String, Value>) -> Result<SearchCall, ArgError> {
-        known_arguments(
-            args,
-            &[
-                "query",
-                "top",
-                "files",
-                "paths",
-                "lang",
-                "include",
-                "exclude",
-                "answer_style",
-                "sources",
-            ],
-        )?;
-        let files_mode = match args.get("files") {
-            None | Some(Value::Null) => false,
-            Some(Value::Bool(b)) => *b,
-            Some(_) => return Err(ArgError::new("`files` must be a boolean")),
-        };
-        SearchCall::new(
-            args,
-            "query",
-            optional_int(args, "top", 8, 1..=MAX_TOP)?,
-            files_mode,
-            "lang",
-        )
+        SearchCall::search(parse_args(args)?)
     }
 
-    /// `repo_symbol_answer`: the retrieval tools' contract names (`question`, `languages`,
-    /// `max_sources` 1–12, default 6) over the same search.
+    /// A `repo_symbol_answer` call from its JSON arguments.
     pub fn parse_answer(args: &Map<String, Value>) -> Result<SearchCall, ArgError> {
-        known_arguments(
-            args,
-            &[
-                "question",
-                "paths",
-                "languages",
-                "max_sources",
-                "answer_style",
-                "sources",
-            ],
-        )?;
-        let top = optional_int(args, "max_sources", ANSWER_SOURCES, 1..=MAX_ANSWER_SOURCES)?;
-        SearchCall::new(args, "question", top, false, "languages")
+        SearchCall::answer(parse_args(args)?)
+    }
+
+    pub fn search(args: SearchArgs) -> Result<SearchCall, ArgError> {
+        let opts = SearchOptions {
+            top: args.top.get(),
+            files_mode: args.files.0,
+            path_globs: args.paths.0,
+            langs: args.lang.0,
+            include: args.include.0,
+            exclude: args.exclude.0,
+        };
+        SearchCall::new(args.query.0, opts, args.answer_style.0, args.sources)
+    }
+
+    /// `repo_symbol_answer`: the retrieval tools' contract names over the same search.
+    pub fn answer(args: SymbolAnswerArgs) -> Result<SearchCall, ArgError> {
+        let opts = SearchOptions {
+            top: args.max_sources.get(),
+            files_mode: false,
+            path_globs: args.paths.0,
+            langs: args.languages.0,
+            include: Vec::new(),
+            exclude: Vec::new(),
+        };
+        SearchCall::new(args.question.0, opts, args.answer_style.0, args.sources)
     }
 
     fn new(
-        args: &Map<String, Value>,
-        query_key: &str,
-        top: usize,
-        files_mode: bool,
-        langs_key: &str,
+        query: String,
+        opts: SearchOptions,
+        style: AnswerStyle,
+        sources: Option<Strings>,
     ) -> Result<SearchCall, ArgError> {
-        let query = optional_str(args, query_key)?
-            .filter(|q| !q.trim().is_empty())
-            .ok_or_else(|| ArgError::new(format!("`{query_key}` must be a non-empty string")))?
-            .to_string();
-        let style = match optional_str(args, "answer_style")? {
-            None => AnswerStyle::default(),
-            Some(name) => AnswerStyle::parse(name).ok_or_else(|| {
-                ArgError::new(format!(
-                    "`answer_style` must be one of {} (got `{}`)",
-                    AnswerStyle::NAMES,
-                    sanitize(name)
-                ))
-            })?,
-        };
-        let opts = SearchOptions {
-            top,
-            files_mode,
-            path_globs: string_list(args, "paths")?,
-            langs: string_list(args, langs_key)?,
-            include: string_list(args, "include")?,
-            exclude: string_list(args, "exclude")?,
-        };
         opts.validate().map_err(|e| ArgError::new(e.to_string()))?;
         Ok(SearchCall {
             query,
             opts,
             style,
-            sources: requested_sources(args)?,
+            sources: requested_sources(sources.map(|s| s.0))?,
         })
     }
 
@@ -262,61 +214,18 @@ impl SearchCall {
     }
 }
 
+/// Refuses an argument not in `known`, naming it and those that are.
 pub fn known_arguments(args: &Map<String, Value>, known: &[&str]) -> Result<(), ArgError> {
     match args.keys().find(|k| !known.contains(&k.as_str())) {
         Some(k) => Err(ArgError::new(format!(
             "unknown argument `{k}` (expected: {})",
-            known.join(", ")
+            if known.is_empty() {
+                "none".into()
+            } else {
+                known.join(", ")
+            }
         ))),
         None => Ok(()),
-    }
-}
-
-/// An integer argument within `range`, `default` when absent.
-pub fn optional_int(
-    args: &Map<String, Value>,
-    key: &str,
-    default: usize,
-    range: std::ops::RangeInclusive<usize>,
-) -> Result<usize, ArgError> {
-    match args.get(key) {
-        None | Some(Value::Null) => Ok(default),
-        Some(v) => v
-            .as_u64()
-            .and_then(|n| usize::try_from(n).ok())
-            .filter(|n| range.contains(n))
-            .ok_or_else(|| {
-                ArgError::new(format!(
-                    "`{key}` must be an integer from {} to {}",
-                    range.start(),
-                    range.end()
-                ))
-            }),
-    }
-}
-
-pub fn optional_str<'a>(
-    args: &'a Map<String, Value>,
-    key: &str,
-) -> Result<Option<&'a str>, ArgError> {
-    match args.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s)),
-        Some(_) => Err(ArgError::new(format!("`{key}` must be a string"))),
-    }
-}
-
-/// An array of strings; a single string is taken as a list of one.
-pub fn string_list(args: &Map<String, Value>, key: &str) -> Result<Vec<String>, ArgError> {
-    let bad = || ArgError::new(format!("`{key}` must be an array of strings"));
-    match args.get(key) {
-        None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::String(s)) => Ok(vec![s.clone()]),
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|v| v.as_str().map(str::to_string).ok_or_else(bad))
-            .collect(),
-        Some(_) => Err(bad()),
     }
 }
 
@@ -495,13 +404,13 @@ pub enum SourceRequest {
 /// with; an empty list is the project only. Over HTTP a list item without `=` may name
 /// several sources separated by commas (`sources=lib,examples`).
 pub fn requested_sources(
-    args: &Map<String, Value>,
+    items: Option<Vec<String>>,
 ) -> Result<Option<Vec<SourceRequest>>, ArgError> {
-    if matches!(args.get("sources"), None | Some(Value::Null)) {
+    let Some(items) = items else {
         return Ok(None);
-    }
+    };
     let mut out = Vec::new();
-    for item in string_list(args, "sources")? {
+    for item in items {
         if item.contains('=') {
             let spec = SourceSpec::parse(&item).map_err(|e| ArgError::new(e.to_string()))?;
             out.push(SourceRequest::Root(spec));
@@ -1038,14 +947,15 @@ mod tests {
 
     #[test]
     fn sources_are_absent_empty_names_or_roots() {
-        assert_eq!(requested_sources(&args(json!({}))), Ok(None));
-        assert_eq!(requested_sources(&args(json!({"sources": null}))), Ok(None));
+        let requested = |v: Value| {
+            parse_args::<SearchArgs>(&args(json!({"query": "q", "sources": v})))
+                .and_then(|a| requested_sources(a.sources.map(|s| s.0)))
+        };
+        assert_eq!(requested_sources(None), Ok(None));
+        assert_eq!(requested(Value::Null), Ok(None));
+        assert_eq!(requested(json!([])), Ok(Some(vec![])));
         assert_eq!(
-            requested_sources(&args(json!({"sources": []}))),
-            Ok(Some(vec![]))
-        );
-        assert_eq!(
-            requested_sources(&args(json!({"sources": ["lib, examples", "x=/a,b"]}))),
+            requested(json!(["lib, examples", "x=/a,b"])),
             Ok(Some(vec![
                 SourceRequest::Named("lib".into()),
                 SourceRequest::Named("examples".into()),
@@ -1055,8 +965,11 @@ mod tests {
                 }),
             ]))
         );
-        assert!(requested_sources(&args(json!({"sources": ["bad name=/x"]}))).is_err());
-        assert!(requested_sources(&args(json!({"sources": 3}))).is_err());
+        assert!(requested(json!(["bad name=/x"])).is_err());
+        assert_eq!(
+            requested(json!(3)),
+            Err(ArgError::new("`sources` must be an array of strings"))
+        );
     }
 
     #[test]

@@ -32,14 +32,13 @@ use serde_json::{json, Map, Value};
 
 use crate::contract::warn;
 use crate::contract::{
-    mark, ArgError, MapCall, SearchCall, SourcePolicy, ANSWER_SOURCES, MAX_ANSWER_SOURCES,
-    MAX_MAP_TOKENS, MIN_MAP_TOKENS,
+    input_schema, mark, parse_args, ArgError, MapCall, RepoMapArgs, RepoStatsArgs, SearchArgs,
+    SearchCall, SourcePolicy, SymbolAnswerArgs,
 };
 use crate::engine::answer::llm::{LlmConfig, LlmSetting};
 use crate::engine::error::EngineError;
 use crate::engine::index::{Index, IndexOptions};
 use crate::engine::live::{Freshness, LiveIndex, LiveService, SourceIndex};
-use crate::engine::search::MAX_TOP;
 use crate::engine::sources::SourceSpec;
 use crate::engine::text::sanitize;
 
@@ -353,6 +352,52 @@ mod tests {
             assert!(t["description"].as_str().unwrap().len() > 40);
         }
         assert_eq!(tools[1]["inputSchema"]["required"], json!(["query"]));
+    }
+
+    #[test]
+    fn each_tool_lists_exactly_its_arguments_and_refuses_others() {
+        use crate::contract::field_names;
+        let mut s = server(fixture("py-app"));
+        let tools = tool_list();
+        let accepted: [(&str, &[&str], Value); 4] = [
+            ("repo_map", field_names::<RepoMapArgs>(), json!({})),
+            ("search", field_names::<SearchArgs>(), json!({"query": "x"})),
+            (
+                "repo_symbol_answer",
+                field_names::<SymbolAnswerArgs>(),
+                json!({"question": "x"}),
+            ),
+            ("repo_stats", field_names::<RepoStatsArgs>(), json!({})),
+        ];
+        for (tool, fields, required) in accepted {
+            let listed = tools
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|t| t["name"] == tool)
+                .unwrap();
+            let schema = &listed["inputSchema"];
+            assert_eq!(schema["additionalProperties"], false, "{tool}");
+            let mut names: Vec<&str> = schema["properties"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .map(String::as_str)
+                .collect();
+            let mut fields = fields.to_vec();
+            names.sort_unstable();
+            fields.sort_unstable();
+            assert_eq!(names, fields, "{tool}");
+            let mut args = required;
+            args["bogus"] = json!(1);
+            let r = call(&mut s, tool, args);
+            assert_eq!(r["error"]["code"], INVALID_PARAMS, "{tool}: {r}");
+            let message = r["error"]["message"].as_str().unwrap();
+            assert!(
+                message.starts_with("unknown argument `bogus` (expected: "),
+                "{tool}: {message}"
+            );
+        }
     }
 
     #[test]

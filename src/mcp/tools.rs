@@ -1,7 +1,7 @@
-//! The MCP tools: their list and input schemas, the checks of their arguments (through the
-//! shared contract) and their results: `repo_map`, `search`, `repo_symbol_answer` and
-//! `repo_stats`, each run as a job on the live-index service. Runs on the server's main
-//! thread; the jobs run on the engine thread.
+//! The MCP tools: their list, their arguments (the contract's typed `*Args`, which both check
+//! a call and generate the tool's input schema) and their results: `repo_map`, `search`,
+//! `repo_symbol_answer` and `repo_stats`, each run as a job on the live-index service. Runs
+//! on the server's main thread; the jobs run on the engine thread.
 
 use super::*;
 
@@ -45,20 +45,20 @@ impl Server {
         };
         match name {
             "repo_map" => {
-                let request = MapCall::parse(args)?;
+                let request = MapCall::new(parse_args(args)?)?;
                 Ok(self.run_tool(None, move |index, call, _| {
                     map_result(index, &request, call)
                 }))
             }
             "search" => {
-                let request = SearchCall::parse(args)?;
+                let request = SearchCall::search(parse_args(args)?)?;
                 let selected = request.selected_sources(&self.policy)?;
                 Ok(self.run_tool(selected, move |index, call, sources| {
                     tool_json(request.run(index, call, sources))
                 }))
             }
             "repo_symbol_answer" => {
-                let request = SearchCall::parse_answer(args)?;
+                let request = SearchCall::answer(parse_args(args)?)?;
                 let selected = request.selected_sources(&self.policy)?;
                 let style = request.style();
                 let document = self.on_index(selected, move |index, call, sources| {
@@ -73,7 +73,7 @@ impl Server {
                 })
             }
             "repo_stats" => {
-                crate::contract::known_arguments(args, &[])?;
+                let RepoStatsArgs {} = parse_args(args)?;
                 Ok(self.run_tool(None, |index, call, _| {
                     let mut stats = crate::contract::StatsDoc::value(&index.stats());
                     mark(call, &mut stats);
@@ -97,29 +97,10 @@ pub(super) fn tool_error(e: &EngineError) -> Value {
     })
 }
 
-/// The tools and their input schemas.
+/// The tools and their input schemas, each generated from the type that checks the tool's
+/// arguments (`contract::args`).
 pub(super) fn tool_list() -> Value {
-    let paths = json!({"type": "array", "items": {"type": "string"},
-        "description": "Only paths matching these globs; `!GLOB` excludes."});
-    let langs = json!({"type": "array",
-        "items": {"type": "string",
-            "enum": ["ts", "js", "py", "go", "rs", "java", "c", "cs", "rb", "php"]},
-        "description": "Only these languages."});
-    let include = json!({"type": "array", "items": {"type": "string"},
-        "description": "Only paths matching these patterns (gitignore syntax, relative to the \
-            root: `cmd/`, `*.go`)."});
-    let exclude = json!({"type": "array", "items": {"type": "string"},
-        "description": "Leave out paths matching these patterns (gitignore syntax, relative \
-            to the root: `web/ui/`, `*_test.go`)."});
-    let sources = json!({"type": "array", "items": {"type": "string"},
-        "description": "Extra sources searched after the project, each hit labelled with its \
-            source: NAME of a source the server was started with (`--source NAME=PATH`), or \
-            NAME=PATH for another read-only root (indexed once and kept). Absent: every source \
-            the server was started with; empty: the project only."});
-    let answer_style = json!({"type": "string", "enum": ["concise", "default", "detailed"],
-        "default": "default",
-        "description": "How much the extractive `answer` says: concise (one sentence), \
-            default (the definition, its users, a few other matches), detailed (everything)."});
+    let read_only = json!({"readOnlyHint": true, "openWorldHint": false});
     json!([
         {
             "name": "repo_map",
@@ -129,40 +110,8 @@ pub(super) fn tool_list() -> Value {
                 under its file path with its enclosing class, fitted to an exact token budget. \
                 Focus files are left out of the map and their neighbourhood is ranked up; \
                 identifiers and a free-text query rank up the code that defines or uses them.",
-            "inputSchema": {
-                "type": "object",
-                "properties": {
-                    "tokens": {"type": "integer", "minimum": MIN_MAP_TOKENS,
-                        "maximum": MAX_MAP_TOKENS, "default": 1024,
-                        "description": "Token budget; the map never exceeds it."},
-                    "focus_files": {"type": "array", "items": {"type": "string"},
-                        "description": "Repo-relative paths of the files already in your \
-                            context (like aider's chat files)."},
-                    "identifiers": {"type": "array", "items": {"type": "string"},
-                        "description": "Identifiers whose definitions go first (e.g. parseConfig)."},
-                    "query": {"type": "string",
-                        "description": "The task in free text: the files search finds for it \
-                            come first in the map with their matching definitions."},
-                    "tokenizer": {"type": "string", "enum": ["o200k", "cl100k"],
-                        "default": "o200k", "description": "Tokenizer counting the budget."},
-                    "format": {"type": "string", "enum": ["text", "markdown"],
-                        "default": "text",
-                        "description": "text: the map as an LLM is fed it; markdown: a fenced \
-                            block per file."},
-                    "include": {"type": "array", "items": {"type": "string"},
-                        "description": "Only paths matching these patterns (gitignore syntax, \
-                            relative to the root: `cmd/`, `*.go`)."},
-                    "exclude": {"type": "array", "items": {"type": "string"},
-                        "description": "Leave out paths matching these patterns (gitignore \
-                            syntax, relative to the root: `web/ui/`, `*_test.go`)."},
-                    "lang": {"type": "array",
-                        "items": {"type": "string", "enum": ["ts", "js", "py", "go", "rs", "java", "c", "cs", "rb", "php"]},
-                        "description": "Rank and show only these languages (the graph still \
-                            learns from every file)."}
-                },
-                "additionalProperties": false
-            },
-            "annotations": {"readOnlyHint": true, "openWorldHint": false}
+            "inputSchema": input_schema::<RepoMapArgs>(),
+            "annotations": read_only
         },
         {
             "name": "search",
@@ -173,25 +122,8 @@ pub(super) fn tool_list() -> Value {
                 has its file, line range, excerpt, evidence type and score signals; `files` \
                 ranks the files to read or edit. `confidence` is high when an identifier of \
                 the query names a definition exactly, low when nothing clears the cutoff.",
-            "inputSchema": {
-                "type": "object",
-                "properties": {
-                    "query": {"type": "string", "description": "What to look for."},
-                    "top": {"type": "integer", "minimum": 1, "maximum": MAX_TOP, "default": 8,
-                        "description": "Number of hits (or files with `files`)."},
-                    "files": {"type": "boolean", "default": false,
-                        "description": "Rank distinct files instead of hits."},
-                    "paths": paths,
-                    "include": include,
-                    "exclude": exclude,
-                    "lang": langs,
-                    "answer_style": answer_style,
-                    "sources": sources
-                },
-                "required": ["query"],
-                "additionalProperties": false
-            },
-            "annotations": {"readOnlyHint": true, "openWorldHint": false}
+            "inputSchema": input_schema::<SearchArgs>(),
+            "annotations": read_only
         },
         {
             "name": "repo_symbol_answer",
@@ -204,23 +136,8 @@ pub(super) fn tool_list() -> Value {
                 files that use it, then the other places that matched; honest when nothing \
                 matches well (`confidence` low, `diagnostics.low_score`). `sources` are the \
                 evidence, each with file, line range, excerpt, evidence type, symbol and score.",
-            "inputSchema": {
-                "type": "object",
-                "properties": {
-                    "question": {"type": "string", "description": "The question, in words \
-                        or identifiers."},
-                    "paths": paths,
-                    "languages": langs,
-                    "max_sources": {"type": "integer", "minimum": 1,
-                        "maximum": MAX_ANSWER_SOURCES, "default": ANSWER_SOURCES,
-                        "description": "Number of sources."},
-                    "answer_style": answer_style,
-                    "sources": sources
-                },
-                "required": ["question"],
-                "additionalProperties": false
-            },
-            "annotations": {"readOnlyHint": true, "openWorldHint": false}
+            "inputSchema": input_schema::<SymbolAnswerArgs>(),
+            "annotations": read_only
         },
         {
             "name": "repo_stats",
@@ -228,8 +145,8 @@ pub(super) fn tool_list() -> Value {
             "description": "What the index holds: files per language, definitions and \
                 references by kind, graph edges, files skipped and why (vendored, generated, \
                 minified, binary, too big), parse errors, time per phase.",
-            "inputSchema": {"type": "object", "properties": {}, "additionalProperties": false},
-            "annotations": {"readOnlyHint": true, "openWorldHint": false}
+            "inputSchema": input_schema::<RepoStatsArgs>(),
+            "annotations": read_only
         }
     ])
 }
