@@ -11,6 +11,7 @@ pub mod cli;
 pub mod contract;
 pub mod engine;
 pub mod http;
+pub mod launch;
 pub mod mcp;
 pub mod measure;
 #[cfg(test)]

@@ -1,5 +1,5 @@
-//! `mapscope mcp` and `mapscope serve --http`: the live-index front doors' setup (root,
-//! options, sources), shared by both. Each door runs in its own module.
+//! `mapscope mcp` and `mapscope serve --http`: the servers' arguments and setup (root,
+//! options, sources), shared by both; `launch` starts them.
 
 use std::path::PathBuf;
 
@@ -77,25 +77,18 @@ pub(super) fn live_setup(
 
 pub(super) fn cmd_mcp(args: &McpArgs) -> anyhow::Result<()> {
     let (root, opts, sources) = live_setup(&args.live)?;
-    let mut server = crate::mcp::Server::with_sources(root, opts, !args.live.no_watch, sources);
-    crate::mcp::serve(
-        &mut server,
-        std::io::BufReader::new(std::io::stdin()),
-        std::io::stdout().lock(),
-    )
+    crate::launch::mcp(root, opts, !args.live.no_watch, sources)
 }
 
 pub(super) fn cmd_serve(args: &ServeArgs) -> anyhow::Result<()> {
-    crate::http::listen_address(&args.http, args.allow_remote)
-        .map_err(|e| InvalidArgument(e.to_string()))?;
+    crate::launch::check_http_address(&args.http, args.allow_remote).map_err(InvalidArgument)?;
     let (root, index_opts, sources) = live_setup(&args.live)?;
-    let opts = crate::http::HttpOptions {
-        addr: args.http.clone(),
-        allow_remote: args.allow_remote,
-        watch: !args.live.no_watch,
+    crate::launch::http(
+        root,
+        index_opts,
+        &args.http,
+        args.allow_remote,
+        !args.live.no_watch,
         sources,
-    };
-    crate::http::serve(root, index_opts, &opts, |addr| {
-        eprintln!("mapscope: serving http://{addr} (Ctrl-C stops)");
-    })
+    )
 }

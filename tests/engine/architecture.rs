@@ -96,6 +96,8 @@ fn front_doors_share_the_contract_not_each_other() {
             &["crate::http", "crate::cli", "crate::app"][..],
         ),
         ("http.rs", &["crate::mcp", "crate::cli", "crate::app"][..]),
+        ("cli/mod.rs", &["crate::mcp", "crate::http"][..]),
+        ("cli/serve.rs", &["crate::mcp", "crate::http"][..]),
         (
             "contract.rs",
             &["crate::mcp", "crate::http", "crate::cli", "crate::app"][..],
