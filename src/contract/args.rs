@@ -289,6 +289,24 @@ impl<const MIN: usize, const MAX: usize, const DEFAULT: usize> JsonSchema
     }
 }
 
+/// An argument type whose schema is always the same inline JSON (no bounds or names of
+/// its own), named after the type.
+macro_rules! fixed_schema {
+    ($ty:ident, $schema:tt) => {
+        impl JsonSchema for $ty {
+            fn schema_name() -> Cow<'static, str> {
+                stringify!($ty).into()
+            }
+            fn inline_schema() -> bool {
+                true
+            }
+            fn json_schema(_: &mut SchemaGenerator) -> Schema {
+                json_schema!($schema)
+            }
+        }
+    };
+}
+
 /// A boolean, false when absent.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Flag(pub bool);
@@ -310,17 +328,7 @@ impl Serialize for Flag {
     }
 }
 
-impl JsonSchema for Flag {
-    fn schema_name() -> Cow<'static, str> {
-        "Flag".into()
-    }
-    fn inline_schema() -> bool {
-        true
-    }
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({"type": "boolean"})
-    }
-}
+fixed_schema!(Flag, {"type": "boolean"});
 
 /// An optional string.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -336,17 +344,7 @@ impl<'de> Deserialize<'de> for Text {
     }
 }
 
-impl JsonSchema for Text {
-    fn schema_name() -> Cow<'static, str> {
-        "Text".into()
-    }
-    fn inline_schema() -> bool {
-        true
-    }
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({"type": "string"})
-    }
-}
+fixed_schema!(Text, {"type": "string"});
 
 /// A required string with something besides whitespace in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -362,17 +360,7 @@ impl<'de> Deserialize<'de> for NonBlank {
     }
 }
 
-impl JsonSchema for NonBlank {
-    fn schema_name() -> Cow<'static, str> {
-        "NonBlank".into()
-    }
-    fn inline_schema() -> bool {
-        true
-    }
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({"type": "string"})
-    }
-}
+fixed_schema!(NonBlank, {"type": "string"});
 
 /// A list of strings, empty when absent; a single string is taken as a list of one.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -397,17 +385,7 @@ impl<'de> Deserialize<'de> for Strings {
     }
 }
 
-impl JsonSchema for Strings {
-    fn schema_name() -> Cow<'static, str> {
-        "Strings".into()
-    }
-    fn inline_schema() -> bool {
-        true
-    }
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({"type": "array", "items": {"type": "string"}})
-    }
-}
+fixed_schema!(Strings, {"type": "array", "items": {"type": "string"}});
 
 /// A list of language names (`--lang`'s: `ts`, `py`, …), checked by the scope that uses
 /// them, which also takes their long names and extensions (`python`, `tsx`).
