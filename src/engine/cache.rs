@@ -9,9 +9,10 @@
 //! Format of `tags.bin`: magic, format version, tags fingerprint (crate version + the tags
 //! queries, so a grammar or query change invalidates old entries), the canonical root
 //! (postcard), the time the writer's files were read from (`read_since_ns`), then one
-//! postcard entry per file (path, language, size, mtime, content hash, tags, the lines a map
-//! renders) back to back, in no particular order, and an xxh3 checksum of everything before
-//! it.
+//! postcard entry per file (path, language, size, mtime, content hash, definitions, the
+//! references and imports as one byte string, the lines a map renders) back to back, in no
+//! particular order, and an xxh3 checksum of everything before it. A map-only load leaves
+//! each entry's byte string undecoded until the graph needs it (`Decode`).
 //! No entry count up front: a `CacheWriter` appends entries while the files are still being
 //! parsed, before it knows how many will load. Anything that does not check out — short,
 //! garbage, another version, another repo — is ignored with one warning and rebuilt.
@@ -43,7 +44,9 @@ use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 use super::error::EngineError;
 use super::guarded::{self, Follow};
 use super::lang;
-use super::model::{FileTags, Lang, MapLines, ParsedFile};
+use super::model::{
+    Definition, FileTags, Import, Lang, MapLines, ParsedFile, RefList, UnreadLinks,
+};
 
 /// Bumped whenever the file layout or the meaning of the tags changes in a way the
 /// fingerprint (crate version + query texts) cannot see, e.g. a change in `tags/refs.rs`.
@@ -56,7 +59,9 @@ use super::model::{FileTags, Lang, MapLines, ParsedFile};
 ///    and no segment of a C# namespace name is a reference or a binding.
 /// 9: the header's `read_since_ns` and each entry's `MapLines` (a warm map reads no
 ///    unchanged file, see `TagStore::unchanged_for_map`).
-pub const FORMAT_VERSION: u32 = 9;
+/// 10: an entry's references and imports are one length-prefixed byte string (`Links`), so a
+///    map-only load can keep them undecoded (`Decode::MapOnly`).
+pub const FORMAT_VERSION: u32 = 10;
 const MAGIC: &[u8; 8] = b"MSCACHE\0";
 const FILE_NAME: &str = "tags.bin";
 /// A temporary file older than this whose lock is free was left by a killed process, even if
@@ -80,6 +85,20 @@ pub struct CachedTags {
     pub tags: Arc<FileTags>,
     /// What a map renders of the file (from the cache file; `None` from a previous index).
     pub lines: Option<Arc<MapLines>>,
+    /// `tags`' references and imports, still encoded (`Decode::MapOnly`): `tags` has none.
+    pub unread_links: Option<UnreadLinks>,
+}
+
+/// How much of each entry `DiskCache::load_for` decodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decode {
+    /// Everything.
+    Full,
+    /// All but the references and imports, which stay encoded in the file's buffer
+    /// (`CachedTags::unread_links`) until something asks for them (`read_links`). A warm
+    /// map whose graph comes from the derived cache never does: their decoding was a fifth
+    /// of such a map's CPU on mypy.
+    MapOnly,
 }
 
 /// Cached tags by repo-relative path, loaded from disk (or taken from a previous index).
@@ -97,7 +116,14 @@ impl TagStore {
     /// The cached tags of `path` if they were extracted from exactly this content.
     pub fn lookup(&self, path: &str, lang: Lang, size: u64, hash: u64) -> Option<Arc<FileTags>> {
         let hit = self.files.get(path)?;
-        (hit.lang == lang && hit.size == size && hit.hash == hash).then(|| hit.tags.clone())
+        if hit.lang != lang || hit.size != size || hit.hash != hash {
+            return None;
+        }
+        match &hit.unread_links {
+            None => Some(hit.tags.clone()),
+            // Undecodable (never, behind the checksum): a miss, so the file is parsed.
+            Some(links) => with_links(&hit.tags, links).ok().map(Arc::new),
+        }
     }
 
     /// The cached entry of `path` if the file is unchanged by language, size and mtime and
@@ -133,6 +159,7 @@ impl TagStore {
                     hash: f.hash,
                     tags: f.tags.clone(),
                     lines: None,
+                    unread_links: f.unread_links.clone(),
                 };
                 (f.path.clone(), entry)
             })
@@ -474,6 +501,11 @@ impl DiskCache {
     /// Reads the cache. A missing file is an empty store without a warning; a file that
     /// does not check out is an empty store with one.
     pub fn load(&self) -> Loaded {
+        self.load_for(Decode::Full)
+    }
+
+    /// `load`, decoding as much of each entry as `decode` says.
+    pub fn load_for(&self, decode: Decode) -> Loaded {
         let path = self.file();
         // Temporary files of writers killed since the last run go first.
         remove_orphaned_temps(&self.dir);
@@ -482,7 +514,7 @@ impl DiskCache {
             Err(e) if e.is_not_found() => return Loaded::default(),
             Err(e) => return ignored(&path, &format!("unreadable ({e})")),
         };
-        match decode(&bytes, &self.root) {
+        match decode_store(bytes, &self.root, decode) {
             Ok(store) => Loaded {
                 store,
                 warning: None,
@@ -575,13 +607,27 @@ impl CacheWriter {
     /// failed write is kept for `finish` to report.
     pub fn add_file(&self, f: &ParsedFile) {
         let lines = f.map_lines();
+        let encoded;
+        let links = match &f.unread_links {
+            Some(links) => links.bytes(),
+            None => match encode_links(&f.tags) {
+                Ok(bytes) => {
+                    encoded = bytes;
+                    &encoded
+                }
+                Err(e) => return self.fail(std::io::Error::other(e)),
+            },
+        };
         let entry = EntryRef {
             path: &f.path,
             lang: f.lang,
             size: f.size,
             mtime_ns: f.mtime_ns,
             hash: f.hash,
-            tags: &f.tags,
+            defs: &f.tags.defs,
+            parse_errors: f.tags.parse_errors,
+            module_scoped: f.tags.module_scoped,
+            links: Bytes(links),
             lines: &lines,
         };
         // Encoded before taking the lock, so parse workers only queue for the copy.
@@ -701,19 +747,84 @@ struct EntryRef<'a> {
     size: u64,
     mtime_ns: i64,
     hash: u64,
-    tags: &'a FileTags,
+    defs: &'a [Definition],
+    parse_errors: u32,
+    module_scoped: bool,
+    /// `encode_links` of the tags (or the bytes a map-only load left undecoded).
+    links: Bytes<'a>,
     lines: &'a MapLines,
 }
 
 #[derive(Deserialize)]
-struct Entry {
+struct Entry<'a> {
     path: String,
     lang: Lang,
     size: u64,
     mtime_ns: i64,
     hash: u64,
-    tags: FileTags,
+    defs: Vec<Definition>,
+    parse_errors: u32,
+    module_scoped: bool,
+    #[serde(borrow)]
+    links: &'a [u8],
     lines: MapLines,
+}
+
+/// A byte string serialised as one (postcard: length, then the bytes), which `&[u8]`
+/// deserialises from without copying.
+struct Bytes<'a>(&'a [u8]);
+
+impl Serialize for Bytes<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_bytes(self.0)
+    }
+}
+
+/// A file's references and imports as an entry stores them: encoded apart from the rest of
+/// its tags, so that a load can leave them undecoded.
+#[derive(Serialize)]
+struct LinksRef<'a> {
+    refs: &'a RefList,
+    imports: &'a [Import],
+}
+
+#[derive(Deserialize)]
+struct Links {
+    refs: RefList,
+    imports: Vec<Import>,
+}
+
+fn encode_links(tags: &FileTags) -> Result<Vec<u8>, postcard::Error> {
+    postcard::to_allocvec(&LinksRef {
+        refs: &tags.refs,
+        imports: &tags.imports,
+    })
+}
+
+/// `tags` (whose references and imports are `links`, undecoded) with them decoded.
+fn with_links(tags: &FileTags, links: &UnreadLinks) -> Result<FileTags, String> {
+    let decoded: Links =
+        postcard::from_bytes(links.bytes()).map_err(|e| format!("undecodable ({e})"))?;
+    Ok(FileTags {
+        defs: tags.defs.clone(),
+        refs: decoded.refs,
+        imports: decoded.imports,
+        parse_errors: tags.parse_errors,
+        module_scoped: tags.module_scoped,
+    })
+}
+
+/// Decodes the references and imports `file` took undecoded from the cache
+/// (`Decode::MapOnly`) into its tags. An entry that does not decode (which its checksum
+/// makes a bug, not damage) leaves the file without references, and says so.
+pub fn read_links(file: &mut ParsedFile) -> Result<(), String> {
+    let Some(links) = file.unread_links.take() else {
+        return Ok(());
+    };
+    let tags = with_links(&file.tags, &links)
+        .map_err(|why| format!("cache entry of {}: references {why}", file.path))?;
+    file.tags = Arc::new(tags);
+    Ok(())
 }
 
 /// The fixed-size prefix: magic, format version, fingerprint.
@@ -725,7 +836,8 @@ fn prefix() -> Vec<u8> {
     p
 }
 
-fn decode(bytes: &[u8], root: &Path) -> Result<TagStore, String> {
+fn decode_store(bytes: Vec<u8>, root: &Path, decode: Decode) -> Result<TagStore, String> {
+    let bytes = Arc::new(bytes);
     let prefix = prefix();
     if !bytes.starts_with(&MAGIC[..bytes.len().min(MAGIC.len())]) {
         return Err("not a mapscope cache".into());
@@ -752,13 +864,34 @@ fn decode(bytes: &[u8], root: &Path) -> Result<TagStore, String> {
     while !rest.is_empty() {
         let (e, after): (Entry, &[u8]) = postcard::take_from_bytes(rest).map_err(undecodable)?;
         rest = after;
+        let (refs, imports, unread_links) = match decode {
+            Decode::Full => {
+                let links: Links = postcard::from_bytes(e.links).map_err(undecodable)?;
+                (links.refs, links.imports, None)
+            }
+            Decode::MapOnly => {
+                let start = e.links.as_ptr() as usize - bytes.as_ptr() as usize;
+                let links = UnreadLinks {
+                    buf: Arc::clone(&bytes),
+                    range: start..start + e.links.len(),
+                };
+                (RefList::default(), Vec::new(), Some(links))
+            }
+        };
         let tags = CachedTags {
             lang: e.lang,
             size: e.size,
             mtime_ns: e.mtime_ns,
             hash: e.hash,
-            tags: Arc::new(e.tags),
+            tags: Arc::new(FileTags {
+                defs: e.defs,
+                refs,
+                imports,
+                parse_errors: e.parse_errors,
+                module_scoped: e.module_scoped,
+            }),
             lines: Some(Arc::new(e.lines)),
+            unread_links,
         };
         files.insert(e.path, tags);
     }
@@ -1011,6 +1144,52 @@ mod tests {
         // A previous index's store is never trusted by mtime.
         let store = TagStore::from_files(&[f]);
         assert!(store.unchanged_for_map("a.py", lang, size, mtime).is_none());
+    }
+
+    #[test]
+    fn a_map_only_load_leaves_links_encoded_until_read_and_saves_them_as_they_were() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (cache, _) = cache_in(tmp.path());
+        let text = "import os\nfrom b import g\n\ndef f():\n    return g(os.sep)\n";
+        let tags = crate::engine::tags::extract_tags(Lang::Python, text);
+        assert!(!tags.refs.is_empty() && !tags.imports.is_empty());
+        let file = ParsedFile::new(
+            "a.py".into(),
+            Lang::Python,
+            text.len() as u64,
+            text.into(),
+            tags,
+        )
+        .with_stamp(7, content_hash(text));
+        cache.save(std::slice::from_ref(&file), now_ns()).unwrap();
+
+        let lazy = cache.load_for(Decode::MapOnly).store;
+        let entry = &lazy.files["a.py"];
+        assert!(entry.tags.refs.is_empty() && entry.tags.imports.is_empty());
+        assert_eq!(entry.tags.defs, file.tags.defs);
+        let links = entry.unread_links.clone().expect("links left encoded");
+        // A lookup by content needs whole tags: it decodes them.
+        let hit = lazy.lookup("a.py", Lang::Python, file.size, file.hash);
+        assert_eq!(hit.as_deref(), Some(&*file.tags));
+        // So does whatever asks a map-only file for them.
+        let mut taken = ParsedFile::from_map_lines(
+            "a.py".into(),
+            Lang::Python,
+            file.size,
+            entry.lines.clone().unwrap(),
+            entry.tags.clone(),
+        )
+        .with_stamp(7, file.hash);
+        taken.unread_links = Some(links);
+        let mut read = taken.clone();
+        read_links(&mut read).unwrap();
+        assert_eq!(*read.tags, *file.tags);
+        assert!(read.unread_links.is_none());
+        // Saved while still encoded, the entry is what it was: a full load gets the tags back.
+        cache.save(&[taken], now_ns()).unwrap();
+        let full = cache.load_for(Decode::Full).store;
+        assert_eq!(*full.files["a.py"].tags, *file.tags);
+        assert!(full.files["a.py"].unread_links.is_none());
     }
 
     #[test]

@@ -14,7 +14,10 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::cache::{content_hash, now_ns, CacheWriter, DiskCache, Loaded as CacheLoaded, TagStore};
+use super::cache::{
+    content_hash, now_ns, read_links, CacheWriter, Decode, DiskCache, Loaded as CacheLoaded,
+    TagStore,
+};
 use super::cache_blob::{self, BlobLoad, InputKey};
 use super::error::EngineError;
 use super::graph::{
@@ -394,7 +397,13 @@ impl Index {
         };
         let (cache, loaded) = match cache {
             Ok(cache) => {
-                let loaded = cache.load();
+                // A map-only build reads references only if the graph must be linked again.
+                let decode = if opts.map_lines_only {
+                    Decode::MapOnly
+                } else {
+                    Decode::Full
+                };
+                let loaded = cache.load_for(decode);
                 (Some(cache), loaded)
             }
             Err(why) => (
@@ -680,6 +689,13 @@ impl Index {
             _ => None,
         };
         let graph_cached = cached_graph.is_some();
+        if !graph_cached {
+            for f in &mut files {
+                if let Err(why) = read_links(f) {
+                    derived_warnings.push(why);
+                }
+            }
+        }
         let mut relinked = None;
         let graph = if let Some(graph) = cached_graph {
             graph
@@ -1258,13 +1274,14 @@ fn unchanged_file(reuse: Reuse<'_>, f: &WalkedFile, map_only: bool) -> Option<Pa
         Reuse::Store(store) if map_only => {
             let hit = store.unchanged_for_map(&f.rel_path, f.lang, f.size, f.mtime_ns)?;
             let lines = hit.lines.clone()?;
-            let file = ParsedFile::from_map_lines(
+            let mut file = ParsedFile::from_map_lines(
                 f.rel_path.clone(),
                 f.lang,
                 f.size,
                 lines,
                 hit.tags.clone(),
             );
+            file.unread_links.clone_from(&hit.unread_links);
             return Some(file.with_stamp(f.mtime_ns, hit.hash));
         }
         Reuse::Store(_) | Reuse::Nothing => return None,

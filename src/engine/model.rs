@@ -532,6 +532,24 @@ pub struct ParsedFile {
     /// read, so a refresh or the persistent cache can tell whether the file changed.
     pub mtime_ns: i64,
     pub hash: u64,
+    /// The references and imports as the tag cache holds them, not decoded yet: `tags` then
+    /// has none. Only a map-only build takes a cache entry so (a map whose graph comes from
+    /// the derived cache never reads them); whatever needs them calls `cache::read_links`.
+    pub unread_links: Option<UnreadLinks>,
+}
+
+/// A slice of a tag cache file read into memory, holding one file's encoded references and
+/// imports (see `cache::read_links`). Shares the file's buffer instead of copying it.
+#[derive(Debug, Clone)]
+pub struct UnreadLinks {
+    pub(crate) buf: Arc<Vec<u8>>,
+    pub(crate) range: std::ops::Range<usize>,
+}
+
+impl UnreadLinks {
+    pub fn bytes(&self) -> &[u8] {
+        self.buf.get(self.range.clone()).unwrap_or_default()
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -683,6 +701,7 @@ impl ParsedFile {
             tags: tags.into(),
             mtime_ns: 0,
             hash: 0,
+            unread_links: None,
         }
     }
 
@@ -704,6 +723,7 @@ impl ParsedFile {
             tags,
             mtime_ns: 0,
             hash: 0,
+            unread_links: None,
         }
     }
 
@@ -723,6 +743,7 @@ impl ParsedFile {
             tags: tags.into(),
             mtime_ns: 0,
             hash: 0,
+            unread_links: None,
         }
     }
 

@@ -779,3 +779,69 @@ fn a_damaged_graph_or_search_cache_is_ignored_with_one_line_and_rebuilt() {
         }
     }
 }
+
+/// A warm map leaves the cached references undecoded unless the graph must be linked again:
+/// then they are read, and the map is the one a cold run ranks (the hub first).
+#[test]
+fn a_warm_map_without_its_cached_graph_links_from_the_cached_references() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    let user = |n: usize| {
+        (
+            format!("user{n}.py"),
+            format!("from hub import shared_helper\n\ndef use{n}():\n    return shared_helper()\n"),
+        )
+    };
+    let mut files: Vec<(String, String)> = (0..4).map(user).collect();
+    files.push((
+        "hub.py".into(),
+        "def shared_helper():\n    return 42\n".into(),
+    ));
+    files.push((
+        "aaa_lonely.py".into(),
+        "def alone():\n    return 0\n\ndef also_alone():\n    return 1\n".into(),
+    ));
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    common::write_files(&repo, &refs);
+    // Modified well before the cache is written, so that warm runs take the entries unread
+    // (a file modified within the racy window is read and looked up by content).
+    let old = std::time::SystemTime::now() - std::time::Duration::from_hours(1);
+    for (path, _) in &files {
+        let f = fs::File::options()
+            .write(true)
+            .open(repo.join(path))
+            .unwrap();
+        f.set_modified(old).unwrap();
+    }
+    let cache = tmp.path().join("cache");
+    let env = [("MAPSCOPE_CACHE_DIR", cache.as_path())];
+    let map = [
+        "map",
+        repo.to_str().unwrap(),
+        "--tokens",
+        "20",
+        "--format",
+        "json",
+    ];
+
+    let cold = run(&env, &map);
+    assert!(cold.status.success(), "{}", stderr(&cold));
+    let shown: serde_json::Value = serde_json::from_slice(&cold.stdout).unwrap();
+    // The references rank the hub above the even share of six files.
+    assert_eq!(shown["files"][0]["path"], "hub.py", "{shown}");
+    assert!(shown["files"][0]["rank"].as_f64().unwrap() > 0.2, "{shown}");
+    fs::remove_file(cache_file(&cache, "graph.bin")).unwrap();
+    let relinked = run(&env, &map);
+    assert_eq!(stderr(&relinked), "");
+    let relinked: serde_json::Value = serde_json::from_slice(&relinked.stdout).unwrap();
+    assert_eq!(relinked, shown);
+    assert!(
+        cache_file(&cache, "graph.bin").exists(),
+        "graph saved again"
+    );
+    let warm: serde_json::Value = serde_json::from_slice(&run(&env, &map).stdout).unwrap();
+    assert_eq!(warm, shown);
+}
