@@ -7,9 +7,10 @@
 #   MAPSCOPE=target/release/mapscope benches/languages.sh [--runs N] [--no-aider] LANG=DIR ...
 #
 # Each DIR must be a git work tree (aider maps `git ls-files`). Per repository:
-#   1. "$MAPSCOPE" bench DIR --parse-floor --runs N --json   (parse-only median wall; parse +
-#      tags CPU, what "cold within 1.2× of the floor" is measured against: the cold map's CPU
-#      over it, since wall times on a shared machine measure the load)
+#   1. "$MAPSCOPE" bench DIR --parse-floor --runs N --json   (parse-only median wall; the
+#      floor's CPU: reading the files, compiling the tags queries, parsing and tagging; what
+#      "cold within 1.2× of the floor" is measured against: the cold map's CPU over it, since
+#      wall times on a shared machine measure the load)
 #   2. "$MAPSCOPE" map DIR --tokens $TOKENS --format json --no-cache, N runs under
 #      /usr/bin/time -v: median wall s, max RSS (cold)
 #   3. the same with a cache dir of its own, filled by one untimed run first (warm)
@@ -65,14 +66,14 @@ EOF
 median() { python3 -c 'import sys, statistics as s; v=[float(x) for x in sys.argv[1:]]; print(f"{s.median(v):.3f}")' "$@"; }
 maxof() { python3 -c 'import sys; print(max(int(float(x)) for x in sys.argv[1:]))' "$@"; }
 
-echo "| language | repository | code files (parsed) | parse floor s | parse + tags CPU s | cold s (median of $RUNS) | cold CPU s | cold / parse floor | cold CPU / parse + tags CPU | warm s | RSS MB | aider cold s | aider RSS MB | map tokens on tests/fixtures/vendored |"
+echo "| language | repository | code files (parsed) | parse floor s | floor CPU s (read + queries + parse + tags) | cold s (median of $RUNS) | cold CPU s | cold / parse floor | cold CPU / floor CPU | warm s | RSS MB | aider cold s | aider RSS MB | map tokens on tests/fixtures/vendored |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for spec in "${REPOS[@]}"; do
   lang=${spec%%=*}; dir=${spec#*=}; name=$(basename "$dir")
   "$MAPSCOPE" bench "$dir" --parse-floor --runs "$RUNS" --json > "$OUT/$name.floor.json" 2>&1
   # The CPU floor is load-proof where wall times are not (the machine is shared): the ratio
   # that says what a cold map adds to parsing and tagging is the one of CPU times.
-  read -r files floor tags_cpu <<<"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t=d.get("tags_cpu_ms"); print(d["files"], d["parse_median_ms"]/1000, (t if t is not None else float("nan"))/1000)' "$OUT/$name.floor.json")"
+  read -r files floor tags_cpu <<<"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t=d.get("floor_cpu_ms"); print(d["files"], d["parse_median_ms"]/1000, (t if t is not None else float("nan"))/1000)' "$OUT/$name.floor.json")"
   walls=(); rss=(); cpus=()
   for i in $(seq "$RUNS"); do
     /usr/bin/time -v "$MAPSCOPE" map "$dir" --tokens "$TOKENS" --format json --no-cache \

@@ -64,15 +64,29 @@ pub(super) fn cmd_bench(args: &BenchArgs) -> anyhow::Result<()> {
             .map(|(l, n)| format!("{l} {n}"))
             .collect();
         let cpu = match (r.tags_cpu_ms, r.tags_floor_ms) {
-            (Some(cpu), Some(floor)) => format!(
-                "; {cpu:.1} ms CPU / {} threads = floor {floor:.1} ms",
+            (Some(cpu), Some(floor)) => {
+                format!("; {cpu:.1} ms CPU / {} threads = {floor:.1} ms", r.threads)
+            }
+            _ => String::new(),
+        };
+        let floor = match (
+            r.read_cpu_ms,
+            r.query_compile_cpu_ms,
+            r.floor_cpu_ms,
+            r.floor_ms,
+        ) {
+            (Some(read), Some(compile), Some(cpu), Some(floor)) => format!(
+                "\nfloor: read {read:.1} + query compile {compile:.1} + parse and tags \
+                 {:.1} = {cpu:.1} ms CPU / {} threads = {floor:.1} ms",
+                r.tags_cpu_ms.unwrap_or_default(),
                 r.threads
             ),
             _ => String::new(),
         };
         return print(&format!(
             "{} files ({}), {:.1} MB; read {:.0} ms\nparse only (tree-sitter, no tags): median \
-             {:.1} ms over {} runs; {} files out of time\nparse + tags: median {:.1} ms{cpu}",
+             {:.1} ms over {} runs; {} files out of time\nparse + tags: median {:.1} \
+             ms{cpu}{floor}",
             r.files,
             langs.join(", "),
             r.bytes as f64 / 1e6,

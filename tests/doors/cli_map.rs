@@ -696,5 +696,15 @@ fn parse_floor_reports_parse_and_tags_floors() {
     if let Some(cpu) = v["tags_cpu_ms"].as_f64() {
         let floor = v["tags_floor_ms"].as_f64().unwrap();
         assert!((floor * threads - cpu).abs() < 1e-6, "{v}");
+        // The floor a cold map is held to: reads, query compiles, parse and tags.
+        let read = v["read_cpu_ms"].as_f64().unwrap();
+        let compile = v["query_compile_cpu_ms"].as_f64().unwrap();
+        let total = v["floor_cpu_ms"].as_f64().unwrap();
+        assert!(read >= 0.0 && compile >= 0.0, "{v}");
+        assert!((total - (read + compile + cpu)).abs() < 1e-6, "{v}");
+        assert!(
+            (v["floor_ms"].as_f64().unwrap() * threads - total).abs() < 1e-6,
+            "{v}"
+        );
     }
 }
