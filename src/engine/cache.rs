@@ -870,7 +870,11 @@ fn decode_store(bytes: Vec<u8>, root: &Path, decode: Decode) -> Result<TagStore,
                 (links.refs, links.imports, None)
             }
             Decode::MapOnly => {
-                let start = e.links.as_ptr() as usize - bytes.as_ptr() as usize;
+                // Where the borrowed bytes sit in the buffer they were borrowed from.
+                let start = (e.links.as_ptr() as usize)
+                    .checked_sub(bytes.as_ptr() as usize)
+                    .filter(|start| start + e.links.len() <= bytes.len())
+                    .ok_or("undecodable (references outside the file)")?;
                 let links = UnreadLinks {
                     buf: Arc::clone(&bytes),
                     range: start..start + e.links.len(),
