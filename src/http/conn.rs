@@ -150,8 +150,20 @@ impl Refusal {
     }
 
     fn log(&self, peer: SocketAddr) {
-        crate::contract::error_line(self.code, &format!("http {peer}: {}", self.message));
+        log_line(self.code, &format!("http {peer}: {}", self.message));
     }
+}
+
+/// `mapscope: CODE: message` on stderr, on one line: `contract::error_line`'s format, but
+/// written without `eprintln!`, which panics when stderr is a closed pipe (and the panic
+/// hook's own line then aborts the process): a client's bad request must not end the
+/// server.
+fn log_line(code: &str, message: &str) {
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "mapscope: {code}: {}",
+        sanitize(message)
+    );
 }
 
 /// What a complete request head says.
@@ -404,7 +416,7 @@ where
             Ok(stream) => stream,
             Err(e) => {
                 // Out of file descriptors, say: the connection waits in the backlog.
-                crate::contract::warn(&format!("http: cannot accept a connection: {e}"));
+                log_line("warning", &format!("http: cannot accept a connection: {e}"));
                 std::thread::sleep(POLL);
                 continue;
             }
@@ -442,7 +454,10 @@ where
                 drop(slot);
             });
         if let Err(e) = spawned {
-            crate::contract::warn(&format!("http: cannot start a connection thread: {e}"));
+            log_line(
+                "warning",
+                &format!("http: cannot start a connection thread: {e}"),
+            );
         }
     }
 }

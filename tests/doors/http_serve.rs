@@ -745,3 +745,44 @@ fn a_connection_flood_gets_503_and_requests_go_on() {
         );
     }
 }
+
+/// The connection layer's stderr lines never end the server, even when nothing reads its
+/// stderr any more (`eprintln!` would panic on the closed pipe).
+#[test]
+fn a_closed_stderr_does_not_end_the_server() {
+    let dir = shop();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mapscope"))
+        .env("MAPSCOPE_CACHE_DIR", common::test_cache_dir())
+        .env_remove("MAPSCOPE_LLM_URL")
+        .args([
+            "serve",
+            dir.path().to_str().unwrap(),
+            "--http",
+            "127.0.0.1:0",
+        ])
+        .args(["--no-history"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let base = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap()
+        .to_string();
+    let server = Server {
+        child,
+        base,
+        log: Arc::default(),
+    };
+    for _ in 0..2 {
+        assert_error(&raw(&server, b"NOT HTTP\r\n\r\n"), 400, "BAD_REQUEST");
+    }
+    let (status, v) = get(&server.base, "/stats");
+    assert_eq!(status, 200, "{v}");
+}
