@@ -387,7 +387,8 @@ where
     let handler = Arc::new(handler);
     let gate = Arc::new(Gate::new(limits, stop));
     {
-        // The accept thread holds the handler weakly, so that dropping it here ends it.
+        // The accept thread holds the handler weakly: once the connections are done, the
+        // reference here is the last one.
         let (gate, handler) = (Arc::clone(&gate), Arc::downgrade(&handler));
         std::thread::Builder::new()
             .name("mapscope-http-accept".into())
@@ -444,14 +445,13 @@ where
         let spawned = std::thread::Builder::new()
             .name("mapscope-http-conn".into())
             .spawn(move || {
+                // Declared in this order, the handler is dropped before the slot, also when
+                // a panic unwinds: `serve` drops the last reference once no slot is taken.
                 let slot = slot;
+                let handler = handler;
                 let mut stream = stream;
                 connection(&mut stream, peer, &thread_gate, &*handler);
-                // The handler first, then the slot: `serve` drops the last reference to the
-                // handler once no slot is taken.
-                drop(handler);
-                drop(stream);
-                drop(slot);
+                drop((stream, handler, slot));
             });
         if let Err(e) = spawned {
             log_line(
@@ -559,17 +559,7 @@ where
     };
     let reply = {
         let _permit = gate.permit();
-        // A bug in a route answers 500 (the panic hook has printed why) and leaves the
-        // permit and the slot to their guards.
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler(&request))).unwrap_or_else(
-            |_| {
-                Reply::error(
-                    500,
-                    "INTERNAL_ERROR",
-                    "the request failed (the server's stderr says why)",
-                )
-            },
-        )
+        answer(handler, &request)
     };
     // The client may be gone or not reading; either way the connection is done.
     let _ = write_by(
@@ -578,6 +568,16 @@ where
         Instant::now() + gate.limits.write,
     );
     let _ = stream.shutdown(Shutdown::Write);
+}
+
+/// The route's reply. A bug in a route is a 500 (the panic hook has printed why); the
+/// permit and the slot are given back by their guards either way.
+fn answer<H: Fn(&Request) -> Reply>(handler: &H, request: &Request) -> Reply {
+    let run = std::panic::AssertUnwindSafe(|| handler(request));
+    std::panic::catch_unwind(run).unwrap_or_else(|_| {
+        let why = "the request failed (the server's stderr says why)";
+        Reply::error(500, "INTERNAL_ERROR", why)
+    })
 }
 
 /// Answers `refusal` (and logs it), then lingers: the request may not have been read to its

@@ -786,3 +786,33 @@ fn a_closed_stderr_does_not_end_the_server() {
     let (status, v) = get(&server.base, "/stats");
     assert_eq!(status, 200, "{v}");
 }
+
+/// SIGTERM while a request is in hand (here: waiting on a model that does not answer): the
+/// request is answered first, then the server exits with status 0.
+#[test]
+fn a_stop_answers_the_request_in_hand_first() {
+    let dir = shop();
+    let llm = common::FakeLlm::start(common::LlmPlay::Silent);
+    let mut server = start_env(dir.path(), &[], &llm.env(1500));
+    let base = server.base.clone();
+    let asking = std::thread::spawn(move || get(&base, "/answer?q=export_orders"));
+    std::thread::sleep(Duration::from_millis(500));
+    let pid = server.child.id().to_string();
+    assert!(Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let (status, v) = asking.join().unwrap();
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["diagnostics"]["llm_error"], "LLM_TIMEOUT", "{v}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            assert!(status.success(), "{status:?}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "still running after SIGTERM");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
