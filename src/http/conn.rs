@@ -17,10 +17,13 @@
 //! body deadline (408); `Transfer-Encoding` bodies are not read (411 `LENGTH_REQUIRED`); a
 //! reply written within the write deadline, else the connection is dropped. Each deadline
 //! is a total for the connection, enforced with the socket's read or write timeout set to
-//! the time left before every read or write. A malformed request line or header is 400
+//! the time left before every read or write (`MAPSCOPE_HTTP_DEADLINE_MS` shortens both read
+//! deadlines, for tests only). A malformed request line or header is 400
 //! `BAD_REQUEST`, an HTTP version other than 1.0 and 1.1 is 505
 //! `HTTP_VERSION_NOT_SUPPORTED`. Each of these answers is also one `mapscope: CODE: …` line
-//! on stderr, and closes the connection.
+//! on stderr, and closes the connection (after reading and dropping, for up to `LINGER`,
+//! whatever the client still sends, so that it reads the answer rather than a reset).
+//! `Expect: 100-continue` gets its go-ahead before the body is read.
 //!
 //! Threads: the accept thread (`mapscope-http-accept`) and a connection thread per open
 //! connection (`mapscope-http-conn`), at most `SLOTS`; a connection beyond them is answered
