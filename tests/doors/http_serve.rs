@@ -1,26 +1,60 @@
 //! `mapscope serve --http` end to end: the real binary on a free loopback port, a real HTTP
-//! client (ureq), every route and its errors, concurrent requests while files change, a
-//! non-loopback address refused, and Ctrl-C (SIGINT) ending the server cleanly.
+//! client (ureq) and raw sockets, every route and its errors, concurrent requests while files
+//! change, malformed requests, slow clients and a connection flood answered with JSON errors
+//! while other requests go on, a non-loopback address refused, and Ctrl-C (SIGINT) ending the
+//! server cleanly.
 
 use crate::common;
 
 use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+
+/// `src/http/conn.rs`: connections open at once, and the largest request head.
+const SLOTS: usize = 32;
+const MAX_HEAD: usize = 16 * 1024;
 
 /// The server process, killed if a test fails before it stops it.
 struct Server {
     child: Child,
     base: String,
+    /// The lines it wrote on stderr after the address (read on as they come, so that the
+    /// server never writes to a closed pipe).
+    log: Arc<Mutex<Vec<String>>>,
 }
 
 impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+impl Server {
+    fn addr(&self) -> &str {
+        self.base.trim_start_matches("http://")
+    }
+
+    /// Waits (a little) for a stderr line containing all of `words`.
+    fn logged(&self, words: &[&str]) -> bool {
+        let deadline = Instant::now() + Duration::from_secs(3);
+        loop {
+            let found = self
+                .log
+                .lock()
+                .unwrap()
+                .iter()
+                .any(|l| words.iter().all(|w| l.contains(w)));
+            if found || Instant::now() > deadline {
+                return found;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 }
 
@@ -36,6 +70,7 @@ fn start_env(root: &Path, extra: &[&str], env: &[(&str, std::ffi::OsString)]) ->
     let mut child = Command::new(env!("CARGO_BIN_EXE_mapscope"))
         .env("MAPSCOPE_CACHE_DIR", common::test_cache_dir())
         .env_remove("MAPSCOPE_LLM_URL")
+        .env_remove("MAPSCOPE_HTTP_DEADLINE_MS")
         .envs(env.iter().map(|(k, v)| (k, v)))
         .args([
             "serve",
@@ -50,15 +85,31 @@ fn start_env(root: &Path, extra: &[&str], env: &[(&str, std::ffi::OsString)]) ->
         .stderr(Stdio::piped())
         .spawn()
         .expect("run mapscope serve");
-    let stderr = child.stderr.take().unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
     let mut line = String::new();
-    BufReader::new(stderr).read_line(&mut line).unwrap();
+    stderr.read_line(&mut line).unwrap();
     let base = line
         .split_whitespace()
         .find(|w| w.starts_with("http://"))
         .unwrap_or_else(|| panic!("no address in {line:?}"))
         .to_string();
-    Server { child, base }
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let lines = Arc::clone(&log);
+    std::thread::spawn(move || {
+        for line in stderr.lines().map_while(Result::ok) {
+            lines.lock().unwrap().push(line);
+        }
+    });
+    Server { child, base, log }
+}
+
+/// A server whose read deadlines (head and body) are `ms` milliseconds.
+fn start_deadline(root: &Path, ms: u64) -> Server {
+    start_env(
+        root,
+        &[],
+        &[("MAPSCOPE_HTTP_DEADLINE_MS", ms.to_string().into())],
+    )
 }
 
 fn agent() -> ureq::Agent {
@@ -263,6 +314,10 @@ fn a_remote_address_is_refused_and_ctrl_c_stops_the_server() {
     let mut server = start(dir.path());
     let (status, _) = get(&server.base, "/stats");
     assert_eq!(status, 200);
+    // A client still sending its head does not hold the stop up (no request in hand).
+    let mut idle = TcpStream::connect(server.addr()).unwrap();
+    idle.write_all(b"GET /stats HTTP/1.1\r\n").unwrap();
+    std::thread::sleep(Duration::from_millis(100));
     let pid = server.child.id().to_string();
     assert!(Command::new("kill")
         .args(["-INT", &pid])
@@ -458,7 +513,7 @@ fn requests_choose_their_sources() {
 }
 
 /// Everything a raw connection gets until the server closes it or `wait` passes.
-fn read_reply(stream: &mut std::net::TcpStream, wait: Duration) -> String {
+fn read_reply(stream: &mut TcpStream, wait: Duration) -> String {
     stream.set_read_timeout(Some(wait)).unwrap();
     let mut reply = Vec::new();
     let mut buf = [0u8; 4096];
@@ -471,75 +526,293 @@ fn read_reply(stream: &mut std::net::TcpStream, wait: Duration) -> String {
     String::from_utf8_lossy(&reply).into_owned()
 }
 
-/// Clients that send headers and then stop sending their body hold no worker: other
-/// requests are answered at once, and each slow one gets 408 after the body deadline. A
-/// malformed request line is a 400 and nothing else is affected.
+/// `bytes` sent on a fresh connection, and the reply.
+fn raw(server: &Server, bytes: &[u8]) -> String {
+    let mut s = TcpStream::connect(server.addr()).unwrap();
+    s.write_all(bytes).unwrap();
+    read_reply(&mut s, Duration::from_secs(10))
+}
+
+/// A raw reply's status and JSON body, checking the header fields every reply carries.
+fn parsed(reply: &str) -> (u16, Value) {
+    let (head, body) = reply
+        .split_once("\r\n\r\n")
+        .unwrap_or_else(|| panic!("no head in {reply:?}"));
+    let mut lines = head.split("\r\n");
+    let status = lines
+        .next()
+        .and_then(|l| l.strip_prefix("HTTP/1.1 "))
+        .and_then(|l| l.get(..3))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no status line in {reply:?}"));
+    let fields: Vec<String> = lines.map(str::to_ascii_lowercase).collect();
+    for want in [
+        "content-type: application/json".to_string(),
+        format!("content-length: {}", body.len()),
+        "connection: close".to_string(),
+    ] {
+        assert!(fields.contains(&want), "no `{want}` in {reply:?}");
+    }
+    let v: Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {reply:?}"));
+    (status, v)
+}
+
+/// An error reply with this status and code, in the contract's shape.
+fn assert_error(reply: &str, status: u16, code: &str) {
+    let (got, v) = parsed(reply);
+    assert_eq!((got, v["code"].as_str()), (status, Some(code)), "{reply:?}");
+    assert_eq!(v["success"], false, "{reply:?}");
+    assert!(v["error"].as_str().is_some_and(|e| !e.is_empty()), "{v}");
+}
+
+/// What tiny_http answered with a bare 400 (or not at all) is a JSON error with a stable
+/// code, logged on stderr, and the next request is answered as usual.
 #[test]
-fn slow_bodies_time_out_without_holding_the_workers() {
+fn malformed_requests_get_json_errors_and_the_server_goes_on() {
     let dir = shop();
     let server = start(dir.path());
-    let addr = server.base.trim_start_matches("http://").to_string();
+    let mut big_head = b"GET /stats HTTP/1.1\r\nX-Big: ".to_vec();
+    big_head.resize(MAX_HEAD + 4096, b'a');
+    big_head.extend_from_slice(b"\r\n\r\n");
+    let cases: [(&[u8], u16, &str); 8] = [
+        (b"THIS IS NOT HTTP\r\n\r\n", 400, "BAD_REQUEST"),
+        // Garbage without a line end (a TLS hello, say): refused without waiting for one.
+        (
+            b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03",
+            400,
+            "BAD_REQUEST",
+        ),
+        (b"GET /stats HTTP/1.1\r\nHost x\r\n\r\n", 400, "BAD_REQUEST"),
+        (b"GET /stats\r\n\r\n", 400, "BAD_REQUEST"),
+        (
+            b"GET /stats HTTP/2.0\r\n\r\n",
+            505,
+            "HTTP_VERSION_NOT_SUPPORTED",
+        ),
+        (&big_head, 431, "HEADERS_TOO_LARGE"),
+        (
+            b"POST /index HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+            411,
+            "LENGTH_REQUIRED",
+        ),
+        (
+            b"POST /index HTTP/1.1\r\nContent-Length: five\r\n\r\n",
+            400,
+            "BAD_REQUEST",
+        ),
+    ];
+    for (bytes, status, code) in cases {
+        let t = Instant::now();
+        let reply = raw(&server, bytes);
+        assert_error(&reply, status, code);
+        assert!(
+            t.elapsed() < Duration::from_secs(3),
+            "{code}: {:?}",
+            t.elapsed()
+        );
+        let (status, v) = get(&server.base, "/stats");
+        assert_eq!(status, 200, "after {code}: {v}");
+    }
+    // A 10 MB body is refused from its Content-Length, before any of it is sent.
+    let t = Instant::now();
+    let reply = raw(
+        &server,
+        b"POST /index HTTP/1.1\r\nHost: x\r\nContent-Length: 10485760\r\n\r\n",
+    );
+    assert_error(&reply, 413, "BODY_TOO_LARGE");
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+    // HTTP/1.0 is served.
+    let (status, v) = parsed(&raw(&server, b"GET /stats HTTP/1.0\r\n\r\n"));
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["files"], 2);
+    for code in ["BAD_REQUEST", "HEADERS_TOO_LARGE", "BODY_TOO_LARGE"] {
+        assert!(
+            server.logged(&[&format!("mapscope: {code}: http 127.0.0.1:")]),
+            "{code} not logged: {:#?}",
+            server.log.lock().unwrap()
+        );
+    }
+}
+
+/// Clients that send half a head, or a head and then not all of their body, hold no worker:
+/// other requests are answered at once, and each slow one gets 408 at its deadline (here
+/// 2 s instead of 10, through the variable the tests use).
+#[test]
+fn slow_clients_are_cut_at_their_deadline_without_holding_workers() {
+    let dir = shop();
+    let server = start_deadline(dir.path(), 2000);
     let started = Instant::now();
-    // More slow clients than request workers (4).
-    let mut slow: Vec<std::net::TcpStream> = (0..6)
-        .map(|_| {
-            let mut s = std::net::TcpStream::connect(&addr).unwrap();
-            s.write_all(b"POST /index HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n")
-                .unwrap();
-            s.write_all(&[b'x'; 100]).unwrap();
-            s
-        })
+    let connect = |bytes: &[u8]| {
+        let mut s = TcpStream::connect(server.addr()).unwrap();
+        s.write_all(bytes).unwrap();
+        s
+    };
+    // Twice as many slow clients of each kind as request workers (4).
+    let mut slow: Vec<TcpStream> = (0..8)
+        .map(|_| connect(b"GET /stats HTTP/1.1\r\nHo"))
+        .chain((0..8).map(|_| {
+            connect(b"POST /index HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\nxxxxxxxxxx")
+        }))
         .collect();
-    std::thread::sleep(Duration::from_millis(300));
+    let mut silent = TcpStream::connect(server.addr()).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
     for path in ["/stats", "/search?q=export_orders"] {
         let t = Instant::now();
         let (status, v) = get(&server.base, path);
         assert_eq!(status, 200, "{v}");
         assert!(
-            t.elapsed() < Duration::from_secs(3),
+            t.elapsed() < Duration::from_millis(1500),
             "{path}: {:?}",
             t.elapsed()
         );
     }
-    // A body that arrives in full goes the same way and is answered as usual.
+    // A body that arrives in full is read and the request answered as usual.
     let (status, v) = post(&server.base, "/index", &[b'x'; 5000]);
     assert_eq!(status, 200, "{v}");
-    // Three more slow bodies: 9 for 8 body readers, so one of them (whichever a worker
-    // takes last) is refused at once with 503 and the rest get 408 at their deadline.
-    for _ in 0..3 {
-        let mut s = std::net::TcpStream::connect(&addr).unwrap();
-        s.write_all(b"POST /index HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\nxx")
-            .unwrap();
-        slow.push(s);
-        std::thread::sleep(Duration::from_millis(100));
+    for (i, s) in slow.iter_mut().enumerate() {
+        let reply = read_reply(s, Duration::from_secs(10));
+        assert_error(&reply, 408, "REQUEST_TIMEOUT");
+        let part = if i < 8 { "head" } else { "body" };
+        assert!(
+            reply.contains(&format!("the request {part} did not arrive")),
+            "{reply}"
+        );
     }
-    let mut bad = std::net::TcpStream::connect(&addr).unwrap();
-    bad.write_all(b"THIS IS NOT HTTP\r\n\r\n").unwrap();
-    let reply = read_reply(&mut bad, Duration::from_secs(5));
-    assert!(reply.starts_with("HTTP/1.1 400"), "{reply:?}");
-    let (mut timed_out, mut busy) = (0, 0);
-    for s in &mut slow {
-        let reply = read_reply(s, Duration::from_secs(20));
-        if reply.starts_with("HTTP/1.1 503") {
-            assert!(reply.contains("\"code\":\"SERVER_BUSY\""), "{reply:?}");
-            busy += 1;
-        } else {
-            assert!(reply.starts_with("HTTP/1.1 408"), "{reply:?}");
-            assert!(reply.contains("\"code\":\"REQUEST_TIMEOUT\""), "{reply:?}");
-            timed_out += 1;
-        }
-    }
-    // One refused; (the full-body POST's reader may still have been counted for a moment
-    // under load, refusing a second).
+    // A client that never sent anything is closed at the head deadline too.
+    let reply = read_reply(&mut silent, Duration::from_secs(10));
     assert!(
-        busy >= 1 && timed_out >= 7,
-        "{busy} refused, {timed_out} timed out"
+        reply.is_empty() || reply.starts_with("HTTP/1.1 408"),
+        "{reply}"
     );
     let took = started.elapsed();
     assert!(
-        took >= Duration::from_secs(9) && took < Duration::from_secs(20),
+        took >= Duration::from_secs(2) && took < Duration::from_secs(8),
         "{took:?}"
     );
     let (status, _) = get(&server.base, "/stats");
     assert_eq!(status, 200);
+    assert!(server.logged(&["mapscope: REQUEST_TIMEOUT: http 127.0.0.1:", "head"]));
+    assert!(server.logged(&["mapscope: REQUEST_TIMEOUT: http 127.0.0.1:", "body"]));
+}
+
+/// More connections than the server keeps open: the extra ones get 503 at once, and as
+/// soon as some of the held ones go, requests are answered again; the rest are cut at the
+/// head deadline.
+#[test]
+fn a_connection_flood_gets_503_and_requests_go_on() {
+    let dir = shop();
+    let server = start_deadline(dir.path(), 4000);
+    let mut flood: Vec<TcpStream> = (0..SLOTS)
+        .map(|_| {
+            let mut s = TcpStream::connect(server.addr()).unwrap();
+            s.write_all(b"GET /stats HTTP/1.1\r\n").unwrap();
+            s
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    for _ in 0..3 {
+        let t = Instant::now();
+        let mut extra = TcpStream::connect(server.addr()).unwrap();
+        let reply = read_reply(&mut extra, Duration::from_secs(5));
+        assert_error(&reply, 503, "SERVER_BUSY");
+        assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
+    }
+    let (status, v) = get(&server.base, "/stats");
+    assert_eq!(
+        (status, v["code"].as_str()),
+        (503, Some("SERVER_BUSY")),
+        "{v}"
+    );
+    assert!(server.logged(&["mapscope: SERVER_BUSY: http 127.0.0.1:"]));
+    // Half the flood goes away: its slots are free again at once.
+    flood.truncate(SLOTS / 2);
+    let deadline = Instant::now() + Duration::from_secs(2);
+    loop {
+        let (status, v) = get(&server.base, "/stats");
+        if status == 200 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{status}: {v}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let (status, v) = get(&server.base, "/search?q=export_orders");
+    assert_eq!(status, 200, "{v}");
+    for s in &mut flood {
+        assert_error(
+            &read_reply(s, Duration::from_secs(10)),
+            408,
+            "REQUEST_TIMEOUT",
+        );
+    }
+}
+
+/// The connection layer's stderr lines never end the server, even when nothing reads its
+/// stderr any more (`eprintln!` would panic on the closed pipe).
+#[test]
+fn a_closed_stderr_does_not_end_the_server() {
+    let dir = shop();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mapscope"))
+        .env("MAPSCOPE_CACHE_DIR", common::test_cache_dir())
+        .env_remove("MAPSCOPE_LLM_URL")
+        .args([
+            "serve",
+            dir.path().to_str().unwrap(),
+            "--http",
+            "127.0.0.1:0",
+        ])
+        .args(["--no-history"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let base = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap()
+        .to_string();
+    let server = Server {
+        child,
+        base,
+        log: Arc::default(),
+    };
+    for _ in 0..2 {
+        assert_error(&raw(&server, b"NOT HTTP\r\n\r\n"), 400, "BAD_REQUEST");
+    }
+    let (status, v) = get(&server.base, "/stats");
+    assert_eq!(status, 200, "{v}");
+}
+
+/// SIGTERM while a request is in hand (here: waiting on a model that does not answer): the
+/// request is answered first, then the server exits with status 0.
+#[test]
+fn a_stop_answers_the_request_in_hand_first() {
+    let dir = shop();
+    let llm = common::FakeLlm::start(common::LlmPlay::Silent);
+    let mut server = start_env(dir.path(), &[], &llm.env(1500));
+    let base = server.base.clone();
+    let asking = std::thread::spawn(move || get(&base, "/answer?q=export_orders"));
+    std::thread::sleep(Duration::from_millis(500));
+    let pid = server.child.id().to_string();
+    assert!(Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let (status, v) = asking.join().unwrap();
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["diagnostics"]["llm_error"], "LLM_TIMEOUT", "{v}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            assert!(status.success(), "{status:?}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "still running after SIGTERM");
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }

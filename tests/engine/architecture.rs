@@ -95,7 +95,14 @@ fn front_doors_share_the_contract_not_each_other() {
             "mcp/tools.rs",
             &["crate::http", "crate::cli", "crate::app"][..],
         ),
-        ("http.rs", &["crate::mcp", "crate::cli", "crate::app"][..]),
+        (
+            "http/mod.rs",
+            &["crate::mcp", "crate::cli", "crate::app"][..],
+        ),
+        (
+            "http/conn.rs",
+            &["crate::mcp", "crate::cli", "crate::app"][..],
+        ),
         ("cli/mod.rs", &["crate::mcp", "crate::http"][..]),
         ("cli/serve.rs", &["crate::mcp", "crate::http"][..]),
         (
@@ -133,9 +140,10 @@ fn only_the_named_modules_start_threads() {
         "src/app/input.rs",
         "src/app/highlight.rs",
         "src/app/clipboard.rs",
-        // Front doors: MCP's stdin reader, HTTP's workers, the CLI's cache save.
+        // Front doors: MCP's stdin reader, HTTP's accept and connection threads (the
+        // connection layer only: the routes start none), the CLI's cache save.
         "src/mcp/mod.rs",
-        "src/http.rs",
+        "src/http/conn.rs",
         "src/cli/mod.rs",
         "src/cli/map.rs",
         // Measurement: per-dataset work and the parse-floor probe.
@@ -170,5 +178,17 @@ fn only_the_named_modules_start_threads() {
 fn only_the_llm_client_opens_connections() {
     let mut bad = offending("src", &["ureq::", "TcpStream::connect", "UdpSocket"]);
     bad.retain(|line| !line.contains("src/engine/answer/llm.rs"));
+    assert!(bad.is_empty(), "{bad:#?}");
+}
+
+/// ARCHITECTURE.md, "Network I/O": the HTTP front door is the one place that listens, and
+/// only its connection layer reads or writes the sockets it accepts.
+#[test]
+fn only_the_http_front_door_listens() {
+    let mut bad = offending("src", &["TcpListener", "httparse", "tiny_http", "hyper::"]);
+    bad.retain(|line| !line.contains("src/http/"));
+    assert!(bad.is_empty(), "{bad:#?}");
+    let mut bad = offending("src/http", &["TcpStream", "httparse", ".accept("]);
+    bad.retain(|line| !line.contains("src/http/conn.rs"));
     assert!(bad.is_empty(), "{bad:#?}");
 }
