@@ -597,19 +597,27 @@ fn answer_request(document: &Value, style: AnswerStyle) -> AnswerRequest<'_> {
 /// `mapscope: CODE: message` on stderr, on one line whatever the message holds: the one
 /// format every front door uses for its errors outside the JSON it answers with.
 pub fn error_line(code: &str, message: &str) {
-    eprintln!(
+    stderr_line(&format!(
         "mapscope: {code}: {}",
         crate::engine::text::sanitize(message)
-    );
+    ));
+}
+
+/// Writes one line to stderr, ignoring a failed write. Not `eprintln!`: it panics when
+/// stderr is a closed pipe, and the panic hook's own line then aborts the process, so a
+/// server whose stderr went away would die on its next warning or bad request.
+fn stderr_line(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
 /// `mapscope: warning: message` on stderr, on one line whatever the message holds (paths
 /// and arguments are echoed as data, never as escape sequences).
 pub fn warn(message: &str) {
-    eprintln!(
+    stderr_line(&format!(
         "mapscope: warning: {}",
         crate::engine::text::sanitize(message)
-    );
+    ));
 }
 
 /// What `mapscope map --format` writes: the map as text or markdown (the engine's

@@ -153,20 +153,8 @@ impl Refusal {
     }
 
     fn log(&self, peer: SocketAddr) {
-        log_line(self.code, &format!("http {peer}: {}", self.message));
+        crate::contract::error_line(self.code, &format!("http {peer}: {}", self.message));
     }
-}
-
-/// `mapscope: CODE: message` on stderr, on one line: `contract::error_line`'s format, but
-/// written without `eprintln!`, which panics when stderr is a closed pipe (and the panic
-/// hook's own line then aborts the process): a client's bad request must not end the
-/// server.
-fn log_line(code: &str, message: &str) {
-    let _ = writeln!(
-        std::io::stderr().lock(),
-        "mapscope: {code}: {}",
-        sanitize(message)
-    );
 }
 
 /// What a complete request head says.
@@ -420,7 +408,7 @@ where
             Ok(stream) => stream,
             Err(e) => {
                 // Out of file descriptors, say: the connection waits in the backlog.
-                log_line("warning", &format!("http: cannot accept a connection: {e}"));
+                crate::contract::warn(&format!("http: cannot accept a connection: {e}"));
                 std::thread::sleep(POLL);
                 continue;
             }
@@ -457,10 +445,7 @@ where
                 drop((stream, handler, slot));
             });
         if let Err(e) = spawned {
-            log_line(
-                "warning",
-                &format!("http: cannot start a connection thread: {e}"),
-            );
+            crate::contract::warn(&format!("http: cannot start a connection thread: {e}"));
         }
     }
 }
