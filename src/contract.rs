@@ -606,7 +606,7 @@ pub fn error_line(code: &str, message: &str) {
 /// Writes one line to stderr, ignoring a failed write. Not `eprintln!`: it panics when
 /// stderr is a closed pipe, and the panic hook's own line then aborts the process, so a
 /// server whose stderr went away would die on its next warning or bad request.
-fn stderr_line(line: &str) {
+pub fn stderr_line(line: &str) {
     use std::io::Write;
     let _ = writeln!(std::io::stderr().lock(), "{line}");
 }

@@ -46,6 +46,6 @@ pub fn http(
         sources,
     };
     crate::http::serve(root, index_opts, &opts, |addr| {
-        eprintln!("mapscope: serving http://{addr} (Ctrl-C stops)");
+        crate::contract::stderr_line(&format!("mapscope: serving http://{addr} (Ctrl-C stops)"));
     })
 }

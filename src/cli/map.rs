@@ -165,7 +165,7 @@ pub(super) fn explain_map(index: &Index, args: &MapArgs) -> anyhow::Result<()> {
             print(&args.format.render(&map, index))?;
         }
         for note in &map.notes {
-            eprintln!("mapscope: note: {}", sanitize(note));
+            super::stderr_line(&format!("mapscope: note: {}", sanitize(note)));
         }
         return Ok(());
     }
@@ -183,7 +183,7 @@ pub(super) fn explain_map(index: &Index, args: &MapArgs) -> anyhow::Result<()> {
     let text: Vec<String> = explained.iter().map(render_text).collect();
     print(&text.join("\n"))?;
     for note in &map.notes {
-        eprintln!("mapscope: note: {}", sanitize(note));
+        super::stderr_line(&format!("mapscope: note: {}", sanitize(note)));
     }
     Ok(())
 }
@@ -200,7 +200,7 @@ pub(super) fn print_map(map: &RepoMap, index: &Index, format: MapOutput) -> anyh
     }
     print(&format.render(map, index))?;
     for note in &map.notes {
-        eprintln!("mapscope: note: {}", sanitize(note));
+        super::stderr_line(&format!("mapscope: note: {}", sanitize(note)));
     }
     Ok(())
 }
