@@ -178,6 +178,8 @@ pub struct Index {
     pub files: Vec<ParsedFile>,
     /// Prose/config files for text search, sorted by path.
     pub docs: Vec<TextDoc>,
+    /// Each doc's size and mtime when read (same order as `docs`), for a refresh.
+    doc_stamps: Vec<DocStamp>,
     pub skipped: Vec<Skipped>,
     /// Code files in languages without a grammar (`WalkOutput::unsupported`), sorted by path.
     pub unsupported: Vec<UnsupportedFile>,
@@ -631,10 +633,10 @@ impl Index {
                 }
             })
             .collect();
-        let docs = if opts.skip_docs {
-            Vec::new()
+        let (docs, doc_stamps) = if opts.skip_docs {
+            (Vec::new(), Vec::new())
         } else {
-            load_docs(&walked.docs, opts.walk.max_doc_size)
+            load_docs(&walked.docs, opts.walk.max_doc_size, reuse)
         };
         let mut files = Vec::with_capacity(loaded.len());
         let mut counted = Vec::with_capacity(loaded.len());
@@ -749,6 +751,7 @@ impl Index {
             root,
             files,
             docs,
+            doc_stamps,
             skipped,
             unsupported: walked.unsupported,
             go_modules: walked.go_modules,
@@ -1458,16 +1461,54 @@ fn graph_signals(graph: &FileGraph, n: usize) -> GraphSignals {
     GraphSignals { prior, neighbors }
 }
 
-fn load_docs(docs: &[DocFile], max_size: u64) -> Vec<TextDoc> {
+/// Reads the prose and config files search's text evidence needs, with their stamps. A
+/// refresh takes over the text of a doc the edit did not touch (not among the changed paths,
+/// same size and mtime), as it does for code files (`unchanged_file`): rereading every doc
+/// was a fifth of a one-file refresh on terraform.
+fn load_docs(docs: &[DocFile], max_size: u64, reuse: Reuse<'_>) -> (Vec<TextDoc>, Vec<DocStamp>) {
+    let previous: Option<(BTreeMap<&str, usize>, &Index, &BTreeSet<String>)> = match reuse {
+        Reuse::Previous { index, changed } => {
+            let by_path = index
+                .docs
+                .iter()
+                .enumerate()
+                .map(|(i, d)| (d.path.as_str(), i))
+                .collect();
+            Some((by_path, index, changed))
+        }
+        Reuse::Store(_) | Reuse::Nothing => None,
+    };
     docs.par_iter()
         .filter_map(|d| {
+            let stamp = DocStamp {
+                size: d.size,
+                mtime_ns: d.mtime_ns,
+            };
+            let kept = previous.as_ref().and_then(|(by_path, index, changed)| {
+                if d.mtime_ns == 0 || changed.contains(&d.rel_path) {
+                    return None;
+                }
+                let i = *by_path.get(d.rel_path.as_str())?;
+                (index.doc_stamps.get(i) == Some(&stamp)).then(|| index.docs[i].clone())
+            });
+            if let Some(doc) = kept {
+                return Some((doc, stamp));
+            }
             let text = load_source(&d.abs_path, &d.rel_path, max_size).ok()?;
-            Some(TextDoc {
+            let doc = TextDoc {
                 path: d.rel_path.clone(),
                 text: Arc::from(text),
-            })
+            };
+            Some((doc, stamp))
         })
-        .collect()
+        .unzip()
+}
+
+/// What identifies a doc's content for a refresh: size and mtime as the walk saw them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct DocStamp {
+    size: u64,
+    mtime_ns: i64,
 }
 
 /// What was found instead of code to index, for the `REPO_EMPTY` message: the languages

@@ -98,6 +98,9 @@ pub struct DocFile {
     pub rel_path: String,
     pub abs_path: PathBuf,
     pub size: u64,
+    /// Modification time (ns since the epoch, 0 when unknown): a refresh keeps the text of
+    /// a doc whose size and mtime did not change instead of reading it again.
+    pub mtime_ns: i64,
 }
 
 /// A code file in a language mapscope has no grammar for (`lang::unsupported_language`):
@@ -405,6 +408,7 @@ fn visit_entry(root: &Path, opts: &WalkOptions, ent: ignore::DirEntry) -> Option
             rel_path,
             abs_path,
             size,
+            mtime_ns: mtime_ns(&meta),
         }),
     })
 }

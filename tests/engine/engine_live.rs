@@ -7,6 +7,7 @@ use crate::common;
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
+use std::sync::Arc;
 
 use mapscope::engine::cache::{now_ns, DiskCache};
 use mapscope::engine::history::HistorySource;
@@ -249,6 +250,44 @@ fn a_one_file_edit_relinks_only_what_it_touches() {
     let fourth = third.refresh(&opts, &changed, &|_| {}).unwrap();
     assert_eq!(fourth.relinked, Some(n));
     assert_eq!(observe(&fourth), observe(&full(root)));
+}
+
+#[test]
+fn refresh_keeps_the_text_of_untouched_docs_and_rereads_edited_ones() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    seed(root);
+    common::write_files(root, &[("notes.md", "# one\n"), ("guide.md", "# guide\n")]);
+    let first = full(root);
+    let doc = |index: &Index, path: &str| {
+        index
+            .docs
+            .iter()
+            .find(|d| d.path == path)
+            .unwrap()
+            .text
+            .clone()
+    };
+
+    // Same size, reported changed: read again.
+    common::write_files(root, &[("notes.md", "# two\n")]);
+    let changed = BTreeSet::from(["notes.md".to_string()]);
+    let second = first
+        .refresh(&IndexOptions::default(), &changed, &|_| {})
+        .unwrap();
+    assert_eq!(&*doc(&second, "notes.md"), "# two\n");
+    // Untouched: the same text, not a copy read again.
+    assert!(Arc::ptr_eq(
+        &doc(&first, "guide.md"),
+        &doc(&second, "guide.md")
+    ));
+    // A rescan that names no path still sees a doc whose size changed.
+    common::write_files(root, &[("guide.md", "# a longer guide\n")]);
+    let third = second
+        .refresh(&IndexOptions::default(), &BTreeSet::new(), &|_| {})
+        .unwrap();
+    assert_eq!(&*doc(&third, "guide.md"), "# a longer guide\n");
+    assert_eq!(observe(&third), observe(&full(root)));
 }
 
 #[test]
