@@ -549,8 +549,8 @@ impl<'s, 't> Extractor<'s, 't> {
                 continue;
             };
             // A `template <…>` wrapper starts the signature only of a function with a plain
-            // declarator and an unqualified name, the one form the query's template pattern
-            // spelt out; any other is added without it by the bare pattern.
+            // declarator and an unqualified name (as when the query spelt the forms out, so
+            // signatures stay the same); any other form is added by the bare pattern alone.
             if outer.is_some() && (found.wrapped || found.qualified) {
                 continue;
             }

@@ -3,12 +3,13 @@
 //!
 //! Runs on rayon workers, inside `Extractor::run`. Done here rather than in the tags query:
 //! tree-sitter analyses every query pattern against the grammar when it compiles the query,
-//! and on the C++ grammar the patterns spelling out these declarator forms took ~70 ms of the
+//! and on the C++ grammar the patterns spelling out these declarator forms took ~85 ms of the
 //! ~110 ms the whole query cost, paid by every run that parses a header. A pattern that only
 //! names the declaration costs next to nothing; reading its declarators here costs a few
 //! child lookups per declaration.
 //!
-//! The forms accepted are those the query's patterns accepted, so the tags stay the same:
+//! The forms accepted are those the query's patterns used to spell out, so the tags stay the
+//! same:
 //! - a function declarator, or one pointer or reference around it (`int *f()`, `T &f()`;
 //!   a C prototype may have two pointers, `char **f(void)`);
 //! - named by an identifier (a field identifier in a class body), or, in a C++ function
