@@ -18,6 +18,7 @@
 //! down from the root: the walk keeps its own ancestor stack.
 
 mod conditional;
+mod declarators;
 mod imports;
 mod refs;
 
@@ -67,6 +68,9 @@ const SHORT_DEFINITION_LINES: u32 = 3;
 pub(crate) enum CaptureRole {
     Name,
     Definition(DefSpec),
+    /// C/C++: a declaration or function definition whose declarators name the functions it
+    /// defines; no `@name` (see `declarators`).
+    Declarators,
     Outer,
     ClassBody,
     /// A module-level object literal: its methods and function-valued properties are
@@ -92,6 +96,7 @@ pub(crate) fn capture_role(name: &str) -> Option<CaptureRole> {
     }
     let role = match name {
         "name" => CaptureRole::Name,
+        "declarators" => CaptureRole::Declarators,
         "outer" => CaptureRole::Outer,
         "class_body" => CaptureRole::ClassBody,
         "object_members" => CaptureRole::ObjectMembers,
@@ -486,6 +491,7 @@ impl<'s, 't> Extractor<'s, 't> {
     fn on_match(&mut self, m: &QueryMatch<'_, 't>, roles: &[Option<CaptureRole>]) {
         let mut def: Option<(Node<'t>, DefSpec)> = None;
         let mut name = None;
+        let mut declarators = None;
         let mut outer: Option<Node<'t>> = None;
         let mut import = None;
         let mut binding = None;
@@ -500,6 +506,7 @@ impl<'s, 't> Extractor<'s, 't> {
                     name = Some(node);
                 }
                 CaptureRole::Definition(spec) => def = Some((node, spec)),
+                CaptureRole::Declarators => declarators = Some(node),
                 CaptureRole::Outer => outer = Some(node),
                 CaptureRole::ClassBody => self.scan_class_body(node),
                 CaptureRole::ObjectMembers => self.scan_object_members(node),
@@ -508,7 +515,9 @@ impl<'s, 't> Extractor<'s, 't> {
                 CaptureRole::Helper => {}
             }
         }
-        if let (Some((node, spec)), Some(name)) = (def, name) {
+        if let (Some((node, spec)), Some(owner)) = (def, declarators) {
+            self.add_declared_functions(node, owner, spec, outer);
+        } else if let (Some((node, spec)), Some(name)) = (def, name) {
             self.add_def(node, name, spec, outer);
         }
         if let Some(node) = import {
@@ -521,6 +530,37 @@ impl<'s, 't> Extractor<'s, 't> {
                     entry.1 = binding;
                 }
             }
+        }
+    }
+
+    /// C/C++: one definition per function that a declarator of `owner` declares (`int f(),
+    /// *g();` declares two; `int x;` none). `Type::name` is a method whose parent `Type` is
+    /// found later (`impl_owner`).
+    fn add_declared_functions(
+        &mut self,
+        node: Node<'t>,
+        owner: Node<'t>,
+        spec: DefSpec,
+        outer: Option<Node<'t>>,
+    ) {
+        let mut cursor = owner.walk();
+        for declarator in owner.children_by_field_name("declarator", &mut cursor) {
+            let Some(found) = declarators::declared_function(self.lang, owner, declarator) else {
+                continue;
+            };
+            // A `template <…>` wrapper starts the signature only of a function with a plain
+            // declarator and an unqualified name (as when the query spelt the forms out, so
+            // signatures stay the same); any other form is added by the bare pattern alone.
+            if outer.is_some() && (found.wrapped || found.qualified) {
+                continue;
+            }
+            let spec = if found.qualified {
+                DefSpec::Kind(DefKind::Method)
+            } else {
+                spec
+            };
+            self.names.insert(found.name.id());
+            self.add_def(node, found.name, spec, outer);
         }
     }
 

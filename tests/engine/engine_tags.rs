@@ -754,6 +754,138 @@ fn go_imports() {
     assert!(refs_named(&tags, "embed").is_empty() && refs_named(&tags, "_").is_empty());
 }
 
+// ---------------------------------------------------------------- C / C++
+
+/// The definition lines of `render`: `def <kind> <name> <lines> sig <lines> [parent=P] …`.
+fn def_lines(tags: &FileTags) -> Vec<String> {
+    render(tags)
+        .lines()
+        .filter(|l| l.starts_with("def "))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Variables and fields are no definitions in C++; functions returning pointers or references
+/// are, and `Type::name` out of line is a method of `Type`. Pins the forms accepted: at most one
+/// pointer or reference around the function declarator, a name qualified once.
+#[test]
+fn cpp_function_declarators() {
+    let src = "\
+int x;
+static const char *p = \"\";
+int a = 1, *b = &a;
+int (*fp)(int);
+struct Counter {
+    int count;
+    int *slots[4];
+    int (*callback)(int);
+    int size() const;
+    int &at(int i);
+    const char *label() const;
+    Counter &operator=(const Counter &);
+    ~Counter();
+    static Counter *make() { return nullptr; }
+    int inline_plain() { return 0; }
+};
+int plain(int);
+int *make_ptr(void);
+int &make_ref();
+int &&make_rref();
+int **make_ptr_ptr();
+int f1(), *f2(), g = 0;
+int Counter::size() const { return count; }
+int &Counter::at(int i) { return slots[0][i]; }
+const char *Counter::label() const { return \"\"; }
+Counter::~Counter() {}
+Counter &Counter::operator=(const Counter &) { return *this; }
+int *free_ptr() { return nullptr; }
+int &free_ref() { static int v; return v; }
+int **free_ptr_ptr() { return nullptr; }
+namespace ns { struct Inner { void run(); }; }
+void ns::Inner::run() {}
+template <typename T>
+T *tmpl_ptr() { return nullptr; }
+template <typename T>
+T tmpl_plain() { return T(); }
+template <typename T>
+T &tmpl_ref();
+template <typename T>
+struct Box { T *get(); };
+template <typename T>
+T *Box<T>::get() { return nullptr; }
+";
+    let tags = extract_tags(Lang::Cpp, src);
+    assert_eq!(tags.parse_errors, 0, "{}", render(&tags));
+    let expected = [
+        "def struct Counter 5-16 sig 5-5",
+        "def method size 9-9 sig 9-9 parent=Counter scope=[5]",
+        "def method at 10-10 sig 10-10 parent=Counter scope=[5]",
+        "def method label 11-11 sig 11-11 parent=Counter scope=[5]",
+        "def method make 14-14 sig 14-14 parent=Counter scope=[5]",
+        "def method inline_plain 15-15 sig 15-15 parent=Counter scope=[5]",
+        "def function plain 17-17 sig 17-17",
+        "def function make_ptr 18-18 sig 18-18",
+        "def function make_ref 19-19 sig 19-19",
+        "def function make_rref 20-20 sig 20-20",
+        "def function f1 22-22 sig 22-22",
+        "def function f2 22-22 sig 22-22",
+        "def method size 23-23 sig 23-23 parent=Counter",
+        "def method at 24-24 sig 24-24 parent=Counter",
+        "def method label 25-25 sig 25-25 parent=Counter",
+        "def function free_ptr 28-28 sig 28-28",
+        "def function free_ref 29-29 sig 29-29",
+        "def struct Inner 31-31 sig 31-31",
+        "def method run 31-31 sig 31-31 parent=Inner scope=[31]",
+        // Only a plain declarator takes the `template` line into the signature.
+        "def function tmpl_ptr 34-34 sig 34-34",
+        "def function tmpl_plain 35-36 sig 35-36",
+        "def function tmpl_ref 38-38 sig 38-38",
+        "def struct Box 39-40 sig 39-40",
+        "def method get 40-40 sig 40-40 parent=Box scope=[40]",
+        "def method get 42-42 sig 42-42 parent=Box",
+    ];
+    assert_eq!(def_lines(&tags), expected);
+}
+
+/// The same in C, where a prototype may return a pointer to a pointer (a function definition
+/// only a pointer) and an initialised top-level variable is a definition.
+#[test]
+fn c_function_declarators() {
+    let src = "\
+int x;
+static const char *p = \"\";
+int n = 0;
+int (*fp)(int);
+struct counter {
+    int count;
+    int (*callback)(int);
+};
+int plain(int);
+int *make_ptr(void);
+int **make_ptr_ptr(void);
+int ***make_ptr3(void);
+int f1(void), *f2(void), g = 0;
+int *free_ptr(void) { return 0; }
+int **free_ptr_ptr(void) { return 0; }
+static int count_left(void) { return 1; }
+";
+    let tags = extract_tags(Lang::C, src);
+    assert_eq!(tags.parse_errors, 0, "{}", render(&tags));
+    let expected = [
+        "def variable n 3-3 sig 3-3",
+        "def struct counter 5-8 sig 5-5",
+        "def function plain 9-9 sig 9-9",
+        "def function make_ptr 10-10 sig 10-10",
+        "def function make_ptr_ptr 11-11 sig 11-11",
+        "def function f1 13-13 sig 13-13",
+        "def function f2 13-13 sig 13-13",
+        "def variable g 13-13 sig 13-13",
+        "def function free_ptr 14-14 sig 14-14",
+        "def function count_left 16-16 sig 16-16",
+    ];
+    assert_eq!(def_lines(&tags), expected);
+}
+
 // ---------------------------------------------------------------- hostile input
 
 #[test]
