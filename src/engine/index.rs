@@ -1466,16 +1466,8 @@ fn graph_signals(graph: &FileGraph, n: usize) -> GraphSignals {
 /// same size and mtime), as it does for code files (`unchanged_file`): rereading every doc
 /// was a fifth of a one-file refresh on terraform.
 fn load_docs(docs: &[DocFile], max_size: u64, reuse: Reuse<'_>) -> (Vec<TextDoc>, Vec<DocStamp>) {
-    let previous: Option<(BTreeMap<&str, usize>, &Index, &BTreeSet<String>)> = match reuse {
-        Reuse::Previous { index, changed } => {
-            let by_path = index
-                .docs
-                .iter()
-                .enumerate()
-                .map(|(i, d)| (d.path.as_str(), i))
-                .collect();
-            Some((by_path, index, changed))
-        }
+    let previous = match reuse {
+        Reuse::Previous { index, changed } => Some((index, changed)),
         Reuse::Store(_) | Reuse::Nothing => None,
     };
     docs.par_iter()
@@ -1484,11 +1476,15 @@ fn load_docs(docs: &[DocFile], max_size: u64, reuse: Reuse<'_>) -> (Vec<TextDoc>
                 size: d.size,
                 mtime_ns: d.mtime_ns,
             };
-            let kept = previous.as_ref().and_then(|(by_path, index, changed)| {
+            let kept = previous.and_then(|(index, changed)| {
                 if d.mtime_ns == 0 || changed.contains(&d.rel_path) {
                     return None;
                 }
-                let i = *by_path.get(d.rel_path.as_str())?;
+                // The previous docs are sorted by path, as the walk lists them.
+                let i = index
+                    .docs
+                    .binary_search_by(|p| p.path.as_str().cmp(&d.rel_path))
+                    .ok()?;
                 (index.doc_stamps.get(i) == Some(&stamp)).then(|| index.docs[i].clone())
             });
             if let Some(doc) = kept {
