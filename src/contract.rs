@@ -620,6 +620,14 @@ pub fn warn(message: &str) {
     ));
 }
 
+/// `mapscope: note: message` on stderr, as `warn` writes warnings.
+pub fn note(message: &str) {
+    stderr_line(&format!(
+        "mapscope: note: {}",
+        crate::engine::text::sanitize(message)
+    ));
+}
+
 /// What `mapscope map --format` writes: the map as text or markdown (the engine's
 /// renderings), or the JSON map document (`MapDoc`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

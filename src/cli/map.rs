@@ -11,7 +11,6 @@ use crate::engine::index::{Index, MapRequest};
 use crate::engine::json;
 use crate::engine::repo_map::{MapFormat, RepoMap};
 use crate::engine::scope::{Scope, ScopeSpec};
-use crate::engine::text::sanitize;
 use crate::engine::tokenizer::{tokenizer, TokenizerKind};
 
 use super::*;
@@ -165,7 +164,7 @@ pub(super) fn explain_map(index: &Index, args: &MapArgs) -> anyhow::Result<()> {
             print(&args.format.render(&map, index))?;
         }
         for note in &map.notes {
-            super::stderr_line(&format!("mapscope: note: {}", sanitize(note)));
+            crate::contract::note(note);
         }
         return Ok(());
     }
@@ -183,7 +182,7 @@ pub(super) fn explain_map(index: &Index, args: &MapArgs) -> anyhow::Result<()> {
     let text: Vec<String> = explained.iter().map(render_text).collect();
     print(&text.join("\n"))?;
     for note in &map.notes {
-        super::stderr_line(&format!("mapscope: note: {}", sanitize(note)));
+        crate::contract::note(note);
     }
     Ok(())
 }
@@ -200,7 +199,7 @@ pub(super) fn print_map(map: &RepoMap, index: &Index, format: MapOutput) -> anyh
     }
     print(&format.render(map, index))?;
     for note in &map.notes {
-        super::stderr_line(&format!("mapscope: note: {}", sanitize(note)));
+        crate::contract::note(note);
     }
     Ok(())
 }

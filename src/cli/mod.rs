@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::contract::MapOutput;
-use crate::contract::{error_line, stderr_line, warn};
+use crate::contract::{error_line, warn};
 use crate::engine::history::HistorySource;
 use crate::engine::index::{Index, IndexOptions};
 use crate::engine::repo_map::MapFormat;
