@@ -148,6 +148,12 @@ impl Refusal {
         Refusal::new(400, "BAD_REQUEST", message)
     }
 
+    /// 408: the request's `part` (head or body) did not arrive within `limit`.
+    fn late(part: &str, limit: Duration) -> Refusal {
+        let message = format!("the request {part} did not arrive within {limit:?}");
+        Refusal::new(408, "REQUEST_TIMEOUT", message)
+    }
+
     fn reply(&self) -> Reply {
         Reply::error(self.status, self.code, &self.message)
     }
@@ -498,14 +504,7 @@ where
                 return refuse(stream, peer, &refusal, gate.limits);
             }
             Got::Late => {
-                let refusal = Refusal::new(
-                    408,
-                    "REQUEST_TIMEOUT",
-                    format!(
-                        "the request head did not arrive within {:?}",
-                        gate.limits.head
-                    ),
-                );
+                let refusal = Refusal::late("head", gate.limits.head);
                 return refuse(stream, peer, &refusal, gate.limits);
             }
             // No request in hand yet: the stop does not wait for this one.
@@ -528,14 +527,7 @@ where
                 continue;
             }
             Got::Closed => Refusal::bad_request("the body ended before its Content-Length"),
-            Got::Late => Refusal::new(
-                408,
-                "REQUEST_TIMEOUT",
-                format!(
-                    "the request body did not arrive within {:?}",
-                    gate.limits.body
-                ),
-            ),
+            Got::Late => Refusal::late("body", gate.limits.body),
             Got::Stopping => Refusal::new(503, "SERVER_BUSY", "the server is stopping"),
             Got::Failed => return,
         };

@@ -58,7 +58,6 @@ use crate::engine::sources::SourceSpec;
 use crate::engine::text::sanitize;
 
 use conn::{Reply, Request};
-pub use conn::{BODY_DEADLINE, MAX_BODY};
 
 /// What `serve` needs besides the repository.
 #[derive(Debug, Clone)]
