@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Cold against the parse floor, from CPU profiles (issues 19 and 21). `perf record` samples
+# a cold `map --no-cache` (user and kernel CPU of every thread, by the cpu-clock timer) with
+# call stacks; a sample is floor work when its stack runs through reading a code file
+# (`walk::load_source`) or parsing and tagging one (`tags::extract_tags_until`, which
+# compiles each language's query on first use). cold ÷ floor = all samples ÷ floor samples.
+#
+# Why a profile: floor and map measured as two processes must be compared across this shared
+# host's drift (a quarter from minute to minute, see benches/warm_floor.sh); within one run
+# both share the same drift. A sample whose stack was cut short (deep parser recursion past
+# the 16 KiB copied) counts as not-floor, so the ratio errs high. benches/floor_instructions.sh
+# counts the same split in instructions, under valgrind.
+#
+#   MAPSCOPE=target/release/mapscope RUNS=3 benches/floor_profile.sh DIR...
+set -u
+B=${MAPSCOPE:?set MAPSCOPE to a mapscope binary}
+RUNS=${RUNS:-3}
+OUT=${OUT:-/tmp/mapscope-floor-profile}; mkdir -p "$OUT"
+command -v perf >/dev/null || { echo "perf is needed (apt-get install linux-perf)" >&2; exit 2; }
+echo "| repo | samples per run (½ ms CPU each) | floor share, per run | cold ÷ floor, per run | median | not floor, largest parts (last run) |"
+echo "|---|---|---|---|---|---|"
+for dir in "$@"; do
+  name=$(basename "$dir")
+  for i in $(seq 1 "$RUNS"); do
+    perf record -q -e cpu-clock -F 2000 --call-graph dwarf,16384 -o "$OUT/$name-$i.data" \
+      "$B" map "$dir" --tokens 4096 --no-cache >/dev/null 2>"$OUT/$name-$i.err" || { echo "| $name | perf failed: see $OUT/$name-$i.err |"; continue 2; }
+    perf script -i "$OUT/$name-$i.data" -F ip,sym 2>/dev/null > "$OUT/$name-$i.stacks"
+    rm -f "$OUT/$name-$i.data"
+  done
+  NAME=$name RUNS=$RUNS OUT=$OUT python3 - <<'P'
+import collections, os, re, statistics
+O, name, runs = os.environ["OUT"], os.environ["NAME"], int(os.environ["RUNS"])
+def samples(path):
+    cur = []
+    for line in open(path):
+        if line.strip():
+            cur.append(re.sub(r"^\s*[0-9a-f]+ ", "", line.strip()))
+        elif cur:
+            yield cur
+            cur = []
+    if cur:
+        yield cur
+FLOOR = ("tags::extract_tags_until", "walk::load_source")
+counts, shares, ratios, parts = [], [], [], collections.Counter()
+for i in range(1, runs + 1):
+    n = floor = 0
+    parts = collections.Counter()
+    for frames in samples(f"{O}/{name}-{i}.stacks"):
+        n += 1
+        if any(f in fr for fr in frames for f in FLOOR):
+            floor += 1
+            continue
+        ours = [fr for fr in frames if "mapscope::" in fr or "ignore::" in fr]
+        parts[re.sub(r" \(inlined\)$", "", ours[0] if ours else frames[0])[:70]] += 1
+    counts.append(n)
+    shares.append(floor / n)
+    ratios.append(n / floor)
+top = "; ".join(f"{k} {v / counts[-1]:.1%}" for k, v in parts.most_common(4))
+print(f"| {name} | {', '.join(map(str, counts))} | {', '.join(f'{s:.3f}' for s in shares)} | {', '.join(f'{r:.3f}×' for r in ratios)} | {statistics.median(ratios):.3f}× | {top} |")
+P
+done
