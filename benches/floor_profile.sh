@@ -2,8 +2,12 @@
 # Cold against the parse floor, from CPU profiles (issues 19 and 21). `perf record` samples
 # a cold `map --no-cache` (user and kernel CPU of every thread, by the cpu-clock timer) with
 # call stacks; a sample is floor work when its stack runs through reading a code file
-# (`walk::load_source`) or parsing and tagging one (`tags::extract_tags_until`, which
-# compiles each language's query on first use). cold ÷ floor = all samples ÷ floor samples.
+# (`walk::load_source`), compiling a language's tags query (`lang::compile`, during the walk
+# or on the language's first parse) or parsing and tagging a file
+# (`tags::extract_tags_until`). CPU: cold ÷ floor = all samples ÷ floor
+# samples. Wall: each round also times one cold map without perf (wall and CPU); its
+# parallel efficiency CPU ÷ (cores × wall) is taken within that run, and cold wall ÷ floor
+# (floor = floor CPU ÷ cores, as benches/warm_floor.sh has it) = CPU ratio ÷ efficiency.
 #
 # Why a profile: floor and map measured as two processes must be compared across this shared
 # host's drift (a quarter from minute to minute, see benches/warm_floor.sh); within one run
@@ -17,8 +21,9 @@ B=${MAPSCOPE:?set MAPSCOPE to a mapscope binary}
 RUNS=${RUNS:-3}
 OUT=${OUT:-/tmp/mapscope-floor-profile}; mkdir -p "$OUT"
 command -v perf >/dev/null || { echo "perf is needed (apt-get install linux-perf)" >&2; exit 2; }
-echo "| repo | samples per run (½ ms CPU each) | floor share, per run | cold ÷ floor, per run | median | not floor, largest parts (last run) |"
-echo "|---|---|---|---|---|---|"
+CORES=${CORES:-$(nproc)}
+echo "| repo | samples per run (½ ms CPU each) | floor share of CPU, per run | CPU: cold ÷ floor, per run | median | parallel efficiency (native run), median | wall: cold ÷ floor, median | not floor, largest parts (last run) |"
+echo "|---|---|---|---|---|---|---|---|"
 for dir in "$@"; do
   name=$(basename "$dir")
   for i in $(seq 1 "$RUNS"); do
@@ -26,8 +31,9 @@ for dir in "$@"; do
       "$B" map "$dir" --tokens 4096 --no-cache >/dev/null 2>"$OUT/$name-$i.err" || { echo "| $name | perf failed: see $OUT/$name-$i.err |"; continue 2; }
     perf script -i "$OUT/$name-$i.data" -F ip,sym 2>/dev/null > "$OUT/$name-$i.stacks"
     rm -f "$OUT/$name-$i.data"
+    /usr/bin/time -f "%e %U %S" -o "$OUT/$name-$i.time" "$B" map "$dir" --tokens 4096 --no-cache >/dev/null 2>&1
   done
-  NAME=$name RUNS=$RUNS OUT=$OUT python3 - <<'P'
+  NAME=$name RUNS=$RUNS OUT=$OUT CORES=$CORES python3 - <<'P'
 import collections, os, re, statistics
 O, name, runs = os.environ["OUT"], os.environ["NAME"], int(os.environ["RUNS"])
 def samples(path):
@@ -40,8 +46,9 @@ def samples(path):
             cur = []
     if cur:
         yield cur
-FLOOR = ("tags::extract_tags_until", "walk::load_source")
-counts, shares, ratios, parts = [], [], [], collections.Counter()
+FLOOR = ("tags::extract_tags_until", "walk::load_source", "lang::compile")
+cores = int(os.environ["CORES"])
+counts, shares, ratios, effs, walls = [], [], [], [], []
 for i in range(1, runs + 1):
     n = floor = 0
     parts = collections.Counter()
@@ -55,7 +62,10 @@ for i in range(1, runs + 1):
     counts.append(n)
     shares.append(floor / n)
     ratios.append(n / floor)
+    wall, user, system = map(float, open(f"{O}/{name}-{i}.time").read().split())
+    effs.append((user + system) / (cores * wall))
+    walls.append(ratios[-1] / effs[-1])
 top = "; ".join(f"{k} {v / counts[-1]:.1%}" for k, v in parts.most_common(4))
-print(f"| {name} | {', '.join(map(str, counts))} | {', '.join(f'{s:.3f}' for s in shares)} | {', '.join(f'{r:.3f}×' for r in ratios)} | {statistics.median(ratios):.3f}× | {top} |")
+print(f"| {name} | {', '.join(map(str, counts))} | {', '.join(f'{s:.3f}' for s in shares)} | {', '.join(f'{r:.3f}×' for r in ratios)} | {statistics.median(ratios):.3f}× | {statistics.median(effs):.2f} | {statistics.median(walls):.3f}× | {top} |")
 P
 done

@@ -7,6 +7,7 @@
 //! a query pass over every node of a file costs more than parsing it, so the extractor runs
 //! the query only on nodes whose kind starts one of its patterns (`QueryRoots`).
 
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::OnceLock;
 
 use tree_sitter::{Language, Query};
@@ -159,10 +160,12 @@ pub fn tags_query(lang: Lang) -> Result<&'static Query, EngineError> {
     compiled_tags_query(lang).map(|t| &t.query)
 }
 
-/// `tags_query` with the root kinds of its patterns.
+static QUERIES: [OnceLock<Result<TagsQuery, String>>; Lang::ALL.len()] =
+    [const { OnceLock::new() }; Lang::ALL.len()];
+
+/// `tags_query` with the root kinds of its patterns, compiled on first use (once per
+/// process: a compiled query cannot be stored).
 pub fn compiled_tags_query(lang: Lang) -> Result<&'static TagsQuery, EngineError> {
-    static QUERIES: [OnceLock<Result<TagsQuery, String>>; Lang::ALL.len()] =
-        [const { OnceLock::new() }; Lang::ALL.len()];
     QUERIES[slot(lang)]
         .get_or_init(|| compile(lang))
         .as_ref()
@@ -170,6 +173,23 @@ pub fn compiled_tags_query(lang: Lang) -> Result<&'static TagsQuery, EngineError
             lang: lang.name(),
             message: message.clone(),
         })
+}
+
+/// Languages whose query an index build started compiling ahead (bit `slot(lang)`; see
+/// `index::prefetch_tags_query`).
+static PREFETCHED: AtomicU32 = AtomicU32::new(0);
+
+/// Whether compiling `lang`'s tags query ahead was claimed already: a caller can skip
+/// deciding whether to ask.
+pub fn tags_query_prefetched(lang: Lang) -> bool {
+    PREFETCHED.load(Ordering::Relaxed) & (1 << slot(lang)) != 0
+}
+
+/// Claims compiling `lang`'s tags query ahead of its first parse: true for the first caller
+/// in the process only, who then compiles it (`compiled_tags_query`) on a worker.
+pub fn claim_tags_query_prefetch(lang: Lang) -> bool {
+    let bit = 1 << slot(lang);
+    PREFETCHED.fetch_or(bit, Ordering::Relaxed) & bit == 0
 }
 
 fn compile(lang: Lang) -> Result<TagsQuery, String> {

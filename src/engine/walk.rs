@@ -154,6 +154,17 @@ pub struct WalkOutput {
 /// - `TooLarge`: code files above `max_file_size`, docs above `max_doc_size` (metadata only).
 /// - `Unreadable`: a directory that cannot be listed, a non-regular file with a code/doc name.
 pub fn walk(root: &Path, opts: &WalkOptions) -> Result<WalkOutput, EngineError> {
+    walk_observed(root, opts, &|_| {})
+}
+
+/// `walk`, calling `observe` with each code file as the walk finds it (from the walker
+/// threads, in no particular order), before the lists are sorted: an index build starts
+/// compiling each language's tags query then (see `lang::prefetch_tags_query`).
+pub fn walk_observed(
+    root: &Path,
+    opts: &WalkOptions,
+    observe: &(dyn Fn(&WalkedFile) + Sync),
+) -> Result<WalkOutput, EngineError> {
     // Absolute paths for `abs_path`, and a root that is no longer a symlink, so that
     // `follow_links(false)` applies uniformly below it.
     let root = canonical_root(root)?;
@@ -208,6 +219,7 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<WalkOutput, EngineError> 
         root: &root,
         opts,
         sink: &found,
+        observe,
     });
 
     let mut out = WalkOutput::default();
@@ -284,6 +296,7 @@ struct CollectorBuilder<'s> {
     root: &'s Path,
     opts: &'s WalkOptions,
     sink: &'s Mutex<Vec<Found>>,
+    observe: &'s (dyn Fn(&WalkedFile) + Sync),
 }
 
 impl<'s> ignore::ParallelVisitorBuilder<'s> for CollectorBuilder<'s> {
@@ -292,6 +305,7 @@ impl<'s> ignore::ParallelVisitorBuilder<'s> for CollectorBuilder<'s> {
             root: self.root,
             opts: self.opts,
             sink: self.sink,
+            observe: self.observe,
             local: Vec::new(),
         })
     }
@@ -303,6 +317,7 @@ struct Collector<'s> {
     root: &'s Path,
     opts: &'s WalkOptions,
     sink: &'s Mutex<Vec<Found>>,
+    observe: &'s (dyn Fn(&WalkedFile) + Sync),
     local: Vec<Found>,
 }
 
@@ -312,6 +327,9 @@ impl ignore::ParallelVisitor for Collector<'_> {
             Ok(ent) => visit_entry(self.root, self.opts, ent),
             Err(err) => visit_error(self.root, &err),
         };
+        if let Some(Found::File(file)) = &found {
+            (self.observe)(file);
+        }
         self.local.extend(found);
         ignore::WalkState::Continue
     }
@@ -1571,6 +1589,26 @@ mod tests {
                 all_entries(&entry.path(), out);
             }
         }
+    }
+
+    #[test]
+    fn walk_observed_sees_each_code_file_once_and_nothing_else() {
+        let dir = rules_fixture();
+        let seen = Mutex::new(Vec::new());
+        let out = walk_observed(dir.path(), &small_opts(), &|f| {
+            seen.lock().unwrap().push((f.rel_path.clone(), f.lang));
+        })
+        .unwrap();
+        let mut seen = seen.into_inner().unwrap();
+        seen.sort();
+        let listed: Vec<(String, Lang)> = out
+            .files
+            .iter()
+            .map(|f| (f.rel_path.clone(), f.lang))
+            .collect();
+        assert!(!listed.is_empty());
+        // Docs, skipped files and go.mod are not code files: never observed.
+        assert_eq!(seen, listed);
     }
 
     #[test]

@@ -716,3 +716,36 @@ fn path_filter_agrees_with_walk_in_a_linked_worktree() {
     assert_eq!(file_paths(&walk_default(&wt)), ["kept.ts"]);
     assert_filter_agrees_with_walk(&wt);
 }
+
+/// The parse runs largest file first (so that the last files parsed are small ones); the
+/// index still lists every file in walk order, each with its own tags, in every build kind.
+#[test]
+fn an_index_keeps_walk_order_whatever_the_file_sizes() {
+    use mapscope::engine::index::{Index, IndexOptions};
+    let dir = tempfile::tempdir().unwrap();
+    // Sizes grow against path order: z.py is the largest, a.py the smallest.
+    let names: Vec<String> = ('a'..='z').map(|c| format!("{c}.py")).collect();
+    for (i, name) in names.iter().enumerate() {
+        let stem = name.trim_end_matches(".py");
+        let mut src = format!("def fn_{stem}():\n    return 1\n");
+        for k in 0..i * 20 {
+            src.push_str(&format!(
+                "\ndef helper_{stem}_{k}():\n    return fn_{stem}()\n"
+            ));
+        }
+        fs::write(dir.path().join(name), src).unwrap();
+    }
+    for map_lines_only in [false, true] {
+        let opts = IndexOptions {
+            map_lines_only,
+            ..IndexOptions::default()
+        };
+        let index = Index::build(dir.path(), &opts).expect("builds");
+        let paths: Vec<&str> = index.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, names.iter().map(String::as_str).collect::<Vec<_>>());
+        for f in &index.files {
+            let stem = f.path.trim_end_matches(".py");
+            assert_eq!(f.tags.defs[0].name, format!("fn_{stem}"), "{}", f.path);
+        }
+    }
+}

@@ -102,8 +102,11 @@ pub(super) struct Memo {
 /// of a cold map there). Sharded so that binding threads seldom wait on one lock; two
 /// threads may both compute a missing answer, which is the same answer.
 struct SharedDefiners {
-    shards: [Mutex<FastMap<(u32, u32), Arc<[Target]>>>; DEFINER_SHARDS],
+    shards: [Mutex<ChainAnswers>; DEFINER_SHARDS],
 }
+
+/// (file, identifier id) → where that name, seen from that file, lives.
+type ChainAnswers = FastMap<(u32, u32), Arc<[Target]>>;
 
 const DEFINER_SHARDS: usize = 16;
 
@@ -114,19 +117,25 @@ impl SharedDefiners {
         }
     }
 
-    fn shard(&self, key: (u32, u32)) -> &Mutex<FastMap<(u32, u32), Arc<[Target]>>> {
+    fn shard(&self, key: (u32, u32)) -> &Mutex<ChainAnswers> {
         let mixed = (key.0 as usize).wrapping_mul(0x9E37_79B9) ^ key.1 as usize;
         &self.shards[mixed % DEFINER_SHARDS]
     }
 
     fn get(&self, key: (u32, u32)) -> Option<Arc<[Target]>> {
         // A poisoned shard only means another binding thread panicked; the map is intact.
-        let shard = self.shard(key).lock().unwrap_or_else(PoisonError::into_inner);
+        let shard = self
+            .shard(key)
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         shard.get(&key).cloned()
     }
 
     fn insert(&self, key: (u32, u32), hit: Arc<[Target]>) {
-        let mut shard = self.shard(key).lock().unwrap_or_else(PoisonError::into_inner);
+        let mut shard = self
+            .shard(key)
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         shard.insert(key, hit);
     }
 }
