@@ -5,7 +5,9 @@
 # every file; divided by the rayon threads for the wall-time floor) followed at once by a cold
 # `map --no-cache` (wall and CPU). Ratios are taken round by round and their median printed:
 # this machine's speed drifts by a quarter from minute to minute (a shared host), so a floor
-# and a map are only comparable when measured back to back.
+# and a map are only comparable when measured back to back. Even so the ratio moves by ±0.3
+# between runs; benches/floor_profile.sh (the split within one run, from a CPU profile) and
+# benches/floor_instructions.sh (the same split in instructions, under valgrind) do not.
 #
 #   MAPSCOPE=target/release/mapscope BENCH=/work/bench-warm REPOS="vite mypy" benches/warm_floor.sh
 set -u

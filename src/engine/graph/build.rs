@@ -87,10 +87,13 @@ impl Acc {
 /// A bound use: (target file, identifier id to credit there).
 pub(super) type Target = (usize, u32);
 
-/// Per-file cache of named-import bindings (a file asks the same question for every use of
-/// a name). Per file so that files can run in parallel.
+/// Per-file caches of named-import bindings and of chain lookups (a file asks the same
+/// question for every use of a name). Per file so that files can run in parallel; a chain
+/// lookup not in it is asked of the build's `SharedDefiners`, whose lock and shared counts
+/// cost more than this table.
 #[derive(Default)]
 pub(super) struct Memo {
+    definers: FastMap<(u32, u32), Arc<[Target]>>,
     bound: FastMap<(usize, usize), Option<Vec<Target>>>,
 }
 
@@ -479,7 +482,7 @@ impl<'a> Builder<'a> {
     /// Where `name` as seen from `targets` really lives, following re-exports: (file, name
     /// there). A re-export chain that ends in a module without the definition yields that
     /// module with the name looked for (a module-only target).
-    fn find_definers(&self, targets: &[usize], name: u32) -> Vec<Target> {
+    fn find_definers(&self, memo: &mut Memo, targets: &[usize], name: u32) -> Vec<Target> {
         let mut out = Vec::new();
         for &t in targets {
             // The common case (the target defines it; any Go package) needs no chain.
@@ -490,14 +493,21 @@ impl<'a> Builder<'a> {
             if self.files[t].lang == Lang::Go {
                 continue;
             }
-            if let Some(hit) = self.chain_lookups.get((t as u32, name)) {
-                out.extend_from_slice(&hit);
+            let key = (t as u32, name);
+            if let Some(hit) = memo.definers.get(&key) {
+                out.extend_from_slice(hit);
                 continue;
             }
-            let mut visited = FastSet::default();
-            let hit = self.definers_from(t, name, REEXPORT_DEPTH, &mut visited);
+            let hit = self.chain_lookups.get(key).unwrap_or_else(|| {
+                let mut visited = FastSet::default();
+                let hit: Arc<[Target]> = self
+                    .definers_from(t, name, REEXPORT_DEPTH, &mut visited)
+                    .into();
+                self.chain_lookups.insert(key, hit.clone());
+                hit
+            });
             out.extend_from_slice(&hit);
-            self.chain_lookups.insert((t as u32, name), hit.into());
+            memo.definers.insert(key, hit);
         }
         out.sort_unstable();
         out.dedup();
@@ -613,12 +623,18 @@ impl<'a> Builder<'a> {
         if let Some(hit) = memo.bound.get(&(imp, k)) {
             return hit.clone();
         }
-        let hit = self.bind_named_uncached(fi, imp, k);
+        let hit = self.bind_named_uncached(memo, fi, imp, k);
         memo.bound.insert((imp, k), hit.clone());
         hit
     }
 
-    fn bind_named_uncached(&self, fi: usize, imp: usize, k: usize) -> Option<Vec<Target>> {
+    fn bind_named_uncached(
+        &self,
+        memo: &mut Memo,
+        fi: usize,
+        imp: usize,
+        k: usize,
+    ) -> Option<Vec<Target>> {
         let nm = &self.imports(fi)[imp].names[k];
         let ri = &self.resolved[fi][imp];
         let local = self.interner.get(nm.alias.as_deref().unwrap_or(&nm.name))?;
@@ -636,7 +652,7 @@ impl<'a> Builder<'a> {
         } else {
             self.interner.get(&nm.name)?
         };
-        let found = self.find_definers(&module, name);
+        let found = self.find_definers(memo, &module, name);
         if found.is_empty() {
             Some(module.into_iter().map(|m| (m, name)).collect())
         } else {
@@ -724,7 +740,7 @@ impl<'a> Builder<'a> {
                     if module.is_empty() {
                         continue; // an external package
                     }
-                    let found = self.find_definers(&module, id);
+                    let found = self.find_definers(memo, &module, id);
                     if !found.is_empty() {
                         acc.add(&found, Binding::Resolved, w, |t, id| self.defines(t, id));
                     } else if file.lang != Lang::Go {
@@ -748,7 +764,7 @@ impl<'a> Builder<'a> {
                             module_binding |= targets.iter().all(|&(f, l)| !self.defines(f, l));
                             let files: Vec<usize> = targets.iter().map(|&(f, _)| f).collect();
                             hit.extend(
-                                self.find_definers(&files, id)
+                                self.find_definers(memo, &files, id)
                                     .into_iter()
                                     .filter(|&(f, d)| self.defines(f, d)),
                             );
@@ -827,7 +843,7 @@ impl<'a> Builder<'a> {
             for &i in &scope.wildcards {
                 let module = self.resolved[fi][i].module.clone();
                 wild.extend(
-                    self.find_definers(&module, id)
+                    self.find_definers(memo, &module, id)
                         .into_iter()
                         .filter(|&(f, d)| self.defines(f, d)),
                 );
