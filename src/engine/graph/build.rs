@@ -4,7 +4,6 @@
 //! results are merged in file order, so the graph is the same whatever the thread count.
 
 use rayon::prelude::*;
-use std::sync::{Mutex, PoisonError};
 
 use super::binding::*;
 use super::words::{def_words, path_tables, PathTables};
@@ -87,60 +86,12 @@ impl Acc {
 /// A bound use: (target file, identifier id to credit there).
 pub(super) type Target = (usize, u32);
 
-/// Per-file caches of named-import bindings and of chain lookups (a file asks the same
-/// question for every use of a name). Per file so that files can run in parallel; a chain
-/// lookup not in it is asked of the build's `SharedDefiners`, whose lock and shared counts
-/// cost more than this table.
+/// Per-file caches of chain lookups and named-import bindings (a file asks the same
+/// question for every use of a name). Per file so that files can run in parallel.
 #[derive(Default)]
 pub(super) struct Memo {
-    definers: FastMap<(u32, u32), Arc<[Target]>>,
+    definers: FastMap<(u32, u32), Vec<Target>>,
     bound: FastMap<(usize, usize), Option<Vec<Target>>>,
-}
-
-/// Chain lookups (`Builder::definers_from` from the top: where `name` as seen from file `t`
-/// really lives), shared by every file of one build. The answer depends only on the
-/// builder's tables, so the one found for one file holds for all. Why shared: a C or C++
-/// file's names are looked up through the closure of its `#include`s, and every file that
-/// includes the same header asks the same questions (per file, redis and leveldb spent 2-3%
-/// of a cold map there). Sharded so that binding threads seldom wait on one lock; two
-/// threads may both compute a missing answer, which is the same answer.
-struct SharedDefiners {
-    shards: [Mutex<ChainAnswers>; DEFINER_SHARDS],
-}
-
-/// (file, identifier id) → where that name, seen from that file, lives.
-type ChainAnswers = FastMap<(u32, u32), Arc<[Target]>>;
-
-const DEFINER_SHARDS: usize = 16;
-
-impl SharedDefiners {
-    fn new() -> Self {
-        SharedDefiners {
-            shards: std::array::from_fn(|_| Mutex::default()),
-        }
-    }
-
-    fn shard(&self, key: (u32, u32)) -> &Mutex<ChainAnswers> {
-        let mixed = (key.0 as usize).wrapping_mul(0x9E37_79B9) ^ key.1 as usize;
-        &self.shards[mixed % DEFINER_SHARDS]
-    }
-
-    fn get(&self, key: (u32, u32)) -> Option<Arc<[Target]>> {
-        // A poisoned shard only means another binding thread panicked; the map is intact.
-        let shard = self
-            .shard(key)
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        shard.get(&key).cloned()
-    }
-
-    fn insert(&self, key: (u32, u32), hit: Arc<[Target]>) {
-        let mut shard = self
-            .shard(key)
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        shard.insert(key, hit);
-    }
 }
 
 pub(super) struct Builder<'a> {
@@ -160,7 +111,6 @@ pub(super) struct Builder<'a> {
     external_stubs: Vec<bool>,
     /// Per file: supporting code (`is_supporting_path`) or an external stub.
     supporting: Vec<bool>,
-    chain_lookups: SharedDefiners,
 }
 
 pub fn build_graph(files: &[ParsedFile], go_modules: &[GoModule]) -> FileGraph {
@@ -420,7 +370,6 @@ pub(super) fn build_inner(
             .map(|(&path, &stub)| path || stub)
             .collect(),
         external_stubs,
-        chain_lookups: SharedDefiners::new(),
     };
 
     // Per source file: its (target, identifier, weight) triples, sorted. Files are
@@ -493,21 +442,14 @@ impl<'a> Builder<'a> {
             if self.files[t].lang == Lang::Go {
                 continue;
             }
-            let key = (t as u32, name);
-            if let Some(hit) = memo.definers.get(&key) {
+            if let Some(hit) = memo.definers.get(&(t as u32, name)) {
                 out.extend_from_slice(hit);
                 continue;
             }
-            let hit = self.chain_lookups.get(key).unwrap_or_else(|| {
-                let mut visited = FastSet::default();
-                let hit: Arc<[Target]> = self
-                    .definers_from(t, name, REEXPORT_DEPTH, &mut visited)
-                    .into();
-                self.chain_lookups.insert(key, hit.clone());
-                hit
-            });
+            let mut visited = FastSet::default();
+            let hit = self.definers_from(t, name, REEXPORT_DEPTH, &mut visited);
             out.extend_from_slice(&hit);
-            memo.definers.insert(key, hit);
+            memo.definers.insert((t as u32, name), hit);
         }
         out.sort_unstable();
         out.dedup();
