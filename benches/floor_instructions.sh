@@ -15,6 +15,12 @@
 # reads) is not an instruction of the process: /usr/bin/time's system seconds are shown
 # beside it from a native run.
 #
+# Limit: callgrind names functions by symbol, so the split needs `extract_tags_until` to
+# stay out of line. In 8429308's build it was; from 27f710b on (the query compile moved to
+# a job the walk starts) the compiler inlines it and the query compile, and the "parse +
+# tags" column comes out far too small: use benches/floor_profile.sh there, whose DWARF
+# stacks include inlined frames.
+#
 #   MAPSCOPE=target/release/mapscope benches/floor_instructions.sh /work/bench-warm/vite DIR...
 set -u
 B=${MAPSCOPE:?set MAPSCOPE to a mapscope binary}
