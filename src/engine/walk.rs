@@ -159,7 +159,7 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<WalkOutput, EngineError> 
 
 /// `walk`, calling `observe` with each code file as the walk finds it (from the walker
 /// threads, in no particular order), before the lists are sorted: an index build starts
-/// compiling each language's tags query then (see `lang::prefetch_tags_query`).
+/// compiling each language's tags query then (see `index::prefetch_tags_query`).
 pub fn walk_observed(
     root: &Path,
     opts: &WalkOptions,
