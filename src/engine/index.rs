@@ -1303,14 +1303,22 @@ fn likely_parsed(reuse: Reuse<'_>, f: &WalkedFile) -> bool {
         Reuse::Store(store) => store
             .unchanged_for_map(&f.rel_path, f.lang, f.size, f.mtime_ns)
             .is_none(),
-        Reuse::Previous { index, changed } => {
-            changed.contains(&f.rel_path)
-                || index.file_index(&f.rel_path).is_none_or(|i| {
-                    let old = &index.files[i];
-                    (old.lang, old.size, old.mtime_ns) != (f.lang, f.size, f.mtime_ns)
-                })
-        }
+        Reuse::Previous { index, changed } => previous_unchanged(index, changed, f).is_none(),
     }
+}
+
+/// The previous index's file for `f` when a refresh can take it over unread: not among the
+/// changed paths, and the same language, size and mtime (a missing mtime never matches).
+fn previous_unchanged<'i>(
+    index: &'i Index,
+    changed: &BTreeSet<String>,
+    f: &WalkedFile,
+) -> Option<&'i ParsedFile> {
+    if changed.contains(&f.rel_path) || f.mtime_ns == 0 {
+        return None;
+    }
+    let old = &index.files[index.file_index(&f.rel_path)?];
+    (old.lang == f.lang && old.size == f.size && old.mtime_ns == f.mtime_ns).then_some(old)
 }
 
 fn unchanged_file(reuse: Reuse<'_>, f: &WalkedFile, map_only: bool) -> Option<ParsedFile> {
@@ -1333,11 +1341,7 @@ fn unchanged_file(reuse: Reuse<'_>, f: &WalkedFile, map_only: bool) -> Option<Pa
         }
         Reuse::Store(_) | Reuse::Nothing => return None,
     };
-    if changed.contains(&f.rel_path) || f.mtime_ns == 0 {
-        return None;
-    }
-    let old = &index.files[index.file_index(&f.rel_path)?];
-    (old.lang == f.lang && old.size == f.size && old.mtime_ns == f.mtime_ns).then(|| old.clone())
+    previous_unchanged(index, changed, f).cloned()
 }
 
 /// A one-shot map's copy of a file's fresh tags, in new allocations, without what only

@@ -160,12 +160,11 @@ pub fn tags_query(lang: Lang) -> Result<&'static Query, EngineError> {
     compiled_tags_query(lang).map(|t| &t.query)
 }
 
-static QUERIES: [OnceLock<Result<TagsQuery, String>>; Lang::ALL.len()] =
-    [const { OnceLock::new() }; Lang::ALL.len()];
-
 /// `tags_query` with the root kinds of its patterns, compiled on first use (once per
 /// process: a compiled query cannot be stored).
 pub fn compiled_tags_query(lang: Lang) -> Result<&'static TagsQuery, EngineError> {
+    static QUERIES: [OnceLock<Result<TagsQuery, String>>; Lang::ALL.len()] =
+        [const { OnceLock::new() }; Lang::ALL.len()];
     QUERIES[slot(lang)]
         .get_or_init(|| compile(lang))
         .as_ref()
