@@ -4,8 +4,9 @@
 # call stacks; a sample is floor work when its stack runs through reading a code file
 # (`walk::load_source`), compiling a language's tags query (`lang::compile`, during the walk
 # or on the language's first parse) or parsing and tagging a file
-# (`tags::extract_tags_until`). CPU: cold ÷ floor = all samples ÷ floor
-# samples. Wall: RUNS cold maps are also timed without perf (wall and CPU); each one's
+# (`tags::extract_tags_until`; a file parsed while its query compiles is parsed in
+# `tags::extract_tags_or_parse` and tagged in `tags::finish_tags`). CPU: cold ÷ floor = all
+# samples ÷ floor samples. Wall: RUNS cold maps are also timed without perf (wall and CPU); each one's
 # parallel efficiency CPU ÷ (cores × wall) is taken within that run, and cold wall ÷ floor
 # (floor = floor CPU ÷ cores, as benches/warm_floor.sh has it) = CPU ratio ÷ efficiency.
 #
@@ -52,7 +53,8 @@ def samples(path):
             cur = []
     if cur:
         yield cur
-FLOOR = ("tags::extract_tags_until", "walk::load_source", "lang::compile")
+FLOOR = ("tags::extract_tags_until", "tags::extract_tags_or_parse", "tags::finish_tags",
+         "walk::load_source", "lang::compile")
 cores = int(os.environ["CORES"])
 counts, shares, ratios, effs, walls = [], [], [], [], []
 for i in range(1, runs + 1):

@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -25,7 +25,9 @@ use super::graph::{
 };
 use super::heap::release_free_memory;
 use super::history::{self, CommitHistory, HistorySource};
-use super::lang::{claim_tags_query_prefetch, compiled_tags_query, tags_query_prefetched};
+use super::lang::{
+    claim_tags_query_prefetch, compiled_tags_query, tags_query_compiling, tags_query_prefetched,
+};
 use super::model::{Definition, FileTags, GoModule, ParsedFile, RefList, SkipReason, Skipped};
 use super::rank::{
     pagerank, query_identifiers, query_terms, rank, PageRankOptions, Personalization, RankOutput,
@@ -36,7 +38,7 @@ use super::search::{
     HistoryIndex, SearchContext, SearchIndex, SearchOptions, SearchResponse, SearchWeights,
     TextDoc, MAX_TOP,
 };
-use super::tags::extract_tags;
+use super::tags::{extract_tags_or_parse, finish_tags, ParsedAhead, Tagging};
 use super::task::{Task, TaskOptions};
 use super::tokenizer::TokenizerKind;
 use super::walk::{load_source, walk_observed, DocFile, UnsupportedFile, WalkOptions, WalkedFile};
@@ -343,6 +345,25 @@ pub struct BuildProgress {
     pub total: usize,
 }
 
+/// A job's outcome in `run_with_waiting`: its result, or what waits for something another
+/// thread is making (a file's tree, for its language's tags query).
+enum Step<T, W> {
+    Done(T),
+    Waiting(W),
+}
+
+/// A file parsed while its language's query compiled (`tags::extract_tags_or_parse`).
+struct ParsedAheadFile {
+    text: String,
+    hash: u64,
+    parsed: ParsedAhead,
+}
+
+/// At most this much source waits, parsed, for its query at a time. The wait is the compile
+/// (tens of milliseconds) and one core parses meanwhile, so this is rarely reached; it bounds
+/// the trees held (roughly ten times their source) if a compile is slow to start.
+const MAX_PARSED_AHEAD_BYTES: usize = 4 << 20;
+
 /// Outcome of loading one walked file.
 enum Loaded {
     /// A one-shot build's file also has its references counted (then taken out of it).
@@ -558,76 +579,86 @@ impl Index {
             }
         };
         let one_shot = opts.consume_refs && (!opts.use_cache || cache_write.is_some());
-        let load_one = |f: &WalkedFile| -> Loaded {
+        // What a file becomes once it has its tags.
+        let with_tags = |f: &WalkedFile, text: String, hash, tags: Arc<FileTags>, origin| {
+            let mut counted = None;
+            let file = if opts.map_lines_only {
+                // The full text is dropped here, while other files still parse.
+                let mut file = ParsedFile::for_map(f.rel_path.clone(), f.lang, f.size, &text, tags)
+                    .with_stamp(f.mtime_ns, hash);
+                drop(text);
+                if let Some(w) = cache_write {
+                    // Before a one-shot build drops the references, below.
+                    w.add_file(&file);
+                }
+                if one_shot {
+                    if let Some(tags) = Arc::get_mut(&mut file.tags) {
+                        let fresh = std::mem::take(tags);
+                        counted = Some(UseCounts::from_refs(&fresh.refs));
+                        *tags = rehomed(fresh);
+                    }
+                }
+                file
+            } else {
+                let file =
+                    ParsedFile::new(f.rel_path.clone(), f.lang, f.size, Arc::from(text), tags)
+                        .with_stamp(f.mtime_ns, hash);
+                if let Some(w) = cache_write {
+                    w.add_file(&file);
+                }
+                file
+            };
+            Loaded::File(file, origin, counted)
+        };
+        // Source bytes of the files parsed ahead of their query and not tagged yet: past
+        // `MAX_PARSED_AHEAD_BYTES` a parse waits for its query instead (the trees are kept).
+        let ahead_bytes = AtomicUsize::new(0);
+        let load_one = |f: &WalkedFile| -> Step<Loaded, ParsedAheadFile> {
             if let Some(same) = unchanged_file(reuse, f, opts.map_lines_only) {
                 if let Some(w) = cache_write {
                     w.add_file(&same);
                 }
-                return Loaded::File(same, Origin::Unchanged, None);
+                return Step::Done(Loaded::File(same, Origin::Unchanged, None));
             }
             match load_source(&f.abs_path, &f.rel_path, max_size) {
-                Err(reason) => Loaded::Skip(Skipped {
+                Err(reason) => Step::Done(Loaded::Skip(Skipped {
                     path: f.rel_path.clone(),
                     reason,
-                }),
+                })),
                 Ok(text) => {
                     let hash = content_hash(&text);
-                    let cached = store.and_then(|s| s.lookup(&f.rel_path, f.lang, f.size, hash));
-                    let origin = if cached.is_some() {
-                        Origin::HashHit
-                    } else {
-                        Origin::Parsed
-                    };
-                    let tags = cached.unwrap_or_else(|| Arc::new(parse_guarded(f.lang, &text)));
-                    let mut counted = None;
-                    let file = if opts.map_lines_only {
-                        // The full text is dropped here, while other files still parse.
-                        let mut file =
-                            ParsedFile::for_map(f.rel_path.clone(), f.lang, f.size, &text, tags)
-                                .with_stamp(f.mtime_ns, hash);
-                        drop(text);
-                        if let Some(w) = cache_write {
-                            // Before a one-shot build drops the references, below.
-                            w.add_file(&file);
+                    if let Some(tags) =
+                        store.and_then(|s| s.lookup(&f.rel_path, f.lang, f.size, hash))
+                    {
+                        return Step::Done(with_tags(f, text, hash, tags, Origin::HashHit));
+                    }
+                    let may_defer = ahead_bytes.load(Ordering::Relaxed) < MAX_PARSED_AHEAD_BYTES;
+                    match parse_guarded(f.lang, &text, may_defer) {
+                        Tagging::Done(tags) => {
+                            Step::Done(with_tags(f, text, hash, Arc::new(tags), Origin::Parsed))
                         }
-                        if one_shot {
-                            if let Some(tags) = Arc::get_mut(&mut file.tags) {
-                                let fresh = std::mem::take(tags);
-                                counted = Some(UseCounts::from_refs(&fresh.refs));
-                                *tags = rehomed(fresh);
-                            }
+                        Tagging::QueryCompiling(parsed) => {
+                            ahead_bytes.fetch_add(text.len(), Ordering::Relaxed);
+                            Step::Waiting(ParsedAheadFile { text, hash, parsed })
                         }
-                        file
-                    } else {
-                        let file = ParsedFile::new(
-                            f.rel_path.clone(),
-                            f.lang,
-                            f.size,
-                            Arc::from(text),
-                            tags,
-                        )
-                        .with_stamp(f.mtime_ns, hash);
-                        if let Some(w) = cache_write {
-                            w.add_file(&file);
-                        }
-                        file
-                    };
-                    Loaded::File(file, origin, counted)
+                    }
                 }
             }
+        };
+        // Tags a file parsed ahead of its query (waiting for the query if need be).
+        let finish_ahead = |f: &WalkedFile, ahead: ParsedAheadFile| -> Loaded {
+            ahead_bytes.fetch_sub(ahead.text.len(), Ordering::Relaxed);
+            let tags = finish_guarded(ahead.parsed, &ahead.text);
+            with_tags(f, ahead.text, ahead.hash, Arc::new(tags), Origin::Parsed)
         };
         // Largest files first, so that the parse ends on small ones: in walk order, one big
         // file parsed last kept a core busy while the other waited (vite: ~50 ms). The
         // results are put back in walk order below.
         let mut by_size: Vec<usize> = (0..walked.files.len()).collect();
         by_size.sort_by_key(|&i| std::cmp::Reverse(walked.files[i].size));
-        let mut loaded: Vec<(usize, Loaded)> = by_size
-            .into_par_iter()
-            // One file per job: rayon otherwise hands each thread long runs of files, and a
-            // run of large ones then finishes alone while the other thread idles.
-            .with_max_len(1)
-            .map(|i| (i, &walked.files[i]))
-            .inspect(|_| {
+        let mut loaded = run_with_waiting(
+            by_size,
+            |i| {
                 let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                 if one_shot && n.is_multiple_of(TRIM_EVERY) {
                     release_free_memory();
@@ -639,9 +670,11 @@ impl Index {
                         total,
                     });
                 }
-            })
-            .map(|(i, f)| (i, load_one(f)))
-            .collect();
+                load_one(&walked.files[i])
+            },
+            |ahead: &ParsedAheadFile| !tags_query_compiling(ahead.parsed.lang()),
+            |i, ahead| finish_ahead(&walked.files[i], ahead),
+        );
         loaded.sort_unstable_by_key(|&(i, _)| i);
         let (docs, doc_stamps) = if opts.skip_docs {
             (Vec::new(), Vec::new())
@@ -1407,12 +1440,76 @@ fn canonical_root(root: &Path) -> Result<PathBuf, EngineError> {
 
 /// Extracts tags, turning a panic inside the parser (which must not happen, but one bad file
 /// must never take the whole index down) into an empty, error-flagged result.
-fn parse_guarded(lang: super::model::Lang, text: &str) -> super::model::FileTags {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| extract_tags(lang, text)))
-        .unwrap_or_else(|_| super::model::FileTags {
-            parse_errors: 1,
-            ..Default::default()
+/// With `may_defer`, a file whose query is still compiling comes back parsed
+/// (`tags::extract_tags_or_parse`).
+fn parse_guarded(lang: super::model::Lang, text: &str, may_defer: bool) -> Tagging {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        extract_tags_or_parse(lang, text, may_defer)
+    }))
+    .unwrap_or_else(|_| Tagging::Done(panicked_tags()))
+}
+
+/// Runs `run` on each item of `order` on the rayon pool, one item per job, and returns every
+/// item's result with its index (in no particular order). An item that comes back waiting is
+/// finished (`finish`) by a later job once `ready` holds for it, one per job, so that the
+/// other jobs spread its work; those still waiting after the last job are finished in
+/// parallel at the end.
+fn run_with_waiting<T: Send, W: Send>(
+    order: Vec<usize>,
+    run: impl Fn(usize) -> Step<T, W> + Sync,
+    ready: impl Fn(&W) -> bool + Sync,
+    finish: impl Fn(usize, W) -> T + Sync,
+) -> Vec<(usize, T)> {
+    let waiting: Mutex<Vec<(usize, W)>> = Mutex::default();
+    let mut results: Vec<(usize, T)> = order
+        .into_par_iter()
+        // One item per job: rayon otherwise hands each thread long runs of items, and a run
+        // of large ones then finishes alone while the other thread idles.
+        .with_max_len(1)
+        .flat_map_iter(|i| {
+            let mut out = Vec::with_capacity(2);
+            match run(i) {
+                Step::Done(result) => out.push((i, result)),
+                Step::Waiting(w) => lock(&waiting).push((i, w)),
+            }
+            let ready_one = {
+                let mut waiting = lock(&waiting);
+                let at = waiting.iter().position(|(_, w)| ready(w));
+                at.map(|at| waiting.swap_remove(at))
+            };
+            if let Some((j, w)) = ready_one {
+                out.push((j, finish(j, w)));
+            }
+            out
         })
+        .collect();
+    let left = std::mem::take(&mut *lock(&waiting));
+    results.par_extend(
+        left.into_par_iter()
+            .with_max_len(1)
+            .map(|(j, w)| (j, finish(j, w))),
+    );
+    results
+}
+
+/// Items are pushed and taken whole, so a panic elsewhere leaves the list valid: poisoning
+/// is ignored.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// `finish_tags` with the same guard as `parse_guarded`.
+fn finish_guarded(parsed: ParsedAhead, text: &str) -> FileTags {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| finish_tags(parsed, text)))
+        .unwrap_or_else(|_| panicked_tags())
+}
+
+/// What a file whose tagging panicked gives: no tags, one parse error.
+fn panicked_tags() -> FileTags {
+    FileTags {
+        parse_errors: 1,
+        ..Default::default()
+    }
 }
 
 /// The graph of `files` from the derived cache, if it holds the one linked from `key`; a
@@ -1594,4 +1691,54 @@ pub fn skip_summary(skipped: &[Skipped], unsupported: &[UnsupportedFile]) -> Str
 
 fn ms_since(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every item comes back once with its own result: done at once, finished by a later
+    /// job once ready, or finished at the end when it never became ready during the run.
+    #[test]
+    fn every_item_comes_back_once_whether_it_waited_or_not() {
+        const ITEMS: usize = 200;
+        for ready_after in [0, 50, ITEMS + 1] {
+            let ran = AtomicUsize::new(0);
+            let finished_during_run = AtomicUsize::new(0);
+            let results = run_with_waiting(
+                (0..ITEMS).rev().collect(),
+                |i| {
+                    ran.fetch_add(1, Ordering::SeqCst);
+                    if i % 3 == 0 {
+                        Step::Waiting(i)
+                    } else {
+                        Step::Done(i * 10)
+                    }
+                },
+                |_| ran.load(Ordering::SeqCst) > ready_after,
+                |i, waited| {
+                    assert_eq!(i, waited, "finished with its own item");
+                    if ran.load(Ordering::SeqCst) < ITEMS {
+                        finished_during_run.fetch_add(1, Ordering::SeqCst);
+                    }
+                    i * 10 + 1
+                },
+            );
+            let mut results = results;
+            results.sort_unstable();
+            let expected: Vec<(usize, usize)> = (0..ITEMS)
+                .map(|i| (i, if i % 3 == 0 { i * 10 + 1 } else { i * 10 }))
+                .collect();
+            assert_eq!(results, expected, "ready after {ready_after} jobs");
+            let early = finished_during_run.load(Ordering::SeqCst);
+            if ready_after > ITEMS {
+                assert_eq!(
+                    early, 0,
+                    "never ready during the run: all finished at the end"
+                );
+            } else {
+                assert!(early > 0, "ready during the run: jobs finish waiting items");
+            }
+        }
+    }
 }

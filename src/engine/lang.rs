@@ -163,8 +163,6 @@ pub fn tags_query(lang: Lang) -> Result<&'static Query, EngineError> {
 /// `tags_query` with the root kinds of its patterns, compiled on first use (once per
 /// process: a compiled query cannot be stored).
 pub fn compiled_tags_query(lang: Lang) -> Result<&'static TagsQuery, EngineError> {
-    static QUERIES: [OnceLock<Result<TagsQuery, String>>; Lang::ALL.len()] =
-        [const { OnceLock::new() }; Lang::ALL.len()];
     QUERIES[slot(lang)]
         .get_or_init(|| compile(lang))
         .as_ref()
@@ -172,6 +170,17 @@ pub fn compiled_tags_query(lang: Lang) -> Result<&'static TagsQuery, EngineError
             lang: lang.name(),
             message: message.clone(),
         })
+}
+
+/// Each language's compiled tags query, or why it failed to compile.
+static QUERIES: [OnceLock<Result<TagsQuery, String>>; Lang::ALL.len()] =
+    [const { OnceLock::new() }; Lang::ALL.len()];
+
+/// Whether `lang`'s tags query is being compiled ahead (claimed by
+/// `claim_tags_query_prefetch`) and not done yet: a parse thread may then parse before it
+/// waits for the query (`tags::extract_tags_or_parse`).
+pub fn tags_query_compiling(lang: Lang) -> bool {
+    tags_query_prefetched(lang) && QUERIES[slot(lang)].get().is_none()
 }
 
 /// Languages whose query an index build started compiling ahead (bit `slot(lang)`; see
