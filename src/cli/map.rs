@@ -11,7 +11,7 @@ use crate::engine::index::{Index, MapRequest};
 use crate::engine::json;
 use crate::engine::repo_map::{MapFormat, RepoMap};
 use crate::engine::scope::{Scope, ScopeSpec};
-use crate::engine::tokenizer::{tokenizer, TokenizerKind};
+use crate::engine::tokenizer::TokenizerKind;
 
 use super::*;
 
@@ -91,10 +91,6 @@ pub(super) fn map_scope(args: &MapArgs) -> ScopeSpec {
 pub(super) fn cmd_map(args: &MapArgs) -> anyhow::Result<()> {
     // A bad pattern or language is the user's to fix, before any work.
     Scope::new(&map_scope(args)).map_err(|e| InvalidArgument(e.to_string()))?;
-    // Building the tokenizer's tables takes a few hundred ms: do it while the repo is walked
-    // and parsed (the OnceLock makes the fit wait for it if it is not ready yet).
-    let kind = args.tokenizer;
-    std::thread::spawn(move || tokenizer(kind).count(""));
     // Without a query the map never shows prose or config files, nor most lines of code
     // files: don't keep them. A query is searched first, which reads them all (and the
     // history, as `mapscope search` does).

@@ -3,11 +3,13 @@
 //! Owns the process-wide tokenizers. Counts are tiktoken's `encode_ordinary(text).len()`, token
 //! for token, without tiktoken-rs's start-up (decoding 200k base64 tokens into hash maps: 0.4 s
 //! and 50 MB for o200k): `build.rs` lays each vocabulary out as flat tables with a ready-made
-//! hash table ([`vocab`]), which the binary embeds and reads in place, so a tokenizer costs only
-//! the pre-tokenizer regex (tiktoken's own pattern, run by the same `fancy-regex`). Each is
-//! built once per process behind a `OnceLock`, on whichever thread asks first (the engine
-//! worker, never the UI thread); after that `count` is safe to call from any thread.
+//! hash table ([`vocab`]), which the binary embeds and reads in place. ASCII text is split into
+//! pieces by hand ([`ascii`]); other text by the pre-tokenizer regex (tiktoken's own pattern,
+//! run by the same `fancy-regex`), built behind a `OnceLock` on the first such text, on
+//! whichever thread asks first (an engine worker, never the UI thread); `count` is safe to
+//! call from any thread.
 
+mod ascii;
 mod merge;
 mod vocab;
 
@@ -99,8 +101,10 @@ impl std::fmt::Display for TokenizerKind {
 pub struct Tokenizer {
     kind: TokenizerKind,
     vocab: &'static Vocab<'static>,
-    /// Splits text into the pieces BPE runs on; merges never cross a piece boundary.
-    pre: Regex,
+    /// Splits text that is not all ASCII into the pieces BPE runs on (merges never cross a
+    /// piece boundary); built on first use, as building it costs ~10 ms of CPU.
+    pre: OnceLock<Regex>,
+    pattern: &'static str,
 }
 
 impl std::fmt::Debug for Tokenizer {
@@ -119,28 +123,41 @@ impl Tokenizer {
     /// The exact number of tokens `text` encodes to. Special-token strings such as
     /// `<|endoftext|>` are counted as ordinary text: repository content is data, never control.
     pub fn count(&self, text: &str) -> usize {
-        if text.is_empty() {
-            return 0;
-        }
         let mut scratch = merge::Scratch::default();
         let mut total = 0;
+        self.for_each_piece(text, &mut |piece| {
+            total += merge::count_piece(self.vocab, piece, &mut scratch);
+        });
+        total
+    }
+
+    /// Calls `piece` with each pre-tokenizer piece of `text`, in order.
+    fn for_each_piece(&self, text: &str, piece: &mut dyn FnMut(&[u8])) {
+        if text.is_ascii() {
+            ascii::for_each_piece(self.kind, text.as_bytes(), piece);
+            return;
+        }
+        let pre = self.pre.get_or_init(|| {
+            // The patterns are constants, checked by the tests: this cannot fail at run time,
+            // and no input reaches it.
+            Regex::new(self.pattern).expect("tiktoken's pre-tokenizer pattern must compile")
+        });
         let mut end = 0;
-        for piece in self.pre.find_iter(text) {
-            match piece {
+        for found in pre.find_iter(text) {
+            match found {
                 Ok(m) => {
-                    total += merge::count_piece(self.vocab, m.as_str().as_bytes(), &mut scratch);
+                    piece(m.as_str().as_bytes());
                     end = m.end();
                 }
                 // fancy-regex gave up (its backtracking limit; no input we know of reaches it).
                 // tiktoken-rs panics here; we count the rest as one piece, which stays close and
                 // never panics.
                 Err(_) => {
-                    let rest = text.get(end..).unwrap_or_default().as_bytes();
-                    return total + merge::count_piece(self.vocab, rest, &mut scratch);
+                    piece(text.get(end..).unwrap_or_default().as_bytes());
+                    return;
                 }
             }
         }
-        total
     }
 }
 
@@ -155,9 +172,8 @@ pub fn tokenizer(kind: TokenizerKind) -> &'static Tokenizer {
     cell.get_or_init(|| Tokenizer {
         kind,
         vocab,
-        // The patterns are constants, checked by the tests: this cannot fail at run time, and
-        // no input reaches it.
-        pre: Regex::new(pattern).expect("tiktoken's pre-tokenizer pattern must compile"),
+        pre: OnceLock::new(),
+        pattern,
     })
 }
 
@@ -198,10 +214,11 @@ mod tests {
     /// as `count`.
     fn split(kind: TokenizerKind, text: &str) -> Vec<usize> {
         let t = tokenizer(kind);
-        t.pre
-            .find_iter(text)
-            .flat_map(|m| merge::split_piece(t.vocab, m.unwrap().as_str().as_bytes()))
-            .collect()
+        let mut lengths = Vec::new();
+        t.for_each_piece(text, &mut |piece| {
+            lengths.extend(merge::split_piece(t.vocab, piece));
+        });
+        lengths
     }
 
     /// tiktoken-rs's token lengths for `text`.
@@ -457,8 +474,143 @@ mod tests {
         prop::collection::vec(prop::sample::select(letters), 90..400).prop_map(|v| v.concat())
     }
 
+    /// ASCII fragments around every branch of the hand-written pre-tokenizers: word prefixes,
+    /// case runs, contractions in any case, digit runs, symbol runs with line breaks and
+    /// slashes after them, white space runs with and without line breaks, control bytes.
+    const ASCII_FRAGMENTS: &[&str] = &[
+        "a",
+        "z",
+        "Q",
+        "the",
+        "The",
+        "THE",
+        "HTTPServer",
+        "x1",
+        "'",
+        "'s",
+        "'S",
+        "'t",
+        "'re",
+        "'RE",
+        "'Ve",
+        "'m",
+        "'ll",
+        "'lL",
+        "'d",
+        "'x",
+        "'l",
+        "0",
+        "42",
+        "1234",
+        " ",
+        "  ",
+        "\t",
+        "\n",
+        "\r",
+        "\r\n",
+        "\n\n",
+        " \n ",
+        "\x0b",
+        "\x0c",
+        "/",
+        "//",
+        ".",
+        ",",
+        "(",
+        ")",
+        "{",
+        "}",
+        "=>",
+        "->",
+        "_",
+        "-",
+        "#",
+        "\"",
+        "\\",
+        "\u{0}",
+        "\u{1}",
+        "\u{1b}",
+        "\u{1f}",
+        "\u{7f}",
+    ];
+
+    /// The pieces of `text` by the regex alone.
+    fn regex_pieces(kind: TokenizerKind, text: &str) -> Vec<String> {
+        let pattern = match kind {
+            TokenizerKind::O200k => O200K_PATTERN,
+            TokenizerKind::Cl100k => CL100K_PATTERN,
+        };
+        Regex::new(pattern)
+            .unwrap()
+            .find_iter(text)
+            .map(|m| m.unwrap().as_str().to_string())
+            .collect()
+    }
+
+    /// The pieces of ASCII `text` by `ascii::for_each_piece`.
+    fn ascii_pieces(kind: TokenizerKind, text: &str) -> Vec<String> {
+        let mut pieces = Vec::new();
+        ascii::for_each_piece(kind, text.as_bytes(), &mut |piece| {
+            pieces.push(String::from_utf8(piece.to_vec()).unwrap());
+        });
+        pieces
+    }
+
+    #[test]
+    fn ascii_pieces_are_the_regexs_on_tricky_strings() {
+        let cases = [
+            "",
+            "don't DON'T it's I'M we'll WE'LL they've you're she'd 'sup 'llama 'x",
+            "HTTPServer parseHTTP URLs aB Ab ABC abc",
+            "\tfoo \rbar \nbaz .qux ,Quux 9lives",
+            "a\n\n  b \t\n\t c   \r\n  ",
+            "x  ",
+            "x \n",
+            "   ",
+            "+\n/x -//\r\n/ y ;\x0b",
+            "\u{1}\u{1f}abc \u{7f}\u{0}",
+            "12345 1 22 333 4444 a1b22c333",
+            "fn main() { println!(\"{}\", x.iter().map(|y| y * 2).sum::<i32>()); }",
+        ];
+        for kind in TokenizerKind::ALL {
+            for text in cases {
+                assert_eq!(
+                    ascii_pieces(kind, text),
+                    regex_pieces(kind, text),
+                    "{kind} on {text:?}"
+                );
+                assert_same(kind, text);
+            }
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(200))]
+
+        #[test]
+        fn ascii_pieces_are_the_regexs(
+            parts in prop::collection::vec(prop::sample::select(ASCII_FRAGMENTS), 0..80),
+            bytes in "[ -~\t\n\r\x0b\x0c\x00-\x1f]{0,40}",
+        ) {
+            for text in [parts.concat(), bytes] {
+                for kind in TokenizerKind::ALL {
+                    prop_assert_eq!(
+                        ascii_pieces(kind, &text),
+                        regex_pieces(kind, &text),
+                        "{} on {:?}",
+                        kind,
+                        &text
+                    );
+                    prop_assert_eq!(
+                        tokenizer(kind).count(&text),
+                        reference_split(kind, &text).len(),
+                        "{} on {:?}",
+                        kind,
+                        &text
+                    );
+                }
+            }
+        }
 
         #[test]
         fn same_counts_as_tiktoken_on_mixed_text(text in mixed_text()) {
