@@ -3,14 +3,14 @@
 //! Owns the process-wide tokenizers. Counts are tiktoken's `encode_ordinary(text).len()`, token
 //! for token, without tiktoken-rs's start-up (decoding 200k base64 tokens into hash maps: 0.4 s
 //! and 50 MB for o200k): `build.rs` lays each vocabulary out as flat tables with a ready-made
-//! hash table ([`vocab`]), which the binary embeds and reads in place. ASCII text is split into
-//! pieces by hand ([`ascii`]); other text by the pre-tokenizer regex (tiktoken's own pattern,
+//! hash table ([`vocab`]), which the binary embeds and reads in place. Plain text (ASCII and
+//! common symbols) is split into pieces by hand ([`plain`]); other text by the pre-tokenizer regex (tiktoken's own pattern,
 //! run by the same `fancy-regex`), built behind a `OnceLock` on the first such text, on
 //! whichever thread asks first (an engine worker, never the UI thread); `count` is safe to
 //! call from any thread.
 
-mod ascii;
 mod merge;
+mod plain;
 mod vocab;
 
 use fancy_regex::Regex;
@@ -101,7 +101,7 @@ impl std::fmt::Display for TokenizerKind {
 pub struct Tokenizer {
     kind: TokenizerKind,
     vocab: &'static Vocab<'static>,
-    /// Splits text that is not all ASCII into the pieces BPE runs on (merges never cross a
+    /// Splits text that is not plain (`plain::is_plain`) into the pieces BPE runs on (merges never cross a
     /// piece boundary); built on first use, as building it costs ~10 ms of CPU.
     pre: OnceLock<Regex>,
     pattern: &'static str,
@@ -133,8 +133,8 @@ impl Tokenizer {
 
     /// Calls `piece` with each pre-tokenizer piece of `text`, in order.
     fn for_each_piece(&self, text: &str, piece: &mut dyn FnMut(&[u8])) {
-        if text.is_ascii() {
-            ascii::for_each_piece(self.kind, text.as_bytes(), piece);
+        if plain::is_plain(text) {
+            plain::for_each_piece(self.kind, text.as_bytes(), piece);
             return;
         }
         let pre = self.pre.get_or_init(|| {
@@ -474,10 +474,11 @@ mod tests {
         prop::collection::vec(prop::sample::select(letters), 90..400).prop_map(|v| v.concat())
     }
 
-    /// ASCII fragments around every branch of the hand-written pre-tokenizers: word prefixes,
-    /// case runs, contractions in any case, digit runs, symbol runs with line breaks and
-    /// slashes after them, white space runs with and without line breaks, control bytes.
-    const ASCII_FRAGMENTS: &[&str] = &[
+    /// Plain fragments around every branch of the hand-written pre-tokenizers: word prefixes
+    /// (plain symbols of two and three bytes among them), case runs, contractions in any case,
+    /// digit runs, symbol runs with line breaks and slashes after them, white space runs with
+    /// and without line breaks, control bytes.
+    const PLAIN_FRAGMENTS: &[&str] = &[
         "a",
         "z",
         "Q",
@@ -532,6 +533,15 @@ mod tests {
         "\u{1b}",
         "\u{1f}",
         "\u{7f}",
+        "⋮",
+        "…",
+        "—",
+        "→",
+        "│",
+        "■",
+        "\u{2010}",
+        "\u{205e}",
+        "\u{25ff}",
     ];
 
     /// The pieces of `text` by the regex alone.
@@ -547,17 +557,17 @@ mod tests {
             .collect()
     }
 
-    /// The pieces of ASCII `text` by `ascii::for_each_piece`.
-    fn ascii_pieces(kind: TokenizerKind, text: &str) -> Vec<String> {
+    /// The pieces of plain `text` by `plain::for_each_piece`.
+    fn plain_pieces(kind: TokenizerKind, text: &str) -> Vec<String> {
         let mut pieces = Vec::new();
-        ascii::for_each_piece(kind, text.as_bytes(), &mut |piece| {
+        plain::for_each_piece(kind, text.as_bytes(), &mut |piece| {
             pieces.push(String::from_utf8(piece.to_vec()).unwrap());
         });
         pieces
     }
 
     #[test]
-    fn ascii_pieces_are_the_regexs_on_tricky_strings() {
+    fn plain_pieces_are_the_regexs_on_tricky_strings() {
         let cases = [
             "",
             "don't DON'T it's I'M we'll WE'LL they've you're she'd 'sup 'llama 'x",
@@ -571,11 +581,12 @@ mod tests {
             "\u{1}\u{1f}abc \u{7f}\u{0}",
             "12345 1 22 333 4444 a1b22c333",
             "fn main() { println!(\"{}\", x.iter().map(|y| y * 2).sum::<i32>()); }",
+            "⋮\n⋮abc …x —Word →1 ⋮⋮ \u{2026}\n/ a⋮'s │ ■\r\n",
         ];
         for kind in TokenizerKind::ALL {
             for text in cases {
                 assert_eq!(
-                    ascii_pieces(kind, text),
+                    plain_pieces(kind, text),
                     regex_pieces(kind, text),
                     "{kind} on {text:?}"
                 );
@@ -584,18 +595,44 @@ mod tests {
         }
     }
 
+    /// Every plain symbol is, by the regex's own Unicode tables, neither a letter, a mark, a
+    /// digit nor white space; the white space beside the ranges and a letter are not plain.
+    #[test]
+    fn plain_symbols_are_punctuation_to_the_regex() {
+        let other = Regex::new(r"^[^\p{L}\p{M}\p{N}\s]$").unwrap();
+        let mut plain = 0;
+        for c in (0x80..=0x10_FFFF).filter_map(char::from_u32) {
+            if plain::is_plain_symbol(c) {
+                assert!(
+                    other.is_match(&c.to_string()).unwrap(),
+                    "U+{:04X}",
+                    c as u32
+                );
+                plain += 1;
+            }
+        }
+        assert_eq!(plain, 24 + 47 + 624 + 256);
+        for excluded in [
+            '\u{2028}', '\u{2029}', '\u{202F}', '\u{205F}', '\u{a0}', 'é',
+        ] {
+            let text = excluded.to_string();
+            assert!(!other.is_match(&text).unwrap(), "{excluded:?}");
+            assert!(!plain::is_plain(&text), "{excluded:?}");
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(200))]
 
         #[test]
-        fn ascii_pieces_are_the_regexs(
-            parts in prop::collection::vec(prop::sample::select(ASCII_FRAGMENTS), 0..80),
+        fn plain_pieces_are_the_regexs(
+            parts in prop::collection::vec(prop::sample::select(PLAIN_FRAGMENTS), 0..80),
             bytes in "[ -~\t\n\r\x0b\x0c\x00-\x1f]{0,40}",
         ) {
             for text in [parts.concat(), bytes] {
                 for kind in TokenizerKind::ALL {
                     prop_assert_eq!(
-                        ascii_pieces(kind, &text),
+                        plain_pieces(kind, &text),
                         regex_pieces(kind, &text),
                         "{} on {:?}",
                         kind,

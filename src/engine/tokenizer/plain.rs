@@ -1,13 +1,17 @@
-//! The pre-tokenizers of `o200k_base` and `cl100k_base` written out for ASCII text: the same
-//! pieces as tiktoken's regex (the tests check both against fancy-regex and tiktoken-rs), with
-//! no regex to build. Why: building the Unicode regex costs ~10 ms of CPU per process and
-//! running it was most of a count; code, and nearly every line a map counts, is ASCII. Text
-//! with any other byte goes to the regex. Any thread.
+//! The pre-tokenizers of `o200k_base` and `cl100k_base` written out for plain text (ASCII,
+//! plus the punctuation and symbols of `is_plain_symbol`, such as the map's own `⋮` and `…`):
+//! the same pieces as tiktoken's regex (the tests check both against fancy-regex and
+//! tiktoken-rs), with no regex to build. Why: building the Unicode regex costs ~10 ms of CPU,
+//! on the fit's critical path when its first line is counted, and running it was most of a
+//! count; code, and nearly every line a map counts, is plain. Other text goes to the regex.
+//! Any thread.
 //!
-//! In ASCII the patterns' classes are plain: `\p{L}` is `[A-Za-z]` (upper case `\p{Lu}`, lower
-//! case `\p{Ll}`; no `Lt`, `Lm`, `Lo` or `M`), `\p{N}` is `[0-9]`, `\s` is `[\t\n\x0B\x0C\r ]`
-//! (Unicode White_Space). Each function below follows its pattern's alternatives in order, with
-//! the backtracking the regex would do spelt out where it changes a piece's end.
+//! In plain text the patterns' classes are simple: `\p{L}` is `[A-Za-z]` (upper case `\p{Lu}`,
+//! lower case `\p{Ll}`; no `Lt`, `Lm`, `Lo` or `M`), `\p{N}` is `[0-9]`, `\s` is
+//! `[\t\n\x0B\x0C\r ]` (Unicode White_Space), and every other byte, those of a plain symbol
+//! included, is "other". Each function below follows its pattern's alternatives in order, with
+//! the backtracking the regex would do spelt out where it changes a piece's end. Only the word
+//! prefix (`[^\r\n\p{L}\p{N}]?`, one character) needs to know where a character ends.
 
 use super::TokenizerKind;
 
@@ -56,7 +60,33 @@ fn run_of(text: &[u8], at: usize, wanted: Class) -> usize {
     run_end(text, at, |b| class(b) == wanted)
 }
 
-/// Calls `piece` with each piece of `text` (ASCII only), in order; together they are `text`.
+/// Whether `text` is plain: every character ASCII or a plain symbol.
+pub(super) fn is_plain(text: &str) -> bool {
+    text.is_ascii() || text.chars().all(|c| c.is_ascii() || is_plain_symbol(c))
+}
+
+/// Non-ASCII characters that are neither letters, marks, digits nor white space in any
+/// Unicode version, so that both patterns treat them as ASCII punctuation: General
+/// Punctuation (dashes, quotes, bullets, `…`, `‰`, primes; not its spaces U+2028/9, U+202F,
+/// U+205F, nor U+2060 onwards), Arrows, Mathematical Operators (`⋮`), Miscellaneous
+/// Technical, Box Drawing, Block Elements and Geometric Shapes. A test checks each one against
+/// the regex's own classes.
+pub(super) fn is_plain_symbol(c: char) -> bool {
+    matches!(c, '\u{2010}'..='\u{2027}' | '\u{2030}'..='\u{205E}' | '\u{2190}'..='\u{23FF}' | '\u{2500}'..='\u{25FF}')
+}
+
+/// The byte length of the character starting at `at` (a lead byte of valid UTF-8).
+fn char_len(text: &[u8], at: usize) -> usize {
+    match text[at] {
+        0x00..=0x7F => 1,
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        _ => 4,
+    }
+}
+
+/// Calls `piece` with each piece of `text` (plain: see `is_plain`), in order; together they
+/// are `text`.
 pub(super) fn for_each_piece(kind: TokenizerKind, text: &[u8], piece: &mut dyn FnMut(&[u8])) {
     let mut at = 0;
     while at < text.len() {
@@ -110,8 +140,8 @@ fn o200k_piece_end(text: &[u8], at: usize) -> usize {
     // letter in all (in ASCII no letter is both, so neither run gives any back).
     let word = if is_letter(text, at) {
         Some(at)
-    } else if is_word_prefix(text[at]) && is_letter(text, at + 1) {
-        Some(at + 1)
+    } else if is_word_prefix(text[at]) && is_letter(text, at + char_len(text, at)) {
+        Some(at + char_len(text, at))
     } else {
         None
     };
@@ -136,7 +166,11 @@ fn cl100k_piece_end(text: &[u8], at: usize) -> usize {
     }
     // The prefix is possessive: once taken it is not given back (no letter could follow
     // without it anyway, as it is not a letter).
-    let start = if is_word_prefix(text[at]) { at + 1 } else { at };
+    let start = if is_word_prefix(text[at]) {
+        at + char_len(text, at)
+    } else {
+        at
+    };
     if is_letter(text, start) {
         return run_end(text, start, |b| b.is_ascii_alphabetic());
     }
