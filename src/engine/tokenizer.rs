@@ -474,65 +474,28 @@ mod tests {
         prop::collection::vec(prop::sample::select(letters), 90..400).prop_map(|v| v.concat())
     }
 
-    /// Plain fragments around every branch of the hand-written pre-tokenizers: word prefixes
-    /// (plain symbols of two and three bytes among them), case runs, contractions in any case,
-    /// digit runs, symbol runs with line breaks and slashes after them, white space runs with
-    /// and without line breaks, control bytes.
-    const PLAIN_FRAGMENTS: &[&str] = &[
-        "a",
-        "z",
-        "Q",
-        "the",
-        "The",
-        "THE",
+    /// Plain fragments around every branch of the hand-written pre-tokenizers, beyond the
+    /// plain ones of `FRAGMENTS`: word prefixes (plain symbols of two and three bytes among
+    /// them), case runs, contractions in any case, digit runs, symbol runs with line breaks
+    /// and slashes after them, white space runs, control bytes.
+    const MORE_PLAIN_FRAGMENTS: &[&str] = &[
         "HTTPServer",
         "x1",
-        "'",
-        "'s",
         "'S",
         "'t",
-        "'re",
         "'RE",
         "'Ve",
         "'m",
-        "'ll",
         "'lL",
         "'d",
         "'x",
         "'l",
-        "0",
-        "42",
         "1234",
-        " ",
-        "  ",
-        "\t",
-        "\n",
-        "\r",
-        "\r\n",
-        "\n\n",
         " \n ",
         "\x0b",
         "\x0c",
-        "/",
-        "//",
-        ".",
-        ",",
-        "(",
-        ")",
-        "{",
-        "}",
-        "=>",
-        "->",
-        "_",
-        "-",
-        "#",
-        "\"",
-        "\\",
-        "\u{0}",
         "\u{1}",
-        "\u{1b}",
         "\u{1f}",
-        "\u{7f}",
         "⋮",
         "…",
         "—",
@@ -543,6 +506,11 @@ mod tests {
         "\u{205e}",
         "\u{25ff}",
     ];
+
+    fn plain_fragments() -> Vec<&'static str> {
+        let plain = FRAGMENTS.iter().filter(|f| plain::is_plain(f));
+        plain.chain(MORE_PLAIN_FRAGMENTS).copied().collect()
+    }
 
     /// The pieces of `text` by the regex alone.
     fn regex_pieces(kind: TokenizerKind, text: &str) -> Vec<String> {
@@ -626,7 +594,7 @@ mod tests {
 
         #[test]
         fn plain_pieces_are_the_regexs(
-            parts in prop::collection::vec(prop::sample::select(PLAIN_FRAGMENTS), 0..80),
+            parts in prop::collection::vec(prop::sample::select(plain_fragments()), 0..80),
             bytes in "[ -~\t\n\r\x0b\x0c\x00-\x1f]{0,40}",
         ) {
             for text in [parts.concat(), bytes] {
