@@ -6,9 +6,10 @@
 # or on the language's first parse) or parsing and tagging a file
 # (`tags::extract_tags_until`; a file parsed while its query compiles is parsed in
 # `tags::extract_tags_or_parse` and tagged in `tags::finish_tags`). CPU: cold ÷ floor = all
-# samples ÷ floor samples. Wall: RUNS cold maps are also timed without perf (wall and CPU); each one's
-# parallel efficiency CPU ÷ (cores × wall) is taken within that run, and cold wall ÷ floor
-# (floor = floor CPU ÷ cores, as benches/warm_floor.sh has it) = CPU ratio ÷ efficiency.
+# samples ÷ floor samples. Wall: RUNS cold maps are also timed without perf (wall and CPU);
+# each one's parallel efficiency CPU ÷ (cores × wall) is taken within that run, and cold wall
+# ÷ floor (floor = floor CPU ÷ cores, as benches/warm_floor.sh has it) = CPU ratio ÷
+# efficiency.
 #
 # Why a profile: floor and map measured as two processes must be compared across this shared
 # host's drift (a quarter from minute to minute, see benches/warm_floor.sh); within one run

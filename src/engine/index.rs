@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -28,6 +28,7 @@ use super::history::{self, CommitHistory, HistorySource};
 use super::lang::{
     claim_tags_query_prefetch, compiled_tags_query, tags_query_compiling, tags_query_prefetched,
 };
+use super::lock;
 use super::model::{Definition, FileTags, GoModule, ParsedFile, RefList, SkipReason, Skipped};
 use super::rank::{
     pagerank, query_identifiers, query_terms, rank, PageRankOptions, Personalization, RankOutput,
@@ -1467,20 +1468,21 @@ fn run_with_waiting<T: Send, W: Send>(
         // of large ones then finishes alone while the other thread idles.
         .with_max_len(1)
         .flat_map_iter(|i| {
-            let mut out = Vec::with_capacity(2);
-            match run(i) {
-                Step::Done(result) => out.push((i, result)),
-                Step::Waiting(w) => lock(&waiting).push((i, w)),
-            }
+            let done = match run(i) {
+                Step::Done(result) => Some((i, result)),
+                Step::Waiting(w) => {
+                    lock(&waiting).push((i, w));
+                    None
+                }
+            };
+            // Items are pushed and taken whole: a panic elsewhere leaves the list valid.
             let ready_one = {
                 let mut waiting = lock(&waiting);
                 let at = waiting.iter().position(|(_, w)| ready(w));
                 at.map(|at| waiting.swap_remove(at))
             };
-            if let Some((j, w)) = ready_one {
-                out.push((j, finish(j, w)));
-            }
-            out
+            let finished = ready_one.map(|(j, w)| (j, finish(j, w)));
+            done.into_iter().chain(finished)
         })
         .collect();
     let left = std::mem::take(&mut *lock(&waiting));
@@ -1490,12 +1492,6 @@ fn run_with_waiting<T: Send, W: Send>(
             .map(|(j, w)| (j, finish(j, w))),
     );
     results
-}
-
-/// Items are pushed and taken whole, so a panic elsewhere leaves the list valid: poisoning
-/// is ignored.
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// `finish_tags` with the same guard as `parse_guarded`.

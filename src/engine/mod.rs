@@ -38,3 +38,12 @@ pub mod words;
 
 pub use error::EngineError;
 pub use model::*;
+
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+/// Locks `m`, ignoring poisoning. Only for data that a holder's panic leaves valid (its
+/// callers change it by whole entries), where one panicking thread must not take the others
+/// down with it.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}

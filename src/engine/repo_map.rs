@@ -26,7 +26,9 @@ use crate::engine::tokenizer::{tokenizer, Tokenizer, TokenizerKind};
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Bound::{Excluded, Unbounded};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard};
+
+use super::lock;
 
 /// The line standing for an elided span of source.
 const ELISION: &str = "⋮";
@@ -208,12 +210,6 @@ impl LineCostCache {
         };
         lock(&self.tables[i])
     }
-}
-
-/// A panic elsewhere while holding the lock leaves the table valid (entries are inserted
-/// whole), so poisoning is ignored.
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Fits `ranked` (best first) into `opts.budget` tokens and renders the map.

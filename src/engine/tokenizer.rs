@@ -4,10 +4,10 @@
 //! for token, without tiktoken-rs's start-up (decoding 200k base64 tokens into hash maps: 0.4 s
 //! and 50 MB for o200k): `build.rs` lays each vocabulary out as flat tables with a ready-made
 //! hash table ([`vocab`]), which the binary embeds and reads in place. Plain text (ASCII and
-//! common symbols) is split into pieces by hand ([`plain`]); other text by the pre-tokenizer regex (tiktoken's own pattern,
-//! run by the same `fancy-regex`), built behind a `OnceLock` on the first such text, on
-//! whichever thread asks first (an engine worker, never the UI thread); `count` is safe to
-//! call from any thread.
+//! common symbols) is split into pieces by hand ([`plain`]); other text by the pre-tokenizer
+//! regex (tiktoken's own pattern, run by the same `fancy-regex`), built behind a `OnceLock` on
+//! the first such text, on whichever thread asks first (an engine worker, never the UI
+//! thread); `count` is safe to call from any thread.
 
 mod merge;
 mod plain;
@@ -101,8 +101,9 @@ impl std::fmt::Display for TokenizerKind {
 pub struct Tokenizer {
     kind: TokenizerKind,
     vocab: &'static Vocab<'static>,
-    /// Splits text that is not plain (`plain::is_plain`) into the pieces BPE runs on (merges never cross a
-    /// piece boundary); built on first use, as building it costs ~10 ms of CPU.
+    /// Splits text that is not plain (`plain::is_plain`) into the pieces BPE runs on (merges
+    /// never cross a piece boundary); built from `pattern` on first use (`regex`), as
+    /// building it costs ~10 ms of CPU.
     pre: OnceLock<Regex>,
     pattern: &'static str,
 }
@@ -137,13 +138,8 @@ impl Tokenizer {
             plain::for_each_piece(self.kind, text.as_bytes(), piece);
             return;
         }
-        let pre = self.pre.get_or_init(|| {
-            // The patterns are constants, checked by the tests: this cannot fail at run time,
-            // and no input reaches it.
-            Regex::new(self.pattern).expect("tiktoken's pre-tokenizer pattern must compile")
-        });
         let mut end = 0;
-        for found in pre.find_iter(text) {
+        for found in self.regex().find_iter(text) {
             match found {
                 Ok(m) => {
                     piece(m.as_str().as_bytes());
@@ -159,22 +155,38 @@ impl Tokenizer {
             }
         }
     }
+
+    /// tiktoken's pre-tokenizer regex for this encoding, built on first use.
+    fn regex(&self) -> &Regex {
+        self.pre.get_or_init(|| {
+            // The patterns are constants, checked by the tests: this cannot fail at run time,
+            // and no input reaches it.
+            Regex::new(self.pattern).expect("tiktoken's pre-tokenizer pattern must compile")
+        })
+    }
 }
 
-/// The process-wide tokenizer for `kind`, built on first use.
+static O200K: Tokenizer = Tokenizer {
+    kind: TokenizerKind::O200k,
+    vocab: &O200K_VOCAB,
+    pre: OnceLock::new(),
+    pattern: O200K_PATTERN,
+};
+
+static CL100K: Tokenizer = Tokenizer {
+    kind: TokenizerKind::Cl100k,
+    vocab: &CL100K_VOCAB,
+    pre: OnceLock::new(),
+    pattern: CL100K_PATTERN,
+};
+
+/// The process-wide tokenizer for `kind` (its vocabulary is embedded; its regex is built on
+/// the first text that needs it).
 pub fn tokenizer(kind: TokenizerKind) -> &'static Tokenizer {
-    static O200K: OnceLock<Tokenizer> = OnceLock::new();
-    static CL100K: OnceLock<Tokenizer> = OnceLock::new();
-    let (cell, vocab, pattern) = match kind {
-        TokenizerKind::O200k => (&O200K, &O200K_VOCAB, O200K_PATTERN),
-        TokenizerKind::Cl100k => (&CL100K, &CL100K_VOCAB, CL100K_PATTERN),
-    };
-    cell.get_or_init(|| Tokenizer {
-        kind,
-        vocab,
-        pre: OnceLock::new(),
-        pattern,
-    })
+    match kind {
+        TokenizerKind::O200k => &O200K,
+        TokenizerKind::Cl100k => &CL100K,
+    }
 }
 
 #[cfg(test)]
@@ -514,12 +526,8 @@ mod tests {
 
     /// The pieces of `text` by the regex alone.
     fn regex_pieces(kind: TokenizerKind, text: &str) -> Vec<String> {
-        let pattern = match kind {
-            TokenizerKind::O200k => O200K_PATTERN,
-            TokenizerKind::Cl100k => CL100K_PATTERN,
-        };
-        Regex::new(pattern)
-            .unwrap()
+        tokenizer(kind)
+            .regex()
             .find_iter(text)
             .map(|m| m.unwrap().as_str().to_string())
             .collect()
