@@ -39,7 +39,7 @@ use super::search::{
     HistoryIndex, SearchContext, SearchIndex, SearchOptions, SearchResponse, SearchWeights,
     TextDoc, MAX_TOP,
 };
-use super::tags::{extract_tags_or_parse, finish_tags, ParsedAhead, Tagging};
+use super::tags::{extract_tags_or_parse, finish_tags, unparsed, ParsedAhead, Tagging};
 use super::task::{Task, TaskOptions};
 use super::tokenizer::TokenizerKind;
 use super::walk::{load_source, walk_observed, DocFile, UnsupportedFile, WalkOptions, WalkedFile};
@@ -1447,7 +1447,7 @@ fn parse_guarded(lang: super::model::Lang, text: &str, may_defer: bool) -> Taggi
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         extract_tags_or_parse(lang, text, may_defer)
     }))
-    .unwrap_or_else(|_| Tagging::Done(panicked_tags()))
+    .unwrap_or_else(|_| Tagging::Done(unparsed()))
 }
 
 /// Runs `run` on each item of `order` on the rayon pool, one item per job, and returns every
@@ -1497,15 +1497,7 @@ fn run_with_waiting<T: Send, W: Send>(
 /// `finish_tags` with the same guard as `parse_guarded`.
 fn finish_guarded(parsed: ParsedAhead, text: &str) -> FileTags {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| finish_tags(parsed, text)))
-        .unwrap_or_else(|_| panicked_tags())
-}
-
-/// What a file whose tagging panicked gives: no tags, one parse error.
-fn panicked_tags() -> FileTags {
-    FileTags {
-        parse_errors: 1,
-        ..Default::default()
-    }
+        .unwrap_or_else(|_| unparsed())
 }
 
 /// The graph of `files` from the derived cache, if it holds the one linked from `key`; a

@@ -156,8 +156,9 @@ fn extract_tags_until(lang: Lang, source: &str, deadline: Instant) -> FileTags {
     tag_tree(lang, source, query, &tree, deadline)
 }
 
-/// What a file that could not be parsed within its budget gives.
-fn unparsed() -> FileTags {
+/// What a file that could not be tagged gives: no tags, one parse error (its parse ran out
+/// of budget here; `index` gives the same for a parse that panicked).
+pub(crate) fn unparsed() -> FileTags {
     FileTags {
         parse_errors: 1,
         ..FileTags::default()
