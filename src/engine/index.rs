@@ -50,6 +50,20 @@ use super::walk::{load_source, walk_observed, DocFile, UnsupportedFile, WalkOpti
 /// (mypy: ~8 MB). A trim takes well under a millisecond.
 const TRIM_EVERY: usize = 16;
 
+/// After the parse, a one-shot build gives freed memory back to the system (around binding
+/// and before the fit) only when its code files total at least this many bytes. On a small
+/// tree those trims hold the peak down by a few hundred KB at most, and each is serial time
+/// at the end of the run: javapoet (0.4 MB of code) measured 3–4% less wall without them, at
+/// +0.4 MB of peak (BENCHMARKS.md, "The three smallest trees against the parse floor").
+/// The trims during the parse (`TRIM_EVERY`) stay at every size: they are what hold a
+/// small tree's peak (2.3 MB on javapoet).
+const TRIM_AFTER_PARSE_MIN_BYTES: u64 = 2 << 20;
+
+/// Whether a one-shot build of `code_bytes` of code trims the heap after its parse.
+fn trims_heap_after_parse(code_bytes: u64) -> bool {
+    code_bytes >= TRIM_AFTER_PARSE_MIN_BYTES
+}
+
 /// How to build an index.
 #[derive(Debug, Clone, Default)]
 pub struct IndexOptions {
@@ -218,6 +232,9 @@ pub struct Index {
     /// When the earliest of the files' contents was read (wall clock, ns): what the tag
     /// cache records to know which entries it may trust by size and mtime (`cache`).
     read_since_ns: i64,
+    /// `map_once` gives the graph's memory back to the system before the fit: false only for
+    /// a small one-shot build (`trims_heap_after_parse`).
+    trim_heap: bool,
     line_costs: LineCostCache,
     /// The key of the graph's inputs when the derived cache lacks this graph (it was
     /// linked, not loaded): `save_cache` stores it, once (`derived_saved`).
@@ -580,6 +597,9 @@ impl Index {
             }
         };
         let one_shot = opts.consume_refs && (!opts.use_cache || cache_write.is_some());
+        // Only a small one-shot build skips the trims after its parse.
+        let trim_heap =
+            !one_shot || trims_heap_after_parse(walked.files.iter().map(|f| f.size).sum());
         // What a file becomes once it has its tags.
         let with_tags = |f: &WalkedFile, text: String, hash, tags: Arc<FileTags>, origin| {
             let mut counted = None;
@@ -747,11 +767,15 @@ impl Index {
             graph
         } else if one_shot {
             // The parse trees are gone: give their pages back before the graph is built.
-            release_free_memory();
-            let uses = take_uses(&mut files, counted);
+            if trim_heap {
+                release_free_memory();
+            }
+            let uses = take_uses(&mut files, counted, trim_heap);
             let graph = build_graph_consuming(&files, &walked.go_modules, uses);
             // The binding's and the build's temporaries, before ranking allocates.
-            release_free_memory();
+            if trim_heap {
+                release_free_memory();
+            }
             graph
         } else if let Reuse::Previous {
             index: previous, ..
@@ -818,6 +842,7 @@ impl Index {
             cache_stale: false,
             cache_write: None,
             read_since_ns,
+            trim_heap,
             signals: OnceLock::new(),
             by_path,
             line_costs: LineCostCache::default(),
@@ -1086,8 +1111,9 @@ impl Index {
     }
 
     /// `map` for an index that ranks only once (`mapscope map`): after ranking, frees what
-    /// only the ranking needed (the graph; references and imports) and gives it back to the
-    /// system, so the fit's peak memory (tokenizer tables, line costs) does not stack on it.
+    /// only the ranking needed (the graph; references and imports) and, unless the build was
+    /// a small one-shot one, gives it back to the system, so the fit's peak memory (tokenizer
+    /// tables, line costs) does not stack on it.
     /// The index can still render the map it returns, but further ranks see an empty graph.
     pub fn map_once(&mut self, req: &MapRequest) -> RepoMap {
         let ranked = self.rank(req);
@@ -1099,7 +1125,9 @@ impl Index {
                 tags.imports = Vec::new();
             }
         }
-        release_free_memory();
+        if self.trim_heap {
+            release_free_memory();
+        }
         let mut map = self.fit(&ranked, req);
         self.find_next_budget(req, &ranked, &mut map);
         map
@@ -1410,10 +1438,15 @@ fn rehomed(tags: FileTags) -> FileTags {
 /// Moves the files' imports out of them, and their references counted (`counted[i]` when
 /// already done at parse time), leaving copies where their tags are shared (e.g. with a
 /// previous index).
-fn take_uses(files: &mut [ParsedFile], counted: Vec<Option<UseCounts>>) -> TakenUses {
+fn take_uses(
+    files: &mut [ParsedFile],
+    counted: Vec<Option<UseCounts>>,
+    trim_heap: bool,
+) -> TakenUses {
     let mut uses = TakenUses {
         refs: Vec::with_capacity(files.len()),
         imports: Vec::with_capacity(files.len()),
+        trim_heap,
     };
     let mut counted = counted.into_iter();
     for f in files {
@@ -1684,6 +1717,38 @@ fn ms_since(t: Instant) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Only a one-shot build of a small tree skips the heap trims after its parse; a build
+    /// that keeps its index (the TUI, the servers) trims as before.
+    #[test]
+    fn only_a_small_one_shot_build_skips_the_trims_after_its_parse() {
+        assert!(!trims_heap_after_parse(0));
+        assert!(!trims_heap_after_parse(TRIM_AFTER_PARSE_MIN_BYTES - 1));
+        assert!(trims_heap_after_parse(TRIM_AFTER_PARSE_MIN_BYTES));
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(tmp.path().join("a.py"), "def alpha():\n    return beta()\n").unwrap();
+        std::fs::write(tmp.path().join("b.py"), "def beta():\n    return 1\n").unwrap();
+        let one_shot = IndexOptions {
+            use_cache: false,
+            consume_refs: true,
+            map_lines_only: true,
+            ..IndexOptions::default()
+        };
+        let mut index = Index::build(tmp.path(), &one_shot).unwrap();
+        assert!(!index.trim_heap);
+        // The map is the same either way.
+        let kept = Index::build(
+            tmp.path(),
+            &IndexOptions {
+                use_cache: false,
+                ..IndexOptions::default()
+            },
+        )
+        .unwrap();
+        assert!(kept.trim_heap);
+        let req = MapRequest::default();
+        assert_eq!(index.map_once(&req).text, kept.map(&req).0.text);
+    }
 
     /// Every item comes back once with its own result: done at once, finished by a later
     /// job once ready, or finished at the end when it never became ready during the run.

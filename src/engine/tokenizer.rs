@@ -97,6 +97,44 @@ impl std::fmt::Display for TokenizerKind {
     }
 }
 
+thread_local! {
+    /// Pieces this thread has counted, per encoding (`TokenizerKind as usize`).
+    static PIECE_COUNTS: std::cell::RefCell<[PieceMemo; 2]> = Default::default();
+}
+
+/// Token counts of pieces already counted on this thread. A map's lines repeat the same
+/// words (keywords, type names, indentation) hundreds of times, and a repeated piece then
+/// costs one probe of this small, cache-resident table instead of the vocabulary lookups of
+/// its merge (the vocabulary's tables are MBs, so each of those misses the cache).
+#[derive(Default)]
+struct PieceMemo {
+    counts: rustc_hash::FxHashMap<Box<[u8]>, u32>,
+}
+
+impl PieceMemo {
+    /// Pieces longer than this are counted every time: they rarely repeat.
+    const MAX_PIECE: usize = 32;
+    /// Entries before the memo starts over, so a long-lived thread's memo stays small
+    /// (~1 MB at most).
+    const MAX_ENTRIES: usize = 1 << 14;
+
+    fn count(&mut self, piece: &[u8], count: impl FnOnce(&[u8]) -> usize) -> usize {
+        if piece.len() > Self::MAX_PIECE {
+            return count(piece);
+        }
+        if let Some(&n) = self.counts.get(piece) {
+            return n as usize;
+        }
+        let n = count(piece);
+        if self.counts.len() >= Self::MAX_ENTRIES {
+            self.counts.clear();
+        }
+        self.counts
+            .insert(piece.into(), u32::try_from(n).unwrap_or(u32::MAX));
+        n
+    }
+}
+
 /// A loaded encoding. Obtain one with [`tokenizer`].
 pub struct Tokenizer {
     kind: TokenizerKind,
@@ -126,8 +164,11 @@ impl Tokenizer {
     pub fn count(&self, text: &str) -> usize {
         let mut scratch = merge::Scratch::default();
         let mut total = 0;
-        self.for_each_piece(text, &mut |piece| {
-            total += merge::count_piece(self.vocab, piece, &mut scratch);
+        PIECE_COUNTS.with_borrow_mut(|memo| {
+            let memo = &mut memo[self.kind as usize];
+            self.for_each_piece(text, &mut |piece| {
+                total += memo.count(piece, |p| merge::count_piece(self.vocab, p, &mut scratch));
+            });
         });
         total
     }
@@ -192,6 +233,41 @@ pub fn tokenizer(kind: TokenizerKind) -> &'static Tokenizer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A piece counted once is answered from the memo with the same count; long pieces are
+    /// not kept, and the memo starts over instead of growing past its bound.
+    #[test]
+    fn the_piece_memo_answers_what_it_counted_and_stays_bounded() {
+        let mut memo = PieceMemo::default();
+        let counted = std::cell::Cell::new(0);
+        let mut count = |piece: &[u8]| {
+            memo.count(piece, |p| {
+                counted.set(counted.get() + 1);
+                p.len()
+            })
+        };
+        assert_eq!(count(b" Builder"), 8);
+        assert_eq!(count(b" Builder"), 8);
+        assert_eq!(counted.get(), 1);
+        let long = [b'x'; PieceMemo::MAX_PIECE + 1];
+        assert_eq!(count(&long), long.len());
+        assert_eq!(count(&long), long.len());
+        assert_eq!(counted.get(), 3);
+        for i in 0..PieceMemo::MAX_ENTRIES + 10 {
+            count(format!("p{i}").as_bytes());
+        }
+        assert!(memo.counts.len() <= PieceMemo::MAX_ENTRIES);
+        assert!(!memo.counts.is_empty());
+
+        // Through the tokenizer: a text counted again on the same thread (the memo now holds
+        // its pieces) counts the same, for each encoding.
+        let text = "    public static TypeSpec.Builder classBuilder(ClassName className) {";
+        for kind in TokenizerKind::ALL {
+            let first = tokenizer(kind).count(text);
+            assert_eq!(tokenizer(kind).count(text), first);
+            assert_eq!(first, reference(kind).encode_ordinary(text).len());
+        }
+    }
 
     #[test]
     fn names_parse_and_cycle() {

@@ -133,6 +133,9 @@ pub(super) fn build_with_prior(
 pub struct TakenUses {
     pub refs: Vec<UseCounts>,
     pub imports: Vec<Vec<Import>>,
+    /// Give the memory binding frees back to the system as it goes (`heap`): a large
+    /// one-shot build, where that keeps the peak down (`index::trims_heap_after_parse`).
+    pub trim_heap: bool,
 }
 
 /// A file's references as binding reads them: each distinct (name, kind, qualifier) once,
@@ -252,9 +255,9 @@ pub(super) fn build_inner(
     prior: Option<&relink::Prior<'_>>,
 ) -> FileGraph {
     let n = files.len();
-    let (owned_refs, owned_imports) = match owned {
-        Some(uses) => (Some(uses.refs), Some(uses.imports)),
-        None => (None, None),
+    let (owned_refs, owned_imports, trim_heap) = match owned {
+        Some(uses) => (Some(uses.refs), Some(uses.imports), uses.trim_heap),
+        None => (None, None, false),
     };
     let ref_names_of = |fi: usize| -> Box<dyn Iterator<Item = &str> + '_> {
         match &owned_refs {
@@ -375,7 +378,6 @@ pub(super) fn build_inner(
     // Per source file: its (target, identifier, weight) triples, sorted. Files are
     // independent here, so they run on rayon; `collect` keeps file order, so the result is
     // deterministic.
-    let consumed = owned_refs.is_some();
     let per_file: Vec<Vec<FileTriple>> = match owned_refs {
         Some(lists) => lists
             .into_par_iter()
@@ -383,7 +385,7 @@ pub(super) fn build_inner(
             // The list is dropped as soon as its file is bound; every so often the memory
             // binding freed (lists, per-file lookup caches) goes back to the system.
             .map(|(fi, refs)| {
-                if fi % 64 == 63 {
+                if trim_heap && fi % 64 == 63 {
                     crate::engine::heap::release_free_memory();
                 }
                 b.file_triples(fi, refs.uses())
@@ -399,7 +401,7 @@ pub(super) fn build_inner(
             .collect(),
     };
 
-    b.into_graph(n, per_file, consumed, prior)
+    b.into_graph(n, per_file, trim_heap, prior)
 }
 
 /// File `fi`'s imports: taken out of the files (a one-shot build) or still in them.
