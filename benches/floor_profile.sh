@@ -9,7 +9,7 @@
 # samples ÷ floor samples. Wall: RUNS cold maps are also timed without perf (wall and CPU);
 # each one's parallel efficiency CPU ÷ (cores × wall) is taken within that run, and cold wall
 # ÷ floor (floor = floor CPU ÷ cores, as benches/warm_floor.sh has it) = CPU ratio ÷
-# efficiency.
+# efficiency, each a median.
 #
 # Why a profile: floor and map measured as two processes must be compared across this shared
 # host's drift (a quarter from minute to minute, see benches/warm_floor.sh); within one run
@@ -17,10 +17,14 @@
 # the 16 KiB copied) counts as not-floor, so the ratio errs high. benches/floor_instructions.sh
 # counts the same split in instructions, under valgrind.
 #
-#   MAPSCOPE=target/release/mapscope RUNS=3 benches/floor_profile.sh DIR...
+# NATIVE (default: RUNS) sets the number of timed runs without perf: the efficiency of a
+# ~0.1 s run swings by ±0.05 from run to run on this host, and its median needs ~20 to settle.
+#
+#   MAPSCOPE=target/release/mapscope RUNS=3 NATIVE=20 benches/floor_profile.sh DIR...
 set -u
 B=${MAPSCOPE:?set MAPSCOPE to a mapscope binary}
 RUNS=${RUNS:-3}
+NATIVE=${NATIVE:-$RUNS}
 OUT=${OUT:-/tmp/mapscope-floor-profile}; mkdir -p "$OUT"
 command -v perf >/dev/null || { echo "perf is needed (apt-get install linux-perf)" >&2; exit 2; }
 CORES=${CORES:-$(nproc)}
@@ -32,16 +36,28 @@ for dir in "$@"; do
   # in the background for a while after each profile, which took a core from a run timed
   # right after one (efficiency 0.84 against 0.96 on vite).
   sync
-  for i in $(seq 1 "$RUNS"); do
-    /usr/bin/time -f "%e %U %S" -o "$OUT/$name-$i.time" "$B" map "$dir" --tokens 4096 --no-cache >/dev/null 2>&1
-  done
+  # Timed to the microsecond (wall from the clock, CPU from the child's rusage):
+  # /usr/bin/time prints hundredths of a second, which on a ~0.1 s run moved the
+  # efficiency by up to 10% from one run to the next by rounding alone.
+  B=$B DIR=$dir OUT=$OUT NAME=$name NATIVE=$NATIVE python3 - <<'T'
+import os, subprocess, time
+e = os.environ
+for i in range(1, int(e["NATIVE"]) + 1):
+    start = time.perf_counter()
+    child = subprocess.Popen([e["B"], "map", e["DIR"], "--tokens", "4096", "--no-cache"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, _, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - start
+    with open(f'{e["OUT"]}/{e["NAME"]}-{i}.time', "w") as f:
+        f.write(f"{wall:.6f} {usage.ru_utime:.6f} {usage.ru_stime:.6f}\n")
+T
   for i in $(seq 1 "$RUNS"); do
     perf record -q -e cpu-clock -F 2000 --call-graph dwarf,16384 -o "$OUT/$name-$i.data" \
       "$B" map "$dir" --tokens 4096 --no-cache >/dev/null 2>"$OUT/$name-$i.err" || { echo "| $name | perf failed: see $OUT/$name-$i.err |"; continue 2; }
     perf script -i "$OUT/$name-$i.data" -F ip,sym 2>/dev/null > "$OUT/$name-$i.stacks"
     rm -f "$OUT/$name-$i.data"
   done
-  NAME=$name RUNS=$RUNS OUT=$OUT CORES=$CORES python3 - <<'P'
+  NAME=$name RUNS=$RUNS NATIVE=$NATIVE OUT=$OUT CORES=$CORES python3 - <<'P'
 import collections, os, re, statistics
 O, name, runs = os.environ["OUT"], os.environ["NAME"], int(os.environ["RUNS"])
 def samples(path):
@@ -71,10 +87,12 @@ for i in range(1, runs + 1):
     counts.append(n)
     shares.append(floor / n)
     ratios.append(n / floor)
+for i in range(1, int(os.environ["NATIVE"]) + 1):
     wall, user, system = map(float, open(f"{O}/{name}-{i}.time").read().split())
     effs.append((user + system) / (cores * wall))
-    walls.append(ratios[-1] / effs[-1])
+# The wall ratio of the medians: CPU ratio (profiled runs) ÷ efficiency (native runs).
+walls = [statistics.median(ratios) / statistics.median(effs)]
 top = "; ".join(f"{k} {v / counts[-1]:.1%}" for k, v in parts.most_common(4))
-print(f"| {name} | {', '.join(map(str, counts))} | {', '.join(f'{s:.3f}' for s in shares)} | {', '.join(f'{r:.3f}×' for r in ratios)} | {statistics.median(ratios):.3f}× | {statistics.median(effs):.2f} | {statistics.median(walls):.3f}× | {top} |")
+print(f"| {name} | {', '.join(map(str, counts))} | {', '.join(f'{s:.3f}' for s in shares)} | {', '.join(f'{r:.3f}×' for r in ratios)} | {statistics.median(ratios):.3f}× | {statistics.median(effs):.3f} | {statistics.median(walls):.3f}× | {top} |")
 P
 done

@@ -770,7 +770,10 @@ impl Index {
             if trim_heap {
                 release_free_memory();
             }
-            let uses = take_uses(&mut files, counted, trim_heap);
+            // A map with no query ranks by no query words; without a cache, no later run
+            // reads this graph either.
+            let query_words = !opts.map_lines_only || derived.is_some();
+            let uses = take_uses(&mut files, counted, trim_heap, query_words);
             let graph = build_graph_consuming(&files, &walked.go_modules, uses);
             // The binding's and the build's temporaries, before ranking allocates.
             if trim_heap {
@@ -1442,11 +1445,13 @@ fn take_uses(
     files: &mut [ParsedFile],
     counted: Vec<Option<UseCounts>>,
     trim_heap: bool,
+    query_words: bool,
 ) -> TakenUses {
     let mut uses = TakenUses {
         refs: Vec::with_capacity(files.len()),
         imports: Vec::with_capacity(files.len()),
         trim_heap,
+        query_words,
     };
     let mut counted = counted.into_iter();
     for f in files {

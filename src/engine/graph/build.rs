@@ -136,6 +136,10 @@ pub struct TakenUses {
     /// Give the memory binding frees back to the system as it goes (`heap`): a large
     /// one-shot build, where that keeps the peak down (`index::trims_heap_after_parse`).
     pub trim_heap: bool,
+    /// Build the tables a query's words are ranked by (`FileGraph::path_words`,
+    /// `def_words`). Off only for a map with no query whose graph is not saved for later
+    /// runs: nothing would read them.
+    pub query_words: bool,
 }
 
 /// A file's references as binding reads them: each distinct (name, kind, qualifier) once,
@@ -255,9 +259,14 @@ pub(super) fn build_inner(
     prior: Option<&relink::Prior<'_>>,
 ) -> FileGraph {
     let n = files.len();
-    let (owned_refs, owned_imports, trim_heap) = match owned {
-        Some(uses) => (Some(uses.refs), Some(uses.imports), uses.trim_heap),
-        None => (None, None, false),
+    let (owned_refs, owned_imports, trim_heap, query_words) = match owned {
+        Some(uses) => (
+            Some(uses.refs),
+            Some(uses.imports),
+            uses.trim_heap,
+            uses.query_words,
+        ),
+        None => (None, None, false, true),
     };
     let ref_names_of = |fi: usize| -> Box<dyn Iterator<Item = &str> + '_> {
         match &owned_refs {
@@ -401,7 +410,7 @@ pub(super) fn build_inner(
             .collect(),
     };
 
-    b.into_graph(n, per_file, trim_heap, prior)
+    b.into_graph(n, per_file, trim_heap, query_words, prior)
 }
 
 /// File `fi`'s imports: taken out of the files (a one-shot build) or still in them.
@@ -887,11 +896,13 @@ impl<'a> Builder<'a> {
 
     /// `release`: give what binding freed (its tables; consumed references) back to the
     /// system before the graph's tables are allocated, for a one-shot build's peak memory.
+    /// `query_words`: build the query-word tables (`TakenUses::query_words`).
     fn into_graph(
         self,
         n: usize,
         per_file: Vec<Vec<FileTriple>>,
         release: bool,
+        query_words: bool,
         prior: Option<&relink::Prior<'_>>,
     ) -> FileGraph {
         let files = self.files;
@@ -1016,11 +1027,12 @@ impl<'a> Builder<'a> {
             path_order,
         } = match prior {
             Some(p) => p.path_tables(),
-            None => path_tables(files),
+            None => path_tables(files, query_words),
         };
         let def_words = match prior {
             Some(p) => p.def_words(files),
-            None => def_words(files),
+            None if query_words => def_words(files),
+            None => FastMap::default(),
         };
         let external_stubs = self.external_stubs;
         let supporting = self.supporting;

@@ -1026,24 +1026,37 @@ mod tests {
         let full = build_graph(&files, &[]);
         // Whether binding gives memory back as it goes changes nothing in the graph.
         for trim_heap in [false, true] {
-            let uses = TakenUses {
-                refs: files
-                    .iter()
-                    .map(|f| UseCounts::from_refs(&f.tags.refs))
-                    .collect(),
-                imports: files.iter().map(|f| f.tags.imports.clone()).collect(),
-                trim_heap,
-            };
-            assert!(uses.refs[0].items.len() < files[0].tags.refs.len());
-            let mut bare = files.clone();
-            for f in &mut bare {
-                f.tags = Arc::new(FileTags {
-                    defs: f.tags.defs.clone(),
-                    ..FileTags::default()
-                });
+            // Nor does leaving out the query-word tables, but those.
+            for query_words in [true, false] {
+                let uses = TakenUses {
+                    refs: files
+                        .iter()
+                        .map(|f| UseCounts::from_refs(&f.tags.refs))
+                        .collect(),
+                    imports: files.iter().map(|f| f.tags.imports.clone()).collect(),
+                    trim_heap,
+                    query_words,
+                };
+                assert!(uses.refs[0].items.len() < files[0].tags.refs.len());
+                let mut bare = files.clone();
+                for f in &mut bare {
+                    f.tags = Arc::new(FileTags {
+                        defs: f.tags.defs.clone(),
+                        ..FileTags::default()
+                    });
+                }
+                let once = build_graph_consuming(&bare, &[], uses);
+                same_ranking_tables(&once, &full);
+                if query_words {
+                    assert_eq!(once.path_words, full.path_words);
+                    assert_eq!(once.def_words, full.def_words);
+                } else {
+                    assert!(once.path_words.is_empty() && once.def_words.is_empty());
+                    assert!(!full.path_words.is_empty() && !full.def_words.is_empty());
+                }
+                assert_eq!(once.stem_files, full.stem_files);
+                assert_eq!(once.path_order, full.path_order);
             }
-            let once = build_graph_consuming(&bare, &[], uses);
-            same_ranking_tables(&once, &full);
         }
     }
 

@@ -20,13 +20,17 @@ pub(crate) struct PathTables {
     pub(super) path_order: Vec<u32>,
 }
 
-pub(super) fn path_tables(files: &[ParsedFile]) -> PathTables {
+/// `with_words`: also `path_words` (left empty otherwise; `TakenUses::query_words`).
+pub(super) fn path_tables(files: &[ParsedFile], with_words: bool) -> PathTables {
     let mut stem_files: FastMap<String, Vec<u32>> = FastMap::default();
     let mut path_words: FastMap<String, Vec<u32>> = FastMap::default();
     for (fi, f) in files.iter().enumerate() {
         let fi32 = fi as u32;
         if let Some(stem) = file_stem_key(&f.path) {
             stem_files.entry(stem).or_default().push(fi32);
+        }
+        if !with_words {
+            continue;
         }
         let mut words: Vec<String> = Vec::new();
         for comp in f.path.split('/') {
