@@ -53,8 +53,8 @@ const TRIM_EVERY: usize = 16;
 /// After the parse, a one-shot build gives freed memory back to the system (around binding
 /// and before the fit) only when its code files total at least this many bytes. On a small
 /// tree those trims hold the peak down by a few hundred KB at most, and each is serial time
-/// at the end of the run: javapoet (0.4 MB of code) measured 3–4% less wall without them, at
-/// +0.4 MB of peak (BENCHMARKS.md, "The three smallest trees against the parse floor").
+/// at the end of the run: javapoet (0.4 MB of code) measured up to 4% less wall without
+/// them, at +0.4 MB of peak (BENCHMARKS.md, "Small trees: the fit's piece memo").
 /// The trims during the parse (`TRIM_EVERY`) stay at every size: they are what hold a
 /// small tree's peak (2.3 MB on javapoet).
 const TRIM_AFTER_PARSE_MIN_BYTES: u64 = 2 << 20;

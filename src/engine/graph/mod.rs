@@ -1026,7 +1026,7 @@ mod tests {
         let full = build_graph(&files, &[]);
         // Whether binding gives memory back as it goes changes nothing in the graph.
         for trim_heap in [false, true] {
-            // Nor does leaving out the query-word tables, but those.
+            // Leaving out the query-word tables changes only those tables.
             for query_words in [true, false] {
                 let uses = TakenUses {
                     refs: files
