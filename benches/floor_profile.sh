@@ -6,10 +6,10 @@
 # or on the language's first parse) or parsing and tagging a file
 # (`tags::extract_tags_until`; a file parsed while its query compiles is parsed in
 # `tags::extract_tags_or_parse` and tagged in `tags::finish_tags`). CPU: cold ÷ floor = all
-# samples ÷ floor samples. Wall: RUNS cold maps are also timed without perf (wall and CPU);
+# samples ÷ floor samples. Wall: NATIVE cold maps are also timed without perf (wall and CPU);
 # each one's parallel efficiency CPU ÷ (cores × wall) is taken within that run, and cold wall
-# ÷ floor (floor = floor CPU ÷ cores, as benches/warm_floor.sh has it) = CPU ratio ÷
-# efficiency, each a median.
+# ÷ floor (floor = floor CPU ÷ cores, as benches/warm_floor.sh has it) = median CPU ratio ÷
+# median efficiency.
 #
 # Why a profile: floor and map measured as two processes must be compared across this shared
 # host's drift (a quarter from minute to minute, see benches/warm_floor.sh); within one run
@@ -73,7 +73,7 @@ def samples(path):
 FLOOR = ("tags::extract_tags_until", "tags::extract_tags_or_parse", "tags::finish_tags",
          "walk::load_source", "lang::compile")
 cores = int(os.environ["CORES"])
-counts, shares, ratios, effs, walls = [], [], [], [], []
+counts, shares, ratios, effs = [], [], [], []
 for i in range(1, runs + 1):
     n = floor = 0
     parts = collections.Counter()
@@ -91,8 +91,8 @@ for i in range(1, int(os.environ["NATIVE"]) + 1):
     wall, user, system = map(float, open(f"{O}/{name}-{i}.time").read().split())
     effs.append((user + system) / (cores * wall))
 # The wall ratio of the medians: CPU ratio (profiled runs) ÷ efficiency (native runs).
-walls = [statistics.median(ratios) / statistics.median(effs)]
+wall_ratio = statistics.median(ratios) / statistics.median(effs)
 top = "; ".join(f"{k} {v / counts[-1]:.1%}" for k, v in parts.most_common(4))
-print(f"| {name} | {', '.join(map(str, counts))} | {', '.join(f'{s:.3f}' for s in shares)} | {', '.join(f'{r:.3f}×' for r in ratios)} | {statistics.median(ratios):.3f}× | {statistics.median(effs):.3f} | {statistics.median(walls):.3f}× | {top} |")
+print(f"| {name} | {', '.join(map(str, counts))} | {', '.join(f'{s:.3f}' for s in shares)} | {', '.join(f'{r:.3f}×' for r in ratios)} | {statistics.median(ratios):.3f}× | {statistics.median(effs):.3f} | {wall_ratio:.3f}× | {top} |")
 P
 done

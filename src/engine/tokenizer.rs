@@ -98,8 +98,10 @@ impl std::fmt::Display for TokenizerKind {
 }
 
 thread_local! {
-    /// Pieces this thread has counted, per encoding (`TokenizerKind as usize`).
-    static PIECE_COUNTS: std::cell::RefCell<[PieceMemo; 2]> = Default::default();
+    /// Pieces this thread has counted, per encoding (`TokenizerKind as usize`; one slot per
+    /// kind in `TokenizerKind::ALL`, which lists them in declaration order).
+    static PIECE_COUNTS: std::cell::RefCell<[PieceMemo; TokenizerKind::ALL.len()]> =
+        Default::default();
 }
 
 /// Token counts of pieces already counted on this thread. A map's lines repeat the same
