@@ -1488,8 +1488,9 @@ fn parse_guarded(lang: super::model::Lang, text: &str, may_defer: bool) -> Taggi
     .unwrap_or_else(|_| Tagging::Done(unparsed()))
 }
 
-/// Runs `run` on each item of `order` on the rayon pool, one item per job, and returns every
-/// item's result with its index (in no particular order). An item that comes back waiting is
+/// Runs `run` on each item of `order` on the rayon pool, one thread per pool thread taking
+/// items in `order`'s sequence, and returns every item's result with its index (in no
+/// particular order). An item that comes back waiting is
 /// finished (`finish`) by a later job once `ready` holds for it, one per job, so that the
 /// other jobs spread its work; those still waiting after the last job are finished in
 /// parallel at the end.
@@ -1500,29 +1501,44 @@ fn run_with_waiting<T: Send, W: Send>(
     finish: impl Fn(usize, W) -> T + Sync,
 ) -> Vec<(usize, T)> {
     let waiting: Mutex<Vec<(usize, W)>> = Mutex::default();
-    let mut results: Vec<(usize, T)> = order
-        .into_par_iter()
-        // One item per job: rayon otherwise hands each thread long runs of items, and a run
-        // of large ones then finishes alone while the other thread idles.
-        .with_max_len(1)
-        .flat_map_iter(|i| {
-            let done = match run(i) {
-                Step::Done(result) => Some((i, result)),
-                Step::Waiting(w) => {
-                    lock(&waiting).push((i, w));
-                    None
-                }
+    // Each worker takes the next item of `order` from one shared counter, so items start in
+    // exactly `order`'s sequence (largest files first): the parse ends on the smallest files,
+    // on every thread. A split parallel iterator hands each thread a contiguous range
+    // instead, and a thread that has stolen the small half idles at the end while the other
+    // finishes a mid-sized file.
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<(usize, T)>> = Mutex::new(Vec::with_capacity(order.len()));
+    let work = || {
+        let mut mine = Vec::new();
+        loop {
+            let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                break;
             };
+            match run(i) {
+                Step::Done(result) => mine.push((i, result)),
+                Step::Waiting(w) => lock(&waiting).push((i, w)),
+            }
             // Items are pushed and taken whole: a panic elsewhere leaves the list valid.
             let ready_one = {
                 let mut waiting = lock(&waiting);
                 let at = waiting.iter().position(|(_, w)| ready(w));
                 at.map(|at| waiting.swap_remove(at))
             };
-            let finished = ready_one.map(|(j, w)| (j, finish(j, w)));
-            done.into_iter().chain(finished)
-        })
-        .collect();
+            if let Some((j, w)) = ready_one {
+                mine.push((j, finish(j, w)));
+            }
+        }
+        lock(&results).append(&mut mine);
+    };
+    rayon::scope(|s| {
+        for _ in 1..rayon::current_num_threads() {
+            s.spawn(|_| work());
+        }
+        work();
+    });
+    let mut results = results
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let left = std::mem::take(&mut *lock(&waiting));
     results.par_extend(
         left.into_par_iter()
@@ -1753,6 +1769,46 @@ mod tests {
         assert!(kept.trim_heap);
         let req = MapRequest::default();
         assert_eq!(index.map_once(&req).text, kept.map(&req).0.text);
+    }
+
+    /// Items start in `order`'s sequence (the parse's largest-first order): one thread takes
+    /// them exactly in order, and two threads claim them in turn from one counter, so an item
+    /// starts near its place in `order`. Each item takes 0.2 ms, so that only a preemption of
+    /// over a millisecond between a claim and its record could move one by `SLACK`; a split
+    /// parallel iterator starts the second half's first item ~60 places early.
+    #[test]
+    fn items_start_in_the_given_order() {
+        let order: Vec<usize> = (0..120).map(|k| (k * 37) % 120).collect();
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let started = Mutex::new(Vec::new());
+            let results = pool.install(|| {
+                run_with_waiting(
+                    order.clone(),
+                    |i| {
+                        lock(&started).push(i);
+                        std::thread::sleep(std::time::Duration::from_micros(200));
+                        Step::<usize, usize>::Done(i)
+                    },
+                    |_| true,
+                    |i, _| i,
+                )
+            });
+            assert_eq!(results.len(), order.len());
+            let started = started.into_inner().unwrap();
+            const SLACK: usize = 8;
+            for (at, item) in started.iter().enumerate() {
+                let place = order.iter().position(|o| o == item).unwrap();
+                let allowed = if threads == 1 { 0 } else { SLACK };
+                assert!(
+                    place.abs_diff(at) <= allowed,
+                    "{threads} threads: item {item} started {at}th, {place}th in order"
+                );
+            }
+        }
     }
 
     /// Every item comes back once with its own result: done at once, finished by a later
