@@ -1510,10 +1510,7 @@ fn run_with_waiting<T: Send, W: Send>(
     let results: Mutex<Vec<(usize, T)>> = Mutex::new(Vec::with_capacity(order.len()));
     let work = || {
         let mut mine = Vec::new();
-        loop {
-            let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) else {
-                break;
-            };
+        while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
             match run(i) {
                 Step::Done(result) => mine.push((i, result)),
                 Step::Waiting(w) => lock(&waiting).push((i, w)),
