@@ -66,19 +66,35 @@ fn write_vocab(out: &Path, name: &str, bpe: &CoreBPE) -> Result<(), String> {
     }
 
     let table = vocab::write::build_table(&tokens)?;
+    let pairs = vocab::write::pair_table(&tokens)?;
     let (bytes, offsets) = vocab::write::pack_tokens(&tokens)?;
     let offsets = vocab::write::to_le_bytes(&offsets);
     let table = vocab::write::to_le_bytes(&table);
+    let pairs = vocab::write::to_le_bytes(&pairs);
 
-    // Self-check through the reader the tokenizer uses.
-    let v = vocab::Vocab::new(&bytes, &offsets, &table);
+    // Self-check through the reader the tokenizer uses: every token reads back, and the pairs
+    // table agrees with the hash table on every two-byte string.
+    let v = vocab::Vocab::new(&bytes, &offsets, &table, &pairs);
     for (rank, t) in tokens.iter().enumerate() {
         if !t.is_empty() && v.rank(t) != Some(rank as u32) {
             return Err(format!("rank {rank} does not read back"));
         }
     }
+    for pair in 0..vocab::PAIRS {
+        let key = [(pair >> 8) as u8, pair as u8];
+        if v.rank(&key) != v.rank_hashed(&key) {
+            return Err(format!(
+                "pair {key:?} reads differently from the two tables"
+            ));
+        }
+    }
 
-    for (ext, data) in [("tokens", &bytes), ("offsets", &offsets), ("table", &table)] {
+    for (ext, data) in [
+        ("tokens", &bytes),
+        ("offsets", &offsets),
+        ("table", &table),
+        ("pairs", &pairs),
+    ] {
         let path = out.join(format!("{name}.{ext}"));
         std::fs::write(&path, data).map_err(|e| format!("{}: {e}", path.display()))?;
     }

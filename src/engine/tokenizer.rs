@@ -43,6 +43,7 @@ macro_rules! embedded_vocab {
             include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".tokens")),
             include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".offsets")),
             include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".table")),
+            include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".pairs")),
         )
     };
 }
@@ -334,6 +335,21 @@ mod tests {
     #[test]
     fn o200k_pattern_is_tiktokens() {
         assert_eq!(O200K_PATTERN, tiktoken_rs::O200K_BASE_PAT_STR);
+    }
+
+    /// The two-byte shortcut answers exactly what the hash table does, on every two-byte
+    /// string, in both encodings (`build.rs` checks the same before writing the tables).
+    #[test]
+    fn embedded_pairs_agree_with_the_hash_table() {
+        for vocab in [&O200K_VOCAB, &CL100K_VOCAB] {
+            let mut tokens = 0;
+            for pair in 0..vocab::PAIRS {
+                let key = [(pair >> 8) as u8, pair as u8];
+                assert_eq!(vocab.rank(&key), vocab.rank_hashed(&key), "{key:?}");
+                tokens += usize::from(vocab.rank(&key).is_some());
+            }
+            assert!(tokens > 1000, "two-byte tokens found: {tokens}");
+        }
     }
 
     #[test]

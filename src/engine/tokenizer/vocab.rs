@@ -14,7 +14,11 @@
 //! - `table`: an open-addressing (linear probing) table of a power-of-two number of slots, each
 //!   `0` when empty or `tag << RANK_BITS | (rank + 1)`, where `tag` is the top bits of the
 //!   token's hash, so that most probes of an absent pair are rejected without touching the
-//!   token bytes.
+//!   token bytes;
+//! - `pairs`: `rank + 1` (or `0`) of every two-byte string, indexed by `first << 8 | second`.
+//!   The byte-pair merge starts from every adjacent pair of a piece, so two-byte strings are
+//!   the most looked-up keys; this answers them with one read of a 256 KiB array instead of a
+//!   hash, a slot and the token's bytes in three tables of megabytes.
 
 /// Bits of a slot holding `rank + 1`; o200k's 200k ranks need 18.
 pub const RANK_BITS: u32 = 18;
@@ -60,8 +64,12 @@ pub struct Vocab<'a> {
     tokens: &'a [u8],
     offsets: &'a [u8],
     table: &'a [u8],
+    pairs: &'a [u8],
     mask: usize,
 }
+
+/// Entries of the `pairs` table: one per two-byte string.
+pub const PAIRS: usize = 1 << 16;
 
 /// The `i`-th little-endian `u32` of `bytes`, or 0 past the end (the tables are ours, built and
 /// checked by `build.rs`, so that never happens; 0 reads as "empty slot" / "empty token").
@@ -75,8 +83,14 @@ fn word(bytes: &[u8], i: usize) -> u32 {
 
 impl<'a> Vocab<'a> {
     /// Wraps tables laid out as described in the module docs. `table.len() / 4` must be a power
-    /// of two (`build.rs` writes it so; anything else would only make lookups miss).
-    pub const fn new(tokens: &'a [u8], offsets: &'a [u8], table: &'a [u8]) -> Self {
+    /// of two and `pairs` hold `PAIRS` words (`build.rs` writes them so; anything else would
+    /// only make lookups miss).
+    pub const fn new(
+        tokens: &'a [u8],
+        offsets: &'a [u8],
+        table: &'a [u8],
+        pairs: &'a [u8],
+    ) -> Self {
         let slots = table.len() / 4;
         let mask = if slots.is_power_of_two() {
             slots - 1
@@ -87,6 +101,7 @@ impl<'a> Vocab<'a> {
             tokens,
             offsets,
             table,
+            pairs,
             mask,
         }
     }
@@ -104,6 +119,15 @@ impl<'a> Vocab<'a> {
     /// The rank of the token whose bytes are exactly `piece`, if there is one.
     #[inline]
     pub fn rank(&self, piece: &[u8]) -> Option<u32> {
+        if let [first, second] = *piece {
+            return word(self.pairs, usize::from(first) << 8 | usize::from(second)).checked_sub(1);
+        }
+        self.rank_hashed(piece)
+    }
+
+    /// `rank` through the hash table alone (which holds every token, two-byte ones too).
+    #[inline]
+    pub fn rank_hashed(&self, piece: &[u8]) -> Option<u32> {
         let h = hash(piece);
         let want = tag(h);
         let mut i = h as usize & self.mask;
@@ -167,6 +191,22 @@ pub mod write {
         Ok(table)
     }
 
+    /// The `pairs` table for `tokens`: `rank + 1` of each two-byte token at `first << 8 |
+    /// second`, `0` elsewhere.
+    pub fn pair_table(tokens: &[Vec<u8>]) -> Result<Vec<u32>, String> {
+        let mut pairs = vec![0u32; super::PAIRS];
+        for (rank, token) in tokens.iter().enumerate() {
+            if let [first, second] = token[..] {
+                let rank = u32::try_from(rank)
+                    .ok()
+                    .filter(|r| *r <= MAX_RANK)
+                    .ok_or_else(|| format!("rank {rank} does not fit in {RANK_BITS} bits"))?;
+                pairs[usize::from(first) << 8 | usize::from(second)] = rank + 1;
+            }
+        }
+        Ok(pairs)
+    }
+
     /// Concatenated bytes and `n + 1` offsets for `tokens`, in rank order.
     pub fn pack_tokens(tokens: &[Vec<u8>]) -> Result<(Vec<u8>, Vec<u32>), String> {
         let mut bytes = Vec::new();
@@ -190,23 +230,32 @@ mod tests {
     use super::write::*;
     use super::*;
 
-    fn tiny() -> (Vec<u8>, Vec<u8>, Vec<u8>) {
+    fn tiny() -> (Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>) {
         let tokens: Vec<Vec<u8>> = ["a", "b", "", "ab", "abc", "longer than eight bytes"]
             .iter()
             .map(|t| t.as_bytes().to_vec())
             .collect();
         let table = build_table(&tokens).unwrap();
         assert_eq!(table.len(), table_len(tokens.len()));
+        let pairs = pair_table(&tokens).unwrap();
         let (bytes, offsets) = pack_tokens(&tokens).unwrap();
-        (bytes, to_le_bytes(&offsets), to_le_bytes(&table))
+        (
+            bytes,
+            to_le_bytes(&offsets),
+            to_le_bytes(&table),
+            to_le_bytes(&pairs),
+        )
     }
 
     #[test]
     fn built_tables_read_back() {
-        let (bytes, offsets, table) = tiny();
-        let v = Vocab::new(&bytes, &offsets, &table);
+        let (bytes, offsets, table, pairs) = tiny();
+        let v = Vocab::new(&bytes, &offsets, &table, &pairs);
         assert_eq!(v.rank(b"a"), Some(0));
         assert_eq!(v.rank(b"ab"), Some(3));
+        assert_eq!(v.rank_hashed(b"ab"), Some(3));
+        assert_eq!(v.rank(b"ba"), None);
+        assert_eq!(v.rank(b"a\0"), None);
         assert_eq!(v.rank(b"longer than eight bytes"), Some(5));
         assert_eq!(v.token(4), b"abc");
         // Unused and out-of-range ranks are empty; absent strings miss.
@@ -228,13 +277,15 @@ mod tests {
 
     #[test]
     fn broken_tables_miss_instead_of_panicking() {
-        let (bytes, offsets, table) = tiny();
-        // Truncated offsets and a table whose size is not a power of two.
-        let v = Vocab::new(&bytes, &offsets[..6], &table[..12]);
+        let (bytes, offsets, table, pairs) = tiny();
+        // Truncated offsets and pairs, and a table whose size is not a power of two.
+        let v = Vocab::new(&bytes, &offsets[..6], &table[..12], &pairs[..6]);
         assert_eq!(v.token(3), b"");
         assert_eq!(v.rank(b"zz"), None);
-        let v = Vocab::new(&bytes, &offsets, &[]);
+        assert_eq!(v.rank(b"ab"), None);
+        let v = Vocab::new(&bytes, &offsets, &[], &[]);
         assert_eq!(v.rank(b"a"), None);
+        assert_eq!(v.rank(b"ab"), None);
     }
 
     #[test]
