@@ -417,6 +417,17 @@ impl RefList {
         self.names.iter()
     }
 
+    /// The table `names` iterates, whose indices the packed uses below refer to.
+    pub(crate) fn name_table(&self) -> &NameTable {
+        &self.names
+    }
+
+    /// Each reference as stored: (name index and kind packed by [`pack_name_kind`], qualifier
+    /// index + 1 or 0), in the list's order.
+    pub(crate) fn packed_uses(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.items.iter().map(|r| (r.name_kind, r.qualifier))
+    }
+
     fn name_at(&self, i: usize) -> &str {
         self.names.get(i)
     }

@@ -160,35 +160,27 @@ pub struct UseCounts {
 }
 
 impl UseCounts {
+    /// Counts `refs`' uses by (name, kind, qualifier), imports left out. The list already
+    /// numbers its distinct names, so its packed uses are the keys as they stand: counting
+    /// is a sort of two words per reference, with no name hashed or copied one by one (this
+    /// runs on every parsed file of a one-shot build).
     pub fn from_refs(refs: &RefList) -> UseCounts {
-        let mut names = NameTable::new();
-        let mut ids: FastMap<&str, u32> = FastMap::default();
-        for name in refs.names() {
-            ids.insert(name, names.push(name));
-        }
-        let mut counts: FastMap<(u32, u32), u32> = FastMap::default();
-        for r in refs {
-            if r.kind == RefKind::Import {
-                continue;
+        let mut keys: Vec<(u32, u32)> = refs
+            .packed_uses()
+            .filter(|&(name_kind, _)| unpack_name_kind(name_kind).1 != RefKind::Import)
+            .collect();
+        keys.sort_unstable();
+        let mut items: Vec<(u32, u32, u32)> = Vec::new();
+        for (name_kind, qualifier) in keys {
+            match items.last_mut() {
+                Some(last) if (last.0, last.1) == (name_kind, qualifier) => last.2 += 1,
+                _ => items.push((name_kind, qualifier, 1)),
             }
-            let Some(&name) = ids.get(r.name) else {
-                continue;
-            };
-            let qualifier = match r.qualifier {
-                None => 0,
-                Some(q) => match ids.get(q) {
-                    Some(&i) => i + 1,
-                    None => continue,
-                },
-            };
-            *counts
-                .entry((pack_name_kind(name, r.kind), qualifier))
-                .or_insert(0) += 1;
         }
-        let mut items: Vec<(u32, u32, u32)> =
-            counts.into_iter().map(|((n, q), c)| (n, q, c)).collect();
-        items.sort_unstable();
-        UseCounts { names, items }
+        UseCounts {
+            names: refs.name_table().clone(),
+            items,
+        }
     }
 
     /// The distinct names, in the references' first-use order.

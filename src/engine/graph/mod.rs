@@ -48,8 +48,7 @@
 //! `store` the derived-cache form.
 
 use crate::engine::model::{
-    pack_name_kind, unpack_name_kind, DefKind, GoModule, Import, Lang, NameTable, ParsedFile,
-    RefKind, RefList,
+    unpack_name_kind, DefKind, GoModule, Import, Lang, NameTable, ParsedFile, RefKind, RefList,
 };
 use crate::engine::paths::{classify, is_declaration_file, PathClass};
 use crate::engine::resolve::{
@@ -975,6 +974,62 @@ mod tests {
                 ("g".to_string(), RefKind::Call, Some("obj".to_string()), 2),
             ]
         );
+    }
+
+    /// The counts as they were taken before `from_refs` read the packed uses: names hashed
+    /// into ids one by one, uses counted in a hash map. The oracle for the property below.
+    fn use_counts_by_hashing(refs: &RefList) -> Vec<(String, RefKind, Option<String>, u32)> {
+        let mut counts: std::collections::HashMap<(String, RefKind, Option<String>), u32> =
+            std::collections::HashMap::new();
+        for r in refs {
+            if r.kind != RefKind::Import {
+                *counts
+                    .entry((r.name.to_string(), r.kind, r.qualifier.map(str::to_string)))
+                    .or_insert(0) += 1;
+            }
+        }
+        let mut out: Vec<_> = counts
+            .into_iter()
+            .map(|((n, k, q), c)| (n, k, q, c))
+            .collect();
+        out.sort();
+        out
+    }
+
+    proptest::proptest! {
+        /// Counting from the list's packed uses gives what counting names gives, on lists
+        /// with repeated names, qualifiers that are also names, and imports.
+        #[test]
+        fn use_counts_equal_counting_by_name(
+            raw in proptest::collection::vec((0u8..6, 0u8..5, 0u8..4, 1u32..40), 0..60)
+        ) {
+            let kinds = [RefKind::Call, RefKind::Reference, RefKind::Type, RefKind::Heritage, RefKind::Import];
+            let names = ["a", "b", "self", "x_y", "Klass", "z"];
+            let mut refs: Vec<Reference> = raw
+                .iter()
+                .map(|&(n, k, q, line)| Reference {
+                    line,
+                    ..rf(
+                        names[n as usize],
+                        kinds[k as usize],
+                        (q > 0).then(|| names[q as usize]),
+                    )
+                })
+                .collect();
+            refs.sort_by(|a, b| (a.line, &a.name, a.kind, &a.qualifier).cmp(&(b.line, &b.name, b.kind, &b.qualifier)));
+            refs.dedup();
+            let refs: RefList = refs.into();
+            let counts = UseCounts::from_refs(&refs);
+            let mut got: Vec<_> = counts
+                .uses()
+                .map(|u| (u.name.to_string(), u.kind, u.qualifier.map(str::to_string), u.count))
+                .collect();
+            got.sort();
+            proptest::prop_assert_eq!(got, use_counts_by_hashing(&refs));
+            proptest::prop_assert_eq!(counts.names().collect::<Vec<_>>(), refs.names().collect::<Vec<_>>());
+            // Sorted and distinct by (name and kind, qualifier), as binding reads them.
+            proptest::prop_assert!(counts.items.windows(2).all(|w| (w[0].0, w[0].1) < (w[1].0, w[1].1)));
+        }
     }
 
     #[test]
