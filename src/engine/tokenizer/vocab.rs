@@ -16,9 +16,10 @@
 //!   token's hash, so that most probes of an absent pair are rejected without touching the
 //!   token bytes;
 //! - `pairs`: `rank + 1` (or `0`) of every two-byte string, indexed by `first << 8 | second`.
-//!   The byte-pair merge starts from every adjacent pair of a piece, so two-byte strings are
-//!   the most looked-up keys; this answers them with one read of a 256 KiB array instead of a
-//!   hash, a slot and the token's bytes in three tables of megabytes.
+//!   The byte-pair merge starts by looking up every adjacent byte pair of a piece that is not
+//!   a token whole; this answers those with one read of a 256 KiB array instead of a hash, a
+//!   slot and the token's bytes in three tables of megabytes (javapoet's one-shot fit: CPU
+//!   2.3–2.6 → 2.0–2.1 ms).
 
 /// Bits of a slot holding `rank + 1`; o200k's 200k ranks need 18.
 pub const RANK_BITS: u32 = 18;
