@@ -72,6 +72,18 @@ pub struct Vocab<'a> {
 /// Entries of the `pairs` table: one per two-byte string.
 pub const PAIRS: usize = 1 << 16;
 
+/// Where the two-byte string `[first, second]` sits in the `pairs` table.
+#[inline]
+fn pair_index(first: u8, second: u8) -> usize {
+    usize::from(first) << 8 | usize::from(second)
+}
+
+/// Every two-byte string, in `pairs` order.
+#[cfg_attr(not(test), allow(dead_code))]
+fn every_pair() -> impl Iterator<Item = [u8; 2]> {
+    (0..PAIRS).map(|p| [(p >> 8) as u8, p as u8])
+}
+
 /// The `i`-th little-endian `u32` of `bytes`, or 0 past the end (the tables are ours, built and
 /// checked by `build.rs`, so that never happens; 0 reads as "empty slot" / "empty token").
 #[inline]
@@ -121,9 +133,22 @@ impl<'a> Vocab<'a> {
     #[inline]
     pub fn rank(&self, piece: &[u8]) -> Option<u32> {
         if let [first, second] = *piece {
-            return word(self.pairs, usize::from(first) << 8 | usize::from(second)).checked_sub(1);
+            return word(self.pairs, pair_index(first, second)).checked_sub(1);
         }
         self.rank_hashed(piece)
+    }
+
+    /// The first two-byte string on which the `pairs` table and the hash table disagree, if
+    /// any: `build.rs` checks this before writing the tables, a test on the embedded ones.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub fn pair_mismatch(&self) -> Option<[u8; 2]> {
+        every_pair().find(|key| self.rank(key) != self.rank_hashed(key))
+    }
+
+    /// The number of two-byte tokens (as the `pairs` table reads them).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub fn pair_tokens(&self) -> usize {
+        every_pair().filter(|key| self.rank(key).is_some()).count()
     }
 
     /// `rank` through the hash table alone (which holds every token, two-byte ones too).
@@ -202,7 +227,7 @@ pub mod write {
                     .ok()
                     .filter(|r| *r <= MAX_RANK)
                     .ok_or_else(|| format!("rank {rank} does not fit in {RANK_BITS} bits"))?;
-                pairs[usize::from(first) << 8 | usize::from(second)] = rank + 1;
+                pairs[super::pair_index(first, second)] = rank + 1;
             }
         }
         Ok(pairs)
@@ -256,6 +281,8 @@ mod tests {
         assert_eq!(v.rank(b"ab"), Some(3));
         assert_eq!(v.rank_hashed(b"ab"), Some(3));
         assert_eq!(v.rank(b"ba"), None);
+        assert_eq!(v.pair_mismatch(), None);
+        assert_eq!(v.pair_tokens(), 1);
         assert_eq!(v.rank(b"a\0"), None);
         assert_eq!(v.rank(b"longer than eight bytes"), Some(5));
         assert_eq!(v.token(4), b"abc");
