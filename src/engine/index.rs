@@ -23,7 +23,7 @@ use super::error::EngineError;
 use super::graph::{
     build_graph, build_graph_consuming, build_graph_relinking, FileGraph, TakenUses, UseCounts,
 };
-use super::heap::release_free_memory;
+use super::heap::{attach_pool_arenas, release_free_memory};
 use super::history::{self, CommitHistory, HistorySource};
 use super::lang::{
     claim_tags_query_prefetch, compiled_tags_query, tags_query_compiling, tags_query_prefetched,
@@ -565,6 +565,8 @@ impl Index {
             done: 0,
             total: 0,
         });
+        // Before the walk's threads exist (see `attach_pool_arenas`).
+        attach_pool_arenas();
         // The tags queries of the languages this build will parse compile during the walk.
         let walked = walk_observed(root, &opts.walk, &|f| {
             if !tags_query_prefetched(f.lang) && likely_parsed(reuse, f) {
