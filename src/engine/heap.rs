@@ -23,12 +23,12 @@ pub fn release_free_memory() {
 /// before a build starts its walk.
 ///
 /// Why: glibc ties a thread to a malloc arena at its first allocation, for good: a new arena
-/// while fewer than `M_ARENA_MAX` exist (2, see `main.rs`), else the first arena it finds
-/// unlocked at that moment. The pool's threads used to allocate first during the walk,
-/// while the walker's threads allocated too, and both could land in the same arena; the
-/// whole parse then took turns on that arena's lock. Allocating while no other thread does
-/// gives the first pool thread the second arena and the next the main thread's (idle while
-/// the pool parses). Measured on one binary with and without this call, 16 interleaved
+/// while fewer than `M_ARENA_MAX` exist (one per pool thread, see `main.rs`), else the
+/// first arena it finds unlocked at that moment. The pool's threads used to allocate first
+/// during the walk, while the walker's threads allocated too, and two of them could land in
+/// the same arena; the whole parse then took turns on that arena's lock (in 2 of 10 cold
+/// javapoet maps, ~200 waits each). Allocating while no other thread does gives each pool
+/// thread but one a new arena, and that one the main thread's (idle while the pool parses). Measured on one binary with and without this call, 16 interleaved
 /// rounds: cold `map` wall −3% on javapoet and `tr1`, −2% on guzzle (BENCHMARKS.md).
 /// Later calls cost one wake-up of the pool; its threads keep their arenas.
 pub fn attach_pool_arenas() {

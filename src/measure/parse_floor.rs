@@ -20,6 +20,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::bench_stats::{median, process_cpu_ms};
+use crate::engine::heap::attach_pool_arenas;
 use crate::engine::lang::compiled_tags_query;
 use crate::engine::tags::{extract_tags, parse_only};
 use crate::engine::walk::{load_source, walk, WalkOptions};
@@ -59,6 +60,8 @@ pub struct ParseFloor {
 /// Walks `root` as an index build does, reads its code files, then parses all of them `runs`
 /// times.
 pub fn run(root: &Path, runs: usize) -> anyhow::Result<ParseFloor> {
+    // The pool's threads in their own arenas, as in an index build.
+    attach_pool_arenas();
     let walked = walk(root, &WalkOptions::default())?;
     let read_cpu = process_cpu_ms();
     let t = Instant::now();
