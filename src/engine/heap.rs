@@ -27,10 +27,13 @@ pub fn release_free_memory() {
 /// first arena it finds unlocked at that moment. The pool's threads used to allocate first
 /// during the walk, while the walker's threads allocated too, and two of them could land in
 /// the same arena; the whole parse then took turns on that arena's lock (in 2 of 10 cold
-/// javapoet maps, ~200 waits each). Allocating while no other thread does gives each pool
-/// thread but one a new arena, and that one the main thread's (idle while the pool parses). Measured on one binary with and without this call, 16 interleaved
-/// rounds: cold `map` wall −3% on javapoet and `tr1`, −2% on guzzle (BENCHMARKS.md).
-/// Later calls cost one wake-up of the pool; its threads keep their arenas.
+/// javapoet maps, ~200 waits each). In the CLI, where the only other thread waits here,
+/// this gives each pool thread but one a new arena and that one the main thread's (idle
+/// while the pool parses); elsewhere (the TUI) the arenas exist already and the pool's
+/// threads take them in turn. Measured against the build before it, 20 interleaved pairs
+/// of cold `map`s: wall −4% on javapoet and `tr1`, −2 to −3% on guzzle and ripgrep
+/// (BENCHMARKS.md, "Each parse thread in its own malloc arena"). Later calls cost one
+/// wake-up of the pool; its threads keep their arenas.
 pub fn attach_pool_arenas() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     rayon::broadcast(|_| {
