@@ -23,7 +23,7 @@ use super::error::EngineError;
 use super::graph::{
     build_graph, build_graph_consuming, build_graph_relinking, FileGraph, TakenUses, UseCounts,
 };
-use super::heap::{attach_pool_arenas, release_free_memory};
+use super::heap::{release_free_memory, take_arena};
 use super::history::{self, CommitHistory, HistorySource};
 use super::lang::{
     claim_tags_query_prefetch, compiled_tags_query, tags_query_compiling, tags_query_prefetched,
@@ -1344,8 +1344,26 @@ impl IndexStats {
     }
 }
 
-/// The previous index's copy of `f` when a refresh may take it over unread: not reported
-/// changed, and the same language, size and (known) mtime.
+/// Has each thread of rayon's pool allocate once, now, and waits for all of them. Call it
+/// before a build starts its walk.
+///
+/// Why: glibc ties a thread to a malloc arena at its first allocation, for good: a new arena
+/// while fewer than `M_ARENA_MAX` exist (one per pool thread, see `main.rs`), else the
+/// first arena it finds unlocked at that moment. The pool's threads used to allocate first
+/// during the walk, while the walker's threads allocated too, and two of them could land in
+/// the same arena; the whole parse then took turns on that arena's lock (in 2 of 10 cold
+/// javapoet maps, ~200 waits each). In the CLI, where the only other thread waits here,
+/// this gives each pool thread but one a new arena and that one the main thread's (idle
+/// while the pool parses); elsewhere (the TUI) the arenas exist already and the pool's
+/// threads take them in turn. Measured against the build before it, 20 interleaved pairs
+/// of cold `map`s: wall −4% on javapoet and `tr1`, −2 to −3% on guzzle and ripgrep
+/// (BENCHMARKS.md, "Each parse thread in its own malloc arena"). Later calls cost one
+/// wake-up of the pool; its threads keep their arenas.
+pub fn attach_pool_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    rayon::broadcast(|_| take_arena());
+}
+
 /// Starts compiling `lang`'s tags query on a rayon worker, unless that was started before:
 /// `compiled_tags_query` then waits for it or finds it done. A build's walk calls this on
 /// the first file of each language it will parse. Why: compiling takes tens of milliseconds

@@ -20,7 +20,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::bench_stats::{median, process_cpu_ms};
-use crate::engine::heap::attach_pool_arenas;
+use crate::engine::index::attach_pool_arenas;
 use crate::engine::lang::compiled_tags_query;
 use crate::engine::tags::{extract_tags, parse_only};
 use crate::engine::walk::{load_source, walk, WalkOptions};
