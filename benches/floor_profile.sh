@@ -56,7 +56,7 @@ T
     # sample taken inside libc (malloc, free, memcpy) then has a one-frame stack and counts
     # as not floor, whoever called it. On javapoet 9 processes in 20 were hit, their CPU
     # ratios read 1.24-1.29 against 1.10-1.13 for the rest. Such a profile is taken again
-    # (up to 5 times; `unwind retries` says how many were).
+    # (up to 5 times; stderr lists each one).
     for attempt in 1 2 3 4 5; do
       perf record -q -e cpu-clock -F 2000 --call-graph dwarf,16384 -o "$OUT/$name-$i.data" \
         "$B" map "$dir" --tokens 4096 --no-cache >/dev/null 2>"$OUT/$name-$i.err" || { echo "| $name | perf failed: see $OUT/$name-$i.err |"; continue 3; }
@@ -75,7 +75,8 @@ for block in open(os.environ["STACKS"]).read().split("\n\n"):
             lost += 1
 sys.exit(1 if lost > ok else 0)
 U
-      echo "$name $i" >> "$OUT/unwind-retries"
+      if [ "$attempt" -lt 5 ]; then echo "$name run $i taken again" >> "$OUT/unwind-retries"
+      else echo "$name run $i kept with libc samples not unwound" >> "$OUT/unwind-retries"; fi
     done
   done
   NAME=$name RUNS=$RUNS NATIVE=$NATIVE OUT=$OUT CORES=$CORES python3 - <<'P'
@@ -118,5 +119,5 @@ top = "; ".join(f"{k} {v / counts[-1]:.1%}" for k, v in parts.most_common(4))
 print(f"| {name} | {', '.join(map(str, counts))} | {', '.join(f'{s:.3f}' for s in shares)} | {', '.join(f'{r:.3f}×' for r in ratios)} | {statistics.median(ratios):.3f}× | {statistics.median(effs):.3f} | {wall_ratio:.3f}× | {top} |")
 P
 done
-[ -s "$OUT/unwind-retries" ] && echo "unwind retries (profiles taken again, tree and run): $(tr '\n' ';' < "$OUT/unwind-retries")" >&2
+[ -s "$OUT/unwind-retries" ] && echo "profiles whose libc samples did not unwind: $(tr '\n' ';' < "$OUT/unwind-retries")" >&2
 exit 0
