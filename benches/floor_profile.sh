@@ -28,7 +28,7 @@ NATIVE=${NATIVE:-$RUNS}
 OUT=${OUT:-/tmp/mapscope-floor-profile}; mkdir -p "$OUT"; rm -f "$OUT/unwind-retries"
 command -v perf >/dev/null || { echo "perf is needed (apt-get install linux-perf)" >&2; exit 2; }
 CORES=${CORES:-$(nproc)}
-echo "| repo | samples per run (½ ms CPU each) | floor share of CPU, per run | CPU: cold ÷ floor, per run | median | parallel efficiency (native run), median | wall: cold ÷ floor, median | not floor, largest parts (last run) |"
+echo "| repo | samples per run (½ ms CPU each) | floor share of CPU, per run | CPU: cold ÷ floor, per run | median | parallel efficiency (native run), median | wall: cold ÷ floor, median (90% bootstrap interval) | not floor, largest parts (last run) |"
 echo "|---|---|---|---|---|---|---|---|"
 for dir in "$@"; do
   name=$(basename "$dir")
@@ -80,7 +80,7 @@ U
     done
   done
   NAME=$name RUNS=$RUNS NATIVE=$NATIVE OUT=$OUT CORES=$CORES python3 - <<'P'
-import collections, os, re, statistics
+import collections, os, random, re, statistics
 O, name, runs = os.environ["OUT"], os.environ["NAME"], int(os.environ["RUNS"])
 def samples(path):
     cur = []
@@ -115,8 +115,19 @@ for i in range(1, int(os.environ["NATIVE"]) + 1):
     effs.append((user + system) / (cores * wall))
 # The wall ratio of the medians: CPU ratio (profiled runs) ÷ efficiency (native runs).
 wall_ratio = statistics.median(ratios) / statistics.median(effs)
+# How far that ratio can be trusted: both medians resampled (2000 bootstrap rounds, fixed
+# seed), the 5th and 95th percentiles of their quotient. On this host a tree's reading moves
+# by more than this between sessions (javapoet 1.197x and 1.276x eight hours apart), so the
+# interval says whether one run's reading is told apart from a target, not that it will hold.
+rng = random.Random(21)
+boot = sorted(
+    statistics.median(rng.choices(ratios, k=len(ratios)))
+    / statistics.median(rng.choices(effs, k=len(effs)))
+    for _ in range(2000)
+)
+low, high = boot[len(boot) // 20], boot[len(boot) * 19 // 20]
 top = "; ".join(f"{k} {v / counts[-1]:.1%}" for k, v in parts.most_common(4))
-print(f"| {name} | {', '.join(map(str, counts))} | {', '.join(f'{s:.3f}' for s in shares)} | {', '.join(f'{r:.3f}×' for r in ratios)} | {statistics.median(ratios):.3f}× | {statistics.median(effs):.3f} | {wall_ratio:.3f}× | {top} |")
+print(f"| {name} | {', '.join(map(str, counts))} | {', '.join(f'{s:.3f}' for s in shares)} | {', '.join(f'{r:.3f}×' for r in ratios)} | {statistics.median(ratios):.3f}× | {statistics.median(effs):.3f} | {wall_ratio:.3f}× ({low:.3f}–{high:.3f}) | {top} |")
 P
 done
 [ -s "$OUT/unwind-retries" ] && echo "profiles whose libc samples did not unwind: $(tr '\n' ';' < "$OUT/unwind-retries")" >&2
