@@ -106,7 +106,7 @@ for i in range(1, runs + 1):
             floor += 1
             continue
         ours = [fr for fr in frames if "mapscope::" in fr or "ignore::" in fr]
-        parts[re.sub(r" \(inlined\)$", "", ours[0] if ours else frames[0])[:70]] += 1
+        parts[(ours[0] if ours else frames[0])[:70]] += 1
     counts.append(n)
     shares.append(floor / n)
     ratios.append(n / floor)
