@@ -23,7 +23,6 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
-use ignore::WalkBuilder;
 
 use super::error::EngineError;
 use super::guarded::{self, Follow};
@@ -169,63 +168,30 @@ pub fn walk_observed(
     // `follow_links(false)` applies uniformly below it.
     let root = canonical_root(root)?;
 
-    // `filter_entry` is the only place where a directory can be pruned while we still see
-    // it, and it must be `'static`, so what it prunes goes through a shared list (locked
-    // only for pruned entries, a handful per repository).
-    let pruned: Arc<Mutex<Vec<Found>>> = Arc::default();
-    let filter_pruned = Arc::clone(&pruned);
-    let filter_root = root.clone();
-
-    // The `ignore` crate would open the ignore files itself (blocking on a FIFO, reading
-    // `/dev/zero` without end, following a link out of the tree): it reads none here, and
-    // `IgnoreRules` applies the same files, read through `guarded`, in `filter_entry`.
-    let rules = Arc::new(IgnoreRules::new());
-    let filter_rules = Arc::clone(&rules);
-    let mut builder = WalkBuilder::new(&root);
-    builder
-        .standard_filters(false)
-        // We detect hidden entries ourselves so they can be recorded.
-        .hidden(false)
-        .ignore(false)
-        .git_ignore(false)
-        .git_exclude(false)
-        .git_global(false)
-        .parents(false)
-        .follow_links(false)
-        .filter_entry(move |ent| {
-            if ent.depth() > 0 {
-                let is_dir = ent.file_type().is_some_and(|t| t.is_dir());
-                // Ignored entries are dropped without being listed, as git drops them.
-                if filter_rules.is_ignored(ent.path(), is_dir) {
-                    return false;
-                }
-            }
-            let reason = prune_reason(ent);
-            if let Some(reason) = reason {
-                if let Some(path) = rel_path_of(&filter_root, ent.path()) {
-                    filter_pruned
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .push(Found::Skip(Skipped { path, reason }));
-                }
-            }
-            reason.is_none()
-        });
-
-    // The parallel walker: one `lstat` per candidate file dominates the walk, and it
-    // spreads over cores. Its visiting order is not deterministic; the sort below is.
+    // The ignore files are read here, through `guarded` (`IgnoreRules`), not by the `ignore`
+    // crate's walker, which would open them itself (blocking on a FIFO, reading `/dev/zero`
+    // without end, following a link out of the tree).
+    let rules = IgnoreRules::new();
     let found: Mutex<Vec<Found>> = Mutex::default();
-    builder.build_parallel().visit(&mut CollectorBuilder {
+    let walk = TreeWalk {
         root: &root,
         opts,
-        sink: &found,
+        rules: &rules,
         observe,
-    });
+        found: &found,
+    };
+    // Each directory is one job on rayon's pool, the pool the parse runs on next: no walker
+    // threads to start, and the walk ends when its last directory does. (`ignore`'s parallel
+    // walker, used before, starts its own threads and puts an idle one to sleep 1 ms at a
+    // time, and its walk ends when the last sleeper wakes: ~2 ms of a 39-file tree's walk.)
+    // The visiting order is not deterministic; the sort below is. The root is listed on the
+    // calling thread, which then only waits: a pool thread waiting for the scope would take
+    // other jobs meanwhile (a tags query's compile, tens of ms) and end the walk only after.
+    rayon::in_place_scope(|scope| walk.dir(scope, root.clone()));
 
     let mut out = WalkOutput::default();
     let found = found.into_inner().unwrap_or_else(PoisonError::into_inner);
-    let pruned = std::mem::take(&mut *pruned.lock().unwrap_or_else(PoisonError::into_inner));
-    for item in found.into_iter().chain(pruned) {
+    for item in found {
         match item {
             Found::File(f) => out.files.push(f),
             Found::Doc(d) => out.docs.push(d),
@@ -291,78 +257,106 @@ enum Found {
     Unsupported(UnsupportedFile),
 }
 
-/// Builds one `Collector` per walker thread.
-struct CollectorBuilder<'s> {
-    root: &'s Path,
-    opts: &'s WalkOptions,
-    sink: &'s Mutex<Vec<Found>>,
-    observe: &'s (dyn Fn(&WalkedFile) + Sync),
+/// One walk's shared state; each directory's job reads what it needs from here.
+struct TreeWalk<'w> {
+    root: &'w Path,
+    opts: &'w WalkOptions,
+    rules: &'w IgnoreRules,
+    observe: &'w (dyn Fn(&WalkedFile) + Sync),
+    /// A directory's findings are appended at once: one lock per directory, not per file.
+    found: &'w Mutex<Vec<Found>>,
 }
 
-impl<'s> ignore::ParallelVisitorBuilder<'s> for CollectorBuilder<'s> {
-    fn build(&mut self) -> Box<dyn ignore::ParallelVisitor + 's> {
-        Box::new(Collector {
-            root: self.root,
-            opts: self.opts,
-            sink: self.sink,
-            observe: self.observe,
-            local: Vec::new(),
-        })
+impl<'w> TreeWalk<'w> {
+    /// Lists `dir` and judges each entry; a subdirectory to walk becomes a job of its own.
+    /// Each job reads its directory to the end and closes it, so the walk holds at most one
+    /// directory open per pool thread however deep the tree is, and recurses on no stack.
+    fn dir<'s>(&'s self, scope: &rayon::Scope<'s>, dir: PathBuf)
+    where
+        'w: 's,
+    {
+        let mut local = Vec::new();
+        match fs::read_dir(&dir) {
+            Ok(entries) => {
+                for entry in entries {
+                    let Ok(entry) = entry else {
+                        // A listing that fails part way: the entries read so far are kept.
+                        self.unreadable(&dir, &mut local);
+                        break;
+                    };
+                    if let Some(subdir) = self.entry(&entry, &mut local) {
+                        scope.spawn(move |scope| self.dir(scope, subdir));
+                    }
+                }
+            }
+            Err(_) => self.unreadable(&dir, &mut local),
+        }
+        if !local.is_empty() {
+            self.found
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .append(&mut local);
+        }
     }
-}
 
-/// Collects one walker thread's findings locally and hands them over when the thread ends,
-/// so threads do not contend on a lock per file.
-struct Collector<'s> {
-    root: &'s Path,
-    opts: &'s WalkOptions,
-    sink: &'s Mutex<Vec<Found>>,
-    observe: &'s (dyn Fn(&WalkedFile) + Sync),
-    local: Vec<Found>,
-}
-
-impl ignore::ParallelVisitor for Collector<'_> {
-    fn visit(&mut self, entry: Result<ignore::DirEntry, ignore::Error>) -> ignore::WalkState {
-        let found = match entry {
-            Ok(ent) => visit_entry(self.root, self.opts, ent),
-            Err(err) => visit_error(self.root, &err),
+    /// One entry of a listed directory: ignored (dropped unlisted, as git drops it), pruned
+    /// (listed with its reason), a file (`visit_file`), or a directory to walk (returned).
+    fn entry(&self, entry: &fs::DirEntry, local: &mut Vec<Found>) -> Option<PathBuf> {
+        let path = entry.path();
+        // The type comes from the listing itself where the file system gives it.
+        let Ok(file_type) = entry.file_type() else {
+            self.unreadable(&path, local);
+            return None;
         };
-        if let Some(Found::File(file)) = &found {
+        let is_dir = file_type.is_dir();
+        if self.rules.is_ignored(&path, is_dir) {
+            return None;
+        }
+        if let Some(reason) = prune_reason_of(&path, &entry.file_name(), is_dir) {
+            if let Some(path) = rel_path_of(self.root, &path) {
+                local.push(Found::Skip(Skipped { path, reason }));
+            }
+            return None;
+        }
+        if is_dir {
+            return Some(path);
+        }
+        let found = visit_file(self.root, self.opts, entry, path, file_type)?;
+        if let Found::File(file) = &found {
             (self.observe)(file);
         }
-        self.local.extend(found);
-        ignore::WalkState::Continue
+        local.push(found);
+        None
+    }
+
+    /// A directory that cannot be listed, or an entry whose type cannot be read: recorded,
+    /// and the walk carries on with the rest. (The root itself is not listed.)
+    fn unreadable(&self, path: &Path, local: &mut Vec<Found>) {
+        if let Some(path) = rel_path_of(self.root, path).filter(|p| !p.is_empty()) {
+            local.push(Found::Skip(Skipped {
+                path,
+                reason: SkipReason::Unreadable,
+            }));
+        }
     }
 }
 
-impl Drop for Collector<'_> {
-    fn drop(&mut self) {
-        self.sink
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .append(&mut self.local);
-    }
-}
-
-/// A directory we cannot list: recorded, and the walk carries on with the rest.
-fn visit_error(root: &Path, err: &ignore::Error) -> Option<Found> {
-    let path = error_path(err).and_then(|p| rel_path_of(root, p))?;
-    (!path.is_empty()).then_some(Found::Skip(Skipped {
-        path,
-        reason: SkipReason::Unreadable,
-    }))
-}
-
-/// What one entry that survived the ignore rules and `prune_reason` is. Errors attached to
-/// an entry come from parsing ignore files; the rules that did parse still apply, so they
-/// are not fatal.
-fn visit_entry(root: &Path, opts: &WalkOptions, ent: ignore::DirEntry) -> Option<Found> {
-    let file_type = ent.file_type()?;
-    if ent.depth() == 0 || file_type.is_dir() || file_type.is_symlink() {
+/// What one entry that is not a directory and survived the ignore rules and
+/// `prune_reason_of` is: `None` for a symbolic link (never followed, never listed) or a name
+/// the walk passes over.
+fn visit_file(
+    root: &Path,
+    opts: &WalkOptions,
+    entry: &fs::DirEntry,
+    path: PathBuf,
+    file_type: fs::FileType,
+) -> Option<Found> {
+    if file_type.is_symlink() {
         return None;
     }
     // A non-UTF-8 name gets a lossy `rel_path`; `abs_path` stays exact, so it still loads.
-    let name = ent.file_name().to_string_lossy();
+    let name = entry.file_name();
+    let name = name.to_string_lossy();
     let name = name.as_ref();
     let lang = Lang::from_path(name);
     let is_go_mod = name == GO_MOD;
@@ -372,11 +366,11 @@ fn visit_entry(root: &Path, opts: &WalkOptions, ent: ignore::DirEntry) -> Option
             return None;
         }
         return Some(Found::Unsupported(UnsupportedFile {
-            rel_path: rel_path_of(root, ent.path())?,
+            rel_path: rel_path_of(root, &path)?,
             language,
         }));
     }
-    let rel_path = rel_path_of(root, ent.path())?;
+    let rel_path = rel_path_of(root, &path)?;
     let skip = |reason| {
         Some(Found::Skip(Skipped {
             path: rel_path.clone(),
@@ -391,7 +385,7 @@ fn visit_entry(root: &Path, opts: &WalkOptions, ent: ignore::DirEntry) -> Option
         };
     }
     if is_go_mod {
-        let module = read_go_mod(ent.path())?;
+        let module = read_go_mod(&path)?;
         let dir = rel_path.rsplit_once('/').map_or("", |(dir, _)| dir);
         return Some(Found::GoMod(GoModule {
             dir: dir.to_string(),
@@ -401,7 +395,8 @@ fn visit_entry(root: &Path, opts: &WalkOptions, ent: ignore::DirEntry) -> Option
     if lang.is_some() && is_minified_name(name) {
         return skip(SkipReason::Minified);
     }
-    let Ok(meta) = ent.metadata() else {
+    // Not following a symbolic link (it is none): `fstatat` beside the listing's handle.
+    let Ok(meta) = entry.metadata() else {
         return skip(SkipReason::Unreadable);
     };
     let size = meta.len();
@@ -413,7 +408,7 @@ fn visit_entry(root: &Path, opts: &WalkOptions, ent: ignore::DirEntry) -> Option
     if size > limit {
         return skip(SkipReason::TooLarge);
     }
-    let abs_path = ent.into_path();
+    let abs_path = path;
     Some(match lang {
         Some(lang) => Found::File(WalkedFile {
             rel_path,
@@ -431,18 +426,10 @@ fn visit_entry(root: &Path, opts: &WalkOptions, ent: ignore::DirEntry) -> Option
     })
 }
 
-/// Why the walk prunes this entry before looking at it as a file: the name-based rules
-/// (hidden, node_modules, vendor, build output). `None` keeps it.
-fn prune_reason(ent: &ignore::DirEntry) -> Option<SkipReason> {
-    if ent.depth() == 0 {
-        return None;
-    }
-    let is_dir = ent.file_type().is_some_and(|t| t.is_dir());
-    prune_reason_of(ent.path(), ent.file_name(), is_dir)
-}
-
-/// `prune_reason` for an entry below the root given by path, name and type; shared with
-/// `PathFilter` so that the walk and the watcher cannot disagree.
+/// Why the walk prunes an entry below the root, given by path, name and type, before
+/// looking at it as a file: the name-based rules (hidden, node_modules, vendor, build
+/// output). `None` keeps it. Shared with `PathFilter` so that the walk and the watcher
+/// cannot disagree.
 fn prune_reason_of(path: &Path, name: &OsStr, is_dir: bool) -> Option<SkipReason> {
     if is_hidden_name(name) {
         return Some(SkipReason::Hidden);
@@ -497,18 +484,6 @@ fn rel_path_of(root: &Path, path: &Path) -> Option<String> {
     } else {
         rel.replace(std::path::MAIN_SEPARATOR, "/")
     })
-}
-
-/// The path an `ignore` walk error is about, if it names one.
-fn error_path(err: &ignore::Error) -> Option<&Path> {
-    match err {
-        ignore::Error::WithPath { path, .. } => Some(path),
-        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
-            error_path(err)
-        }
-        ignore::Error::Loop { child, .. } => Some(child),
-        _ => None,
-    }
 }
 
 /// What the walk makes of one path; see `PathFilter::classify`.
