@@ -1825,6 +1825,29 @@ fn ms_since(t: Instant) -> f64 {
 mod tests {
     use super::*;
 
+    /// The walk's compile job takes the languages in the order found and leaves nothing
+    /// queued and no job marked running; once the walk ends, what still waits gets a job
+    /// each and leaves the queue. (Only the queue is driven here: the process-wide claims
+    /// in `lang` belong to the builds other tests run at the same time.)
+    #[test]
+    fn the_walks_compile_job_drains_its_queue_and_the_walks_end_takes_the_rest() {
+        use super::super::model::Lang;
+        let queue = PrefetchQueue::default();
+        queue.waiting().extend([Lang::Python, Lang::Go]);
+        queue.compiling.store(true, Ordering::Release);
+        queue.compile_all();
+        assert!(queue.waiting().is_empty());
+        assert!(!queue.compiling.load(Ordering::Acquire));
+        assert!(compiled_tags_query(Lang::Python).is_ok() && compiled_tags_query(Lang::Go).is_ok());
+
+        let prefetch = QueryPrefetch::new();
+        prefetch.state.waiting().extend([Lang::Java, Lang::Ruby]);
+        prefetch.walk_done();
+        assert!(prefetch.state.waiting().is_empty());
+        // The jobs `walk_done` started finish on the pool.
+        assert!(compiled_tags_query(Lang::Java).is_ok() && compiled_tags_query(Lang::Ruby).is_ok());
+    }
+
     /// Only a one-shot build of a small tree skips the heap trims after its parse; a build
     /// that keeps its index (the TUI, the servers) trims as before.
     #[test]

@@ -3,9 +3,10 @@
 //! Also loading one source file safely (`load_source`) and judging its content
 //! (`classify_content`).
 //!
-//! `walk` is called from the engine worker thread and fans out over the `ignore` crate's own
-//! walker threads for its duration (one `lstat` per candidate file is most of its cost);
-//! its output is sorted, so it is deterministic anyway. `load_source` and `classify_content`
+//! `walk` is called from the engine worker thread (the CLI's main thread) and fans out over
+//! rayon's pool, one job per directory, for its duration (one `lstat` per candidate file is
+//! most of its cost); its output is sorted, so it is deterministic anyway. The `ignore`
+//! crate supplies the gitignore matchers, not the walker. `load_source` and `classify_content`
 //! are pure per-file functions that the tags phase calls from rayon workers.
 //!
 //! The walk never reads file contents (sizes come from metadata), except `go.mod` files,
@@ -117,9 +118,9 @@ pub struct WalkOutput {
     pub files: Vec<WalkedFile>,
     pub docs: Vec<DocFile>,
     /// Skipped candidates with their reason. A skipped directory is one entry (its path).
-    /// Files and directories excluded by `.gitignore`-style rules are not listed: the
-    /// `ignore` crate drops them before we see them, and listing `target/` or a virtualenv
-    /// file by file would swamp the list.
+    /// Files and directories excluded by `.gitignore`-style rules are not listed: the walk
+    /// drops them unlisted, as git does, and listing `target/` or a virtualenv file by file
+    /// would swamp the list.
     pub skipped: Vec<Skipped>,
     /// Code files in languages without a grammar, under the same rules as indexed files
     /// (ignored, hidden, vendored and build-output files are not listed).
@@ -156,21 +157,21 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<WalkOutput, EngineError> 
     walk_observed(root, opts, &|_| {})
 }
 
-/// `walk`, calling `observe` with each code file as the walk finds it (from the walker
-/// threads, in no particular order), before the lists are sorted: an index build starts
-/// compiling each language's tags query then (see `index::prefetch_tags_query`).
+/// `walk`, calling `observe` with each code file as the walk finds it (from rayon's pool
+/// threads or the calling thread, in no particular order), before the lists are sorted: an index build starts
+/// compiling each language's tags query then (see `index::QueryPrefetch`).
 pub fn walk_observed(
     root: &Path,
     opts: &WalkOptions,
     observe: &(dyn Fn(&WalkedFile) + Sync),
 ) -> Result<WalkOutput, EngineError> {
-    // Absolute paths for `abs_path`, and a root that is no longer a symlink, so that
-    // `follow_links(false)` applies uniformly below it.
+    // Absolute paths for `abs_path`, and a root that is no longer a symlink, so that no
+    // symlink is followed anywhere below it.
     let root = canonical_root(root)?;
 
-    // The ignore files are read here, through `guarded` (`IgnoreRules`), not by the `ignore`
-    // crate's walker, which would open them itself (blocking on a FIFO, reading `/dev/zero`
-    // without end, following a link out of the tree).
+    // The ignore files are read through `guarded` (`IgnoreRules`): a FIFO named `.gitignore`
+    // must not block the walk, nor `/dev/zero` be read without end, nor a link lead out of
+    // the tree.
     let rules = IgnoreRules::new();
     let found: Mutex<Vec<Found>> = Mutex::default();
     let walk = TreeWalk {

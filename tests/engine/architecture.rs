@@ -128,9 +128,10 @@ fn only_the_named_modules_start_threads() {
         "src/engine/live/index_service.rs",
         // notify's watcher and the debounce/poll thread.
         "src/engine/watch.rs",
-        // Scoped helpers and rayon: git log beside the parse, the parse itself, the cache
+        // Scoped helpers and rayon: git log beside the parse, the walk and the parse, the cache
         // save beside the output, parallel graph and search-index builds.
         "src/engine/index.rs",
+        "src/engine/walk.rs",
         "src/engine/history.rs",
         "src/engine/cache.rs",
         "src/engine/graph/build.rs",
