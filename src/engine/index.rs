@@ -565,7 +565,8 @@ impl Index {
             done: 0,
             total: 0,
         });
-        // Before the walk's threads exist (see `attach_pool_arenas`).
+        // Before the walk, which runs on the pool while this thread lists the root (see
+        // `attach_pool_arenas`).
         attach_pool_arenas();
         // The tags queries of the languages this build will parse compile during the walk.
         let prefetch = QueryPrefetch::new();
@@ -1353,9 +1354,10 @@ impl IndexStats {
 /// Why: glibc ties a thread to a malloc arena at its first allocation, for good: a new arena
 /// while fewer than `M_ARENA_MAX` exist (one per pool thread, see `main.rs`), else the
 /// first arena it finds unlocked at that moment. The pool's threads used to allocate first
-/// during the walk, while the walker's threads allocated too, and two of them could land in
-/// the same arena; the whole parse then took turns on that arena's lock (in 2 of 10 cold
-/// javapoet maps, ~200 waits each). In the CLI, where the only other thread waits here,
+/// during the walk, while other threads allocated too (the walker's own, then; the calling
+/// thread, which lists the root, now), and two of them could land in the same arena; the
+/// whole parse then took turns on that arena's lock (in 2 of 10 cold javapoet maps, ~200
+/// waits each). In the CLI, where the only other thread waits here,
 /// this gives each pool thread but one a new arena and that one the main thread's (idle
 /// while the pool parses); elsewhere (the TUI) the arenas exist already and the pool's
 /// threads take them in turn. Measured against the build before it, 20 interleaved pairs
