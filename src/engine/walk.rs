@@ -6,8 +6,9 @@
 //! `walk` is called from the engine worker thread (the CLI's main thread) and fans out over
 //! rayon's pool, one job per directory, for its duration (one `lstat` per candidate file is
 //! most of its cost); its output is sorted, so it is deterministic anyway. The `ignore`
-//! crate supplies the gitignore matchers, not the walker. `load_source` and `classify_content`
-//! are pure per-file functions that the tags phase calls from rayon workers.
+//! crate supplies the gitignore matchers, not the walker. `load_source` and
+//! `classify_content` are pure per-file functions that the tags phase calls from rayon
+//! workers.
 //!
 //! The walk never reads file contents (sizes come from metadata), except `go.mod` files,
 //! which are tiny and needed to resolve Go imports, and the ignore files (`IgnoreRules`),
@@ -158,8 +159,9 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<WalkOutput, EngineError> 
 }
 
 /// `walk`, calling `observe` with each code file as the walk finds it (from rayon's pool
-/// threads or the calling thread, in no particular order), before the lists are sorted: an index build starts
-/// compiling each language's tags query then (see `index::QueryPrefetch`).
+/// threads or the calling thread, in no particular order), before the lists are sorted: an
+/// index build starts compiling each language's tags query then (see
+/// `index::QueryPrefetch`).
 pub fn walk_observed(
     root: &Path,
     opts: &WalkOptions,
