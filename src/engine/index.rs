@@ -1415,12 +1415,15 @@ impl QueryPrefetch {
     /// The walk is over: each language still waiting gets a compile job of its own.
     fn walk_done(&self) {
         for lang in std::mem::take(&mut *self.state.waiting()) {
-            rayon::spawn(move || {
-                // A query that fails to compile fails each file's tags, as without this.
-                let _ = compiled_tags_query(lang);
-            });
+            rayon::spawn(move || compile_ahead(lang));
         }
     }
+}
+
+/// Compiles `lang`'s tags query ahead of its first parse. A query that fails to compile
+/// fails each file's tags, as without the compile ahead.
+fn compile_ahead(lang: super::model::Lang) {
+    let _ = compiled_tags_query(lang);
 }
 
 impl PrefetchQueue {
@@ -1433,10 +1436,7 @@ impl PrefetchQueue {
         loop {
             let next = self.waiting().pop_front();
             match next {
-                Some(lang) => {
-                    // A query that fails to compile fails each file's tags, as without this.
-                    let _ = compiled_tags_query(lang);
-                }
+                Some(lang) => compile_ahead(lang),
                 None => {
                     self.compiling.store(false, Ordering::Release);
                     // A language queued between the empty pop and the store above would

@@ -315,7 +315,9 @@ impl<'w> TreeWalk<'w> {
         if self.rules.is_ignored(&path, is_dir) {
             return None;
         }
-        if let Some(reason) = prune_reason_of(&path, &entry.file_name(), is_dir) {
+        // Read once: each `file_name` call copies the name out of the listing.
+        let name = entry.file_name();
+        if let Some(reason) = prune_reason_of(&path, &name, is_dir) {
             if let Some(path) = rel_path_of(self.root, &path) {
                 local.push(Found::Skip(Skipped { path, reason }));
             }
@@ -324,7 +326,7 @@ impl<'w> TreeWalk<'w> {
         if is_dir {
             return Some(path);
         }
-        let found = visit_file(self.root, self.opts, entry, path, file_type)?;
+        let found = visit_file(self.root, self.opts, entry, &name, path, file_type)?;
         if let Found::File(file) = &found {
             (self.observe)(file);
         }
@@ -351,6 +353,7 @@ fn visit_file(
     root: &Path,
     opts: &WalkOptions,
     entry: &fs::DirEntry,
+    name: &OsStr,
     path: PathBuf,
     file_type: fs::FileType,
 ) -> Option<Found> {
@@ -358,7 +361,6 @@ fn visit_file(
         return None;
     }
     // A non-UTF-8 name gets a lossy `rel_path`; `abs_path` stays exact, so it still loads.
-    let name = entry.file_name();
     let name = name.to_string_lossy();
     let name = name.as_ref();
     let lang = Lang::from_path(name);
