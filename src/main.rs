@@ -2,6 +2,8 @@
 
 fn main() {
     tune_malloc();
+    // Before anything can make a parser or compile a query.
+    mapscope::engine::heap::install_parser_allocator();
     std::process::exit(mapscope::cli::main());
 }
 
