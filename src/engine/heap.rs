@@ -153,10 +153,12 @@ mod parser_alloc {
     }
 
     /// tree-sitter's own allocator stops the process when memory runs out (it has no way
-    /// to go on without the block); this does the same, with one line saying so.
+    /// to go on without the block); this does the same, through Rust's own out-of-memory
+    /// path, which says in one line how many bytes could not be had.
     fn out_of_memory(size: usize) -> ! {
-        eprintln!("mapscope: OUT_OF_MEMORY: the parser could not allocate {size} bytes");
-        std::process::abort()
+        let layout = std::alloc::Layout::from_size_align(size, 16)
+            .unwrap_or_else(|_| std::alloc::Layout::new::<u8>());
+        std::alloc::handle_alloc_error(layout)
     }
 
     pub(super) unsafe extern "C" fn calloc(count: usize, size: usize) -> *mut c_void {
