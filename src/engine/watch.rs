@@ -393,11 +393,23 @@ impl DirWatches {
     }
 
     /// Watches `dir`, a directory the walk has just started to enter, and the walked
-    /// directories below it.
+    /// directories below it. Each directory is watched before it is listed: a directory made
+    /// in it after the listing is then an event of a watched parent. Listing the whole tree
+    /// first lost one made between the listing and the parent's watch, as `mkdir -p a/b`
+    /// does under load, and later writes in it went unseen.
     fn add_tree(&mut self, filter: &mut PathFilter, dir: &Path) -> Result<(), WatchFailure> {
-        let result = walked_dirs(filter, dir)
-            .iter()
-            .try_for_each(|d| self.add(d));
+        let mut stack = vec![dir.to_path_buf()];
+        let mut result = Ok(());
+        while let Some(dir) = stack.pop() {
+            result = self.add(&dir).and_then(|()| match git_info_of(&dir) {
+                Some(git_info) => self.add(&git_info),
+                None => Ok(()),
+            });
+            if result.is_err() {
+                break;
+            }
+            stack.extend(walked_subdirs(filter, &dir));
+        }
         self.count.store(self.watched.len(), Ordering::Relaxed);
         result
     }
@@ -502,21 +514,31 @@ fn walked_dirs(filter: &mut PathFilter, dir: &Path) -> BTreeSet<PathBuf> {
     let mut out = BTreeSet::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(dir) = stack.pop() {
-        let git_info = dir.join(".git").join("info");
-        if git_info.is_dir() {
-            out.insert(git_info);
-        }
-        if let Ok(entries) = fs::read_dir(&dir) {
-            for entry in entries.flatten() {
-                let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
-                if is_dir && filter.classify(&entry.path(), Some(true)) == PathClass::Dir {
-                    stack.push(entry.path());
-                }
-            }
-        }
+        out.extend(git_info_of(&dir));
+        stack.extend(walked_subdirs(filter, &dir));
         out.insert(dir);
     }
     out
+}
+
+/// The directories directly in `dir` that the walk enters (symlinks are not directories
+/// here).
+fn walked_subdirs(filter: &mut PathFilter, dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|entry| entry.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|entry| entry.path())
+        .filter(|path| filter.classify(path, Some(true)) == PathClass::Dir)
+        .collect()
+}
+
+/// `dir/.git/info` (where `exclude` lives) when it is a directory.
+fn git_info_of(dir: &Path) -> Option<PathBuf> {
+    let git_info = dir.join(".git").join("info");
+    git_info.is_dir().then_some(git_info)
 }
 
 /// True when a watch failed because its directory no longer exists.
