@@ -61,10 +61,10 @@ pub fn install_parser_allocator() {
 /// of it. glibc maps such a block fresh, so each of its 4 KiB pages costs a page fault, and
 /// in a VM a fault costs microseconds: in a cold map of `/usr/include/c++/12/tr1`, 1,871 of
 /// the process's 3,650 faults were that table's. On 2 MiB pages it takes a few; the cold map
-/// went from 46.7 to 30.8 ms (BENCHMARKS.md, "tree-sitter's big tables on huge pages").
-/// A block is rounded up to whole huge pages (PHP's and Rust's tables are 1–2 MB; on small
-/// pages they cost guzzle and ripgrep 5–12% of a cold map); the rounding is resident only
-/// while a query compiles.
+/// went from 46.5 to 31.3 ms (BENCHMARKS.md, "tree-sitter's big tables on huge pages").
+/// A block is rounded up to whole huge pages: PHP's tables are 1–2 MB, and guzzle's map
+/// gained nothing from blocks of 2 MiB or more alone, 12% with the rounding. The rounding
+/// is resident only while a query compiles.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod parser_alloc {
     use std::ffi::c_void;
@@ -81,7 +81,7 @@ mod parser_alloc {
     pub(super) const BIG_BLOCK: usize = 1 << 20;
 
     /// (block address, mapping length) of each live block of ours: one per query being
-    /// compiled, and the rare parse array of 2 MiB or more.
+    /// compiled, and the rare zeroed parse array of 1 MiB or more.
     static BLOCKS: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
 
     fn blocks() -> MutexGuard<'static, Vec<(usize, usize)>> {
@@ -245,7 +245,7 @@ mod tests {
 
             let small = calloc(BIG_BLOCK / 8 - 1, 8);
             assert!(!small.is_null());
-            assert!(!is_ours(small));
+            assert_eq!(ours(small, false), None);
             free(small);
         }
     }
@@ -263,7 +263,7 @@ mod tests {
             *big.add(HUGE_PAGE - 1) = 9;
             // Smaller: the first 64 bytes come along, into a glibc block.
             let smaller = realloc(big.cast(), 64).cast::<u8>();
-            assert!(!is_ours(smaller.cast()));
+            assert_eq!(ours(smaller.cast(), false), None);
             assert_eq!(
                 std::slice::from_raw_parts(smaller, 64),
                 (0..64).collect::<Vec<u8>>()
