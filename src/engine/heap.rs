@@ -61,7 +61,7 @@ pub fn install_parser_allocator() {
 /// of it. glibc maps such a block fresh, so each of its 4 KiB pages costs a page fault, and
 /// in a VM a fault costs microseconds: in a cold map of `/usr/include/c++/12/tr1`, 1,871 of
 /// the process's 3,650 faults were that table's. On 2 MiB pages it takes a few; the cold map
-/// went from 46.5 to 31.3 ms (BENCHMARKS.md, "tree-sitter's big tables on huge pages").
+/// went from 44.1 to 31.5 ms (BENCHMARKS.md, "tree-sitter's big tables on huge pages").
 /// A block is rounded up to whole huge pages: PHP's tables are 1–2 MB, and guzzle's map
 /// gained nothing from blocks of 2 MiB or more alone, 12% with the rounding. The rounding
 /// is resident only while a query compiles.
