@@ -112,7 +112,7 @@ mod parser_alloc {
 
     /// A zeroed block of `size` bytes at `OFFSET` past a huge-page boundary, in a mapping of
     /// its own advised onto huge pages; null if the system has no room for it.
-    pub(super) fn map_block(size: usize) -> *mut c_void {
+    fn map_block(size: usize) -> *mut c_void {
         let Some(len) = size
             .checked_add(OFFSET)
             .and_then(|n| n.checked_next_multiple_of(HUGE_PAGE))

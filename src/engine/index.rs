@@ -1351,16 +1351,16 @@ impl IndexStats {
 /// Has each thread of rayon's pool allocate once, now, and waits for all of them. Call it
 /// before a build starts its walk.
 ///
-/// Why: glibc ties a thread to a malloc arena at its first allocation, for good: a new arena
-/// while fewer than `M_ARENA_MAX` exist (one per pool thread, see `main.rs`), else the
-/// first arena it finds unlocked at that moment. The pool's threads used to allocate first
-/// during the walk, while other threads allocated too (the walker's own, then; the calling
-/// thread, which lists the root, now), and two of them could land in the same arena; the
-/// whole parse then took turns on that arena's lock (in 2 of 10 cold javapoet maps, ~200
-/// waits each). In the CLI, where the only other thread waits here,
-/// this gives each pool thread but one a new arena and that one the main thread's (idle
-/// while the pool parses); elsewhere (the TUI) the arenas exist already and the pool's
-/// threads take them in turn. Measured against the build before it, 20 interleaved pairs
+/// Why: glibc ties a thread to a malloc arena at its first allocation, for good: a new
+/// arena while fewer than `M_ARENA_MAX` exist (one per pool thread, see `main.rs`), else
+/// the first arena it finds unlocked at that moment. The pool's threads used to allocate
+/// first during the walk, while other threads allocated too (the walker's own, then; the
+/// calling thread, which lists the root, now), and two of them could land in the same
+/// arena; the whole parse then took turns on that arena's lock (in 2 of 10 cold javapoet
+/// maps, ~200 waits each). In the CLI, where the only other thread waits here, this gives
+/// each pool thread but one a new arena and that one the main thread's (idle while the pool
+/// parses); elsewhere (the TUI) the arenas exist already and the pool's threads take them
+/// in turn. Measured against the build before it, 20 interleaved pairs
 /// of cold `map`s: wall −4% on javapoet and `tr1`, −2 to −3% on guzzle and ripgrep
 /// (BENCHMARKS.md, "Each parse thread in its own malloc arena"). Later calls cost one
 /// wake-up of the pool; its threads keep their arenas.

@@ -398,18 +398,7 @@ impl DirWatches {
     /// first lost one made between the listing and the parent's watch, as `mkdir -p a/b`
     /// does under load, and later writes in it went unseen.
     fn add_tree(&mut self, filter: &mut PathFilter, dir: &Path) -> Result<(), WatchFailure> {
-        let mut stack = vec![dir.to_path_buf()];
-        let mut result = Ok(());
-        while let Some(dir) = stack.pop() {
-            result = self.add(&dir).and_then(|()| match git_info_of(&dir) {
-                Some(git_info) => self.add(&git_info),
-                None => Ok(()),
-            });
-            if result.is_err() {
-                break;
-            }
-            stack.extend(walked_subdirs(filter, &dir));
-        }
+        let result = visit_walked_dirs(filter, dir, |d| self.add(d));
         self.count.store(self.watched.len(), Ordering::Relaxed);
         result
     }
@@ -512,33 +501,41 @@ fn libc_emfile() -> i32 {
 /// theirs; iteratively (no recursion depth to exhaust). Symlinks are never followed.
 fn walked_dirs(filter: &mut PathFilter, dir: &Path) -> BTreeSet<PathBuf> {
     let mut out = BTreeSet::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        out.extend(git_info_of(&dir));
-        stack.extend(walked_subdirs(filter, &dir));
-        out.insert(dir);
-    }
+    let visited: Result<(), std::convert::Infallible> = visit_walked_dirs(filter, dir, |d| {
+        out.insert(d.to_path_buf());
+        Ok(())
+    });
+    let Ok(()) = visited;
     out
 }
 
-/// The directories directly in `dir` that the walk enters (symlinks are not directories
-/// here).
-fn walked_subdirs(filter: &mut PathFilter, dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    entries
-        .flatten()
-        .filter(|entry| entry.file_type().is_ok_and(|t| t.is_dir()))
-        .map(|entry| entry.path())
-        .filter(|path| filter.classify(path, Some(true)) == PathClass::Dir)
-        .collect()
-}
-
-/// `dir/.git/info` (where `exclude` lives) when it is a directory.
-fn git_info_of(dir: &Path) -> Option<PathBuf> {
-    let git_info = dir.join(".git").join("info");
-    git_info.is_dir().then_some(git_info)
+/// Calls `visit` with `dir`, the directories below it that the walk enters and any
+/// `.git/info` of theirs, each directory before it is listed (see `DirWatches::add_tree`
+/// for why); stops at `visit`'s first error. Iterative (no recursion depth to exhaust);
+/// symlinks are never followed.
+fn visit_walked_dirs<E>(
+    filter: &mut PathFilter,
+    dir: &Path,
+    mut visit: impl FnMut(&Path) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        visit(&dir)?;
+        let git_info = dir.join(".git").join("info");
+        if git_info.is_dir() {
+            visit(&git_info)?;
+        }
+        let Ok(entries) = fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+            if is_dir && filter.classify(&entry.path(), Some(true)) == PathClass::Dir {
+                stack.push(entry.path());
+            }
+        }
+    }
+    Ok(())
 }
 
 /// True when a watch failed because its directory no longer exists.
