@@ -207,6 +207,11 @@ impl Watcher {
         let config = notify::Config::default().with_follow_symlinks(false);
         let notify = RecommendedWatcher::new(
             move |event: notify::Result<Event>| {
+                // Reads (ours included: listing a directory to watch it, parsing its files)
+                // are dropped here, so that they never count as pending (`settling`).
+                if changes_nothing(&event) {
+                    return;
+                }
                 // Counted before it is queued, so it is pending from now until judged.
                 queued.queued.fetch_add(1, Ordering::AcqRel);
                 // The receiver is gone only while the watcher shuts down.
@@ -365,12 +370,24 @@ impl DirWatches {
     }
 
     /// Makes the watched set the directories the walk enters now (plus each one's
-    /// `.git/info`, where `exclude` lives), after the rules may have changed.
+    /// `.git/info`, where `exclude` lives), after the rules may have changed. Each directory
+    /// is watched before it is listed, as in `add_tree`: at start, a directory made while
+    /// the tree was listed is then an event of its watched parent.
     fn sync(&mut self, filter: &mut PathFilter) -> Result<(), WatchFailure> {
         let root = filter.root().to_path_buf();
-        let wanted = walked_dirs(filter, &root);
         // The rules or the tree changed: try the skipped directories again.
         self.unwatchable.clear();
+        if !self.watched.is_empty() {
+            self.unwatch_stale(filter, &root);
+        }
+        self.add_tree(filter, &root)
+    }
+
+    /// Drops the watches of directories the walk no longer enters, before any new one is
+    /// taken: near the inotify limit, the new ones may need the watches these free. The tree
+    /// is listed once for this, and once more by `add_tree`.
+    fn unwatch_stale(&mut self, filter: &mut PathFilter, root: &Path) {
+        let wanted = walked_dirs(filter, root);
         let stale: Vec<PathBuf> = self
             .watched
             .iter()
@@ -387,9 +404,6 @@ impl DirWatches {
                 let _ = self.notify.unwatch(&dir);
             }
         }
-        let result = wanted.iter().try_for_each(|dir| self.add(dir));
-        self.count.store(self.watched.len(), Ordering::Relaxed);
-        result
     }
 
     /// Watches `dir`, a directory the walk has just started to enter, and the walked
@@ -536,6 +550,16 @@ fn visit_walked_dirs<E>(
         }
     }
     Ok(())
+}
+
+/// True for an event that reports a read: opening, reading or closing without writing (a
+/// close after writing is kept: it follows the write). Nothing changed, so the watcher does
+/// not take it in at all. A queue overflow is never one of these.
+fn changes_nothing(event: &notify::Result<Event>) -> bool {
+    event.as_ref().is_ok_and(|e| {
+        matches!(e.kind, EventKind::Access(kind) if kind != AccessKind::Close(AccessMode::Write))
+            && !e.need_rescan()
+    })
 }
 
 /// True when a watch failed because its directory no longer exists.
@@ -856,8 +880,8 @@ impl Coalescer {
             return;
         }
         let is_dir = match kind {
-            // Opening or reading a file (our own indexing does) changes nothing. A close
-            // after writing is kept: it follows the write, and costs nothing extra.
+            // Reads are dropped before they are queued (`changes_nothing`); a close after
+            // writing is kept: it follows the write, and costs nothing extra.
             EventKind::Access(AccessKind::Close(AccessMode::Write)) => None,
             EventKind::Access(_) => return,
             EventKind::Create(CreateKind::Folder) | EventKind::Remove(RemoveKind::Folder) => {
@@ -1100,6 +1124,56 @@ mod tests {
             .iter()
             .all(|b| b.error.is_none() && b.warnings.is_empty()));
         // `remove_dir_all` (the tempdir's drop) works below PATH_MAX through descriptors.
+    }
+
+    /// Reading the tree (listing directories, opening and reading files, as the watcher's
+    /// own listing and every index build do) is not taken in as an event, so it never makes
+    /// the watcher settle: at start, the listing of each directory just watched used to
+    /// count as pending until judged.
+    #[test]
+    fn reads_are_not_taken_in() {
+        let (dir, w) = watched(BASE);
+        let end = Instant::now() + DEADLINE;
+        while w.settling() && Instant::now() < end {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let taken = w.progress.queued.load(Ordering::Acquire);
+        for _ in 0..3 {
+            for sub in ["", "src"] {
+                for entry in fs::read_dir(dir.path().join(sub)).unwrap() {
+                    let path = entry.unwrap().path();
+                    if path.is_file() {
+                        fs::read(&path).unwrap();
+                    }
+                }
+            }
+        }
+        // Long enough for inotify to have delivered the opens and closes.
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(w.progress.queued.load(Ordering::Acquire), taken);
+        assert!(!w.settling());
+        assert!(w.changes().try_recv().is_err(), "a read is not a change");
+    }
+
+    /// Each directory is visited before it is listed: one made in it during its visit (after
+    /// its watch is taken, before the listing) is visited too. Listing first lost it.
+    #[test]
+    fn a_directory_made_during_its_parents_visit_is_visited() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "a/x.ts", "x\n");
+        let mut filter = PathFilter::new(dir.path()).unwrap();
+        let root = filter.root().to_path_buf();
+        let mut visited = Vec::new();
+        let result: Result<(), std::convert::Infallible> =
+            visit_walked_dirs(&mut filter, &root, |d| {
+                if d.ends_with("a") {
+                    fs::create_dir(d.join("made")).unwrap();
+                }
+                visited.push(d.strip_prefix(&root).unwrap().to_path_buf());
+                Ok(())
+            });
+        let Ok(()) = result;
+        assert!(visited.contains(&PathBuf::from("a/made")), "{visited:?}");
     }
 
     #[test]
