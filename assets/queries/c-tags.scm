@@ -1,6 +1,6 @@
 ; C tags. Capture names are those of typescript-tags.scm (see its header), plus @declarators
-; (see cpp-tags.scm's header). Prototypes count as definitions: a header's declarations are
-; what the files including it use.
+; and @named (see cpp-tags.scm's header). Prototypes count as definitions: a header's
+; declarations are what the files including it use.
 
 ; ---------------------------------------------------------------- definitions
 
@@ -9,12 +9,13 @@
 ; forms took ~10 ms of the ~13 ms the query cost to compile.
 (function_definition) @definition.function @declarators
 (declaration) @definition.function @declarators
-(struct_specifier name: (type_identifier) @name body: (_)) @definition.struct
-(union_specifier name: (type_identifier) @name body: (_)) @definition.struct
-(enum_specifier name: (type_identifier) @name body: (_)) @definition.enum
-(type_definition declarator: (type_identifier) @name) @definition.type_alias
-(preproc_def name: (identifier) @name value: (_)) @definition.constant
-(preproc_function_def name: (identifier) @name) @definition.function
+; Types, typedefs and macros: named by their fields (src/engine/tags/named.rs).
+(struct_specifier) @definition.struct @named
+(union_specifier) @definition.struct @named
+(enum_specifier) @definition.enum @named
+(type_definition) @definition.type_alias @named
+(preproc_def) @definition.constant @named
+(preproc_function_def) @definition.function @named
 (translation_unit
   (declaration
     declarator: (init_declarator declarator: (identifier) @name)) @definition.variable)

@@ -20,6 +20,7 @@
 mod conditional;
 mod declarators;
 mod imports;
+mod named;
 mod refs;
 
 use std::borrow::Cow;
@@ -71,6 +72,9 @@ pub(crate) enum CaptureRole {
     /// C/C++: a declaration or function definition whose declarators name the functions it
     /// defines; no `@name` (see `declarators`).
     Declarators,
+    /// C/C++: a type, typedef, alias or macro named by its own fields; no `@name` (see
+    /// `named`).
+    Named,
     Outer,
     ClassBody,
     /// A module-level object literal: its methods and function-valued properties are
@@ -97,6 +101,7 @@ pub(crate) fn capture_role(name: &str) -> Option<CaptureRole> {
     let role = match name {
         "name" => CaptureRole::Name,
         "declarators" => CaptureRole::Declarators,
+        "named" => CaptureRole::Named,
         "outer" => CaptureRole::Outer,
         "class_body" => CaptureRole::ClassBody,
         "object_members" => CaptureRole::ObjectMembers,
@@ -581,6 +586,7 @@ impl<'s, 't> Extractor<'s, 't> {
         let mut def: Option<(Node<'t>, DefSpec)> = None;
         let mut name = None;
         let mut declarators = None;
+        let mut named = false;
         let mut outer: Option<Node<'t>> = None;
         let mut import = None;
         let mut binding = None;
@@ -596,6 +602,7 @@ impl<'s, 't> Extractor<'s, 't> {
                 }
                 CaptureRole::Definition(spec) => def = Some((node, spec)),
                 CaptureRole::Declarators => declarators = Some(node),
+                CaptureRole::Named => named = true,
                 CaptureRole::Outer => outer = Some(node),
                 CaptureRole::ClassBody => self.scan_class_body(node),
                 CaptureRole::ObjectMembers => self.scan_object_members(node),
@@ -608,6 +615,11 @@ impl<'s, 't> Extractor<'s, 't> {
             self.add_declared_functions(node, owner, spec, outer);
         } else if let (Some((node, spec)), Some(name)) = (def, name) {
             self.add_def(node, name, spec, outer);
+        } else if let (Some((node, spec)), true) = (def, named) {
+            for name in named::field_names(node) {
+                self.names.insert(name.id());
+                self.add_def(node, name, spec, outer);
+            }
         }
         if let Some(node) = import {
             let index = *self.import_index.entry(node.id()).or_insert_with(|| {
