@@ -72,8 +72,8 @@ pub(crate) enum CaptureRole {
     /// C/C++: a declaration or function definition whose declarators name the functions it
     /// defines; no `@name` (see `declarators`).
     Declarators,
-    /// C/C++: a type, typedef, alias or macro named by its own fields; no `@name` (see
-    /// `named`).
+    /// A definition named by its own fields (C/C++ types, typedefs, aliases and macros; Ruby
+    /// classes, modules, methods and constants); no `@name` (see `named`).
     Named,
     Outer,
     ClassBody,
@@ -616,12 +616,12 @@ impl<'s, 't> Extractor<'s, 't> {
         } else if let (Some((node, spec)), Some(name)) = (def, name) {
             self.add_def(node, name, spec, outer);
         } else if let (Some((node, spec)), true) = (def, named) {
-            for name in named::field_names(node) {
+            for name in named::field_names(self.lang, node) {
                 self.names.insert(name.id());
                 self.add_def(node, name, spec, outer);
             }
         }
-        if let Some(node) = import {
+        if let Some(node) = import.filter(|&node| self.is_import(node)) {
             let index = *self.import_index.entry(node.id()).or_insert_with(|| {
                 self.imports.push((node, None));
                 self.imports.len() - 1

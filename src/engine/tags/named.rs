@@ -1,27 +1,41 @@
-//! C and C++ definitions named by their own fields: the name (or names) of a node the tags
-//! query captures as `@named` (a type, typedef, alias or macro), read here rather than in
-//! the query.
+//! Definitions named by their own fields: the name (or names) of a node the tags query
+//! captures as `@named`, read here rather than in the query. C and C++ types, typedefs,
+//! aliases and macros; Ruby classes, modules, methods and constants.
 //!
 //! Runs on rayon workers, inside `Extractor::run`. Why here: tree-sitter analyses every query
-//! pattern with child nodes against the grammar when it compiles the query. On the C++ grammar
-//! the patterns spelling out these names (`(class_specifier name: (type_identifier) @name
-//! body: (_))` and the like) took ~13 ms of the ~18 ms the query took to compile, on every run
-//! that parses a header; a pattern that only names the node costs next to nothing, and
-//! reading two fields here costs two child lookups per definition.
+//! pattern with child nodes against the grammar when it compiles the query. The patterns
+//! spelling out these names (`(class_specifier name: (type_identifier) @name body: (_))` and
+//! the like) took ~13 ms of the ~18 ms the C++ query took to compile, and ~10 ms of Ruby's
+//! ~21 ms, on every run that parses such a file; a pattern that only names the node costs
+//! next to nothing, and reading a field or two here costs a few child lookups per node.
 //!
 //! The names are exactly those the patterns matched, so the tags stay the same:
-//! - a class, struct, union or enum specifier: its `name` when that is a plain
+//! - C/C++ class, struct, union or enum specifier: its `name` when that is a plain
 //!   `type_identifier` and it has a `body` (a definition, not `struct S *p;`);
-//! - a typedef: each `declarator` that is a plain `type_identifier` (`typedef struct s S,
+//! - C/C++ typedef: each `declarator` that is a plain `type_identifier` (`typedef struct s S,
 //!   *P;` names `S` only, as a function-pointer typedef names nothing);
-//! - an alias declaration (`using T = …;`): its `name`, a `type_identifier`;
-//! - a macro: its `name`, an identifier; an object-like macro only with a value
-//!   (`#define GUARD_H` defines nothing a map shows).
+//! - C++ alias declaration (`using T = …;`): its `name`, a `type_identifier`;
+//! - C/C++ macro: its `name`, an identifier; an object-like macro only with a value
+//!   (`#define GUARD_H` defines nothing a map shows);
+//! - Ruby class or module: its `name`, a constant or a `A::B` scope resolution (then the whole
+//!   of it, which the extractor reads);
+//! - Ruby method or singleton method: its `name`;
+//! - Ruby assignment: its `left` side when that is a constant (`VERSION = "1.0"`).
 
 use tree_sitter::Node;
 
+use super::super::model::Lang;
+
 /// The names `node` defines, in source order (none when it defines nothing by these rules).
-pub(super) fn field_names<'t>(node: Node<'t>) -> Vec<Node<'t>> {
+pub(super) fn field_names(lang: Lang, node: Node<'_>) -> Vec<Node<'_>> {
+    if lang == Lang::Ruby {
+        ruby_name(node).into_iter().collect()
+    } else {
+        c_names(node)
+    }
+}
+
+fn c_names<'t>(node: Node<'t>) -> Vec<Node<'t>> {
     let named_field = |field: &str| node.child_by_field_name(field).filter(Node::is_named);
     let name_of_kind = |kind: &str| {
         node.child_by_field_name("name")
@@ -47,6 +61,23 @@ pub(super) fn field_names<'t>(node: Node<'t>) -> Vec<Node<'t>> {
     }
 }
 
+fn ruby_name(node: Node<'_>) -> Option<Node<'_>> {
+    match node.kind() {
+        "class" | "module" => node.child_by_field_name("name").filter(|name| {
+            name.kind() == "constant"
+                || (name.kind() == "scope_resolution"
+                    && name
+                        .child_by_field_name("name")
+                        .is_some_and(|n| n.is_named()))
+        }),
+        "method" | "singleton_method" => node.child_by_field_name("name").filter(Node::is_named),
+        "assignment" => node
+            .child_by_field_name("left")
+            .filter(|left| left.kind() == "constant"),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -54,16 +85,23 @@ mod tests {
 
     /// The names of every node of `kind` in `src` (C++), as text.
     fn names(src: &str, kind: &str) -> Vec<String> {
+        names_in(Lang::Cpp, src, kind)
+    }
+
+    fn names_in(lang: Lang, src: &str, kind: &str) -> Vec<String> {
         let mut parser = Parser::new();
-        parser
-            .set_language(&tree_sitter_cpp::LANGUAGE.into())
-            .unwrap();
+        let grammar: tree_sitter::Language = if lang == Lang::Ruby {
+            tree_sitter_ruby::LANGUAGE.into()
+        } else {
+            tree_sitter_cpp::LANGUAGE.into()
+        };
+        parser.set_language(&grammar).unwrap();
         let tree = parser.parse(src, None).unwrap();
         let mut out = Vec::new();
         let mut stack = vec![tree.root_node()];
         while let Some(node) = stack.pop() {
             if node.kind() == kind {
-                for name in field_names(node) {
+                for name in field_names(lang, node) {
                     out.push(src[name.byte_range()].to_string());
                 }
             }
@@ -99,5 +137,18 @@ mod tests {
             ["SQ"]
         );
         assert_eq!(names("using T = int;", "alias_declaration"), ["T"]);
+    }
+
+    #[test]
+    fn ruby_definitions_are_named_as_the_patterns_did() {
+        let rb = |src: &str, kind: &str| names_in(Lang::Ruby, src, kind);
+        assert_eq!(rb("class Foo\nend\n", "class"), ["Foo"]);
+        assert_eq!(rb("class A::B < C\nend\n", "class"), ["A::B"]);
+        assert_eq!(rb("module M\nend\n", "module"), ["M"]);
+        assert_eq!(rb("def run(x)\nend\n", "method"), ["run"]);
+        assert_eq!(rb("def self.build\nend\n", "singleton_method"), ["build"]);
+        assert_eq!(rb("VERSION = \"1.0\"\n", "assignment"), ["VERSION"]);
+        assert!(rb("x = 1\n", "assignment").is_empty());
+        assert!(rb("A::B = 1\n", "assignment").is_empty());
     }
 }
