@@ -361,6 +361,47 @@ fn module_level_object_literal_methods_are_definitions() {
     assert!(tags.defs.iter().all(|d| d.name != "name"));
 }
 
+/// Every place a module-level object literal is read from, and the places that are not
+/// (pinned when the query's five patterns became `scan_module_objects`: the same tags).
+#[test]
+fn module_level_objects_are_read_where_the_patterns_read_them() {
+    let src = "let a = { inLet() {} }\n\
+var b = { inVar() {} }\n\
+export const c = { inExportConst() {} }\n\
+export let d = wrap({ firstArg() {} }, 1, { secondArg: () => 0 })\n\
+export var e = { inExportVar() {} }\n\
+export default wrap({ inDefaultCall() {} })\n\
+exports.api = { inMember() {} }\n\
+plain = { inPlainAssignment() {} }\n\
+exports.made = make({ inAssignedCall() {} })\n\
+const t = tag`${{ inTemplate() {} }}`\n\
+const n = wrap(inner({ nested() {} }))\n";
+    for lang in [Lang::TypeScript, Lang::Tsx, Lang::JavaScript] {
+        let tags = extract_tags(lang, src);
+        let names: Vec<&str> = tags.defs.iter().map(|d| d.name.as_str()).collect();
+        for read in [
+            "inLet",
+            "inVar",
+            "inExportConst",
+            "firstArg",
+            "secondArg",
+            "inDefaultCall",
+            "inMember",
+        ] {
+            assert!(names.contains(&read), "{lang:?} {read}: {names:?}");
+        }
+        for not_read in [
+            "inExportVar",
+            "inPlainAssignment",
+            "inAssignedCall",
+            "inTemplate",
+            "nested",
+        ] {
+            assert!(!names.contains(&not_read), "{lang:?} {not_read}: {names:?}");
+        }
+    }
+}
+
 #[test]
 fn ts_references() {
     let user = tags_of("ts-app", "src/models/user.ts");
