@@ -59,22 +59,9 @@
 
 (import_statement) @import
 (export_statement source: (_)) @import
-(call_expression
-  function: (identifier) @_require
-  arguments: (arguments . (string) .)
-  (#eq? @_require "require")) @import
-(call_expression
-  function: (import)
-  arguments: (arguments . (string))) @import
-(variable_declarator
-  name: (_) @import.binding
-  value: (call_expression
-    function: (identifier) @_require
-    arguments: (arguments . (string) .)
-    (#eq? @_require "require")) @import)
-(variable_declarator
-  name: (_) @import.binding
-  value: (await_expression
-    (call_expression
-      function: (import)
-      arguments: (arguments . (string))) @import))
+; Every call, and every declarator: the extractor keeps `require("x")` (one argument, a
+; string), `import("x")`, and the name a declarator binds either to (`const m =
+; require("x")`, `const m = await import("x")`) (src/engine/tags/imports.rs). Spelt out here,
+; the four patterns took ~8 ms of the query's compile.
+(call_expression) @import
+(variable_declarator) @import.declarator

@@ -11,6 +11,8 @@
 ;                       extractor and read as @object_members
 ;   @import             an import/re-export statement or a require()/import() call
 ;   @import.binding     the name a require()/import() result is bound to
+;   @import.declarator  a variable declarator: the extractor keeps the require()/await
+;                       import() call it binds as an import, bound to its name
 ; Captures starting with `_` only feed predicates.
 ;
 ; Every pattern must start with a named node kind, `(kind ...)`: the extractor runs the query
@@ -99,22 +101,9 @@
 
 (import_statement) @import
 (export_statement source: (_)) @import
-(call_expression
-  function: (identifier) @_require
-  arguments: (arguments . (string) .)
-  (#eq? @_require "require")) @import
-(call_expression
-  function: (import)
-  arguments: (arguments . (string))) @import
-(variable_declarator
-  name: (_) @import.binding
-  value: (call_expression
-    function: (identifier) @_require
-    arguments: (arguments . (string) .)
-    (#eq? @_require "require")) @import)
-(variable_declarator
-  name: (_) @import.binding
-  value: (await_expression
-    (call_expression
-      function: (import)
-      arguments: (arguments . (string))) @import))
+; Every call, and every declarator: the extractor keeps `require("x")` (one argument, a
+; string), `import("x")`, and the name a declarator binds either to (`const m =
+; require("x")`, `const m = await import("x")`) (src/engine/tags/imports.rs). Spelt out here,
+; the four patterns took ~8 ms of the query's compile.
+(call_expression) @import
+(variable_declarator) @import.declarator

@@ -85,6 +85,9 @@ pub(crate) enum CaptureRole {
     ModuleObjects,
     Import,
     ImportBinding,
+    /// TS/JS: a variable declarator whose value may be a `require(…)` or `await import(…)`
+    /// call: an import bound to the declarator's name (see `Extractor::declared_import`).
+    ImportDeclarator,
     /// `@_foo`: only used by predicates.
     Helper,
 }
@@ -111,6 +114,7 @@ pub(crate) fn capture_role(name: &str) -> Option<CaptureRole> {
         "module_objects" => CaptureRole::ModuleObjects,
         "import" => CaptureRole::Import,
         "import.binding" => CaptureRole::ImportBinding,
+        "import.declarator" => CaptureRole::ImportDeclarator,
         "definition.type" => CaptureRole::Definition(DefSpec::GoType),
         _ => {
             let kind = match name.strip_prefix("definition.")? {
@@ -613,6 +617,11 @@ impl<'s, 't> Extractor<'s, 't> {
                 CaptureRole::ModuleObjects => self.scan_module_objects(node),
                 CaptureRole::Import => import = Some(node),
                 CaptureRole::ImportBinding => binding = Some(node),
+                CaptureRole::ImportDeclarator => {
+                    if let Some((call, name)) = self.declared_import(node) {
+                        self.record_import(call, Some(name));
+                    }
+                }
                 CaptureRole::Helper => {}
             }
         }
@@ -627,14 +636,20 @@ impl<'s, 't> Extractor<'s, 't> {
             }
         }
         if let Some(node) = import.filter(|&node| self.is_import(node)) {
-            let index = *self.import_index.entry(node.id()).or_insert_with(|| {
-                self.imports.push((node, None));
-                self.imports.len() - 1
-            });
-            if binding.is_some() {
-                if let Some(entry) = self.imports.get_mut(index) {
-                    entry.1 = binding;
-                }
+            self.record_import(node, binding);
+        }
+    }
+
+    /// Keeps `node` as an import statement once, with the name its result is bound to if
+    /// any match gave one.
+    fn record_import(&mut self, node: Node<'t>, binding: Option<Node<'t>>) {
+        let index = *self.import_index.entry(node.id()).or_insert_with(|| {
+            self.imports.push((node, None));
+            self.imports.len() - 1
+        });
+        if binding.is_some() {
+            if let Some(entry) = self.imports.get_mut(index) {
+                entry.1 = binding;
             }
         }
     }

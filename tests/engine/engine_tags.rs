@@ -402,6 +402,37 @@ const n = wrap(inner({ nested() {} }))\n";
     }
 }
 
+/// Every `require`/`import()` form read as an import, with the name it is bound to, and the
+/// forms that are not (pinned when the query's four call and declarator patterns became
+/// `Extractor::is_import` and `declared_import`: the same imports and references).
+#[test]
+fn require_and_dynamic_import_forms_are_read_as_the_patterns_read_them() {
+    let src = "const f = require(\"f\");\n\
+const { g, h: hh } = require('g');\n\
+var j = require(\"j\", 2);\n\
+require(\"k\");\n\
+const l = require(`l`);\n\
+const m = await import(\"m\");\n\
+const n = import(\"n\");\n\
+foo(require(\"q\"));\n\
+const r = require(/*c*/ \"r\");\n\
+const s = obj.require(\"s\");\n\
+async function w() { const v = require(\"v\"); }\n";
+    for lang in [Lang::TypeScript, Lang::Tsx, Lang::JavaScript] {
+        let tags = extract_tags(lang, src);
+        let specs: Vec<&str> = tags.imports.iter().map(|i| i.specifier.as_str()).collect();
+        assert_eq!(specs, ["f", "g", "k", "m", "n", "q", "v"], "{lang:?}");
+        let bound = |spec: &str| {
+            let imp = tags.imports.iter().find(|i| i.specifier == spec).unwrap();
+            (imp.namespace.clone(), imp.names.len())
+        };
+        assert_eq!(bound("f"), (Some("f".to_string()), 0), "{lang:?}");
+        assert_eq!(bound("g"), (None, 2), "{lang:?}");
+        assert_eq!(bound("m"), (Some("m".to_string()), 0), "{lang:?}");
+        assert_eq!(bound("n"), (None, 0), "{lang:?}");
+    }
+}
+
 #[test]
 fn ts_references() {
     let user = tags_of("ts-app", "src/models/user.ts");
