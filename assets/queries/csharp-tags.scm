@@ -1,18 +1,22 @@
-; C# tags. Capture names are those of typescript-tags.scm (see its header). A namespace
-; declaration is read as an import of the file's own namespace (its types see each other
-; without `using`) and names the namespace its definitions live in.
+; C# tags. Capture names are those of typescript-tags.scm (see its header), plus @named (see
+; cpp-tags.scm's header). A namespace declaration is read as an import of the file's own
+; namespace (its types see each other without `using`) and names the namespace its
+; definitions live in.
 
 ; ---------------------------------------------------------------- definitions
 
-(class_declaration name: (identifier) @name) @definition.class
-(record_declaration name: (identifier) @name) @definition.class
-(struct_declaration name: (identifier) @name) @definition.struct
-(interface_declaration name: (identifier) @name) @definition.interface
-(enum_declaration name: (identifier) @name) @definition.enum
-(delegate_declaration name: (identifier) @name) @definition.type_alias
-(method_declaration name: (identifier) @name) @definition.method
-(constructor_declaration name: (identifier) @name) @definition.method
-(property_declaration name: (identifier) @name) @definition.variable
+; Named by their `name` identifier, read by the extractor (src/engine/tags/named.rs). Spelt
+; out here (`name: (identifier) @name`), these took ~5 ms of the ~11 ms the query took to
+; compile.
+(class_declaration) @definition.class @named
+(record_declaration) @definition.class @named
+(struct_declaration) @definition.struct @named
+(interface_declaration) @definition.interface @named
+(enum_declaration) @definition.enum @named
+(delegate_declaration) @definition.type_alias @named
+(method_declaration) @definition.method @named
+(constructor_declaration) @definition.method @named
+(property_declaration) @definition.variable @named
 (field_declaration
   (modifier "const")
   (variable_declaration (variable_declarator name: (identifier) @name))) @definition.constant
