@@ -815,11 +815,23 @@ impl<'s, 't> Extractor<'s, 't> {
         }
     }
 
-    /// In TypeScript, decorators of a method are siblings before it in the class body.
+    /// TypeScript: the methods of a class body (method definitions and signatures, named by
+    /// their `name`, whatever its kind), and the decorators of each, which are siblings
+    /// before it. Read here rather than by three query patterns, which took ~2 ms of the
+    /// query's ~7 ms compile.
     fn scan_class_body(&mut self, body: Node<'t>) {
         let mut cursor = body.walk();
         let mut run_start: Option<usize> = None;
         for child in body.named_children(&mut cursor) {
+            if matches!(
+                child.kind(),
+                "method_definition" | "abstract_method_signature" | "method_signature"
+            ) {
+                if let Some(name) = child.child_by_field_name("name").filter(Node::is_named) {
+                    self.names.insert(name.id());
+                    self.add_def(child, name, DefSpec::Kind(DefKind::Method), None);
+                }
+            }
             match child.kind() {
                 "decorator" => {
                     run_start.get_or_insert(child.start_position().row);

@@ -433,6 +433,57 @@ async function w() { const v = require(\"v\"); }\n";
     }
 }
 
+/// TypeScript declarations in every wrapper and class member form, named as the query's
+/// `name:` patterns named them (pinned when they became `@named` and `scan_class_body`).
+#[test]
+fn typescript_declarations_are_named_in_every_form() {
+    let src = "function f() {}\nfunction* g() {}\nexport function ef() {}\n\
+export default function () {}\ndeclare function df(): void;\nfunction sig(): void;\n\
+export abstract class A { abstract am(): void; m() {} sig(): void; #priv() {} ['comp']() {} \
+get acc() { return 1 } @dec\n  deco() {} }\nexport interface I { im(): void }\n\
+declare class DC { dm(): void }\ntype T = string;\nexport type ET = number;\n\
+enum E { A }\nexport enum EE { B }\ndeclare enum DE { C }\n";
+    for lang in [Lang::TypeScript, Lang::Tsx] {
+        let tags = extract_tags(lang, src);
+        let mut named: Vec<String> = tags
+            .defs
+            .iter()
+            .map(|d| format!("{} {:?}", d.name, d.kind))
+            .collect();
+        named.sort();
+        assert_eq!(
+            named,
+            [
+                "#priv Method",
+                "A Class",
+                "DC Class",
+                "DE Enum",
+                "E Enum",
+                "EE Enum",
+                "ET TypeAlias",
+                "I Interface",
+                "T TypeAlias",
+                "['comp'] Method",
+                "acc Method",
+                "am Method",
+                "deco Method",
+                "df Function",
+                "dm Method",
+                "ef Function",
+                "f Function",
+                "g Function",
+                "m Method",
+                "sig Function",
+                "sig Method",
+            ],
+            "{lang:?}"
+        );
+        // The decorator line starts the decorated method's signature.
+        let deco = def(&tags, "deco");
+        assert_eq!(deco.lines.start, 7, "{lang:?}");
+    }
+}
+
 #[test]
 fn ts_references() {
     let user = tags_of("ts-app", "src/models/user.ts");
