@@ -735,12 +735,7 @@ impl<'s, 't> Extractor<'s, 't> {
                     }
                 }
                 "expression_statement" => {
-                    let mut inner = statement.walk();
-                    let assignments: Vec<Node<'t>> = statement
-                        .named_children(&mut inner)
-                        .filter(|c| c.kind() == "assignment_expression")
-                        .collect();
-                    for assignment in assignments {
+                    for assignment in children_of_kind(statement, "assignment_expression") {
                         let left = assignment.child_by_field_name("left");
                         let right = assignment.child_by_field_name("right");
                         if let (Some(left), Some(right)) = (left, right) {
@@ -757,14 +752,10 @@ impl<'s, 't> Extractor<'s, 't> {
 
     /// The object values of a declaration's declarators (see `scan_module_objects`).
     fn scan_declarator_objects(&mut self, declaration: Node<'t>) {
-        let mut cursor = declaration.walk();
-        let values: Vec<Node<'t>> = declaration
-            .named_children(&mut cursor)
-            .filter(|c| c.kind() == "variable_declarator")
-            .filter_map(|d| d.child_by_field_name("value"))
-            .collect();
-        for value in values {
-            self.scan_object_value(value);
+        for declarator in children_of_kind(declaration, "variable_declarator") {
+            if let Some(value) = declarator.child_by_field_name("value") {
+                self.scan_object_value(value);
+            }
         }
     }
 
@@ -779,12 +770,7 @@ impl<'s, 't> Extractor<'s, 't> {
                 else {
                     return;
                 };
-                let mut cursor = arguments.walk();
-                let objects: Vec<Node<'t>> = arguments
-                    .named_children(&mut cursor)
-                    .filter(|c| c.kind() == "object")
-                    .collect();
-                for object in objects {
+                for object in children_of_kind(arguments, "object") {
                     self.scan_object_members(object);
                 }
             }
@@ -1597,6 +1583,17 @@ fn line_of(row: usize) -> u32 {
 }
 
 /// Last row that holds a byte of the node (a node ending with a newline ends at column 0).
+/// `node`'s named children of kind `kind`, in order (collected, so the caller may borrow the
+/// extractor mutably while it goes through them).
+fn children_of_kind<'t>(node: Node<'t>, kind: &str) -> Vec<Node<'t>> {
+    let mut cursor = node.walk();
+    let children = node
+        .named_children(&mut cursor)
+        .filter(|c| c.kind() == kind)
+        .collect();
+    children
+}
+
 fn end_row(node: Node) -> usize {
     let end = node.end_position();
     if end.column == 0 && end.row > node.start_position().row {
