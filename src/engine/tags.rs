@@ -73,7 +73,8 @@ pub(crate) enum CaptureRole {
     /// defines; no `@name` (see `declarators`).
     Declarators,
     /// A definition named by its own fields (C/C++ types, typedefs, aliases and macros; Ruby
-    /// classes, modules, methods and constants); no `@name` (see `named`).
+    /// classes, modules, methods and constants; C# and TypeScript declarations); no `@name`
+    /// (see `named`).
     Named,
     Outer,
     ClassBody,

@@ -416,7 +416,7 @@ impl Extractor<'_, '_> {
         Some(out)
     }
 
-    // ------------------------------------------------------------------ Ruby
+    // ------------------------------------------------------------------ calls captured whole
 
     /// Whether a node the query captured as `@import` is one. The Ruby and TS/JS queries
     /// capture every call, the extractor keeping the imports among them: patterns naming the
@@ -469,6 +469,8 @@ impl Extractor<'_, '_> {
         }?;
         Some((call, name))
     }
+
+    // ------------------------------------------------------------------ Ruby
 
     pub(super) fn ruby_import(&self, node: Node, found: &mut Vec<(usize, Import)>) {
         let Some(method) = node
