@@ -484,6 +484,42 @@ enum E { A }\nexport enum EE { B }\ndeclare enum DE { C }\n";
     }
 }
 
+/// Module-level `const`/`let`/`var` declarators, bare or exported, and the ones that are not
+/// definitions (pinned when the query's six patterns became `scan_module_declarations`).
+#[test]
+fn module_level_declarations_are_read_where_the_patterns_read_them() {
+    let src = "const a = 1, b = () => 2;\nlet c;\nvar e = class {};\nexport const f = 3;\n\
+export let g = 4, h;\nexport var i = 5;\nconst { j } = obj;\nconst [k] = arr;\n\
+function local() { const l = 1; let m = 2; var n = 3; }\nif (x) { const o = 1; }\n\
+for (const w of xs) {}\n";
+    for lang in [Lang::TypeScript, Lang::Tsx, Lang::JavaScript] {
+        let tags = extract_tags(lang, src);
+        let mut found: Vec<String> = tags
+            .defs
+            .iter()
+            .map(|d| format!("{} {:?}", d.name, d.kind))
+            .collect();
+        found.sort();
+        assert_eq!(
+            found,
+            [
+                "a Constant",
+                "b Function",
+                "c Variable",
+                "e Class",
+                "f Constant",
+                "g Variable",
+                "h Variable",
+                "i Variable",
+                "local Function",
+            ],
+            "{lang:?}"
+        );
+        // `export` starts the exported declarator's signature.
+        assert_eq!(def(&tags, "f").lines.start, 4, "{lang:?}");
+    }
+}
+
 #[test]
 fn ts_references() {
     let user = tags_of("ts-app", "src/models/user.ts");
