@@ -11,8 +11,10 @@
 #      floor's CPU: reading the files, compiling the tags queries, parsing and tagging; what
 #      "cold within 1.2× of the floor" is measured against: the cold map's CPU over it, since
 #      wall times on a shared machine measure the load)
-#   2. "$MAPSCOPE" map DIR --tokens $TOKENS --format json --no-cache, N runs under
-#      /usr/bin/time -v: median wall s, max RSS (cold)
+#   2. "$MAPSCOPE" map DIR --tokens $TOKENS --format json --no-cache, N runs, each timed to
+#      the microsecond (wall from the clock, CPU and peak RSS from the child's rusage; the
+#      `/usr/bin/time` this used printed hundredths, which on a 10 ms map was all rounding):
+#      median wall s, max RSS (cold)
 #   3. the same with a cache dir of its own, filled by one untimed run first (warm)
 #   4. aider's map (../shared/anchors/aider_map.py --cold), one timed run (unless --no-aider)
 #   5. the share of the map's tokens in supporting paths (test/tests/spec/fixtures/testdata/
@@ -40,7 +42,6 @@ while [ $# -gt 0 ]; do
 done
 [ ${#REPOS[@]} -gt 0 ] || { echo "languages.sh: no LANG=DIR given" >&2; exit 2; }
 [ -x "$MAPSCOPE" ] || { echo "languages.sh: MAPSCOPE=$MAPSCOPE is not executable" >&2; exit 2; }
-[ -x /usr/bin/time ] || { echo "languages.sh: /usr/bin/time missing" >&2; exit 2; }
 if [ $AIDER = 1 ] && { [ ! -x "$PY" ] || [ ! -f "$ANCHOR_PY" ]; }; then
   echo "languages.sh: no aider anchor ($PY, $ANCHOR_PY): aider columns n/a" >&2; AIDER=0
 fi
@@ -48,22 +49,23 @@ OUT=${OUT:-$(mktemp -d /tmp/languages-XXXXXX)}
 mkdir -p "$OUT"
 echo "languages.sh: raw output in $OUT" >&2
 
-timev() { # file -> "wall_s rss_mb cpu_s" (cpu: user + system)
-  python3 - "$1" <<'EOF'
-import re, sys
-t = open(sys.argv[1], errors="replace").read()
-w = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): ([\d:.]+)", t)
-r = re.search(r"Maximum resident set size \(kbytes\): (\d+)", t)
-u = re.search(r"User time \(seconds\): ([\d.]+)", t)
-k = re.search(r"System time \(seconds\): ([\d.]+)", t)
-s = 0.0
-for part in (w.group(1) if w else "nan").split(":"):
-    s = s * 60 + float(part)
-cpu = float(u.group(1)) + float(k.group(1)) if u and k else float("nan")
-print(f"{s:.3f} {int(r.group(1)) / 1024 if r else float('nan'):.0f} {cpu:.2f}")
+timed() { # STDOUT_FILE TIME_FILE CMD...: runs CMD (stderr to TIME_FILE.err) and writes
+  # "wall_s rss_mb cpu_s" to TIME_FILE: wall to the microsecond, CPU (user + system) and peak
+  # RSS from the child's rusage.
+  python3 - "$@" <<'EOF'
+import os, subprocess, sys, time
+out, times, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
+with open(out, "wb") as o:
+    start = time.perf_counter()
+    with open(times + ".err", "wb") as err:
+        child = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=o, stderr=err)
+        _, _, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - start
+with open(times, "w") as f:
+    f.write(f"{wall:.6f} {usage.ru_maxrss / 1024:.0f} {usage.ru_utime + usage.ru_stime:.6f}\n")
 EOF
 }
-median() { python3 -c 'import sys, statistics as s; v=[float(x) for x in sys.argv[1:]]; print(f"{s.median(v):.3f}")' "$@"; }
+median() { python3 -c 'import sys, statistics as s; v=[float(x) for x in sys.argv[1:]]; print(f"{s.median(v):.4f}")' "$@"; }
 maxof() { python3 -c 'import sys; print(max(int(float(x)) for x in sys.argv[1:]))' "$@"; }
 
 echo "| language | repository | code files (parsed) | parse floor s | floor CPU s (read + queries + parse + tags) | cold s (median of $RUNS) | cold CPU s | cold / parse floor | cold CPU / floor CPU | warm s | RSS MB | aider cold s | aider RSS MB | map tokens on tests/fixtures/vendored |"
@@ -76,25 +78,26 @@ for spec in "${REPOS[@]}"; do
   read -r files floor tags_cpu <<<"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t=d.get("floor_cpu_ms"); print(d["files"], d["parse_median_ms"]/1000, (t if t is not None else float("nan"))/1000)' "$OUT/$name.floor.json")"
   walls=(); rss=(); cpus=()
   for i in $(seq "$RUNS"); do
-    /usr/bin/time -v "$MAPSCOPE" map "$dir" --tokens "$TOKENS" --format json --no-cache \
-      > "$OUT/$name.map.json" 2> "$OUT/$name.cold$i.time"
-    read -r w r c <<<"$(timev "$OUT/$name.cold$i.time")"; walls+=("$w"); rss+=("$r"); cpus+=("$c")
+    timed "$OUT/$name.map.json" "$OUT/$name.cold$i.time" \
+      "$MAPSCOPE" map "$dir" --tokens "$TOKENS" --format json --no-cache
+    read -r w r c < "$OUT/$name.cold$i.time"; walls+=("$w"); rss+=("$r"); cpus+=("$c")
   done
   cold=$(median "${walls[@]}"); cold_rss=$(maxof "${rss[@]}"); cold_cpu=$(median "${cpus[@]}")
   cache="$OUT/$name.cache"; mkdir -p "$cache"
   MAPSCOPE_CACHE_DIR=$cache "$MAPSCOPE" map "$dir" --tokens "$TOKENS" > /dev/null 2>&1
   warms=()
   for i in $(seq "$RUNS"); do
-    MAPSCOPE_CACHE_DIR=$cache /usr/bin/time -v "$MAPSCOPE" map "$dir" --tokens "$TOKENS" \
-      > /dev/null 2> "$OUT/$name.warm$i.time"
-    read -r w _ _ <<<"$(timev "$OUT/$name.warm$i.time")"; warms+=("$w")
+    MAPSCOPE_CACHE_DIR=$cache timed /dev/null "$OUT/$name.warm$i.time" \
+      "$MAPSCOPE" map "$dir" --tokens "$TOKENS"
+    read -r w _ _ < "$OUT/$name.warm$i.time"; warms+=("$w")
   done
   warm=$(median "${warms[@]}")
   aider_s=n/a; aider_rss=n/a
   if [ $AIDER = 1 ]; then
-    PYTHONHASHSEED=0 /usr/bin/time -v "$PY" "$ANCHOR_PY" --repo "$dir" --tokens "$TOKENS" --cold \
-      --out /dev/null > "$OUT/$name.aider.json" 2> "$OUT/$name.aider.time"
-    read -r aider_s aider_rss _ <<<"$(timev "$OUT/$name.aider.time")"
+    PYTHONHASHSEED=0 timed "$OUT/$name.aider.json" "$OUT/$name.aider.time" \
+      "$PY" "$ANCHOR_PY" --repo "$dir" --tokens "$TOKENS" --cold --out /dev/null
+    read -r aider_s aider_rss _ < "$OUT/$name.aider.time"
+    aider_s=$(printf '%.3f' "$aider_s")
   fi
   share=$(python3 - "$OUT/$name.map.json" <<'EOF'
 import json, re, sys
