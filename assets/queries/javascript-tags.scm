@@ -17,8 +17,8 @@
 ; Module-level constants and variables, and module-level object literals (`const c =
 ; defineConfig({ onLog() {} })`, `export default { fetch() {} }`, `module.exports = { parse:
 ; function () {} }`), whose methods and function-valued properties are definitions: the
-; extractor finds both among the program's statements (`scan_module_declarations` and
-; `scan_module_objects` in src/engine/tags.rs). Spelt out here, the eleven patterns for those
+; extractor finds both among the program's statements (`scan_module` in
+; src/engine/tags.rs). Spelt out here, the eleven patterns for those
 ; places took about half of this query's compile. Locals stay out: they are not part of a map.
 (program) @module
 

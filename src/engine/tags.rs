@@ -82,7 +82,7 @@ pub(crate) enum CaptureRole {
     /// definitions (see `scan_object_members`).
     ObjectMembers,
     /// TS/JS: the program, whose module-level constants, variables and object literals are
-    /// found by the extractor (see `scan_module_declarations`, `scan_module_objects`).
+    /// found by the extractor (see `scan_module`).
     Module,
     Import,
     ImportBinding,
@@ -615,10 +615,7 @@ impl<'s, 't> Extractor<'s, 't> {
                 CaptureRole::Outer => outer = Some(node),
                 CaptureRole::ClassBody => self.scan_class_body(node),
                 CaptureRole::ObjectMembers => self.scan_object_members(node),
-                CaptureRole::Module => {
-                    self.scan_module_declarations(node);
-                    self.scan_module_objects(node);
-                }
+                CaptureRole::Module => self.scan_module(node),
                 CaptureRole::Import => import = Some(node),
                 CaptureRole::ImportBinding => binding = Some(node),
                 CaptureRole::ImportDeclarator => {
@@ -710,71 +707,37 @@ impl<'s, 't> Extractor<'s, 't> {
         });
     }
 
-    /// TS/JS: the module-level constants and variables among `program`'s statements: each
-    /// declarator named by an identifier in a `const` (a constant), `let` or `var` (a
-    /// variable) declaration, bare or behind `export`, which is then the wrapper that starts
-    /// its signature (`resolve_kind` later makes one whose value is a function or class a
-    /// function or class). Read here rather than by six query patterns (`(program
-    /// (lexical_declaration kind: "const" (variable_declarator name: (identifier) @name)))`,
-    /// …), which took ~2.5 ms of the TypeScript query's ~5 ms compile.
-    fn scan_module_declarations(&mut self, program: Node<'t>) {
-        let mut cursor = program.walk();
-        let statements: Vec<Node<'t>> = program.named_children(&mut cursor).collect();
-        for statement in statements {
-            let declaration = match statement.kind() {
-                "lexical_declaration" | "variable_declaration" => statement,
-                "export_statement" => match statement.child_by_field_name("declaration") {
-                    Some(d)
-                        if matches!(d.kind(), "lexical_declaration" | "variable_declaration") =>
-                    {
-                        d
-                    }
-                    _ => continue,
-                },
-                _ => continue,
-            };
-            let kind = match (declaration.kind(), declaration.child_by_field_name("kind")) {
-                ("variable_declaration", _) => DefKind::Variable,
-                ("lexical_declaration", Some(k)) if k.kind() == "const" => DefKind::Constant,
-                ("lexical_declaration", Some(k)) if k.kind() == "let" => DefKind::Variable,
-                _ => continue,
-            };
-            for declarator in children_of_kind(declaration, "variable_declarator") {
-                let Some(name) = declarator
-                    .child_by_field_name("name")
-                    .filter(|n| n.kind() == "identifier")
-                else {
-                    continue;
-                };
-                self.names.insert(name.id());
-                self.add_def(declarator, name, DefSpec::Kind(kind), Some(statement));
-            }
-        }
-    }
-
-    /// TS/JS: the module-level object literals among `program`'s statements, each scanned
-    /// for members (`scan_object_members`): the value of a `const`/`let`/`var` declarator or
-    /// one of the object arguments of a call that is that value (`const c =
-    /// defineConfig({ … })`); the same behind `export` (`export const`/`export let` only);
-    /// `export default { … }` or `export default f({ … })`; and `a.b = { … }`
-    /// (`module.exports = { … }`). Objects built inside functions stay out (locals).
+    /// TS/JS: what the program's own statements define, in one pass over them.
+    /// - Constants and variables (`add_module_declarators`): bare or behind `export`, which is
+    ///   then the wrapper that starts the signature.
+    /// - Object literals, each scanned for members (`scan_object_members`): the value of a
+    ///   `const`/`let`/`var` declarator, or one of the object arguments of a call that is
+    ///   that value (`const c = defineConfig({ … })`); the same behind `export`
+    ///   (`export const`/`export let` only); `export default { … }` or `export default
+    ///   f({ … })`; and `a.b = { … }` (`module.exports = { … }`).
     ///
-    /// Done here rather than in the query: the five patterns spelling these places out took
-    /// ~10 ms of the ~27 ms the TypeScript query took to compile (~13 of ~32 for TSX, ~6 of
-    /// ~13 for JavaScript), and they match exactly what this reads.
-    fn scan_module_objects(&mut self, program: Node<'t>) {
+    /// Locals stay out: they are not part of a map. Read here rather than by eleven query
+    /// patterns (`(program (lexical_declaration kind: "const" (variable_declarator name:
+    /// (identifier) @name)))`, …), which took about half of the TypeScript query's ~27 ms
+    /// compile.
+    fn scan_module(&mut self, program: Node<'t>) {
         let mut cursor = program.walk();
         for statement in program.named_children(&mut cursor) {
             match statement.kind() {
                 "lexical_declaration" | "variable_declaration" => {
+                    self.add_module_declarators(statement, statement);
                     self.scan_declarator_objects(statement);
                 }
                 "export_statement" => {
-                    if let Some(declaration) = statement
-                        .child_by_field_name("declaration")
-                        .filter(|d| d.kind() == "lexical_declaration")
+                    if let Some(declaration) =
+                        statement.child_by_field_name("declaration").filter(|d| {
+                            matches!(d.kind(), "lexical_declaration" | "variable_declaration")
+                        })
                     {
-                        self.scan_declarator_objects(declaration);
+                        self.add_module_declarators(declaration, statement);
+                        if declaration.kind() == "lexical_declaration" {
+                            self.scan_declarator_objects(declaration);
+                        }
                     }
                     if let Some(value) = statement.child_by_field_name("value") {
                         self.scan_object_value(value);
@@ -796,7 +759,30 @@ impl<'s, 't> Extractor<'s, 't> {
         }
     }
 
-    /// The object values of a declaration's declarators (see `scan_module_objects`).
+    /// The definitions of a module-level declaration: each declarator named by an identifier
+    /// in a `const` (a constant), `let` or `var` (a variable) declaration, with `outer` as
+    /// the wrapper (`resolve_kind` later makes one whose value is a function or class a
+    /// function or class).
+    fn add_module_declarators(&mut self, declaration: Node<'t>, outer: Node<'t>) {
+        let kind = match (declaration.kind(), declaration.child_by_field_name("kind")) {
+            ("variable_declaration", _) => DefKind::Variable,
+            ("lexical_declaration", Some(k)) if k.kind() == "const" => DefKind::Constant,
+            ("lexical_declaration", Some(k)) if k.kind() == "let" => DefKind::Variable,
+            _ => return,
+        };
+        for declarator in children_of_kind(declaration, "variable_declarator") {
+            let Some(name) = declarator
+                .child_by_field_name("name")
+                .filter(|n| n.kind() == "identifier")
+            else {
+                continue;
+            };
+            self.names.insert(name.id());
+            self.add_def(declarator, name, DefSpec::Kind(kind), Some(outer));
+        }
+    }
+
+    /// The object values of a declaration's declarators (see `scan_module`).
     fn scan_declarator_objects(&mut self, declaration: Node<'t>) {
         for declarator in children_of_kind(declaration, "variable_declarator") {
             if let Some(value) = declarator.child_by_field_name("value") {
@@ -810,10 +796,7 @@ impl<'s, 't> Extractor<'s, 't> {
         match value.kind() {
             "object" => self.scan_object_members(value),
             "call_expression" => {
-                let Some(arguments) = value
-                    .child_by_field_name("arguments")
-                    .filter(|a| a.kind() == "arguments")
-                else {
+                let Some(arguments) = call_arguments(value) else {
                     return;
                 };
                 for object in children_of_kind(arguments, "object") {
@@ -1638,6 +1621,13 @@ fn children_of_kind<'t>(node: Node<'t>, kind: &str) -> Vec<Node<'t>> {
         .filter(|c| c.kind() == kind)
         .collect();
     children
+}
+
+/// A TS/JS call's argument list (`None` for a tagged template, whose `arguments` is the
+/// template string).
+fn call_arguments(call: Node) -> Option<Node> {
+    call.child_by_field_name("arguments")
+        .filter(|a| a.kind() == "arguments")
 }
 
 fn end_row(node: Node) -> usize {

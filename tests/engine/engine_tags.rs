@@ -90,6 +90,17 @@ fn def<'a>(tags: &'a FileTags, name: &str) -> &'a Definition {
         .unwrap_or_else(|| panic!("no definition {name} in\n{}", render(tags)))
 }
 
+/// Every definition as "name Kind", sorted.
+fn names_and_kinds(tags: &FileTags) -> Vec<String> {
+    let mut found: Vec<String> = tags
+        .defs
+        .iter()
+        .map(|d| format!("{} {:?}", d.name, d.kind))
+        .collect();
+    found.sort();
+    found
+}
+
 fn has_ref(tags: &FileTags, name: &str, kind: RefKind, qualifier: Option<&str>) -> bool {
     tags.refs
         .iter()
@@ -362,7 +373,7 @@ fn module_level_object_literal_methods_are_definitions() {
 }
 
 /// Every place a module-level object literal is read from, and the places that are not
-/// (pinned when the query's five patterns became `scan_module_objects`: the same tags).
+/// (pinned when the query's five patterns became `Extractor::scan_module`: the same tags).
 #[test]
 fn module_level_objects_are_read_where_the_patterns_read_them() {
     let src = "let a = { inLet() {} }\n\
@@ -445,14 +456,8 @@ declare class DC { dm(): void }\ntype T = string;\nexport type ET = number;\n\
 enum E { A }\nexport enum EE { B }\ndeclare enum DE { C }\n";
     for lang in [Lang::TypeScript, Lang::Tsx] {
         let tags = extract_tags(lang, src);
-        let mut named: Vec<String> = tags
-            .defs
-            .iter()
-            .map(|d| format!("{} {:?}", d.name, d.kind))
-            .collect();
-        named.sort();
         assert_eq!(
-            named,
+            names_and_kinds(&tags),
             [
                 "#priv Method",
                 "A Class",
@@ -485,7 +490,7 @@ enum E { A }\nexport enum EE { B }\ndeclare enum DE { C }\n";
 }
 
 /// Module-level `const`/`let`/`var` declarators, bare or exported, and the ones that are not
-/// definitions (pinned when the query's six patterns became `scan_module_declarations`).
+/// definitions (pinned when the query's six patterns became `Extractor::scan_module`).
 #[test]
 fn module_level_declarations_are_read_where_the_patterns_read_them() {
     let src = "const a = 1, b = () => 2;\nlet c;\nvar e = class {};\nexport const f = 3;\n\
@@ -494,14 +499,8 @@ function local() { const l = 1; let m = 2; var n = 3; }\nif (x) { const o = 1; }
 for (const w of xs) {}\n";
     for lang in [Lang::TypeScript, Lang::Tsx, Lang::JavaScript] {
         let tags = extract_tags(lang, src);
-        let mut found: Vec<String> = tags
-            .defs
-            .iter()
-            .map(|d| format!("{} {:?}", d.name, d.kind))
-            .collect();
-        found.sort();
         assert_eq!(
-            found,
+            names_and_kinds(&tags),
             [
                 "a Constant",
                 "b Function",

@@ -20,7 +20,7 @@
 use tree_sitter::Node;
 
 use super::super::model::{Import, ImportedName, Lang, Reference};
-use super::{line_of, Extractor};
+use super::{call_arguments, line_of, Extractor};
 
 /// An import of one module with the given names.
 fn import(specifier: String, line: u32) -> Import {
@@ -439,9 +439,7 @@ impl Extractor<'_, '_> {
     /// `require("x")`: the identifier `require` called with one argument, a string.
     fn is_require(&self, call: Node) -> bool {
         let function = call.child_by_field_name("function");
-        let arguments = call
-            .child_by_field_name("arguments")
-            .filter(|a| a.kind() == "arguments");
+        let arguments = call_arguments(call);
         function.is_some_and(|f| f.kind() == "identifier" && self.text(f) == Some("require"))
             && arguments.is_some_and(|a| {
                 a.named_child_count() == 1 && a.named_child(0).is_some_and(|s| s.kind() == "string")
@@ -564,9 +562,7 @@ fn php_name(text: &str) -> String {
 /// `import("x")`: a dynamic import whose first argument is a string.
 fn is_dynamic_import(call: Node) -> bool {
     let function = call.child_by_field_name("function");
-    let arguments = call
-        .child_by_field_name("arguments")
-        .filter(|a| a.kind() == "arguments");
+    let arguments = call_arguments(call);
     function.is_some_and(|f| f.kind() == "import" && f.is_named())
         && arguments.is_some_and(|a| a.named_child(0).is_some_and(|s| s.kind() == "string"))
 }

@@ -35,11 +35,7 @@ use super::super::model::Lang;
 pub(super) fn field_names(lang: Lang, node: Node<'_>) -> Vec<Node<'_>> {
     match lang {
         Lang::Ruby => ruby_name(node).into_iter().collect(),
-        Lang::CSharp => node
-            .child_by_field_name("name")
-            .filter(|name| name.kind() == "identifier")
-            .into_iter()
-            .collect(),
+        Lang::CSharp => name_of_kind(node, "identifier").into_iter().collect(),
         Lang::TypeScript | Lang::Tsx => ts_name(node).into_iter().collect(),
         Lang::C | Lang::Cpp => c_names(node),
         // No other language's query captures `@named`.
@@ -49,10 +45,7 @@ pub(super) fn field_names(lang: Lang, node: Node<'_>) -> Vec<Node<'_>> {
 
 fn c_names<'t>(node: Node<'t>) -> Vec<Node<'t>> {
     let named_field = |field: &str| node.child_by_field_name(field).filter(Node::is_named);
-    let name_of_kind = |kind: &str| {
-        node.child_by_field_name("name")
-            .filter(|n| n.kind() == kind)
-    };
+    let name_of_kind = |kind: &str| name_of_kind(node, kind);
     let one = |name: Option<Node<'t>>| name.into_iter().collect();
     match node.kind() {
         "class_specifier" | "struct_specifier" | "union_specifier" | "enum_specifier" => {
@@ -85,6 +78,11 @@ fn ts_name(node: Node<'_>) -> Option<Node<'_>> {
         | "type_alias_declaration" => "type_identifier",
         _ => return None,
     };
+    name_of_kind(node, kind)
+}
+
+/// `node`'s `name` field when it is a node of `kind`.
+fn name_of_kind<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
     node.child_by_field_name("name")
         .filter(|name| name.kind() == kind)
 }
