@@ -15,8 +15,8 @@ copies of the same bytes (BENCHMARKS.md, "tree-sitter's big tables on huge pages
 import argparse
 import os
 import statistics
-import subprocess
-import time
+
+from timed import measure
 
 
 def reread(path):
@@ -31,14 +31,10 @@ def reread(path):
 
 
 def run(binary, tree, tokens):
-    start = time.perf_counter()
-    child = subprocess.Popen([binary, "map", tree, "--tokens", str(tokens), "--no-cache"],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(child.pid, 0)
-    wall = time.perf_counter() - start
+    wall, cpu, rss, status = measure([binary, "map", tree, "--tokens", str(tokens), "--no-cache"])
     if status != 0:
         raise SystemExit(f"{binary} map {tree} failed (wait status {status})")
-    return wall * 1e3, (usage.ru_utime + usage.ru_stime) * 1e3, usage.ru_maxrss / 1024
+    return wall * 1e3, cpu * 1e3, rss
 
 
 def main():

@@ -36,20 +36,18 @@ for dir in "$@"; do
   # in the background for a while after each profile, which took a core from a run timed
   # right after one (efficiency 0.84 against 0.96 on vite).
   sync
-  # Timed to the microsecond (wall from the clock, CPU from the child's rusage):
-  # /usr/bin/time prints hundredths of a second, which on a ~0.1 s run moved the
-  # efficiency by up to 10% from one run to the next by rounding alone.
-  B=$B DIR=$dir OUT=$OUT NAME=$name NATIVE=$NATIVE python3 - <<'T'
-import os, subprocess, time
+  # Timed to the microsecond by benches/timed.py: /usr/bin/time prints hundredths of a
+  # second, which on a ~0.1 s run moved the efficiency by up to 10% from one run to the next
+  # by rounding alone.
+  B=$B DIR=$dir OUT=$OUT NAME=$name NATIVE=$NATIVE BENCHES=$(dirname "$0") python3 - <<'T'
+import os, sys
 e = os.environ
+sys.path.insert(0, e["BENCHES"])
+from timed import measure
 for i in range(1, int(e["NATIVE"]) + 1):
-    start = time.perf_counter()
-    child = subprocess.Popen([e["B"], "map", e["DIR"], "--tokens", "4096", "--no-cache"],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, _, usage = os.wait4(child.pid, 0)
-    wall = time.perf_counter() - start
+    wall, cpu, _, _ = measure([e["B"], "map", e["DIR"], "--tokens", "4096", "--no-cache"])
     with open(f'{e["OUT"]}/{e["NAME"]}-{i}.time', "w") as f:
-        f.write(f"{wall:.6f} {usage.ru_utime:.6f} {usage.ru_stime:.6f}\n")
+        f.write(f"{wall:.6f} {cpu:.6f}\n")
 T
   for i in $(seq 1 "$RUNS"); do
     # perf 6.1 sometimes loses the C library's unwind tables for a whole process: every
@@ -111,8 +109,8 @@ for i in range(1, runs + 1):
     shares.append(floor / n)
     ratios.append(n / floor)
 for i in range(1, int(os.environ["NATIVE"]) + 1):
-    wall, user, system = map(float, open(f"{O}/{name}-{i}.time").read().split())
-    effs.append((user + system) / (cores * wall))
+    wall, cpu = map(float, open(f"{O}/{name}-{i}.time").read().split())
+    effs.append(cpu / (cores * wall))
 # The wall ratio of the medians: CPU ratio (profiled runs) ÷ efficiency (native runs).
 wall_ratio = statistics.median(ratios) / statistics.median(effs)
 # How far that ratio can be trusted: both medians resampled (2000 bootstrap rounds, fixed

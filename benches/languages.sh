@@ -49,21 +49,8 @@ OUT=${OUT:-$(mktemp -d /tmp/languages-XXXXXX)}
 mkdir -p "$OUT"
 echo "languages.sh: raw output in $OUT" >&2
 
-timed() { # STDOUT_FILE TIME_FILE CMD...: runs CMD (stderr to TIME_FILE.err) and writes
-  # "wall_s rss_mb cpu_s" to TIME_FILE: wall to the microsecond, CPU (user + system) and peak
-  # RSS from the child's rusage.
-  python3 - "$@" <<'EOF'
-import os, subprocess, sys, time
-out, times, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
-with open(out, "wb") as o:
-    start = time.perf_counter()
-    with open(times + ".err", "wb") as err:
-        child = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=o, stderr=err)
-        _, _, usage = os.wait4(child.pid, 0)
-    wall = time.perf_counter() - start
-with open(times, "w") as f:
-    f.write(f"{wall:.6f} {usage.ru_maxrss / 1024:.0f} {usage.ru_utime + usage.ru_stime:.6f}\n")
-EOF
+timed() { # STDOUT_FILE TIME_FILE CMD...: see benches/timed.py
+  python3 "$(dirname "$0")/timed.py" "$@"
 }
 median() { python3 -c 'import sys, statistics as s; v=[float(x) for x in sys.argv[1:]]; print(f"{s.median(v):.4f}")' "$@"; }
 maxof() { python3 -c 'import sys; print(max(int(float(x)) for x in sys.argv[1:]))' "$@"; }

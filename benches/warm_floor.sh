@@ -6,9 +6,8 @@
 # `map --no-cache` (wall and CPU). Ratios are taken round by round and their median printed:
 # this machine's speed drifts by a quarter from minute to minute (a shared host), so a floor
 # and a map are only comparable when measured back to back. The map is timed to the
-# microsecond (wall from the clock, CPU from the child's rusage): `/usr/bin/time` prints
-# hundredths of a second, a third of a small tree's ~30 ms run, and its rounding alone moved
-# javapoet's ratio from 1.07x to 1.28x. benches/floor_profile.sh (the split within one run,
+# microsecond by benches/timed.py (`/usr/bin/time`'s hundredths moved javapoet's ratio from
+# 1.07x to 1.28x by rounding alone). benches/floor_profile.sh (the split within one run,
 # from a CPU profile) and benches/floor_instructions.sh (the same split in instructions, under
 # valgrind) do not depend on the drift; this one measures the floor in a process of its own
 # (isolated, not in the map's run), which BENCHMARKS.md compares with the profile's.
@@ -19,9 +18,11 @@ B=${MAPSCOPE:?set MAPSCOPE to a mapscope binary}
 BENCH=${BENCH:-/work/bench-warm}
 REPOS=${REPOS:-"vite mypy prometheus terraform"}
 ROUNDS=${ROUNDS:-5}
-B=$B BENCH=$BENCH REPOS=$REPOS ROUNDS=$ROUNDS python3 - <<'P'
-import json, os, statistics as st, subprocess, time
+B=$B BENCH=$BENCH REPOS=$REPOS ROUNDS=$ROUNDS BENCHES=$(dirname "$0") python3 - <<'P'
+import json, os, statistics as st, subprocess, sys
 e = os.environ
+sys.path.insert(0, e["BENCHES"])
+from timed import measure
 B, N = e["B"], int(e["ROUNDS"])
 print(f"| repo | files | floor CPU ms (read + query compile + parse and tags), median | floor ms (÷ threads) | cold map wall ms | cold map CPU ms | wall ÷ floor, median of {N} rounds (interquartile range) | CPU ÷ floor CPU, median |")
 print("|---|---|---|---|---|---|---|---|")
@@ -32,12 +33,8 @@ for r in e["REPOS"].split():
         out = subprocess.run([B, "bench", d, "--parse-floor", "--runs", "1", "--json"],
                              capture_output=True, text=True, check=True).stdout
         f = json.loads(out)
-        start = time.perf_counter()
-        child = subprocess.Popen([B, "map", d, "--tokens", "4096", "--no-cache"],
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        _, _, usage = os.wait4(child.pid, 0)
-        wall = (time.perf_counter() - start) * 1000
-        rounds.append((f, wall, (usage.ru_utime + usage.ru_stime) * 1000))
+        wall, cpu, _, _ = measure([B, "map", d, "--tokens", "4096", "--no-cache"])
+        rounds.append((f, wall * 1000, cpu * 1000))
     med = st.median
     fcpu = med(f["floor_cpu_ms"] for f, _, _ in rounds)
     parts = " + ".join(f"{med(f[k] for f, _, _ in rounds):.1f}" for k in ("read_cpu_ms", "query_compile_cpu_ms", "tags_cpu_ms"))
