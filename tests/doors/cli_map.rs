@@ -706,5 +706,13 @@ fn parse_floor_reports_parse_and_tags_floors() {
             (v["floor_ms"].as_f64().unwrap() * threads - total).abs() < 1e-6,
             "{v}"
         );
+        // The same floor with the process's first (cold) tags pass in it.
+        let first = v["tags_first_pass_cpu_ms"].as_f64().unwrap();
+        assert!(first > 0.0, "{v}");
+        assert!(
+            (v["first_pass_floor_ms"].as_f64().unwrap() * threads - (read + compile + first)).abs()
+                < 1e-6,
+            "{v}"
+        );
     }
 }
