@@ -6,13 +6,16 @@
 //! The floor is the CPU of the work no cold map can skip, divided by the cores: reading the
 //! code files, compiling the tags query of each language present (once per process; a
 //! compiled tree-sitter query cannot be stored), and parsing every file and extracting its
-//! tags (median over the runs, queries compiled). The first parse-and-tags pass of the
-//! process is also timed on its own (`tags_first_pass_cpu_ms`, before the parse-only runs): it
-//! grows the heaps and runs the parser's code for the first time, as a cold map does, and
-//! costs 2-4% more CPU than the later passes (javapoet, `tr1`, guzzle). Issues 19 and 21 had measured it two ways
+//! tags (median over the runs, queries compiled). Issues 19 and 21 had measured it two ways
 //! (a share of a single-threaded `stats` run, which counted reads and query compiles; and
 //! the median parse + tags CPU here, which counted neither); this is the one definition both
-//! use now (`benches/warm_floor.sh`, `benches/languages.sh`). Runs on the CLI's main thread,
+//! use now (`benches/warm_floor.sh`, `benches/languages.sh`).
+//!
+//! The process's first parse-and-tags pass is also timed on its own
+//! (`tags_first_pass_cpu_ms`, before the parse-only runs): it grows the heaps and runs the
+//! parser's code for the first time, as a cold map does, and costs 2-4% more CPU than the
+//! later passes (javapoet, `tr1`, guzzle; BENCHMARKS.md). `first_pass_floor_ms` is the floor
+//! with it, reported beside `floor_ms`. Runs on the CLI's main thread,
 //! fanning out on rayon.
 
 use std::collections::BTreeMap;
