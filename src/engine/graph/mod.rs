@@ -12,7 +12,10 @@
 //!    of the file: follow the import to the files that really define the name, through
 //!    re-export chains (`export * from`, `export {x} from`, names a Python `__init__.py`
 //!    imports) up to `REEXPORT_DEPTH`. An import that resolves to nothing (npm package, stdlib)
-//!    drops the reference: it is not the repo's.
+//!    drops the reference: it is not the repo's. Where a file's whole-file imports reach only
+//!    files that import whole files too (C/C++ includes, Ruby requires), the files they reach
+//!    are listed once per file (`Builder::reach_of`) and a name none of them defines is not
+//!    searched for at all: the search could only have found definitions there.
 //! 2. Defined in its own file: no edge.
 //! 3. Go: an unqualified name → the files of the same package (directory) defining it, or a
 //!    dot-import; never anything else. Python `from m import *` likewise. Java: a
@@ -491,6 +494,159 @@ mod tests {
         assert_eq!(edge_idents(&g, 0, 2), Some(vec!["Bar".into()]));
         assert!(edge_w(&g, 0, 1) > edge_w(&g, 0, 2));
         assert_eq!(edge_idents(&g, 3, 4), Some(vec!["Helper".into()]));
+    }
+
+    fn include(spec: &str) -> Import {
+        Import {
+            wildcard: true,
+            ..named(spec, &[])
+        }
+    }
+
+    /// Edges with their identifiers, and weights, of every file: what two builds of the same
+    /// files must agree on.
+    fn whole_graph(g: &FileGraph, n: usize) -> (Vec<String>, Vec<f64>) {
+        let edges = (0..n)
+            .map(|a| {
+                let mut out: Vec<String> = g
+                    .outgoing(a)
+                    .into_iter()
+                    .map(|(b, e)| format!("{a}->{b} {:?} {}", g.edge_idents(e), e.weight))
+                    .collect();
+                out.sort();
+                out.join("; ")
+            })
+            .collect();
+        (edges, g.edge_w.clone())
+    }
+
+    #[test]
+    fn includes_reach_a_definer_through_a_chain_and_skip_what_they_cannot_reach() {
+        // main.c → a.h → b.h defines `deep`; c.h (not included) defines `elsewhere`.
+        let files = vec![
+            pf(
+                "main.c",
+                vec![],
+                vec![call("deep"), call("elsewhere"), call("nowhere")],
+                vec![include("a.h")],
+            ),
+            pf("a.h", vec![], vec![], vec![include("b.h")]),
+            pf("b.h", vec![fun("deep")], vec![], vec![]),
+            pf("c.h", vec![fun("elsewhere")], vec![], vec![]),
+        ];
+        let g = build_graph(&files, &[]);
+        assert_eq!(edge_idents(&g, 0, 2), Some(vec!["deep".into()]));
+        assert_eq!(
+            whole_graph(&g, files.len()),
+            whole_graph(
+                &build::build_graph_searching_every_name(&files, &[]),
+                files.len()
+            )
+        );
+    }
+
+    #[test]
+    fn an_include_chain_is_searched_as_deep_as_reexports_are() {
+        // main.c → f1.h → … → f7.h; fK.h defines `atK`. The search looks `REEXPORT_DEPTH`
+        // includes deep: the reach must hold the file at that depth, not stop one short.
+        let mut files = vec![pf(
+            "main.c",
+            vec![],
+            (1..=7).map(|k| call(&format!("at{k}"))).collect(),
+            vec![include("f1.h")],
+        )];
+        for k in 1..=7 {
+            let next = if k < 7 {
+                vec![include(&format!("f{}.h", k + 1))]
+            } else {
+                vec![]
+            };
+            files.push(pf(
+                &format!("f{k}.h"),
+                vec![fun(&format!("at{k}"))],
+                vec![],
+                next,
+            ));
+        }
+        let g = build_graph(&files, &[]);
+        let full = build::build_graph_searching_every_name(&files, &[]);
+        assert_eq!(
+            whole_graph(&g, files.len()),
+            whole_graph(&full, files.len())
+        );
+        let deepest = REEXPORT_DEPTH;
+        assert_eq!(
+            edge_idents(&g, 0, deepest),
+            Some(vec![format!("at{deepest}")])
+        );
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+        /// Skipping the re-export searches that cannot find a definer changes nothing: random
+        /// C and Ruby trees (chains longer than `REEXPORT_DEPTH`, cycles, names defined in
+        /// several files or none), and a Python file whose named import makes its reach
+        /// unknown, give the same graph as searching every name.
+        #[test]
+        fn skipping_hopeless_include_searches_changes_no_edge(
+            spec in proptest::collection::vec(
+                (
+                    proptest::collection::vec(0usize..9, 0..3),
+                    proptest::collection::vec(0usize..6, 0..3),
+                    proptest::collection::vec(0usize..6, 0..4),
+                ),
+                2..9,
+            ),
+            ruby in proptest::bool::ANY,
+            python in proptest::bool::ANY,
+        ) {
+            let names = ["alpha", "beta", "gamma", "delta", "eps", "zeta"];
+            let ext = if ruby { "rb" } else { "h" };
+            let n = spec.len();
+            let mut files: Vec<ParsedFile> = spec
+                .iter()
+                .enumerate()
+                .map(|(i, (includes, defs, calls))| {
+                    let path = if i == 0 && !ruby { "main.c".to_string() } else { format!("f{i}.{ext}") };
+                    let imports = includes
+                        .iter()
+                        .filter(|&&j| j < n && j != i)
+                        .map(|&j| {
+                            if ruby {
+                                include(&format!("./f{j}"))
+                            } else {
+                                include(&format!("f{j}.h"))
+                            }
+                        })
+                        .collect();
+                    pf(
+                        &path,
+                        defs.iter().map(|&d| fun(names[d])).collect(),
+                        calls.iter().map(|&c| call(names[c])).collect(),
+                        imports,
+                    )
+                })
+                .collect();
+            if python {
+                files.push(pf(
+                    "p.py",
+                    vec![fun("beta")],
+                    vec![call("alpha"), call("beta")],
+                    vec![named("q", &[("alpha", None)])],
+                ));
+                files.push(pf("q.py", vec![fun("alpha")], vec![], vec![]));
+                // A star import of `p`: a search from `p` follows its named import.
+                files.push(pf(
+                    "r.py",
+                    vec![],
+                    vec![call("alpha"), call("gamma")],
+                    vec![Import { wildcard: true, ..named("p", &[]) }],
+                ));
+            }
+            let fast = build_graph(&files, &[]);
+            let full = build::build_graph_searching_every_name(&files, &[]);
+            proptest::prop_assert_eq!(whole_graph(&fast, files.len()), whole_graph(&full, files.len()));
+        }
     }
 
     #[test]
