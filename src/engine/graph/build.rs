@@ -4,6 +4,7 @@
 //! results are merged in file order, so the graph is the same whatever the thread count.
 
 use rayon::prelude::*;
+use std::sync::OnceLock;
 
 use super::binding::*;
 use super::words::{def_words, path_tables, PathTables};
@@ -111,13 +112,15 @@ pub(super) struct Builder<'a> {
     external_stubs: Vec<bool>,
     /// Per file: supporting code (`is_supporting_path`) or an external stub.
     supporting: Vec<bool>,
-    /// Per file: what a re-export search from it can reach, when that is known to find only
-    /// definitions (`Builder::reach_of`); `None` otherwise.
-    reach: Vec<Option<Box<[u32]>>>,
+    /// Per file, made on the first search from it: what a re-export search from it can
+    /// reach, when that is known to find only definitions (`Builder::reach_of`); `None`
+    /// otherwise. Empty when the searches are not to be skipped (tests).
+    reach: Vec<OnceLock<Option<Box<[u32]>>>>,
     /// Per definition name id: every file defining it, sorted (no family or visibility
-    /// filter, unlike `definers`: `defines` has none either). Empty unless some file has a
-    /// `reach`.
-    def_files: Csr<u32>,
+    /// filter, unlike `definers`: `defines` has none either). Made on first use.
+    def_files: OnceLock<Csr<u32>>,
+    /// Definition names were interned first: ids below this are theirs.
+    n_def_ids: usize,
 }
 
 /// Past this many files, a file's `reach` is not kept (the search runs as before): a big
@@ -419,15 +422,14 @@ fn build_reaching(
             .map(|(&path, &stub)| path || stub)
             .collect(),
         external_stubs,
-        reach: Vec::new(),
-        def_files: Csr::default(),
+        reach: if use_reach {
+            (0..n).map(|_| OnceLock::new()).collect()
+        } else {
+            Vec::new()
+        },
+        def_files: OnceLock::new(),
+        n_def_ids,
     };
-    if use_reach {
-        b.reach = b.reaches();
-    }
-    if b.reach.iter().any(Option::is_some) {
-        b.def_files = files_by_definition(&b.file_defs, n_def_ids);
-    }
 
     // Per source file: its (target, identifier, weight) triples, sorted. Files are
     // independent here, so they run on rayon; `collect` keeps file order, so the result is
@@ -457,7 +459,7 @@ fn build_reaching(
 
     // Only binding searches from them.
     b.reach = Vec::new();
-    b.def_files = Csr::default();
+    b.def_files = OnceLock::new();
     b.into_graph(n, per_file, trim_heap, query_words, prior)
 }
 
@@ -523,27 +525,20 @@ impl<'a> Builder<'a> {
     /// finds nothing, and need not search (a C++ file's includes, read again for every name
     /// it uses, were 4% of a cold map's CPU on leveldb).
     fn defined_nowhere_in_reach(&self, t: usize, name: u32) -> bool {
-        let Some(reach) = self.reach.get(t).and_then(Option::as_deref) else {
+        let Some(reach) = self
+            .reach
+            .get(t)
+            .and_then(|r| r.get_or_init(|| self.reach_of(t)).as_deref())
+        else {
             return false;
         };
-        let defining = self.def_files.row(name as usize);
-        !defining.iter().any(|f| reach.binary_search(f).is_ok())
-    }
-
-    /// `reach_of` for every file some import resolves to (only those are searched from).
-    fn reaches(&self) -> Vec<Option<Box<[u32]>>> {
-        let mut target = vec![false; self.files.len()];
-        for ri in self.resolved.iter().flatten() {
-            for &m in &ri.module {
-                if let Some(t) = target.get_mut(m) {
-                    *t = true;
-                }
-            }
-        }
-        (0..self.files.len())
-            .into_par_iter()
-            .map(|t| if target[t] { self.reach_of(t) } else { None })
-            .collect()
+        let def_files = self
+            .def_files
+            .get_or_init(|| files_by_definition(&self.file_defs, self.n_def_ids));
+        !def_files
+            .row(name as usize)
+            .iter()
+            .any(|f| reach.binary_search(f).is_ok())
     }
 
     /// The files `definers_from(t, name, REEXPORT_DEPTH, …)` can look at, whatever `name`:
