@@ -137,10 +137,10 @@ pub fn run(root: &Path, runs: usize) -> anyhow::Result<ParseFloor> {
     }
     let threads = rayon::current_num_threads().max(1);
     let tags_cpu_ms = (!tag_cpu.is_empty()).then(|| median(&tag_cpu));
-    let floor_cpu_ms = match (read_cpu_ms, query_compile_cpu_ms, tags_cpu_ms) {
-        (Some(read), Some(compile), Some(tags)) => Some(read + compile + tags),
-        _ => None,
-    };
+    // Reads and query compiles plus a parse-and-tags pass: the floor's CPU.
+    let floor_cpu_with =
+        |tags: Option<f64>| -> Option<f64> { Some(read_cpu_ms? + query_compile_cpu_ms? + tags?) };
+    let floor_cpu_ms = floor_cpu_with(tags_cpu_ms);
     Ok(ParseFloor {
         files: sources.len(),
         bytes: sources.iter().map(|(_, s)| s.len() as u64).sum(),
@@ -157,12 +157,7 @@ pub fn run(root: &Path, runs: usize) -> anyhow::Result<ParseFloor> {
         query_compile_cpu_ms,
         floor_cpu_ms,
         floor_ms: floor_cpu_ms.map(|cpu| cpu / threads as f64),
-        first_pass_floor_ms: match (read_cpu_ms, query_compile_cpu_ms, tags_first_pass_cpu_ms) {
-            (Some(read), Some(compile), Some(first)) => {
-                Some((read + compile + first) / threads as f64)
-            }
-            _ => None,
-        },
+        first_pass_floor_ms: floor_cpu_with(tags_first_pass_cpu_ms).map(|cpu| cpu / threads as f64),
     })
 }
 

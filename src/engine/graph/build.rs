@@ -550,7 +550,6 @@ impl<'a> Builder<'a> {
     fn reach_of(&self, t: usize) -> Option<Box<[u32]>> {
         let mut seen = FastSet::default();
         seen.insert(t);
-        let mut all = vec![t as u32];
         let mut frontier = vec![t];
         // Files at the last step are checked by the search (`defines`) but not expanded.
         for _ in 0..REEXPORT_DEPTH {
@@ -568,17 +567,17 @@ impl<'a> Builder<'a> {
                         for &m in &ri.module {
                             if seen.insert(m) {
                                 next.push(m);
-                                all.push(m as u32);
                             }
                         }
                     }
                 }
             }
-            if all.len() > MAX_REACH {
+            if seen.len() > MAX_REACH {
                 return None;
             }
             frontier = next;
         }
+        let mut all: Vec<u32> = seen.into_iter().map(|f| f as u32).collect();
         all.sort_unstable();
         Some(all.into())
     }
