@@ -68,12 +68,15 @@ pub(super) fn ident_multiplier(name: &str, binding: Binding) -> f64 {
 
 pub(super) fn is_distinctive(name: &str) -> bool {
     let snake = name.contains('_') && name.chars().any(char::is_alphabetic);
-    // A hump, not just a capital: Go's exported `Validate` is one plain word.
-    let chars: Vec<char> = name.chars().collect();
-    let camel = chars
-        .windows(2)
-        .any(|w| w[0].is_lowercase() && w[1].is_uppercase());
-    (snake || camel) && name.chars().count() >= 8
+    // A hump, not just a capital: Go's exported `Validate` is one plain word. One pass and
+    // no allocation: binding asks this for every guessed edge.
+    let (mut camel, mut after_lower, mut chars) = (false, false, 0);
+    for c in name.chars() {
+        camel |= after_lower && c.is_uppercase();
+        after_lower = c.is_lowercase();
+        chars += 1;
+    }
+    (snake || camel) && chars >= 8
 }
 
 /// Objects every JS runtime (browser or Node) provides without an import: their members are
@@ -140,3 +143,45 @@ pub(super) fn family(lang: Lang) -> usize {
     }
 }
 pub(super) const FAMILIES: usize = 9;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The definition `is_distinctive` had before it became one pass: the characters
+    /// collected, then looked at in pairs.
+    fn distinctive_by_pairs(name: &str) -> bool {
+        let snake = name.contains('_') && name.chars().any(char::is_alphabetic);
+        let chars: Vec<char> = name.chars().collect();
+        let camel = chars
+            .windows(2)
+            .any(|w| w[0].is_lowercase() && w[1].is_uppercase());
+        (snake || camel) && chars.len() >= 8
+    }
+
+    #[test]
+    fn long_snake_or_camel_names_are_distinctive() {
+        for name in ["parse_header", "parseHeader", "ÿparseÄrgs", "__init__x"] {
+            assert!(is_distinctive(name), "{name}");
+        }
+        // Too short, one plain word, or a capital that is no hump.
+        for name in [
+            "a_b",
+            "fooBar",
+            "Validate",
+            "VALIDATEALL",
+            "URLPARSER",
+            "validateall",
+        ] {
+            assert!(!is_distinctive(name), "{name}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn one_pass_agrees_with_the_pairs(name in "[a-zA-Z_0-9ÄäÿŸ]{0,14}|\\PC{0,12}") {
+            prop_assert_eq!(is_distinctive(&name), distinctive_by_pairs(&name));
+        }
+    }
+}

@@ -50,11 +50,14 @@ pub(super) struct Scope<'a> {
     wildcards: Vec<usize>,
 }
 
+/// What a file's contributions are keyed by: (target, identifier, binding).
+type ContributionKey = (u32, u32, Binding);
+
 /// One file's contributions: per (target, identifier, binding), the summed kind weight and
 /// the number of targets the uses were split over.
 pub(super) struct Acc {
     from: usize,
-    map: FastMap<(u32, u32, Binding), (f64, f64)>,
+    map: FastMap<ContributionKey, (f64, f64)>,
 }
 
 impl Acc {
@@ -330,23 +333,28 @@ fn build_reaching(
     }
     // Definition names were interned first, so the definer tables need only their ids.
     let n_def_ids = interner.names.len();
-    for fi in 0..n {
-        // Names and qualifiers (a Go package is bound by whichever spelling the file uses),
-        // each distinct one once, in the order the references first use them.
-        for name in ref_names_of(fi) {
-            interner.intern(name);
-        }
-        for imp in imports_of(fi) {
-            for nm in &imp.names {
-                interner.intern(&nm.name);
-                if let Some(a) = &nm.alias {
-                    interner.intern(a);
-                }
-            }
-            if let Some(ns) = &imp.namespace {
-                interner.intern(ns);
-            }
-        }
+    // Names and qualifiers (a Go package is bound by whichever spelling the file uses), each
+    // distinct one once, in the order the references first use them. Most are definition
+    // names, interned above: each file looks its names up on the pool and keeps those still
+    // unknown, which are then interned file by file, in order, so that every name gets the
+    // id a one-thread pass over all the names would give it.
+    let unknown: Vec<Vec<&str>> = (0..n)
+        .into_par_iter()
+        .map(|fi| {
+            let import_names = imports_of(fi).iter().flat_map(|imp| {
+                imp.names
+                    .iter()
+                    .flat_map(|nm| std::iter::once(nm.name.as_str()).chain(nm.alias.as_deref()))
+                    .chain(imp.namespace.as_deref())
+            });
+            ref_names_of(fi)
+                .chain(import_names)
+                .filter(|name| interner.get(name).is_none())
+                .collect::<Vec<&str>>()
+        })
+        .collect();
+    for name in unknown.into_iter().flatten() {
+        interner.intern(name);
     }
     interner.intern("*");
 
@@ -386,7 +394,9 @@ fn build_reaching(
     let method_definers = rows(method_pairs);
 
     let resolver = Resolver::new(files, go_modules);
+    // Each file's imports resolve on their own; `collect` keeps file order.
     let resolved: Vec<Vec<ResolvedImport>> = (0..n)
+        .into_par_iter()
         .map(|fi| {
             imports_of(fi)
                 .iter()
@@ -731,25 +741,31 @@ impl<'a> Builder<'a> {
     /// Per (target, identifier, binding): (summed kind weight, number of targets split over).
     /// One file's (target, identifier, weight) triples, sorted.
     fn file_triples<'r>(&self, fi: usize, uses: impl Iterator<Item = Use<'r>>) -> Vec<FileTriple> {
-        let acc = self.file_contributions(fi, uses);
-        let mut per: BTreeMap<(u32, u32), f64> = BTreeMap::new();
-        // BTreeMap: the sum over bindings must not depend on hash order.
-        let sorted: BTreeMap<(u32, u32, Binding), (f64, f64)> = acc.into_iter().collect();
+        // Sorted (keys are unique): each `(dst, id)`'s bindings are summed in one order, not
+        // in hash order, and come out together.
+        let mut sorted: Vec<(ContributionKey, (f64, f64))> =
+            self.file_contributions(fi, uses).into_iter().collect();
+        sorted.sort_unstable_by_key(|&(key, _)| key);
+        let mut triples: Vec<FileTriple> = Vec::new();
         for ((dst, id, binding), (sum, split)) in sorted {
             let name = self.interner.name(id);
             let w = sum.sqrt() * binding.weight() * ident_multiplier(name, binding) / split;
-            if w.is_finite() && w > 0.0 {
-                *per.entry((dst, id)).or_insert(0.0) += w;
+            if !(w.is_finite() && w > 0.0) {
+                continue;
+            }
+            match triples.last_mut() {
+                Some(last) if (last.0, last.1) == (dst, id) => last.2 += w,
+                _ => triples.push((dst, id, w)),
             }
         }
-        per.into_iter().map(|((d, id), w)| (d, id, w)).collect()
+        triples
     }
 
     fn file_contributions<'r>(
         &self,
         fi: usize,
         uses: impl Iterator<Item = Use<'r>>,
-    ) -> FastMap<(u32, u32, Binding), (f64, f64)> {
+    ) -> FastMap<ContributionKey, (f64, f64)> {
         let memo = &mut Memo::default();
         let files = self.files;
         let file = &files[fi];

@@ -57,7 +57,7 @@ use crate::engine::paths::{classify, is_declaration_file, PathClass};
 use crate::engine::resolve::{
     go_package_names, split_dir, ResolvedImport, Resolver, REEXPORT_DEPTH,
 };
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 mod binding;
