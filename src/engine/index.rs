@@ -74,8 +74,8 @@ fn trims_before_file(n: usize) -> bool {
 /// tree those trims hold the peak down by a few hundred KB at most, and each is serial time
 /// at the end of the run: javapoet (0.4 MB of code) measured up to 4% less wall without
 /// them, at +0.4 MB of peak (BENCHMARKS.md, "Small trees: the fit's piece memo").
-/// The trims during the parse (`TRIM_EVERY`) stay at every size: they are what hold a
-/// small tree's peak (2.3 MB on javapoet).
+/// The trims during the parse (`trims_before_file`) stay at every size: they are what hold
+/// a small tree's peak (2.3 MB on javapoet).
 const TRIM_AFTER_PARSE_MIN_BYTES: u64 = 2 << 20;
 
 /// Whether a one-shot build of `code_bytes` of code trims the heap after its parse.

@@ -1,7 +1,9 @@
 //! Building the graph from parsed files: binding each use to the files it points at (the
 //! rules in `graph`'s header, weights from `binding`), then the CSR tables, the identifier
-//! interner and the word/stem tables `rank` reads. Per-file binding fans out on rayon; the
-//! results are merged in file order, so the graph is the same whatever the thread count.
+//! interner and the word/stem tables `rank` reads. Per-file binding, import resolution and
+//! the lookup of reference names fan out on rayon; the results are merged in file order
+//! (new names interned in file order too), so the graph is the same whatever the thread
+//! count.
 
 use rayon::prelude::*;
 use std::sync::OnceLock;
