@@ -84,6 +84,16 @@ pub struct Resolver<'a> {
 
 impl<'a> Resolver<'a> {
     pub fn new(files: &'a [ParsedFile], go_modules: &[GoModule]) -> Self {
+        Self::with_imports(files, go_modules, |i| &files[i].tags.imports)
+    }
+
+    /// `new`, reading file `i`'s imports (its package or namespace declarations among them)
+    /// from `imports_of(i)`: a one-shot build has taken them out of the files.
+    pub fn with_imports(
+        files: &'a [ParsedFile],
+        go_modules: &[GoModule],
+        imports_of: impl Fn(usize) -> &'a [Import],
+    ) -> Self {
         let mut by_path = HashMap::with_capacity(files.len());
         let mut go_dirs: HashMap<&str, Vec<usize>> = HashMap::new();
         let mut init_dirs: HashSet<&str> = HashSet::new();
@@ -144,7 +154,7 @@ impl<'a> Resolver<'a> {
             go_modules,
             go_dirs,
             workspace,
-            langs: langs::LangTables::new(files),
+            langs: langs::LangTables::new(files, imports_of),
         }
     }
 

@@ -845,3 +845,131 @@ fn a_warm_map_without_its_cached_graph_links_from_the_cached_references() {
     let warm: serde_json::Value = serde_json::from_slice(&run(&env, &map).stdout).unwrap();
     assert_eq!(warm, shown);
 }
+
+/// A command's output with what may differ between runs left out: every `*_ms` timing, and
+/// stats' `times`.
+fn comparable(stdout: &[u8]) -> String {
+    fn strip(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Object(map) => {
+                map.retain(|k, _| !k.ends_with("_ms") && k != "times");
+                map.values_mut().for_each(strip);
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    match serde_json::from_slice::<serde_json::Value>(stdout) {
+        Ok(mut v) => {
+            strip(&mut v);
+            v.to_string()
+        }
+        Err(_) => String::from_utf8_lossy(stdout).into_owned(),
+    }
+}
+
+/// What a command answers does not depend on which commands filled the cache before it:
+/// every order of the commands that write the cache differently (a one-shot map, a map with
+/// a query, search, stats, explain) on a fresh cache answers each as its `--no-cache` twin
+/// does. The fixture has a file of every language, Java, C# and PHP importing through their
+/// package and namespace declarations (a one-shot map once bound those to nothing, and the
+/// graph it saved served every later command).
+#[test]
+fn every_command_in_every_order_answers_as_its_no_cache_twin() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    common::write_files(
+        &repo,
+        &[
+            ("src/main/java/org/demo/core/Engine.java", "package org.demo.core;\n\npublic class Engine {\n    public int run() { return 1; }\n}\n"),
+            ("src/main/java/org/demo/core/Limits.java", "package org.demo.core;\n\npublic class Limits {\n    public int max() { return 2; }\n}\n"),
+            ("src/main/java/org/demo/app/Main.java", "package org.demo.app;\n\nimport org.demo.core.Engine;\nimport org.demo.core.Limits;\n\npublic class Main {\n    public int go() { return new Engine().run() + new Limits().max(); }\n}\n"),
+            ("src/main/java/org/demo/app/Cli.java", "package org.demo.app;\n\nimport org.demo.core.Engine;\n\npublic class Cli {\n    public int start() { return new Engine().run(); }\n}\n"),
+            ("cs/Core/Store.cs", "namespace Demo.Core {\n    public class Store { public int Load() { return 1; } }\n}\n"),
+            ("cs/App/Program.cs", "using Demo.Core;\nnamespace Demo.App {\n    public class Program { public int Main() { return new Store().Load(); } }\n}\n"),
+            ("php/src/Core/Cache.php", "<?php\nnamespace Demo\\Core;\n\nclass Cache {\n    public function get() { return 1; }\n}\n"),
+            ("php/src/App/Page.php", "<?php\nnamespace Demo\\App;\n\nuse Demo\\Core\\Cache;\n\nclass Page {\n    public function show() { return (new Cache())->get(); }\n}\n"),
+            ("rs/src/lib.rs", "pub mod store;\npub fn top() -> u32 { store::load() }\n"),
+            ("rs/src/store.rs", "pub fn load() -> u32 { 1 }\n"),
+            ("rb/lib/store.rb", "module Demo\n  class Store\n    def load\n      1\n    end\n  end\nend\n"),
+            ("rb/lib/app.rb", "require_relative 'store'\n\nclass App\n  def run\n    Demo::Store.new.load\n  end\nend\n"),
+            ("py/app.py", "from util import helper\n\ndef main():\n    return helper()\n"),
+            ("py/util.py", "def helper():\n    return 42\n"),
+            ("web/index.ts", "export function serve(): void {}\n"),
+            ("README.md", "# demo\n\nThe engine runs the store.\n"),
+        ],
+    );
+    let repo_s = repo.to_str().unwrap();
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["map", repo_s, "--tokens", "4096"],
+        vec![
+            "map",
+            repo_s,
+            "--format",
+            "json",
+            "--query",
+            "engine run limits",
+        ],
+        vec!["search", repo_s, "Engine run", "--json"],
+        vec!["stats", repo_s, "--json"],
+        vec![
+            "map",
+            repo_s,
+            "--explain",
+            "src/main/java/org/demo/core/Engine.java",
+        ],
+    ];
+    let answer = |env: &[(&str, &Path)], args: &[&str]| {
+        let o = run(env, args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o), "", "{args:?}");
+        comparable(&o.stdout)
+    };
+    let no_cache_env = [("MAPSCOPE_CACHE_DIR", tmp.path().join("unused"))];
+    let no_cache_env: Vec<(&str, &Path)> = no_cache_env
+        .iter()
+        .map(|(k, v)| (*k, v.as_path()))
+        .collect();
+    let twins: Vec<String> = commands
+        .iter()
+        .map(|c| answer(&no_cache_env, &[&c[..], &["--no-cache"]].concat()))
+        .collect();
+    // Every permutation of the commands, each on a fresh cache of its own.
+    fn permutations(items: &[usize]) -> Vec<Vec<usize>> {
+        if items.len() <= 1 {
+            return vec![items.to_vec()];
+        }
+        let mut out = Vec::new();
+        for (i, &first) in items.iter().enumerate() {
+            let mut rest = items.to_vec();
+            rest.remove(i);
+            for mut tail in permutations(&rest) {
+                tail.insert(0, first);
+                out.push(tail);
+            }
+        }
+        out
+    }
+    let orders = permutations(&(0..commands.len()).collect::<Vec<_>>());
+    assert_eq!(orders.len(), 120);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| loop {
+                let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(order) = orders.get(k) else { break };
+                let cache = tmp.path().join(format!("cache-{k}"));
+                let env = [("MAPSCOPE_CACHE_DIR", cache.as_path())];
+                for &c in order {
+                    assert_eq!(
+                        answer(&env, &commands[c]),
+                        twins[c],
+                        "{:?} in the order {order:?}",
+                        commands[c]
+                    );
+                }
+                let _ = fs::remove_dir_all(&cache);
+            });
+        }
+    });
+}

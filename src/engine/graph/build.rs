@@ -395,7 +395,7 @@ fn build_reaching(
     let definers = rows(definer_pairs);
     let method_definers = rows(method_pairs);
 
-    let resolver = Resolver::new(files, go_modules);
+    let resolver = Resolver::with_imports(files, go_modules, imports_of);
     // Each file's imports resolve on their own; `collect` keeps file order.
     let resolved: Vec<Vec<ResolvedImport>> = (0..n)
         .into_par_iter()

@@ -1271,6 +1271,77 @@ mod tests {
         }
     }
 
+    /// The one-shot build binds as the full build does on real tags of every language,
+    /// package and namespace declarations included (Java, C#, PHP resolve imports through
+    /// them: a one-shot build that read them from the files, where it had taken them out,
+    /// bound those languages' imports to nothing).
+    #[test]
+    fn a_one_shot_build_binds_every_language_as_the_full_build_does() {
+        let sources: &[(&str, &str)] = &[
+            ("src/main/java/org/demo/core/Engine.java", "package org.demo.core;\n\npublic class Engine {\n    public int run() { return 1; }\n}\n"),
+            ("src/main/java/org/demo/app/Main.java", "package org.demo.app;\n\nimport org.demo.core.Engine;\n\npublic class Main {\n    public int go() { Engine e = new Engine(); return e.run(); }\n}\n"),
+            ("cs/Core/Store.cs", "namespace Demo.Core {\n    public class Store { public int Load() { return 1; } }\n}\n"),
+            ("cs/App/Program.cs", "using Demo.Core;\nnamespace Demo.App {\n    public class Program { public int Main() { var s = new Store(); return s.Load(); } }\n}\n"),
+            ("php/src/Core/Cache.php", "<?php\nnamespace Demo\\Core;\n\nclass Cache {\n    public function get() { return 1; }\n}\n"),
+            ("php/src/App/Page.php", "<?php\nnamespace Demo\\App;\n\nuse Demo\\Core\\Cache;\n\nclass Page {\n    public function show() { $c = new Cache(); return $c->get(); }\n}\n"),
+            ("rs/src/lib.rs", "pub mod store;\npub fn top() -> u32 { store::load() }\n"),
+            ("rs/src/store.rs", "pub fn load() -> u32 { 1 }\n"),
+            ("go/a/a.go", "package a\n\nfunc Load() int { return 1 }\n"),
+            ("go/b/b.go", "package b\n\nimport \"example.com/m/a\"\n\nfunc Use() int { return a.Load() }\n"),
+            ("rb/lib/store.rb", "module Demo\n  class Store\n    def load\n      1\n    end\n  end\nend\n"),
+            ("rb/lib/app.rb", "require_relative 'store'\n\nclass App\n  def run\n    Demo::Store.new.load\n  end\nend\n"),
+            ("c/store.h", "int store_load(void);\n"),
+            ("c/main.c", "#include \"store.h\"\nint main(void) { return store_load(); }\n"),
+            ("py/pkg/store.py", "def load():\n    return 1\n"),
+            ("py/pkg/app.py", "from .store import load\n\ndef run():\n    return load()\n"),
+            ("ts/store.ts", "export function load(): number { return 1 }\n"),
+            ("ts/app.ts", "import { load } from './store'\nexport function run(): number { return load() }\n"),
+        ];
+        let files: Vec<ParsedFile> = sources
+            .iter()
+            .map(|&(path, text)| {
+                let lang = crate::engine::model::Lang::from_path(path).unwrap();
+                let tags = crate::engine::tags::extract_tags(lang, text);
+                ParsedFile::new(path.into(), lang, text.len() as u64, Arc::from(text), tags)
+            })
+            .collect();
+        let go = [GoModule {
+            dir: "go".into(),
+            module: "example.com/m".into(),
+        }];
+        let full = build_graph(&files, &go);
+        let uses = TakenUses {
+            refs: files
+                .iter()
+                .map(|f| UseCounts::from_refs(&f.tags.refs))
+                .collect(),
+            imports: files.iter().map(|f| f.tags.imports.clone()).collect(),
+            trim_heap: false,
+            query_words: true,
+        };
+        let mut bare = files.clone();
+        for f in &mut bare {
+            f.tags = Arc::new(FileTags {
+                defs: f.tags.defs.clone(),
+                ..FileTags::default()
+            });
+        }
+        let once = build_graph_consuming(&bare, &go, uses);
+        same_ranking_tables(&once, &full);
+        // The imports that go through a package declaration are bound at all.
+        let at = |p: &str| files.iter().position(|f| f.path == p).unwrap();
+        for (from, to) in [
+            (
+                "src/main/java/org/demo/app/Main.java",
+                "src/main/java/org/demo/core/Engine.java",
+            ),
+            ("cs/App/Program.cs", "cs/Core/Store.cs"),
+            ("php/src/App/Page.php", "php/src/Core/Cache.php"),
+        ] {
+            assert!(edge_w(&once, at(from), at(to)) > 0.0, "{from} -> {to}");
+        }
+    }
+
     /// The tables ranking reads are the same in both graphs.
     fn same_ranking_tables(once: &FileGraph, full: &FileGraph) {
         assert!(full.edge_count() >= 3);

@@ -59,7 +59,8 @@ pub(super) fn is_declaration(lang: Lang, import: &Import) -> bool {
 }
 
 impl<'a> LangTables<'a> {
-    pub(super) fn new(files: &'a [ParsedFile]) -> Self {
+    /// `imports_of(i)`: file `i`'s imports (see `Resolver::with_imports`).
+    pub(super) fn new(files: &'a [ParsedFile], imports_of: impl Fn(usize) -> &'a [Import]) -> Self {
         let mut t = LangTables::default();
         for (i, f) in files.iter().enumerate() {
             if matches!(
@@ -86,7 +87,10 @@ impl<'a> LangTables<'a> {
                 }
             }
             if let Some(family) = package_family(f.lang) {
-                for imp in f.tags.imports.iter().filter(|i| is_declaration(f.lang, i)) {
+                for imp in imports_of(i)
+                    .iter()
+                    .filter(|imp| is_declaration(f.lang, imp))
+                {
                     let list = t
                         .packages
                         .entry((family, imp.specifier.as_str()))
