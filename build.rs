@@ -1,12 +1,12 @@
 //! Writes the tokenizer's vocabularies into `OUT_DIR` as flat binary tables (see
-//! `src/engine/tokenizer/vocab.rs` for the layout), so the binary embeds them ready to use
+//! `src/engine/base/tokenizer/vocab.rs` for the layout), so the binary embeds them ready to use
 //! instead of decoding 200k base64 tokens into hash maps at every start.
 //!
 //! The vocabulary comes from tiktoken-rs (a build-dependency) through its public API: each rank
 //! is decoded with `decode_bytes`, special tokens are left out (the tokenizer counts their text
 //! as ordinary text, like `encode_ordinary`).
 
-#[path = "src/engine/tokenizer/vocab.rs"]
+#[path = "src/engine/base/tokenizer/vocab.rs"]
 #[allow(dead_code)]
 mod vocab;
 
@@ -19,7 +19,7 @@ const RANK_SCAN: u32 = 1 << vocab::RANK_BITS;
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
-    println!("cargo:rerun-if-changed=src/engine/tokenizer/vocab.rs");
+    println!("cargo:rerun-if-changed=src/engine/base/tokenizer/vocab.rs");
     let out = std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR");
     let out = Path::new(&out);
     for (name, bpe) in [

@@ -11,15 +11,15 @@ use std::path::{Path, PathBuf};
 
 use crate::engine::answer::llm::{self, AnswerRequest, Evidence, LlmError, LlmSetting};
 use crate::engine::answer::{extractive_answer, AnswerStyle};
+use crate::engine::base::scope::{Scope, ScopeSpec};
+use crate::engine::base::text::sanitize;
 use crate::engine::index::{Index, IndexStats, MapRequest};
 use crate::engine::live::{Freshness, SourceIndex};
-use crate::engine::repo_map::{render, MapFormat, RepoMap};
-use crate::engine::scope::{Scope, ScopeSpec};
-use crate::engine::search::{SearchHit, SearchOptions, SearchResponse};
-use crate::engine::sources::{
+use crate::engine::rank::repo_map::{render, MapFormat, RepoMap};
+use crate::engine::search::sources::{
     check_sources, match_reason, relevance, SourceError, SourceSpec, PROJECT,
 };
-use crate::engine::text::sanitize;
+use crate::engine::search::{SearchHit, SearchOptions, SearchResponse};
 use std::collections::BTreeMap;
 
 mod args;
@@ -358,7 +358,7 @@ pub fn search_json(
     document
 }
 
-/// One extra source's answer to a search (`engine::sources`), listed after the project's.
+/// One extra source's answer to a search (`engine::search::sources`), listed after the project's.
 pub struct SourceHits {
     pub name: String,
     pub root: String,
@@ -377,7 +377,7 @@ impl SourceHits {
     ) -> SourceHits {
         SourceHits {
             name: name.to_string(),
-            root: crate::engine::text::display_path(root),
+            root: crate::engine::base::text::display_path(root),
             parsed_files: index.files.len(),
             response: index.search(query, opts),
         }
@@ -599,7 +599,7 @@ fn answer_request(document: &Value, style: AnswerStyle) -> AnswerRequest<'_> {
 pub fn error_line(code: &str, message: &str) {
     stderr_line(&format!(
         "mapscope: {code}: {}",
-        crate::engine::text::sanitize(message)
+        crate::engine::base::text::sanitize(message)
     ));
 }
 
@@ -616,7 +616,7 @@ pub fn stderr_line(line: &str) {
 pub fn warn(message: &str) {
     stderr_line(&format!(
         "mapscope: warning: {}",
-        crate::engine::text::sanitize(message)
+        crate::engine::base::text::sanitize(message)
     ));
 }
 
@@ -624,7 +624,7 @@ pub fn warn(message: &str) {
 pub fn note(message: &str) {
     stderr_line(&format!(
         "mapscope: note: {}",
-        crate::engine::text::sanitize(message)
+        crate::engine::base::text::sanitize(message)
     ));
 }
 
@@ -740,10 +740,11 @@ impl<'a> MapDoc<'a> {
     }
 }
 
-/// The JSON map document, pretty-printed through `engine::json` (control bytes escaped).
+/// The JSON map document, pretty-printed through `engine::base::json` (control bytes escaped).
 pub fn map_json(map: &RepoMap) -> String {
     // Plain structs of strings and numbers: serialization cannot fail (NaN becomes null).
-    crate::engine::json::to_string_pretty(&MapDoc::of(map)).unwrap_or_else(|_| String::from("{}"))
+    crate::engine::base::json::to_string_pretty(&MapDoc::of(map))
+        .unwrap_or_else(|_| String::from("{}"))
 }
 
 /// The JSON stats document (`stats --json`, MCP `repo_stats`, HTTP `/stats`): this module
@@ -870,7 +871,7 @@ struct DefCostDoc<'a> {
 }
 
 impl<'a> ExplainDoc<'a> {
-    pub fn of(e: &'a crate::engine::explain::FileExplanation) -> ExplainDoc<'a> {
+    pub fn of(e: &'a crate::engine::index::explain::FileExplanation) -> ExplainDoc<'a> {
         ExplainDoc {
             path: &e.path,
             indexed: e.indexed,

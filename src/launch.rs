@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use crate::engine::index::IndexOptions;
-use crate::engine::sources::SourceSpec;
+use crate::engine::search::sources::SourceSpec;
 
 /// `mapscope mcp`: the MCP server on stdin/stdout until its input ends.
 pub fn mcp(

@@ -3,7 +3,7 @@
 fn main() {
     tune_malloc();
     // Before anything can make a parser or compile a query.
-    mapscope::engine::heap::install_parser_allocator();
+    mapscope::engine::base::heap::install_parser_allocator();
     std::process::exit(mapscope::cli::main());
 }
 

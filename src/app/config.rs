@@ -11,8 +11,8 @@ use toml::{Table, Value};
 
 use super::action::Action;
 use super::keymap::{KeyChord, Keymap};
-use crate::engine::scope::{Scope, ScopeSpec};
-use crate::engine::sources::SourceSpec;
+use crate::engine::base::scope::{Scope, ScopeSpec};
+use crate::engine::search::sources::SourceSpec;
 use crate::ui::Theme;
 
 pub const DEFAULT_CONFIG: &str = include_str!("../../assets/config.toml");
@@ -117,7 +117,7 @@ impl Config {
     }
 
     pub fn load_file(path: &Path) -> Result<Config, ConfigError> {
-        use crate::engine::guarded::{self, Follow};
+        use crate::engine::base::guarded::{self, Follow};
         /// Real config files are a few KiB.
         const MAX_CONFIG_FILE: u64 = 1024 * 1024;
         let file = path.display().to_string();

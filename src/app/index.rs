@@ -88,7 +88,7 @@ impl IndexState {
             return None;
         }
         let (code, reason) = self.error.as_ref()?;
-        let supported: Vec<&str> = crate::engine::model::Lang::ALL
+        let supported: Vec<&str> = crate::engine::base::model::Lang::ALL
             .iter()
             .map(|l| l.name())
             .collect();

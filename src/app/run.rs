@@ -46,14 +46,15 @@ pub fn run(root: &Path, use_cache: bool) -> anyhow::Result<()> {
     }
     let label = repo_label(root);
     // `[sources]` is checked against this repository before the terminal is taken over.
-    let sources = crate::engine::sources::check_sources(root, &config.sources).map_err(|e| {
-        super::config::ConfigError::Key {
-            file: super::config::user_config_path()
-                .map_or_else(|| "config".into(), |p| p.display().to_string()),
-            key: "sources".into(),
-            message: e.to_string(),
-        }
-    })?;
+    let sources =
+        crate::engine::search::sources::check_sources(root, &config.sources).map_err(|e| {
+            super::config::ConfigError::Key {
+                file: super::config::user_config_path()
+                    .map_or_else(|| "config".into(), |p| p.display().to_string()),
+                key: "sources".into(),
+                message: e.to_string(),
+            }
+        })?;
 
     let (engine_tx, engine_rx) = crossbeam_channel::unbounded::<EngineEvent>();
     let (hl_tx, hl_rx) = crossbeam_channel::unbounded::<Highlighted>();

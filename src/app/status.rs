@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use super::App;
-use crate::engine::watch::WatchMode;
+use crate::engine::live::watch::WatchMode;
 use crate::ui::{status::format_age, Freshness, Level, StatusView};
 
 /// How long a status-bar message stays without a new action.

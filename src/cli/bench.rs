@@ -6,9 +6,9 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::Args;
 
+use crate::engine::base::json;
+use crate::engine::base::tokenizer::{tokenizer, TokenizerKind};
 use crate::engine::index::MapRequest;
-use crate::engine::json;
-use crate::engine::tokenizer::{tokenizer, TokenizerKind};
 use crate::measure::bench_stats::median;
 
 use super::*;

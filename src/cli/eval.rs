@@ -7,11 +7,11 @@ use anyhow::Context;
 use clap::Args;
 
 use crate::contract::warn;
-use crate::engine::history::HistorySource;
+use crate::engine::base::json;
+use crate::engine::base::tokenizer::TokenizerKind;
 use crate::engine::index::{Index, IndexOptions};
-use crate::engine::json;
+use crate::engine::ingest::history::HistorySource;
 use crate::engine::search::{SearchContext, SearchIndex, SearchOptions, SearchWeights, MAX_TOP};
-use crate::engine::tokenizer::TokenizerKind;
 
 use super::*;
 

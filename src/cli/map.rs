@@ -6,12 +6,12 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::contract::MapOutput;
-use crate::engine::history::HistorySource;
+use crate::engine::base::json;
+use crate::engine::base::scope::{Scope, ScopeSpec};
+use crate::engine::base::tokenizer::TokenizerKind;
 use crate::engine::index::{Index, MapRequest};
-use crate::engine::json;
-use crate::engine::repo_map::{MapFormat, RepoMap};
-use crate::engine::scope::{Scope, ScopeSpec};
-use crate::engine::tokenizer::TokenizerKind;
+use crate::engine::ingest::history::HistorySource;
+use crate::engine::rank::repo_map::{MapFormat, RepoMap};
 
 use super::*;
 
@@ -149,7 +149,7 @@ pub(super) fn cmd_map(args: &MapArgs) -> anyhow::Result<()> {
 /// `map --explain FILE…`: why each file is in the map or not. `--explain` without a file:
 /// the cut list (the JSON map, which carries it, with `--format json`).
 pub(super) fn explain_map(index: &Index, args: &MapArgs) -> anyhow::Result<()> {
-    use crate::engine::explain::{explain_file, render_cut_text, render_text};
+    use crate::engine::index::explain::{explain_file, render_cut_text, render_text};
     let req = map_request(args);
     let (map, ranked) = index.map(&req);
     let files: Vec<&String> = args.explain.iter().filter(|f| !f.is_empty()).collect();

@@ -5,8 +5,8 @@
 //! Runs on the main thread; the engine parallelizes internally. Errors become one line on
 //! stderr (`mapscope: CODE: message`) and exit code 2 — never a panic or a backtrace; a bad
 //! command line is `INVALID_ARGUMENT`. Everything written to stdout and stderr goes through
-//! `engine::text` (no escape sequence from a file name, symbol or argument reaches the
-//! terminal) and every JSON document through `engine::json`.
+//! `engine::base::text` (no escape sequence from a file name, symbol or argument reaches the
+//! terminal) and every JSON document through `engine::base::json`.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -15,11 +15,11 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::contract::MapOutput;
 use crate::contract::{error_line, warn};
-use crate::engine::history::HistorySource;
+use crate::engine::base::text::sanitize_block;
+use crate::engine::base::tokenizer::TokenizerKind;
 use crate::engine::index::{Index, IndexOptions};
-use crate::engine::repo_map::MapFormat;
-use crate::engine::text::sanitize_block;
-use crate::engine::tokenizer::TokenizerKind;
+use crate::engine::ingest::history::HistorySource;
+use crate::engine::rank::repo_map::MapFormat;
 use crate::engine::EngineError;
 
 mod bench;
@@ -314,7 +314,7 @@ fn with_cache_saved<T>(
 }
 
 /// Writes a command's output to stdout; whatever a name or a symbol in it holds, nothing a
-/// terminal could act on gets through (`engine::text::sanitize_block`).
+/// terminal could act on gets through (`engine::base::text::sanitize_block`).
 fn print(text: &str) -> anyhow::Result<()> {
     let text = sanitize_block(text);
     let mut out = std::io::stdout().lock();

@@ -9,11 +9,11 @@ use clap::Args;
 
 use crate::contract::{answer, no_words_note, search_json, warn, SourceHits};
 use crate::engine::answer::AnswerStyle;
-use crate::engine::history::HistorySource;
-use crate::engine::json;
+use crate::engine::base::json;
+use crate::engine::base::text::sanitize;
+use crate::engine::ingest::history::HistorySource;
+use crate::engine::search::sources::{check_sources, SourceSpec};
 use crate::engine::search::{Evidence, SearchOptions, SearchResponse, MAX_TOP};
-use crate::engine::sources::{check_sources, SourceSpec};
-use crate::engine::text::sanitize;
 use crate::engine::EngineError;
 
 use super::*;

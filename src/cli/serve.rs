@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::engine::history::HistorySource;
 use crate::engine::index::IndexOptions;
-use crate::engine::sources::SourceSpec;
+use crate::engine::ingest::history::HistorySource;
+use crate::engine::search::sources::SourceSpec;
 use crate::engine::EngineError;
 
 use super::*;

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use crate::engine::base::json;
+use crate::engine::base::text::sanitize;
 use crate::engine::index::IndexStats;
-use crate::engine::json;
-use crate::engine::text::sanitize;
 use crate::engine::EngineError;
 
 use super::*;
@@ -98,7 +98,7 @@ pub(super) fn print_stats(stats: &IndexStats, json: bool, verbose: bool) -> anyh
         }
     );
     for (ext, n) in &stats.unsupported_by_extension {
-        let language = crate::engine::lang::unsupported_language(ext).unwrap_or("");
+        let language = crate::engine::ingest::lang::unsupported_language(ext).unwrap_or("");
         let _ = writeln!(s, "  {ext:<12} {n:<6} {language}");
     }
     let t = stats.times;

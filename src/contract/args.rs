@@ -19,11 +19,11 @@ use serde_json::{Map, Value};
 
 use super::{ArgError, ANSWER_SOURCES, MAX_ANSWER_SOURCES, MAX_MAP_TOKENS, MIN_MAP_TOKENS};
 use crate::engine::answer::AnswerStyle;
-use crate::engine::model::Lang;
-use crate::engine::repo_map::MapFormat;
+use crate::engine::base::model::Lang;
+use crate::engine::base::text::sanitize;
+use crate::engine::base::tokenizer::TokenizerKind;
+use crate::engine::rank::repo_map::MapFormat;
 use crate::engine::search::MAX_TOP;
-use crate::engine::text::sanitize;
-use crate::engine::tokenizer::TokenizerKind;
 
 /// `repo_map`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -1,49 +1,30 @@
 //! The engine: everything that reads a repository and computes maps and search results.
 //! It never touches the terminal (no ratatui, no crossterm); the TUI and the CLI both drive it.
 //!
-//! Phases: `walk` (which files) → `tags` (tree-sitter definitions and references, parallel) →
-//! `graph` (file graph, imports resolved by `resolve`) → `rank` (personalized PageRank) →
-//! `repo_map` (fit ranked signatures to a token budget counted by `tokenizer`).
-//! `index` runs the phases and owns the result. `text` and `json` own what output may
-//! contain: every text output is sanitised by `text`, every JSON output written by `json`.
+//! It is a stack of layers, each a folder that imports only the layers below it
+//! (`tests/engine/architecture.rs` checks it; ARCHITECTURE.md has the code map):
+//!
+//! - `base`: plain data every phase shares (`model`), errors, output safety (`text`,
+//!   `json`), words, path classes, the token counter, guarded file reads, the heap policy;
+//! - `ingest`: which files (`walk`), their languages (`lang`), tree-sitter tags (`tags`),
+//!   the commit history (`history`);
+//! - `link`: imports resolved (`resolve`) and the cross-file graph (`graph`);
+//! - `search`: the search index and ranked hits, and the extra sources searched beside;
+//! - `answer`: the extractive answer to a search, and the optional LLM's;
+//! - `rank`: personalized PageRank (`pagerank`), the task behind a query (`task`), the map
+//!   fitted to a budget (`repo_map`);
+//! - `store`: the persistent caches (tags, derived blobs, history, clearing them);
+//! - `index`: one full pass over a repository and the queries answered from it;
+//! - `live`: the live-index service every front door uses, and the file watcher.
 
 pub mod answer;
-pub mod cache;
-pub mod cache_blob;
-pub mod error;
-pub mod explain;
-pub mod graph;
-pub mod guarded;
-pub mod heap;
-pub mod history;
+pub mod base;
 pub mod index;
-pub mod json;
-pub mod lang;
+pub mod ingest;
+pub mod link;
 pub mod live;
-pub mod model;
-pub mod paths;
 pub mod rank;
-pub mod repo_map;
-pub mod resolve;
-pub mod scope;
 pub mod search;
-pub mod sources;
-pub mod tags;
-pub mod task;
-pub mod text;
-pub mod tokenizer;
-pub mod walk;
-pub mod watch;
-pub mod words;
+pub mod store;
 
-pub use error::EngineError;
-pub use model::*;
-
-use std::sync::{Mutex, MutexGuard, PoisonError};
-
-/// Locks `m`, ignoring poisoning. Only for data that a holder's panic leaves valid (its
-/// callers change it by whole entries), where one panicking thread must not take the others
-/// down with it.
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
+pub use base::error::EngineError;

@@ -43,7 +43,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::engine::text::sanitize;
+use crate::engine::base::text::sanitize;
 
 /// Connections open at once (reading, waiting for a permit, answering); beyond them 503.
 pub const SLOTS: usize = 32;
@@ -291,7 +291,7 @@ fn reason(status: u16) -> &'static str {
 
 /// The whole response: status line, the four header fields, the JSON body.
 fn response_bytes(reply: &Reply) -> Vec<u8> {
-    let body = crate::engine::json::to_string(&reply.body).unwrap_or_else(|_| "null".into());
+    let body = crate::engine::base::json::to_string(&reply.body).unwrap_or_else(|_| "null".into());
     let mut out = format!(
         "HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
          Connection: close\r\n\r\n",

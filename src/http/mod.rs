@@ -51,11 +51,11 @@ use serde_json::{Map, Value};
 
 use crate::contract::{ArgError, MapCall, SearchCall, SourcePolicy};
 use crate::engine::answer::llm::{LlmConfig, LlmSetting};
-use crate::engine::error::EngineError;
+use crate::engine::base::error::EngineError;
+use crate::engine::base::text::sanitize;
 use crate::engine::index::{Index, IndexOptions};
 use crate::engine::live::{Freshness, LiveIndex, LiveService, SourceIndex};
-use crate::engine::sources::SourceSpec;
-use crate::engine::text::sanitize;
+use crate::engine::search::sources::SourceSpec;
 
 use conn::{Reply, Request};
 

@@ -36,11 +36,11 @@ use crate::contract::{
     SearchCall, SourcePolicy, SymbolAnswerArgs,
 };
 use crate::engine::answer::llm::{LlmConfig, LlmSetting};
-use crate::engine::error::EngineError;
+use crate::engine::base::error::EngineError;
+use crate::engine::base::text::sanitize;
 use crate::engine::index::{Index, IndexOptions};
 use crate::engine::live::{Freshness, LiveIndex, LiveService, SourceIndex};
-use crate::engine::sources::SourceSpec;
-use crate::engine::text::sanitize;
+use crate::engine::search::sources::SourceSpec;
 
 mod tools;
 use tools::*;
@@ -167,7 +167,7 @@ impl Server {
             }
             Ok(message) => self.handle_message(&message),
         };
-        // JSON never holds a raw newline, so each answer stays one line; `engine::json`
+        // JSON never holds a raw newline, so each answer stays one line; `engine::base::json`
         // escapes C1 and DEL too, so a name from the repository cannot reach a terminal
         // showing the stream.
         answer.map(|a| json_line(&a))
@@ -276,7 +276,7 @@ fn error_response(id: Value, code: i64, message: &str) -> Value {
 
 /// One compact JSON line through the one JSON writer. A `Value` always serializes.
 fn json_line(value: &Value) -> String {
-    crate::engine::json::to_string(value).unwrap_or_else(|_| String::from("null"))
+    crate::engine::base::json::to_string(value).unwrap_or_else(|_| String::from("null"))
 }
 
 #[cfg(test)]

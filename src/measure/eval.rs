@@ -187,7 +187,7 @@ pub fn read_variant_file<T>(
     single: &str,
     parse: impl Fn(&str, &serde_json::Value) -> Result<T>,
 ) -> Result<Vec<(String, T)>> {
-    let text = crate::engine::guarded::read_user_text(path, 1 << 30)
+    let text = crate::engine::base::guarded::read_user_text(path, 1 << 30)
         .with_context(|| format!("reading {what} {}", path.display()))?;
     let value: serde_json::Value =
         serde_json::from_str(&text).with_context(|| format!("{}: invalid JSON", path.display()))?;
@@ -308,7 +308,7 @@ struct Row {
 }
 
 fn read_dataset(opts: &EvalOptions) -> Result<Vec<Row>> {
-    let text = crate::engine::guarded::read_user_text(&opts.dataset, 1 << 30)
+    let text = crate::engine::base::guarded::read_user_text(&opts.dataset, 1 << 30)
         .with_context(|| format!("reading dataset {}", opts.dataset.display()))?;
     let mut rows = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -617,9 +617,12 @@ pub fn materialize_cached(
         let full = dest.join(path);
         if mode == "120000" {
             // A symlink's target path, from the blob cache (bounded: it is a path).
-            let target =
-                crate::engine::guarded::read(&src, 1 << 20, crate::engine::guarded::Follow::No)
-                    .map_err(|e| anyhow::anyhow!("reading {}: {e}", src.display()))?;
+            let target = crate::engine::base::guarded::read(
+                &src,
+                1 << 20,
+                crate::engine::base::guarded::Follow::No,
+            )
+            .map_err(|e| anyhow::anyhow!("reading {}: {e}", src.display()))?;
             write_entry(dest, mode, path, &target)?;
             continue;
         }

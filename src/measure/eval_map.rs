@@ -9,10 +9,10 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use serde::Serialize;
 
-use crate::engine::history::HistorySource;
+use crate::engine::base::tokenizer::TokenizerKind;
 use crate::engine::index::{Index, IndexOptions, MapRequest};
-use crate::engine::task::TaskOptions;
-use crate::engine::tokenizer::TokenizerKind;
+use crate::engine::ingest::history::HistorySource;
+use crate::engine::rank::task::TaskOptions;
 use crate::measure::eval::{run_eval_variants, EvalOptions, EvalReport, EvalTree};
 
 /// What `eval --map` runs.

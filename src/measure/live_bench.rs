@@ -15,10 +15,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
+use crate::engine::base::model::Lang;
 use crate::engine::index::{Index, IndexOptions, MapRequest};
-use crate::engine::model::Lang;
-use crate::engine::walk::{walk, WalkOptions};
-use crate::engine::watch::{WatchOptions, Watcher};
+use crate::engine::ingest::walk::{walk, WalkOptions};
+use crate::engine::live::watch::{WatchOptions, Watcher};
 use crate::measure::bench_stats::median;
 
 /// Medians and maxima over the edits, in milliseconds.
@@ -79,10 +79,13 @@ pub fn run(repo: &Path, edits: usize, budget: usize) -> anyhow::Result<LiveRepor
         let (rel, lang) = &code[(i * step) % code.len()];
         let path = scratch.0.join(rel);
         // A scratch copy of the indexed files: regular files only.
-        let mut text =
-            crate::engine::guarded::read(&path, 64 << 20, crate::engine::guarded::Follow::No)
-                .map(|b| String::from_utf8_lossy(&b).into_owned())
-                .unwrap_or_default();
+        let mut text = crate::engine::base::guarded::read(
+            &path,
+            64 << 20,
+            crate::engine::base::guarded::Follow::No,
+        )
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
         text.push_str(&appended_definition(*lang, i));
         let written = Instant::now();
         fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;

@@ -26,11 +26,11 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::bench_stats::{median, process_cpu_ms};
+use crate::engine::base::model::Lang;
 use crate::engine::index::attach_pool_arenas;
-use crate::engine::lang::compiled_tags_query;
-use crate::engine::model::Lang;
-use crate::engine::tags::{extract_tags, parse_only};
-use crate::engine::walk::{load_source, walk, WalkOptions};
+use crate::engine::ingest::lang::compiled_tags_query;
+use crate::engine::ingest::tags::{extract_tags, parse_only};
+use crate::engine::ingest::walk::{load_source, walk, WalkOptions};
 
 /// The floor's figures.
 #[derive(Debug, Clone, Serialize)]

@@ -15,8 +15,8 @@ use std::time::Instant;
 
 use anyhow::Context;
 
-use crate::engine::history::HistorySource;
 use crate::engine::index::{Index, IndexOptions};
+use crate::engine::ingest::history::HistorySource;
 use crate::engine::search::SearchOptions;
 use crate::measure::bench_stats::median;
 
@@ -155,7 +155,7 @@ pub fn run(repo: &Path, runs: usize, queries: Option<&Path>) -> anyhow::Result<S
 /// One query per non-empty line; a line that is a JSON object contributes its `query` field
 /// (so an eval dataset can be passed as is).
 pub(crate) fn read_queries(path: &Path) -> anyhow::Result<Vec<String>> {
-    let text = crate::engine::guarded::read_user_text(path, 1 << 30)
+    let text = crate::engine::base::guarded::read_user_text(path, 1 << 30)
         .with_context(|| format!("cannot read queries from {}", path.display()))?;
     Ok(text
         .lines()

@@ -11,8 +11,8 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::bench_stats::thread_cpu_ms;
-use crate::engine::history::HistorySource;
 use crate::engine::index::{Index, IndexOptions, MapRequest};
+use crate::engine::ingest::history::HistorySource;
 use crate::measure::search_bench::{latency, read_queries, Latency};
 
 /// Queries typed when no file is given: commit-message-like tasks in English and Chinese.

@@ -1,11 +1,11 @@
 //! Text for terminal cells: long strings cut to a display width. What may reach a cell at
 //! all (control characters and escape sequences made visible, tabs expanded) is decided in
-//! `engine::text`, re-exported here.
+//! `engine::base::text`, re-exported here.
 //! Pure functions; called on the UI thread (view building) and on the highlighter thread.
 
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
-pub use crate::engine::text::{is_safe, safe_char, sanitize_line, sanitize_lines};
+pub use crate::engine::base::text::{is_safe, safe_char, sanitize_line, sanitize_lines};
 
 /// Cuts `s` to at most `width` display columns, ending with `…` when cut.
 pub fn truncate(s: &str, width: usize) -> String {

@@ -178,10 +178,10 @@ pub fn repo_with_history(
 }
 
 /// A source file parsed by the real tag extractor, as an index would hold it.
-pub fn parsed(path: &str, src: &str) -> mapscope::engine::ParsedFile {
-    let lang = mapscope::engine::Lang::from_path(path).expect("known language");
-    let tags = mapscope::engine::tags::extract_tags(lang, src);
-    mapscope::engine::ParsedFile::new(
+pub fn parsed(path: &str, src: &str) -> mapscope::engine::base::model::ParsedFile {
+    let lang = mapscope::engine::base::model::Lang::from_path(path).expect("known language");
+    let tags = mapscope::engine::ingest::tags::extract_tags(lang, src);
+    mapscope::engine::base::model::ParsedFile::new(
         path.into(),
         lang,
         src.len() as u64,
@@ -192,7 +192,7 @@ pub fn parsed(path: &str, src: &str) -> mapscope::engine::ParsedFile {
 
 /// `query` searched over `files` alone (no docs, a flat prior, no graph, no history), top 20.
 pub fn search_parsed(
-    files: &[mapscope::engine::ParsedFile],
+    files: &[mapscope::engine::base::model::ParsedFile],
     query: &str,
     files_mode: bool,
 ) -> mapscope::engine::search::SearchResponse {
@@ -216,8 +216,12 @@ pub fn search_parsed(
 }
 
 /// Every source file of a fixture repo, as (relative path, language), sorted by path.
-pub fn fixture_sources(repo: &str) -> Vec<(String, mapscope::engine::Lang)> {
-    fn visit(dir: &Path, root: &Path, out: &mut Vec<(String, mapscope::engine::Lang)>) {
+pub fn fixture_sources(repo: &str) -> Vec<(String, mapscope::engine::base::model::Lang)> {
+    fn visit(
+        dir: &Path,
+        root: &Path,
+        out: &mut Vec<(String, mapscope::engine::base::model::Lang)>,
+    ) {
         for entry in fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
             if path.is_dir() {
@@ -229,7 +233,7 @@ pub fn fixture_sources(repo: &str) -> Vec<(String, mapscope::engine::Lang)> {
                 .unwrap()
                 .to_string_lossy()
                 .replace('\\', "/");
-            if let Some(lang) = mapscope::engine::Lang::from_path(&rel) {
+            if let Some(lang) = mapscope::engine::base::model::Lang::from_path(&rel) {
                 out.push((rel, lang));
             }
         }

@@ -127,15 +127,15 @@ fn only_the_named_modules_start_threads() {
         "src/engine/live/session.rs",
         "src/engine/live/index_service.rs",
         // notify's watcher and the debounce/poll thread.
-        "src/engine/watch.rs",
+        "src/engine/live/watch.rs",
         // Scoped helpers and rayon: git log beside the parse, the walk and the parse, the cache
         // save beside the output, parallel graph and search-index builds.
-        "src/engine/index.rs",
-        "src/engine/walk.rs",
-        "src/engine/history.rs",
-        "src/engine/cache.rs",
-        "src/engine/graph/build.rs",
-        "src/engine/graph/relink.rs",
+        "src/engine/index/",
+        "src/engine/ingest/walk.rs",
+        "src/engine/ingest/history.rs",
+        "src/engine/store/cache.rs",
+        "src/engine/link/graph/build.rs",
+        "src/engine/link/graph/relink.rs",
         "src/engine/search/build.rs",
         // The TUI's input reader, highlighter and X11 clipboard hand-off.
         "src/app/input.rs",

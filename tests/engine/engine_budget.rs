@@ -2,11 +2,11 @@
 //! exceeds its budget (exact count), a larger budget never drops a symbol, the fit is tight,
 //! and the output is deterministic. Also an ignored timing run (`--ignored --nocapture`).
 
-use mapscope::engine::model::{
+use mapscope::engine::base::model::{
     DefKind, Definition, FileTags, Lang, LineRange, ParsedFile, RankedDef,
 };
-use mapscope::engine::repo_map::{build_map, LineCostCache, MapOptions, RepoMap};
-use mapscope::engine::tokenizer::{tokenizer, TokenizerKind};
+use mapscope::engine::base::tokenizer::{tokenizer, TokenizerKind};
+use mapscope::engine::rank::repo_map::{build_map, LineCostCache, MapOptions, RepoMap};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 use std::sync::Arc;

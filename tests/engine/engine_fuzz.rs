@@ -12,9 +12,9 @@ use std::fs;
 use std::path::Path;
 
 use common::make_fifo;
-use mapscope::engine::tags::{extract_tags, MAX_SCOPE_LINES};
-use mapscope::engine::walk::{walk, WalkOptions};
-use mapscope::engine::{FileTags, Lang};
+use mapscope::engine::base::model::{FileTags, Lang};
+use mapscope::engine::ingest::tags::{extract_tags, MAX_SCOPE_LINES};
+use mapscope::engine::ingest::walk::{walk, WalkOptions};
 use proptest::prelude::*;
 
 // ---------------------------------------------------------------------------------------

@@ -4,8 +4,8 @@
 
 use crate::common;
 
-use mapscope::engine::graph::{build_graph, FileGraph};
-use mapscope::engine::ParsedFile;
+use mapscope::engine::base::model::ParsedFile;
+use mapscope::engine::link::graph::{build_graph, FileGraph};
 
 /// The fixture's source files, parsed, sorted by path.
 fn parse_repo(repo: &str) -> Vec<ParsedFile> {

@@ -9,13 +9,13 @@ use std::fs;
 use std::path::Path;
 use std::sync::Arc;
 
-use mapscope::engine::cache::{now_ns, DiskCache};
-use mapscope::engine::history::HistorySource;
+use mapscope::engine::base::model::{FileTags, Lang, RankedDef, Skipped};
+use mapscope::engine::base::tokenizer::TokenizerKind;
 use mapscope::engine::index::{Index, IndexOptions, MapRequest, Reuse};
-use mapscope::engine::repo_map::{render, MapFormat};
+use mapscope::engine::ingest::history::HistorySource;
+use mapscope::engine::rank::repo_map::{render, MapFormat};
 use mapscope::engine::search::SearchOptions;
-use mapscope::engine::tokenizer::TokenizerKind;
-use mapscope::engine::{FileTags, Lang, RankedDef, Skipped};
+use mapscope::engine::store::cache::{now_ns, DiskCache};
 use proptest::prelude::*;
 
 /// Everything observable about an index, in a comparable form.
@@ -346,7 +346,7 @@ fn tags_from_the_disk_cache_give_the_same_index() {
 /// full rebuild.
 #[test]
 fn a_storm_of_1000_changes_becomes_one_refresh_equal_to_a_full_rebuild() {
-    use mapscope::engine::watch::{ChangeBatch, WatchOptions, Watcher};
+    use mapscope::engine::live::watch::{ChangeBatch, WatchOptions, Watcher};
     use std::time::{Duration, Instant};
 
     let tmp = tempfile::tempdir().unwrap();

@@ -11,9 +11,9 @@ use std::path::Path;
 
 use common::fixture;
 
-use mapscope::engine::cache::DiskCache;
 use mapscope::engine::index::{Index, IndexOptions, MapRequest};
-use mapscope::engine::repo_map::{render, MapFormat, RepoMap};
+use mapscope::engine::rank::repo_map::{render, MapFormat, RepoMap};
+use mapscope::engine::store::cache::DiskCache;
 
 fn build(root: &Path, map_lines_only: bool) -> Index {
     let opts = IndexOptions {

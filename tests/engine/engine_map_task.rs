@@ -8,11 +8,11 @@ use crate::common;
 
 use std::collections::BTreeSet;
 
-use mapscope::engine::explain::{explain_file, render_text};
+use mapscope::engine::base::tokenizer::{tokenizer, TokenizerKind};
+use mapscope::engine::index::explain::{explain_file, render_text};
 use mapscope::engine::index::{Index, IndexOptions, MapRequest};
-use mapscope::engine::repo_map::RepoMap;
+use mapscope::engine::rank::repo_map::RepoMap;
 use mapscope::engine::search::SearchOptions;
-use mapscope::engine::tokenizer::{tokenizer, TokenizerKind};
 use proptest::prelude::*;
 
 /// A small shop: a logging and a db hub that every file uses (the map without a query is

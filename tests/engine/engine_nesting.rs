@@ -7,8 +7,8 @@ use crate::common;
 use std::path::Path;
 use std::process::Command;
 
-use mapscope::engine::model::{FileTags, Lang};
-use mapscope::engine::tags::{extract_tags, MAX_SCOPE_LINES};
+use mapscope::engine::base::model::{FileTags, Lang};
+use mapscope::engine::ingest::tags::{extract_tags, MAX_SCOPE_LINES};
 
 const N: usize = 2000;
 

@@ -2,12 +2,12 @@
 //! lift what they use, results are deterministic, excluded definitions stay out. Plus an
 //! ignored timing run on a synthetic repository the size of terraform.
 
-use mapscope::engine::graph::{build_graph, FileGraph};
-use mapscope::engine::rank::{pagerank, rank, PageRankOptions, Personalization};
-use mapscope::engine::{
+use mapscope::engine::base::model::{
     DefKind, Definition, FileTags, GoModule, Import, ImportedName, Lang, LineRange, ParsedFile,
     RefKind, Reference,
 };
+use mapscope::engine::link::graph::{build_graph, FileGraph};
+use mapscope::engine::rank::pagerank::{pagerank, rank, PageRankOptions, Personalization};
 use proptest::prelude::*;
 use std::sync::Arc;
 use std::time::Instant;

@@ -3,13 +3,13 @@
 
 use std::sync::Arc;
 
+use mapscope::engine::base::model::{
+    DefKind, Definition, FileTags, Import, ImportedName, Lang, LineRange, ParsedFile, RefKind,
+    Reference,
+};
 use mapscope::engine::search::{
     Confidence, Evidence, SearchContext, SearchHit, SearchIndex, SearchOptions, SearchResponse,
     TextDoc,
-};
-use mapscope::engine::{
-    DefKind, Definition, FileTags, Import, ImportedName, Lang, LineRange, ParsedFile, RefKind,
-    Reference,
 };
 
 fn d(name: &str, kind: DefKind, start: u32, end: u32) -> Definition {
@@ -235,7 +235,7 @@ fn corpus() -> Corpus {
             REPORT_PY,
             vec![d("gen_report_v2", Function, 5, 10)],
             vec![r("writer", Call, 7), r("open", Call, 7), r("writerow", Call, 9)],
-            vec![mapscope::engine::Import {
+            vec![mapscope::engine::base::model::Import {
                 namespace: Some("csv".into()),
                 ..imp("csv", &[], 1)
             }],

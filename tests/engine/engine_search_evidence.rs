@@ -6,8 +6,8 @@
 
 use crate::common;
 
+use mapscope::engine::base::model::ParsedFile;
 use mapscope::engine::search::{Evidence, SearchHit, SearchResponse};
-use mapscope::engine::ParsedFile;
 
 fn search(files: &[ParsedFile], q: &str) -> SearchResponse {
     common::search_parsed(files, q, false)

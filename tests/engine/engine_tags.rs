@@ -6,9 +6,11 @@ use crate::common;
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use mapscope::engine::lang::check_all_queries;
-use mapscope::engine::tags::extract_tags;
-use mapscope::engine::{DefKind, Definition, FileTags, Import, Lang, LineRange, RefKind, RefView};
+use mapscope::engine::base::model::{
+    DefKind, Definition, FileTags, Import, Lang, LineRange, RefKind, RefView,
+};
+use mapscope::engine::ingest::lang::check_all_queries;
+use mapscope::engine::ingest::tags::extract_tags;
 
 use common::fixture_sources as source_files;
 

@@ -9,8 +9,11 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::{hostile_repo, write_bytes, write_files, HOSTILE_WALKED};
-use mapscope::engine::walk::{load_source, walk, PathClass, PathFilter, WalkOptions, WalkOutput};
-use mapscope::engine::{EngineError, GoModule, SkipReason, Skipped};
+use mapscope::engine::base::model::{GoModule, SkipReason, Skipped};
+use mapscope::engine::ingest::walk::{
+    load_source, walk, PathClass, PathFilter, WalkOptions, WalkOutput,
+};
+use mapscope::engine::EngineError;
 
 fn walk_default(root: &Path) -> WalkOutput {
     walk(root, &WalkOptions::default()).expect("walk")

@@ -302,8 +302,9 @@ fn inside_tmux_the_copy_is_plain_osc52_and_markdown_fits_the_budget() {
     .unwrap();
     let map = app.map_snapshot().unwrap();
     assert!(copied.contains("```"), "{copied}");
-    let tok =
-        mapscope::engine::tokenizer::tokenizer(mapscope::engine::tokenizer::TokenizerKind::O200k);
+    let tok = mapscope::engine::base::tokenizer::tokenizer(
+        mapscope::engine::base::tokenizer::TokenizerKind::O200k,
+    );
     let counted = tok.count(&copied);
     assert!(counted <= budget, "{counted} > {budget}");
     // The text map's own markdown (same files, with fences) would be over the budget: the
@@ -641,7 +642,7 @@ fn the_config_scope_narrows_the_hits() {
             ),
         ],
     );
-    let paths = |scope: mapscope::engine::scope::ScopeSpec| -> Vec<String> {
+    let paths = |scope: mapscope::engine::base::scope::ScopeSpec| -> Vec<String> {
         let config = Config {
             debounce_ms: 0,
             scope: scope.clone(),
@@ -655,7 +656,7 @@ fn the_config_scope_narrows_the_hits() {
     };
     let all = paths(Default::default());
     assert!(all.iter().any(|p| p.starts_with("web/")), "{all:?}");
-    let scoped = paths(mapscope::engine::scope::ScopeSpec {
+    let scoped = paths(mapscope::engine::base::scope::ScopeSpec {
         exclude: vec!["web/".into()],
         ..Default::default()
     });
@@ -683,13 +684,15 @@ fn extra_sources_are_searched_after_the_project_and_labelled() {
             "def export_report_csv(rows):\n    return ','.join(rows)\n",
         )],
     );
-    let sources = mapscope::engine::sources::check_sources(
+    let sources = mapscope::engine::search::sources::check_sources(
         project.path(),
-        &[mapscope::engine::sources::SourceSpec::parse(&format!(
-            "lib={}",
-            library.path().display()
-        ))
-        .unwrap()],
+        &[
+            mapscope::engine::search::sources::SourceSpec::parse(&format!(
+                "lib={}",
+                library.path().display()
+            ))
+            .unwrap(),
+        ],
     )
     .unwrap();
     let config = Config {

@@ -11,13 +11,13 @@ use mapscope::app::action::Action;
 use mapscope::app::clipboard::{Clipboard, ClipboardEnv};
 use mapscope::app::config::{ClipboardMode, Config};
 use mapscope::app::App;
-use mapscope::engine::explain::FileExplanation;
+use mapscope::engine::base::model::{DefKind, LineRange};
+use mapscope::engine::index::explain::FileExplanation;
 use mapscope::engine::live::session::{
     EngineEvent, EngineHandle, EngineRequest, EngineService, HitsSnapshot, IncomingEdge,
     IndexSnapshot, MapFile, MapSnapshot, Published, WhyData,
 };
-use mapscope::engine::model::{DefKind, LineRange};
-use mapscope::engine::repo_map::CutDef;
+use mapscope::engine::rank::repo_map::CutDef;
 use mapscope::engine::search::{Confidence, Evidence, SearchHit, Signals};
 use mapscope::ui;
 use ratatui::backend::TestBackend;

@@ -13,7 +13,7 @@
 //! not call it: a model per keystroke would be slow and costly.
 //!
 //! The model's text is data like repository text: it is passed through
-//! `engine::text::sanitize_block` and capped before it reaches any output.
+//! `engine::base::text::sanitize_block` and capped before it reaches any output.
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::engine::answer::AnswerStyle;
-use crate::engine::text::sanitize_block;
+use crate::engine::base::text::sanitize_block;
 
 /// The base URL of an OpenAI-compatible API (`http://127.0.0.1:8080/v1`), or the full
 /// `…/chat/completions` endpoint. Unset or empty: no synthesis, nothing changes.
@@ -463,7 +463,7 @@ mod tests {
             "{s:?}"
         );
         assert!(
-            !s.answer.chars().any(crate::engine::text::is_unsafe),
+            !s.answer.chars().any(crate::engine::base::text::is_unsafe),
             "{s:?}"
         );
         assert_eq!(s.model, "tiny-1");

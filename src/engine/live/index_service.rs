@@ -18,16 +18,16 @@ use super::session::{
 };
 use super::{LiveIndex, SourceIndex};
 use crate::engine::answer::{extractive_answer, AnswerStyle};
-use crate::engine::explain::explain_file;
-use crate::engine::history::HistorySource;
+use crate::engine::base::text::sanitize_line;
+use crate::engine::base::tokenizer::TokenizerKind;
+use crate::engine::index::explain::explain_file;
 use crate::engine::index::{BuildProgress, Index, IndexOptions, MapRequest};
-use crate::engine::rank::RankOutput;
-use crate::engine::repo_map::{render, MapFormat, RepoMap};
+use crate::engine::ingest::history::HistorySource;
+use crate::engine::live::watch::ChangeBatch;
+use crate::engine::rank::pagerank::RankOutput;
+use crate::engine::rank::repo_map::{render, MapFormat, RepoMap};
+use crate::engine::search::sources::SourceSpec;
 use crate::engine::search::{SearchHit, SearchOptions};
-use crate::engine::sources::SourceSpec;
-use crate::engine::text::sanitize_line;
-use crate::engine::tokenizer::TokenizerKind;
-use crate::engine::watch::ChangeBatch;
 
 /// Hits kept per query (the pane scrolls).
 pub const TOP_HITS: usize = 50;
@@ -41,7 +41,7 @@ struct RankKey {
     query: String,
     exclude_files: Vec<String>,
     exclude_symbols: Vec<String>,
-    scope: crate::engine::scope::ScopeSpec,
+    scope: crate::engine::base::scope::ScopeSpec,
 }
 
 impl RankKey {
@@ -67,7 +67,7 @@ pub struct IndexService {
     warnings: Receiver<String>,
     warn_tx: crossbeam_channel::Sender<String>,
     /// The config's `[scope]`: what search ranks and shows, as for the map.
-    scope: crate::engine::scope::ScopeSpec,
+    scope: crate::engine::base::scope::ScopeSpec,
     /// Extra read-only roots searched after the project (`[sources]`, already checked).
     sources: Vec<SourceSpec>,
     last_rank: Option<(RankKey, Arc<RankOutput>)>,
@@ -85,7 +85,7 @@ impl IndexService {
             live: None,
             warnings,
             warn_tx,
-            scope: crate::engine::scope::ScopeSpec::default(),
+            scope: crate::engine::base::scope::ScopeSpec::default(),
             sources: Vec::new(),
             last_rank: None,
             published_index: None,
@@ -118,7 +118,7 @@ impl IndexService {
     }
 
     /// Narrows search to the config's `[scope]` (the map request carries it on its own).
-    pub fn with_scope(mut self, scope: crate::engine::scope::ScopeSpec) -> IndexService {
+    pub fn with_scope(mut self, scope: crate::engine::base::scope::ScopeSpec) -> IndexService {
         self.scope = scope;
         self
     }
@@ -543,7 +543,7 @@ pub fn markdown_within_budget(
     req: &MapRequest,
     text_map: &RepoMap,
 ) -> (String, usize) {
-    let tok = crate::engine::tokenizer::tokenizer(req.tokenizer);
+    let tok = crate::engine::base::tokenizer::tokenizer(req.tokenizer);
     let mut markdown = render(text_map, &index.files, MapFormat::Markdown);
     let mut tokens = tok.count(&markdown);
     let mut budget = req.budget;

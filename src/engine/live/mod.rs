@@ -5,7 +5,7 @@
 //! Threads: one engine thread, `mapscope-live-index`, owns the index ([`LiveIndex`]). It
 //! builds it at start (so a front door answers its handshake at once and the build overlaps
 //! it), then waits for either a job from a caller ([`LiveService::run`], from any thread) or
-//! a batch of changed files from the watcher (`engine::watch`), and refreshes the index
+//! a batch of changed files from the watcher (`engine::live::watch`), and refreshes the index
 //! incrementally as soon as a batch arrives. A caller that edits a file and asks a moment
 //! later finds the index already refreshed; a job that arrives while the watcher holds
 //! changes not yet applied (a batch waiting out its debounce, or one being applied) waits
@@ -28,6 +28,7 @@
 
 pub mod index_service;
 pub mod session;
+pub mod watch;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -37,12 +38,12 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{never, select, Receiver, Sender};
 
-use crate::engine::error::EngineError;
-use crate::engine::history::HistorySource;
+use crate::engine::base::error::EngineError;
+use crate::engine::base::text::sanitize_line;
 use crate::engine::index::{BuildProgress, Index, IndexOptions};
-use crate::engine::sources::SourceSpec;
-use crate::engine::text::sanitize_line;
-use crate::engine::watch::{ChangeBatch, WatchOptions, Watcher};
+use crate::engine::ingest::history::HistorySource;
+use crate::engine::live::watch::{ChangeBatch, WatchOptions, Watcher};
+use crate::engine::search::sources::SourceSpec;
 
 /// How long the service still works once its front door is shutting down (MCP's input
 /// closed, HTTP's Ctrl-C): jobs sent before that are answered if the engine answers them

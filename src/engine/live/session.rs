@@ -18,10 +18,10 @@ use std::time::Instant;
 use arc_swap::ArcSwapOption;
 use crossbeam_channel::{never, select, Receiver, Sender};
 
-use crate::engine::explain::FileExplanation;
-use crate::engine::repo_map::CutDef;
+use crate::engine::index::explain::FileExplanation;
+use crate::engine::live::watch::{ChangeBatch, WatchMode};
+use crate::engine::rank::repo_map::CutDef;
 use crate::engine::search::{Confidence, SearchHit};
-use crate::engine::watch::{ChangeBatch, WatchMode};
 
 /// Requests and results are numbered; a result tagged with an older number than the newest
 /// request of its kind is stale.
@@ -39,7 +39,7 @@ pub struct MapParams {
     pub exclude_files: Vec<String>,
     pub exclude_symbols: Vec<String>,
     /// Which files the map ranks and shows (the config's `[scope]`).
-    pub scope: crate::engine::scope::ScopeSpec,
+    pub scope: crate::engine::base::scope::ScopeSpec,
 }
 
 #[derive(Debug, Clone, PartialEq)]

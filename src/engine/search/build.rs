@@ -14,9 +14,9 @@ use super::{
     field, Chunk, ChunkKind, FuzzyName, PathPosting, Posting, SearchIndex, SearchWeights,
     TermEntry, TextDoc, Unit, NO_DEF,
 };
-use crate::engine::model::{DefKind, ParsedFile};
-use crate::engine::paths;
-use crate::engine::words::normalize_name;
+use crate::engine::base::model::{DefKind, ParsedFile};
+use crate::engine::base::paths;
+use crate::engine::base::words::normalize_name;
 
 /// Field indices (positions in per-field arrays).
 const F_NAME: usize = 0;
@@ -740,7 +740,7 @@ fn split_compound(term: &str, df: impl Fn(u64) -> u32) -> Option<(String, String
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::model::{Definition, FileTags, Lang, LineRange};
+    use crate::engine::base::model::{Definition, FileTags, Lang, LineRange};
     use std::sync::Arc;
 
     fn def(name: &str, kind: DefKind, lines: (u32, u32), parent: Option<&str>) -> Definition {

@@ -1,5 +1,5 @@
 //! The history signal's postings: each code file as one BM25 document made of the subjects
-//! of the commits that touched it (`engine::history`). A query phrased like a commit
+//! of the commits that touched it (`engine::ingest::history`). A query phrased like a commit
 //! message ("show teardown phase for xfail reports") matches the files whose past changes
 //! were described in the same words, including tests and callers whose own text does not
 //! mention them.
@@ -12,8 +12,8 @@ use std::collections::HashMap;
 use super::build::unit_postings;
 use super::tokenize::{term_hash, Tokenizer};
 use super::{PathPosting, TermEntry};
-use crate::engine::history::CommitHistory;
-use crate::engine::model::ParsedFile;
+use crate::engine::base::model::ParsedFile;
+use crate::engine::ingest::history::CommitHistory;
 
 /// BM25 term-frequency saturation and length normalisation of the history documents.
 const K1: f64 = 1.2;
@@ -126,8 +126,8 @@ impl HistoryIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::history::parse_log;
-    use crate::engine::model::{FileTags, Lang};
+    use crate::engine::base::model::{FileTags, Lang};
+    use crate::engine::ingest::history::parse_log;
     use std::sync::Arc;
 
     fn file(path: &str) -> ParsedFile {

@@ -4,7 +4,7 @@
 //! panic-free. Runs on rayon workers while the index is built and on the querying thread
 //! when a hit's evidence line is classified.
 
-use crate::engine::model::Lang;
+use crate::engine::base::model::Lang;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Seg {

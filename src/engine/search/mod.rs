@@ -18,6 +18,7 @@ mod lex;
 mod matcher;
 mod query;
 mod run;
+pub mod sources;
 mod tokenize;
 mod weights;
 
@@ -25,9 +26,9 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::engine::model::{Lang, LineRange, ParsedFile};
+use crate::engine::base::model::{Lang, LineRange, ParsedFile};
 
-pub use crate::engine::paths::{is_code_path, is_impl_path};
+pub use crate::engine::base::paths::{is_code_path, is_impl_path};
 pub use history::HistoryIndex;
 pub(crate) use query::is_test_word;
 pub use weights::SearchWeights;
@@ -68,7 +69,7 @@ pub struct SearchOptions {
     /// `rb`, `php`, or full names like `typescript`). Prose documents are left out when this
     /// is set.
     pub langs: Vec<String>,
-    /// The scope's gitignore-syntax patterns (`engine::scope`): only paths matching one of
+    /// The scope's gitignore-syntax patterns (`engine::base::scope`): only paths matching one of
     /// `include`, none of `exclude`.
     pub include: Vec<String>,
     pub exclude: Vec<String>,
@@ -98,9 +99,9 @@ pub enum SearchError {
     UnknownLang(String),
 }
 
-impl From<crate::engine::scope::ScopeError> for SearchError {
-    fn from(e: crate::engine::scope::ScopeError) -> Self {
-        use crate::engine::scope::ScopeError;
+impl From<crate::engine::base::scope::ScopeError> for SearchError {
+    fn from(e: crate::engine::base::scope::ScopeError) -> Self {
+        use crate::engine::base::scope::ScopeError;
         match e {
             ScopeError::BadGlob { glob, message } => SearchError::BadGlob { glob, message },
             ScopeError::UnknownLang(l) => SearchError::UnknownLang(l),
@@ -276,7 +277,7 @@ struct Chunk {
 struct Unit {
     path: Box<str>,
     lang: Option<Lang>,
-    class: crate::engine::paths::PathClass,
+    class: crate::engine::base::paths::PathClass,
     /// Under a fixture or test-data folder: material tests read, rarely what a change edits.
     fixture: bool,
     /// Build output or dependency folders: indexed by mistake, never shown.

@@ -12,7 +12,7 @@ use super::build::name_key;
 use super::glossary::Glossary;
 use super::tokenize::{is_cjk, term_hash, TermClass, Tokenizer};
 use super::SearchWeights;
-use crate::engine::words::normalize_name;
+use crate::engine::base::words::normalize_name;
 
 /// Longest query considered, in bytes.
 const MAX_QUERY_BYTES: usize = 2000;

@@ -9,7 +9,7 @@ use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::time::Instant;
 
-use crate::engine::scope::{Scope, ScopeSpec};
+use crate::engine::base::scope::{Scope, ScopeSpec};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
 use super::glossary::Glossary;
@@ -21,10 +21,10 @@ use super::{
     field, ChunkKind, Confidence, Evidence, RetrievalCounts, SearchContext, SearchError, SearchHit,
     SearchIndex, SearchOptions, SearchResponse, Signals, TermEntry, Unit, MAX_TOP, NO_DEF,
 };
-use crate::engine::model::{Definition, LineRange, ParsedFile, RefKind};
-use crate::engine::paths::PathClass;
-use crate::engine::text::safe_char;
-use crate::engine::words::normalize_name;
+use crate::engine::base::model::{Definition, LineRange, ParsedFile, RefKind};
+use crate::engine::base::paths::PathClass;
+use crate::engine::base::text::safe_char;
+use crate::engine::base::words::normalize_name;
 
 const NO_CHUNK: u32 = u32::MAX;
 /// How many chunks after the best one count toward a file's score.
@@ -970,7 +970,7 @@ fn sanitize(line: &str) -> String {
             out.push('…');
             break;
         }
-        // One helper decides what may reach a terminal (`engine::text`); a tab is a space
+        // One helper decides what may reach a terminal (`engine::base::text`); a tab is a space
         // here, where an excerpt is one short line.
         out.push(if c == '\t' { ' ' } else { safe_char(c) });
     }

@@ -77,9 +77,9 @@ pub(crate) fn stem_in_place(w: &mut String) {
     }
 }
 
-use crate::engine::words::split_identifier_with;
+use crate::engine::base::words::split_identifier_with;
 #[cfg(test)]
-use crate::engine::words::{split_ascii, split_chars, split_identifier};
+use crate::engine::base::words::{split_ascii, split_chars, split_identifier};
 
 /// Where a term came from; the index weights them differently in places.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

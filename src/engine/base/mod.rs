@@ -1,0 +1,24 @@
+//! The bottom layer: plain data every engine phase shares (`model`), the engine's errors,
+//! what output may contain (`text`, `json`), identifier words, path classes, the exact token
+//! counter, the one guarded way to open files, the heap policy, and a request's scope. It
+//! imports no other layer. Pure functions and types; they run on whichever thread calls.
+
+pub mod error;
+pub mod guarded;
+pub mod heap;
+pub mod json;
+pub mod model;
+pub mod paths;
+pub mod scope;
+pub mod text;
+pub mod tokenizer;
+pub mod words;
+
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+/// Locks `m`, ignoring poisoning. Only for data that a holder's panic leaves valid (its
+/// callers change it by whole entries), where one panicking thread must not take the others
+/// down with it.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}

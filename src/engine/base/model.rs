@@ -1,0 +1,1031 @@
+//! Plain data shared by every engine phase: languages, tags, parsed files, skip reasons.
+//! No I/O and no threads here; values are built on rayon workers and read everywhere.
+
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// A supported source language. TSX is separate from TypeScript because it has its own grammar.
+/// New languages go at the end: the tag cache stores a language by its position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Lang {
+    TypeScript,
+    Tsx,
+    JavaScript,
+    Python,
+    Go,
+    Rust,
+    Java,
+    C,
+    Cpp,
+    CSharp,
+    Ruby,
+    Php,
+}
+
+impl Lang {
+    pub const ALL: [Lang; 12] = [
+        Lang::TypeScript,
+        Lang::Tsx,
+        Lang::JavaScript,
+        Lang::Python,
+        Lang::Go,
+        Lang::Rust,
+        Lang::Java,
+        Lang::C,
+        Lang::Cpp,
+        Lang::CSharp,
+        Lang::Ruby,
+        Lang::Php,
+    ];
+
+    /// The language of a path, by extension. `.d.ts` is TypeScript. A `.h` header is C++:
+    /// the C++ grammar reads C declarations too, while the C grammar turns a C++ class into
+    /// parse errors, and headers are what the files including them use.
+    pub fn from_path(path: &str) -> Option<Lang> {
+        let ext = path.rsplit_once('.').map(|(_, e)| e)?;
+        match ext.to_ascii_lowercase().as_str() {
+            "ts" | "mts" | "cts" => Some(Lang::TypeScript),
+            "tsx" => Some(Lang::Tsx),
+            "js" | "mjs" | "cjs" | "jsx" => Some(Lang::JavaScript),
+            "py" | "pyi" => Some(Lang::Python),
+            "go" => Some(Lang::Go),
+            "rs" => Some(Lang::Rust),
+            "java" => Some(Lang::Java),
+            "c" => Some(Lang::C),
+            "h" | "cc" | "cpp" | "cxx" | "c++" | "hh" | "hpp" | "hxx" | "h++" | "ipp" | "tpp"
+            | "inl" => Some(Lang::Cpp),
+            "cs" => Some(Lang::CSharp),
+            "rb" | "rake" | "gemspec" => Some(Lang::Ruby),
+            "php" => Some(Lang::Php),
+            _ => None,
+        }
+    }
+
+    /// Stable lowercase name, used in stats, JSON and query file names.
+    pub fn name(self) -> &'static str {
+        match self {
+            Lang::TypeScript => "typescript",
+            Lang::Tsx => "tsx",
+            Lang::JavaScript => "javascript",
+            Lang::Python => "python",
+            Lang::Go => "go",
+            Lang::Rust => "rust",
+            Lang::Java => "java",
+            Lang::C => "c",
+            Lang::Cpp => "cpp",
+            Lang::CSharp => "csharp",
+            Lang::Ruby => "ruby",
+            Lang::Php => "php",
+        }
+    }
+
+    /// The short family name used by `--lang ts,js,py,go,rs,java,c,cs,rb,php` (TSX belongs to
+    /// `ts`; C and C++ share `c`, as `.h` headers serve both).
+    pub fn family(self) -> &'static str {
+        match self {
+            Lang::TypeScript | Lang::Tsx => "ts",
+            Lang::JavaScript => "js",
+            Lang::Python => "py",
+            Lang::Go => "go",
+            Lang::Rust => "rs",
+            Lang::Java => "java",
+            Lang::C | Lang::Cpp => "c",
+            Lang::CSharp => "cs",
+            Lang::Ruby => "rb",
+            Lang::Php => "php",
+        }
+    }
+
+    /// The info string for a markdown code fence: every name is one that markdown
+    /// highlighters know.
+    pub fn fence_tag(self) -> &'static str {
+        self.name()
+    }
+}
+
+/// An inclusive, 1-based line range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct LineRange {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl LineRange {
+    pub fn new(start: u32, end: u32) -> Self {
+        LineRange {
+            start,
+            end: end.max(start),
+        }
+    }
+    pub fn contains(&self, line: u32) -> bool {
+        self.start <= line && line <= self.end
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DefKind {
+    Function,
+    Method,
+    Class,
+    Interface,
+    TypeAlias,
+    Enum,
+    Struct,
+    Constant,
+    Variable,
+}
+
+impl DefKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            DefKind::Function => "function",
+            DefKind::Method => "method",
+            DefKind::Class => "class",
+            DefKind::Interface => "interface",
+            DefKind::TypeAlias => "type_alias",
+            DefKind::Enum => "enum",
+            DefKind::Struct => "struct",
+            DefKind::Constant => "constant",
+            DefKind::Variable => "variable",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RefKind {
+    /// `f()`, `obj.f()`, `new F()`, `pkg.F()`, a decorator `@f`, a JSX element `<F/>`.
+    Call,
+    /// Any other use of a name in an expression.
+    Reference,
+    /// A name used as a type (annotation, generic argument, Go type use).
+    Type,
+    /// extends / implements / Python base class / Go embedding.
+    Heritage,
+    /// A name brought in by an import statement.
+    Import,
+}
+
+impl RefKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            RefKind::Call => "call",
+            RefKind::Reference => "reference",
+            RefKind::Type => "type",
+            RefKind::Heritage => "heritage",
+            RefKind::Import => "import",
+        }
+    }
+}
+
+/// A definition found by a tags query.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Definition {
+    pub name: String,
+    pub kind: DefKind,
+    /// The whole definition, body included.
+    pub lines: LineRange,
+    /// The lines shown in a map: from the first line of the definition (decorators and
+    /// `export` included) to the line where its body opens. At most a few lines.
+    pub signature: LineRange,
+    /// Name of the innermost enclosing definition (class, interface, function), if any.
+    pub parent: Option<String>,
+    /// First line of each enclosing scope's header, outermost first (e.g. `class Foo {`
+    /// for a method), so a map can show where the definition lives; only the innermost
+    /// `tags::MAX_SCOPE_LINES` scopes of a deeper nesting.
+    pub scope_lines: Vec<u32>,
+}
+
+/// A use of a name, as plain owned values: what tests and the import extractor build. A file
+/// stores its references compactly in a [`RefList`] and hands out [`RefView`]s.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reference {
+    pub name: String,
+    pub kind: RefKind,
+    pub line: u32,
+    /// For a member or selector use (`pkg.Func`, `mod.func()`, `obj.method()`): the object
+    /// expression when it is a plain identifier (`pkg`, `mod`, `obj`, `this`).
+    pub qualifier: Option<String>,
+}
+
+impl Reference {
+    pub fn view(&self) -> RefView<'_> {
+        RefView {
+            name: &self.name,
+            kind: self.kind,
+            line: self.line,
+            qualifier: self.qualifier.as_deref(),
+        }
+    }
+}
+
+/// One reference of a [`RefList`], borrowing its names from the list. Field order is the
+/// order references are sorted in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RefView<'a> {
+    pub line: u32,
+    pub name: &'a str,
+    pub kind: RefKind,
+    pub qualifier: Option<&'a str>,
+}
+
+/// One reference, 12 bytes: its names are indexes into the list's table, the kind shares a
+/// word with the name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+struct PackedRef {
+    /// `name index << KIND_BITS | kind code`.
+    name_kind: u32,
+    /// Qualifier's name index + 1; 0 for none.
+    qualifier: u32,
+    line: u32,
+}
+
+const KIND_BITS: u32 = 3;
+/// A file never has this many distinct names (files are size-limited); past it, references
+/// are dropped rather than packed wrong.
+const MAX_NAMES: usize = (u32::MAX >> KIND_BITS) as usize;
+
+fn kind_code(kind: RefKind) -> u32 {
+    match kind {
+        RefKind::Call => 0,
+        RefKind::Reference => 1,
+        RefKind::Type => 2,
+        RefKind::Heritage => 3,
+        RefKind::Import => 4,
+    }
+}
+
+fn kind_of(code: u32) -> RefKind {
+    match code {
+        0 => RefKind::Call,
+        2 => RefKind::Type,
+        3 => RefKind::Heritage,
+        4 => RefKind::Import,
+        _ => RefKind::Reference,
+    }
+}
+
+/// A name index and a reference kind in one word (sorting by it sorts by name, then kind):
+/// how a [`RefList`] and the graph's `UseCounts` store a use.
+pub(crate) fn pack_name_kind(name: u32, kind: RefKind) -> u32 {
+    name << KIND_BITS | kind_code(kind)
+}
+
+/// The name index and kind packed by [`pack_name_kind`].
+pub(crate) fn unpack_name_kind(packed: u32) -> (usize, RefKind) {
+    (
+        (packed >> KIND_BITS) as usize,
+        kind_of(packed & ((1 << KIND_BITS) - 1)),
+    )
+}
+
+/// A file's references, sorted by (line, name, kind, qualifier) and distinct.
+///
+/// Why packed: references are most of what an index holds (354k in mypy). As `Reference`
+/// values they took 56 bytes each plus one or two small heap strings; here each is 12 bytes
+/// and every distinct name of the file is stored once, in one buffer.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefList {
+    /// The distinct names. Serialised as its two fields in place (postcard has no framing
+    /// for a nested struct), so the cache format is that of the flat layout.
+    names: NameTable,
+    items: Vec<PackedRef>,
+}
+
+/// Distinct short strings stored once, concatenated in one buffer, addressed by index in
+/// insertion order: the name table of a [`RefList`] and of the graph's `UseCounts`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NameTable {
+    names: String,
+    /// `ends[i]` is where name `i` ends in `names`.
+    ends: Vec<u32>,
+}
+
+impl NameTable {
+    pub const fn new() -> NameTable {
+        NameTable {
+            names: String::new(),
+            ends: Vec::new(),
+        }
+    }
+
+    /// Appends `name` (the caller keeps names distinct) and returns its index.
+    pub fn push(&mut self, name: &str) -> u32 {
+        let i = self.ends.len() as u32;
+        self.names.push_str(name);
+        self.ends.push(self.names.len() as u32);
+        i
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Name `i`; "" for an index out of range (only a corrupt cache could hold one).
+    pub fn get(&self, i: usize) -> &str {
+        let start = match i {
+            0 => 0,
+            _ => self.ends.get(i - 1).map_or(0, |&e| e as usize),
+        };
+        let end = self.ends.get(i).map_or(start, |&e| e as usize);
+        self.names.get(start..end).unwrap_or("")
+    }
+
+    /// The names in insertion order.
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        (0..self.len()).map(|i| self.get(i))
+    }
+
+    pub fn shrink_to_fit(&mut self) {
+        self.names.shrink_to_fit();
+        self.ends.shrink_to_fit();
+    }
+}
+
+impl RefList {
+    /// An empty list (usable in a `static`).
+    pub const fn new() -> RefList {
+        RefList {
+            names: NameTable::new(),
+            items: Vec::new(),
+        }
+    }
+
+    /// Packs references that are already sorted and distinct (the extractor's order).
+    pub fn from_sorted<'a>(refs: impl IntoIterator<Item = RefView<'a>>) -> RefList {
+        let refs = refs.into_iter();
+        let mut list = RefList {
+            items: Vec::with_capacity(refs.size_hint().0),
+            ..RefList::default()
+        };
+        let mut ids: crate::engine::link::graph::FastMap<&'a str, u32> = Default::default();
+        let mut intern = |list: &mut RefList, name: &'a str| -> Option<u32> {
+            if let Some(&i) = ids.get(name) {
+                return Some(i);
+            }
+            if list.names.len() >= MAX_NAMES {
+                return None;
+            }
+            let i = list.names.push(name);
+            ids.insert(name, i);
+            Some(i)
+        };
+        for r in refs {
+            let Some(name) = intern(&mut list, r.name) else {
+                break;
+            };
+            let qualifier = match r.qualifier {
+                None => 0,
+                Some(q) => match intern(&mut list, q) {
+                    Some(i) => i + 1,
+                    None => break,
+                },
+            };
+            list.items.push(PackedRef {
+                name_kind: pack_name_kind(name, r.kind),
+                qualifier,
+                line: r.line,
+            });
+        }
+        list.names.shrink_to_fit();
+        list
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    pub fn iter(&self) -> RefIter<'_> {
+        RefIter {
+            list: self,
+            items: self.items.iter(),
+        }
+    }
+
+    /// The distinct names the references use (names and qualifiers), each once.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.names.iter()
+    }
+
+    /// The table `names` iterates, whose indices the packed uses below refer to.
+    pub(crate) fn name_table(&self) -> &NameTable {
+        &self.names
+    }
+
+    /// Each reference as stored: (name index and kind packed by [`pack_name_kind`], qualifier
+    /// index + 1 or 0), in the list's order.
+    pub(crate) fn packed_uses(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.items.iter().map(|r| (r.name_kind, r.qualifier))
+    }
+
+    fn name_at(&self, i: usize) -> &str {
+        self.names.get(i)
+    }
+}
+
+impl From<Vec<Reference>> for RefList {
+    /// Packs in the given order (tests build lists by hand; the extractor sorts its own).
+    fn from(refs: Vec<Reference>) -> RefList {
+        RefList::from_sorted(refs.iter().map(Reference::view))
+    }
+}
+
+/// Iterator over a [`RefList`]'s references.
+#[derive(Clone)]
+pub struct RefIter<'a> {
+    list: &'a RefList,
+    items: std::slice::Iter<'a, PackedRef>,
+}
+
+impl<'a> RefIter<'a> {
+    fn unpack(&self, r: &PackedRef) -> RefView<'a> {
+        let (name, kind) = unpack_name_kind(r.name_kind);
+        RefView {
+            line: r.line,
+            name: self.list.name_at(name),
+            kind,
+            qualifier: (r.qualifier > 0).then(|| self.list.name_at(r.qualifier as usize - 1)),
+        }
+    }
+}
+
+impl<'a> Iterator for RefIter<'a> {
+    type Item = RefView<'a>;
+    fn next(&mut self) -> Option<RefView<'a>> {
+        let r = self.items.next()?;
+        Some(self.unpack(r))
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.items.size_hint()
+    }
+}
+
+impl ExactSizeIterator for RefIter<'_> {}
+
+impl DoubleEndedIterator for RefIter<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        let r = self.items.next_back()?;
+        Some(self.unpack(r))
+    }
+}
+
+impl<'a> IntoIterator for &'a RefList {
+    type Item = RefView<'a>;
+    type IntoIter = RefIter<'a>;
+    fn into_iter(self) -> RefIter<'a> {
+        self.iter()
+    }
+}
+
+/// One name bound by an import statement.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImportedName {
+    /// The exported name in the target module (`default` for a default import).
+    pub name: String,
+    /// The local binding when it differs (`import { a as b }` → `b`).
+    pub alias: Option<String>,
+}
+
+/// An import (or re-export) statement.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Import {
+    /// The module as written: `./util`, `../lib/index.js`, `react`, `.models`, `os.path`,
+    /// `github.com/org/repo/pkg`.
+    pub specifier: String,
+    /// Named bindings (`import { a }`, `from m import a`).
+    pub names: Vec<ImportedName>,
+    /// A binding for the whole module: `import * as ns`, Python `import a.b as c` / `import a`,
+    /// a Go import's package name or alias.
+    pub namespace: Option<String>,
+    /// `export * from`, `from m import *`, Go dot-import.
+    pub wildcard: bool,
+    /// `export … from` (a re-export) rather than an import.
+    pub reexport: bool,
+    pub line: u32,
+}
+
+/// Everything the tags phase extracted from one file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileTags {
+    pub defs: Vec<Definition>,
+    pub refs: RefList,
+    pub imports: Vec<Import>,
+    /// Number of ERROR/MISSING nodes tree-sitter reported; tags are still extracted.
+    pub parse_errors: u32,
+    /// TS/JS: the file is a module (ES `import`/`export`, or CommonJS `require` /
+    /// `module.exports`), so its top-level names reach other files only through imports.
+    /// False for scripts, whose top-level names are globals, and for other languages.
+    pub module_scoped: bool,
+}
+
+/// One indexed source file.
+#[derive(Debug, Clone)]
+pub struct ParsedFile {
+    /// Path relative to the repo root, with `/` separators.
+    pub path: String,
+    pub lang: Lang,
+    pub size: u64,
+    /// The text, whole or only the lines a map can show (see [`ParsedFile::for_map`]).
+    text: SourceText,
+    /// Shared so an incremental refresh can reuse an unchanged file without copying.
+    pub tags: Arc<FileTags>,
+    /// Modification time (ns since the epoch, 0 when unknown) and xxh3 hash of the bytes
+    /// read, so a refresh or the persistent cache can tell whether the file changed.
+    pub mtime_ns: i64,
+    pub hash: u64,
+    /// The references and imports as the tag cache holds them, not decoded yet: `tags` then
+    /// has none. Only a map-only build takes a cache entry so (a map whose graph comes from
+    /// the derived cache never reads them); whatever needs them calls `cache::read_links`.
+    pub unread_links: Option<UnreadLinks>,
+}
+
+/// A slice of a tag cache file read into memory, holding one file's encoded references and
+/// imports (see `cache::read_links`). Shares the file's buffer instead of copying it.
+#[derive(Debug, Clone)]
+pub struct UnreadLinks {
+    pub(crate) buf: Arc<Vec<u8>>,
+    pub(crate) range: std::ops::Range<usize>,
+}
+
+impl UnreadLinks {
+    pub fn bytes(&self) -> &[u8] {
+        self.buf.get(self.range.clone()).unwrap_or_default()
+    }
+}
+
+#[derive(Debug, Clone)]
+enum SourceText {
+    /// Source text (invalid UTF-8 replaced), kept for rendering maps, search and previews,
+    /// with the byte offset of the start of each line, so `line(n)` is O(1).
+    Full {
+        source: Arc<str>,
+        line_starts: Arc<[u32]>,
+    },
+    /// Only what a map renders: see [`MapLines`].
+    MapOnly(Arc<MapLines>),
+}
+
+/// The lines of a file a map can render (every definition's signature and scope header
+/// lines) and which lines are blank, nothing else. `mapscope map` keeps a file this way: a
+/// map-only run then holds a few percent of the sources instead of all of them. The tag
+/// cache stores them beside the tags, so a warm map need not read an unchanged file.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct MapLines {
+    line_count: u32,
+    /// Kept line numbers (1-based), ascending.
+    numbers: Box<[u32]>,
+    /// End of each kept line in `text` (the kept lines are concatenated, without terminators).
+    ends: Box<[u32]>,
+    text: Box<str>,
+    /// Bit `n` set when line `n` (1-based) has a non-whitespace character.
+    nonblank: Box<[u64]>,
+}
+
+/// Byte offsets of the start of each line of `source`.
+fn line_starts_of(source: &str) -> Vec<u32> {
+    let mut line_starts = vec![0u32];
+    // memchr: every loaded file is scanned here, warm runs included.
+    line_starts.extend(memchr::memchr_iter(b'\n', source.as_bytes()).map(|i| (i + 1) as u32));
+    line_starts
+}
+
+/// Number of lines (a trailing newline does not start a new line).
+fn line_count_of(source: &str, line_starts: &[u32]) -> u32 {
+    let n = line_starts.len() as u32;
+    if source.ends_with('\n') {
+        n - 1
+    } else {
+        n
+    }
+}
+
+/// Line `n` (1-based) of `source`, without its line terminator.
+fn line_of<'a>(source: &'a str, line_starts: &[u32], n: u32) -> Option<&'a str> {
+    if n == 0 || n > line_count_of(source, line_starts) {
+        return None;
+    }
+    let start = line_starts[(n - 1) as usize] as usize;
+    let end = line_starts
+        .get(n as usize)
+        .map_or(source.len(), |&e| e as usize - 1);
+    let line = source.get(start..end)?;
+    Some(line.strip_suffix('\r').unwrap_or(line))
+}
+
+/// `!line.trim().is_empty()`, without decoding characters for the common case: a line with
+/// a byte that is ASCII and not whitespace is not blank; only a line of whitespace and
+/// non-ASCII bytes needs `trim` (Unicode whitespace such as U+3000 counts as blank).
+fn is_nonblank_line(line: &str) -> bool {
+    let bytes = line.as_bytes();
+    if bytes
+        .iter()
+        .any(|&b| b.is_ascii() && !b.is_ascii_whitespace() && b != 0x0b)
+    {
+        return true;
+    }
+    !bytes.is_ascii() && !line.trim().is_empty()
+}
+
+impl MapLines {
+    /// One pass over the lines, without a table of line starts: this runs on every file a
+    /// cold map parses (about 1% of its CPU when it built that table first).
+    fn new(source: &str, tags: &FileTags) -> MapLines {
+        let mut numbers: Vec<u32> = Vec::new();
+        for d in &tags.defs {
+            // The same lines the fit looks at (`repo_map::Fitter::def_lines`). Numbers past
+            // the last line are dropped below, when the pass ends before them.
+            let sig_start = d.signature.start.max(1);
+            let sig_end = d
+                .signature
+                .end
+                .min(sig_start.saturating_add(MAP_SIGNATURE_LINES - 1));
+            numbers.extend(d.scope_lines.iter().copied());
+            numbers.extend(sig_start..=sig_end);
+        }
+        numbers.retain(|&n| n >= 1);
+        numbers.sort_unstable();
+        numbers.dedup();
+        let mut text = String::new();
+        let mut ends = Vec::with_capacity(numbers.len());
+        let mut nonblank: Vec<u64> = Vec::new();
+        let mut kept = 0;
+        let mut line_count = 0u32;
+        let mut visit = |n: u32, line: &str| {
+            let line = line.strip_suffix('\r').unwrap_or(line);
+            if is_nonblank_line(line) {
+                let word = n as usize / 64;
+                if word >= nonblank.len() {
+                    nonblank.resize(word + 1, 0);
+                }
+                nonblank[word] |= 1 << (n % 64);
+            }
+            if numbers.get(kept) == Some(&n) {
+                text.push_str(line);
+                ends.push(text.len() as u32);
+                kept += 1;
+            }
+            line_count = n;
+        };
+        let mut start = 0;
+        let mut n = 0u32;
+        for newline in memchr::memchr_iter(b'\n', source.as_bytes()) {
+            n += 1;
+            visit(n, source.get(start..newline).unwrap_or(""));
+            start = newline + 1;
+        }
+        // A trailing newline does not start a line; an empty file has one empty line.
+        if start < source.len() || source.is_empty() {
+            visit(n + 1, source.get(start..).unwrap_or(""));
+        }
+        numbers.truncate(kept);
+        nonblank.resize((line_count as usize + 1).div_ceil(64), 0);
+        MapLines {
+            line_count,
+            numbers: numbers.into(),
+            ends: ends.into(),
+            text: text.into(),
+            nonblank: nonblank.into(),
+        }
+    }
+
+    pub fn line(&self, n: u32) -> Option<&str> {
+        let Ok(i) = self.numbers.binary_search(&n) else {
+            debug_assert!(
+                n == 0 || n > self.line_count,
+                "line {n} was not kept for the map"
+            );
+            return None;
+        };
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        self.text.get(start..self.ends[i] as usize)
+    }
+}
+
+/// How many lines of a signature a map shows at most (`repo_map` renders this many).
+pub(crate) const MAP_SIGNATURE_LINES: u32 = 16;
+
+impl ParsedFile {
+    pub fn new(
+        path: String,
+        lang: Lang,
+        size: u64,
+        source: Arc<str>,
+        tags: impl Into<Arc<FileTags>>,
+    ) -> Self {
+        let line_starts = line_starts_of(&source);
+        ParsedFile {
+            path,
+            lang,
+            size,
+            text: SourceText::Full {
+                source,
+                line_starts: line_starts.into(),
+            },
+            tags: tags.into(),
+            mtime_ns: 0,
+            hash: 0,
+            unread_links: None,
+        }
+    }
+
+    /// A file that keeps only the lines a map renders (see [`MapLines`]): `line(n)` answers
+    /// for those, `is_nonblank` for every line, and `source()` is `None`.
+    pub fn for_map(
+        path: String,
+        lang: Lang,
+        size: u64,
+        source: &str,
+        tags: impl Into<Arc<FileTags>>,
+    ) -> Self {
+        let tags = tags.into();
+        ParsedFile {
+            path,
+            lang,
+            size,
+            text: SourceText::MapOnly(Arc::new(MapLines::new(source, &tags))),
+            tags,
+            mtime_ns: 0,
+            hash: 0,
+            unread_links: None,
+        }
+    }
+
+    /// A file built `for_map` from lines kept earlier (the tag cache's), without its text.
+    pub fn from_map_lines(
+        path: String,
+        lang: Lang,
+        size: u64,
+        lines: Arc<MapLines>,
+        tags: impl Into<Arc<FileTags>>,
+    ) -> Self {
+        ParsedFile {
+            path,
+            lang,
+            size,
+            text: SourceText::MapOnly(lines),
+            tags: tags.into(),
+            mtime_ns: 0,
+            hash: 0,
+            unread_links: None,
+        }
+    }
+
+    /// The lines a map renders, for the tag cache: kept ones for a file built `for_map`,
+    /// else taken from the full text now.
+    pub fn map_lines(&self) -> Arc<MapLines> {
+        match &self.text {
+            SourceText::MapOnly(m) => m.clone(),
+            SourceText::Full { source, .. } => Arc::new(MapLines::new(source, &self.tags)),
+        }
+    }
+
+    /// Records when the file was last modified and the hash of its bytes (see the fields).
+    pub fn with_stamp(mut self, mtime_ns: i64, hash: u64) -> Self {
+        self.mtime_ns = mtime_ns;
+        self.hash = hash;
+        self
+    }
+
+    /// The whole source text (invalid UTF-8 replaced); `None` for a file built `for_map`.
+    pub fn source(&self) -> Option<&Arc<str>> {
+        match &self.text {
+            SourceText::Full { source, .. } => Some(source),
+            SourceText::MapOnly(_) => None,
+        }
+    }
+
+    /// Number of lines (a trailing newline does not start a new line).
+    pub fn line_count(&self) -> u32 {
+        match &self.text {
+            SourceText::Full {
+                source,
+                line_starts,
+            } => line_count_of(source, line_starts),
+            SourceText::MapOnly(m) => m.line_count,
+        }
+    }
+
+    /// Line `n` (1-based) of the source, without its line terminator. A file built
+    /// `for_map` has only the lines a map renders.
+    pub fn line(&self, n: u32) -> Option<&str> {
+        match &self.text {
+            SourceText::Full {
+                source,
+                line_starts,
+            } => line_of(source, line_starts, n),
+            SourceText::MapOnly(m) => m.line(n),
+        }
+    }
+
+    /// Whether line `n` (1-based) exists and has a non-whitespace character.
+    pub fn is_nonblank(&self, n: u32) -> bool {
+        match &self.text {
+            SourceText::Full { .. } => self.line(n).is_some_and(|l| !l.trim().is_empty()),
+            SourceText::MapOnly(m) => {
+                n >= 1
+                    && n <= m.line_count
+                    && m.nonblank
+                        .get(n as usize / 64)
+                        .is_some_and(|w| w & (1 << (n % 64)) != 0)
+            }
+        }
+    }
+}
+
+/// A definition with its rank, as produced by `rank::rank_definitions`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RankedDef {
+    /// Index into the index's `files`.
+    pub file: usize,
+    /// Index into that file's `tags.defs`.
+    pub def: usize,
+    pub score: f64,
+}
+
+/// Why a file was left out of the index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SkipReason {
+    NodeModules,
+    Vendor,
+    Hidden,
+    BuildOutput,
+    Minified,
+    Generated,
+    Binary,
+    TooLarge,
+    Unreadable,
+    Ignored,
+}
+
+impl SkipReason {
+    pub fn name(self) -> &'static str {
+        match self {
+            SkipReason::NodeModules => "node_modules",
+            SkipReason::Vendor => "vendor",
+            SkipReason::Hidden => "hidden",
+            SkipReason::BuildOutput => "build_output",
+            SkipReason::Minified => "minified",
+            SkipReason::Generated => "generated",
+            SkipReason::Binary => "binary",
+            SkipReason::TooLarge => "too_large",
+            SkipReason::Unreadable => "unreadable",
+            SkipReason::Ignored => "ignored",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Skipped {
+    pub path: String,
+    pub reason: SkipReason,
+}
+
+/// A Go module found by the walk: the directory holding `go.mod` (relative, `""` for the
+/// root) and the module path it declares.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct GoModule {
+    pub dir: String,
+    pub module: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn name_table_keeps_insertion_order_and_tolerates_bad_indexes() {
+        let mut t = NameTable::new();
+        assert!(t.is_empty());
+        assert_eq!((t.push("alpha"), t.push(""), t.push("β")), (0, 1, 2));
+        assert_eq!(t.len(), 3);
+        assert_eq!(t.iter().collect::<Vec<_>>(), ["alpha", "", "β"]);
+        assert_eq!((t.get(0), t.get(2), t.get(3)), ("alpha", "β", ""));
+    }
+
+    #[test]
+    fn ref_list_serialises_as_the_flat_layout() {
+        // The cache stores RefLists: nesting the name table must not change the bytes.
+        #[derive(Serialize)]
+        struct Flat<'a> {
+            names: &'a str,
+            name_ends: Vec<u32>,
+            items: Vec<PackedRef>,
+        }
+        let list = RefList::from(vec![Reference {
+            name: "call_me".into(),
+            kind: RefKind::Call,
+            line: 3,
+            qualifier: Some("obj".into()),
+        }]);
+        let flat = Flat {
+            names: "call_meobj",
+            name_ends: vec![7, 10],
+            items: list.items.clone(),
+        };
+        assert_eq!(
+            postcard::to_allocvec(&list).unwrap(),
+            postcard::to_allocvec(&flat).unwrap()
+        );
+    }
+
+    /// `MapLines::new` as it was before its one-pass form: line starts first, then each
+    /// kept line and each line's blankness looked up through them.
+    fn map_lines_by_line_starts(source: &str, tags: &FileTags) -> MapLines {
+        let starts = line_starts_of(source);
+        let line_count = line_count_of(source, &starts);
+        let mut numbers: Vec<u32> = Vec::new();
+        for d in &tags.defs {
+            let sig_start = d.signature.start.max(1);
+            let sig_end = d
+                .signature
+                .end
+                .min(sig_start.saturating_add(MAP_SIGNATURE_LINES - 1))
+                .min(line_count);
+            numbers.extend(d.scope_lines.iter().copied());
+            numbers.extend(sig_start..=sig_end);
+        }
+        numbers.retain(|&n| n >= 1 && n <= line_count);
+        numbers.sort_unstable();
+        numbers.dedup();
+        let mut text = String::new();
+        let mut ends = Vec::new();
+        for &n in &numbers {
+            text.push_str(line_of(source, &starts, n).unwrap_or(""));
+            ends.push(text.len() as u32);
+        }
+        let mut nonblank = vec![0u64; (line_count as usize + 1).div_ceil(64)];
+        for n in 1..=line_count {
+            if line_of(source, &starts, n).is_some_and(is_nonblank_line) {
+                nonblank[n as usize / 64] |= 1 << (n % 64);
+            }
+        }
+        MapLines {
+            line_count,
+            numbers: numbers.into(),
+            ends: ends.into(),
+            text: text.into(),
+            nonblank: nonblank.into(),
+        }
+    }
+
+    fn def_at(signature: (u32, u32), scope_lines: Vec<u32>) -> Definition {
+        Definition {
+            name: "f".into(),
+            kind: DefKind::Function,
+            lines: LineRange {
+                start: signature.0,
+                end: signature.1,
+            },
+            signature: LineRange {
+                start: signature.0,
+                end: signature.1,
+            },
+            parent: None,
+            scope_lines,
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(400))]
+
+        /// The one-pass `MapLines::new` keeps exactly what the line-starts form kept (the
+        /// tag cache stores it, so equal down to the bytes), for any text: CRLF, blank and
+        /// whitespace-only lines, Unicode whitespace, no trailing newline, empty files, and
+        /// definitions whose lines run past the end.
+        #[test]
+        fn map_lines_in_one_pass_equal_those_by_line_starts(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec!["a", "  ", "\t", "\n", "\r\n", "\r", "\u{3000}", "é", "\x0b", "x y", "\n\n"]),
+                0..200,
+            ),
+            defs in proptest::collection::vec(
+                ((0u32..90, 0u32..90), proptest::collection::vec(0u32..90, 0..3)),
+                0..8,
+            ),
+        ) {
+            let source: String = pieces.concat();
+            let tags = FileTags {
+                defs: defs.into_iter().map(|(sig, scope)| def_at(sig, scope)).collect(),
+                ..FileTags::default()
+            };
+            let one_pass = MapLines::new(&source, &tags);
+            let reference = map_lines_by_line_starts(&source, &tags);
+            proptest::prop_assert_eq!(
+                postcard::to_allocvec(&one_pass).unwrap(),
+                postcard::to_allocvec(&reference).unwrap(),
+                "{:?} vs {:?}", one_pass, reference
+            );
+        }
+    }
+}

@@ -1,0 +1,448 @@
+//! Why a file is in the map, or why not and what would bring it in: the answer behind the
+//! TUI's `w` and `mapscope map --explain FILE`, from one code path so both say the same.
+//!
+//! Reads a built index, the ranking of a request and the map fitted from it; to find the
+//! smallest budget that would show an absent file it re-fits (cheap: line costs are cached)
+//! in a binary search, which is exact because a larger budget never drops what a smaller one
+//! showed. Runs on the thread that asks (the engine worker, the CLI's main thread).
+
+use crate::engine::base::model::DefKind;
+use crate::engine::index::{Index, MapRequest};
+use crate::engine::rank::pagerank::RankOutput;
+use crate::engine::rank::repo_map::RepoMap;
+use crate::engine::rank::task::PinReason;
+
+/// The largest budget tried when looking for the one that would show a file.
+const MAX_BUDGET_TRIED: usize = 262_144;
+/// Neighbours named in an explanation.
+const NEIGHBOURS_SHOWN: usize = 3;
+
+/// A definition of the file and what showing it costs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DefCost {
+    pub name: String,
+    pub kind: DefKind,
+    pub line: u32,
+    /// Tokens its lines add to the map (with the file's path line when the file is absent).
+    pub tokens: usize,
+}
+
+/// Everything `w` and `--explain` say about one file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileExplanation {
+    pub path: String,
+    pub indexed: bool,
+    pub in_map: bool,
+    /// 1-based position among the map's files (reading order), when in the map.
+    pub map_position: Option<usize>,
+    pub map_files: usize,
+    /// Tokens of the file's block, when in the map.
+    pub tokens: usize,
+    pub rank: f64,
+    /// 1-based position among all files by rank.
+    pub rank_position: usize,
+    pub total_files: usize,
+    /// The file's share of the personalization vector.
+    pub personalization: f64,
+    /// 1-based position of the file's best definition in the ranking (absent files).
+    pub best_def_position: Option<usize>,
+    /// 1-based position in the ranking of the first definition that did not fit.
+    pub cutoff_position: Option<usize>,
+    /// The cheapest of its definitions (absent files).
+    pub cheapest: Option<DefCost>,
+    /// The smallest budget whose map shows the file (absent files; `None` when none up to
+    /// 262144 tokens would).
+    pub budget_needed: Option<usize>,
+    /// Plain-language lines: which signals put it there, or why it is not and what would
+    /// bring it in.
+    pub reasons: Vec<String>,
+}
+
+/// Explains `path` for the map `map` built from `ranked` for `req`.
+pub fn explain_file(
+    index: &Index,
+    req: &MapRequest,
+    ranked: &RankOutput,
+    map: &RepoMap,
+    path: &str,
+) -> FileExplanation {
+    let mut e = FileExplanation {
+        path: path.to_string(),
+        indexed: false,
+        in_map: false,
+        map_position: None,
+        map_files: map.files.len(),
+        tokens: 0,
+        rank: 0.0,
+        rank_position: 0,
+        total_files: index.files.len(),
+        personalization: 0.0,
+        best_def_position: None,
+        cutoff_position: None,
+        cheapest: None,
+        budget_needed: None,
+        reasons: Vec::new(),
+    };
+    let Some(fi) = index.resolve_user_path(path) else {
+        e.reasons.push(
+            "not an indexed code file (prose and config files are searched, not mapped)".into(),
+        );
+        return e;
+    };
+    let file = &index.files[fi];
+    e.path.clone_from(&file.path);
+    e.indexed = true;
+    e.rank = ranked.file_rank.get(fi).copied().unwrap_or(0.0);
+    e.rank_position = 1 + ranked
+        .file_rank
+        .iter()
+        .enumerate()
+        .filter(|&(j, &r)| r > e.rank || (r == e.rank && index.files[j].path < file.path))
+        .count();
+    e.personalization = ranked.personalization.get(fi).copied().unwrap_or(0.0);
+    if let Some((pos, mf)) = map.files.iter().enumerate().find(|(_, f)| f.file == fi) {
+        e.in_map = true;
+        e.map_position = Some(pos + 1);
+        e.tokens = mf.tokens;
+    }
+    let focused = req
+        .focus
+        .iter()
+        .any(|f| index.resolve_user_path(f) == Some(fi));
+    let excluded = req
+        .exclude_files
+        .iter()
+        .any(|f| index.resolve_user_path(f) == Some(fi));
+    if focused {
+        e.reasons.push(
+            "a focus file: left out of the map (the LLM sees the file itself); the files it uses \
+             and that use it are lifted"
+                .into(),
+        );
+    }
+    if excluded {
+        e.reasons.push("excluded by you".into());
+    }
+
+    // Signals: pins (identifiers, search), search personalization, graph, base rank.
+    let mut idents: Vec<&str> = Vec::new();
+    let mut search_pinned = false;
+    for pin in ranked.task.pins.iter().filter(|p| p.file == fi) {
+        match &pin.reason {
+            PinReason::Identifier(name) if !idents.contains(&name.as_str()) => {
+                idents.push(name);
+            }
+            PinReason::Search(_) => search_pinned = true,
+            PinReason::Identifier(_) => {}
+        }
+    }
+    if !idents.is_empty() {
+        e.reasons.push(format!(
+            "defines {} (named in the request): its definitions go first",
+            idents
+                .iter()
+                .map(|i| format!("`{i}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if let Some(tf) = ranked.task.search_file(fi) {
+        let matched = match &tf.evidence {
+            Some((ev, Some(sym), line)) => {
+                format!(", best hit: {} `{sym}` at line {line}", ev.name())
+            }
+            Some((ev, None, line)) => format!(", best hit: {} at line {line}", ev.name()),
+            None => String::new(),
+        };
+        let words = if tf.words.is_empty() {
+            String::new()
+        } else {
+            format!("; matched words: {}", tf.words.join(", "))
+        };
+        if search_pinned {
+            e.reasons.push(format!(
+                "search ranks it #{} for the query (score {:.2}{matched}{words}): pinned, its \
+                 matching definitions go first",
+                tf.rank, tf.score
+            ));
+        } else {
+            e.reasons.push(format!(
+                "search ranks it #{} for the query (score {:.2}{matched}{words}): it steers the \
+                 ranking but is not pinned (pinned: the first {} files scoring at least {:.0}% \
+                 of the best, {} when search is unsure of the query)",
+                tf.rank,
+                tf.score,
+                req.task.pin_files,
+                req.task.pin_ratio * 100.0,
+                req.task.unsure_pin_files.min(req.task.pin_files)
+            ));
+        }
+    }
+    let mut users: Vec<(f64, &str)> = index
+        .graph
+        .incoming(fi)
+        .into_iter()
+        .filter(|(src, _)| *src != fi)
+        .map(|(src, edge)| {
+            (
+                edge.weight * ranked.file_rank.get(src).copied().unwrap_or(0.0),
+                index.files[src].path.as_str(),
+            )
+        })
+        .collect();
+    users.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+    if users.is_empty() {
+        e.reasons.push("no other file uses it".into());
+    } else {
+        let shown: Vec<&str> = users.iter().take(NEIGHBOURS_SHOWN).map(|u| u.1).collect();
+        let more = users.len().saturating_sub(NEIGHBOURS_SHOWN);
+        e.reasons.push(format!(
+            "used by {} file{}: {}{}",
+            users.len(),
+            if users.len() == 1 { "" } else { "s" },
+            shown.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        ));
+    }
+    e.reasons.push(format!(
+        "PageRank #{} of {} files (rank {:.5}, personalization {:.4})",
+        e.rank_position, e.total_files, e.rank, e.personalization
+    ));
+    if e.in_map || focused || excluded {
+        return e;
+    }
+
+    // Absent: where its definitions stand, what the cheapest costs, what would bring it in.
+    if file.tags.defs.is_empty() {
+        e.reasons
+            .push("not in the map: it has no definitions to show (a map lists definitions)".into());
+        return e;
+    }
+    e.best_def_position = ranked.defs.iter().position(|d| d.file == fi).map(|p| p + 1);
+    e.cutoff_position = map
+        .cut
+        .first()
+        .and_then(|c| {
+            ranked.defs.iter().position(|d| {
+                let def = &index.files[d.file].tags.defs[d.def];
+                index.files[d.file].path == c.path
+                    && def.name == c.name
+                    && def.signature.start == c.line
+            })
+        })
+        .map(|p| p + 1);
+    e.cheapest = cheapest_def(index, req, fi);
+    let guess = e.cheapest.as_ref().map_or(64, |c| c.tokens);
+    e.budget_needed = smallest_budget(index, req, ranked, fi, guess);
+    let mut not_in = "not in the map".to_string();
+    if let Some(p) = e.best_def_position {
+        not_in.push_str(&format!(
+            ": its best definition is #{p} of {} in the ranking",
+            ranked.defs.len()
+        ));
+        if let Some(c) = e.cutoff_position {
+            not_in.push_str(&format!(
+                ", and the map stops at #{c} (the first definition that did not fit)"
+            ));
+        }
+    }
+    e.reasons.push(not_in);
+    if let Some(c) = &e.cheapest {
+        e.reasons.push(format!(
+            "its cheapest definition, {} `{}` (line {}), costs {} tokens with the file's path line",
+            c.kind.name(),
+            c.name,
+            c.line,
+            c.tokens
+        ));
+    }
+    let mut bring = Vec::new();
+    if let Some(b) = e.budget_needed {
+        bring.push(format!("a budget of {b} tokens (now {})", req.budget));
+    }
+    if let Some(c) = &e.cheapest {
+        bring.push(format!("naming `{}` (--ident, or in the query)", c.name));
+    }
+    bring.push("a query that search answers with it".into());
+    e.reasons
+        .push(format!("would bring it in: {}", bring.join("; or ")));
+    e.reasons.push(
+        "focusing it (--focus) puts the whole file in front of the LLM instead, and lifts its \
+         neighbours in the map"
+            .into(),
+    );
+    e
+}
+
+/// The definition of `fi` whose lines cost the fewest tokens on their own, path line
+/// included.
+fn cheapest_def(index: &Index, req: &MapRequest, fi: usize) -> Option<DefCost> {
+    let file = &index.files[fi];
+    let tok = crate::engine::base::tokenizer::tokenizer(req.tokenizer);
+    file.tags
+        .defs
+        .iter()
+        .filter_map(|d| {
+            let mut text = format!("{}:\n", file.path);
+            for line in d.signature.start..=d.signature.end {
+                let l = file.line(line)?;
+                text.push_str(l);
+                text.push('\n');
+            }
+            Some(DefCost {
+                name: d.name.clone(),
+                kind: d.kind,
+                line: d.signature.start,
+                tokens: tok.count(&text),
+            })
+        })
+        .min_by(|a, b| a.tokens.cmp(&b.tokens).then(a.line.cmp(&b.line)))
+}
+
+/// The smallest budget whose map (same ranking) shows file `fi`; `None` if even
+/// `MAX_BUDGET_TRIED` tokens would not.
+fn smallest_budget(
+    index: &Index,
+    req: &MapRequest,
+    ranked: &RankOutput,
+    fi: usize,
+    guess: usize,
+) -> Option<usize> {
+    smallest_budget_where(index, req, ranked, guess, |map| {
+        map.files.iter().any(|f| f.file == fi)
+    })
+}
+
+/// The smallest budget whose map (same ranking) includes the first definition that did not
+/// fit in `map` (`cut[0]`); `None` when nothing was cut or no budget up to
+/// `MAX_BUDGET_TRIED` tokens would include it.
+pub fn budget_for_next_cut(
+    index: &Index,
+    req: &MapRequest,
+    ranked: &RankOutput,
+    map: &RepoMap,
+) -> Option<usize> {
+    let next = map.cut.first()?;
+    smallest_budget_where(index, req, ranked, next.tokens, |m| {
+        m.files.iter().any(|f| {
+            f.path == next.path
+                && f.symbols
+                    .iter()
+                    .any(|s| s.name == next.name && s.line_range.start == next.line)
+        })
+    })
+}
+
+/// The smallest budget above the request's whose map (same ranking) satisfies `shows`:
+/// exact because a larger budget never drops what a smaller one showed. Gallops up from the
+/// request's budget by `guess` tokens (what the missing part costs on its own, usually
+/// enough), doubling the step until a map shows it, then bisects: a handful of fits instead
+/// of a search over the whole range. `None` if even `MAX_BUDGET_TRIED` tokens would not.
+fn smallest_budget_where(
+    index: &Index,
+    req: &MapRequest,
+    ranked: &RankOutput,
+    guess: usize,
+    shows_in: impl Fn(&RepoMap) -> bool,
+) -> Option<usize> {
+    let shows = |budget: usize| -> bool {
+        let r = MapRequest {
+            budget,
+            next_budget: false,
+            ..req.clone()
+        };
+        shows_in(&index.fit(ranked, &r))
+    };
+    let max = MAX_BUDGET_TRIED.max(req.budget);
+    let mut lo = req.budget;
+    let mut step = guess.max(1);
+    let mut hi;
+    loop {
+        hi = lo.saturating_add(step).min(max);
+        if shows(hi) {
+            break;
+        }
+        if hi >= max {
+            return None;
+        }
+        lo = hi;
+        step = step.saturating_mul(2);
+    }
+    // Invariant: the map at `lo` lacks the file, the map at `hi` shows it.
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if shows(mid) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Some(hi)
+}
+
+/// The map's cut list as text (`mapscope map --explain` without a file): the best-ranked
+/// definitions that did not fit, with what each would add, and the budget that would take
+/// the first.
+pub fn render_cut_text(map: &RepoMap) -> String {
+    use crate::engine::base::text::sanitize;
+    let mut s = format!(
+        "map: {} of {} tokens, {} files, {} definitions\n",
+        map.tokens,
+        map.budget,
+        map.files.len(),
+        map.symbol_count()
+    );
+    if map.cut.is_empty() {
+        s.push_str("cut: nothing (every ranked definition fits)\n");
+        return s;
+    }
+    s.push_str(&format!(
+        "cut: the {} best-ranked definitions that did not fit (tokens each would add):\n",
+        map.cut.len()
+    ));
+    for c in &map.cut {
+        s.push_str(&format!(
+            "  {}:{}  {} {}  ~{} tokens\n",
+            sanitize(&c.path),
+            c.line,
+            c.kind.name(),
+            sanitize(&c.name),
+            c.tokens
+        ));
+    }
+    match (map.cut.first(), map.next_budget) {
+        (Some(first), Some(b)) => s.push_str(&format!(
+            "use --tokens {b}+ to include `{}` (the first cut)\n",
+            sanitize(&first.name)
+        )),
+        _ => s.push_str(&format!(
+            "no budget up to {MAX_BUDGET_TRIED} tokens includes the first cut\n"
+        )),
+    }
+    s
+}
+
+/// The explanation as text lines: a heading, then one line per reason.
+pub fn render_text(e: &FileExplanation) -> String {
+    let mut s = String::new();
+    let head = match (e.in_map, e.map_position) {
+        (true, Some(p)) => format!(
+            "{}: in the map, file {p} of {} ({} tokens)",
+            e.path, e.map_files, e.tokens
+        ),
+        _ if e.indexed => format!("{}: not in the map", e.path),
+        _ => format!("{}: not indexed", e.path),
+    };
+    s.push_str(&head);
+    s.push('\n');
+    for r in &e.reasons {
+        s.push_str("  ");
+        s.push_str(r);
+        s.push('\n');
+    }
+    s
+}

@@ -1,0 +1,357 @@
+//! Language table: the tree-sitter grammar of each `Lang` and its tags query.
+//!
+//! Queries live in `assets/queries/<lang>-tags.scm` (embedded with `include_str!`); TSX uses the
+//! TypeScript query (its JSX references are found by the reference walk, not by a query). Each
+//! query is compiled once per process, on whichever rayon worker asks first, and shared
+//! read-only afterwards (`Query` is `Sync`). The queries hold definitions and imports only:
+//! a query pass over every node of a file costs more than parsing it, so the extractor runs
+//! the query only on nodes whose kind starts one of its patterns (`QueryRoots`).
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::OnceLock;
+
+use tree_sitter::{Language, Query};
+
+use crate::engine::base::error::EngineError;
+use crate::engine::base::model::Lang;
+use crate::engine::ingest::tags;
+
+const TYPESCRIPT_TAGS: &str = include_str!("../../../assets/queries/typescript-tags.scm");
+const JAVASCRIPT_TAGS: &str = include_str!("../../../assets/queries/javascript-tags.scm");
+const PYTHON_TAGS: &str = include_str!("../../../assets/queries/python-tags.scm");
+const GO_TAGS: &str = include_str!("../../../assets/queries/go-tags.scm");
+const RUST_TAGS: &str = include_str!("../../../assets/queries/rust-tags.scm");
+const JAVA_TAGS: &str = include_str!("../../../assets/queries/java-tags.scm");
+const C_TAGS: &str = include_str!("../../../assets/queries/c-tags.scm");
+const CPP_TAGS: &str = include_str!("../../../assets/queries/cpp-tags.scm");
+const CSHARP_TAGS: &str = include_str!("../../../assets/queries/csharp-tags.scm");
+const RUBY_TAGS: &str = include_str!("../../../assets/queries/ruby-tags.scm");
+const PHP_TAGS: &str = include_str!("../../../assets/queries/php-tags.scm");
+
+/// Programming languages mapscope has no grammar for, by file extension (lowercase): the walk
+/// counts their files (`stats`, and the map's note when they are a notable share of the code)
+/// instead of passing over them in silence. Markup, styles, data and config are not listed.
+const UNSUPPORTED: &[(&str, &str)] = &[
+    ("asm", "assembly"),
+    ("bash", "shell"),
+    ("clj", "clojure"),
+    ("cljc", "clojure"),
+    ("cljs", "clojure"),
+    ("cr", "crystal"),
+    ("cu", "cuda"),
+    ("cuh", "cuda"),
+    ("dart", "dart"),
+    ("elm", "elm"),
+    ("erl", "erlang"),
+    ("ex", "elixir"),
+    ("exs", "elixir"),
+    ("f90", "fortran"),
+    ("fs", "f#"),
+    ("fsx", "f#"),
+    ("gd", "gdscript"),
+    ("groovy", "groovy"),
+    ("hrl", "erlang"),
+    ("hs", "haskell"),
+    ("jl", "julia"),
+    ("kt", "kotlin"),
+    ("kts", "kotlin"),
+    ("lua", "lua"),
+    ("m", "objective-c"),
+    ("ml", "ocaml"),
+    ("mli", "ocaml"),
+    ("mm", "objective-c"),
+    ("nim", "nim"),
+    ("pl", "perl"),
+    ("pm", "perl"),
+    ("ps1", "powershell"),
+    ("r", "r"),
+    ("s", "assembly"),
+    ("scala", "scala"),
+    ("sh", "shell"),
+    ("sol", "solidity"),
+    ("svelte", "svelte"),
+    ("swift", "swift"),
+    ("vb", "visual basic"),
+    ("vue", "vue"),
+    ("zig", "zig"),
+    ("zsh", "shell"),
+];
+
+/// The language of a code file mapscope has no grammar for (`Foo.kt` → `kotlin`), by its
+/// extension; `None` for supported languages and for anything that is not code.
+pub fn unsupported_language(path: &str) -> Option<&'static str> {
+    let ext = path.rsplit_once('.')?.1.to_ascii_lowercase();
+    UNSUPPORTED
+        .binary_search_by(|(e, _)| (*e).cmp(ext.as_str()))
+        .ok()
+        .map(|i| UNSUPPORTED[i].1)
+}
+
+/// The display names of the supported languages, for messages (`c++`, `c#`; TSX is
+/// TypeScript).
+pub fn supported_language_names() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = Vec::new();
+    for lang in Lang::ALL {
+        let name = match lang {
+            Lang::Tsx => continue,
+            Lang::Cpp => "c++",
+            Lang::CSharp => "c#",
+            other => other.name(),
+        };
+        names.push(name);
+    }
+    names
+}
+
+/// The tree-sitter grammar for a language (cheap: a reference-counted handle).
+pub fn grammar(lang: Lang) -> Language {
+    match lang {
+        Lang::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+        Lang::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
+        Lang::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
+        Lang::Python => tree_sitter_python::LANGUAGE.into(),
+        Lang::Go => tree_sitter_go::LANGUAGE.into(),
+        Lang::Rust => tree_sitter_rust::LANGUAGE.into(),
+        Lang::Java => tree_sitter_java::LANGUAGE.into(),
+        Lang::C => tree_sitter_c::LANGUAGE.into(),
+        Lang::Cpp => tree_sitter_cpp::LANGUAGE.into(),
+        Lang::CSharp => tree_sitter_c_sharp::LANGUAGE.into(),
+        Lang::Ruby => tree_sitter_ruby::LANGUAGE.into(),
+        // The PHP grammar proper (`LANGUAGE_PHP_ONLY` is for PHP embedded without `<?php`).
+        Lang::Php => tree_sitter_php::LANGUAGE_PHP.into(),
+    }
+}
+
+/// The source text of a language's tags query.
+pub fn tags_query_source(lang: Lang) -> &'static str {
+    match lang {
+        Lang::TypeScript | Lang::Tsx => TYPESCRIPT_TAGS,
+        Lang::JavaScript => JAVASCRIPT_TAGS,
+        Lang::Python => PYTHON_TAGS,
+        Lang::Go => GO_TAGS,
+        Lang::Rust => RUST_TAGS,
+        Lang::Java => JAVA_TAGS,
+        Lang::C => C_TAGS,
+        Lang::Cpp => CPP_TAGS,
+        Lang::CSharp => CSHARP_TAGS,
+        Lang::Ruby => RUBY_TAGS,
+        Lang::Php => PHP_TAGS,
+    }
+}
+
+/// A language's position in `Lang::ALL`: the index of its per-language tables.
+pub(crate) fn slot(lang: Lang) -> usize {
+    Lang::ALL.iter().position(|&l| l == lang).unwrap_or(0)
+}
+
+/// A compiled tags query and the node kinds its patterns start with.
+pub struct TagsQuery {
+    pub query: Query,
+    /// `roots[kind_id]` is true when some pattern starts with that node kind; `None` when a
+    /// pattern starts with something else (a wildcard, an alternation), so the query must run
+    /// over the whole tree.
+    pub roots: Option<Vec<bool>>,
+}
+
+/// The compiled tags query of a language. Compiled on first use and cached for the life of the
+/// process (aider recompiles per file, which costs tens of milliseconds each time); a failure is
+/// cached too, so a broken query is reported on every call without recompiling.
+pub fn tags_query(lang: Lang) -> Result<&'static Query, EngineError> {
+    compiled_tags_query(lang).map(|t| &t.query)
+}
+
+/// `tags_query` with the root kinds of its patterns, compiled on first use (once per
+/// process: a compiled query cannot be stored).
+pub fn compiled_tags_query(lang: Lang) -> Result<&'static TagsQuery, EngineError> {
+    QUERIES[slot(lang)]
+        .get_or_init(|| compile(lang))
+        .as_ref()
+        .map_err(|message| EngineError::Query {
+            lang: lang.name(),
+            message: message.clone(),
+        })
+}
+
+/// Each language's compiled tags query, or why it failed to compile.
+static QUERIES: [OnceLock<Result<TagsQuery, String>>; Lang::ALL.len()] =
+    [const { OnceLock::new() }; Lang::ALL.len()];
+
+/// Whether `lang`'s tags query is being compiled ahead (claimed by
+/// `claim_tags_query_prefetch`) and not done yet: a parse thread may then parse before it
+/// waits for the query (`tags::extract_tags_or_parse`).
+pub fn tags_query_compiling(lang: Lang) -> bool {
+    tags_query_prefetched(lang) && QUERIES[slot(lang)].get().is_none()
+}
+
+/// Languages whose query an index build started compiling ahead (bit `slot(lang)`; see
+/// `index::QueryPrefetch`).
+static PREFETCHED: AtomicU32 = AtomicU32::new(0);
+
+/// Whether compiling `lang`'s tags query ahead was claimed already: a caller can skip
+/// deciding whether to ask.
+pub fn tags_query_prefetched(lang: Lang) -> bool {
+    PREFETCHED.load(Ordering::Relaxed) & (1 << slot(lang)) != 0
+}
+
+/// Claims compiling `lang`'s tags query ahead of its first parse: true for the first caller
+/// in the process only, who then compiles it (`compiled_tags_query`) on a worker.
+pub fn claim_tags_query_prefetch(lang: Lang) -> bool {
+    let bit = 1 << slot(lang);
+    PREFETCHED.fetch_or(bit, Ordering::Relaxed) & bit == 0
+}
+
+fn compile(lang: Lang) -> Result<TagsQuery, String> {
+    let grammar = grammar(lang);
+    let source = tags_query_source(lang);
+    let query = Query::new(&grammar, source).map_err(|e| {
+        format!(
+            "{} at line {}, column {}: {}",
+            kind_name(&e.kind),
+            e.row + 1,
+            e.column + 1,
+            e.message
+        )
+    })?;
+    // A misspelt capture would silently produce no tags; reject it at compile time instead.
+    if let Some(bad) = query
+        .capture_names()
+        .iter()
+        .find(|name| tags::capture_role(name).is_none())
+    {
+        return Err(format!("unknown capture name @{bad}"));
+    }
+    let roots = root_kinds(&grammar, &query, source);
+    Ok(TagsQuery { query, roots })
+}
+
+/// Which node kinds start a pattern, read from each pattern's source text: `(kind …)`.
+fn root_kinds(grammar: &Language, query: &Query, source: &str) -> Option<Vec<bool>> {
+    let mut roots = vec![false; grammar.node_kind_count()];
+    for pattern in 0..query.pattern_count() {
+        let text = source.get(query.start_byte_for_pattern(pattern)..)?;
+        let kind = pattern_root(text)?;
+        let id = grammar.id_for_node_kind(kind, true);
+        // `_` and `ERROR` are not real kinds; an unknown name was rejected by `Query::new`.
+        if id == 0 || kind == "_" || kind == "ERROR" {
+            return None;
+        }
+        *roots.get_mut(usize::from(id))? = true;
+    }
+    Some(roots)
+}
+
+/// The node kind a pattern starts with, or `None` if it does not start with `(kind`.
+fn pattern_root(text: &str) -> Option<&str> {
+    let rest = text.strip_prefix('(')?;
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    let kind = &rest[..end];
+    (!kind.is_empty()).then_some(kind)
+}
+
+fn kind_name(kind: &tree_sitter::QueryErrorKind) -> &'static str {
+    use tree_sitter::QueryErrorKind as K;
+    match kind {
+        K::Syntax => "syntax error",
+        K::NodeType => "unknown node type",
+        K::Field => "unknown field",
+        K::Capture => "unknown capture",
+        K::Predicate => "bad predicate",
+        K::Structure => "impossible pattern",
+        K::Language => "language error",
+    }
+}
+
+/// Compile every language's query; the first failure is returned. Used by tests and at start-up
+/// so a broken `.scm` file is a clear error rather than files with no tags.
+pub fn check_all_queries() -> Result<(), EngineError> {
+    for lang in Lang::ALL {
+        tags_query(lang)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_query_compiles() {
+        if let Err(e) = check_all_queries() {
+            panic!("{e}");
+        }
+    }
+
+    #[test]
+    fn query_is_compiled_once() {
+        let a = std::ptr::from_ref::<Query>(tags_query(Lang::Go).unwrap());
+        let b = std::ptr::from_ref::<Query>(tags_query(Lang::Go).unwrap());
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn every_query_knows_its_roots() {
+        for lang in Lang::ALL {
+            let compiled = compiled_tags_query(lang).unwrap();
+            let roots = compiled
+                .roots
+                .as_ref()
+                .unwrap_or_else(|| panic!("{lang:?}"));
+            assert!(roots.iter().any(|&r| r), "{lang:?}");
+        }
+        let go = compiled_tags_query(Lang::Go)
+            .unwrap()
+            .roots
+            .as_ref()
+            .unwrap();
+        let g = grammar(Lang::Go);
+        assert!(go[usize::from(g.id_for_node_kind("import_spec", true))]);
+        assert!(go[usize::from(g.id_for_node_kind("source_file", true))]);
+        assert!(!go[usize::from(g.id_for_node_kind("identifier", true))]);
+    }
+
+    #[test]
+    fn pattern_roots() {
+        assert_eq!(pattern_root("(class_body) @x"), Some("class_body"));
+        assert_eq!(pattern_root("(a_b (c))"), Some("a_b"));
+        assert_eq!(pattern_root("[(a) (b)]"), None);
+        assert_eq!(pattern_root("((a) @x (#eq? @x \"y\"))"), None);
+        assert_eq!(pattern_root("(_) @x"), Some("_"));
+    }
+
+    #[test]
+    fn unsupported_languages_by_extension() {
+        // The table is searched by binary search: it must stay sorted, without duplicates.
+        assert!(UNSUPPORTED.windows(2).all(|w| w[0].0 < w[1].0));
+        assert_eq!(unsupported_language("app/src/Main.kt"), Some("kotlin"));
+        assert_eq!(unsupported_language("scripts/x.SH"), Some("shell"));
+        assert_eq!(unsupported_language("src/App.vue"), Some("vue"));
+        // Supported languages, prose, data and names without an extension are not listed.
+        for path in [
+            "a.rs",
+            "a.java",
+            "a.h",
+            "README.md",
+            "a.json",
+            "Makefile",
+            "a.css",
+        ] {
+            assert_eq!(unsupported_language(path), None, "{path}");
+        }
+        for (ext, _) in UNSUPPORTED {
+            assert!(Lang::from_path(&format!("x.{ext}")).is_none(), "{ext}");
+        }
+        let names = supported_language_names();
+        assert_eq!(names.len(), Lang::ALL.len() - 1);
+        assert!(names.contains(&"c++") && names.contains(&"typescript"));
+    }
+
+    #[test]
+    fn grammars_accept_their_language() {
+        for lang in Lang::ALL {
+            let mut parser = tree_sitter::Parser::new();
+            assert!(parser.set_language(&grammar(lang)).is_ok(), "{lang:?}");
+        }
+    }
+}

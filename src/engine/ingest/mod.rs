@@ -1,0 +1,8 @@
+//! Reading a repository: which files are indexed (`walk`), their languages and tags queries
+//! (`lang`), the tree-sitter tags of each file (`tags`) and the commit history search reads
+//! (`history`). Imports only `base`. The walk and the parse run on rayon's pool.
+
+pub mod history;
+pub mod lang;
+pub mod tags;
+pub mod walk;

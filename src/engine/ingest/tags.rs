@@ -1,0 +1,1856 @@
+//! Tag extraction: one parse and one walk over the tree turn a file's source into
+//! definitions, references and imports (`FileTags`).
+//!
+//! Runs on rayon workers: each thread keeps its own parser; the compiled queries and reference
+//! rules are shared. Never panics on hostile input, and gives up after a time budget
+//! (pathological files would otherwise stall a whole build). Definitions and imports come from
+//! the language's tags query (see the capture names in `assets/queries/typescript-tags.scm`),
+//! run only on the nodes whose kind starts one of its patterns; references come from the rules
+//! in `refs`, checked on the same walk. This module turns both into model values: kinds that
+//! depend on context, signature lines, nesting, qualifiers and import statements. In TS/JS a
+//! plain use of a name the file binds itself (variable, parameter, destructured name) is not
+//! kept as a reference: it means that binding, and would otherwise become a bare-name guess
+//! into whichever file defines the name at top level.
+//!
+//! Why a walk and not one query pass: tree-sitter's query engine costs more per node than the
+//! parse itself once patterns match "every identifier", while comparing precomputed kind ids
+//! costs nanoseconds. Hot paths avoid `Node::parent()`, which tree-sitter computes by walking
+//! down from the root: the walk keeps its own ancestor stack.
+
+mod conditional;
+mod declarators;
+mod imports;
+mod named;
+mod refs;
+
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::cmp::Reverse;
+use std::collections::{HashMap, HashSet};
+use std::time::{Duration, Instant};
+
+use tree_sitter::{
+    Node, ParseOptions, ParseState, Parser, Query, QueryCursor, QueryCursorOptions,
+    QueryCursorState, QueryMatch, StreamingIterator, Tree,
+};
+
+use crate::engine::base::model::{
+    DefKind, Definition, FileTags, Import, ImportedName, Lang, LineRange, RefKind, RefList,
+    RefView, Reference,
+};
+use crate::engine::ingest::lang::{self, TagsQuery};
+use refs::{Frame, Rules};
+
+/// Base wall-clock budget for parsing plus querying one file. Ordinary files take
+/// milliseconds; pathological input (megabytes on one line, deeply nested garbage) is cut here.
+pub const TIME_BUDGET: Duration = Duration::from_secs(1);
+
+/// Extra budget per line, so a legitimately long file is not cut short when rayon keeps every
+/// core busy (a 19,000-line TypeScript file takes ~1.5 s in a debug build on a loaded 2-core
+/// machine). Minified or garbage input has few lines and stays near `TIME_BUDGET`.
+const TIME_PER_LINE: Duration = Duration::from_micros(100);
+
+/// Upper bound of the whole budget, whatever the line count.
+const MAX_TIME_BUDGET: Duration = Duration::from_secs(5);
+
+/// A signature never shows more than this many lines, even if the body opens later.
+pub const MAX_SIGNATURE_LINES: u32 = 6;
+
+/// A definition keeps the header lines of at most this many enclosing scopes, the innermost
+/// (`Definition::scope_lines`). Real code nests definitions a few levels deep; the cap keeps
+/// what a file costs linear in its size however deep it nests.
+pub const MAX_SCOPE_LINES: usize = 8;
+
+/// A definition without a body shows all its lines when it has at most this many.
+const SHORT_DEFINITION_LINES: u32 = 3;
+
+/// What a capture name in a tags query means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CaptureRole {
+    Name,
+    Definition(DefSpec),
+    /// C/C++: a declaration or function definition whose declarators name the functions it
+    /// defines; no `@name` (see `declarators`).
+    Declarators,
+    /// A definition named by its own fields (C/C++ types, typedefs, aliases and macros; Ruby
+    /// classes, modules, methods and constants; C# and TypeScript declarations); no `@name`
+    /// (see `named`).
+    Named,
+    Outer,
+    ClassBody,
+    /// A module-level object literal: its methods and function-valued properties are
+    /// definitions (see `scan_object_members`).
+    ObjectMembers,
+    /// TS/JS: the program, whose module-level constants, variables and object literals are
+    /// found by the extractor (see `scan_module`).
+    Module,
+    Import,
+    ImportBinding,
+    /// TS/JS: a variable declarator whose value may be a `require(…)` or `await import(…)`
+    /// call: an import bound to the declarator's name (see `Extractor::declared_import`).
+    ImportDeclarator,
+    /// `@_foo`: only used by predicates.
+    Helper,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DefSpec {
+    Kind(DefKind),
+    /// A Go `type_spec`: struct, interface or alias depending on its type.
+    GoType,
+}
+
+/// The role of a capture name, or `None` if the name is not part of the query contract.
+pub(crate) fn capture_role(name: &str) -> Option<CaptureRole> {
+    if name.starts_with('_') {
+        return Some(CaptureRole::Helper);
+    }
+    let role = match name {
+        "name" => CaptureRole::Name,
+        "declarators" => CaptureRole::Declarators,
+        "named" => CaptureRole::Named,
+        "outer" => CaptureRole::Outer,
+        "class_body" => CaptureRole::ClassBody,
+        "object_members" => CaptureRole::ObjectMembers,
+        "module" => CaptureRole::Module,
+        "import" => CaptureRole::Import,
+        "import.binding" => CaptureRole::ImportBinding,
+        "import.declarator" => CaptureRole::ImportDeclarator,
+        "definition.type" => CaptureRole::Definition(DefSpec::GoType),
+        _ => {
+            let kind = match name.strip_prefix("definition.")? {
+                "function" => DefKind::Function,
+                "method" => DefKind::Method,
+                "class" => DefKind::Class,
+                "interface" => DefKind::Interface,
+                "type_alias" => DefKind::TypeAlias,
+                "enum" => DefKind::Enum,
+                "struct" => DefKind::Struct,
+                "constant" => DefKind::Constant,
+                "variable" => DefKind::Variable,
+                _ => return None,
+            };
+            CaptureRole::Definition(DefSpec::Kind(kind))
+        }
+    };
+    Some(role)
+}
+
+/// A thread's parser and the language it is set to: `set_language` re-creates the external
+/// scanner, so it is skipped when consecutive files share a language.
+struct ThreadParser {
+    parser: Parser,
+    lang: Option<Lang>,
+}
+
+thread_local! {
+    static PARSER: RefCell<ThreadParser> = RefCell::new(ThreadParser {
+        parser: Parser::new(),
+        lang: None,
+    });
+}
+
+/// Extract the tags of one file. Syntax errors still give tags (tree-sitter recovers) and are
+/// counted in `parse_errors`. If the file cannot be parsed within its budget (see
+/// `time_budget`) the result is empty with `parse_errors = 1`; if the walk runs out of time the
+/// tags found so far are kept. A broken query (see `lang::check_all_queries`) gives empty tags.
+pub fn extract_tags(lang: Lang, source: &str) -> FileTags {
+    extract_tags_until(lang, source, Instant::now() + time_budget(source))
+}
+
+/// `extract_tags` with the deadline given.
+fn extract_tags_until(lang: Lang, source: &str, deadline: Instant) -> FileTags {
+    let Ok(query) = lang::compiled_tags_query(lang) else {
+        return FileTags::default();
+    };
+    let source = &*parser_view(lang, source);
+    let Some(tree) = parse(lang, source, deadline) else {
+        return unparsed();
+    };
+    tag_tree(lang, source, query, &tree, deadline)
+}
+
+/// What a file that could not be tagged gives: no tags, one parse error (its parse ran out
+/// of budget here; `index` gives the same for a parse that panicked).
+pub(crate) fn unparsed() -> FileTags {
+    FileTags {
+        parse_errors: 1,
+        ..FileTags::default()
+    }
+}
+
+/// Runs the query and the reference walk over a parsed `tree` of `source` (the parser's view).
+fn tag_tree(
+    lang: Lang,
+    source: &str,
+    query: &TagsQuery,
+    tree: &Tree,
+    deadline: Instant,
+) -> FileTags {
+    let mut tags = Extractor::new(lang, source).run(query, tree, deadline);
+    tags.parse_errors = count_errors(tree);
+    tags
+}
+
+/// What `extract_tags_or_parse` gives: the tags, or the tree when the language's query is
+/// still compiling on another thread.
+pub(crate) enum Tagging {
+    Done(FileTags),
+    QueryCompiling(ParsedAhead),
+}
+
+/// A file parsed while its language's tags query was compiling elsewhere; `finish_tags` tags
+/// it once the query is there.
+pub(crate) struct ParsedAhead {
+    lang: Lang,
+    tree: Tree,
+    /// The parser's view of the source when it is not the source itself (C#).
+    owned_view: Option<String>,
+    /// What was left of the file's time budget when its parse ended: the wait for the query
+    /// is not charged to the file.
+    budget_left: Duration,
+}
+
+impl ParsedAhead {
+    pub(crate) fn lang(&self) -> Lang {
+        self.lang
+    }
+}
+
+/// `extract_tags`, except that when another thread is compiling the language's tags query
+/// (`lang::tags_query_compiling`), the file is parsed and handed back rather than waiting on
+/// the compile: a build's first files of a language are parsed while its query compiles
+/// (tens of milliseconds; C++ ~40 ms), which otherwise kept the other core idle on a small
+/// repository. With `may_defer` false it is `extract_tags`.
+pub(crate) fn extract_tags_or_parse(lang: Lang, source: &str, may_defer: bool) -> Tagging {
+    if !may_defer || !lang::tags_query_compiling(lang) {
+        return Tagging::Done(extract_tags(lang, source));
+    }
+    match parse_ahead(lang, source) {
+        None => Tagging::Done(unparsed()),
+        // The compile ended during the parse.
+        Some(parsed) if !lang::tags_query_compiling(lang) => {
+            Tagging::Done(finish_tags(parsed, source))
+        }
+        Some(parsed) => Tagging::QueryCompiling(parsed),
+    }
+}
+
+/// The parse half of `extract_tags`: `None` when the file could not be parsed within its
+/// budget.
+fn parse_ahead(lang: Lang, source: &str) -> Option<ParsedAhead> {
+    let deadline = Instant::now() + time_budget(source);
+    let view = parser_view(lang, source);
+    let tree = parse(lang, &view, deadline)?;
+    Some(ParsedAhead {
+        lang,
+        tree,
+        owned_view: match view {
+            Cow::Owned(text) => Some(text),
+            Cow::Borrowed(_) => None,
+        },
+        budget_left: deadline.saturating_duration_since(Instant::now()),
+    })
+}
+
+/// The tags of a file `extract_tags_or_parse` parsed ahead of its query (`source` is the
+/// same text), waiting for the compile if it is still running.
+pub(crate) fn finish_tags(parsed: ParsedAhead, source: &str) -> FileTags {
+    let Ok(query) = lang::compiled_tags_query(parsed.lang) else {
+        return FileTags::default();
+    };
+    let view = parsed.owned_view.as_deref().unwrap_or(source);
+    let deadline = Instant::now() + parsed.budget_left;
+    tag_tree(parsed.lang, view, query, &parsed.tree, deadline)
+}
+
+/// Parses `source` and drops the tree: what a file costs tree-sitter alone (`mapscope bench
+/// --parse-floor`). False when the parse ran out of its time budget.
+pub fn parse_only(lang: Lang, source: &str) -> bool {
+    let source = &*parser_view(lang, source);
+    parse(lang, source, Instant::now() + time_budget(source)).is_some()
+}
+
+/// The text the parser reads: the source itself, except in C#, whose conditional
+/// compilation keeps only the first branch of each chain (see `conditional`). Same length and
+/// lines as the source, so positions and signatures are the file's.
+fn parser_view(lang: Lang, source: &str) -> Cow<'_, str> {
+    match lang {
+        Lang::CSharp => conditional::first_branches(source),
+        _ => Cow::Borrowed(source),
+    }
+}
+
+/// How long one file may take: `TIME_BUDGET` plus `TIME_PER_LINE` per line, at most
+/// `MAX_TIME_BUDGET`.
+pub fn time_budget(source: &str) -> Duration {
+    let lines = source.bytes().filter(|&b| b == b'\n').count();
+    let extra = TIME_PER_LINE.saturating_mul(u32::try_from(lines).unwrap_or(u32::MAX));
+    TIME_BUDGET.saturating_add(extra).min(MAX_TIME_BUDGET)
+}
+
+/// Tree-sitter reports progress every hundred or so parse operations; reading the clock on
+/// every report would be a measurable share of a fast parse.
+const CLOCK_EVERY_PROGRESS_CALLS: u32 = 16;
+
+/// The walk reads the clock once per this many nodes.
+const CLOCK_EVERY_NODES: u32 = 4096;
+
+fn parse(lang: Lang, source: &str, deadline: Instant) -> Option<Tree> {
+    let run = |tp: &mut ThreadParser| {
+        if tp.lang != Some(lang) {
+            tp.lang = None;
+            tp.parser.set_language(&lang::grammar(lang)).ok()?;
+            tp.lang = Some(lang);
+        }
+        let bytes = source.as_bytes();
+        let mut calls = 0u32;
+        let mut past_deadline = |_: &ParseState| {
+            calls = calls.wrapping_add(1);
+            calls.is_multiple_of(CLOCK_EVERY_PROGRESS_CALLS) && Instant::now() >= deadline
+        };
+        let options = ParseOptions::new().progress_callback(&mut past_deadline);
+        let tree = tp.parser.parse_with_options(
+            &mut |offset, _| bytes.get(offset..).unwrap_or_default(),
+            None,
+            Some(options),
+        );
+        if tree.is_none() {
+            // A cancelled parse would otherwise be resumed by the next call on this thread.
+            tp.parser.reset();
+        }
+        tree
+    };
+    let fresh = || ThreadParser {
+        parser: Parser::new(),
+        lang: None,
+    };
+    // The thread-local parser is only unavailable during thread teardown; fall back to a new one.
+    PARSER
+        .try_with(|cell| match cell.try_borrow_mut() {
+            Ok(mut tp) => run(&mut tp),
+            Err(_) => run(&mut fresh()),
+        })
+        .unwrap_or_else(|_| run(&mut fresh()))
+}
+
+/// Number of ERROR and MISSING nodes, visiting only subtrees that contain errors.
+fn count_errors(tree: &Tree) -> u32 {
+    let root = tree.root_node();
+    if !root.has_error() {
+        return 0;
+    }
+    let mut count = 0u32;
+    let mut cursor = root.walk();
+    loop {
+        let node = cursor.node();
+        if node.is_error() || node.is_missing() {
+            count = count.saturating_add(1);
+        }
+        if node.has_error() && cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                return count;
+            }
+        }
+    }
+}
+
+/// A definition as captured, before its kind and nesting are resolved.
+struct DefCandidate<'t> {
+    node: Node<'t>,
+    name: Node<'t>,
+    spec: DefSpec,
+    /// First and last row of the widest wrapper seen (`export`, decorators).
+    outer_rows: Option<(usize, usize)>,
+}
+
+/// Borrowed from the source: a minified file can yield millions of candidates, and only the
+/// distinct ones are packed into the file's `RefList`.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+struct RefCandidate<'s> {
+    line: u32,
+    name: &'s str,
+    kind: RefKind,
+    qualifier: Option<&'s str>,
+}
+
+/// Node ids (addresses) hashed by FxHash: SipHash showed up in profiles for these small
+/// per-file maps, and their contents never leak an iteration order.
+type IdBuild = rustc_hash::FxBuildHasher;
+
+/// A query with the node kinds its patterns start with, and the roles of its captures.
+type RootedQuery<'q> = (&'q Query, &'q [bool], &'q [Option<CaptureRole>]);
+
+struct Extractor<'s, 't> {
+    lang: Lang,
+    src: &'s str,
+    defs: Vec<DefCandidate<'t>>,
+    /// (definition node id, name node id) → index in `defs`: a Go spec can define several names.
+    def_index: HashMap<(usize, usize), usize, IdBuild>,
+    refs: Vec<RefCandidate<'s>>,
+    /// Names the file binds locally (TS/JS variables, parameters, patterns; see
+    /// `Verdict::binds`).
+    bound: HashSet<&'s str>,
+    /// Definition names: never also plain references or types.
+    names: HashSet<usize, IdBuild>,
+    /// Method node id → first row of the decorators right before it (TypeScript class bodies).
+    decorated_from: HashMap<usize, usize, IdBuild>,
+    /// Import statements or calls with their binding, in walk order; `import_index` maps a node
+    /// id to its entry (two patterns can capture one node, one of them with the binding).
+    imports: Vec<(Node<'t>, Option<Node<'t>>)>,
+    import_index: HashMap<usize, usize, IdBuild>,
+}
+
+impl<'s, 't> Extractor<'s, 't> {
+    fn new(lang: Lang, src: &'s str) -> Self {
+        Extractor {
+            lang,
+            src,
+            defs: Vec::new(),
+            def_index: HashMap::default(),
+            refs: Vec::new(),
+            bound: HashSet::default(),
+            names: HashSet::default(),
+            decorated_from: HashMap::default(),
+            imports: Vec::new(),
+            import_index: HashMap::default(),
+        }
+    }
+
+    fn text(&self, node: Node) -> Option<&'s str> {
+        self.src.get(node.start_byte()..node.end_byte())
+    }
+
+    fn run(mut self, tags_query: &TagsQuery, tree: &'t Tree, deadline: Instant) -> FileTags {
+        let query = &tags_query.query;
+        let roles: Vec<Option<CaptureRole>> = query
+            .capture_names()
+            .iter()
+            .map(|name| capture_role(name))
+            .collect();
+        let rules = Rules::of(self.lang);
+        if let Some(roots) = &tags_query.roots {
+            self.walk(tree, rules, Some((query, roots, &roles)), deadline);
+        } else {
+            // A pattern that does not start with a node kind: query the whole tree first
+            // (definition names must be known before the walk meets them).
+            self.query_all(query, &roles, tree, deadline);
+            self.walk(tree, rules, None, deadline);
+        }
+
+        let mut tags = FileTags::default();
+        let (imports, import_refs) = self.build_imports();
+        tags.defs = self.build_defs();
+        tags.refs = self.build_refs(&imports, import_refs);
+        tags.imports = imports;
+        tags.imports.shrink_to_fit();
+        tags.module_scoped = self.is_js_module(tree.root_node(), !tags.imports.is_empty());
+        tags
+    }
+
+    /// TS/JS: whether the file is a module rather than a script (see
+    /// `FileTags::module_scoped`): any import (`require` and `import()` included), or a
+    /// top-level `export` / `module.exports` / `exports.x`. Only the top level is read.
+    fn is_js_module(&self, root: Node, has_imports: bool) -> bool {
+        if !matches!(self.lang, Lang::TypeScript | Lang::Tsx | Lang::JavaScript) {
+            return false;
+        }
+        if has_imports {
+            return true;
+        }
+        let mut cursor = root.walk();
+        let found = root.children(&mut cursor).any(|child| match child.kind() {
+            "import_statement" | "export_statement" => true,
+            "expression_statement" => self
+                .text(child)
+                .is_some_and(|t| t.starts_with("module.exports") || t.starts_with("exports.")),
+            _ => false,
+        });
+        found
+    }
+
+    fn query_all(
+        &mut self,
+        query: &Query,
+        roles: &[Option<CaptureRole>],
+        tree: &'t Tree,
+        deadline: Instant,
+    ) {
+        let mut cursor = QueryCursor::new();
+        let mut past_deadline = |_: &QueryCursorState| Instant::now() >= deadline;
+        let options = QueryCursorOptions::new().progress_callback(&mut past_deadline);
+        let mut matches =
+            cursor.matches_with_options(query, tree.root_node(), self.src.as_bytes(), options);
+        while let Some(m) = matches.next() {
+            self.on_match(m, roles);
+        }
+    }
+
+    /// One pre-order walk over every node: runs the tags query on nodes that can start one of
+    /// its patterns (`query`), and classifies name nodes as references. The walk keeps the
+    /// ancestors of the current node, with the fields the rules read.
+    fn walk(
+        &mut self,
+        tree: &'t Tree,
+        rules: &Rules,
+        query: Option<RootedQuery<'_>>,
+        deadline: Instant,
+    ) {
+        let mut query_cursor = QueryCursor::new();
+        // Only patterns starting at the node itself: its descendants get their own turn.
+        query_cursor.set_max_start_depth(Some(0));
+        let src = self.src.as_bytes();
+        let mut cursor = tree.walk();
+        let mut stack: Vec<Frame<'t>> = Vec::with_capacity(64);
+        // Ancestors whose subtree holds no references (`Rules::is_opaque`: import statements
+        // of the languages with data rules, a C# namespace's name).
+        let mut opaque_depth = 0usize;
+        let mut visited = 0u32;
+        loop {
+            let node = cursor.node();
+            let kind = node.kind_id();
+            let parent_kind = stack.last().map_or(u16::MAX, |p| p.kind);
+            let field = if rules.wants_field(parent_kind) {
+                cursor.field_id().map_or(0, std::num::NonZero::get)
+            } else {
+                0
+            };
+            let frame = Frame {
+                node,
+                kind,
+                field,
+                qual: None,
+            };
+            if let Some((query, roots, roles)) = query {
+                if roots.get(usize::from(kind)).copied().unwrap_or(false) {
+                    let mut matches = query_cursor.matches(query, node, src);
+                    while let Some(m) = matches.next() {
+                        self.on_match(m, roles);
+                    }
+                }
+            }
+            if opaque_depth == 0
+                && rules.may_apply(kind, parent_kind)
+                && !rules.is_opaque(kind, parent_kind, field)
+            {
+                self.classify(rules, &frame, &stack);
+            }
+            if let Some(parent) = stack.last_mut() {
+                rules.note_qualifier(parent, &frame);
+            }
+            visited = visited.wrapping_add(1);
+            if visited.is_multiple_of(CLOCK_EVERY_NODES) && Instant::now() >= deadline {
+                return;
+            }
+            if cursor.goto_first_child() {
+                opaque_depth += usize::from(rules.is_opaque(kind, parent_kind, field));
+                stack.push(frame);
+                continue;
+            }
+            while !cursor.goto_next_sibling() {
+                if !cursor.goto_parent() {
+                    return;
+                }
+                if let Some(done) = stack.pop() {
+                    let parent_kind = stack.last().map_or(u16::MAX, |p| p.kind);
+                    opaque_depth -=
+                        usize::from(rules.is_opaque(done.kind, parent_kind, done.field));
+                }
+            }
+        }
+    }
+
+    fn classify(&mut self, rules: &Rules, frame: &Frame<'t>, stack: &[Frame<'t>]) {
+        let Some(name) = self.text(frame.node) else {
+            return;
+        };
+        if name.is_empty() {
+            return;
+        }
+        let verdict = rules.classify(frame, stack, name);
+        if verdict.binds {
+            self.bound.insert(name);
+        }
+        let Some((kind, qualifier)) = verdict.result() else {
+            return;
+        };
+        if matches!(kind, RefKind::Reference | RefKind::Type)
+            && self.names.contains(&frame.node.id())
+        {
+            return;
+        }
+        let qualifier = rules.plain_qualifier(qualifier).and_then(|q| self.text(q));
+        self.refs.push(RefCandidate {
+            line: line_of(frame.node.start_position().row),
+            name,
+            kind,
+            qualifier,
+        });
+    }
+
+    fn on_match(&mut self, m: &QueryMatch<'_, 't>, roles: &[Option<CaptureRole>]) {
+        let mut def: Option<(Node<'t>, DefSpec)> = None;
+        let mut name = None;
+        let mut declarators = None;
+        let mut named = false;
+        let mut outer: Option<Node<'t>> = None;
+        let mut import = None;
+        let mut binding = None;
+        for capture in m.captures {
+            let node = capture.node;
+            let Some(Some(role)) = roles.get(capture.index as usize) else {
+                continue;
+            };
+            match *role {
+                CaptureRole::Name => {
+                    self.names.insert(node.id());
+                    name = Some(node);
+                }
+                CaptureRole::Definition(spec) => def = Some((node, spec)),
+                CaptureRole::Declarators => declarators = Some(node),
+                CaptureRole::Named => named = true,
+                CaptureRole::Outer => outer = Some(node),
+                CaptureRole::ClassBody => self.scan_class_body(node),
+                CaptureRole::ObjectMembers => self.scan_object_members(node),
+                CaptureRole::Module => self.scan_module(node),
+                CaptureRole::Import => import = Some(node),
+                CaptureRole::ImportBinding => binding = Some(node),
+                CaptureRole::ImportDeclarator => {
+                    if let Some((call, name)) = self.declared_import(node) {
+                        self.record_import(call, Some(name));
+                    }
+                }
+                CaptureRole::Helper => {}
+            }
+        }
+        if let (Some((node, spec)), Some(owner)) = (def, declarators) {
+            self.add_declared_functions(node, owner, spec, outer);
+        } else if let (Some((node, spec)), Some(name)) = (def, name) {
+            self.add_def(node, name, spec, outer);
+        } else if let (Some((node, spec)), true) = (def, named) {
+            for name in named::field_names(self.lang, node) {
+                self.names.insert(name.id());
+                self.add_def(node, name, spec, outer);
+            }
+        }
+        if let Some(node) = import.filter(|&node| self.is_import(node)) {
+            self.record_import(node, binding);
+        }
+    }
+
+    /// Keeps `node` as an import statement once, with the name its result is bound to if
+    /// any match gave one.
+    fn record_import(&mut self, node: Node<'t>, binding: Option<Node<'t>>) {
+        let index = *self.import_index.entry(node.id()).or_insert_with(|| {
+            self.imports.push((node, None));
+            self.imports.len() - 1
+        });
+        if binding.is_some() {
+            if let Some(entry) = self.imports.get_mut(index) {
+                entry.1 = binding;
+            }
+        }
+    }
+
+    /// C/C++: one definition per function that a declarator of `owner` declares (`int f(),
+    /// *g();` declares two; `int x;` none). `Type::name` is a method whose parent `Type` is
+    /// found later (`impl_owner`).
+    fn add_declared_functions(
+        &mut self,
+        node: Node<'t>,
+        owner: Node<'t>,
+        spec: DefSpec,
+        outer: Option<Node<'t>>,
+    ) {
+        let mut cursor = owner.walk();
+        for declarator in owner.children_by_field_name("declarator", &mut cursor) {
+            let Some(found) = declarators::declared_function(self.lang, owner, declarator) else {
+                continue;
+            };
+            // A `template <…>` wrapper starts the signature only of a function with a plain
+            // declarator and an unqualified name (as when the query spelt the forms out, so
+            // signatures stay the same); any other form is added by the bare pattern alone.
+            if outer.is_some() && (found.wrapped || found.qualified) {
+                continue;
+            }
+            let spec = if found.qualified {
+                DefSpec::Kind(DefKind::Method)
+            } else {
+                spec
+            };
+            self.names.insert(found.name.id());
+            self.add_def(node, found.name, spec, outer);
+        }
+    }
+
+    fn add_def(&mut self, node: Node<'t>, name: Node<'t>, spec: DefSpec, outer: Option<Node<'t>>) {
+        let outer_rows = outer.map(|o| (o.start_position().row, end_row(o)));
+        let key = (node.id(), name.id());
+        if let Some(&i) = self.def_index.get(&key) {
+            // The same declaration matched bare and behind a wrapper: keep the widest wrapper.
+            let existing = &mut self.defs[i];
+            existing.outer_rows = match (existing.outer_rows, outer_rows) {
+                (Some(a), Some(b)) => Some((a.0.min(b.0), a.1.max(b.1))),
+                (a, b) => a.or(b),
+            };
+            return;
+        }
+        self.def_index.insert(key, self.defs.len());
+        self.defs.push(DefCandidate {
+            node,
+            name,
+            spec,
+            outer_rows,
+        });
+    }
+
+    /// TS/JS: what the program's own statements define, in one pass over them.
+    /// - Constants and variables (`add_module_declarators`): bare or behind `export`, which is
+    ///   then the wrapper that starts the signature.
+    /// - Object literals, each scanned for members (`scan_object_members`): the value of a
+    ///   `const`/`let`/`var` declarator, or one of the object arguments of a call that is
+    ///   that value (`const c = defineConfig({ … })`); the same behind `export`
+    ///   (`export const`/`export let` only); `export default { … }` or `export default
+    ///   f({ … })`; and `a.b = { … }` (`module.exports = { … }`).
+    ///
+    /// Locals stay out: they are not part of a map. Read here rather than by eleven query
+    /// patterns (`(program (lexical_declaration kind: "const" (variable_declarator name:
+    /// (identifier) @name)))`, …), which took about half of the TypeScript query's ~27 ms
+    /// compile.
+    fn scan_module(&mut self, program: Node<'t>) {
+        let mut cursor = program.walk();
+        for statement in program.named_children(&mut cursor) {
+            match statement.kind() {
+                "lexical_declaration" | "variable_declaration" => {
+                    self.add_module_declarators(statement, statement);
+                    self.scan_declarator_objects(statement);
+                }
+                "export_statement" => {
+                    if let Some(declaration) =
+                        statement.child_by_field_name("declaration").filter(|d| {
+                            matches!(d.kind(), "lexical_declaration" | "variable_declaration")
+                        })
+                    {
+                        self.add_module_declarators(declaration, statement);
+                        if declaration.kind() == "lexical_declaration" {
+                            self.scan_declarator_objects(declaration);
+                        }
+                    }
+                    if let Some(value) = statement.child_by_field_name("value") {
+                        self.scan_object_value(value);
+                    }
+                }
+                "expression_statement" => {
+                    for assignment in children_of_kind(statement, "assignment_expression") {
+                        let left = assignment.child_by_field_name("left");
+                        let right = assignment.child_by_field_name("right");
+                        if let (Some(left), Some(right)) = (left, right) {
+                            if left.kind() == "member_expression" && right.kind() == "object" {
+                                self.scan_object_members(right);
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The definitions of a module-level declaration: each declarator named by an identifier
+    /// in a `const` (a constant), `let` or `var` (a variable) declaration, with `outer` as
+    /// the wrapper (`resolve_kind` later makes one whose value is a function or class a
+    /// function or class).
+    fn add_module_declarators(&mut self, declaration: Node<'t>, outer: Node<'t>) {
+        let kind = match (declaration.kind(), declaration.child_by_field_name("kind")) {
+            ("variable_declaration", _) => DefKind::Variable,
+            ("lexical_declaration", Some(k)) if k.kind() == "const" => DefKind::Constant,
+            ("lexical_declaration", Some(k)) if k.kind() == "let" => DefKind::Variable,
+            _ => return,
+        };
+        for declarator in children_of_kind(declaration, "variable_declarator") {
+            let Some(name) = declarator
+                .child_by_field_name("name")
+                .filter(|n| n.kind() == "identifier")
+            else {
+                continue;
+            };
+            self.names.insert(name.id());
+            self.add_def(declarator, name, DefSpec::Kind(kind), Some(outer));
+        }
+    }
+
+    /// The object values of a declaration's declarators (see `scan_module`).
+    fn scan_declarator_objects(&mut self, declaration: Node<'t>) {
+        for declarator in children_of_kind(declaration, "variable_declarator") {
+            if let Some(value) = declarator.child_by_field_name("value") {
+                self.scan_object_value(value);
+            }
+        }
+    }
+
+    /// `value` when it is an object literal, or the object arguments of a call it is.
+    fn scan_object_value(&mut self, value: Node<'t>) {
+        match value.kind() {
+            "object" => self.scan_object_members(value),
+            "call_expression" => {
+                let Some(arguments) = call_arguments(value) else {
+                    return;
+                };
+                for object in children_of_kind(arguments, "object") {
+                    self.scan_object_members(object);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `{ onLog() {}, resolveId: (id) => id, parse: function () {} }`: each method and each
+    /// property whose value is a function is a method definition named by its key. Done
+    /// here rather than in the query, where the member patterns would be repeated for every
+    /// place a module-level object can stand.
+    fn scan_object_members(&mut self, object: Node<'t>) {
+        let mut cursor = object.walk();
+        for member in object.named_children(&mut cursor) {
+            let name = match member.kind() {
+                "method_definition" => member.child_by_field_name("name"),
+                "pair" => member
+                    .child_by_field_name("value")
+                    .filter(|v| matches!(v.kind(), "arrow_function" | "function_expression"))
+                    .and_then(|_| member.child_by_field_name("key")),
+                _ => None,
+            };
+            let Some(name) = name.filter(|n| n.kind() == "property_identifier") else {
+                continue;
+            };
+            self.names.insert(name.id());
+            self.add_def(member, name, DefSpec::Kind(DefKind::Method), None);
+        }
+    }
+
+    /// TypeScript: the methods of a class body (method definitions and signatures, named by
+    /// their `name`, whatever its kind), and the decorators of each, which are siblings
+    /// before it. Read here rather than by three query patterns, which took ~2 ms of the
+    /// query's ~7 ms compile.
+    fn scan_class_body(&mut self, body: Node<'t>) {
+        let mut cursor = body.walk();
+        let mut run_start: Option<usize> = None;
+        for child in body.named_children(&mut cursor) {
+            if matches!(
+                child.kind(),
+                "method_definition" | "abstract_method_signature" | "method_signature"
+            ) {
+                if let Some(name) = child.child_by_field_name("name").filter(Node::is_named) {
+                    self.names.insert(name.id());
+                    self.add_def(child, name, DefSpec::Kind(DefKind::Method), None);
+                }
+            }
+            match child.kind() {
+                "decorator" => {
+                    run_start.get_or_insert(child.start_position().row);
+                }
+                "comment" => {}
+                _ => {
+                    if let Some(row) = run_start.take() {
+                        self.decorated_from.insert(child.id(), row);
+                    }
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ definitions
+
+    fn build_defs(&self) -> Vec<Definition> {
+        struct Resolved<'t> {
+            node: Node<'t>,
+            def: Definition,
+        }
+        let mut resolved: Vec<Resolved> = self
+            .defs
+            .iter()
+            .filter_map(|cand| {
+                let kind = self.resolve_kind(cand)?;
+                let name = self.text(cand.name)?.to_owned();
+                if name.is_empty() {
+                    return None;
+                }
+                let node = cand.node;
+                let mut first = node.start_position().row;
+                let mut last = end_row(node);
+                if let Some((o_first, o_last)) = cand.outer_rows {
+                    first = first.min(o_first);
+                    last = last.max(o_last);
+                }
+                if let Some(&row) = self.decorated_from.get(&node.id()) {
+                    first = first.min(row);
+                }
+                let lines = LineRange::new(line_of(first), line_of(last));
+                let signature = signature_lines(lines, self.body_open_row(node).map(line_of));
+                Some(Resolved {
+                    node,
+                    def: Definition {
+                        name,
+                        kind,
+                        lines,
+                        signature,
+                        parent: None,
+                        scope_lines: Vec::new(),
+                    },
+                })
+            })
+            .collect();
+
+        // Nesting from byte ranges: sorted by start (outer first on ties), an enclosing
+        // definition is still on the stack when its children are visited.
+        resolved.sort_by(|a, b| {
+            (a.node.start_byte(), Reverse(a.node.end_byte()), &a.def.name).cmp(&(
+                b.node.start_byte(),
+                Reverse(b.node.end_byte()),
+                &b.def.name,
+            ))
+        });
+        // Two names defined by one node (`const A, B = 1, 2`) are siblings, not nested.
+        let mut stack: Vec<((usize, usize), String, DefKind, u32)> = Vec::new();
+        for item in &mut resolved {
+            let (start, end) = (item.node.start_byte(), item.node.end_byte());
+            while stack
+                .last()
+                .is_some_and(|top| top.0 .1 < end || top.0 == (start, end))
+            {
+                stack.pop();
+            }
+            if let Some(top) = stack.last() {
+                item.def.parent = Some(top.1.clone());
+                if self.lang == Lang::Python
+                    && item.def.kind == DefKind::Function
+                    && top.2 == DefKind::Class
+                {
+                    item.def.kind = DefKind::Method;
+                }
+            }
+            // Only the innermost scopes: a copy of the whole chain per definition would cost
+            // quadratic memory in the nesting depth (50,000 nested functions: 9.7 GB).
+            let shown = stack.len().saturating_sub(MAX_SCOPE_LINES);
+            item.def.scope_lines = stack[shown..].iter().map(|s| s.3).collect();
+            if self.lang == Lang::Go && item.def.kind == DefKind::Method {
+                item.def.parent = self.go_receiver_type(item.node);
+            }
+            if matches!(item.def.kind, DefKind::Function | DefKind::Method)
+                && has_methods_in_types(self.lang)
+            {
+                // A function in a class body, or a trait's; Rust `impl T { fn … }` and C++
+                // `T::f` out of line: a method of `T`.
+                let in_type = stack.last().is_some_and(|top| {
+                    matches!(
+                        top.2,
+                        DefKind::Class | DefKind::Struct | DefKind::Interface | DefKind::Enum
+                    )
+                });
+                let owner = if item.def.parent.is_none() {
+                    self.impl_owner(item.node)
+                } else {
+                    None
+                };
+                if in_type || owner.is_some() {
+                    item.def.kind = DefKind::Method;
+                }
+                if owner.is_some() {
+                    item.def.parent = owner;
+                }
+            }
+            let header = line_of(item.node.start_position().row);
+            stack.push(((start, end), item.def.name.clone(), item.def.kind, header));
+        }
+
+        let mut defs: Vec<Definition> = resolved.into_iter().map(|r| r.def).collect();
+        defs.sort_by(|a, b| {
+            (a.lines.start, &a.name, a.kind, a.lines.end).cmp(&(
+                b.lines.start,
+                &b.name,
+                b.kind,
+                b.lines.end,
+            ))
+        });
+        // The collect above reuses the buffer of the larger `Resolved` items: give the slack
+        // back, the definitions live as long as the index.
+        defs.shrink_to_fit();
+        defs
+    }
+
+    /// The kind a captured definition really has, or `None` to drop it.
+    fn resolve_kind(&self, cand: &DefCandidate) -> Option<DefKind> {
+        let node = cand.node;
+        match cand.spec {
+            DefSpec::GoType => Some(match node.child_by_field_name("type").map(|t| t.kind()) {
+                Some("struct_type") => DefKind::Struct,
+                Some("interface_type") => DefKind::Interface,
+                _ => DefKind::TypeAlias,
+            }),
+            DefSpec::Kind(kind @ (DefKind::Constant | DefKind::Variable)) => match self.lang {
+                Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
+                    let Some(value) = node.child_by_field_name("value") else {
+                        return Some(kind);
+                    };
+                    match value.kind() {
+                        "arrow_function"
+                        | "function_expression"
+                        | "function"
+                        | "generator_function" => Some(DefKind::Function),
+                        "class" => Some(DefKind::Class),
+                        // `const fs = require('fs')` is an import, not a definition.
+                        _ if self.is_module_load(value) => None,
+                        _ => Some(kind),
+                    }
+                }
+                Lang::Python => {
+                    let name = self.text(cand.name)?;
+                    let upper = name.chars().any(|c| c.is_ascii_uppercase())
+                        && !name.chars().any(char::is_lowercase);
+                    Some(if upper {
+                        DefKind::Constant
+                    } else {
+                        DefKind::Variable
+                    })
+                }
+                _ => Some(kind),
+            },
+            DefSpec::Kind(kind) => Some(kind),
+        }
+    }
+
+    /// `require('x')`, `import('x')` or `await import('x')`.
+    fn is_module_load(&self, value: Node) -> bool {
+        let call = if value.kind() == "await_expression" {
+            match value.named_child(0) {
+                Some(inner) => inner,
+                None => return false,
+            }
+        } else {
+            value
+        };
+        if call.kind() != "call_expression" {
+            return false;
+        }
+        match call.child_by_field_name("function") {
+            Some(f) if f.kind() == "import" => true,
+            Some(f) if f.kind() == "identifier" => self.text(f) == Some("require"),
+            _ => false,
+        }
+    }
+
+    /// The row where a definition's body opens, if it has one.
+    fn body_open_row(&self, node: Node) -> Option<usize> {
+        match self.lang {
+            Lang::Python => {
+                // The body block starts at its first statement, usually on the next line; the
+                // header ends at the `:` before it.
+                let body = node.child_by_field_name("body")?;
+                let mut cursor = node.walk();
+                let colon = node
+                    .children(&mut cursor)
+                    .filter(|c| c.kind() == ":" && c.start_byte() <= body.start_byte())
+                    .last();
+                Some(colon.map_or(body.start_position().row, |c| c.start_position().row))
+            }
+            Lang::Go => match node.kind() {
+                "type_spec" => {
+                    let ty = node.child_by_field_name("type")?;
+                    let mut cursor = ty.walk();
+                    let open = ty
+                        .children(&mut cursor)
+                        .find(|c| matches!(c.kind(), "field_declaration_list" | "{"))?;
+                    Some(open.start_position().row)
+                }
+                _ => Some(node.child_by_field_name("body")?.start_position().row),
+            },
+            Lang::Ruby => {
+                // No brace: the header ends with the name, parameters or superclass; the body
+                // starts at its first statement.
+                let header_end = ["name", "parameters", "superclass", "object"]
+                    .iter()
+                    .filter_map(|f| node.child_by_field_name(f))
+                    .map(end_row)
+                    .max()?;
+                Some(header_end)
+            }
+            Lang::Rust | Lang::Java | Lang::C | Lang::Cpp | Lang::CSharp | Lang::Php => {
+                let body = node.child_by_field_name("body").or_else(|| {
+                    // A class template's body is its class's.
+                    let mut cursor = node.walk();
+                    let inner = node
+                        .named_children(&mut cursor)
+                        .find(|c| c.child_by_field_name("body").is_some());
+                    inner.and_then(|c| c.child_by_field_name("body"))
+                })?;
+                let row = body.start_position().row;
+                // A brace alone on its line (C#, PHP, Allman style) is not part of the
+                // signature: the header ends on the line before.
+                let line_start = body.start_byte() - body.start_position().column;
+                let brace_alone = row > node.start_position().row
+                    && self
+                        .src
+                        .get(line_start..body.start_byte())
+                        .is_some_and(|before| before.trim().is_empty());
+                Some(if brace_alone { row - 1 } else { row })
+            }
+            Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
+                if node.kind() == "variable_declarator" {
+                    let value = node.child_by_field_name("value")?;
+                    match value.kind() {
+                        "arrow_function"
+                        | "function_expression"
+                        | "function"
+                        | "generator_function"
+                        | "class" => Some(value.child_by_field_name("body")?.start_position().row),
+                        _ => None,
+                    }
+                } else {
+                    Some(node.child_by_field_name("body")?.start_position().row)
+                }
+            }
+        }
+    }
+
+    /// The type a free-standing function belongs to: Rust `impl T { fn f() }` → `T`, C++
+    /// `void T::f() {}` → `T`.
+    fn impl_owner(&self, node: Node) -> Option<String> {
+        match self.lang {
+            Lang::Rust => {
+                let list = node.parent().filter(|p| p.kind() == "declaration_list")?;
+                let item = list.parent().filter(|p| p.kind() == "impl_item")?;
+                let mut ty = item.child_by_field_name("type")?;
+                loop {
+                    ty = match ty.kind() {
+                        "generic_type" | "scoped_type_identifier" | "reference_type" => ty
+                            .child_by_field_name("type")
+                            .or_else(|| ty.child_by_field_name("name"))?,
+                        "type_identifier" => return self.text(ty).map(str::to_owned),
+                        _ => return None,
+                    };
+                }
+            }
+            Lang::Cpp => {
+                let mut declarator = node.child_by_field_name("declarator")?;
+                while matches!(
+                    declarator.kind(),
+                    "pointer_declarator" | "reference_declarator"
+                ) {
+                    let mut cursor = declarator.walk();
+                    declarator = declarator
+                        .named_children(&mut cursor)
+                        .find(|c| c.kind().ends_with("declarator"))?;
+                }
+                let name = declarator.child_by_field_name("declarator")?;
+                if name.kind() != "qualified_identifier" {
+                    return None;
+                }
+                let scope = name.child_by_field_name("scope")?;
+                let scope = match scope.kind() {
+                    "template_type" => scope.child_by_field_name("name")?,
+                    _ => scope,
+                };
+                self.text(scope).map(str::to_owned)
+            }
+            _ => None,
+        }
+    }
+
+    /// `func (s *Store[T]) Get()` → `Store`.
+    fn go_receiver_type(&self, method: Node) -> Option<String> {
+        let receiver = method.child_by_field_name("receiver")?;
+        let mut cursor = receiver.walk();
+        let param = receiver
+            .named_children(&mut cursor)
+            .find(|c| c.kind() == "parameter_declaration")?;
+        let mut ty = param.child_by_field_name("type")?;
+        loop {
+            ty = match ty.kind() {
+                "pointer_type" | "parenthesized_type" => ty.named_child(0)?,
+                "generic_type" => ty.child_by_field_name("type")?,
+                "type_identifier" => return self.text(ty).map(str::to_owned),
+                _ => return None,
+            };
+        }
+    }
+
+    // ------------------------------------------------------------------ references
+
+    fn build_refs(&mut self, imports: &[Import], import_refs: Vec<Reference>) -> RefList {
+        // Sorted and deduplicated while still borrowed (most candidates repeat a name on its
+        // line), then packed: each distinct name is copied once per file.
+        self.refs.sort_unstable();
+        self.refs.dedup();
+        // A plain use of a name the file binds itself (`const app = express()` …
+        // `app.use(…)`) means that binding, not a same-named definition elsewhere: left out,
+        // it cannot become a bare-name guess into another file.
+        // An imported name keeps its uses (`const { a: b } = require('./m')` binds `b` by a
+        // pattern, and a function somewhere may shadow an import).
+        if !self.bound.is_empty() {
+            for import in imports {
+                for n in &import.names {
+                    self.bound.remove(n.alias.as_deref().unwrap_or(&n.name));
+                }
+                if let Some(namespace) = &import.namespace {
+                    self.bound.remove(namespace.as_str());
+                }
+            }
+            let bound = &self.bound;
+            self.refs.retain(|r| {
+                r.qualifier.is_some()
+                    || !matches!(r.kind, RefKind::Reference | RefKind::Call)
+                    || !bound.contains(r.name)
+            });
+        }
+        if import_refs.is_empty() {
+            return RefList::from_sorted(self.refs.iter().map(|r| RefView {
+                line: r.line,
+                name: r.name,
+                kind: r.kind,
+                qualifier: r.qualifier,
+            }));
+        }
+        let mut all: Vec<RefView<'_>> = Vec::with_capacity(self.refs.len() + import_refs.len());
+        all.extend(self.refs.iter().map(|r| RefView {
+            line: r.line,
+            name: r.name,
+            kind: r.kind,
+            qualifier: r.qualifier,
+        }));
+        all.extend(import_refs.iter().map(Reference::view));
+        // RefView orders by (line, name, kind, qualifier), the candidates' order.
+        all.sort_unstable();
+        all.dedup();
+        RefList::from_sorted(all)
+    }
+
+    // ------------------------------------------------------------------ imports
+
+    fn build_imports(&self) -> (Vec<Import>, Vec<Reference>) {
+        let mut found: Vec<(usize, Import)> = Vec::new();
+        let mut refs = Vec::new();
+        for (node, binding) in &self.imports {
+            match self.lang {
+                Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
+                    self.js_import(*node, *binding, &mut found, &mut refs);
+                }
+                Lang::Python => self.py_import(*node, &mut found, &mut refs),
+                Lang::Go => self.go_import(*node, &mut found, &mut refs),
+                Lang::Rust => self.rust_import(*node, &mut found, &mut refs),
+                Lang::Java => self.java_import(*node, &mut found, &mut refs),
+                Lang::CSharp => self.csharp_import(*node, &mut found, &mut refs),
+                Lang::Php => self.php_import(*node, &mut found, &mut refs),
+                Lang::Ruby => self.ruby_import(*node, &mut found),
+                Lang::C | Lang::Cpp => self.c_include(*node, &mut found),
+            }
+        }
+        // Source order; several imports from one statement keep their order (stable sort).
+        found.sort_by_key(|(start, _)| *start);
+        (found.into_iter().map(|(_, i)| i).collect(), refs)
+    }
+
+    fn import_ref(&self, name: &str, node: Node) -> Reference {
+        Reference {
+            name: name.to_owned(),
+            kind: RefKind::Import,
+            line: line_of(node.start_position().row),
+            qualifier: None,
+        }
+    }
+
+    /// Text of a string literal without its quotes.
+    fn string_value(&self, node: Node) -> Option<String> {
+        let text = self.text(node)?;
+        let inner = text
+            .strip_prefix(['"', '\'', '`'])
+            .and_then(|t| t.strip_suffix(['"', '\'', '`']))
+            .unwrap_or(text);
+        Some(inner.to_owned())
+    }
+
+    /// An identifier, or a string used as a name (`import { "a-b" as c }`).
+    fn binding_name(&self, node: Node) -> Option<String> {
+        if node.kind() == "string" {
+            self.string_value(node)
+        } else {
+            self.text(node).map(str::to_owned)
+        }
+    }
+
+    fn js_import(
+        &self,
+        node: Node,
+        binding: Option<Node>,
+        found: &mut Vec<(usize, Import)>,
+        refs: &mut Vec<Reference>,
+    ) {
+        let mut import = Import {
+            specifier: String::new(),
+            names: Vec::new(),
+            namespace: None,
+            wildcard: false,
+            reexport: false,
+            line: line_of(node.start_position().row),
+        };
+        let mut cursor = node.walk();
+        match node.kind() {
+            "import_statement" | "export_statement" => {
+                import.reexport = node.kind() == "export_statement";
+                let mut source = node.child_by_field_name("source");
+                for child in node.children(&mut cursor) {
+                    match child.kind() {
+                        "import_clause" => self.js_import_clause(child, &mut import, refs),
+                        "import_require_clause" => {
+                            source = child.child_by_field_name("source");
+                            let mut c = child.walk();
+                            let id = child
+                                .named_children(&mut c)
+                                .find(|n| n.kind() == "identifier");
+                            if let Some(id) = id {
+                                import.namespace = self.text(id).map(str::to_owned);
+                                refs.push(self.import_ref(self.text(id).unwrap_or_default(), id));
+                            }
+                        }
+                        "export_clause" => {
+                            let mut c = child.walk();
+                            for spec in child.named_children(&mut c) {
+                                if spec.kind() != "export_specifier" {
+                                    continue;
+                                }
+                                self.push_named(spec, &mut import, refs);
+                            }
+                        }
+                        "namespace_export" => {
+                            let mut c = child.walk();
+                            if let Some(id) = child.named_children(&mut c).last() {
+                                import.namespace = self.binding_name(id);
+                            }
+                        }
+                        "*" => import.wildcard = true,
+                        _ => {}
+                    }
+                }
+                let Some(source) = source.and_then(|s| self.string_value(s)) else {
+                    return;
+                };
+                import.specifier = source;
+            }
+            "call_expression" => {
+                let Some(args) = node.child_by_field_name("arguments") else {
+                    return;
+                };
+                let mut c = args.walk();
+                let Some(source) = args
+                    .named_children(&mut c)
+                    .find(|n| n.kind() == "string")
+                    .and_then(|s| self.string_value(s))
+                else {
+                    return;
+                };
+                import.specifier = source;
+                match binding {
+                    Some(b) if b.kind() == "identifier" => {
+                        import.namespace = self.text(b).map(str::to_owned);
+                        refs.push(self.import_ref(self.text(b).unwrap_or_default(), b));
+                    }
+                    Some(b) if b.kind() == "object_pattern" => {
+                        let mut c = b.walk();
+                        for prop in b.named_children(&mut c) {
+                            self.push_destructured(prop, &mut import, refs);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            _ => return,
+        }
+        found.push((node.start_byte(), import));
+    }
+
+    fn js_import_clause(&self, clause: Node, import: &mut Import, refs: &mut Vec<Reference>) {
+        let mut cursor = clause.walk();
+        for child in clause.named_children(&mut cursor) {
+            match child.kind() {
+                "identifier" => {
+                    let Some(local) = self.text(child) else {
+                        continue;
+                    };
+                    import.names.push(ImportedName {
+                        name: "default".to_owned(),
+                        alias: Some(local.to_owned()),
+                    });
+                    refs.push(self.import_ref(local, child));
+                }
+                "namespace_import" => {
+                    let mut c = child.walk();
+                    if let Some(id) = child.named_children(&mut c).last() {
+                        if let Some(ns) = self.text(id) {
+                            import.namespace = Some(ns.to_owned());
+                            refs.push(self.import_ref(ns, id));
+                        }
+                    }
+                }
+                "named_imports" => {
+                    let mut c = child.walk();
+                    for spec in child.named_children(&mut c) {
+                        if spec.kind() == "import_specifier" {
+                            self.push_named(spec, import, refs);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// `a` or `a as b` in `import {…}` / `export {…} from`.
+    fn push_named(&self, spec: Node, import: &mut Import, refs: &mut Vec<Reference>) {
+        let Some(name_node) = spec.child_by_field_name("name") else {
+            return;
+        };
+        let Some(name) = self.binding_name(name_node) else {
+            return;
+        };
+        let alias = spec
+            .child_by_field_name("alias")
+            .and_then(|a| self.binding_name(a))
+            .filter(|a| *a != name);
+        refs.push(self.import_ref(&name, name_node));
+        import.names.push(ImportedName { name, alias });
+    }
+
+    /// One property of `const { a, b: c } = require('x')`.
+    fn push_destructured(&self, prop: Node, import: &mut Import, refs: &mut Vec<Reference>) {
+        match prop.kind() {
+            "shorthand_property_identifier_pattern" => {
+                if let Some(name) = self.text(prop) {
+                    refs.push(self.import_ref(name, prop));
+                    import.names.push(ImportedName {
+                        name: name.to_owned(),
+                        alias: None,
+                    });
+                }
+            }
+            "pair_pattern" => {
+                let key = prop.child_by_field_name("key");
+                let value = prop.child_by_field_name("value");
+                if let (Some(key), Some(value)) = (key, value) {
+                    let Some(name) = self.binding_name(key) else {
+                        return;
+                    };
+                    let alias = (value.kind() == "identifier")
+                        .then(|| self.text(value).map(str::to_owned))
+                        .flatten()
+                        .filter(|a| *a != name);
+                    refs.push(self.import_ref(&name, key));
+                    import.names.push(ImportedName { name, alias });
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn py_import(&self, node: Node, found: &mut Vec<(usize, Import)>, refs: &mut Vec<Reference>) {
+        let line = line_of(node.start_position().row);
+        let mut cursor = node.walk();
+        match node.kind() {
+            // `import a.b, c as d`: one import per module.
+            "import_statement" => {
+                for child in node.children_by_field_name("name", &mut cursor) {
+                    let (module, alias) = match child.kind() {
+                        "aliased_import" => (
+                            child.child_by_field_name("name"),
+                            child.child_by_field_name("alias"),
+                        ),
+                        _ => (Some(child), None),
+                    };
+                    let Some(specifier) = module.and_then(|m| self.text(m)).map(compact) else {
+                        continue;
+                    };
+                    // `import a.b` binds `a`; `import a.b as c` binds `c`.
+                    let (namespace, bound) = match alias {
+                        Some(a) => (self.text(a).map(str::to_owned), a),
+                        None => (
+                            specifier.split('.').next().map(str::to_owned),
+                            module.unwrap_or(child),
+                        ),
+                    };
+                    if let Some(ns) = &namespace {
+                        refs.push(self.import_ref(ns, bound));
+                    }
+                    found.push((
+                        node.start_byte(),
+                        Import {
+                            specifier,
+                            names: Vec::new(),
+                            namespace,
+                            wildcard: false,
+                            reexport: false,
+                            line,
+                        },
+                    ));
+                }
+            }
+            // `from .m import x as y, z` / `from a import *`.
+            "import_from_statement" => {
+                let Some(specifier) = node
+                    .child_by_field_name("module_name")
+                    .and_then(|m| self.text(m))
+                    .map(compact)
+                else {
+                    return;
+                };
+                let mut import = Import {
+                    specifier,
+                    names: Vec::new(),
+                    namespace: None,
+                    wildcard: false,
+                    reexport: false,
+                    line,
+                };
+                for child in node.children_by_field_name("name", &mut cursor) {
+                    let (name_node, alias) = match child.kind() {
+                        "aliased_import" => (
+                            child.child_by_field_name("name"),
+                            child
+                                .child_by_field_name("alias")
+                                .and_then(|a| self.text(a))
+                                .map(str::to_owned),
+                        ),
+                        _ => (Some(child), None),
+                    };
+                    let Some(name_node) = name_node else { continue };
+                    let Some(name) = self.text(name_node).map(compact) else {
+                        continue;
+                    };
+                    refs.push(self.import_ref(&name, name_node));
+                    import.names.push(ImportedName { name, alias });
+                }
+                let mut c = node.walk();
+                import.wildcard = node
+                    .named_children(&mut c)
+                    .any(|n| n.kind() == "wildcard_import");
+                found.push((node.start_byte(), import));
+            }
+            _ => {}
+        }
+    }
+
+    fn go_import(&self, spec: Node, found: &mut Vec<(usize, Import)>, refs: &mut Vec<Reference>) {
+        let Some(specifier) = spec
+            .child_by_field_name("path")
+            .and_then(|p| self.string_value(p))
+        else {
+            return;
+        };
+        let mut import = Import {
+            specifier,
+            names: Vec::new(),
+            namespace: None,
+            wildcard: false,
+            reexport: false,
+            line: line_of(spec.start_position().row),
+        };
+        match spec.child_by_field_name("name") {
+            Some(n) if n.kind() == "dot" => import.wildcard = true,
+            Some(n) if n.kind() == "blank_identifier" => {}
+            Some(n) => {
+                if let Some(alias) = self.text(n) {
+                    refs.push(self.import_ref(alias, n));
+                    import.namespace = Some(alias.to_owned());
+                }
+            }
+            None => {
+                let package = go_package_name(&import.specifier);
+                if !package.is_empty() {
+                    refs.push(self.import_ref(package, spec));
+                }
+            }
+        }
+        found.push((spec.start_byte(), import));
+    }
+}
+
+/// The package name a Go import path binds by convention: its last element, skipping a
+/// major-version suffix (`…/yaml/v3`, `gopkg.in/yaml.v3` → `yaml`).
+fn go_package_name(path: &str) -> &str {
+    let mut parts = path.rsplit('/');
+    let mut last = parts.next().unwrap_or_default();
+    let is_version = |s: &str| {
+        s.strip_prefix('v')
+            .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+    };
+    if is_version(last) {
+        if let Some(prev) = parts.next() {
+            last = prev;
+        }
+    }
+    match last.rsplit_once('.') {
+        Some((base, version)) if is_version(version) => base,
+        _ => last,
+    }
+}
+
+/// Languages whose functions inside a type's body are its methods (captured as functions by
+/// their queries where the grammar does not tell the two apart).
+fn has_methods_in_types(lang: Lang) -> bool {
+    !matches!(
+        lang,
+        Lang::TypeScript | Lang::Tsx | Lang::JavaScript | Lang::Python | Lang::Go
+    )
+}
+
+/// A module path without the spaces and line breaks tree-sitter tolerates inside it.
+fn compact(text: &str) -> String {
+    text.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+fn line_of(row: usize) -> u32 {
+    u32::try_from(row).unwrap_or(u32::MAX - 1).saturating_add(1)
+}
+
+/// Last row that holds a byte of the node (a node ending with a newline ends at column 0).
+/// `node`'s named children of kind `kind`, in order (collected, so the caller may borrow the
+/// extractor mutably while it goes through them).
+fn children_of_kind<'t>(node: Node<'t>, kind: &str) -> Vec<Node<'t>> {
+    let mut cursor = node.walk();
+    let children = node
+        .named_children(&mut cursor)
+        .filter(|c| c.kind() == kind)
+        .collect();
+    children
+}
+
+/// A TS/JS call's argument list (`None` for a tagged template, whose `arguments` is the
+/// template string).
+fn call_arguments(call: Node) -> Option<Node> {
+    call.child_by_field_name("arguments")
+        .filter(|a| a.kind() == "arguments")
+}
+
+fn end_row(node: Node) -> usize {
+    let end = node.end_position();
+    if end.column == 0 && end.row > node.start_position().row {
+        end.row - 1
+    } else {
+        end.row
+    }
+}
+
+/// The lines a map shows: up to where the body opens (at most `MAX_SIGNATURE_LINES`); without
+/// a body, a short definition entirely and a long one by its first line.
+fn signature_lines(lines: LineRange, body_open: Option<u32>) -> LineRange {
+    let end = match body_open {
+        Some(open) => open
+            .min(lines.start + MAX_SIGNATURE_LINES - 1)
+            .min(lines.end),
+        None if lines.end - lines.start < SHORT_DEFINITION_LINES => lines.end,
+        None => lines.start,
+    };
+    LineRange::new(lines.start, end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file parsed ahead of its query and tagged afterwards (`parse_ahead`, `finish_tags`)
+    /// gets exactly the tags of one `extract_tags` call: every fixture file of every
+    /// language, and C# conditional compilation, whose parser view is a copy.
+    #[test]
+    fn tags_parsed_ahead_are_the_tags_of_one_call() {
+        let repos = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/repos");
+        let mut sources: Vec<(Lang, String)> = vec![(
+            Lang::CSharp,
+            "#if DEBUG\nclass A { void F() {} }\n#else\nclass B { void G() {} }\n#endif\n"
+                .to_string(),
+        )];
+        let mut dirs = vec![repos];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if let Some(lang) = Lang::from_path(&path.to_string_lossy()) {
+                    sources.push((lang, std::fs::read_to_string(&path).unwrap()));
+                }
+            }
+        }
+        let langs: HashSet<Lang> = sources.iter().map(|(lang, _)| *lang).collect();
+        assert_eq!(
+            langs.len(),
+            Lang::ALL.len(),
+            "a fixture file of every language"
+        );
+        for (lang, source) in &sources {
+            let whole = extract_tags(*lang, source);
+            let parsed = parse_ahead(*lang, source).expect("fixtures parse in time");
+            assert_eq!(parsed.lang(), *lang);
+            assert_eq!(finish_tags(parsed, source), whole, "{lang:?}: {source}");
+        }
+        // With no query compiling, `extract_tags_or_parse` is `extract_tags`.
+        let (lang, source) = &sources[0];
+        match extract_tags_or_parse(*lang, source, true) {
+            Tagging::Done(tags) => assert_eq!(tags, extract_tags(*lang, source)),
+            Tagging::QueryCompiling(_) => panic!("no query is compiling"),
+        }
+    }
+
+    #[test]
+    fn capture_roles() {
+        assert_eq!(capture_role("name"), Some(CaptureRole::Name));
+        assert_eq!(
+            capture_role("object_members"),
+            Some(CaptureRole::ObjectMembers)
+        );
+        assert_eq!(
+            capture_role("definition.type_alias"),
+            Some(CaptureRole::Definition(DefSpec::Kind(DefKind::TypeAlias)))
+        );
+        // References are found by the walk (`refs`), not by query captures.
+        assert_eq!(capture_role("reference.call"), None);
+        assert_eq!(capture_role("ignore"), None);
+        assert_eq!(capture_role("_require"), Some(CaptureRole::Helper));
+        assert_eq!(capture_role("definition.module"), None);
+        assert_eq!(capture_role("reference.class"), None);
+        assert_eq!(capture_role("doc"), None);
+    }
+
+    #[test]
+    fn signature_rules() {
+        // Body opens on the third line.
+        assert_eq!(
+            signature_lines(LineRange::new(10, 30), Some(12)),
+            LineRange::new(10, 12)
+        );
+        // A very long header is cut.
+        assert_eq!(
+            signature_lines(LineRange::new(10, 40), Some(25)),
+            LineRange::new(10, 15)
+        );
+        // No body: short definitions whole, long ones by their first line.
+        assert_eq!(
+            signature_lines(LineRange::new(5, 7), None),
+            LineRange::new(5, 7)
+        );
+        assert_eq!(
+            signature_lines(LineRange::new(5, 9), None),
+            LineRange::new(5, 5)
+        );
+    }
+
+    #[test]
+    fn go_package_names() {
+        assert_eq!(go_package_name("fmt"), "fmt");
+        assert_eq!(go_package_name("example.com/goapp/internal/store"), "store");
+        assert_eq!(go_package_name("github.com/org/lib/v2"), "lib");
+        assert_eq!(go_package_name("gopkg.in/yaml.v3"), "yaml");
+    }
+
+    /// A file the grammar cannot finish within its time budget gives no tags and one parse
+    /// error (what `stats` counts), and the parser is left ready for the next file.
+    #[test]
+    fn out_of_time_is_one_parse_error() {
+        let source = "def f(a):\n    return g(a) + [x for x in a if x]\n".repeat(20_000);
+        for lang in [Lang::Python, Lang::Ruby] {
+            let tags = extract_tags_until(lang, &source, Instant::now());
+            assert_eq!(tags.parse_errors, 1, "{lang:?}");
+            assert!(tags.defs.is_empty() && tags.refs.is_empty(), "{lang:?}");
+        }
+        let tags = extract_tags(Lang::Python, "def f():\n    pass\n");
+        assert_eq!((tags.parse_errors, tags.defs.len()), (0, 1));
+    }
+
+    #[test]
+    fn counts_error_nodes() {
+        let tags = extract_tags(Lang::Python, "def f(:\n    pass\n");
+        assert!(tags.parse_errors > 0);
+        let tags = extract_tags(Lang::Python, "def f():\n    pass\n");
+        assert_eq!(tags.parse_errors, 0);
+    }
+
+    /// The rooted query (run per node on the walk) finds exactly what a whole-tree pass finds.
+    #[test]
+    fn rooted_query_equals_whole_tree_query() {
+        fn visit(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    visit(&path, out);
+                } else {
+                    out.push(path);
+                }
+            }
+        }
+        let mut files = Vec::new();
+        visit(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/repos"),
+            &mut files,
+        );
+        let mut checked = 0;
+        for path in files {
+            let Some(lang) = Lang::from_path(&path.to_string_lossy()) else {
+                continue;
+            };
+            let source = std::fs::read_to_string(&path).unwrap();
+            let whole = TagsQuery {
+                query: Query::new(&lang::grammar(lang), lang::tags_query_source(lang)).unwrap(),
+                roots: None,
+            };
+            let deadline = Instant::now() + Duration::from_mins(1);
+            let tree = parse(lang, &source, deadline).unwrap();
+            let expected = Extractor::new(lang, &source).run(&whole, &tree, deadline);
+            let mut actual = extract_tags(lang, &source);
+            actual.parse_errors = 0;
+            assert_eq!(actual, expected, "{}", path.display());
+            checked += usize::from(!actual.defs.is_empty());
+        }
+        assert!(checked >= 15, "only {checked} files with definitions");
+    }
+
+    #[test]
+    fn modules_and_scripts() {
+        let cases = [
+            (Lang::TypeScript, "export const a = 1\n", true),
+            (
+                Lang::JavaScript,
+                "const Object = 'x'\nexport { Object }\n",
+                true,
+            ),
+            (
+                Lang::Tsx,
+                "import React from 'react'\nconst App = () => <div/>\n",
+                true,
+            ),
+            (Lang::JavaScript, "const fs = require('fs')\n", true),
+            (
+                Lang::JavaScript,
+                "module.exports = { test: (m) => m }\n",
+                true,
+            ),
+            (Lang::JavaScript, "exports.run = function () {}\n", true),
+            (
+                Lang::JavaScript,
+                "function legacy() {}\nwindow.legacy = legacy\n",
+                false,
+            ),
+            (Lang::TypeScript, "declare const __DEV__: boolean\n", false),
+            // Only the top level decides: a nested `exports.x` is not a module's export.
+            (Lang::JavaScript, "function f() { exports.x = 1 }\n", false),
+            // Other languages have no scripts.
+            (Lang::Python, "import os\n", false),
+        ];
+        for (lang, src, module) in cases {
+            assert_eq!(extract_tags(lang, src).module_scoped, module, "{src}");
+        }
+    }
+
+    #[test]
+    fn empty_source() {
+        for lang in Lang::ALL {
+            assert_eq!(extract_tags(lang, ""), FileTags::default());
+        }
+    }
+}

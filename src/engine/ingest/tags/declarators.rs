@@ -1,0 +1,88 @@
+//! C and C++ declarators: the function, if any, that one declarator of a declaration, field
+//! declaration or function definition declares (the `@declarators` capture).
+//!
+//! Runs on rayon workers, inside `Extractor::run`. Done here rather than in the tags query:
+//! tree-sitter analyses every query pattern against the grammar when it compiles the query,
+//! and on the C++ grammar the patterns spelling out these declarator forms took ~85 ms of the
+//! ~110 ms the whole query cost, paid by every run that parses a header. A pattern that only
+//! names the declaration costs next to nothing; reading its declarators here costs a few
+//! child lookups per declaration.
+//!
+//! The forms accepted are those the query's patterns used to spell out, so the tags stay the
+//! same:
+//! - a function declarator, or one pointer or reference around it (`int *f()`, `T &f()`;
+//!   a C prototype may have two pointers, `char **f(void)`);
+//! - named by an identifier (a field identifier in a class body), or, in a C++ function
+//!   definition, by `Type::name` qualified once (a method of `Type`).
+//!
+//! Anything else declares no function: variables and fields (`int x;`, `char *p = "";`,
+//! `int (*fp)(int);`), destructors, operators, and names qualified twice.
+
+use tree_sitter::Node;
+
+use crate::engine::base::model::Lang;
+
+/// The function one declarator declares.
+pub(super) struct Declared<'t> {
+    /// The identifier naming it: for `Type::name`, the `name`.
+    pub name: Node<'t>,
+    /// Named `Type::name`, out of line.
+    pub qualified: bool,
+    /// Behind a pointer or reference (the function returns one).
+    pub wrapped: bool,
+}
+
+/// The function that `declarator`, one `declarator` child of `owner` (a `function_definition`,
+/// `declaration` or `field_declaration`), declares, or `None` if it declares none.
+pub(super) fn declared_function<'t>(
+    lang: Lang,
+    owner: Node<'t>,
+    declarator: Node<'t>,
+) -> Option<Declared<'t>> {
+    let is_definition = owner.kind() == "function_definition";
+    let max_wrappers = if lang == Lang::C && owner.kind() == "declaration" {
+        2
+    } else {
+        1
+    };
+    let mut function = declarator;
+    let mut wrappers = 0;
+    while function.kind() != "function_declarator" {
+        if wrappers == max_wrappers {
+            return None;
+        }
+        wrappers += 1;
+        function = match function.kind() {
+            "pointer_declarator" => function.child_by_field_name("declarator")?,
+            // The referenced declarator has no field name: `&` or `&&`, then the declarator.
+            "reference_declarator" => {
+                let mut cursor = function.walk();
+                let inner = function
+                    .named_children(&mut cursor)
+                    .find(|c| c.kind() == "function_declarator")?;
+                inner
+            }
+            _ => return None,
+        };
+    }
+    let name = function.child_by_field_name("declarator")?;
+    let wrapped = wrappers > 0;
+    match name.kind() {
+        "identifier" | "field_identifier" => Some(Declared {
+            name,
+            qualified: false,
+            wrapped,
+        }),
+        "qualified_identifier" if is_definition => {
+            let name = name
+                .child_by_field_name("name")
+                .filter(|n| n.kind() == "identifier")?;
+            Some(Declared {
+                name,
+                qualified: true,
+                wrapped,
+            })
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,1236 @@
+//! Building the graph from parsed files: binding each use to the files it points at (the
+//! rules in `graph`'s header, weights from `binding`), then the CSR tables, the identifier
+//! interner and the word/stem tables `rank` reads. Per-file binding, import resolution and
+//! the lookup of reference names fan out on rayon; the results are merged in file order
+//! (new names interned in file order too), so the graph is the same whatever the thread
+//! count.
+
+use rayon::prelude::*;
+use std::sync::OnceLock;
+
+use super::binding::*;
+use super::words::{def_words, path_tables, PathTables};
+use super::*;
+
+/// Interned identifier ids, assigned in first-seen order (deterministic: files are visited
+/// in index order). The names are owned (they become the graph's `ident_names` and
+/// `ident_ids` as they are), so the references they came from can be freed mid-build.
+#[derive(Default)]
+pub(super) struct Interner {
+    ids: FastMap<Arc<str>, u32>,
+    names: Vec<Arc<str>>,
+}
+
+impl Interner {
+    fn intern(&mut self, s: &str) -> u32 {
+        if let Some(&id) = self.ids.get(s) {
+            return id;
+        }
+        let id = self.names.len() as u32;
+        let name: Arc<str> = Arc::from(s);
+        self.ids.insert(name.clone(), id);
+        self.names.push(name);
+        id
+    }
+
+    pub(super) fn name(&self, id: u32) -> &str {
+        self.names.get(id as usize).map_or("", |n| n)
+    }
+    pub(super) fn get(&self, s: &str) -> Option<u32> {
+        self.ids.get(s).copied()
+    }
+}
+
+/// Names a file's imports bind in its scope.
+#[derive(Default)]
+pub(super) struct Scope<'a> {
+    /// Local name → (import index, index into its `names`).
+    named: FastMap<&'a str, Vec<(usize, usize)>>,
+    /// Namespace binding (`import * as ns`, Python module, Go package name) → imports.
+    namespaces: FastMap<&'a str, Vec<usize>>,
+    /// Imports whose names all land in scope (`from m import *`, Go dot-import).
+    wildcards: Vec<usize>,
+}
+
+/// What a file's contributions are keyed by: (target, identifier, binding).
+type ContributionKey = (u32, u32, Binding);
+
+/// One file's contributions: per (target, identifier, binding), the summed kind weight and
+/// the number of targets the uses were split over.
+pub(super) struct Acc {
+    from: usize,
+    map: FastMap<ContributionKey, (f64, f64)>,
+}
+
+impl Acc {
+    /// Record a use bound to `targets` (split among them). A target that does not define the
+    /// identifier (the module an import resolved to) is demoted to `ModuleOnly`.
+    fn add(
+        &mut self,
+        targets: &[(usize, u32)],
+        binding: Binding,
+        w: f64,
+        defines: impl Fn(usize, u32) -> bool,
+    ) {
+        let split = targets.len() as f64;
+        for &(t, id) in targets {
+            if t == self.from {
+                continue;
+            }
+            let b = if binding == Binding::Resolved && !defines(t, id) {
+                Binding::ModuleOnly
+            } else {
+                binding
+            };
+            let e = self.map.entry((t as u32, id, b)).or_insert((0.0, 1.0));
+            e.0 += w;
+            e.1 = e.1.max(split);
+        }
+    }
+}
+
+/// A bound use: (target file, identifier id to credit there).
+pub(super) type Target = (usize, u32);
+
+/// Per-file caches of chain lookups and named-import bindings (a file asks the same
+/// question for every use of a name). Per file so that files can run in parallel.
+#[derive(Default)]
+pub(super) struct Memo {
+    definers: FastMap<(u32, u32), Vec<Target>>,
+    bound: FastMap<(usize, usize), Option<Vec<Target>>>,
+}
+
+pub(super) struct Builder<'a> {
+    files: &'a [ParsedFile],
+    /// The files' imports when taken out of them (`build_graph_consuming`).
+    owned_imports: Option<Vec<Vec<Import>>>,
+    interner: Interner,
+    /// Per file: (identifier id, definition index), sorted.
+    file_defs: Vec<Vec<(u32, u32)>>,
+    /// Per family, per identifier id: files defining it / defining it as a method.
+    definers: Vec<Csr<u32>>,
+    method_definers: Vec<Csr<u32>>,
+    resolved: Vec<Vec<ResolvedImport>>,
+    file_dir: Vec<&'a str>,
+    go_dirs: FastMap<&'a str, Vec<u32>>,
+    /// Per file: a Python stub of code outside the repository (`external_stub_files`).
+    external_stubs: Vec<bool>,
+    /// Per file: supporting code (`is_supporting_path`) or an external stub.
+    supporting: Vec<bool>,
+    /// Per file, made on the first search from it: what a re-export search from it can
+    /// reach, when that is known to find only definitions (`Builder::reach_of`); `None`
+    /// otherwise. Empty when the searches are not to be skipped (tests).
+    reach: Vec<OnceLock<Option<Box<[u32]>>>>,
+    /// Per definition name id: every file defining it, sorted (no family or visibility
+    /// filter, unlike `definers`: `defines` has none either). Made on first use.
+    def_files: OnceLock<Csr<u32>>,
+    /// Definition names were interned first: ids below this are theirs.
+    n_def_ids: usize,
+}
+
+/// Past this many files, a file's `reach` is not kept (the search runs as before): a big
+/// umbrella header reached from every file would cost memory for little.
+const MAX_REACH: usize = 1024;
+
+/// Per definition name id (`0..n_def_ids`): the files defining it, sorted, deduplicated.
+fn files_by_definition(file_defs: &[Vec<(u32, u32)>], n_def_ids: usize) -> Csr<u32> {
+    let mut pairs: Vec<(u32, u32)> = file_defs
+        .iter()
+        .enumerate()
+        .flat_map(|(fi, defs)| defs.iter().map(move |&(id, _)| (id, fi as u32)))
+        .collect();
+    pairs.sort_unstable();
+    pairs.dedup();
+    csr_from_sorted(n_def_ids, pairs.into_iter().map(|(id, f)| (id as usize, f)))
+}
+
+pub fn build_graph(files: &[ParsedFile], go_modules: &[GoModule]) -> FileGraph {
+    build(files, go_modules, None)
+}
+
+/// `build_graph` taking the bindings of the files `prior` says are unaffected from the
+/// previous graph (see `relink`).
+pub(super) fn build_with_prior(
+    files: &[ParsedFile],
+    go_modules: &[GoModule],
+    prior: Option<&relink::Prior<'_>>,
+) -> FileGraph {
+    build_inner(files, go_modules, None, prior)
+}
+
+/// What binding reads of each file, taken out of the files (`refs[i]`, `imports[i]` are file
+/// `i`'s) so that a one-shot build can free it as soon as it is used.
+#[derive(Debug, Default)]
+pub struct TakenUses {
+    pub refs: Vec<UseCounts>,
+    pub imports: Vec<Vec<Import>>,
+    /// Give the memory binding frees back to the system as it goes (`heap`): a large
+    /// one-shot build, where that keeps the peak down (`index::trims_heap_after_parse`).
+    pub trim_heap: bool,
+    /// Build the tables a query's words are ranked by (`FileGraph::path_words`,
+    /// `def_words`). Off only for a map with no query whose graph is not saved for later
+    /// runs: nothing would read them.
+    pub query_words: bool,
+}
+
+/// A file's references as binding reads them: each distinct (name, kind, qualifier) once,
+/// with its number of uses; import-statement names left out (binding counts those from the
+/// import statements); every name of the list kept, in its order (identifier ids follow it).
+///
+/// Why: a one-shot build holds every file's references until binding; most are repeats
+/// (`self.x`, the same type in many annotations). Binding gives the same result: a use adds
+/// its kind weight (0.5, 1 or 2) to sums that are exact in `f64`, so `count × weight` once
+/// equals `weight` `count` times, in any order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UseCounts {
+    /// The list's distinct names, in its order.
+    names: NameTable,
+    /// (name index and kind packed by `pack_name_kind`, qualifier index + 1 or 0, uses),
+    /// sorted.
+    pub(super) items: Vec<(u32, u32, u32)>,
+}
+
+impl UseCounts {
+    /// Counts `refs`' uses by (name, kind, qualifier), imports left out. The list already
+    /// numbers its distinct names, so its packed uses are the keys as they stand: counting
+    /// is a sort of two words per reference, with no name hashed or copied one by one (this
+    /// runs on every parsed file of a one-shot build).
+    pub fn from_refs(refs: &RefList) -> UseCounts {
+        let mut keys: Vec<(u32, u32)> = refs
+            .packed_uses()
+            .filter(|&(name_kind, _)| unpack_name_kind(name_kind).1 != RefKind::Import)
+            .collect();
+        keys.sort_unstable();
+        let mut items: Vec<(u32, u32, u32)> = Vec::new();
+        for (name_kind, qualifier) in keys {
+            match items.last_mut() {
+                Some(last) if (last.0, last.1) == (name_kind, qualifier) => last.2 += 1,
+                _ => items.push((name_kind, qualifier, 1)),
+            }
+        }
+        UseCounts {
+            names: refs.name_table().clone(),
+            items,
+        }
+    }
+
+    /// The distinct names, in the references' first-use order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.names.iter()
+    }
+
+    fn name_at(&self, i: usize) -> &str {
+        self.names.get(i)
+    }
+
+    /// (name, kind, qualifier, number of uses).
+    pub(super) fn uses(&self) -> impl Iterator<Item = Use<'_>> {
+        self.items.iter().map(|&(nk, q, count)| {
+            let (name, kind) = unpack_name_kind(nk);
+            Use {
+                name: self.name_at(name),
+                kind,
+                qualifier: (q > 0).then(|| self.name_at(q as usize - 1)),
+                count,
+            }
+        })
+    }
+}
+
+/// One reference (or several identical ones) as binding reads it.
+pub(super) struct Use<'r> {
+    pub(super) name: &'r str,
+    pub(super) kind: RefKind,
+    pub(super) qualifier: Option<&'r str>,
+    pub(super) count: u32,
+}
+
+pub(super) fn uses_of(refs: &RefList) -> impl Iterator<Item = Use<'_>> {
+    refs.iter().map(|r| Use {
+        name: r.name,
+        kind: r.kind,
+        qualifier: r.qualifier,
+        count: 1,
+    })
+}
+
+/// `build_graph` for a one-shot build (a map ranked once) of files whose references and
+/// imports were taken out of them. Each file's references are freed as soon as the file is
+/// bound, the imports once binding is done, and the freed memory is given back to the
+/// system before the graph's tables are built, so the build's peak memory does not hold them
+/// all at once. The tables are the same as `build_graph`'s on the files with their uses.
+pub fn build_graph_consuming(
+    files: &[ParsedFile],
+    go_modules: &[GoModule],
+    uses: TakenUses,
+) -> FileGraph {
+    build(files, go_modules, Some(uses))
+}
+
+pub(super) fn build(
+    files: &[ParsedFile],
+    go_modules: &[GoModule],
+    owned: Option<TakenUses>,
+) -> FileGraph {
+    build_inner(files, go_modules, owned, None)
+}
+
+pub(super) fn build_inner(
+    files: &[ParsedFile],
+    go_modules: &[GoModule],
+    owned: Option<TakenUses>,
+    prior: Option<&relink::Prior<'_>>,
+) -> FileGraph {
+    build_reaching(files, go_modules, owned, prior, true)
+}
+
+/// `build_graph` with every re-export search run in full (no `reach`): what the tests hold
+/// the shortcut to.
+#[cfg(test)]
+pub(super) fn build_graph_searching_every_name(
+    files: &[ParsedFile],
+    go_modules: &[GoModule],
+) -> FileGraph {
+    build_reaching(files, go_modules, None, None, false)
+}
+
+/// `build_inner`; `use_reach`: skip the re-export searches that cannot find anything
+/// (`Builder::defined_nowhere_in_reach`), false only in tests.
+fn build_reaching(
+    files: &[ParsedFile],
+    go_modules: &[GoModule],
+    owned: Option<TakenUses>,
+    prior: Option<&relink::Prior<'_>>,
+    use_reach: bool,
+) -> FileGraph {
+    let n = files.len();
+    let (owned_refs, owned_imports, trim_heap, query_words) = match owned {
+        Some(uses) => (
+            Some(uses.refs),
+            Some(uses.imports),
+            uses.trim_heap,
+            uses.query_words,
+        ),
+        None => (None, None, false, true),
+    };
+    let ref_names_of = |fi: usize| -> Box<dyn Iterator<Item = &str> + '_> {
+        match &owned_refs {
+            Some(lists) => Box::new(lists.get(fi).into_iter().flat_map(UseCounts::names)),
+            None => Box::new(files[fi].tags.refs.names()),
+        }
+    };
+    let imports_of = |fi: usize| imports_in(&owned_imports, files, fi);
+    let mut interner = Interner::default();
+    let mut file_defs = Vec::with_capacity(n);
+    for f in files {
+        let mut defs: Vec<(u32, u32)> = f
+            .tags
+            .defs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (interner.intern(&d.name), i as u32))
+            .collect();
+        defs.sort_unstable();
+        file_defs.push(defs);
+    }
+    // Definition names were interned first, so the definer tables need only their ids.
+    let n_def_ids = interner.names.len();
+    // Names and qualifiers (a Go package is bound by whichever spelling the file uses), each
+    // distinct one once, in the order the references first use them. Most are definition
+    // names, interned above: each file looks its names up on the pool and keeps those still
+    // unknown, which are then interned file by file, in order, so that every name gets the
+    // id a one-thread pass over all the names would give it.
+    let unknown: Vec<Vec<&str>> = (0..n)
+        .into_par_iter()
+        .map(|fi| {
+            let import_names = imports_of(fi).iter().flat_map(|imp| {
+                imp.names
+                    .iter()
+                    .flat_map(|nm| std::iter::once(nm.name.as_str()).chain(nm.alias.as_deref()))
+                    .chain(imp.namespace.as_deref())
+            });
+            ref_names_of(fi)
+                .chain(import_names)
+                .filter(|name| interner.get(name).is_none())
+                .collect::<Vec<&str>>()
+        })
+        .collect();
+    for name in unknown.into_iter().flatten() {
+        interner.intern(name);
+    }
+    interner.intern("*");
+
+    // (identifier id, file) pairs per family, made rows below (a `Vec` per identifier and
+    // family was MBs of mostly empty vectors on a large repository).
+    let mut definer_pairs: Vec<Vec<(u32, u32)>> = vec![Vec::new(); FAMILIES];
+    let mut method_pairs: Vec<Vec<(u32, u32)>> = vec![Vec::new(); FAMILIES];
+    for (fi, f) in files.iter().enumerate() {
+        let fam = family(f.lang);
+        let defs = &file_defs[fi];
+        let mut last_method = None;
+        // A bare name can only mean what is in scope: a TS/JS module's names are not, unless
+        // imported (rule 1); scripts and declaration files define globals.
+        let bare_visible = !f.tags.module_scoped || is_declaration_file(&f.path);
+        for (k, &(id, d)) in defs.iter().enumerate() {
+            if bare_visible && (k == 0 || defs[k - 1].0 != id) {
+                definer_pairs[fam].push((id, fi as u32));
+            }
+            let is_method = f.tags.defs[d as usize].kind == DefKind::Method;
+            if is_method && last_method != Some(id) {
+                method_pairs[fam].push((id, fi as u32));
+                last_method = Some(id);
+            }
+        }
+    }
+    // Within an identifier, files stay in index order.
+    let rows = |pairs: Vec<Vec<(u32, u32)>>| -> Vec<Csr<u32>> {
+        pairs
+            .into_iter()
+            .map(|mut p| {
+                p.sort_unstable();
+                csr_from_sorted(n_def_ids, p.into_iter().map(|(id, f)| (id as usize, f)))
+            })
+            .collect()
+    };
+    let definers = rows(definer_pairs);
+    let method_definers = rows(method_pairs);
+
+    let resolver = Resolver::with_imports(files, go_modules, imports_of);
+    // Each file's imports resolve on their own; `collect` keeps file order.
+    let resolved: Vec<Vec<ResolvedImport>> = (0..n)
+        .into_par_iter()
+        .map(|fi| {
+            imports_of(fi)
+                .iter()
+                .map(|imp| resolver.resolve_detail(fi, imp))
+                .collect()
+        })
+        .collect();
+    drop(resolver);
+
+    let file_dir: Vec<&str> = files.iter().map(|f| split_dir(&f.path).0).collect();
+    let mut go_dirs: FastMap<&str, Vec<u32>> = FastMap::default();
+    for (fi, f) in files.iter().enumerate() {
+        if f.lang == Lang::Go {
+            go_dirs.entry(file_dir[fi]).or_default().push(fi as u32);
+        }
+    }
+
+    let supporting_paths: Vec<bool> = files.iter().map(|f| is_supporting_path(&f.path)).collect();
+    let external_stubs = external_stub_files(files, &supporting_paths);
+    let mut b = Builder {
+        files,
+        owned_imports,
+        interner,
+        file_defs,
+        definers,
+        method_definers,
+        resolved,
+        file_dir,
+        go_dirs,
+        supporting: supporting_paths
+            .iter()
+            .zip(&external_stubs)
+            .map(|(&path, &stub)| path || stub)
+            .collect(),
+        external_stubs,
+        reach: if use_reach {
+            (0..n).map(|_| OnceLock::new()).collect()
+        } else {
+            Vec::new()
+        },
+        def_files: OnceLock::new(),
+        n_def_ids,
+    };
+
+    // Per source file: its (target, identifier, weight) triples, sorted. Files are
+    // independent here, so they run on rayon; `collect` keeps file order, so the result is
+    // deterministic.
+    let per_file: Vec<Vec<FileTriple>> = match owned_refs {
+        Some(lists) => lists
+            .into_par_iter()
+            .enumerate()
+            // The list is dropped as soon as its file is bound; every so often the memory
+            // binding freed (lists, per-file lookup caches) goes back to the system.
+            .map(|(fi, refs)| {
+                if trim_heap && fi % 64 == 63 {
+                    crate::engine::base::heap::release_free_memory();
+                }
+                b.file_triples(fi, refs.uses())
+            })
+            .collect(),
+        None => (0..n)
+            .into_par_iter()
+            .map(|fi| {
+                prior
+                    .and_then(|p| p.triples(fi, &b.interner))
+                    .unwrap_or_else(|| b.file_triples(fi, uses_of(&files[fi].tags.refs)))
+            })
+            .collect(),
+    };
+
+    // Only binding searches from them.
+    b.reach = Vec::new();
+    b.def_files = OnceLock::new();
+    b.into_graph(n, per_file, trim_heap, query_words, prior)
+}
+
+/// File `fi`'s imports: taken out of the files (a one-shot build) or still in them.
+pub(super) fn imports_in<'i>(
+    owned: &'i Option<Vec<Vec<Import>>>,
+    files: &'i [ParsedFile],
+    fi: usize,
+) -> &'i [Import] {
+    match owned {
+        Some(lists) => lists.get(fi).map_or(&[], Vec::as_slice),
+        None => &files[fi].tags.imports,
+    }
+}
+
+/// One (target file, identifier id, weight) triple of a source file.
+pub(super) type FileTriple = (u32, u32, f64);
+
+impl<'a> Builder<'a> {
+    fn imports(&self, fi: usize) -> &[Import] {
+        imports_in(&self.owned_imports, self.files, fi)
+    }
+
+    fn defines(&self, file: usize, id: u32) -> bool {
+        self.file_defs[file]
+            .binary_search_by(|&(i, _)| i.cmp(&id))
+            .is_ok()
+    }
+
+    /// Where `name` as seen from `targets` really lives, following re-exports: (file, name
+    /// there). A re-export chain that ends in a module without the definition yields that
+    /// module with the name looked for (a module-only target).
+    fn find_definers(&self, memo: &mut Memo, targets: &[usize], name: u32) -> Vec<Target> {
+        let mut out = Vec::new();
+        for &t in targets {
+            // The common case (the target defines it; any Go package) needs no chain.
+            if self.defines(t, name) {
+                out.push((t, name));
+                continue;
+            }
+            if self.files[t].lang == Lang::Go {
+                continue;
+            }
+            if let Some(hit) = memo.definers.get(&(t as u32, name)) {
+                out.extend_from_slice(hit);
+                continue;
+            }
+            let hit = if self.defined_nowhere_in_reach(t, name) {
+                Vec::new()
+            } else {
+                let mut visited = FastSet::default();
+                self.definers_from(t, name, REEXPORT_DEPTH, &mut visited)
+            };
+            out.extend_from_slice(&hit);
+            memo.definers.insert((t as u32, name), hit);
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Whether no file in `t`'s `reach` defines `name`: `definers_from(t, name, …)` then
+    /// finds nothing, and need not search (a C++ file's includes, read again for every name
+    /// it uses, were 4% of a cold map's CPU on leveldb).
+    fn defined_nowhere_in_reach(&self, t: usize, name: u32) -> bool {
+        let Some(reach) = self
+            .reach
+            .get(t)
+            .and_then(|r| r.get_or_init(|| self.reach_of(t)).as_deref())
+        else {
+            return false;
+        };
+        let def_files = self
+            .def_files
+            .get_or_init(|| files_by_definition(&self.file_defs, self.n_def_ids));
+        !def_files
+            .row(name as usize)
+            .iter()
+            .any(|f| reach.binary_search(f).is_ok())
+    }
+
+    /// The files `definers_from(t, name, REEXPORT_DEPTH, …)` can look at, whatever `name`:
+    /// `t` and the files its whole-file imports lead to (`#include`, `require`, `export *
+    /// from`, star imports) within `REEXPORT_DEPTH` steps, sorted. Only when every file it
+    /// expands on the way imports whole files alone (no names, no namespace) and none is Go:
+    /// then the search can only return definitions of `name` in those files, so a name none
+    /// of them defines needs no search. `None` otherwise, or past `MAX_REACH` files.
+    fn reach_of(&self, t: usize) -> Option<Box<[u32]>> {
+        let mut seen = FastSet::default();
+        seen.insert(t);
+        let mut frontier = vec![t];
+        // Files at the last step are checked by the search (`defines`) but not expanded.
+        for _ in 0..REEXPORT_DEPTH {
+            let mut next = Vec::new();
+            for &x in &frontier {
+                let lang = self.files[x].lang;
+                if lang == Lang::Go {
+                    return None;
+                }
+                for (imp, ri) in self.imports(x).iter().zip(&self.resolved[x]) {
+                    if !imp.names.is_empty() || imp.namespace.is_some() {
+                        return None;
+                    }
+                    if imp.wildcard && (imp.reexport || includes_are_transitive(lang)) {
+                        for &m in &ri.module {
+                            if seen.insert(m) {
+                                next.push(m);
+                            }
+                        }
+                    }
+                }
+            }
+            if seen.len() > MAX_REACH {
+                return None;
+            }
+            frontier = next;
+        }
+        let mut all: Vec<u32> = seen.into_iter().map(|f| f as u32).collect();
+        all.sort_unstable();
+        Some(all.into())
+    }
+
+    fn definers_from(
+        &self,
+        t: usize,
+        name: u32,
+        depth: usize,
+        visited: &mut FastSet<usize>,
+    ) -> Vec<Target> {
+        if self.defines(t, name) {
+            return vec![(t, name)];
+        }
+        let file = &self.files[t];
+        // Go packages do not re-export.
+        if depth == 0 || file.lang == Lang::Go || !visited.insert(t) {
+            return Vec::new();
+        }
+        let name_str = self.interner.name(name);
+        let mut out = Vec::new();
+        for (i, imp) in self.imports(t).iter().enumerate() {
+            let ri = &self.resolved[t][i];
+            for (k, nm) in imp.names.iter().enumerate() {
+                let local = nm.alias.as_deref().unwrap_or(&nm.name);
+                if local != name_str {
+                    continue;
+                }
+                // `t` has the name only because it imports it (and, to be importable from
+                // `t`, re-exports it), whether or not the statement says `export`.
+                if let Some(sub) = ri.names.get(k).filter(|s| !s.is_empty()) {
+                    out.extend(sub.iter().map(|&f| (f, name)));
+                    continue;
+                }
+                let target_name = if nm.name == "default" {
+                    name
+                } else {
+                    self.interner.get(&nm.name).unwrap_or(name)
+                };
+                let mut found = Vec::new();
+                for &m in &ri.module {
+                    found.extend(self.definers_from(m, target_name, depth - 1, visited));
+                }
+                if found.is_empty() {
+                    found.extend(ri.module.iter().map(|&m| (m, target_name)));
+                }
+                out.extend(found);
+            }
+            if imp.namespace.as_deref() == Some(name_str) {
+                out.extend(ri.module.iter().map(|&m| (m, name)));
+            }
+            // A wildcard puts names in `t`'s namespace only as a re-export (TS) or as a
+            // Python star import; a C/C++ `#include`, a Ruby `require` and a PHP `include`
+            // make what they load visible to whoever loads `t`.
+            if imp.wildcard && (imp.reexport || includes_are_transitive(file.lang)) {
+                for &m in &ri.module {
+                    out.extend(self.definers_from(m, name, depth - 1, visited));
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out.retain(|&(f, _)| f != t);
+        out
+    }
+
+    fn scope(&self, fi: usize) -> Scope<'_> {
+        let file: &'a ParsedFile = &self.files[fi];
+        let mut s = Scope::default();
+        for (i, imp) in self.imports(fi).iter().enumerate() {
+            if file.lang == Lang::Go {
+                match imp.namespace.as_deref() {
+                    Some("_") => {}
+                    Some(".") => s.wildcards.push(i),
+                    _ if imp.wildcard => s.wildcards.push(i),
+                    Some(alias) => s.namespaces.entry(alias).or_default().push(i),
+                    None => {
+                        // The package name is not in the import; every plausible spelling
+                        // binds (the resolved package's own directory name included).
+                        for name in go_package_names(&imp.specifier) {
+                            if let Some(&id) = self.interner.ids.get(name.as_str()) {
+                                let key = self.interner.name(id);
+                                s.namespaces.entry(key).or_default().push(i);
+                            }
+                        }
+                    }
+                }
+                continue;
+            }
+            // `export … from` does not bind anything in the exporting file's own scope.
+            if imp.reexport {
+                continue;
+            }
+            if let Some(ns) = imp.namespace.as_deref() {
+                s.namespaces.entry(ns).or_default().push(i);
+            }
+            for (k, nm) in imp.names.iter().enumerate() {
+                let local = nm.alias.as_deref().unwrap_or(&nm.name);
+                s.named.entry(local).or_default().push((i, k));
+            }
+            if imp.wildcard {
+                s.wildcards.push(i);
+            }
+        }
+        s
+    }
+
+    /// Where a named import binding points: (file, identifier there). None when the import
+    /// is external.
+    fn bind_named(&self, memo: &mut Memo, fi: usize, imp: usize, k: usize) -> Option<Vec<Target>> {
+        if let Some(hit) = memo.bound.get(&(imp, k)) {
+            return hit.clone();
+        }
+        let hit = self.bind_named_uncached(memo, fi, imp, k);
+        memo.bound.insert((imp, k), hit.clone());
+        hit
+    }
+
+    fn bind_named_uncached(
+        &self,
+        memo: &mut Memo,
+        fi: usize,
+        imp: usize,
+        k: usize,
+    ) -> Option<Vec<Target>> {
+        let nm = &self.imports(fi)[imp].names[k];
+        let ri = &self.resolved[fi][imp];
+        let local = self.interner.get(nm.alias.as_deref().unwrap_or(&nm.name))?;
+        if let Some(sub) = ri.names.get(k).filter(|s| !s.is_empty()) {
+            return Some(sub.iter().map(|&f| (f, local)).collect());
+        }
+        if ri.module.is_empty() {
+            return None;
+        }
+        let module = ri.module.clone();
+        // A default import has no exported name to look for; classes and functions exported
+        // as default usually carry the name the importer gives them.
+        let name = if nm.name == "default" {
+            local
+        } else {
+            self.interner.get(&nm.name)?
+        };
+        let found = self.find_definers(memo, &module, name);
+        if found.is_empty() {
+            Some(module.into_iter().map(|m| (m, name)).collect())
+        } else {
+            Some(found)
+        }
+    }
+
+    /// Per (target, identifier, binding): (summed kind weight, number of targets split over).
+    /// One file's (target, identifier, weight) triples, sorted.
+    fn file_triples<'r>(&self, fi: usize, uses: impl Iterator<Item = Use<'r>>) -> Vec<FileTriple> {
+        // Sorted (keys are unique): each `(dst, id)`'s bindings are summed in one order, not
+        // in hash order, and come out together.
+        let mut sorted: Vec<(ContributionKey, (f64, f64))> =
+            self.file_contributions(fi, uses).into_iter().collect();
+        sorted.sort_unstable_by_key(|&(key, _)| key);
+        let mut triples: Vec<FileTriple> = Vec::new();
+        for ((dst, id, binding), (sum, split)) in sorted {
+            let name = self.interner.name(id);
+            let w = sum.sqrt() * binding.weight() * ident_multiplier(name, binding) / split;
+            if !(w.is_finite() && w > 0.0) {
+                continue;
+            }
+            match triples.last_mut() {
+                Some(last) if (last.0, last.1) == (dst, id) => last.2 += w,
+                _ => triples.push((dst, id, w)),
+            }
+        }
+        triples
+    }
+
+    fn file_contributions<'r>(
+        &self,
+        fi: usize,
+        uses: impl Iterator<Item = Use<'r>>,
+    ) -> FastMap<ContributionKey, (f64, f64)> {
+        let memo = &mut Memo::default();
+        let files = self.files;
+        let file = &files[fi];
+        let scope = self.scope(fi);
+        let fam = family(file.lang);
+        let mut acc = Acc {
+            from: fi,
+            map: FastMap::default(),
+        };
+
+        // The import statements themselves: each imported name is a use of its target, so
+        // barrels link to what they re-export and unused imports still count a little.
+        if file.lang != Lang::Go {
+            for (i, imp) in self.imports(fi).iter().enumerate() {
+                for k in 0..imp.names.len() {
+                    if let Some(targets) = self.bind_named(memo, fi, i, k) {
+                        let w = kind_weight(RefKind::Import);
+                        acc.add(&targets, Binding::Resolved, w, |t, id| self.defines(t, id));
+                    }
+                }
+                if imp.wildcard && imp.reexport {
+                    let star = self.interner.get("*").unwrap_or(0);
+                    let module: Vec<Target> = self.resolved[fi][i]
+                        .module
+                        .iter()
+                        .map(|&m| (m, star))
+                        .collect();
+                    acc.add(
+                        &module,
+                        Binding::ModuleOnly,
+                        kind_weight(RefKind::Import),
+                        |_, _| true,
+                    );
+                }
+            }
+        }
+
+        for r in uses {
+            if r.kind == RefKind::Import {
+                continue; // counted from the import statement above
+            }
+            let Some(id) = self.interner.get(r.name) else {
+                continue;
+            };
+            // Exact: see `UseCounts`.
+            let w = kind_weight(r.kind) * f64::from(r.count);
+            if let Some(q) = r.qualifier {
+                // `ns.foo`, `pkg.Foo`, `mod.func`: the qualifier is a module binding.
+                if let Some(imps) = scope.namespaces.get(q) {
+                    let mut module: Vec<usize> = imps
+                        .iter()
+                        .flat_map(|&i| self.resolved[fi][i].module.iter().copied())
+                        .collect();
+                    module.sort_unstable();
+                    module.dedup();
+                    if module.is_empty() {
+                        continue; // an external package
+                    }
+                    let found = self.find_definers(memo, &module, id);
+                    if !found.is_empty() {
+                        acc.add(&found, Binding::Resolved, w, |t, id| self.defines(t, id));
+                    } else if file.lang != Lang::Go {
+                        // Go packages are resolved exactly; elsewhere the name may be a
+                        // submodule or an attribute the tags missed.
+                        let targets: Vec<Target> = module.iter().map(|&m| (m, id)).collect();
+                        acc.add(&targets, Binding::ModuleOnly, w, |_, _| true);
+                    }
+                    continue;
+                }
+                // `Imported.member` / `importedModule.func`: look in what the name is bound to.
+                if let Some(bindings) = scope.named.get(q) {
+                    let mut external = true;
+                    // `from pkg import mod; mod.f()` is as exact as a namespace import;
+                    // `Class.member` looks into the file of a definition: a bit less sure.
+                    let mut module_binding = false;
+                    let mut hit = Vec::new();
+                    for &(i, k) in bindings {
+                        if let Some(targets) = self.bind_named(memo, fi, i, k) {
+                            external = false;
+                            module_binding |= targets.iter().all(|&(f, l)| !self.defines(f, l));
+                            let files: Vec<usize> = targets.iter().map(|&(f, _)| f).collect();
+                            hit.extend(
+                                self.find_definers(memo, &files, id)
+                                    .into_iter()
+                                    .filter(|&(f, d)| self.defines(f, d)),
+                            );
+                        }
+                    }
+                    if external {
+                        continue;
+                    }
+                    if !hit.is_empty() {
+                        hit.sort_unstable();
+                        hit.dedup();
+                        let binding = if module_binding {
+                            Binding::Resolved
+                        } else {
+                            Binding::Member
+                        };
+                        acc.add(&hit, binding, w, |_, _| true);
+                        continue;
+                    }
+                }
+                // A receiver, `this`, `self`, a local: a method somewhere. Not the members of
+                // the JS runtime's own objects (`console.log`, `JSON.parse`, `Object.keys`):
+                // a repo's `log` method is not what those call.
+                if self.defines(fi, id)
+                    || r.name.chars().count() < 2
+                    || (fam == family(Lang::JavaScript) && is_js_global_object(q))
+                {
+                    continue;
+                }
+                if file.lang == Lang::Go {
+                    let same = self.same_package_definers(fi, id, true);
+                    if !same.is_empty() {
+                        acc.add(&same, Binding::PackageMethod, w, |_, _| true);
+                        continue;
+                    }
+                }
+                let dir = self.file_dir[fi];
+                let is_go = file.lang == Lang::Go;
+                let all = self.method_definers[fam].row(id as usize);
+                // Cheap early exit for names like `String`/`Close` defined everywhere: even
+                // after removing this file (and its Go package) too many remain.
+                let own = if is_go {
+                    self.go_dirs.get(dir).map_or(1, Vec::len)
+                } else {
+                    1
+                };
+                if all.len() > FALLBACK_MAX_DEFINERS + own {
+                    continue;
+                }
+                let cands: Vec<Target> = all
+                    .iter()
+                    .map(|&t| t as usize)
+                    .filter(|&t| t != fi && !(is_go && self.file_dir[t] == dir))
+                    .filter(|&t| self.may_guess(fi, t))
+                    .map(|t| (t, id))
+                    .collect();
+                if !cands.is_empty() && cands.len() <= FALLBACK_MAX_DEFINERS {
+                    acc.add(&cands, Binding::MethodFallback, w, |_, _| true);
+                }
+                continue;
+            }
+
+            // Unqualified.
+            if let Some(bindings) = scope.named.get(r.name) {
+                for &(i, k) in bindings {
+                    if let Some(targets) = self.bind_named(memo, fi, i, k) {
+                        acc.add(&targets, Binding::Resolved, w, |t, id| self.defines(t, id));
+                    }
+                }
+                continue;
+            }
+            if self.defines(fi, id) {
+                continue;
+            }
+            let mut wild: Vec<Target> = Vec::new();
+            for &i in &scope.wildcards {
+                let module = self.resolved[fi][i].module.clone();
+                wild.extend(
+                    self.find_definers(memo, &module, id)
+                        .into_iter()
+                        .filter(|&(f, d)| self.defines(f, d)),
+                );
+            }
+            if file.lang == Lang::Go {
+                wild.extend(self.same_package_definers(fi, id, false));
+            }
+            // Java: the types of the file's own package are in scope without an import, and
+            // a package is a directory by the language's convention. Only capitalized names
+            // (types, constants): an unqualified lowercase call is the class's own or an
+            // inherited method, not whatever the package's other classes call by that name.
+            if file.lang == Lang::Java && r.name.starts_with(|c: char| c.is_ascii_uppercase()) {
+                wild.extend(self.same_directory_definers(fi, id));
+            }
+            if !wild.is_empty() || file.lang == Lang::Go {
+                // Never a bare-name guess across Go packages: an unresolved name there is a
+                // builtin or a local.
+                wild.sort_unstable();
+                wild.dedup();
+                acc.add(&wild, Binding::Resolved, w, |_, _| true);
+                continue;
+            }
+            if r.name.chars().count() < 2 {
+                continue;
+            }
+            let cands = self.definers[fam].row(id as usize);
+            if !cands.is_empty() && cands.len() <= FALLBACK_MAX_DEFINERS {
+                let cands: Vec<Target> = cands
+                    .iter()
+                    .map(|&t| t as usize)
+                    .filter(|&t| self.may_guess(fi, t))
+                    .map(|t| (t, id))
+                    .collect();
+                if !cands.is_empty() {
+                    acc.add(&cands, Binding::Fallback, w, |_, _| true);
+                }
+            }
+        }
+        acc.map
+    }
+
+    /// Whether a name guess (bare-name or method fallback) from `from` may land in `target`:
+    /// not from the project's own code into supporting code. Implementation does not use its
+    /// tests and fixtures (a fixture defining `len` for the tests is not what `len()` in the
+    /// compiler means), and what an external stub declares lives outside the repository, so
+    /// a same-named use (`x.args`, `is_protocol`) is not its; the imports that would reach
+    /// a stub stay unresolved.
+    fn may_guess(&self, from: usize, target: usize) -> bool {
+        let supporting = |i: usize| self.supporting.get(i).copied().unwrap_or(false);
+        !supporting(target) || supporting(from)
+    }
+
+    /// Files of `fi`'s Go package (same directory) defining `id` (methods only if asked). A
+    /// non-test file does not see `_test.go` files.
+    fn same_package_definers(&self, fi: usize, id: u32, methods_only: bool) -> Vec<Target> {
+        let dir = self.file_dir[fi];
+        let from_test = self.files[fi].path.ends_with("_test.go");
+        let fam = family(Lang::Go);
+        let table = if methods_only {
+            &self.method_definers[fam]
+        } else {
+            &self.definers[fam]
+        };
+        let defs = table.row(id as usize);
+        let visible = |t: usize| {
+            t != fi
+                && self.file_dir[t] == dir
+                && (from_test || !self.files[t].path.ends_with("_test.go"))
+        };
+        match self.go_dirs.get(dir) {
+            Some(pkg) if pkg.len() < defs.len() => pkg
+                .iter()
+                .map(|&t| t as usize)
+                .filter(|&t| visible(t) && defs.binary_search(&(t as u32)).is_ok())
+                .map(|t| (t, id))
+                .collect(),
+            _ => defs
+                .iter()
+                .map(|&t| t as usize)
+                .filter(|&t| visible(t))
+                .map(|t| (t, id))
+                .collect(),
+        }
+    }
+
+    /// The other files of `fi`'s directory, in its language family, that define `id`.
+    fn same_directory_definers(&self, fi: usize, id: u32) -> Vec<Target> {
+        let dir = self.file_dir[fi];
+        self.definers[family(self.files[fi].lang)]
+            .row(id as usize)
+            .iter()
+            .map(|&t| t as usize)
+            .filter(|&t| t != fi && self.file_dir[t] == dir)
+            .map(|t| (t, id))
+            .collect()
+    }
+
+    /// `release`: give what binding freed (its tables; consumed references) back to the
+    /// system before the graph's tables are allocated, for a one-shot build's peak memory.
+    /// `query_words`: build the query-word tables (`TakenUses::query_words`).
+    fn into_graph(
+        self,
+        n: usize,
+        per_file: Vec<Vec<FileTriple>>,
+        release: bool,
+        query_words: bool,
+        prior: Option<&relink::Prior<'_>>,
+    ) -> FileGraph {
+        let files = self.files;
+        // Binding is done: free its tables before the graph's own are built (peak memory).
+        drop(self.definers);
+        drop(self.method_definers);
+        drop(self.resolved);
+        drop(self.go_dirs);
+        drop(self.owned_imports);
+        if release {
+            crate::engine::base::heap::release_free_memory();
+        }
+        let mut def_offset = Vec::with_capacity(n + 1);
+        let mut total = 0u32;
+        for f in files {
+            def_offset.push(total);
+            total = total.saturating_add(f.tags.defs.len() as u32);
+        }
+        def_offset.push(total);
+
+        // Edges: consecutive triples of a source with the same target. Each file's triples
+        // are freed as soon as they are copied (exactly sized tables, no concatenated copy).
+        let n_trips: usize = per_file.iter().map(Vec::len).sum();
+        let mut edge_src: Vec<u32> = Vec::new();
+        let mut edge_dst: Vec<u32> = Vec::new();
+        let mut edge_w: Vec<f64> = Vec::new();
+        let mut trip_ptr: Vec<u32> = vec![0];
+        let mut trip_items: Vec<(u32, f64)> = Vec::with_capacity(n_trips);
+        // The definitions each triple credits.
+        let mut tdef_ptr = Vec::with_capacity(n_trips + 1);
+        tdef_ptr.push(0u32);
+        let mut tdef_items = Vec::new();
+        for (s, part) in per_file.into_iter().enumerate() {
+            for (k, &(d, id, w)) in part.iter().enumerate() {
+                if k == 0 || part[k - 1].0 != d {
+                    if !trip_items.is_empty() {
+                        trip_ptr.push(trip_items.len() as u32);
+                    }
+                    edge_src.push(s as u32);
+                    edge_dst.push(d);
+                    edge_w.push(0.0);
+                }
+                if let Some(last) = edge_w.last_mut() {
+                    *last += w;
+                }
+                trip_items.push((id, w));
+                let defs = &self.file_defs[d as usize];
+                let start = defs.partition_point(|&(i, _)| i < id);
+                for &(i, def) in &defs[start..] {
+                    if i != id {
+                        break;
+                    }
+                    tdef_items.push(def_offset[d as usize] + def);
+                }
+                tdef_ptr.push(tdef_items.len() as u32);
+            }
+        }
+        if !trip_items.is_empty() {
+            trip_ptr.push(trip_items.len() as u32);
+        }
+        tdef_items.shrink_to_fit();
+        let trips = Csr {
+            ptr: trip_ptr,
+            items: trip_items,
+        };
+        let trip_defs = Csr {
+            ptr: tdef_ptr,
+            items: tdef_items,
+        };
+        let edges = csr_from_sorted(
+            n,
+            edge_src
+                .iter()
+                .zip(&edge_dst)
+                .map(|(&s, &d)| (s as usize, d)),
+        );
+
+        let n_ids = self.interner.names.len();
+        // Identifier → (edge, triple), by counting sort (in (edge, triple) order per id).
+        let mut id_ptr = vec![0u32; n_ids + 1];
+        for &(id, _) in &trips.items {
+            if let Some(c) = id_ptr.get_mut(id as usize + 1) {
+                *c += 1;
+            }
+        }
+        for i in 0..n_ids {
+            id_ptr[i + 1] += id_ptr[i];
+        }
+        let mut next = id_ptr.clone();
+        let mut id_items = vec![(0u32, 0u32); id_ptr[n_ids] as usize];
+        for e in 0..edge_dst.len() {
+            for t in trips.range(e) {
+                let id = trips.items[t].0 as usize;
+                if id < n_ids {
+                    id_items[next[id] as usize] = (e as u32, t as u32);
+                    next[id] += 1;
+                }
+            }
+        }
+        drop(next);
+        let ident_trips = Csr {
+            ptr: id_ptr,
+            items: id_items,
+        };
+
+        let mut def_pairs: Vec<Target> = Vec::new();
+        for (fi, defs) in self.file_defs.iter().enumerate() {
+            for (k, &(id, _)) in defs.iter().enumerate() {
+                if k == 0 || defs[k - 1].0 != id {
+                    def_pairs.push((id as usize, fi as u32));
+                }
+            }
+        }
+        def_pairs.sort_unstable();
+        let ident_files = csr_from_sorted(n_ids, def_pairs.into_iter());
+
+        // A relink keeps the paths: their tables come from the previous graph, and only
+        // the edited files' definition words are redone (`relink::Prior`).
+        let PathTables {
+            stem_files,
+            path_words,
+            path_order,
+        } = match prior {
+            Some(p) => p.path_tables(),
+            None => path_tables(files, query_words),
+        };
+        let def_words = match prior {
+            Some(p) => p.def_words(files),
+            None if query_words => def_words(files),
+            None => FastMap::default(),
+        };
+        let external_stubs = self.external_stubs;
+        let supporting = self.supporting;
+
+        let Interner {
+            ids: ident_ids,
+            names: ident_names,
+        } = self.interner;
+
+        FileGraph {
+            incoming_edges: std::sync::OnceLock::new(),
+            n,
+            ident_ids,
+            ident_names,
+            edges,
+            edge_w,
+            trips,
+            trip_defs,
+            ident_trips,
+            def_offset,
+            ident_files,
+            stem_files,
+            path_words,
+            def_words,
+            path_order,
+            supporting,
+            external_stubs,
+        }
+    }
+}
+
+/// Per file, whether it is a Python stub (`.pyi`) of a module the repository has no `.py`
+/// for: the declarations of code that lives elsewhere (the standard library's stubs a type
+/// checker ships, stubs for tests). Only when the repository has Python code of its own to
+/// rank above them; a repository of stubs is its stubs.
+/// `supporting_paths[i]`: `is_supporting_path` of file `i`.
+pub(super) fn external_stub_files(files: &[ParsedFile], supporting_paths: &[bool]) -> Vec<bool> {
+    let own_python = files
+        .iter()
+        .zip(supporting_paths)
+        .any(|(f, &supporting)| f.path.ends_with(".py") && !supporting);
+    if !own_python {
+        return vec![false; files.len()];
+    }
+    let implemented: HashSet<&str> = files
+        .iter()
+        .filter_map(|f| f.path.strip_suffix(".py"))
+        .collect();
+    files
+        .iter()
+        .map(|f| {
+            f.path
+                .strip_suffix(".pyi")
+                .is_some_and(|stem| !implemented.contains(stem))
+        })
+        .collect()
+}
+
+/// Tests, fixtures, examples, playgrounds, benchmarks and docs folders: code that supports
+/// the project rather than being it (declaration files, `.d.ts`, are its API and count as
+/// implementation). See `rank::SUPPORTING_PRIOR`.
+pub(super) fn is_supporting_path(path: &str) -> bool {
+    match classify(path) {
+        PathClass::Impl => false,
+        PathClass::Test => true,
+        PathClass::Secondary => !is_declaration_file(path),
+    }
+}

@@ -1,0 +1,1403 @@
+//! The repo map: ranked definitions fitted to a token budget, and the text an LLM is fed.
+//!
+//! Owns the fitting (which ranked definitions make it into the map), the line rendering rules
+//! (`⋮` for elided spans, `…` for cut lines) and the output formats (text, markdown, JSON).
+//! Runs on the engine worker thread; a fit is synchronous and reads only the parsed files.
+//!
+//! How the fit stays exact *and* fast: tiktoken's pre-tokenizers (o200k and cl100k) never
+//! merge text across a `"\n"` that ends a non-blank line without trailing whitespace, with one
+//! exception handled explicitly (o200k glues `"\n"` and following `/` to a preceding
+//! punctuation run). So the token count of the map is the sum of per-line counts
+//! (`count(line + "\n")`, cached across fits in [`LineCostCache`]), plus a correction for each
+//! pair of lines whose second line starts with `/`, plus the exact in-context cost of each
+//! blank separator between files. Adding a definition changes only the lines around the
+//! inserted ones, so the cost of every prefix of the ranking is computed incrementally in one
+//! pass; the final text is then counted once in full to verify, and the fit steps back if the
+//! verification ever disagrees (it never returns a map over budget).
+//!
+//! Tightness: the fit stops at the first ranked definition that does not fit, so the map
+//! falls short of the budget by less than that one definition's cost (usually 10–30 tokens,
+//! within 5% from a few hundred tokens up). Skipping it to squeeze in cheaper ones would let a
+//! larger budget drop symbols a smaller one showed; stability across budgets wins.
+
+use crate::engine::base::model::{DefKind, Lang, LineRange, ParsedFile, RankedDef};
+use crate::engine::base::text::sanitize;
+use crate::engine::base::tokenizer::{tokenizer, Tokenizer, TokenizerKind};
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::ops::Bound::{Excluded, Unbounded};
+use std::sync::{Mutex, MutexGuard};
+
+use crate::engine::base::lock;
+
+/// The line standing for an elided span of source.
+const ELISION: &str = "⋮";
+/// Appended to a line cut at `max_line_chars`.
+const CUT_MARK: char = '…';
+/// How many of the best definitions that did not fit are reported in [`RepoMap::cut`].
+const MAX_CUT: usize = 20;
+/// Definitions past the incremental fit that are tried against the exact count (each try
+/// renders and counts the whole map once).
+const MAX_EXACT_TRIES: usize = 4;
+/// Signatures are "a few lines"; a tags bug or a pathological file must not let one
+/// definition swallow the whole budget.
+const MAX_SIGNATURE_LINES: u32 = crate::engine::base::model::MAP_SIGNATURE_LINES;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MapOptions {
+    /// Maximum number of tokens of the rendered text (exact count).
+    pub budget: usize,
+    pub tokenizer: TokenizerKind,
+    /// Lines longer than this many characters are cut and end with `…` (0 = never cut).
+    pub max_line_chars: usize,
+}
+
+impl Default for MapOptions {
+    fn default() -> Self {
+        MapOptions {
+            budget: 1024,
+            tokenizer: TokenizerKind::O200k,
+            max_line_chars: 120,
+        }
+    }
+}
+
+/// A definition shown in the map.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MapSymbol {
+    pub name: String,
+    pub kind: DefKind,
+    /// The whole definition (`Definition::lines`).
+    pub line_range: LineRange,
+}
+
+/// One file's block in the map.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MapFile {
+    pub path: String,
+    /// The file's rank (from `file_rank`), for display.
+    pub rank: f64,
+    /// Tokens of this file's block (path line and its lines; the blank separator excluded).
+    pub tokens: usize,
+    /// Selected definitions, in source order.
+    pub symbols: Vec<MapSymbol>,
+    /// Index into the `files` the map was built from.
+    pub file: usize,
+    pub lang: Lang,
+    /// The rendered lines under the path line, `⋮` included, exactly as in the text.
+    pub lines: Vec<String>,
+    /// The source line numbers (1-based) shown, ascending.
+    pub shown_lines: Vec<u32>,
+}
+
+/// A ranked definition that did not fit, with the tokens adding it would have cost.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CutDef {
+    pub path: String,
+    pub name: String,
+    pub kind: DefKind,
+    /// First line of its signature.
+    pub line: u32,
+    pub score: f64,
+    pub tokens: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RepoMap {
+    /// The map in text format: what the LLM sees.
+    pub text: String,
+    /// Exact token count of `text`; never more than `budget`.
+    pub tokens: usize,
+    pub budget: usize,
+    pub tokenizer: TokenizerKind,
+    /// Files in map order (best selected definition first).
+    pub files: Vec<MapFile>,
+    /// The highest-ranked definitions (up to 20) that did not fit, best first.
+    pub cut: Vec<CutDef>,
+    /// The smallest budget whose map (same ranking) includes `cut[0]`, when the request asked
+    /// for it (`MapRequest::next_budget`; found by `explain::budget_for_next_cut`). `None`
+    /// otherwise, or when nothing is cut, or when no budget up to 262,144 tokens would.
+    pub next_budget: Option<usize>,
+    /// Parts of the request that were ignored or matched nothing, one line each (see
+    /// `task::Task::notes`).
+    pub notes: Vec<String>,
+}
+
+impl RepoMap {
+    /// Number of definitions in the map.
+    pub fn symbol_count(&self) -> usize {
+        self.files.iter().map(|f| f.symbols.len()).sum()
+    }
+}
+
+/// Output format of [`render`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MapFormat {
+    Text,
+    Markdown,
+}
+
+impl MapFormat {
+    pub const ALL: [MapFormat; 2] = [MapFormat::Text, MapFormat::Markdown];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            MapFormat::Text => "text",
+            MapFormat::Markdown => "markdown",
+        }
+    }
+
+    /// `text`, `markdown` (or `md`), case-insensitively. (`json` is the front doors' own
+    /// document: `contract::MapOutput`.)
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "text" | "txt" => Some(MapFormat::Text),
+            "markdown" | "md" => Some(MapFormat::Markdown),
+            _ => None,
+        }
+    }
+}
+
+impl std::str::FromStr for MapFormat {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        MapFormat::parse(s).ok_or_else(|| format!("unknown map format {s:?} (text, markdown)"))
+    }
+}
+
+/// Token counts of rendered lines, shared across fits so a re-rank only tokenizes lines it
+/// has never seen. Keyed by the exact text counted minus its final `"\n"`: a rendered line,
+/// a line followed by the blank separator (`"line\n"`), or a risky pair (`"a\n/b"`). Lines
+/// never contain `"\n"`, so the three kinds cannot collide. One table per encoding.
+#[derive(Default)]
+pub struct LineCostCache {
+    tables: [Mutex<HashMap<Box<str>, u32>>; 2],
+}
+
+impl std::fmt::Debug for LineCostCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LineCostCache")
+            .field("entries", &self.len())
+            .finish()
+    }
+}
+
+impl LineCostCache {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Number of cached counts (all encodings).
+    pub fn len(&self) -> usize {
+        self.tables.iter().map(|t| lock(t).len()).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Drops every cached count (e.g. when the repository changes a lot).
+    pub fn clear(&self) {
+        for t in &self.tables {
+            lock(t).clear();
+        }
+    }
+
+    fn table(&self, kind: TokenizerKind) -> MutexGuard<'_, HashMap<Box<str>, u32>> {
+        let i = match kind {
+            TokenizerKind::O200k => 0,
+            TokenizerKind::Cl100k => 1,
+        };
+        lock(&self.tables[i])
+    }
+}
+
+/// Fits `ranked` (best first) into `opts.budget` tokens and renders the map.
+///
+/// The selection is the longest prefix of `ranked` whose every sub-prefix fits (definitions
+/// with no renderable line are ignored), plus any later definition whose lines are all
+/// already shown (it costs nothing). A larger budget therefore never drops a definition a
+/// smaller one included.
+pub fn build_map(
+    files: &[ParsedFile],
+    ranked: &[RankedDef],
+    file_rank: &[f64],
+    opts: &MapOptions,
+    cache: &LineCostCache,
+) -> RepoMap {
+    let tok = tokenizer(opts.tokenizer);
+    let mut fit = Fitter::new(files, opts, tok, cache.table(opts.tokenizer));
+    let budget = i64::try_from(opts.budget).unwrap_or(i64::MAX);
+
+    let mut stop = ranked.len();
+    for (pos, rd) in ranked.iter().enumerate() {
+        let Some((f, lines)) = fit.def_lines(rd) else {
+            continue;
+        };
+        let added = fit.insert_lines(f, &lines);
+        if fit.total() > budget {
+            fit.remove_lines(f, &added);
+            stop = pos;
+            break;
+        }
+        fit.journal.push(Entry {
+            pos,
+            file: f,
+            added,
+        });
+    }
+
+    // One exact count of the final text. The incremental sum is exact for everything the
+    // analysis above covers; if some exotic input breaks it, drop definitions from the end
+    // until the real count fits.
+    let mut text = fit.render_text();
+    let mut tokens = tok.count(&text);
+    while tokens > opts.budget {
+        let Some(entry) = fit.journal.pop() else {
+            break;
+        };
+        fit.remove_lines(entry.file, &entry.added);
+        stop = entry.pos;
+        if !entry.added.is_empty() {
+            text = fit.render_text();
+            tokens = tok.count(&text);
+        }
+    }
+
+    // The incremental sum can also overestimate (e.g. around cut lines): try the next
+    // definitions against the exact count, a few at most, so the map is as full as the
+    // budget allows and the first cut definition's cost is exact ("it would not have fit").
+    let mut first_cut_cost = None;
+    let mut tries = 0;
+    while stop < ranked.len() && tries < MAX_EXACT_TRIES {
+        let Some((f, lines)) = fit.def_lines(&ranked[stop]) else {
+            stop += 1;
+            continue;
+        };
+        tries += 1;
+        let added = fit.insert_lines(f, &lines);
+        let candidate = fit.render_text();
+        let n = tok.count(&candidate);
+        if n > opts.budget {
+            fit.remove_lines(f, &added);
+            first_cut_cost = Some((stop, n - tokens));
+            break;
+        }
+        (text, tokens) = (candidate, n);
+        fit.journal.push(Entry {
+            pos: stop,
+            file: f,
+            added,
+        });
+        stop += 1;
+    }
+
+    // Selected definitions: the prefix, then free riders; and the best ones that were cut.
+    let mut selected: BTreeSet<(usize, usize)> = fit
+        .journal
+        .iter()
+        .map(|e| (ranked[e.pos].file, ranked[e.pos].def))
+        .collect();
+    let mut cut = Vec::new();
+    let mut cut_seen = BTreeSet::new();
+    let before = fit.total();
+    // The tail can be most of a 60k-definition ranking: test a compact per-file flag first
+    // so skipping a definition whose file is not in the map touches one byte.
+    let mut in_map = vec![false; files.len()];
+    for &f in &fit.order {
+        in_map[f] = true;
+    }
+    for (pos, rd) in ranked.iter().enumerate().skip(stop) {
+        let in_map = in_map.get(rd.file).copied().unwrap_or(false);
+        if !in_map && cut.len() >= MAX_CUT {
+            continue;
+        }
+        if selected.contains(&(rd.file, rd.def)) {
+            continue;
+        }
+        let Some((f, lines)) = fit.def_lines(rd) else {
+            continue;
+        };
+        if in_map && fit.all_shown(f, &lines) {
+            selected.insert((rd.file, rd.def));
+            continue;
+        }
+        if cut.len() < MAX_CUT && cut_seen.insert((rd.file, rd.def)) {
+            let cost = match first_cut_cost {
+                Some((at, exact)) if at == pos => exact,
+                _ => {
+                    let added = fit.insert_lines(f, &lines);
+                    let cost = fit.total() - before;
+                    fit.remove_lines(f, &added);
+                    usize::try_from(cost).unwrap_or(0)
+                }
+            };
+            let def = &files[f].tags.defs[rd.def];
+            cut.push(CutDef {
+                path: files[f].path.clone(),
+                name: def.name.clone(),
+                kind: def.kind,
+                line: def.signature.start,
+                score: rd.score,
+                tokens: cost,
+            });
+        }
+    }
+
+    let map_files = fit.map_files(file_rank, &selected);
+    RepoMap {
+        text,
+        tokens,
+        budget: opts.budget,
+        tokenizer: opts.tokenizer,
+        files: map_files,
+        cut,
+        next_budget: None,
+        notes: Vec::new(),
+    }
+}
+
+/// Renders a built map. `files` is the slice the map was built from; the current formats
+/// need nothing beyond the map itself, but callers pass it so richer formats can be added
+/// without changing every call site.
+pub fn render(map: &RepoMap, files: &[ParsedFile], format: MapFormat) -> String {
+    let _ = files;
+    match format {
+        MapFormat::Text => map.text.clone(),
+        MapFormat::Markdown => render_markdown(map),
+    }
+}
+
+fn render_markdown(map: &RepoMap) -> String {
+    let mut out = String::new();
+    for (i, f) in map.files.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        // A fence longer than any backtick run inside, so source cannot close it early.
+        let longest = f
+            .lines
+            .iter()
+            .map(|l| longest_backtick_run(l))
+            .max()
+            .unwrap_or(0);
+        let fence = "`".repeat(longest.max(2) + 1);
+        out.push_str(&sanitize(&f.path));
+        out.push('\n');
+        out.push_str(&fence);
+        out.push_str(f.lang.fence_tag());
+        out.push('\n');
+        for line in &f.lines {
+            out.push_str(line);
+            out.push('\n');
+        }
+        out.push_str(&fence);
+        out.push('\n');
+    }
+    out
+}
+
+fn longest_backtick_run(s: &str) -> usize {
+    let mut best = 0;
+    let mut run = 0;
+    for c in s.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        best = best.max(run);
+    }
+    best
+}
+
+/// A source line as the map shows it: trailing whitespace stripped, sanitized, cut.
+fn render_line(raw: &str, max_chars: usize) -> String {
+    // Control characters (tab excepted) can neither break the line structure the token
+    // accounting relies on nor smuggle terminal escapes.
+    let line = sanitize(raw.trim_end()).into_owned();
+    if max_chars == 0 || line.chars().count() <= max_chars {
+        return line;
+    }
+    let keep = max_chars.saturating_sub(1);
+    let mut out: String = line.chars().take(keep).collect();
+    out.push(CUT_MARK);
+    out
+}
+
+/// A definition in the prefix: where it is in `ranked` and which lines it added.
+struct Entry {
+    pos: usize,
+    file: usize,
+    added: Vec<u32>,
+}
+
+struct Shown {
+    text: Box<str>,
+}
+
+/// Per-file fit state, created when a definition of the file is first looked at.
+struct FileState {
+    path_line: Box<str>,
+    line_count: u32,
+    /// `nonblank[n]` = non-blank lines among 1..=n; blank lines are invisible, so only a
+    /// span holding at least one non-blank line is elided with `⋮`.
+    nonblank: Vec<u32>,
+    shown: BTreeMap<u32, Shown>,
+    /// Tokens of the block (path line included) while `shown` is non-empty.
+    block: i64,
+    /// Tokens the blank separator after this block costs, in context.
+    sep: i64,
+}
+
+impl FileState {
+    fn new(file: &ParsedFile) -> Self {
+        let line_count = file.line_count();
+        let mut nonblank = Vec::with_capacity(line_count as usize + 1);
+        nonblank.push(0u32);
+        let mut acc = 0u32;
+        for n in 1..=line_count {
+            if file.is_nonblank(n) {
+                acc += 1;
+            }
+            nonblank.push(acc);
+        }
+        FileState {
+            path_line: format!("{}:", sanitize(&file.path)).into_boxed_str(),
+            line_count,
+            nonblank,
+            shown: BTreeMap::new(),
+            block: 0,
+            sep: 0,
+        }
+    }
+
+    /// The virtual line after the last one.
+    fn end(&self) -> u32 {
+        self.line_count.saturating_add(1)
+    }
+
+    fn is_nonblank(&self, n: u32) -> bool {
+        n >= 1 && n <= self.line_count && self.nonblank[n as usize] > self.nonblank[n as usize - 1]
+    }
+
+    /// Whether a non-blank line lies strictly between `a` and `b` (0 and line_count+1 stand
+    /// for the file's edges).
+    fn gap(&self, a: u32, b: u32) -> bool {
+        if b <= a.saturating_add(1) {
+            return false;
+        }
+        let hi = (b - 1).min(self.line_count) as usize;
+        let lo = (a as usize).min(hi);
+        self.nonblank[hi] > self.nonblank[lo]
+    }
+
+    fn items(&self) -> Vec<&str> {
+        let mut out = Vec::with_capacity(self.shown.len() * 2 + 1);
+        let mut prev = 0;
+        for (&n, sh) in &self.shown {
+            if self.gap(prev, n) {
+                out.push(ELISION);
+            }
+            out.push(&*sh.text);
+            prev = n;
+        }
+        if self.gap(prev, self.end()) {
+            out.push(ELISION);
+        }
+        out
+    }
+
+    fn last_item(&self) -> Option<&str> {
+        let (&n, sh) = self.shown.last_key_value()?;
+        Some(if self.gap(n, self.end()) {
+            ELISION
+        } else {
+            &sh.text
+        })
+    }
+}
+
+/// Cached token costs for one encoding, locked for the duration of a fit.
+struct Costs<'c> {
+    tok: &'static Tokenizer,
+    table: MutexGuard<'c, HashMap<Box<str>, u32>>,
+}
+
+impl Costs<'_> {
+    /// `count(key + "\n")`, cached.
+    fn cost(&mut self, key: &str) -> i64 {
+        if let Some(&c) = self.table.get(key) {
+            return i64::from(c);
+        }
+        let mut s = String::with_capacity(key.len() + 1);
+        s.push_str(key);
+        s.push('\n');
+        let c = u32::try_from(self.tok.count(&s)).unwrap_or(u32::MAX);
+        self.table.insert(key.into(), c);
+        i64::from(c)
+    }
+
+    /// Extra tokens when `b` follows `a`: o200k glues `"\n/"` onto a punctuation run ending
+    /// `a`. Only lines starting with `/` can be affected, so only they are checked; the
+    /// correction is exact for isolated pairs.
+    fn pair(&mut self, a: &str, b: &str) -> i64 {
+        if !b.starts_with('/') {
+            return 0;
+        }
+        let joined = format!("{a}\n{b}");
+        self.cost(&joined) - self.cost(a) - self.cost(b)
+    }
+
+    /// Tokens of `mid` placed between anchors `a` and `b` (`None` = end of text), anchors'
+    /// own costs excluded, pair corrections included.
+    fn window(&mut self, a: &str, mid: &[&str], b: Option<&str>) -> i64 {
+        let mut total = 0;
+        let mut prev = a;
+        for &m in mid {
+            total += self.cost(m) + self.pair(prev, m);
+            prev = m;
+        }
+        if let Some(b) = b {
+            total += self.pair(prev, b);
+        }
+        total
+    }
+
+    /// What the blank line after a block ending with `last` costs: `"last\n\n"` can tokenize
+    /// differently from `"last\n"` + `"\n"`, so it is counted in context.
+    fn separator(&mut self, last: &str) -> i64 {
+        let with_blank = format!("{last}\n");
+        self.cost(&with_blank) - self.cost(last)
+    }
+}
+
+struct Fitter<'a, 'c> {
+    files: &'a [ParsedFile],
+    max_line_chars: usize,
+    costs: Costs<'c>,
+    states: Vec<Option<FileState>>,
+    /// Files with shown lines, in the order they entered the map.
+    order: Vec<usize>,
+    /// Sum of `block + sep` over `order`.
+    sum: i64,
+    journal: Vec<Entry>,
+}
+
+impl<'a, 'c> Fitter<'a, 'c> {
+    fn new(
+        files: &'a [ParsedFile],
+        opts: &MapOptions,
+        tok: &'static Tokenizer,
+        table: MutexGuard<'c, HashMap<Box<str>, u32>>,
+    ) -> Self {
+        Fitter {
+            files,
+            max_line_chars: opts.max_line_chars,
+            costs: Costs { tok, table },
+            states: (0..files.len()).map(|_| None).collect(),
+            order: Vec::new(),
+            sum: 0,
+            journal: Vec::new(),
+        }
+    }
+
+    /// Exact tokens of the text as it stands (under the line-sum identity).
+    fn total(&self) -> i64 {
+        let last_sep = self
+            .order
+            .last()
+            .and_then(|&f| self.states[f].as_ref())
+            .map_or(0, |s| s.sep);
+        self.sum - last_sep
+    }
+
+    fn all_shown(&self, f: usize, lines: &[u32]) -> bool {
+        self.states[f]
+            .as_ref()
+            .is_some_and(|s| lines.iter().all(|n| s.shown.contains_key(n)))
+    }
+
+    /// The renderable lines of a definition (scope headers and signature, non-blank, in
+    /// range), sorted; `None` for an invalid index or nothing to show.
+    fn def_lines(&mut self, rd: &RankedDef) -> Option<(usize, Vec<u32>)> {
+        let file = self.files.get(rd.file)?;
+        let def = file.tags.defs.get(rd.def)?;
+        let st = self.states[rd.file].get_or_insert_with(|| FileState::new(file));
+        let sig_start = def.signature.start.max(1);
+        let sig_end = def
+            .signature
+            .end
+            .min(sig_start.saturating_add(MAX_SIGNATURE_LINES - 1))
+            .min(st.line_count);
+        let mut lines: Vec<u32> = def
+            .scope_lines
+            .iter()
+            .copied()
+            .chain(sig_start..=sig_end)
+            .filter(|&n| st.is_nonblank(n))
+            .collect();
+        lines.sort_unstable();
+        lines.dedup();
+        if lines.is_empty() {
+            None
+        } else {
+            Some((rd.file, lines))
+        }
+    }
+
+    /// Shows `lines` of file `f`; returns those that were not shown before.
+    fn insert_lines(&mut self, f: usize, lines: &[u32]) -> Vec<u32> {
+        let mut added = Vec::new();
+        for &n in lines {
+            if self.insert(f, n) {
+                added.push(n);
+            }
+        }
+        added
+    }
+
+    /// Undoes `insert_lines` (in reverse, restoring the exact previous state).
+    fn remove_lines(&mut self, f: usize, added: &[u32]) {
+        for &n in added.iter().rev() {
+            self.remove(f, n);
+        }
+    }
+
+    fn insert(&mut self, f: usize, n: u32) -> bool {
+        let Some(raw) = self.files[f].line(n) else {
+            return false;
+        };
+        let text = render_line(raw, self.max_line_chars).into_boxed_str();
+        let Fitter {
+            costs,
+            states,
+            order,
+            sum,
+            ..
+        } = self;
+        let Some(st) = states[f].as_mut() else {
+            return false;
+        };
+        if st.shown.contains_key(&n) {
+            return false;
+        }
+        let was_empty = st.shown.is_empty();
+        let p = st.shown.range(..n).next_back();
+        let s = st.shown.range((Excluded(n), Unbounded)).next();
+        let is_last = s.is_none();
+        let a_line = p.map_or(0, |(&k, _)| k);
+        let b_line = s.map_or(st.end(), |(&k, _)| k);
+        let a_text: &str = p.map_or(&st.path_line, |(_, v)| &v.text);
+        let b_text: Option<&str> = s.map(|(_, v)| &*v.text);
+
+        let mut old_mid: Vec<&str> = Vec::new();
+        if !was_empty && st.gap(a_line, b_line) {
+            old_mid.push(ELISION);
+        }
+        let mut new_mid: Vec<&str> = Vec::with_capacity(3);
+        if st.gap(a_line, n) {
+            new_mid.push(ELISION);
+        }
+        new_mid.push(&text);
+        if st.gap(n, b_line) {
+            new_mid.push(ELISION);
+        }
+        let delta = costs.window(a_text, &new_mid, b_text) - costs.window(a_text, &old_mid, b_text);
+        let path_cost = if was_empty {
+            costs.cost(&st.path_line)
+        } else {
+            0
+        };
+
+        let old_contrib = if was_empty { 0 } else { st.block + st.sep };
+        st.block += delta + path_cost;
+        st.shown.insert(n, Shown { text });
+        if is_last {
+            // n is now the last shown line: the separator after the block may change.
+            let last = st.last_item().unwrap_or(ELISION);
+            st.sep = costs.separator(last);
+        }
+        *sum += st.block + st.sep - old_contrib;
+        if was_empty {
+            order.push(f);
+        }
+        true
+    }
+
+    fn remove(&mut self, f: usize, n: u32) {
+        let Fitter {
+            costs,
+            states,
+            order,
+            sum,
+            ..
+        } = self;
+        let Some(st) = states[f].as_mut() else {
+            return;
+        };
+        let Some(this) = st.shown.get(&n) else {
+            return;
+        };
+        let will_be_empty = st.shown.len() == 1;
+        let p = st.shown.range(..n).next_back();
+        let s = st.shown.range((Excluded(n), Unbounded)).next();
+        let was_last = s.is_none();
+        let a_line = p.map_or(0, |(&k, _)| k);
+        let b_line = s.map_or(st.end(), |(&k, _)| k);
+        let a_text: &str = p.map_or(&st.path_line, |(_, v)| &v.text);
+        let b_text: Option<&str> = s.map(|(_, v)| &*v.text);
+
+        let mut with_mid: Vec<&str> = Vec::with_capacity(3);
+        if st.gap(a_line, n) {
+            with_mid.push(ELISION);
+        }
+        with_mid.push(&this.text);
+        if st.gap(n, b_line) {
+            with_mid.push(ELISION);
+        }
+        let mut without_mid: Vec<&str> = Vec::new();
+        if !will_be_empty && st.gap(a_line, b_line) {
+            without_mid.push(ELISION);
+        }
+        let delta =
+            costs.window(a_text, &without_mid, b_text) - costs.window(a_text, &with_mid, b_text);
+        let path_cost = if will_be_empty {
+            costs.cost(&st.path_line)
+        } else {
+            0
+        };
+
+        let old_contrib = st.block + st.sep;
+        st.shown.remove(&n);
+        st.block += delta - path_cost;
+        if will_be_empty {
+            st.block = 0;
+            st.sep = 0;
+            *sum -= old_contrib;
+            if let Some(i) = order.iter().rposition(|&x| x == f) {
+                order.remove(i);
+            }
+            return;
+        }
+        if was_last {
+            let last = st.last_item().unwrap_or(ELISION);
+            st.sep = costs.separator(last);
+        }
+        *sum += st.block + st.sep - old_contrib;
+    }
+
+    fn render_text(&self) -> String {
+        let mut out = String::new();
+        for (i, &f) in self.order.iter().enumerate() {
+            let Some(st) = self.states[f].as_ref() else {
+                continue;
+            };
+            if i > 0 {
+                out.push('\n');
+            }
+            out.push_str(&st.path_line);
+            out.push('\n');
+            for item in st.items() {
+                out.push_str(item);
+                out.push('\n');
+            }
+        }
+        out
+    }
+
+    fn map_files(&self, file_rank: &[f64], selected: &BTreeSet<(usize, usize)>) -> Vec<MapFile> {
+        let mut by_file: BTreeMap<usize, Vec<MapSymbol>> = BTreeMap::new();
+        for &(f, d) in selected {
+            if let Some(def) = self.files.get(f).and_then(|pf| pf.tags.defs.get(d)) {
+                by_file.entry(f).or_default().push(MapSymbol {
+                    name: def.name.clone(),
+                    kind: def.kind,
+                    line_range: def.lines,
+                });
+            }
+        }
+        let mut out = Vec::with_capacity(self.order.len());
+        for &f in &self.order {
+            let Some(st) = self.states[f].as_ref() else {
+                continue;
+            };
+            let pf = &self.files[f];
+            let mut symbols = by_file.remove(&f).unwrap_or_default();
+            symbols.sort_by(|a, b| {
+                (a.line_range, &a.name, a.kind).cmp(&(b.line_range, &b.name, b.kind))
+            });
+            out.push(MapFile {
+                path: pf.path.clone(),
+                rank: file_rank.get(f).copied().unwrap_or(0.0),
+                tokens: usize::try_from(st.block).unwrap_or(0),
+                symbols,
+                file: f,
+                lang: pf.lang,
+                lines: st.items().into_iter().map(str::to_owned).collect(),
+                shown_lines: st.shown.keys().copied().collect(),
+            });
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::base::model::{Definition, FileTags};
+    use std::sync::Arc;
+
+    fn def(
+        name: &str,
+        kind: DefKind,
+        lines: (u32, u32),
+        sig: (u32, u32),
+        scope: &[u32],
+    ) -> Definition {
+        Definition {
+            name: name.to_string(),
+            kind,
+            lines: LineRange::new(lines.0, lines.1),
+            signature: LineRange::new(sig.0, sig.1),
+            parent: None,
+            scope_lines: scope.to_vec(),
+        }
+    }
+
+    fn file(path: &str, src: &str, defs: Vec<Definition>) -> ParsedFile {
+        let lang = Lang::from_path(path).unwrap();
+        ParsedFile::new(
+            path.to_string(),
+            lang,
+            src.len() as u64,
+            Arc::from(src),
+            FileTags {
+                defs,
+                ..FileTags::default()
+            },
+        )
+    }
+
+    fn rd(file: usize, def: usize) -> RankedDef {
+        RankedDef {
+            file,
+            def,
+            score: 1.0 / (1 + file * 10 + def) as f64,
+        }
+    }
+
+    fn opts(budget: usize) -> MapOptions {
+        MapOptions {
+            budget,
+            ..MapOptions::default()
+        }
+    }
+
+    const FOO_TS: &str = "import { x } from './x';\n\nexport class Foo {\n  private y = 1;\n\n  bar(a: number): string {\n    return '';\n  }\n}\n";
+
+    fn foo_file() -> ParsedFile {
+        file(
+            "src/foo.ts",
+            FOO_TS,
+            vec![
+                def("Foo", DefKind::Class, (3, 9), (3, 3), &[]),
+                def("bar", DefKind::Method, (6, 8), (6, 6), &[3]),
+            ],
+        )
+    }
+
+    #[test]
+    fn method_is_shown_under_its_class_header() {
+        let files = vec![foo_file()];
+        let cache = LineCostCache::new();
+        let map = build_map(&files, &[rd(0, 1)], &[1.0], &opts(1000), &cache);
+        assert_eq!(
+            map.text,
+            "src/foo.ts:\n⋮\nexport class Foo {\n⋮\n  bar(a: number): string {\n⋮\n"
+        );
+        assert_eq!(map.tokens, tokenizer(TokenizerKind::O200k).count(&map.text));
+        assert_eq!(map.files.len(), 1);
+        assert_eq!(map.files[0].shown_lines, vec![3, 6]);
+        assert_eq!(map.files[0].symbols.len(), 1);
+        assert_eq!(map.files[0].symbols[0].name, "bar");
+        assert!(map.cut.is_empty());
+    }
+
+    #[test]
+    fn elision_marks_only_spans_with_content() {
+        // Line 1 shown: no leading ⋮. Lines 2-3 blank: no ⋮ between 1 and 4. Last line
+        // shown: no trailing ⋮.
+        let src = "def a():\n\n   \ndef b():\n    pass\nx = 1\n";
+        let files = vec![file(
+            "m.py",
+            src,
+            vec![
+                def("a", DefKind::Function, (1, 1), (1, 1), &[]),
+                def("b", DefKind::Function, (4, 5), (4, 4), &[]),
+                def("x", DefKind::Variable, (6, 6), (6, 6), &[]),
+            ],
+        )];
+        let cache = LineCostCache::new();
+        let map = build_map(
+            &files,
+            &[rd(0, 0), rd(0, 1), rd(0, 2)],
+            &[1.0],
+            &opts(1000),
+            &cache,
+        );
+        assert_eq!(map.text, "m.py:\ndef a():\ndef b():\n⋮\nx = 1\n");
+        // Trailing whitespace-only lines after the last shown line are not elided content.
+        let src2 = "def a():\n    pass\n\n";
+        let files2 = vec![file(
+            "n.py",
+            src2,
+            vec![def("a", DefKind::Function, (1, 2), (1, 1), &[])],
+        )];
+        let map2 = build_map(&files2, &[rd(0, 0)], &[1.0], &opts(1000), &cache);
+        assert_eq!(map2.text, "n.py:\ndef a():\n⋮\n");
+    }
+
+    #[test]
+    fn multi_line_signature_keeps_indentation_and_strips_trailing_space() {
+        let src =
+            "class K:\n    @property   \n    def v(\n\tself,\n    ) -> int:   \n        return 1\n";
+        let files = vec![file(
+            "k.py",
+            src,
+            vec![def("v", DefKind::Method, (2, 6), (2, 5), &[1])],
+        )];
+        let cache = LineCostCache::new();
+        let map = build_map(&files, &[rd(0, 0)], &[1.0], &opts(1000), &cache);
+        assert_eq!(
+            map.text,
+            "k.py:\nclass K:\n    @property\n    def v(\n\tself,\n    ) -> int:\n⋮\n"
+        );
+    }
+
+    #[test]
+    fn long_lines_are_cut_with_an_ellipsis() {
+        let long = format!("function f({}) {{", "a, ".repeat(40).trim_end());
+        let src = format!("{long}\n}}\n");
+        let files = vec![file(
+            "f.js",
+            &src,
+            vec![def("f", DefKind::Function, (1, 2), (1, 1), &[])],
+        )];
+        let cache = LineCostCache::new();
+        let o = MapOptions {
+            max_line_chars: 20,
+            ..opts(1000)
+        };
+        let map = build_map(&files, &[rd(0, 0)], &[1.0], &o, &cache);
+        let line = map.text.lines().nth(1).unwrap();
+        assert_eq!(line.chars().count(), 20);
+        assert!(line.ends_with('…'));
+        assert!(long.starts_with(line.trim_end_matches('…')));
+        // 0 disables cutting.
+        let o0 = MapOptions {
+            max_line_chars: 0,
+            ..opts(1000)
+        };
+        let map0 = build_map(&files, &[rd(0, 0)], &[1.0], &o0, &cache);
+        assert_eq!(map0.text.lines().nth(1).unwrap(), long);
+    }
+
+    #[test]
+    fn control_characters_are_replaced() {
+        let src = "const a = '\x1b[31m';\nconst b = 'x\ry';\n";
+        let files = vec![file(
+            "c.js",
+            src,
+            vec![
+                def("a", DefKind::Constant, (1, 1), (1, 1), &[]),
+                def("b", DefKind::Constant, (2, 2), (2, 2), &[]),
+            ],
+        )];
+        let cache = LineCostCache::new();
+        let map = build_map(&files, &[rd(0, 0), rd(0, 1)], &[1.0], &opts(1000), &cache);
+        assert_eq!(map.text, "c.js:\nconst a = '␛[31m';\nconst b = 'x␍y';\n");
+    }
+
+    fn two_files() -> Vec<ParsedFile> {
+        vec![
+            file(
+                "b/util.go",
+                "package util\n\nfunc Helper(x int) int {\n\treturn x\n}\n\nfunc Other() {}\n",
+                vec![
+                    def("Helper", DefKind::Function, (3, 5), (3, 3), &[]),
+                    def("Other", DefKind::Function, (7, 7), (7, 7), &[]),
+                ],
+            ),
+            file(
+                "a/main.py",
+                "import os\n\nclass App:\n    def run(self):\n        pass\n",
+                vec![
+                    def("App", DefKind::Class, (3, 5), (3, 3), &[]),
+                    def("run", DefKind::Method, (4, 5), (4, 4), &[3]),
+                ],
+            ),
+        ]
+    }
+
+    #[test]
+    fn files_are_ordered_by_their_best_definition() {
+        let files = two_files();
+        let cache = LineCostCache::new();
+        let ranked = [rd(1, 1), rd(0, 0), rd(1, 0), rd(0, 1)];
+        let map = build_map(&files, &ranked, &[0.2, 0.8], &opts(1000), &cache);
+        assert_eq!(
+            map.text,
+            "a/main.py:\n⋮\nclass App:\n    def run(self):\n⋮\n\nb/util.go:\n⋮\nfunc Helper(x int) int {\n⋮\nfunc Other() {}\n"
+        );
+        assert_eq!(map.files[0].path, "a/main.py");
+        assert_eq!(map.files[0].rank, 0.8);
+        let names: Vec<_> = map.files[0]
+            .symbols
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect();
+        assert_eq!(names, ["App", "run"]);
+        assert_eq!(map.tokens, tokenizer(TokenizerKind::O200k).count(&map.text));
+        // Deterministic, and the cache does not change the result.
+        let again = build_map(&files, &ranked, &[0.2, 0.8], &opts(1000), &cache);
+        assert_eq!(map, again);
+        let fresh = build_map(
+            &files,
+            &ranked,
+            &[0.2, 0.8],
+            &opts(1000),
+            &LineCostCache::new(),
+        );
+        assert_eq!(map, fresh);
+    }
+
+    #[test]
+    fn markdown_uses_fence_tags() {
+        let files = two_files();
+        let cache = LineCostCache::new();
+        let ranked = [rd(1, 1), rd(0, 0)];
+        let map = build_map(&files, &ranked, &[0.2, 0.8], &opts(1000), &cache);
+        let md = render(&map, &files, MapFormat::Markdown);
+        assert_eq!(
+            md,
+            "a/main.py\n```python\n⋮\nclass App:\n    def run(self):\n⋮\n```\n\nb/util.go\n```go\n⋮\nfunc Helper(x int) int {\n⋮\n```\n"
+        );
+        assert_eq!(render(&map, &files, MapFormat::Text), map.text);
+    }
+
+    #[test]
+    fn markdown_fence_outgrows_backticks_in_source() {
+        let src = "const s = ```;\n";
+        let files = vec![file(
+            "t.ts",
+            src,
+            vec![def("s", DefKind::Constant, (1, 1), (1, 1), &[])],
+        )];
+        let map = build_map(
+            &files,
+            &[rd(0, 0)],
+            &[1.0],
+            &opts(1000),
+            &LineCostCache::new(),
+        );
+        let md = render(&map, &files, MapFormat::Markdown);
+        assert_eq!(md, "t.ts\n````typescript\nconst s = ```;\n````\n");
+    }
+
+    #[test]
+    fn formats_parse() {
+        for f in MapFormat::ALL {
+            assert_eq!(MapFormat::parse(f.name()), Some(f));
+        }
+        assert_eq!("md".parse::<MapFormat>(), Ok(MapFormat::Markdown));
+        assert!("yaml".parse::<MapFormat>().is_err());
+    }
+
+    #[test]
+    fn empty_inputs_give_an_empty_map() {
+        let cache = LineCostCache::new();
+        let map = build_map(&[], &[], &[], &opts(100), &cache);
+        assert_eq!(map.text, "");
+        assert_eq!(map.tokens, 0);
+        assert!(map.files.is_empty() && map.cut.is_empty());
+        // Out-of-range indices and definitions outside the file are ignored, not a panic.
+        let files = vec![file(
+            "z.ts",
+            "let a = 1;\n",
+            vec![def("ghost", DefKind::Variable, (40, 41), (40, 41), &[99])],
+        )];
+        let ranked = [rd(0, 0), rd(0, 7), rd(3, 0)];
+        let map = build_map(&files, &ranked, &[], &opts(100), &cache);
+        assert_eq!(map.text, "");
+        assert_eq!(map.tokens, 0);
+    }
+
+    #[test]
+    fn tiny_budget_cuts_everything_and_reports_costs() {
+        let files = two_files();
+        let ranked = [rd(1, 1), rd(0, 0)];
+        let map = build_map(
+            &files,
+            &ranked,
+            &[0.2, 0.8],
+            &opts(3),
+            &LineCostCache::new(),
+        );
+        assert_eq!(map.tokens, 0);
+        assert_eq!(map.cut.len(), 2);
+        assert_eq!(map.cut[0].name, "run");
+        assert_eq!(map.cut[0].line, 4);
+        let full = build_map(
+            &files,
+            &ranked[..1],
+            &[0.2, 0.8],
+            &opts(1000),
+            &LineCostCache::new(),
+        );
+        assert_eq!(map.cut[0].tokens, full.tokens);
+    }
+
+    #[test]
+    fn free_definitions_ride_along() {
+        // Budget fits `bar` (which shows the class header) but not `Other`; `Foo`, ranked
+        // after the cut, has only the class header line, already shown: it is in the map.
+        let mut files = vec![foo_file()];
+        files.push(file(
+            "z/other.ts",
+            &format!(
+                "export function other({}) {{}}\n",
+                "aaaa: number, ".repeat(8)
+            ),
+            vec![def("other", DefKind::Function, (1, 1), (1, 1), &[])],
+        ));
+        let cache = LineCostCache::new();
+        let ranked = [rd(0, 1), rd(1, 0), rd(0, 0)];
+        let small = build_map(&files, &ranked[..1], &[1.0, 1.0], &opts(1000), &cache);
+        let map = build_map(
+            &files,
+            &ranked,
+            &[1.0, 1.0],
+            &opts(small.tokens + 5),
+            &cache,
+        );
+        assert_eq!(map.text, small.text);
+        let names: Vec<_> = map.files[0]
+            .symbols
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect();
+        assert_eq!(names, ["Foo", "bar"]);
+        assert_eq!(map.cut.len(), 1);
+        assert_eq!(map.cut[0].name, "other");
+    }
+
+    /// Code lines of every flavour the map shows: indentation, tabs, punctuation at either
+    /// end, digits, Unicode, emoji, comments, the map's own marks.
+    const CORPUS: &[&str] = &[
+        "export class Foo<T extends Bar> implements Baz {",
+        "  constructor(private readonly svc: Service) {}",
+        "\tfunc (s *Server) Handle(w http.ResponseWriter, r *http.Request) error {",
+        "def __init__(self, a: int = 0, *args, **kwargs) -> None:",
+        "    async def fetch(self, url: str) -> dict[str, Any]:",
+        "@app.route('/api/v1/users/<int:id>', methods=['GET'])",
+        "type Handler = (req: Request, res: Response) => Promise<void>;",
+        "interface Props { children?: React.ReactNode }",
+        "const MAX_RETRIES = 3_000;",
+        "x = 12345678901234",
+        "}",
+        "},",
+        ");",
+        "})",
+        "{",
+        "[",
+        "    ]",
+        "// comment: explains why",
+        "/// Doc comment for the thing.",
+        "/** JSDoc summary. */",
+        " * @param a the first",
+        "/^[a-z]+\\/$/.test(s)",
+        "# python comment",
+        "func Größe(ä, ö, ü int) string {",
+        "let 名前 = \"テスト\"; // 日本語",
+        "const emoji = '🦀🚀 ok';",
+        "const s = `template ${x}`;",
+        "it's a 'quoted' value, isn't it",
+        "class Ω:",
+        "⋮",
+        "src/engine/repo_map.rs:",
+        "a/b/c.py:",
+        "function f(aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa…",
+        "  return a<=b && c>=d || e!==f;",
+        "\t\t\tcase 'x':",
+        "} else if (a) {",
+        "    '''docstring'''",
+        "/",
+        "//",
+        "/*",
+    ];
+
+    /// Lines consisting of one punctuation run starting with `/` can chain merges across two
+    /// boundaries; the pairwise correction does not cover that (verification does).
+    fn is_chainable(line: &str) -> bool {
+        line.starts_with('/')
+            && line
+                .chars()
+                .all(|c| !c.is_alphanumeric() && !c.is_whitespace())
+    }
+
+    #[test]
+    fn line_sum_identity_holds_for_code_lines() {
+        for kind in TokenizerKind::ALL {
+            let tok = tokenizer(kind);
+            let cache = LineCostCache::new();
+            let mut costs = Costs {
+                tok,
+                table: cache.table(kind),
+            };
+            // Every ordered pair, then pseudo-random longer sequences.
+            let mut seqs: Vec<Vec<&str>> = Vec::new();
+            for a in CORPUS {
+                for b in CORPUS {
+                    seqs.push(vec![a, b]);
+                }
+            }
+            let mut seed = 0x2545_f491_4f6c_dd1du64;
+            for _ in 0..300 {
+                let len = 2 + (seed % 12) as usize;
+                let mut seq = Vec::with_capacity(len);
+                for _ in 0..len {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    seq.push(CORPUS[(seed % CORPUS.len() as u64) as usize]);
+                }
+                seqs.push(seq);
+            }
+            let mut plain_pairs = 0;
+            for seq in seqs {
+                let chain = seq
+                    .windows(3)
+                    .any(|w| w[1].starts_with('/') && w[2].starts_with('/') && is_chainable(w[1]));
+                if chain {
+                    continue;
+                }
+                let text: String = seq.iter().map(|l| format!("{l}\n")).collect();
+                let first = seq[0];
+                let estimate = costs.cost(first) + costs.window(first, &seq[1..], None);
+                assert_eq!(estimate, tok.count(&text) as i64, "{kind:?} {seq:?}");
+                // Without a line starting with `/`, the plain sum is already exact.
+                if seq.iter().skip(1).all(|l| !l.starts_with('/')) {
+                    let sum: i64 = seq.iter().map(|l| costs.cost(l)).sum();
+                    assert_eq!(sum, tok.count(&text) as i64, "{kind:?} {seq:?}");
+                    plain_pairs += 1;
+                }
+            }
+            assert!(plain_pairs > 100);
+        }
+    }
+
+    #[test]
+    fn separator_cost_is_exact_in_context() {
+        for kind in TokenizerKind::ALL {
+            let tok = tokenizer(kind);
+            let cache = LineCostCache::new();
+            let mut costs = Costs {
+                tok,
+                table: cache.table(kind),
+            };
+            for last in CORPUS {
+                for path in ["src/a.ts:", "x.py:", "_private/mod.go:", "ünï/cödé.js:"] {
+                    let text = format!("{last}\n\n{path}\n");
+                    let estimate = costs.cost(last) + costs.separator(last) + costs.cost(path);
+                    assert_eq!(estimate, tok.count(&text) as i64, "{kind:?} {last:?}");
+                }
+            }
+        }
+    }
+
+    /// Many files and definitions with lines drawn from the corpus: the incremental total
+    /// equals a full count at every prefix.
+    #[test]
+    fn incremental_total_matches_full_count() {
+        let mut files = Vec::new();
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) as usize
+        };
+        for fi in 0..6 {
+            let n_lines = 10 + next() % 30;
+            let mut src = String::new();
+            for _ in 0..n_lines {
+                let l = if next() % 5 == 0 {
+                    ""
+                } else {
+                    CORPUS[next() % CORPUS.len()]
+                };
+                if is_chainable(l) {
+                    src.push_str("x\n");
+                } else {
+                    src.push_str(l);
+                    src.push('\n');
+                }
+            }
+            let mut defs = Vec::new();
+            for d in 0..8 {
+                let s = 1 + (next() % n_lines) as u32;
+                let e = s + (next() % 3) as u32;
+                let scope: Vec<u32> = if d % 2 == 0 {
+                    vec![1 + (next() % n_lines) as u32]
+                } else {
+                    vec![]
+                };
+                defs.push(def(
+                    &format!("d{d}"),
+                    DefKind::Function,
+                    (s, e),
+                    (s, e),
+                    &scope,
+                ));
+            }
+            files.push(file(&format!("dir{fi}/f{fi}.ts"), &src, defs));
+        }
+        let mut ranked = Vec::new();
+        for _ in 0..40 {
+            ranked.push(rd(next() % 6, next() % 8));
+        }
+        for kind in TokenizerKind::ALL {
+            let o = MapOptions {
+                tokenizer: kind,
+                max_line_chars: 40,
+                budget: usize::MAX,
+            };
+            let cache = LineCostCache::new();
+            let mut fit = Fitter::new(&files, &o, tokenizer(kind), cache.table(kind));
+            for r in &ranked {
+                if let Some((f, lines)) = fit.def_lines(r) {
+                    fit.insert_lines(f, &lines);
+                    let text = fit.render_text();
+                    assert_eq!(
+                        fit.total(),
+                        tokenizer(kind).count(&text) as i64,
+                        "{kind:?}\n{text}"
+                    );
+                }
+            }
+            // Removing everything in reverse returns to zero.
+            let order = fit.order.clone();
+            for f in order {
+                let lines: Vec<u32> = fit.states[f]
+                    .as_ref()
+                    .unwrap()
+                    .shown
+                    .keys()
+                    .copied()
+                    .collect();
+                fit.remove_lines(f, &lines);
+                let text = fit.render_text();
+                assert_eq!(fit.total(), tokenizer(kind).count(&text) as i64);
+            }
+            assert_eq!(fit.total(), 0);
+            assert_eq!(fit.sum, 0);
+        }
+    }
+}
