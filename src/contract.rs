@@ -12,8 +12,9 @@ use std::path::{Path, PathBuf};
 use crate::engine::answer::llm::{self, AnswerRequest, Evidence, LlmError, LlmSetting};
 use crate::engine::answer::{extractive_answer, AnswerStyle};
 use crate::engine::base::scope::{Scope, ScopeSpec};
+use crate::engine::base::stats::IndexStats;
 use crate::engine::base::text::sanitize;
-use crate::engine::index::{Index, IndexStats, MapRequest};
+use crate::engine::index::{Index, MapRequest};
 use crate::engine::live::{Freshness, SourceIndex};
 use crate::engine::rank::repo_map::{render, MapFormat, RepoMap};
 use crate::engine::search::sources::{

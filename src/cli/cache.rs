@@ -28,7 +28,8 @@ pub enum CacheCommand {
 }
 
 pub(super) fn cmd_cache(cmd: &CacheCommand) -> anyhow::Result<()> {
-    use crate::engine::store::cache::{clear_all, DiskCache};
+    use crate::engine::store::clear::clear_all;
+    use crate::engine::store::dir::DiskCache;
     let repo_cache = |path: &Option<PathBuf>| -> anyhow::Result<DiskCache> {
         let root = repo_path(path);
         let canonical = root
@@ -55,7 +56,7 @@ pub(super) fn shown(path: &Path) -> String {
 /// What `cache clear` removed, one line per directory (stdout); directories named like a
 /// cache that were kept, one warning each (stderr).
 pub(super) fn print_cleared(
-    c: &crate::engine::store::cache::Cleared,
+    c: &crate::engine::store::clear::Cleared,
     one: Option<&Path>,
 ) -> anyhow::Result<()> {
     let mut lines: Vec<String> = c

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::engine::base::json;
+use crate::engine::base::stats::IndexStats;
 use crate::engine::base::text::sanitize;
-use crate::engine::index::IndexStats;
 use crate::engine::EngineError;
 
 use super::*;

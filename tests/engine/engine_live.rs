@@ -15,7 +15,8 @@ use mapscope::engine::index::{Index, IndexOptions, MapRequest, Reuse};
 use mapscope::engine::ingest::history::HistorySource;
 use mapscope::engine::rank::repo_map::{render, MapFormat};
 use mapscope::engine::search::SearchOptions;
-use mapscope::engine::store::cache::{now_ns, DiskCache};
+use mapscope::engine::store::dir::DiskCache;
+use mapscope::engine::store::tags::now_ns;
 use proptest::prelude::*;
 
 /// Everything observable about an index, in a comparable form.

@@ -13,7 +13,7 @@ use common::fixture;
 
 use mapscope::engine::index::{Index, IndexOptions, MapRequest};
 use mapscope::engine::rank::repo_map::{render, MapFormat, RepoMap};
-use mapscope::engine::store::cache::DiskCache;
+use mapscope::engine::store::dir::DiskCache;
 
 fn build(root: &Path, map_lines_only: bool) -> Index {
     let opts = IndexOptions {

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use crate::engine::index::IndexStats;
+use crate::engine::base::stats::IndexStats;
 
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {

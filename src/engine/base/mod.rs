@@ -10,9 +10,16 @@ pub mod json;
 pub mod model;
 pub mod paths;
 pub mod scope;
+pub mod stats;
 pub mod text;
 pub mod tokenizer;
 pub mod words;
+
+/// FxHash (`rustc-hash`, rustc's hasher): the graph build hashes a few million short keys
+/// (identifiers, id pairs) and SipHash's DoS resistance buys nothing for a repository's own
+/// names. Maps are only ever looked up, never iterated into results, so order does not leak.
+pub(crate) type FastMap<K, V> = rustc_hash::FxHashMap<K, V>;
+pub(crate) type FastSet<K> = rustc_hash::FxHashSet<K>;
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 

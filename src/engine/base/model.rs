@@ -364,7 +364,7 @@ impl RefList {
             items: Vec::with_capacity(refs.size_hint().0),
             ..RefList::default()
         };
-        let mut ids: crate::engine::link::graph::FastMap<&'a str, u32> = Default::default();
+        let mut ids: crate::engine::base::FastMap<&'a str, u32> = Default::default();
         let mut intern = |list: &mut RefList, name: &'a str| -> Option<u32> {
             if let Some(&i) = ids.get(name) {
                 return Some(i);

@@ -8,12 +8,11 @@
 
 use crate::engine::base::model::DefKind;
 use crate::engine::index::{Index, MapRequest};
+use crate::engine::rank::budget::{smallest_budget_where, MAX_BUDGET_TRIED};
 use crate::engine::rank::pagerank::RankOutput;
 use crate::engine::rank::repo_map::RepoMap;
 use crate::engine::rank::task::PinReason;
 
-/// The largest budget tried when looking for the one that would show a file.
-const MAX_BUDGET_TRIED: usize = 262_144;
 /// Neighbours named in an explanation.
 const NEIGHBOURS_SHOWN: usize = 3;
 
@@ -312,76 +311,13 @@ fn smallest_budget(
     fi: usize,
     guess: usize,
 ) -> Option<usize> {
-    smallest_budget_where(index, req, ranked, guess, |map| {
-        map.files.iter().any(|f| f.file == fi)
+    smallest_budget_where(req.budget, guess, |budget| {
+        index
+            .fit(ranked, &req.at_budget(budget))
+            .files
+            .iter()
+            .any(|f| f.file == fi)
     })
-}
-
-/// The smallest budget whose map (same ranking) includes the first definition that did not
-/// fit in `map` (`cut[0]`); `None` when nothing was cut or no budget up to
-/// `MAX_BUDGET_TRIED` tokens would include it.
-pub fn budget_for_next_cut(
-    index: &Index,
-    req: &MapRequest,
-    ranked: &RankOutput,
-    map: &RepoMap,
-) -> Option<usize> {
-    let next = map.cut.first()?;
-    smallest_budget_where(index, req, ranked, next.tokens, |m| {
-        m.files.iter().any(|f| {
-            f.path == next.path
-                && f.symbols
-                    .iter()
-                    .any(|s| s.name == next.name && s.line_range.start == next.line)
-        })
-    })
-}
-
-/// The smallest budget above the request's whose map (same ranking) satisfies `shows`:
-/// exact because a larger budget never drops what a smaller one showed. Gallops up from the
-/// request's budget by `guess` tokens (what the missing part costs on its own, usually
-/// enough), doubling the step until a map shows it, then bisects: a handful of fits instead
-/// of a search over the whole range. `None` if even `MAX_BUDGET_TRIED` tokens would not.
-fn smallest_budget_where(
-    index: &Index,
-    req: &MapRequest,
-    ranked: &RankOutput,
-    guess: usize,
-    shows_in: impl Fn(&RepoMap) -> bool,
-) -> Option<usize> {
-    let shows = |budget: usize| -> bool {
-        let r = MapRequest {
-            budget,
-            next_budget: false,
-            ..req.clone()
-        };
-        shows_in(&index.fit(ranked, &r))
-    };
-    let max = MAX_BUDGET_TRIED.max(req.budget);
-    let mut lo = req.budget;
-    let mut step = guess.max(1);
-    let mut hi;
-    loop {
-        hi = lo.saturating_add(step).min(max);
-        if shows(hi) {
-            break;
-        }
-        if hi >= max {
-            return None;
-        }
-        lo = hi;
-        step = step.saturating_mul(2);
-    }
-    // Invariant: the map at `lo` lacks the file, the map at `hi` shows it.
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if shows(mid) {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
-    Some(hi)
 }
 
 /// The map's cut list as text (`mapscope map --explain` without a file): the best-ranked

@@ -23,6 +23,7 @@ use crate::engine::base::model::{
     Definition, FileTags, GoModule, ParsedFile, RefList, SkipReason, Skipped,
 };
 use crate::engine::base::scope::{Scope, ScopeSpec};
+use crate::engine::base::stats::{IndexStats, ParseErrorFile, PhaseTimes};
 use crate::engine::base::tokenizer::TokenizerKind;
 use crate::engine::ingest::history::{self, CommitHistory, HistorySource};
 use crate::engine::ingest::lang::{
@@ -37,6 +38,7 @@ use crate::engine::ingest::walk::{
 use crate::engine::link::graph::{
     build_graph, build_graph_consuming, build_graph_relinking, FileGraph, TakenUses, UseCounts,
 };
+use crate::engine::rank::budget::budget_for_next_cut;
 use crate::engine::rank::pagerank::{
     pagerank, query_identifiers, query_terms, rank, PageRankOptions, Personalization, RankOutput,
 };
@@ -47,9 +49,9 @@ use crate::engine::search::{
     TextDoc, MAX_TOP,
 };
 use crate::engine::store::blob::{self, BlobLoad, InputKey};
-use crate::engine::store::cache::{
-    content_hash, now_ns, read_links, CacheWriter, Decode, DiskCache, Loaded as CacheLoaded,
-    TagStore,
+use crate::engine::store::dir::DiskCache;
+use crate::engine::store::tags::{
+    content_hash, now_ns, read_links, CacheWriter, Decode, Loaded as CacheLoaded, TagStore,
 };
 
 /// A one-shot build gives freed memory back to the system every this many parsed files:
@@ -162,16 +164,6 @@ pub struct ReuseCounts {
     pub unchanged: usize,
 }
 
-/// Wall time of each build phase, in milliseconds.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct PhaseTimes {
-    pub walk_ms: f64,
-    pub parse_ms: f64,
-    pub graph_ms: f64,
-    /// The graph was loaded from the derived cache (`cache_blob`), not linked.
-    pub graph_cached: bool,
-}
-
 /// What a map is asked for: the budget and everything that steers the ranking.
 #[derive(Debug, Clone)]
 pub struct MapRequest {
@@ -197,6 +189,18 @@ pub struct MapRequest {
 /// A query longer than this is cut before it is searched: a pasted log or diff says where
 /// to look in its first lines, and search's cost grows with the number of terms.
 pub const MAX_QUERY_CHARS: usize = 2000;
+
+impl MapRequest {
+    /// The same request at another budget, without the next-budget search (what the budget
+    /// searches fit at each step).
+    pub fn at_budget(&self, budget: usize) -> MapRequest {
+        MapRequest {
+            budget,
+            next_budget: false,
+            ..self.clone()
+        }
+    }
+}
 
 impl Default for MapRequest {
     fn default() -> Self {
@@ -316,7 +320,11 @@ impl HistoryJob {
                     .then(|| DiskCache::for_repo(&root).ok())
                     .flatten()
                     .map(|c| c.dir().to_path_buf());
-                let read = history::read_cached(&root, &source, cache_dir.as_deref());
+                let read = crate::engine::store::history::read_cached(
+                    &root,
+                    &source,
+                    cache_dir.as_deref(),
+                );
                 (read, ms_since(t))
             });
         match spawned {
@@ -1140,8 +1148,9 @@ impl Index {
     /// Sets `map.next_budget` when the request asks for it.
     fn find_next_budget(&self, req: &MapRequest, ranked: &RankOutput, map: &mut RepoMap) {
         if req.next_budget {
-            map.next_budget =
-                crate::engine::index::explain::budget_for_next_cut(self, req, ranked, map);
+            map.next_budget = budget_for_next_cut(req.budget, map, |budget| {
+                self.fit(ranked, &req.at_budget(budget))
+            });
         }
     }
 
@@ -1313,42 +1322,6 @@ impl Index {
 const UNSUPPORTED_NOTE_SHARE: f64 = 0.1;
 /// …and at least this many files.
 const UNSUPPORTED_NOTE_MIN_FILES: usize = 5;
-
-/// A file tree-sitter reported syntax errors in (its tags are still extracted), or that could
-/// not be parsed within its time budget (one error, no tags).
-#[derive(Debug, Clone)]
-pub struct ParseErrorFile {
-    pub path: String,
-    pub errors: u32,
-}
-
-/// Summary counts of an index (`mapscope stats`).
-#[derive(Debug, Clone, Default)]
-pub struct IndexStats {
-    pub root: String,
-    pub files: usize,
-    pub docs: usize,
-    pub files_by_language: BTreeMap<&'static str, usize>,
-    pub definitions: usize,
-    pub definitions_by_kind: BTreeMap<&'static str, usize>,
-    pub references: usize,
-    pub references_by_kind: BTreeMap<&'static str, usize>,
-    pub imports: usize,
-    pub graph_edges: usize,
-    pub skipped_by_reason: BTreeMap<&'static str, usize>,
-    pub files_with_parse_errors: usize,
-    pub parse_errors: usize,
-    pub times: PhaseTimes,
-    /// Each skipped file or directory with its reason, by path.
-    pub skipped_files: Vec<Skipped>,
-    /// Each file with parse errors, by path.
-    pub parse_error_files: Vec<ParseErrorFile>,
-    /// Code files in languages without a grammar: how many, by extension (`.kt`) and by
-    /// language (`kotlin`).
-    pub unsupported_files: usize,
-    pub unsupported_by_extension: BTreeMap<String, usize>,
-    pub unsupported_by_language: BTreeMap<&'static str, usize>,
-}
 
 impl IndexStats {
     /// Adds what the walk and the loading left out: skipped files by reason, and code files

@@ -16,8 +16,6 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::base::guarded::{self, Follow};
-
 /// The newest this-many commits are read. More history adds little (files change topic
 /// slowly) and costs time: ~0.2 s per 5000 commits on this machine's test repositories.
 pub const MAX_COMMITS: usize = 5000;
@@ -65,73 +63,10 @@ pub enum HistoryError {
 const RECORD: char = '\u{1e}';
 const SUBJECT_END: char = '\u{1f}';
 
-/// The history cache's file name in a repository's cache directory (see `cache`).
-pub(crate) const CACHE_FILE: &str = "history.json";
-/// A history cache above this size is not read (5000 subjects and their paths are ~1 MB).
-const MAX_CACHE_FILE: u64 = 64 << 20;
-
-/// What the history cache holds: the history read at `head` with these limits.
-#[derive(Serialize, Deserialize)]
-struct Cached {
-    head: String,
-    max_commits: usize,
-    max_files_per_commit: usize,
-    history: CommitHistory,
-}
-
-/// `read` for `Repo`, through a cache in `cache_dir` keyed by the commit `HEAD` points at: a
-/// repository whose `HEAD` has not moved since the last run costs one `git rev-parse`
-/// instead of a `git log` (~0.3–0.6 s on a 10 k-commit repository). Returns the history and
-/// whether it came from the cache. A cache that cannot be read or written is ignored.
-pub fn read_cached(
-    root: &Path,
-    source: &HistorySource,
-    cache_dir: Option<&Path>,
-) -> Result<(Option<CommitHistory>, bool), HistoryError> {
-    let (HistorySource::Repo, Some(dir)) = (source, cache_dir) else {
-        return read(root, source).map(|h| (h, false));
-    };
-    let Some(head) = head_commit(root)? else {
-        return read(root, source).map(|h| (h, false));
-    };
-    let file = dir.join(CACHE_FILE);
-    if let Some(cached) = guarded::read(&file, MAX_CACHE_FILE, Follow::No)
-        .ok()
-        .and_then(|bytes| serde_json::from_slice::<Cached>(&bytes).ok())
-    {
-        if cached.head == head
-            && cached.max_commits == MAX_COMMITS
-            && cached.max_files_per_commit == MAX_FILES_PER_COMMIT
-        {
-            return Ok((Some(cached.history), true));
-        }
-    }
-    let history = read(root, source)?;
-    if let Some(history) = &history {
-        let cached = Cached {
-            head,
-            max_commits: MAX_COMMITS,
-            max_files_per_commit: MAX_FILES_PER_COMMIT,
-            history: history.clone(),
-        };
-        // Temporary file + rename: a concurrent reader sees the old file or the new one.
-        if let Ok(bytes) = serde_json::to_vec(&cached) {
-            let _ = crate::engine::store::cache::write_atomic(dir, CACHE_FILE, &bytes);
-        }
-    }
-    Ok((history, false))
-}
-
-/// True when `bytes` are a history cache file (for `cache clear`, which removes only files
-/// it can tell are mapscope's).
-pub(crate) fn is_cache_file(bytes: &[u8]) -> bool {
-    serde_json::from_slice::<Cached>(bytes).is_ok()
-}
-
 /// The commit `HEAD` of the repository containing `root` points at, if any.
 /// `Err` when `git` did not answer in time: then `git log` would not either, and is not
 /// tried (a `.git` leading to a FIFO blocks git itself).
-fn head_commit(root: &Path) -> Result<Option<String>, HistoryError> {
+pub(crate) fn head_commit(root: &Path) -> Result<Option<String>, HistoryError> {
     let mut cmd = Command::new("git");
     cmd.arg("-C")
         .arg(root)
@@ -333,7 +268,7 @@ pub fn parse_log(text: &str, complete: bool) -> CommitHistory {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::test_support::git;
 
@@ -393,7 +328,7 @@ mod tests {
     }
 
     /// A repository with two commits; returns (dir, first commit).
-    fn two_commits() -> (tempfile::TempDir, String) {
+    pub(crate) fn two_commits() -> (tempfile::TempDir, String) {
         let dir = tempfile::tempdir().expect("tempdir");
         let repo = dir.path();
         git(repo, &["init", "-q"]);
@@ -439,36 +374,6 @@ mod tests {
             listing(&dir.path().join(".git")),
             "git log wrote nothing"
         );
-    }
-
-    #[test]
-    fn the_cache_serves_an_unmoved_head_and_rereads_a_new_one() {
-        let (dir, _) = two_commits();
-        let cache = tempfile::tempdir().expect("tempdir");
-        let repo = dir.path();
-        let (h, cached) =
-            read_cached(repo, &HistorySource::Repo, Some(cache.path())).expect("reads");
-        assert!(!cached);
-        assert_eq!(h.as_ref().map(|h| h.subjects.len()), Some(2));
-        let (again, cached) =
-            read_cached(repo, &HistorySource::Repo, Some(cache.path())).expect("reads");
-        assert!(cached);
-        assert_eq!(again, h);
-        std::fs::write(repo.join("top.py"), "X = 2\n").expect("write");
-        git(repo, &["commit", "-qam", "Bump X"]);
-        let (moved, cached) =
-            read_cached(repo, &HistorySource::Repo, Some(cache.path())).expect("reads");
-        assert!(!cached);
-        assert_eq!(
-            moved.map(|h| h.subjects[0].clone()).as_deref(),
-            Some("Bump X")
-        );
-        // A damaged cache file is read around.
-        std::fs::write(cache.path().join(CACHE_FILE), "{").expect("write");
-        let (h, cached) =
-            read_cached(repo, &HistorySource::Repo, Some(cache.path())).expect("reads");
-        assert!(!cached);
-        assert_eq!(h.map(|h| h.subjects.len()), Some(3));
     }
 
     fn walkdir(d: &Path) -> Vec<(PathBuf, u64)> {

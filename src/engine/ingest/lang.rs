@@ -14,7 +14,7 @@ use tree_sitter::{Language, Query};
 
 use crate::engine::base::error::EngineError;
 use crate::engine::base::model::Lang;
-use crate::engine::ingest::tags;
+use crate::engine::ingest::captures;
 
 const TYPESCRIPT_TAGS: &str = include_str!("../../../assets/queries/typescript-tags.scm");
 const JAVASCRIPT_TAGS: &str = include_str!("../../../assets/queries/javascript-tags.scm");
@@ -216,7 +216,7 @@ fn compile(lang: Lang) -> Result<TagsQuery, String> {
     if let Some(bad) = query
         .capture_names()
         .iter()
-        .find(|name| tags::capture_role(name).is_none())
+        .find(|name| captures::capture_role(name).is_none())
     {
         return Err(format!("unknown capture name @{bad}"));
     }

@@ -2,6 +2,7 @@
 //! (`lang`), the tree-sitter tags of each file (`tags`) and the commit history search reads
 //! (`history`). Imports only `base`. The walk and the parse run on rayon's pool.
 
+pub mod captures;
 pub mod history;
 pub mod lang;
 pub mod tags;

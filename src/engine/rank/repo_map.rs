@@ -115,7 +115,7 @@ pub struct RepoMap {
     /// The highest-ranked definitions (up to 20) that did not fit, best first.
     pub cut: Vec<CutDef>,
     /// The smallest budget whose map (same ranking) includes `cut[0]`, when the request asked
-    /// for it (`MapRequest::next_budget`; found by `explain::budget_for_next_cut`). `None`
+    /// for it (`MapRequest::next_budget`; found by `budget::budget_for_next_cut`). `None`
     /// otherwise, or when nothing is cut, or when no budget up to 262,144 tokens would.
     pub next_budget: Option<usize>,
     /// Parts of the request that were ignored or matched nothing, one line each (see

@@ -12,7 +12,7 @@
 //! check out — short, garbage, another version, another repository, a bad checksum — is
 //! never trusted: it is rebuilt, with one warning unless it merely describes other inputs.
 //!
-//! Writes go through `cache::write_atomic` (a locked, uniquely named temporary file, synced,
+//! Writes go through `files::write_atomic` (a locked, uniquely named temporary file, synced,
 //! renamed over the old one), as the tag cache's do: readers never see a partial file.
 //!
 //! Threads: whichever thread loads or saves the structure (the CLI's main thread or its
@@ -29,7 +29,9 @@ use crate::engine::base::guarded::{self, Follow};
 use crate::engine::base::model::{GoModule, ParsedFile};
 use crate::engine::ingest::history::CommitHistory;
 use crate::engine::search::{SearchWeights, TextDoc};
-use crate::engine::store::cache::{self, DiskCache};
+use crate::engine::store::dir::{self, DiskCache};
+use crate::engine::store::files::write_atomic;
+use crate::engine::store::tags;
 
 /// One kind of derived cache file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,7 +46,7 @@ pub struct BlobKind {
 
 /// The linked file graph (`graph::FileGraph`'s tables).
 pub const GRAPH: BlobKind = BlobKind {
-    file_name: "graph.bin",
+    file_name: dir::GRAPH_FILE,
     magic: b"MSGRAPH\0",
     version: 1,
     what: "graph",
@@ -52,7 +54,7 @@ pub const GRAPH: BlobKind = BlobKind {
 
 /// The search index (`search::SearchIndex`).
 pub const SEARCH: BlobKind = BlobKind {
-    file_name: "search.bin",
+    file_name: dir::SEARCH_FILE,
     magic: b"MSSEARC\0",
     version: 1,
     what: "search index",
@@ -61,7 +63,7 @@ pub const SEARCH: BlobKind = BlobKind {
 /// The history signal's postings (`search::HistoryIndex`): tokenising a few thousand
 /// commit subjects is most of what is left of a warm `search` on a repository with history.
 pub const HISTORY: BlobKind = BlobKind {
-    file_name: "history-index.bin",
+    file_name: dir::HISTORY_INDEX_FILE,
     magic: b"MSHISTI\0",
     version: 1,
     what: "history index",
@@ -117,7 +119,7 @@ const SEARCH_SOURCES: [&[u8]; 9] = [
 /// queries (through the tag cache's fingerprint) and the sources that build it.
 fn code_fingerprint(kind: &BlobKind) -> u64 {
     let mut h = Xxh3::new();
-    h.update(&cache::fingerprint().to_le_bytes());
+    h.update(&tags::fingerprint().to_le_bytes());
     h.update(kind.file_name.as_bytes());
     let sources: &[&[u8]] = if *kind == GRAPH {
         &GRAPH_SOURCES
@@ -281,7 +283,7 @@ pub fn save_encoded(
     bytes.extend_from_slice(payload);
     let checksum = xxh3_64(&bytes);
     bytes.extend_from_slice(&checksum.to_le_bytes());
-    cache::write_atomic(cache.dir(), kind.file_name, &bytes).map_err(|source| EngineError::Io {
+    write_atomic(cache.dir(), kind.file_name, &bytes).map_err(|source| EngineError::Io {
         path: cache.dir().join(kind.file_name),
         source,
     })
@@ -414,7 +416,9 @@ mod tests {
         names.sort();
         assert_eq!(names, ["graph.bin", "history-index.bin", "search.bin"]);
         // Each kind proves the directory is a mapscope cache (`cache clear` may remove it).
-        assert!(cache::owned_files(cache.dir()).unwrap().is_some());
+        assert!(crate::engine::store::clear::owned_files(cache.dir())
+            .unwrap()
+            .is_some());
     }
 
     fn assert_ignored(cache: &DiskCache, kind: &BlobKind, needle: &str) {

@@ -71,11 +71,7 @@ pub use build::{build_graph, build_graph_consuming, TakenUses, UseCounts};
 pub use relink::build_graph_relinking;
 pub use store::StoredGraph;
 
-/// FxHash (`rustc-hash`, rustc's hasher): the graph build hashes a few million short keys
-/// (identifiers, id pairs) and SipHash's DoS resistance buys nothing for a repository's own
-/// names. Maps are only ever looked up, never iterated into results, so order does not leak.
-pub(crate) type FastMap<K, V> = rustc_hash::FxHashMap<K, V>;
-pub(crate) type FastSet<K> = rustc_hash::FxHashSet<K>;
+pub(crate) use crate::engine::base::{FastMap, FastSet};
 
 /// One edge of the file graph.
 #[derive(Debug, Clone, Copy, PartialEq)]

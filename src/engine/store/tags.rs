@@ -34,9 +34,8 @@ use std::collections::HashMap;
 use std::fs;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
@@ -47,6 +46,8 @@ use crate::engine::base::model::{
     Definition, FileTags, Import, Lang, MapLines, ParsedFile, RefList, UnreadLinks,
 };
 use crate::engine::ingest::lang;
+use crate::engine::store::dir::{DiskCache, TAGS_FILE};
+use crate::engine::store::files::{create_temp, remove_orphaned_temps};
 
 /// Bumped whenever the file layout or the meaning of the tags changes in a way the
 /// fingerprint (crate version + query texts) cannot see, e.g. a change in `tags/refs.rs`.
@@ -62,14 +63,10 @@ use crate::engine::ingest::lang;
 /// 10: an entry's references and imports are one length-prefixed byte string (`Links`), so a
 ///    map-only load can keep them undecoded (`Decode::MapOnly`).
 pub const FORMAT_VERSION: u32 = 10;
-const MAGIC: &[u8; 8] = b"MSCACHE\0";
-const FILE_NAME: &str = "tags.bin";
-/// A temporary file older than this whose lock is free was left by a killed process, even if
-/// its writer's pid is in use again (see `remove_orphaned_temps`).
-const STALE_TEMP: Duration = Duration::from_mins(10);
+pub(super) const MAGIC: &[u8; 8] = b"MSCACHE\0";
 /// Cache files above this size are not read (a tags file of a huge repository is a few
 /// hundred MB).
-const MAX_CACHE_FILE: u64 = 4 << 30;
+pub(super) const MAX_CACHE_FILE: u64 = 4 << 30;
 /// An entry's size and mtime stand for its content only if the file was last modified this
 /// long before its content was read (git's "racily clean" rule): a file rewritten within the
 /// same timestamp tick as its read keeps its mtime, and coarse file systems tick every 2 s.
@@ -200,302 +197,9 @@ pub struct Loaded {
     pub warning: Option<String>,
 }
 
-/// One repository's cache directory.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DiskCache {
-    dir: PathBuf,
-    root: PathBuf,
-}
-
-/// The directory holding every repository's cache, if the platform has one.
-pub fn cache_root() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("MAPSCOPE_CACHE_DIR").filter(|d| !d.is_empty()) {
-        return Some(PathBuf::from(dir));
-    }
-    Some(dirs::cache_dir()?.join("mapscope"))
-}
-
-/// What `clear_all` or `DiskCache::clear` did.
-#[derive(Debug, Default)]
-pub struct Cleared {
-    /// The cache root looked at (`None`: the platform has no cache directory).
-    pub root: Option<PathBuf>,
-    /// Each repository cache directory removed, with the number of files and bytes it held.
-    pub removed: Vec<(PathBuf, usize, u64)>,
-    /// Directories named like a repository cache but left in place, and why.
-    pub kept: Vec<(PathBuf, String)>,
-    /// How many other entries of the root were left alone (not mapscope's).
-    pub others: usize,
-}
-
-/// Removes every repository's cache under the cache root, and nothing else.
-///
-/// The root is refused (`EngineError::UnsafeCacheDir`) when it is or looks like something
-/// mapscope must never delete from: see `check_root`. Below it, only directories that
-/// `owned_files` recognises as a mapscope repository cache are removed, file by file (never
-/// `remove_dir_all`), and the directory last, only once it is empty: a file that appears
-/// meanwhile keeps it. Anything else in the root, file or directory, is not touched.
-pub fn clear_all() -> Result<Cleared, EngineError> {
-    let Some(root) = cache_root() else {
-        return Ok(Cleared::default());
-    };
-    clear_all_under(&root)
-}
-
-/// `clear_all` with an explicit root.
-pub fn clear_all_under(root: &Path) -> Result<Cleared, EngineError> {
-    let mut out = Cleared {
-        root: Some(root.to_path_buf()),
-        ..Cleared::default()
-    };
-    let entries = match fs::read_dir(root) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
-        Err(source) => {
-            return Err(EngineError::Io {
-                path: root.to_path_buf(),
-                source,
-            })
-        }
-    };
-    check_root(root)?;
-    let mut dirs: Vec<PathBuf> = Vec::new();
-    for ent in entries {
-        let ent = ent.map_err(io_error(root))?;
-        let is_dir = ent.file_type().is_ok_and(|t| t.is_dir());
-        if is_dir && is_cache_dir_name(&ent.file_name()) {
-            dirs.push(ent.path());
-        } else {
-            out.others += 1;
-        }
-    }
-    dirs.sort();
-    for dir in dirs {
-        match remove_owned(&dir) {
-            Ok(Some((files, bytes))) => out.removed.push((dir, files, bytes)),
-            Ok(None) => {}
-            Err(why) => out.kept.push((dir, why)),
-        }
-    }
-    Ok(out)
-}
-
-/// Refuses a cache root that `clear_all` must not delete from: the file-system root, the
-/// home directory, a git repository (a `.git` entry), one that holds a repository (a
-/// direct subdirectory with a `.git` entry), or one that looks like a source tree (a
-/// project manifest or a source file mapscope would index, directly in it). A cache
-/// root mapscope made holds none of these.
-pub fn check_root(root: &Path) -> Result<(), EngineError> {
-    let refuse = |why: String| {
-        Err(EngineError::UnsafeCacheDir {
-            path: root.to_path_buf(),
-            why,
-        })
-    };
-    let canonical = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    if canonical.parent().is_none() {
-        return refuse("it is the file-system root".into());
-    }
-    if dirs::home_dir().is_some_and(|home| home.canonicalize().unwrap_or(home) == canonical) {
-        return refuse("it is the home directory".into());
-    }
-    if fs::symlink_metadata(root.join(".git")).is_ok() {
-        return refuse("it is a git repository (it has a .git)".into());
-    }
-    let Ok(entries) = fs::read_dir(root) else {
-        return Ok(());
-    };
-    for ent in entries.flatten() {
-        let name = ent.file_name();
-        let shown = name.to_string_lossy();
-        let Ok(kind) = ent.file_type() else { continue };
-        if kind.is_dir() && fs::symlink_metadata(ent.path().join(".git")).is_ok() {
-            return refuse(format!("it holds a git repository ({shown}/.git)"));
-        }
-        if kind.is_file()
-            && (SOURCE_TREE_MARKERS.contains(&&*shown) || Lang::from_path(&shown).is_some())
-        {
-            return refuse(format!("it looks like a source tree (it holds {shown})"));
-        }
-    }
-    Ok(())
-}
-
-/// Files whose presence directly in a directory makes it a project, not a cache.
-const SOURCE_TREE_MARKERS: [&str; 12] = [
-    "package.json",
-    "tsconfig.json",
-    "pyproject.toml",
-    "setup.py",
-    "setup.cfg",
-    "go.mod",
-    "Cargo.toml",
-    "Makefile",
-    "CMakeLists.txt",
-    "pom.xml",
-    "build.gradle",
-    "Gemfile",
-];
-
-/// A repository cache directory's name, as `DiskCache::under` makes it: up to 40 of
-/// `[A-Za-z0-9_-]`, a dash, 16 lowercase hex digits.
-fn is_cache_dir_name(name: &std::ffi::OsStr) -> bool {
-    let Some(name) = name.to_str() else {
-        return false;
-    };
-    let Some((stem, key)) = name.rsplit_once('-') else {
-        return false;
-    };
-    stem.len() <= 40
-        && stem
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-        && key.len() == 16
-        && key.chars().all(|c| matches!(c, '0'..='9' | 'a'..='f'))
-}
-
-/// The files of `dir` if it is a mapscope repository cache: a real directory (not a
-/// symlink) holding only regular files with the names mapscope writes there (`tags.bin`,
-/// `history.json`, the derived `graph.bin` and `search.bin`, and their temporary files), at
-/// least one of which proves it: a tags or derived file starting with its magic, or a
-/// history cache that parses as one. `Err` says why
-/// not; `Ok(None)`: it does not exist.
-pub fn owned_files(dir: &Path) -> Result<Option<Vec<(PathBuf, u64)>>, String> {
-    match fs::symlink_metadata(dir) {
-        Ok(m) if m.is_dir() => {}
-        Ok(_) => return Err("not a directory".into()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e.to_string()),
-    }
-    let entries = fs::read_dir(dir).map_err(|e| e.to_string())?;
-    let mut files = Vec::new();
-    let mut proven = false;
-    for ent in entries {
-        let ent = ent.map_err(|e| e.to_string())?;
-        let name = ent.file_name();
-        let shown = name.to_string_lossy();
-        let meta = fs::symlink_metadata(ent.path()).map_err(|e| e.to_string())?;
-        if !meta.is_file() {
-            return Err(format!("holds {shown}, which mapscope did not write"));
-        }
-        let path = ent.path();
-        match cache_file_kind(&shown) {
-            Some(CacheFileKind::Tags) => {
-                proven |= guarded::read_head(&path, MAGIC.len(), Follow::No)
-                    .is_ok_and(|head| head == MAGIC);
-            }
-            Some(CacheFileKind::History) => {
-                proven |= guarded::read(&path, MAX_CACHE_FILE, Follow::No)
-                    .is_ok_and(|bytes| crate::engine::ingest::history::is_cache_file(&bytes));
-            }
-            Some(CacheFileKind::Derived(kind)) => {
-                proven |= guarded::read_head(&path, 8, Follow::No)
-                    .is_ok_and(|head| crate::engine::store::blob::has_magic(&kind, &head));
-            }
-            Some(CacheFileKind::Temp) => {}
-            None => return Err(format!("holds {shown}, which mapscope did not write")),
-        }
-        files.push((path, meta.len()));
-    }
-    if !proven && !files.is_empty() {
-        return Err("holds no valid mapscope cache file".into());
-    }
-    files.sort();
-    Ok(Some(files))
-}
-
-/// Removes `dir` if `owned_files` recognises it: its files one by one, then the directory
-/// if nothing else appeared meanwhile. `Ok(None)`: there was nothing to remove.
-fn remove_owned(dir: &Path) -> Result<Option<(usize, u64)>, String> {
-    let Some(files) = owned_files(dir)? else {
-        return Ok(None);
-    };
-    let mut bytes = 0;
-    for (file, len) in &files {
-        match fs::remove_file(file) {
-            Ok(()) => bytes += len,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(format!("could not remove {}: {e}", file.display())),
-        }
-    }
-    match fs::remove_dir(dir) {
-        Ok(()) => Ok(Some((files.len(), bytes))),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Some((files.len(), bytes))),
-        Err(e) => Err(format!("emptied of its cache files but not removed: {e}")),
-    }
-}
-
-/// The files mapscope writes in a repository cache directory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum CacheFileKind {
-    Tags,
-    History,
-    /// A derived structure's cache (`cache_blob`: the graph, the search index).
-    Derived(crate::engine::store::blob::BlobKind),
-    Temp,
-}
-
-fn cache_file_kind(name: &str) -> Option<CacheFileKind> {
-    match name {
-        FILE_NAME => Some(CacheFileKind::Tags),
-        crate::engine::ingest::history::CACHE_FILE => Some(CacheFileKind::History),
-        _ if temp_pid(name).is_some() => Some(CacheFileKind::Temp),
-        _ => crate::engine::store::blob::ALL
-            .into_iter()
-            .find(|k| k.file_name == name)
-            .map(CacheFileKind::Derived),
-    }
-}
-
 impl DiskCache {
-    /// The cache of the repository at `canonical_root` under the default cache root. An error
-    /// says why there is none (no cache dir on this platform, or it lies inside the repo).
-    pub fn for_repo(canonical_root: &Path) -> Result<DiskCache, String> {
-        let base = cache_root().ok_or("no cache directory on this platform")?;
-        Self::under(&base, canonical_root)
-    }
-
-    /// The cache of `canonical_root` under `base`.
-    pub fn under(base: &Path, canonical_root: &Path) -> Result<DiskCache, String> {
-        let resolved_base = resolve_lexically(base);
-        if resolved_base.starts_with(canonical_root) {
-            return Err(format!(
-                "cache dir {} is inside the repository; not caching",
-                base.display()
-            ));
-        }
-        let name: String = canonical_root
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .take(40)
-            .collect();
-        let key = xxh3_64(canonical_root.as_os_str().as_encoded_bytes());
-        Ok(DiskCache {
-            dir: base.join(format!("{name}-{key:016x}")),
-            root: canonical_root.to_path_buf(),
-        })
-    }
-
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
-    /// The canonical root of the repository this cache belongs to.
-    pub fn root(&self) -> &Path {
-        &self.root
-    }
-
     pub fn file(&self) -> PathBuf {
-        self.dir.join(FILE_NAME)
+        self.dir.join(TAGS_FILE)
     }
 
     /// Reads the cache. A missing file is an empty store without a warning; a file that
@@ -539,7 +243,7 @@ impl DiskCache {
     pub fn writer(&self, read_since_ns: i64) -> Result<CacheWriter, EngineError> {
         fs::create_dir_all(&self.dir).map_err(io_error(&self.dir))?;
         remove_orphaned_temps(&self.dir);
-        let (tmp, file) = create_temp(&self.dir, FILE_NAME).map_err(io_error(&self.dir))?;
+        let (tmp, file) = create_temp(&self.dir, TAGS_FILE).map_err(io_error(&self.dir))?;
         let writer = CacheWriter {
             out: Mutex::new(Sink {
                 out: Some(Hashing {
@@ -560,26 +264,6 @@ impl DiskCache {
             Err(e) => writer.fail(e),
         }
         Ok(writer)
-    }
-
-    /// Removes this repository's cache, if `owned_files` recognises the directory as one
-    /// (anything else there keeps it, and is an error naming it).
-    pub fn clear(&self) -> Result<Cleared, EngineError> {
-        let mut out = Cleared {
-            root: self.dir.parent().map(Path::to_path_buf),
-            ..Cleared::default()
-        };
-        match remove_owned(&self.dir) {
-            Ok(Some((files, bytes))) => out.removed.push((self.dir.clone(), files, bytes)),
-            Ok(None) => {}
-            Err(why) => {
-                return Err(EngineError::UnsafeCacheDir {
-                    path: self.dir.clone(),
-                    why,
-                })
-            }
-        }
-        Ok(out)
     }
 }
 
@@ -714,7 +398,7 @@ impl<W: Write> Write for Hashing<W> {
     }
 }
 
-fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> EngineError {
+pub(super) fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> EngineError {
     let path = path.to_path_buf();
     move |source| EngineError::Io { path, source }
 }
@@ -903,180 +587,6 @@ fn decode_store(bytes: Vec<u8>, root: &Path, decode: Decode) -> Result<TagStore,
         files,
         read_since_ns: Some(read_since_ns),
     })
-}
-
-/// Creates a new temporary file for `target_name` in `dir`, named
-/// `<target_name>.<pid>.<nanos>.<n>.tmp` and locked (`flock`) for as long as this process
-/// holds it open: a killed writer's lock goes with it, which is how `remove_orphaned_temps`
-/// knows the file is orphaned. Never follows or reuses an existing file (`create_new`).
-pub fn create_temp(dir: &Path, target_name: &str) -> std::io::Result<(PathBuf, fs::File)> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let nanos = SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let tmp = dir.join(format!(
-        "{target_name}.{}.{nanos}.{n}.tmp",
-        std::process::id()
-    ));
-    let file = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)?;
-    lock_exclusive(&file);
-    Ok((tmp, file))
-}
-
-/// Writes `bytes` to `dir/name` atomically (a locked temporary file, synced, renamed over
-/// it), creating `dir` if needed; the temporary file is removed on failure.
-pub fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
-    fs::create_dir_all(dir)?;
-    remove_orphaned_temps(dir);
-    let (tmp, mut file) = create_temp(dir, name)?;
-    let written = file
-        .write_all(bytes)
-        .and_then(|()| file.sync_all())
-        .and_then(|()| fs::rename(&tmp, dir.join(name)));
-    if written.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    written
-}
-
-/// The writer's pid in a temporary file's name (`create_temp`'s, or the older
-/// `history.json.tmp-<pid>`); `None` for any other name.
-fn temp_pid(name: &str) -> Option<u32> {
-    if let Some(pid) = name.strip_prefix("history.json.tmp-") {
-        return pid.parse().ok();
-    }
-    let rest = name.strip_suffix(".tmp")?;
-    let derived = crate::engine::store::blob::ALL.map(|k| k.file_name);
-    let rest = [FILE_NAME, "history.json"]
-        .iter()
-        .chain(&derived)
-        .find_map(|target| rest.strip_prefix(target)?.strip_prefix('.'))?;
-    let mut parts = rest.split('.');
-    let pid = parts.next()?.parse().ok()?;
-    let numbers = parts.all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
-    numbers.then_some(pid)
-}
-
-/// Removes the temporary files in `dir` that no writer holds any more: their lock is free
-/// (a writer holds it until it renames or removes the file; the kernel drops it when the
-/// writer dies, even by SIGKILL) and either their writer's pid is not a live process or
-/// they are older than `STALE_TEMP` (the pid was reused). Both conditions, because a
-/// writer takes its lock just after creating the file, and a pid can be alive in another
-/// pid namespace sharing this cache. Files of other names are never touched.
-pub fn remove_orphaned_temps(dir: &Path) {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    for ent in entries.flatten() {
-        let name = ent.file_name();
-        let Some(pid) = temp_pid(&name.to_string_lossy()) else {
-            continue;
-        };
-        let path = ent.path();
-        let Ok((file, meta)) = guarded::open(&path, Follow::No) else {
-            continue;
-        };
-        if !try_lock_exclusive(&file) {
-            continue;
-        }
-        let old = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.elapsed().ok())
-            .is_some_and(|age| age > STALE_TEMP);
-        if old || !process_alive(pid) {
-            let _ = fs::remove_file(&path);
-        }
-    }
-}
-
-#[cfg(unix)]
-fn lock_exclusive(file: &fs::File) {
-    use std::os::unix::io::AsRawFd;
-    // SAFETY: flock on a descriptor this function borrows; no memory is involved. A
-    // failure (a file system without locks) only makes the file look orphaned sooner to
-    // `remove_orphaned_temps`, which then still needs the writer's pid to be gone.
-    unsafe {
-        libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB);
-    }
-}
-
-/// False only when another open file holds the lock. A file system that cannot lock (some
-/// NFS setups refuse an exclusive lock on a read-only descriptor) says nothing: true, and
-/// the pid and age decide.
-#[cfg(unix)]
-fn try_lock_exclusive(file: &fs::File) -> bool {
-    use std::os::unix::io::AsRawFd;
-    // SAFETY: as in `lock_exclusive`. The lock is released when `file` is closed.
-    let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-    r == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::EWOULDBLOCK)
-}
-
-#[cfg(unix)]
-fn process_alive(pid: u32) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
-        return false;
-    };
-    if pid <= 0 {
-        return false;
-    }
-    // SAFETY: signal 0 only checks whether the process exists; nothing is sent.
-    let r = unsafe { libc::kill(pid, 0) };
-    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
-}
-
-#[cfg(not(unix))]
-fn lock_exclusive(_file: &fs::File) {}
-
-#[cfg(not(unix))]
-fn try_lock_exclusive(_file: &fs::File) -> bool {
-    true
-}
-
-#[cfg(not(unix))]
-fn process_alive(_pid: u32) -> bool {
-    // Without a way to ask, only the age rule removes a temporary file.
-    true
-}
-
-/// `base` made absolute and with `.`/`..` folded, without touching the filesystem (the
-/// directory may not exist yet), so "inside the repo" can be judged before creating it.
-fn resolve_lexically(base: &Path) -> PathBuf {
-    let absolute = if base.is_absolute() {
-        base.to_path_buf()
-    } else {
-        std::env::current_dir().unwrap_or_default().join(base)
-    };
-    // Canonicalize the longest existing ancestor so symlinked cache dirs are judged by
-    // where they really point.
-    let mut existing = absolute.as_path();
-    let mut rest = Vec::new();
-    while !existing.exists() {
-        match (existing.parent(), existing.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name.to_os_string());
-                existing = parent;
-            }
-            _ => break,
-        }
-    }
-    let mut out = existing
-        .canonicalize()
-        .unwrap_or_else(|_| existing.to_path_buf());
-    for part in rest.iter().rev() {
-        match part.to_str() {
-            Some("..") => {
-                out.pop();
-            }
-            Some(".") => {}
-            _ => out.push(part),
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -1374,72 +884,5 @@ mod tests {
         });
         let n = cache.load().store.len();
         assert!(n == 1 || n == 300);
-    }
-
-    #[test]
-    fn a_held_temporary_file_is_kept_and_an_orphan_removed() {
-        let tmp = tempfile::tempdir().unwrap();
-        let (held, _file) = create_temp(tmp.path(), FILE_NAME).unwrap();
-        // Unlocked, and its writer is gone.
-        let mut child = std::process::Command::new("true").spawn().unwrap();
-        let dead = child.id();
-        child.wait().unwrap();
-        let orphan = tmp.path().join(format!("{FILE_NAME}.{dead}.1.2.tmp"));
-        fs::write(&orphan, b"x").unwrap();
-        remove_orphaned_temps(tmp.path());
-        assert!(held.exists());
-        assert!(!orphan.exists());
-        assert_eq!(temp_pid("tags.bin.12.3.4.tmp"), Some(12));
-        assert_eq!(temp_pid("history.json.tmp-77"), Some(77));
-        for other in ["tags.bin", "tags.bin.tmp", "x.12.3.tmp", "tags.bin.a.3.tmp"] {
-            assert_eq!(temp_pid(other), None, "{other}");
-        }
-    }
-
-    #[test]
-    fn only_folders_of_mapscope_files_count_as_owned() {
-        let tmp = tempfile::tempdir().unwrap();
-        let (cache, _) = cache_in(tmp.path());
-        cache.save(&[parsed("a.py", "x = 1\n")], now_ns()).unwrap();
-        assert!(owned_files(cache.dir()).unwrap().is_some());
-        fs::create_dir(cache.dir().join(".git")).unwrap();
-        let err = owned_files(cache.dir()).unwrap_err();
-        assert!(err.contains(".git"), "{err}");
-        fs::remove_dir(cache.dir().join(".git")).unwrap();
-        fs::write(cache.file(), b"MSCACHX\0 not ours").unwrap();
-        let err = owned_files(cache.dir()).unwrap_err();
-        assert!(err.contains("no valid"), "{err}");
-        assert!(is_cache_dir_name(std::ffi::OsStr::new(
-            "app-0123456789abcdef"
-        )));
-        assert!(!is_cache_dir_name(std::ffi::OsStr::new(
-            "app-0123456789ABCDEF"
-        )));
-        assert!(!is_cache_dir_name(std::ffi::OsStr::new("photos")));
-    }
-
-    #[test]
-    fn a_cache_dir_inside_the_repo_is_refused() {
-        let tmp = tempfile::tempdir().unwrap();
-        let repo = tmp.path().join("repo");
-        fs::create_dir_all(&repo).unwrap();
-        let root = repo.canonicalize().unwrap();
-        let err = DiskCache::under(&root.join(".cache/x/../mapscope"), &root).unwrap_err();
-        assert!(err.contains("inside the repository"), "{err}");
-        assert!(DiskCache::under(&tmp.path().join("cache"), &root).is_ok());
-    }
-
-    #[test]
-    fn repos_get_distinct_directories() {
-        let base = Path::new("/tmp/cache-base");
-        let a = DiskCache::under(base, Path::new("/src/a/app")).unwrap();
-        let b = DiskCache::under(base, Path::new("/src/b/app")).unwrap();
-        assert_ne!(a.dir(), b.dir());
-        assert!(a
-            .dir()
-            .file_name()
-            .unwrap()
-            .to_string_lossy()
-            .starts_with("app-"));
     }
 }
