@@ -101,49 +101,20 @@ pub(super) fn cmd_map(args: &MapArgs) -> anyhow::Result<()> {
         HistorySource::Off
     };
     let explaining = !args.explain.is_empty();
-    let mut index = build_index_with(
+    let index = build_index_with(
         &args.path,
         Some(args.max_file_size),
         args.cache,
         !has_query && !explaining,
         history,
     )?;
+    report(&index);
     if explaining {
-        return with_cache_saved(|| index.save_cache(), || explain_map(&index, args));
+        return answered(index.answer_saving(|index| explain_map(index, args)));
     }
-
-    if let Some(write) = index.take_cache_write() {
-        // A first run wrote the cache while parsing: only its sync and rename are left, and
-        // the index has no references to keep. The graph is encoded now, before `map_once`
-        // drops it, and written beside.
-        let graph_save = index.take_graph_save();
-        return with_cache_saved(
-            move || {
-                write.finish()?;
-                graph_save.map_or(Ok(true), |save| save())
-            },
-            || {
-                let map = index.map_once(&map_request(args));
-                print_map(&map, &index, args.format)
-            },
-        );
-    }
-    if index.cache_pending() {
-        return with_cache_saved(
-            || index.save_cache(),
-            || {
-                let (map, _) = index.map(&map_request(args));
-                print_map(&map, &index, args.format)
-            },
-        );
-    }
-    // Nothing to save: the graph and the references can go before the fit (peak memory).
-    let map = index.map_once(&map_request(args));
-    let printed = print_map(&map, &index, args.format);
-    // The process ends here: freeing every file's tags one by one is a tenth of a warm
-    // map's CPU, and the OS takes the pages back at exit anyway.
-    std::mem::forget(index);
-    printed
+    answered(index.map_once_saving(&map_request(args), |map, index| {
+        print_map(map, index, args.format)
+    }))
 }
 
 /// `map --explain FILE…`: why each file is in the map or not. `--explain` without a file:

@@ -17,6 +17,7 @@ use crate::contract::MapOutput;
 use crate::contract::{error_line, warn};
 use crate::engine::base::text::sanitize_block;
 use crate::engine::base::tokenizer::TokenizerKind;
+use crate::engine::index::once::Answered;
 use crate::engine::index::{Index, IndexOptions};
 use crate::engine::ingest::history::HistorySource;
 use crate::engine::rank::repo_map::MapFormat;
@@ -281,36 +282,23 @@ fn build_index_with(
     if let Some(max) = max_file_size {
         opts.walk.max_file_size = max;
     }
-    let index = Index::build(&repo_path(path), &opts)?;
-    if let Some(warning) = &index.cache_warning {
-        warn(warning);
-    }
-    for warning in &index.derived_warnings {
-        warn(warning);
-    }
-    for warning in &index.walk_warnings {
-        warn(warning);
-    }
-    Ok(index)
+    Ok(Index::build(&repo_path(path), &opts)?)
 }
 
-/// Runs `output` while the tag cache is saved (by `save`) on a side thread (the save of a
-/// big repo's tags takes tens of ms; the user should not wait for it before seeing output).
-/// A failed save is a warning: the output is still right.
-fn with_cache_saved<T>(
-    save: impl FnOnce() -> Result<bool, EngineError> + Send,
-    output: impl FnOnce() -> T,
-) -> T {
-    std::thread::scope(|s| {
-        let saver = s.spawn(save);
-        let out = output();
-        match saver.join() {
-            Ok(Err(e)) => warn(&format!("could not save the cache: {e}")),
-            Err(_) => warn("could not save the cache"),
-            Ok(Ok(_)) => {}
-        }
-        out
-    })
+/// Says on stderr what the index has to tell (`Index::warnings`), once a command has built
+/// what it answers from.
+fn report(index: &Index) {
+    for warning in index.warnings() {
+        warn(warning);
+    }
+}
+
+/// A one-shot call's output, after saying why the cache could not be saved if it could not.
+fn answered<T>(answered: Answered<T>) -> T {
+    if let Some(why) = answered.save_error {
+        warn(&why);
+    }
+    answered.output
 }
 
 /// Writes a command's output to stdout; whatever a name or a symbol in it holds, nothing a

@@ -133,9 +133,7 @@ pub(super) fn cmd_search(args: &SearchArgs) -> anyhow::Result<()> {
         Err(e) => return Err(e),
     };
     let (_, search_build_ms) = index.search_index();
-    if let Some(warning) = index.search_cache_warning() {
-        warn(warning);
-    }
+    report(&index);
     let index_ms = t.elapsed().as_secs_f64() * 1000.0;
     let response = index.search(&query, &opts);
     let extra = search_sources(&specs, &query, &opts, args.cache)?;
@@ -146,50 +144,47 @@ pub(super) fn cmd_search(args: &SearchArgs) -> anyhow::Result<()> {
     } else {
         None
     };
-    with_cache_saved(
-        || index.save_cache(),
-        || {
-            let document = |synthesized: bool| {
-                let mut json = search_json(
-                    &index,
-                    &query,
-                    &response,
-                    index_ms,
-                    search_build_ms,
-                    args.answer_style,
-                    &extra,
-                );
-                if synthesized {
-                    crate::contract::synthesize(&mut json, args.answer_style, &llm);
+    answered(index.answer_saving(|index| {
+        let document = |synthesized: bool| {
+            let mut json = search_json(
+                index,
+                &query,
+                &response,
+                index_ms,
+                search_build_ms,
+                args.answer_style,
+                &extra,
+            );
+            if synthesized {
+                crate::contract::synthesize(&mut json, args.answer_style, &llm);
+            }
+            json
+        };
+        if args.json {
+            return print(&json::to_string_pretty(&document(llm.is_some()))?);
+        }
+        let mut text = search_text(&query, &response, args.files, args.explain);
+        if args.answer {
+            let answer = if llm.is_none() {
+                answer(index, &response, args.answer_style)
+            } else {
+                let json = document(true);
+                if let Some(code) = json["diagnostics"]["llm_error"].as_str() {
+                    let why = json["diagnostics"]["llm_error_message"]
+                        .as_str()
+                        .unwrap_or_default();
+                    warn(&format!("{code}: {why}; the answer is extractive"));
                 }
-                json
+                json["answer"].as_str().unwrap_or_default().to_string()
             };
-            if args.json {
-                return print(&json::to_string_pretty(&document(llm.is_some()))?);
-            }
-            let mut text = search_text(&query, &response, args.files, args.explain);
-            if args.answer {
-                let answer = if llm.is_none() {
-                    answer(&index, &response, args.answer_style)
-                } else {
-                    let json = document(true);
-                    if let Some(code) = json["diagnostics"]["llm_error"].as_str() {
-                        let why = json["diagnostics"]["llm_error_message"]
-                            .as_str()
-                            .unwrap_or_default();
-                        warn(&format!("{code}: {why}; the answer is extractive"));
-                    }
-                    json["answer"].as_str().unwrap_or_default().to_string()
-                };
-                text.insert_str(0, &format!("{answer}\n\n"));
-            }
-            for x in &extra {
-                text.push_str(&format!("\n[{}] {}\n", x.name, sanitize(&x.root)));
-                text.push_str(&search_text(&query, &x.response, args.files, args.explain));
-            }
-            print(&text)
-        },
-    )
+            text.insert_str(0, &format!("{answer}\n\n"));
+        }
+        for x in &extra {
+            text.push_str(&format!("\n[{}] {}\n", x.name, sanitize(&x.root)));
+            text.push_str(&search_text(&query, &x.response, args.files, args.explain));
+        }
+        print(&text)
+    }))
 }
 
 /// The `--source NAME=PATH` arguments, parsed and checked against the project at `root`.
@@ -217,6 +212,7 @@ pub(super) fn search_sources(
             let path = Some(spec.path.clone());
             let index = build_index_with(&path, None, cache, false, HistorySource::Off)
                 .with_context(|| format!("source `{}`", spec.name))?;
+            report(&index);
             if let Err(e) = index.save_cache() {
                 warn(&format!(
                     "could not save the cache of source `{}`: {e}",

@@ -39,10 +39,8 @@ pub(super) fn cmd_stats(args: &StatsArgs) -> anyhow::Result<()> {
             Err(e) => return Err(e),
         },
     };
-    with_cache_saved(
-        || index.save_cache(),
-        || print_stats(&index.stats(), args.json, args.verbose),
-    )
+    report(&index);
+    answered(index.answer_saving(|index| print_stats(&index.stats(), args.json, args.verbose)))
 }
 
 pub(super) fn print_stats(stats: &IndexStats, json: bool, verbose: bool) -> anyhow::Result<()> {

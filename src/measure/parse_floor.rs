@@ -27,7 +27,7 @@ use serde::Serialize;
 
 use super::bench_stats::{median, process_cpu_ms};
 use crate::engine::base::model::Lang;
-use crate::engine::index::attach_pool_arenas;
+use crate::engine::index::memory::attach_pool_arenas;
 use crate::engine::ingest::lang::compiled_tags_query;
 use crate::engine::ingest::tags::{extract_tags, parse_only};
 use crate::engine::ingest::walk::{load_source, walk, WalkOptions};

@@ -128,8 +128,9 @@ fn only_the_named_modules_start_threads() {
         "src/engine/live/index_service.rs",
         // notify's watcher and the debounce/poll thread.
         "src/engine/live/watch.rs",
-        // Scoped helpers and rayon: git log beside the parse, the walk and the parse, the cache
-        // save beside the output, parallel graph and search-index builds.
+        // Scoped helpers and rayon: git log beside the parse, the walk and the parse, a
+        // one-shot call's cache save beside its output, parallel graph and search-index
+        // builds.
         "src/engine/index/",
         "src/engine/ingest/walk.rs",
         "src/engine/ingest/history.rs",
@@ -142,11 +143,9 @@ fn only_the_named_modules_start_threads() {
         "src/app/highlight.rs",
         "src/app/clipboard.rs",
         // Front doors: MCP's stdin reader, HTTP's accept and connection threads (the
-        // connection layer only: the routes start none), the CLI's cache save.
+        // connection layer only: the routes start none).
         "src/mcp/mod.rs",
         "src/http/conn.rs",
-        "src/cli/mod.rs",
-        "src/cli/map.rs",
         // Measurement: per-dataset work and the parse-floor probe.
         "src/measure/eval.rs",
         "src/measure/parse_floor.rs",

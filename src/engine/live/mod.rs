@@ -289,7 +289,7 @@ pub struct LiveIndex {
     pub watcher: Option<Watcher>,
     /// Live updates were asked for but no watcher runs: re-examine every file per call.
     pub rescan_each_call: bool,
-    /// The walk warnings already printed.
+    /// The warnings already said (`Index::warnings`).
     warned: std::collections::HashSet<String>,
     /// The watcher's debounce (tests lengthen it).
     pub watch_opts: WatchOptions,
@@ -528,12 +528,10 @@ impl LiveIndex {
 
     /// A new index replaces the old one; its tags are saved after the answer.
     fn install(&mut self, index: Index) {
-        if let Some(warning) = &index.cache_warning {
-            (self.warn)(warning);
-        }
-        // Each refresh walks again and finds the same unreadable ignore files: said once.
-        for warning in &index.walk_warnings {
-            if self.warned.insert(warning.clone()) {
+        // Each refresh walks again and finds the same unreadable ignore files: each warning
+        // is said once.
+        for warning in index.warnings() {
+            if self.warned.insert(warning.to_string()) {
                 (self.warn)(&sanitize_line(warning));
             }
         }
