@@ -7,7 +7,8 @@
 //! the language's tags query (see the capture names in `assets/queries/typescript-tags.scm`),
 //! run only on the nodes whose kind starts one of its patterns; references come from the rules
 //! in `refs`, checked on the same walk. This module turns both into model values: kinds that
-//! depend on context, signature lines, nesting, qualifiers and import statements. In TS/JS a
+//! depend on context, signature lines and nesting (`defs`), the container each definition
+//! sits in (`containers`), qualifiers, and import statements (`imports`). In TS/JS a
 //! plain use of a name the file binds itself (variable, parameter, destructured name) is not
 //! kept as a reference: it means that binding, and would otherwise become a bare-name guess
 //! into whichever file defines the name at top level.
@@ -18,6 +19,7 @@
 //! down from the root: the walk keeps its own ancestor stack.
 
 mod conditional;
+mod containers;
 mod declarators;
 mod defs;
 mod imports;
@@ -327,6 +329,8 @@ struct Extractor<'s, 't> {
     /// id to its entry (two patterns can capture one node, one of them with the binding).
     imports: Vec<(Node<'t>, Option<Node<'t>>)>,
     import_index: HashMap<usize, usize, IdBuild>,
+    /// Nodes captured as containers that are not definitions (`containers::RULES`).
+    containers: Vec<Node<'t>>,
 }
 
 impl<'s, 't> Extractor<'s, 't> {
@@ -342,6 +346,7 @@ impl<'s, 't> Extractor<'s, 't> {
             decorated_from: HashMap::default(),
             imports: Vec::new(),
             import_index: HashMap::default(),
+            containers: Vec::new(),
         }
     }
 
@@ -368,7 +373,7 @@ impl<'s, 't> Extractor<'s, 't> {
 
         let mut tags = FileTags::default();
         let (imports, import_refs) = self.build_imports();
-        tags.defs = self.build_defs();
+        (tags.defs, tags.containers) = self.build_defs();
         tags.refs = self.build_refs(&imports, import_refs);
         tags.imports = imports;
         tags.imports.shrink_to_fit();
@@ -541,6 +546,7 @@ impl<'s, 't> Extractor<'s, 't> {
                 CaptureRole::ClassBody => self.scan_class_body(node),
                 CaptureRole::ObjectMembers => self.scan_object_members(node),
                 CaptureRole::Module => self.scan_module(node),
+                CaptureRole::Container => self.containers.push(node),
                 CaptureRole::Import => import = Some(node),
                 CaptureRole::ImportBinding => binding = Some(node),
                 CaptureRole::ImportDeclarator => {

@@ -1,5 +1,6 @@
 //! Definitions as the map and search see them: the kind a captured definition really has,
-//! its lines and signature, and its nesting (parent, scope lines, methods of a type).
+//! its lines and signature, and its nesting (parent, container, scope lines, methods of a
+//! type; the containers themselves are `containers`').
 //!
 //! Runs on rayon workers, at the end of `Extractor::run`, once the walk has captured every
 //! definition of the file.
@@ -8,17 +9,20 @@ use std::cmp::Reverse;
 
 use tree_sitter::Node;
 
-use super::{end_row, line_of, DefCandidate, Extractor, MAX_SCOPE_LINES, MAX_SIGNATURE_LINES};
-use crate::engine::base::model::{DefKind, Definition, Lang, LineRange};
+use super::containers::{rust_type_name, Nesting};
+use super::{end_row, line_of, DefCandidate, Extractor, MAX_SIGNATURE_LINES};
+use crate::engine::base::model::{Container, ContainerRef, DefKind, Definition, Lang, LineRange};
 use crate::engine::ingest::captures::DefSpec;
 
 /// A definition without a body shows all its lines when it has at most this many.
 const SHORT_DEFINITION_LINES: u32 = 3;
 
-impl Extractor<'_, '_> {
-    pub(super) fn build_defs(&self) -> Vec<Definition> {
-        struct Resolved<'t> {
+impl<'s> Extractor<'s, '_> {
+    /// The file's definitions in source order, and the table of their containers.
+    pub(super) fn build_defs(&self) -> (Vec<Definition>, Vec<Container>) {
+        struct Resolved<'t, 's> {
             node: Node<'t>,
+            name: &'s str,
             def: Definition,
         }
         let mut resolved: Vec<Resolved> = self
@@ -26,7 +30,7 @@ impl Extractor<'_, '_> {
             .iter()
             .filter_map(|cand| {
                 let kind = self.resolve_kind(cand)?;
-                let name = self.text(cand.name)?.to_owned();
+                let name = self.text(cand.name)?;
                 if name.is_empty() {
                     return None;
                 }
@@ -44,78 +48,87 @@ impl Extractor<'_, '_> {
                 let signature = signature_lines(lines, self.body_open_row(node).map(line_of));
                 Some(Resolved {
                     node,
+                    name,
                     def: Definition {
-                        name,
+                        name: name.to_owned(),
                         kind,
                         lines,
                         signature,
                         parent: None,
                         scope_lines: Vec::new(),
+                        container: ContainerRef::NONE,
                     },
                 })
             })
             .collect();
 
         // Nesting from byte ranges: sorted by start (outer first on ties), an enclosing
-        // definition is still on the stack when its children are visited.
+        // definition is still open when its children are visited.
         resolved.sort_by(|a, b| {
-            (a.node.start_byte(), Reverse(a.node.end_byte()), &a.def.name).cmp(&(
+            (a.node.start_byte(), Reverse(a.node.end_byte()), a.name).cmp(&(
                 b.node.start_byte(),
                 Reverse(b.node.end_byte()),
-                &b.def.name,
+                b.name,
             ))
         });
-        // Two names defined by one node (`const A, B = 1, 2`) are siblings, not nested.
-        let mut stack: Vec<((usize, usize), String, DefKind, u32)> = Vec::new();
+        let span = resolved
+            .iter()
+            .map(|r| (r.node.start_byte(), r.node.end_byte()))
+            .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)));
+        let mut nesting = Nesting::new(self, &self.containers, span);
         for item in &mut resolved {
             let (start, end) = (item.node.start_byte(), item.node.end_byte());
-            while stack
-                .last()
-                .is_some_and(|top| top.0 .1 < end || top.0 == (start, end))
-            {
-                stack.pop();
-            }
-            if let Some(top) = stack.last() {
-                item.def.parent = Some(top.1.clone());
+            nesting.enter(start, end);
+            let top = nesting.innermost_def();
+            if let Some((name, kind)) = top {
+                item.def.parent = Some(name.to_owned());
                 if self.lang == Lang::Python
                     && item.def.kind == DefKind::Function
-                    && top.2 == DefKind::Class
+                    && kind == DefKind::Class
                 {
                     item.def.kind = DefKind::Method;
                 }
             }
             // Only the innermost scopes: a copy of the whole chain per definition would cost
             // quadratic memory in the nesting depth (50,000 nested functions: 9.7 GB).
-            let shown = stack.len().saturating_sub(MAX_SCOPE_LINES);
-            item.def.scope_lines = stack[shown..].iter().map(|s| s.3).collect();
+            item.def.scope_lines = nesting.scope_lines();
+            let mut receiver = None;
             if self.lang == Lang::Go && item.def.kind == DefKind::Method {
-                item.def.parent = self.go_receiver_type(item.node);
+                receiver = self.go_receiver_type(item.node);
+                item.def.parent = receiver.map(str::to_owned);
             }
+            let mut owner = None;
             if matches!(item.def.kind, DefKind::Function | DefKind::Method)
                 && has_methods_in_types(self.lang)
             {
                 // A function in a class body, or a trait's; Rust `impl T { fn … }` and C++
                 // `T::f` out of line: a method of `T`.
-                let in_type = stack.last().is_some_and(|top| {
+                let in_type = top.is_some_and(|(_, kind)| {
                     matches!(
-                        top.2,
+                        kind,
                         DefKind::Class | DefKind::Struct | DefKind::Interface | DefKind::Enum
                     )
                 });
-                let owner = if item.def.parent.is_none() {
-                    self.impl_owner(item.node)
-                } else {
-                    None
-                };
+                if item.def.parent.is_none() {
+                    owner = self.impl_owner(item.node);
+                }
                 if in_type || owner.is_some() {
                     item.def.kind = DefKind::Method;
                 }
-                if owner.is_some() {
-                    item.def.parent = owner;
+                if let Some(owner) = owner {
+                    item.def.parent = Some(owner.to_owned());
                 }
             }
+            item.def.container = nesting.container_of(self.member(item.node, receiver, owner));
             let header = line_of(item.node.start_position().row);
-            stack.push(((start, end), item.def.name.clone(), item.def.kind, header));
+            nesting.open_def(
+                start,
+                end,
+                item.name,
+                item.def.kind,
+                item.def.container,
+                header,
+            );
         }
 
         let mut defs: Vec<Definition> = resolved.into_iter().map(|r| r.def).collect();
@@ -130,7 +143,7 @@ impl Extractor<'_, '_> {
         // The collect above reuses the buffer of the larger `Resolved` items: give the slack
         // back, the definitions live as long as the index.
         defs.shrink_to_fit();
-        defs
+        (defs, nesting.finish())
     }
 
     /// The kind a captured definition really has, or `None` to drop it.
@@ -269,21 +282,12 @@ impl Extractor<'_, '_> {
 
     /// The type a free-standing function belongs to: Rust `impl T { fn f() }` → `T`, C++
     /// `void T::f() {}` → `T`.
-    fn impl_owner(&self, node: Node) -> Option<String> {
+    fn impl_owner(&self, node: Node) -> Option<&'s str> {
         match self.lang {
             Lang::Rust => {
                 let list = node.parent().filter(|p| p.kind() == "declaration_list")?;
                 let item = list.parent().filter(|p| p.kind() == "impl_item")?;
-                let mut ty = item.child_by_field_name("type")?;
-                loop {
-                    ty = match ty.kind() {
-                        "generic_type" | "scoped_type_identifier" | "reference_type" => ty
-                            .child_by_field_name("type")
-                            .or_else(|| ty.child_by_field_name("name"))?,
-                        "type_identifier" => return self.text(ty).map(str::to_owned),
-                        _ => return None,
-                    };
-                }
+                self.text(rust_type_name(item.child_by_field_name("type")?)?)
             }
             Lang::Cpp => {
                 let mut declarator = node.child_by_field_name("declarator")?;
@@ -305,14 +309,14 @@ impl Extractor<'_, '_> {
                     "template_type" => scope.child_by_field_name("name")?,
                     _ => scope,
                 };
-                self.text(scope).map(str::to_owned)
+                self.text(scope)
             }
             _ => None,
         }
     }
 
     /// `func (s *Store[T]) Get()` → `Store`.
-    fn go_receiver_type(&self, method: Node) -> Option<String> {
+    fn go_receiver_type(&self, method: Node) -> Option<&'s str> {
         let receiver = method.child_by_field_name("receiver")?;
         let mut cursor = receiver.walk();
         let param = receiver
@@ -323,7 +327,7 @@ impl Extractor<'_, '_> {
             ty = match ty.kind() {
                 "pointer_type" | "parenthesized_type" => ty.named_child(0)?,
                 "generic_type" => ty.child_by_field_name("type")?,
-                "type_identifier" => return self.text(ty).map(str::to_owned),
+                "type_identifier" => return self.text(ty),
                 _ => return None,
             };
         }
