@@ -407,6 +407,10 @@ fn ruby_methods_are_written_with_hash_and_dot() {
         qualified(Lang::Ruby, RUBY, "File"),
         ["Jekyll::LiquidRenderer::File"]
     );
+    // `def Foo.m` in `class Foo` is `def self.m`; elsewhere, a method of `Foo`'s singleton.
+    let named = "class Foo\n  def Foo.build\n  end\nend\n\ndef Bar.make\nend\n";
+    assert_eq!(qualified(Lang::Ruby, named, "build"), ["Foo.build"]);
+    assert_eq!(qualified(Lang::Ruby, named, "make"), ["Bar.make"]);
 }
 
 #[test]
@@ -642,4 +646,36 @@ fn hostile_container_names_are_capped() {
     let f = tags.defs.iter().find(|d| d.name == "f").unwrap();
     let container = tags.container(f).unwrap();
     assert!(container.len() <= 256, "{}", container.len());
+}
+
+/// A namespace's header is a scope line only where it tells the file's definitions apart:
+/// not for one around all of them (macros aside, which no namespace holds), nor for a
+/// file-level declaration (`namespace A;`, `package a;`), unless the file has two.
+#[test]
+fn namespace_lines_show_only_where_they_tell_definitions_apart() {
+    let scope = |lang: Lang, src: &str, name: &str| -> Vec<Vec<u32>> {
+        let tags = extract_tags(lang, src);
+        tags.defs
+            .iter()
+            .filter(|d| d.name == name)
+            .map(|d| d.scope_lines.clone())
+            .collect()
+    };
+    let wrapped = "#define LIMIT 3\nnamespace fmt {\nclass buffer {\n  void grow();\n};\n}\n";
+    assert_eq!(scope(Lang::Cpp, wrapped, "grow"), [vec![3]]);
+    let two = "namespace a {\nvoid f();\n}\nnamespace b {\nvoid f();\n}\n";
+    assert_eq!(scope(Lang::Cpp, two, "f"), [vec![1], vec![4]]);
+    assert_eq!(
+        scope(Lang::CSharp, CSHARP_FILE_SCOPED, "Execute"),
+        [vec![3], vec![3, 9]]
+    );
+    assert_eq!(scope(Lang::Java, JAVA, "parse"), [vec![3], vec![3, 8]]);
+    let php = "<?php\nnamespace A;\nfunction f() {}\nnamespace B;\nfunction f() {}\n";
+    assert_eq!(scope(Lang::Php, php, "f"), [vec![2], vec![4]]);
+    assert_eq!(qualified(Lang::Php, php, "f"), ["A\\f", "B\\f"]);
+    // A Rust `impl` always shows: its methods' signatures alone are alike.
+    assert_eq!(
+        scope(Lang::Rust, RUST, "fallback"),
+        [vec![1, 5], vec![1, 11]]
+    );
 }

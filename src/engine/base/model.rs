@@ -652,7 +652,9 @@ impl FileTags {
 
     /// `def`'s name qualified by its container: `Router::fallback`, `pkg.T.M`,
     /// `Jekyll::LiquidRenderer::File#render`, `A::B.m` (`def self.m`), `Slim\App::run`.
-    /// `None` at top level, where it is the name itself.
+    /// `None` at top level, where it is the name itself. A Go method is `pkg.T.M` whether
+    /// its receiver is `T` or `*T` (`go doc`'s form; a stack trace's `pkg.(*T).M` names the
+    /// same method, and a query may be typed either way).
     pub fn qualified_name(&self, def: &Definition) -> Option<String> {
         let inner = self.container_at(def.container)?;
         let mut out = String::new();
@@ -1081,6 +1083,104 @@ mod tests {
         assert_eq!(t.len(), 3);
         assert_eq!(t.iter().collect::<Vec<_>>(), ["alpha", "", "β"]);
         assert_eq!((t.get(0), t.get(2), t.get(3)), ("alpha", "β", ""));
+    }
+
+    /// The container index costs a definition nothing: it fits in the padding after `kind`.
+    #[cfg(target_pointer_width = "64")]
+    #[test]
+    fn a_definition_stays_96_bytes() {
+        assert_eq!(std::mem::size_of::<Definition>(), 96);
+        assert_eq!(std::mem::size_of::<Container>(), 32);
+    }
+
+    #[test]
+    fn container_paths_follow_the_notation_and_stay_bounded() {
+        let c = |name: &str, kind, notation, parent| Container {
+            name: name.into(),
+            kind,
+            notation,
+            parent,
+        };
+        let def = |name: &str, kind, container| Definition {
+            name: name.into(),
+            kind,
+            lines: LineRange::new(1, 1),
+            signature: LineRange::new(1, 1),
+            parent: None,
+            scope_lines: Vec::new(),
+            container,
+        };
+        let ruby = FileTags {
+            containers: vec![
+                c(
+                    "A",
+                    ContainerKind::Type,
+                    Notation::RubyModule,
+                    ContainerRef::NONE,
+                ),
+                c(
+                    "B",
+                    ContainerKind::Type,
+                    Notation::RubyModule,
+                    ContainerRef::at(0),
+                ),
+                c(
+                    "",
+                    ContainerKind::Singleton,
+                    Notation::RubySingleton,
+                    ContainerRef::at(1),
+                ),
+            ],
+            ..FileTags::default()
+        };
+        let m = def("m", DefKind::Method, ContainerRef::at(1));
+        let s = def("s", DefKind::Method, ContainerRef::at(2));
+        let k = def("K", DefKind::Constant, ContainerRef::at(1));
+        assert_eq!(ruby.qualified_name(&m).as_deref(), Some("A::B#m"));
+        assert_eq!(ruby.qualified_name(&s).as_deref(), Some("A::B.s"));
+        assert_eq!(ruby.container(&s).as_deref(), Some("A::B"));
+        assert_eq!(ruby.qualified_name(&k).as_deref(), Some("A::B::K"));
+        let php = FileTags {
+            containers: vec![
+                c(
+                    "Slim",
+                    ContainerKind::Namespace,
+                    Notation::PhpNamespace,
+                    ContainerRef::NONE,
+                ),
+                c(
+                    "App",
+                    ContainerKind::Type,
+                    Notation::PhpClass,
+                    ContainerRef::at(0),
+                ),
+            ],
+            ..FileTags::default()
+        };
+        let run = def("run", DefKind::Method, ContainerRef::at(1));
+        assert_eq!(php.qualified_name(&run).as_deref(), Some("Slim\\App::run"));
+        let top = def("main", DefKind::Function, ContainerRef::NONE);
+        assert_eq!(
+            (php.container(&top), php.qualified_name(&top)),
+            (None, None)
+        );
+        // A damaged table: an index past the end is no container, a loop is cut short.
+        let dangling = def("f", DefKind::Function, ContainerRef::at(7));
+        assert_eq!(php.qualified_name(&dangling), None);
+        let looped = FileTags {
+            containers: vec![c(
+                "x",
+                ContainerKind::Type,
+                Notation::Dot,
+                ContainerRef::at(0),
+            )],
+            ..FileTags::default()
+        };
+        let f = def("f", DefKind::Method, ContainerRef::at(0));
+        assert_eq!(
+            looped.qualified_name(&f).as_deref(),
+            Some("….x.x.x.x.x.x.x.x.f")
+        );
     }
 
     #[test]

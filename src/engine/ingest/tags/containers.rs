@@ -246,13 +246,19 @@ pub(super) struct Nesting<'s> {
 
 impl<'s> Nesting<'s> {
     /// The captured `nodes` (in any order, maybe twice) as containers of a file whose
-    /// definitions span the bytes `defs` (first start, last end).
+    /// definitions are the nodes `defs`.
     pub(super) fn new<'t>(
         extractor: &Extractor<'s, 't>,
         nodes: &[Node<'t>],
-        defs: Option<(usize, usize)>,
+        defs: impl Iterator<Item = Node<'t>>,
     ) -> Nesting<'s> {
         let lang = extractor.lang;
+        // The bytes the definitions span. A macro is in no namespace: one around every
+        // definition but the macros still tells none of them apart.
+        let span = defs
+            .filter(|d| !d.kind().starts_with("preproc_"))
+            .map(|d| (d.start_byte(), d.end_byte()))
+            .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)));
         let mut nodes = nodes.to_vec();
         nodes.sort_by_key(|n| (n.start_byte(), Reverse(n.end_byte()), n.id()));
         nodes.dedup_by_key(|n| n.id());
@@ -292,14 +298,14 @@ impl<'s> Nesting<'s> {
         starts.sort_unstable();
         for &i in &rests {
             let start = pending[i].start;
-            if let Some(&next) = starts.iter().find(|&&s| s > start) {
+            if let Some(&next) = starts.get(starts.partition_point(|&s| s <= start)) {
                 pending[i].end = pending[i].end.min(next);
             }
         }
         for c in &mut pending {
             // A namespace around every definition of the file tells none of them apart: the
             // file's path line stands for it, and `container` names it.
-            let around_all = defs.is_none_or(|(first, last)| c.start <= first && c.end >= last);
+            let around_all = span.is_none_or(|(first, last)| c.start <= first && c.end >= last);
             if c.rule.kind == ContainerKind::Namespace && around_all {
                 c.header = None;
             }
@@ -432,7 +438,13 @@ impl<'s> Nesting<'s> {
                 self.made(base, ContainerKind::Singleton, Notation::RubySingleton, "")
             }
             Member::NamedSingleton(owner) => {
-                let ty = self.made(base, ContainerKind::Type, Notation::RubyModule, owner);
+                // `class Foo; def Foo.m` is `def self.m`.
+                let named = |r: ContainerRef| self.table.get(r.index()?).map(|c| &*c.name);
+                let ty = if named(base) == Some(owner) {
+                    base
+                } else {
+                    self.made(base, ContainerKind::Type, Notation::RubyModule, owner)
+                };
                 self.made(ty, ContainerKind::Singleton, Notation::RubySingleton, "")
             }
         }

@@ -71,11 +71,7 @@ impl<'s> Extractor<'s, '_> {
                 b.name,
             ))
         });
-        let span = resolved
-            .iter()
-            .map(|r| (r.node.start_byte(), r.node.end_byte()))
-            .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)));
-        let mut nesting = Nesting::new(self, &self.containers, span);
+        let mut nesting = Nesting::new(self, &self.containers, resolved.iter().map(|r| r.node));
         for item in &mut resolved {
             let (start, end) = (item.node.start_byte(), item.node.end_byte());
             nesting.enter(start, end);
