@@ -9,7 +9,7 @@ use std::sync::Arc;
 use mapscope::engine::base::model::{
     DefKind, FileTags, Lang, ParsedFile, RankedDef, MAX_CONTAINER_DEPTH,
 };
-use mapscope::engine::ingest::tags::{extract_tags, MAX_SCOPE_LINES};
+use mapscope::engine::ingest::tags::{extract_tags, MAX_CONTAINER_NAME, MAX_SCOPE_LINES};
 use mapscope::engine::rank::repo_map::{build_map, LineCostCache, MapOptions};
 
 const RUST: &str = "\
@@ -637,15 +637,18 @@ fn deep_nesting_keeps_container_paths_bounded() {
     assert_eq!(tags.containers.len(), 2 * depth);
 }
 
-/// A container's name is capped, and whatever it holds reaches JSON escaped.
+/// A container's name is capped at a character boundary (the contract's tests check that
+/// what a name holds reaches JSON escaped).
 #[test]
 fn hostile_container_names_are_capped() {
-    let long = "N".repeat(100_000);
-    let src = format!("namespace {long} {{\nvoid f() {{}}\n}}\nint g() {{ return 0; }}\n");
-    let tags = extract_tags(Lang::Cpp, &src);
-    let f = tags.defs.iter().find(|d| d.name == "f").unwrap();
-    let container = tags.container(f).unwrap();
-    assert!(container.len() <= 256, "{}", container.len());
+    for long in ["N".repeat(100_000), "é".repeat(50_000)] {
+        let src = format!("namespace {long} {{\nvoid f() {{}}\n}}\nint g() {{ return 0; }}\n");
+        let tags = extract_tags(Lang::Cpp, &src);
+        let f = tags.defs.iter().find(|d| d.name == "f").unwrap();
+        let container = tags.container(f).unwrap();
+        assert!(container.len() <= MAX_CONTAINER_NAME, "{}", container.len());
+        assert!(container.len() > MAX_CONTAINER_NAME - 4, "{}", container.len());
+    }
 }
 
 /// A namespace's header is a scope line only where it tells the file's definitions apart:

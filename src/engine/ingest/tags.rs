@@ -43,6 +43,8 @@ use crate::engine::ingest::captures::{capture_role, CaptureRole, DefSpec};
 use crate::engine::ingest::lang::{self, TagsQuery};
 use refs::{Frame, Rules};
 
+pub use containers::MAX_CONTAINER_NAME;
+
 /// Base wall-clock budget for parsing plus querying one file. Ordinary files take
 /// milliseconds; pathological input (megabytes on one line, deeply nested garbage) is cut here.
 pub const TIME_BUDGET: Duration = Duration::from_secs(1);
