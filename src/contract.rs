@@ -28,9 +28,29 @@ pub use args::{
     RepoMapArgs, RepoStatsArgs, SearchArgs, Strings, SymbolAnswerArgs, Text,
 };
 
-/// The smallest and largest map budget a request may ask for.
+/// The bounds of every numeric request argument, one table for every door: the MCP tools'
+/// and HTTP routes' arguments (`args::Bounded`), the CLI's options and the TUI's budget (its
+/// start flag, its config and its `+`/`-` ladder). Each is (smallest, largest), inclusive.
+///
+/// The map budget (`repo_map` `tokens`, `/map?tokens=`, `mapscope . --tokens`, the TUI's
+/// `ui.budget`). `mapscope map --tokens` alone takes any budget from 0: it is also the
+/// measuring tool (`--explain` looks up to 262,144 tokens, whole rankings are compared at
+/// 200,000), and a map too small for anything says so in a note.
 pub const MIN_MAP_TOKENS: usize = 16;
 pub const MAX_MAP_TOKENS: usize = 131_072;
+pub const MAP_TOKENS: (usize, usize) = (MIN_MAP_TOKENS, MAX_MAP_TOKENS);
+/// Hits (or files) a search returns: `search` `top`, `/search?top=`, `search --top`.
+pub const SEARCH_TOP: (usize, usize) = (1, crate::engine::search::MAX_TOP);
+
+/// `text` as an integer within `(min, max)`, or the one line that says what is allowed (the
+/// words the MCP and HTTP refusals use: "must be an integer from 1 to 50").
+pub fn bounded(text: &str, (min, max): (usize, usize)) -> Result<usize, String> {
+    text.trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|n| (min..=max).contains(n))
+        .ok_or_else(|| format!("must be an integer from {min} to {max}"))
+}
 
 /// A request argument that is missing, of the wrong type, out of range or unknown: one line
 /// naming it (`INVALID_ARGUMENT`).

@@ -117,7 +117,7 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
     (
         Action::BudgetUp,
         "budget_up",
-        "map budget up (256 … 16384 tokens)",
+        "map budget up (16 … 131072 tokens)",
     ),
     (Action::BudgetDown, "budget_down", "map budget down"),
     (

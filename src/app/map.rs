@@ -12,9 +12,11 @@ use super::{views, App};
 use crate::engine::live::session::{EngineRequest, Generation, MapParams, MapSnapshot};
 use crate::ui::{self, CutView, Level, MapPaneView, Pane};
 
-/// The budget ladder `+`/`-` walk (tokens).
+/// The budget ladder `+`/`-` walk (tokens), over the range every door takes
+/// (`contract::MAP_TOKENS`, 16 … 131072): powers of two with a step between from 512 on.
 pub const BUDGET_STEPS: &[usize] = &[
-    256, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384,
+    16, 32, 64, 128, 256, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576,
+    32768, 49152, 65536, 98304, 131_072,
 ];
 pub const TOKENIZERS: &[&str] = &["o200k", "cl100k"];
 

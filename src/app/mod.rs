@@ -115,6 +115,30 @@ impl App {
         }
     }
 
+    /// The command line's start flags over the config's: budget and tokenizer, focus files
+    /// and identifiers for the map, a query typed in the box (searched and steering the map
+    /// as soon as the index is ready).
+    pub fn apply_start(&mut self, start: run::Start) {
+        let params = &mut self.map.params;
+        if let Some(budget) = start.budget {
+            params.budget = budget.clamp(config::MIN_BUDGET, config::MAX_BUDGET);
+        }
+        if let Some(kind) = start.tokenizer {
+            params.tokenizer = kind.name().to_string();
+        }
+        params.focus.extend(start.focus);
+        params.focus.sort();
+        params.focus.dedup();
+        params.idents = start.idents;
+        self.hits.mark_focus(&self.map.params.focus);
+        for warning in std::mem::take(&mut self.config.warnings) {
+            self.set_message(warning, Level::Warning);
+        }
+        if let Some(query) = start.query.filter(|q| !q.trim().is_empty()) {
+            self.update(Action::Paste(query));
+        }
+    }
+
     /// Starts indexing. The first frame can be drawn right away.
     pub fn start(&mut self) {
         self.request_build();

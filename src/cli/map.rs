@@ -19,8 +19,9 @@ use super::*;
 pub struct MapArgs {
     /// Repository root (default: the current directory).
     pub path: Option<PathBuf>,
-    /// Token budget of the map.
-    #[arg(long, default_value_t = 1024)]
+    /// Token budget of the map (any whole number: a budget too small for anything gives an
+    /// empty map and a note naming the smallest useful one).
+    #[arg(long, default_value_t = 1024, allow_negative_numbers = true, value_parser = parse_budget)]
     pub tokens: usize,
     /// A focus file (like aider's chat files): left out of the map, its neighbours boosted.
     #[arg(long = "focus", value_name = "FILE")]
@@ -64,6 +65,14 @@ pub struct MapArgs {
     pub max_file_size: u64,
     #[command(flatten)]
     pub cache: CacheArgs,
+}
+
+/// `map --tokens`: a count of tokens, so `-5` or `2k` is refused in words (clap alone took
+/// `-5` for an unknown option).
+pub(super) fn parse_budget(s: &str) -> Result<usize, String> {
+    s.trim()
+        .parse::<usize>()
+        .map_err(|_| "must be a whole number of tokens, 0 or more".to_string())
 }
 
 pub(super) fn map_request(args: &MapArgs) -> MapRequest {

@@ -188,17 +188,17 @@ fn excluding_a_file_and_a_symbol_removes_them_from_the_map() {
 }
 
 #[test]
-fn budget_steps_stay_within_256_and_16k() {
+fn budget_steps_stay_within_every_doors_range() {
     let mut app = ts_app();
-    for _ in 0..20 {
+    for _ in 0..30 {
         app.update(Action::BudgetDown);
     }
-    assert_eq!(app.params().budget, 256);
-    assert!(app.map_snapshot().unwrap().tokens <= 256);
-    for _ in 0..20 {
+    assert_eq!(app.params().budget, mapscope::contract::MIN_MAP_TOKENS);
+    assert!(app.map_snapshot().unwrap().tokens <= 16);
+    for _ in 0..30 {
         app.update(Action::BudgetUp);
     }
-    assert_eq!(app.params().budget, 16384);
+    assert_eq!(app.params().budget, mapscope::contract::MAX_MAP_TOKENS);
 }
 
 #[test]
@@ -221,7 +221,12 @@ fn why_explains_the_selected_map_file() {
 #[test]
 fn cut_lists_what_did_not_fit() {
     let mut app = ts_app();
-    for _ in 0..5 {
+    for _ in 0..2 {
+        app.update(Action::BudgetDown);
+    }
+    let map = app.map_snapshot().unwrap();
+    assert_eq!(map.budget, 512);
+    for _ in 0..1 {
         app.update(Action::BudgetDown);
     }
     let map = app.map_snapshot().unwrap();

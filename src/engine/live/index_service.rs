@@ -520,7 +520,7 @@ pub fn map_request(p: &MapParams) -> MapRequest {
         budget: p.budget,
         tokenizer: TokenizerKind::parse(&p.tokenizer).unwrap_or(TokenizerKind::O200k),
         focus: p.focus.clone(),
-        idents: Vec::new(),
+        idents: p.idents.clone(),
         query: if p.query.trim().is_empty() {
             None
         } else {
