@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 use crate::engine::answer::llm::{self, AnswerRequest, Evidence, LlmError, LlmSetting};
 use crate::engine::answer::{extractive_answer, AnswerStyle};
 use crate::engine::index::{Index, IndexStats, MapRequest};
+use crate::engine::live::index_service::markdown_within_budget;
 use crate::engine::live::{Freshness, SourceIndex};
+use crate::engine::rank::RankOutput;
 use crate::engine::repo_map::{render, MapFormat, RepoMap};
 use crate::engine::scope::{Scope, ScopeSpec};
 use crate::engine::search::{SearchHit, SearchOptions, SearchResponse};
@@ -109,8 +111,12 @@ impl MapCall {
     /// The map in the asked format, its JSON rendering (`mapscope map --format json`, with
     /// `changes_pending`) and the parts of the request that were ignored.
     pub fn run(&self, index: &Index, freshness: &Freshness) -> MapAnswer {
-        let (map, _) = index.map(&self.request);
-        let text = render(&map, &index.files, self.format);
+        let (map, ranked) = index.map(&self.request);
+        let map = match self.format {
+            MapFormat::Markdown => markdown_map(index, &ranked, &self.request, &map),
+            MapFormat::Text => map,
+        };
+        let text = map.text.clone();
         let mut document = serde_json::to_value(MapDoc::of(&map)).unwrap_or(Value::Null);
         mark(freshness, &mut document);
         MapAnswer {
@@ -119,6 +125,24 @@ impl MapCall {
             notes: map.notes,
         }
     }
+}
+
+/// The map as markdown within its budget, as a map document describes it: `text` is the
+/// markdown and `tokens` its own count with the request's tokenizer (path lines and fences
+/// included), never over `budget`. The fences cost tokens, so the markdown may hold a
+/// definition or two fewer than `text_map` (`markdown_within_budget` fits it again).
+pub fn markdown_map(
+    index: &Index,
+    ranked: &RankOutput,
+    req: &MapRequest,
+    text_map: &RepoMap,
+) -> RepoMap {
+    let (markdown, tokens, mut map) = markdown_within_budget(index, ranked, req, text_map);
+    map.text = markdown;
+    map.tokens = tokens;
+    map.budget = req.budget;
+    map.notes.clone_from(&text_map.notes);
+    map
 }
 
 /// A map call's answer.

@@ -121,6 +121,9 @@ pub(super) fn cmd_map(args: &MapArgs) -> anyhow::Result<()> {
         return with_cache_saved(|| index.save_cache(), || explain_map(&index, args));
     }
 
+    // Markdown is fitted again when its fences take it over the budget, which needs the
+    // ranking (`map_once` drops the graph behind it).
+    let markdown = args.format == MapOutput::Map(MapFormat::Markdown);
     if let Some(write) = index.take_cache_write() {
         // A first run wrote the cache while parsing: only its sync and rename are left, and
         // the index has no references to keep. The graph is encoded now, before `map_once`
@@ -132,6 +135,9 @@ pub(super) fn cmd_map(args: &MapArgs) -> anyhow::Result<()> {
                 graph_save.map_or(Ok(true), |save| save())
             },
             || {
+                if markdown {
+                    return print_markdown(&index, args);
+                }
                 let map = index.map_once(&map_request(args));
                 print_map(&map, &index, args.format)
             },
@@ -141,10 +147,16 @@ pub(super) fn cmd_map(args: &MapArgs) -> anyhow::Result<()> {
         return with_cache_saved(
             || index.save_cache(),
             || {
+                if markdown {
+                    return print_markdown(&index, args);
+                }
                 let (map, _) = index.map(&map_request(args));
                 print_map(&map, &index, args.format)
             },
         );
+    }
+    if markdown {
+        return print_markdown(&index, args);
     }
     // Nothing to save: the graph and the references can go before the fit (peak memory).
     let map = index.map_once(&map_request(args));
@@ -190,6 +202,15 @@ pub(super) fn explain_map(index: &Index, args: &MapArgs) -> anyhow::Result<()> {
         crate::contract::note(note);
     }
     Ok(())
+}
+
+/// `map --format markdown`: the markdown within the budget, counted as markdown (its path
+/// lines and fences cost tokens the text map does not have), then the notes.
+fn print_markdown(index: &Index, args: &MapArgs) -> anyhow::Result<()> {
+    let req = map_request(args);
+    let (map, ranked) = index.map(&req);
+    let markdown = crate::contract::markdown_map(index, &ranked, &req, &map);
+    print_map(&markdown, index, MapOutput::Map(MapFormat::Text))
 }
 
 /// Prints the map, then each note about the request on stderr (and in JSON's `notes`).

@@ -816,3 +816,22 @@ fn a_stop_answers_the_request_in_hand_first() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// `/map`'s document is within its budget whatever the budget and tokenizer: `tokens` is
+/// the exact count of its `text`, counted with tiktoken.
+#[test]
+fn the_map_route_stays_within_the_budget() {
+    let server = start(&common::fixture("ts-app"));
+    for tokenizer in ["o200k", "cl100k"] {
+        for budget in [16, 40, 100, 300, 1000] {
+            let (status, v) = get(
+                &server.base,
+                &format!("/map?tokens={budget}&tokenizer={tokenizer}"),
+            );
+            assert_eq!(status, 200, "{v}");
+            let n = common::tiktoken_count(tokenizer, v["text"].as_str().unwrap());
+            assert_eq!(v["tokens"], n, "{tokenizer} {budget}");
+            assert!(n <= budget, "{tokenizer} {budget}: {n}");
+        }
+    }
+}

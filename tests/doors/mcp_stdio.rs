@@ -413,3 +413,35 @@ fn answers_use_the_configured_llm_and_calls_choose_their_sources() {
     }
     assert!(client.finish().success());
 }
+
+/// `repo_map` within its budget in both formats, counted with tiktoken: the markdown counts
+/// its own fences (it used to exceed), and the structured content reports the true count of
+/// what was sent (it reported the text map's).
+#[test]
+fn repo_map_markdown_and_text_stay_within_the_budget_and_say_their_count() {
+    let root = common::fixture("ts-app");
+    let mut c = Client::start(&[root.to_str().unwrap(), "--no-watch", "--no-history"]);
+    c.request("initialize", json!({"protocolVersion": "2025-06-18"}));
+    for tokenizer in ["o200k", "cl100k"] {
+        for budget in [40, 100, 300, 1000] {
+            for format in ["markdown", "text"] {
+                let r = c.request(
+                    "tools/call",
+                    json!({"name": "repo_map", "arguments": {"tokens": budget, "format": format,
+                        "tokenizer": tokenizer}}),
+                );
+                let text = r["result"]["content"][0]["text"]
+                    .as_str()
+                    .unwrap()
+                    .to_string();
+                let doc = &r["result"]["structuredContent"];
+                let n = common::tiktoken_count(tokenizer, &text);
+                assert!(n <= budget, "{format} {tokenizer} {budget}: {n}\n{text}");
+                assert_eq!(doc["tokens"], n, "{format} {tokenizer} {budget}: {doc}");
+                assert_eq!(doc["text"], text.as_str());
+                assert_eq!(doc["budget"], budget);
+            }
+        }
+    }
+    assert!(c.finish().success());
+}
