@@ -83,9 +83,21 @@ impl MapState {
         self.shown.as_ref().map_or(&[], |s| &s.headers)
     }
 
-    /// Shows `m`, keeping the selected file selected if it is still in the map.
+    /// Shows `m`, keeping the selected file selected if it is still in the map, unless `m`
+    /// answers another query: a query's map is a new reading order (its pinned files at the
+    /// top), shown from its first file. Following the old selection instead scrolled the
+    /// pane to wherever that file had moved, often the bottom, after a pasted query.
     fn show(&mut self, m: Arc<MapSnapshot>) {
-        let selected_path = self.selected_file().map(str::to_string);
+        let same_query = self
+            .snapshot()
+            .is_some_and(|old| old.params.query == m.params.query);
+        if !same_query {
+            self.scroll = 0;
+        }
+        let selected_path = self
+            .selected_file()
+            .filter(|_| same_query)
+            .map(str::to_string);
         self.selected = selected_path
             .and_then(|p| m.files.iter().position(|f| f.path == p))
             .unwrap_or(0);
@@ -166,11 +178,11 @@ impl MapState {
     fn title(&self) -> String {
         match self.snapshot() {
             Some(m) => format!(
-                "{}/{} tokens · {} · {} files",
+                "{}/{} tokens · {} · {}",
                 m.tokens,
                 m.params.budget,
                 m.params.tokenizer,
-                m.files.len()
+                crate::ui::text::count(m.files.len(), "file", "files")
             ),
             None => format!("budget {} · {}", self.params.budget, self.params.tokenizer),
         }
@@ -444,6 +456,23 @@ mod tests {
             m.selected_file(),
             Some("f0.rs"),
             "gone: back to the first file"
+        );
+    }
+
+    #[test]
+    fn a_map_for_another_query_starts_at_its_first_file() {
+        let mut m = MapState::new(MapParams::default());
+        m.show(map_of(6, 10));
+        assert!(m.step(5));
+        m.reveal(5);
+        assert!(m.scroll > 0);
+        let mut other = (*map_of(6, 10)).clone();
+        other.params.query = "route fallback".into();
+        m.show(Arc::new(other));
+        assert_eq!(
+            (m.selected, m.scroll),
+            (0, 0),
+            "a new query's map from its top"
         );
     }
 

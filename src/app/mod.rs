@@ -320,6 +320,14 @@ impl App {
         ) {
             self.status.clear_message();
         }
+        if self.overlay.is_open() && action == Action::SelectLast {
+            let body = self.rects().body;
+            if let Some(view) = self.overlay.view(self.map.cut()) {
+                let end = crate::ui::overlay::max_scroll(body, &view, &self.config.theme);
+                self.overlay.scroll_to(end);
+            }
+            return;
+        }
         if self.overlay.is_open() && self.overlay.on_action(&action) {
             return;
         }

@@ -54,6 +54,11 @@ impl OverlayState {
         }
     }
 
+    /// Scrolls to `line` (the app computes the end with `ui::overlay::max_scroll`).
+    pub fn scroll_to(&mut self, line: usize) {
+        self.scroll = line;
+    }
+
     /// Keys while a pop-up is open: Esc/q-like keys close it, movement scrolls it.
     /// Returns true when the action was consumed.
     pub fn on_action(&mut self, action: &Action) -> bool {
@@ -86,6 +91,9 @@ impl OverlayState {
                 self.scroll = 0;
                 true
             }
+            // Scrolled to the end by `App::update`, which knows the pop-up's size; it never
+            // closes the pop-up (`F1` then `G` used to).
+            Action::SelectLast => true,
             Action::Drag { .. } | Action::Release => true,
             Action::Scroll { down, .. } => {
                 if *down {

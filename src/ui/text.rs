@@ -114,6 +114,15 @@ fn abbreviate(dir: &str) -> String {
     }
 }
 
+/// `n` and the noun, singular for one: "1 hit", "3 hits", "1 code file".
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
 /// Display width of `s` in terminal columns.
 pub fn width(s: &str) -> usize {
     UnicodeWidthStr::width(s)
@@ -122,6 +131,13 @@ pub fn width(s: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_are_singular_for_one() {
+        assert_eq!(count(1, "hit", "hits"), "1 hit");
+        assert_eq!(count(0, "hit", "hits"), "0 hits");
+        assert_eq!(count(2, "code file", "code files"), "2 code files");
+    }
 
     #[test]
     fn truncation_respects_width() {

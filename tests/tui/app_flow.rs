@@ -580,8 +580,75 @@ fn an_empty_repo_gets_indexed_when_a_file_appears() {
         dir.path(),
         &[("first.go", "package main\n\nfunc First() {}\n")],
     );
+    assert_eq!(
+        app.focus(),
+        Pane::Hits,
+        "nothing to search: keys are commands"
+    );
     app.on_files_changed(["first.go".to_string()].into(), false);
     assert!(shown_map(&app).contains("func First"));
+    // The explorer opens as a fresh start does: typing searches.
+    assert_eq!(app.focus(), Pane::Query);
+    app.update(Action::InsertChar('F'));
+    assert_eq!(app.query(), "F");
+    // One file: singular words.
+    let view = app.view();
+    let (info, _) = mapscope::ui::status::status_parts(&view.status);
+    assert!(info.contains("1 code file ·"), "{info}");
+    assert_eq!(app.message(), None, "the key cleared the message");
+}
+
+/// `F1` opens help while typing; `G` goes to its end and `g` back, without closing it.
+#[test]
+fn help_scrolls_to_its_end_with_g_and_stays_open() {
+    let mut app = ts_app();
+    assert_eq!(app.focus(), Pane::Query);
+    app.update(Action::Help);
+    assert!(app.overlay_open());
+    app.update(Action::SelectLast);
+    assert!(app.overlay_open(), "G closed help");
+    let screen = |app: &App| {
+        let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).unwrap();
+        t.draw(|f| mapscope::ui::draw(f, &app.view())).unwrap();
+        t.backend()
+            .buffer()
+            .content()
+            .iter()
+            .map(|c| c.symbol().to_string())
+            .collect::<String>()
+    };
+    let end = screen(&app);
+    app.update(Action::SelectFirst);
+    assert!(app.overlay_open());
+    assert_ne!(screen(&app), end, "G scrolled");
+    app.update(Action::Back);
+    assert!(!app.overlay_open());
+}
+
+/// A pasted query (one change to the text) shows its map from the top: the pinned files
+/// first, not the old first file wherever it moved.
+#[test]
+fn a_pasted_query_shows_its_map_from_the_first_file() {
+    let mut app = ts_app();
+    app.update(Action::Back);
+    app.update(Action::NextPane);
+    app.update(Action::NextPane);
+    assert_eq!(app.focus(), Pane::Map);
+    let general_first = app.selected_map_file().unwrap().to_string();
+    app.update(Action::FocusQuery);
+    app.update(Action::Paste("user session".into()));
+    app.flush();
+    let map = app.map_snapshot().unwrap();
+    assert_eq!(map.params.query, "user session");
+    assert_ne!(
+        map.files[0].path, general_first,
+        "the query reorders the map"
+    );
+    assert_eq!(
+        app.selected_map_file(),
+        Some(map.files[0].path.as_str()),
+        "was {general_first}"
+    );
 }
 
 #[test]
