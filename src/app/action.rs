@@ -38,6 +38,7 @@ pub enum Action {
     CopyMapMarkdown,
     CopyCitation,
     CopyExcerpt,
+    SaveMap,
     Reload,
     ClearQuery,
     #[serde(skip)]
@@ -177,6 +178,11 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
         Action::CopyMapMarkdown,
         "copy_map_markdown",
         "copy the map as markdown",
+    ),
+    (
+        Action::SaveMap,
+        "save_map",
+        "save the map shown to a file (asks where; offers a path outside the repo)",
     ),
     (
         Action::CopyCitation,

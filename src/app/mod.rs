@@ -304,6 +304,13 @@ impl App {
         self.overlay.is_open()
     }
 
+    /// Keys are text: the query box has the focus (and no pop-up is over it), or the save
+    /// prompt is open.
+    pub fn typing(&self) -> bool {
+        self.overlay.prompt.is_some()
+            || (self.layout.focus == crate::ui::Pane::Query && !self.overlay.is_open())
+    }
+
     /// Quit-time clean-up that must outlive the app (the clipboard hand-off).
     pub fn finish(&mut self, exe: &std::path::Path) {
         let _ = self.clipboard.handoff(exe);
@@ -319,6 +326,10 @@ impl App {
             Action::Resize(..) | Action::Release | Action::Drag { .. }
         ) {
             self.status.clear_message();
+        }
+        if self.overlay.prompt.is_some() {
+            self.on_prompt_action(action);
+            return;
         }
         if self.overlay.is_open() && action == Action::SelectLast {
             let body = self.rects().body;
@@ -373,6 +384,7 @@ impl App {
             Action::CopyMapMarkdown => self.copy_map_markdown(),
             Action::CopyCitation => self.copy_citation(),
             Action::CopyExcerpt => self.copy_excerpt(),
+            Action::SaveMap => self.open_save_prompt(),
             Action::Reload => {
                 self.set_message("re-indexing…", Level::Info);
                 self.request_build();

@@ -23,7 +23,7 @@ impl QueryState {
     }
 
     /// Applies one editing verb; returns whether the text changed.
-    fn edit(&mut self, action: Action) -> bool {
+    pub(super) fn edit(&mut self, action: Action) -> bool {
         match action {
             Action::ClearQuery => {
                 self.text.clear();

@@ -202,8 +202,7 @@ fn event_loop(
 }
 
 fn handle_input(app: &mut App, ev: &Event) {
-    let query_focused = app.focus() == crate::ui::Pane::Query && !app.overlay_open();
-    if let Some(action) = app.config.keymap.action_for(ev, query_focused) {
+    if let Some(action) = app.config.keymap.action_for(ev, app.typing()) {
         app.update(action);
     }
 }

@@ -23,6 +23,11 @@ pub enum Overlay<'a> {
         view: &'a CutView,
         scroll: usize,
     },
+    /// A one-line question (where to save the map): its input and what Enter will do.
+    Prompt {
+        title: &'a str,
+        input: super::QueryView<'a>,
+    },
 }
 
 /// One line of the help pop-up.
@@ -121,6 +126,9 @@ fn area(body: Rect) -> Rect {
 /// The largest scroll that still fills the pop-up drawn in `body` (its last line at the
 /// bottom): where `G` goes.
 pub fn max_scroll(body: Rect, o: &Overlay<'_>, theme: &Theme) -> usize {
+    if matches!(o, Overlay::Prompt { .. }) {
+        return 0;
+    }
     let area = area(body);
     let (_, lines, _) = content(o, area.width.saturating_sub(2) as usize, theme);
     lines
@@ -131,6 +139,7 @@ pub fn max_scroll(body: Rect, o: &Overlay<'_>, theme: &Theme) -> usize {
 /// The pop-up's title, its lines at width `w`, and its scroll.
 fn content(o: &Overlay<'_>, w: usize, theme: &Theme) -> (&'static str, Vec<Line<'static>>, usize) {
     match o {
+        Overlay::Prompt { .. } => ("", Vec::new(), 0),
         Overlay::Help { lines, scroll } => {
             (" keys (Esc closes) ", help_lines(lines, w, theme), *scroll)
         }
@@ -148,6 +157,19 @@ fn content(o: &Overlay<'_>, w: usize, theme: &Theme) -> (&'static str, Vec<Line<
 }
 
 pub fn draw(frame: &mut Frame<'_>, body: Rect, o: &Overlay<'_>, theme: &Theme) {
+    if let Overlay::Prompt { title, input } = o {
+        // Three lines across the middle of the screen, the input's note in its border.
+        let width = body.width.saturating_sub(4).min(100);
+        let area = Rect {
+            x: body.x + (body.width - width) / 2,
+            y: body.y + body.height.saturating_sub(3) / 2,
+            width,
+            height: 3.min(body.height),
+        };
+        frame.render_widget(Clear, area);
+        super::query::draw_input(frame, area, title, input, true, theme);
+        return;
+    }
     let area = area(body);
     let w = area.width.saturating_sub(2) as usize;
     let (title, lines, scroll) = content(o, w, theme);

@@ -811,3 +811,47 @@ fn extra_sources_are_searched_after_the_project_and_labelled() {
     app.update(Action::ToggleFocusFile);
     assert!(app.params().focus.is_empty());
 }
+
+/// `S` asks where to save the map shown, offers a path outside the repository, writes the
+/// map's exact text where the user says, and replaces an existing file only on a second
+/// Enter.
+#[test]
+fn the_map_is_saved_where_the_user_says() {
+    let mut app = ts_app();
+    app.update(Action::Back);
+    app.update(Action::SaveMap);
+    assert!(app.typing(), "the prompt takes text");
+    let offered = match app.view().overlay {
+        Some(mapscope::ui::Overlay::Prompt { input, .. }) => input.text.to_string(),
+        _ => panic!("no save prompt"),
+    };
+    let repo = fixture("ts-app").canonicalize().unwrap();
+    assert!(!Path::new(&offered).starts_with(&repo), "{offered}");
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("saved.txt");
+    app.update(Action::ClearQuery);
+    app.update(Action::Paste(target.display().to_string()));
+    app.update(Action::Confirm);
+    assert!(!app.typing(), "saved: the prompt closes");
+    let map = app.map_snapshot().unwrap().text.clone();
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), map);
+    assert!(
+        app.message().unwrap().starts_with("saved the map ("),
+        "{:?}",
+        app.message()
+    );
+    // Again on the same file: the first Enter asks, the second replaces.
+    std::fs::write(&target, "old").unwrap();
+    app.update(Action::SaveMap);
+    app.update(Action::ClearQuery);
+    app.update(Action::Paste(target.display().to_string()));
+    app.update(Action::Confirm);
+    assert!(app.typing(), "an existing file: asked first");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "old");
+    app.update(Action::Confirm);
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), map);
+    // Esc cancels without writing.
+    app.update(Action::SaveMap);
+    app.update(Action::Back);
+    assert!(!app.typing() || app.focus() == Pane::Query);
+}
