@@ -182,7 +182,7 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
     (
         Action::SaveMap,
         "save_map",
-        "save the map shown to a file (asks where; offers a path outside the repo)",
+        "save the map shown to a file (asks where)",
     ),
     (
         Action::CopyCitation,
