@@ -210,7 +210,9 @@ impl App {
             }
         };
         self.set_message(text, Level::Ok);
-        if !first {
+        if first {
+            self.preview.warm_up(&snap.texts);
+        } else {
             // Texts may have changed: reload the preview.
             self.reload_preview();
         }
