@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use crate::engine::answer::llm::{self, AnswerRequest, Evidence, LlmError, LlmSetting};
 use crate::engine::answer::{extractive_answer, AnswerStyle};
-use crate::engine::index::{Index, IndexStats, MapRequest};
+use crate::engine::index::{BuildProgress, Index, IndexStats, MapRequest};
 use crate::engine::live::index_service::markdown_within_budget;
 use crate::engine::live::{Freshness, SourceIndex};
 use crate::engine::rank::RankOutput;
@@ -143,6 +143,28 @@ pub fn markdown_map(
     map.budget = req.budget;
     map.notes.clone_from(&text_map.notes);
     map
+}
+
+/// What the first index build is doing, in words: `parsing 812/1930 files`.
+pub fn build_progress_line(p: &BuildProgress) -> String {
+    match (p.done, p.total) {
+        (_, 0) => format!("{}…", p.phase.name()),
+        (done, total) => format!("{} {done}/{total} files", p.phase.name()),
+    }
+}
+
+/// `/stats` while the first index builds (answered at once, without waiting for it):
+/// `building: true` and what the build is doing; the stats document follows once it is
+/// done (without `building`).
+pub fn building_stats(p: &BuildProgress) -> Value {
+    serde_json::json!({
+        "success": true,
+        "building": true,
+        "phase": p.phase.name(),
+        "files_done": p.done,
+        "files_total": p.total,
+        "message": format!("the index is still building: {}", build_progress_line(p)),
+    })
 }
 
 /// A map call's answer.

@@ -168,9 +168,10 @@ fn route(method: &str, url: &str, shared: &Shared) -> Reply {
         ("GET", "/map") => arguments(&params, MAP_ARGS)
             .and_then(|args| MapCall::parse(&args))
             .map(|call| on_index(shared, false, move |i, f, _| call.run(i, f).document)),
-        ("GET", "/stats") => {
-            arguments(&params, &[]).map(|_| on_index(shared, false, stats_document))
-        }
+        ("GET", "/stats") => arguments(&params, &[]).map(|_| match shared.service.building() {
+            Some(p) => Reply::ok(crate::contract::building_stats(&p)),
+            None => on_index(shared, false, stats_document),
+        }),
         ("POST", "/index") => {
             arguments(&params, &[]).map(|_| on_index(shared, true, stats_document))
         }

@@ -66,7 +66,20 @@ fn start_with(root: &Path, extra: &[&str]) -> Server {
     start_env(root, extra, &[])
 }
 
+/// `spawn_env`, once the first index build is done (`/stats` no longer says `building`),
+/// so that a test's first `/stats` is the stats.
 fn start_env(root: &Path, extra: &[&str], env: &[(&str, std::ffi::OsString)]) -> Server {
+    let server = spawn_env(root, extra, env);
+    let deadline = Instant::now() + Duration::from_mins(1);
+    while get(&server.base, "/stats").1["building"] == true {
+        assert!(Instant::now() < deadline, "the first build never ended");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    server
+}
+
+/// The server on `root`, answering (its first build may still run).
+fn spawn_env(root: &Path, extra: &[&str], env: &[(&str, std::ffi::OsString)]) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_mapscope"))
         .env("MAPSCOPE_CACHE_DIR", common::test_cache_dir())
         .env_remove("MAPSCOPE_LLM_URL")
@@ -833,5 +846,43 @@ fn the_map_route_stays_within_the_budget() {
             assert_eq!(v["tokens"], n, "{tokenizer} {budget}");
             assert!(n <= budget, "{tokenizer} {budget}: {n}");
         }
+    }
+}
+
+/// `/stats` answers at once while the first index builds, saying so (`building: true`, the
+/// phase), then the stats once it is built. The build is held by a `git` that takes 3 s.
+#[cfg(unix)]
+#[test]
+fn stats_say_the_index_is_still_building() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    common::write_files(&repo, &[("a.py", "def a():\n    pass\n")]);
+    let bin = tmp.path().join("bin");
+    common::write_files(&bin, &[("git", "#!/bin/sh\nexec sleep 3\n")]);
+    std::fs::set_permissions(bin.join("git"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut path = std::ffi::OsString::from(&bin);
+    path.push(":");
+    path.push(std::env::var_os("PATH").unwrap_or_default());
+    let server = spawn_env(&repo, &[], &[("PATH", path)]);
+    let t = Instant::now();
+    let (status, v) = get(&server.base, "/stats");
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["building"], true, "{v}");
+    assert!(
+        v["message"].as_str().unwrap().contains("still building"),
+        "{v}"
+    );
+    assert!(t.elapsed() < Duration::from_secs(2), "answered at once");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (status, v) = get(&server.base, "/stats");
+        assert_eq!(status, 200, "{v}");
+        if v["building"].is_null() {
+            assert_eq!(v["files"], 1, "{v}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "still building: {v}");
+        std::thread::sleep(Duration::from_millis(200));
     }
 }
