@@ -64,6 +64,21 @@ impl ArgError {
     pub fn new(message: impl Into<String>) -> ArgError {
         ArgError(message.into())
     }
+
+    /// The refusal in a door's own names: `names` pairs each of its parameters with the
+    /// argument it fills (HTTP's `q` is `query`), so the line names what the caller wrote
+    /// (`` `q` must be a non-empty string ``, not `` `query` ``).
+    pub fn in_terms_of<'a>(self, names: impl IntoIterator<Item = (&'a str, &'a str)>) -> ArgError {
+        for (param, arg) in names {
+            if param == arg {
+                continue;
+            }
+            if let Some(rest) = self.0.strip_prefix(&format!("`{arg}`")) {
+                return ArgError(format!("`{param}`{rest}"));
+            }
+        }
+        self
+    }
 }
 
 /// Adds `changes_pending` to a tool's JSON document (an object).
@@ -1025,6 +1040,17 @@ mod tests {
 
     fn args(v: Value) -> Map<String, Value> {
         v.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn refusals_name_the_doors_own_parameter() {
+        let names = [("q", "query"), ("top", "top")];
+        let e = ArgError::new("`query` must be a non-empty string").in_terms_of(names);
+        assert_eq!(e.0, "`q` must be a non-empty string");
+        let e = ArgError::new("`top` must be an integer from 1 to 50").in_terms_of(names);
+        assert_eq!(e.0, "`top` must be an integer from 1 to 50");
+        let e = ArgError::new("`queryx` is odd").in_terms_of(names);
+        assert_eq!(e.0, "`queryx` is odd");
     }
 
     #[test]

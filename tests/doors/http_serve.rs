@@ -224,6 +224,19 @@ fn every_route_answers_with_the_shared_contract_and_errors_have_codes() {
         );
         assert_eq!(v["success"], false);
     }
+    // A refusal names the parameter as the request wrote it.
+    for (path, says) in [
+        ("/search", "`q` must be a non-empty string"),
+        ("/search?q=+", "`q` must be a non-empty string"),
+        ("/answer?q=", "`q` must be a non-empty string"),
+        ("/map?focus=a.py&tokens=many", "`tokens` must be an integer"),
+    ] {
+        let (_, v) = get(base, path);
+        assert!(
+            v["error"].as_str().unwrap().starts_with(says),
+            "{path}: {v}"
+        );
+    }
     let (status, v) = post(base, "/search?q=x", b"");
     assert_eq!(
         (status, v["code"].as_str()),
