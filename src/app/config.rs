@@ -117,9 +117,18 @@ impl Config {
     /// A `$MAPSCOPE_CONFIG` that names no file is said, not ignored in silence (a typo in
     /// it would otherwise look like a config that does nothing).
     pub fn load() -> Result<Config, ConfigError> {
-        match user_config_path() {
+        Config::load_from(
+            user_config_path(),
+            std::env::var_os("MAPSCOPE_CONFIG").is_some_and(|v| !v.is_empty()),
+        )
+    }
+
+    /// `load` of the file at `path`; `named`: the user named it (`$MAPSCOPE_CONFIG`), so a
+    /// missing one is said.
+    fn load_from(path: Option<PathBuf>, named: bool) -> Result<Config, ConfigError> {
+        match path {
             Some(p) if p.exists() => Config::load_file(&p),
-            Some(p) if std::env::var_os("MAPSCOPE_CONFIG").is_some_and(|v| !v.is_empty()) => {
+            Some(p) if named => {
                 let mut config = Config::from_toml(DEFAULT_CONFIG, "<default>")?;
                 config.warnings.push(format!(
                     "MAPSCOPE_CONFIG names {}, which does not exist: the default config is used",
@@ -445,6 +454,23 @@ fn set_color(theme: &mut Theme, key: &str, v: &Value) -> Result<(), String> {
 mod tests {
     use super::*;
     use ratatui::crossterm::event::{KeyCode, KeyModifiers};
+
+    #[test]
+    fn a_named_config_that_does_not_exist_is_said_and_the_default_used() {
+        let missing = PathBuf::from("/no/such/mapscope-config.toml");
+        let c = Config::load_from(Some(missing.clone()), true).unwrap();
+        assert_eq!(c.budget, 1024);
+        assert_eq!(c.warnings.len(), 1);
+        assert!(
+            c.warnings[0].contains("/no/such/mapscope-config.toml"),
+            "{:?}",
+            c.warnings
+        );
+        assert!(c.warnings[0].contains("does not exist"));
+        // The default location, absent: nothing to say.
+        let c = Config::load_from(Some(missing), false).unwrap();
+        assert!(c.warnings.is_empty());
+    }
 
     #[test]
     fn embedded_default_parses_and_binds_the_issue_keys() {

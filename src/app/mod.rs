@@ -124,7 +124,12 @@ impl App {
             params.budget = budget.clamp(config::MIN_BUDGET, config::MAX_BUDGET);
         }
         if let Some(kind) = start.tokenizer {
-            params.tokenizer = kind.name().to_string();
+            // The short names the status bar shows and `t` cycles through.
+            let short = kind.name().trim_end_matches("_base");
+            params.tokenizer = TOKENIZERS
+                .iter()
+                .find(|t| **t == short)
+                .map_or_else(|| short.to_string(), ToString::to_string);
         }
         params.focus.extend(start.focus);
         params.focus.sort();

@@ -855,3 +855,66 @@ fn the_map_is_saved_where_the_user_says() {
     app.update(Action::Back);
     assert!(!app.typing() || app.focus() == Pane::Query);
 }
+
+/// The start flags (`mapscope . --tokens 2048 --query … --focus … --ident … --tokenizer
+/// cl100k`) shape the first map as `mapscope map` with the same flags would.
+#[test]
+fn start_flags_shape_the_first_map() {
+    let config = Config {
+        debounce_ms: 0,
+        ..Config::default()
+    };
+    let clipboard = Clipboard::new(ClipboardMode::Auto, ClipboardEnv::default());
+    let mut app = App::new(
+        config,
+        EngineHandle::inline(Box::new(IndexService::new(fixture("ts-app")))),
+        None,
+        clipboard,
+        "fixture".into(),
+        Rect::new(0, 0, 120, 40),
+    );
+    app.apply_start(mapscope::app::run::Start {
+        budget: Some(2048),
+        query: Some("user session".into()),
+        focus: vec!["src/util.ts".into()],
+        idents: vec!["Button".into()],
+        tokenizer: Some(mapscope::engine::tokenizer::TokenizerKind::Cl100k),
+    });
+    app.start();
+    app.flush();
+    assert_eq!(app.query(), "user session");
+    assert_eq!(app.params().budget, 2048);
+    assert_eq!(app.params().tokenizer, "cl100k");
+    let expected = cli_map(&[
+        "--tokens",
+        "2048",
+        "--query",
+        "user session",
+        "--focus",
+        "src/util.ts",
+        "--ident",
+        "Button",
+        "--tokenizer",
+        "cl100k",
+    ]);
+    assert_eq!(shown_map(&app), expected);
+}
+
+/// The index message adds up with the gauge: the files read that held nothing to map are
+/// said beside the code files (the gauge counted 3 files read, the status bar 2).
+#[test]
+fn the_index_message_says_what_the_files_read_became() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_files(
+        dir.path(),
+        &[
+            ("a.ts", "export function a(): number {\n  return 1;\n}\n"),
+            ("b.ts", "export function b(): number {\n  return 2;\n}\n"),
+        ],
+    );
+    common::write_bytes(dir.path(), "blob.ts", b"\x00\x01\x02binary\x00");
+    let app = app_on(dir.path(), ClipboardEnv::default());
+    let message = app.message().unwrap_or_default().to_string();
+    assert!(message.starts_with("indexed 2 code files in "), "{message}");
+    assert!(message.contains("(1 of the 3 read left out"), "{message}");
+}
