@@ -14,8 +14,10 @@ use crate::engine::answer::{extractive_answer, AnswerStyle};
 use crate::engine::base::scope::{Scope, ScopeSpec};
 use crate::engine::base::stats::IndexStats;
 use crate::engine::base::text::sanitize;
-use crate::engine::index::{Index, MapRequest};
+use crate::engine::index::{BuildProgress, Index, MapRequest};
+use crate::engine::live::index_service::markdown_within_budget;
 use crate::engine::live::{Freshness, SourceIndex};
+use crate::engine::rank::pagerank::RankOutput;
 use crate::engine::rank::repo_map::{render, MapFormat, RepoMap};
 use crate::engine::search::sources::{
     check_sources, match_reason, relevance, SourceError, SourceSpec, PROJECT,
@@ -29,9 +31,29 @@ pub use args::{
     RepoMapArgs, RepoStatsArgs, SearchArgs, Strings, SymbolAnswerArgs, Text,
 };
 
-/// The smallest and largest map budget a request may ask for.
+/// The bounds of every numeric request argument, one table for every door: the MCP tools'
+/// and HTTP routes' arguments (`args::Bounded`), the CLI's options and the TUI's budget (its
+/// start flag, its config and its `+`/`-` ladder). Each is (smallest, largest), inclusive.
+///
+/// The map budget (`repo_map` `tokens`, `/map?tokens=`, `mapscope . --tokens`, the TUI's
+/// `ui.budget`). `mapscope map --tokens` alone takes any budget from 0: it is also the
+/// measuring tool (`--explain` looks up to 262,144 tokens, whole rankings are compared at
+/// 200,000), and a map too small for anything says so in a note.
 pub const MIN_MAP_TOKENS: usize = 16;
 pub const MAX_MAP_TOKENS: usize = 131_072;
+pub const MAP_TOKENS: (usize, usize) = (MIN_MAP_TOKENS, MAX_MAP_TOKENS);
+/// Hits (or files) a search returns: `search` `top`, `/search?top=`, `search --top`.
+pub const SEARCH_TOP: (usize, usize) = (1, crate::engine::search::MAX_TOP);
+
+/// `text` as an integer within `(min, max)`, or the one line that says what is allowed (the
+/// words the MCP and HTTP refusals use: "must be an integer from 1 to 50").
+pub fn bounded(text: &str, (min, max): (usize, usize)) -> Result<usize, String> {
+    text.trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|n| (min..=max).contains(n))
+        .ok_or_else(|| format!("must be an integer from {min} to {max}"))
+}
 
 /// A request argument that is missing, of the wrong type, out of range or unknown: one line
 /// naming it (`INVALID_ARGUMENT`).
@@ -42,6 +64,21 @@ pub struct ArgError(pub String);
 impl ArgError {
     pub fn new(message: impl Into<String>) -> ArgError {
         ArgError(message.into())
+    }
+
+    /// The refusal in a door's own names: `names` pairs each of its parameters with the
+    /// argument it fills (HTTP's `q` is `query`), so the line names what the caller wrote
+    /// (`` `q` must be a non-empty string ``, not `` `query` ``).
+    pub fn in_terms_of<'a>(self, names: impl IntoIterator<Item = (&'a str, &'a str)>) -> ArgError {
+        for (param, arg) in names {
+            if param == arg {
+                continue;
+            }
+            if let Some(rest) = self.0.strip_prefix(&format!("`{arg}`")) {
+                return ArgError(format!("`{param}`{rest}"));
+            }
+        }
+        self
     }
 }
 
@@ -90,8 +127,12 @@ impl MapCall {
     /// The map in the asked format, its JSON rendering (`mapscope map --format json`, with
     /// `changes_pending`) and the parts of the request that were ignored.
     pub fn run(&self, index: &Index, freshness: &Freshness) -> MapAnswer {
-        let (map, _) = index.map(&self.request);
-        let text = render(&map, &index.files, self.format);
+        let (map, ranked) = index.map(&self.request);
+        let map = match self.format {
+            MapFormat::Markdown => markdown_map(index, &ranked, &self.request, &map),
+            MapFormat::Text => map,
+        };
+        let text = map.text.clone();
         let mut document = serde_json::to_value(MapDoc::of(&map)).unwrap_or(Value::Null);
         mark(freshness, &mut document);
         MapAnswer {
@@ -100,6 +141,46 @@ impl MapCall {
             notes: map.notes,
         }
     }
+}
+
+/// The map as markdown within its budget, as a map document describes it: `text` is the
+/// markdown and `tokens` its own count with the request's tokenizer (path lines and fences
+/// included), never over `budget`. The fences cost tokens, so the markdown may hold a
+/// definition or two fewer than `text_map` (`markdown_within_budget` fits it again).
+pub fn markdown_map(
+    index: &Index,
+    ranked: &RankOutput,
+    req: &MapRequest,
+    text_map: &RepoMap,
+) -> RepoMap {
+    let (markdown, tokens, mut map) = markdown_within_budget(index, ranked, req, text_map);
+    map.text = markdown;
+    map.tokens = tokens;
+    map.budget = req.budget;
+    map.notes.clone_from(&text_map.notes);
+    map
+}
+
+/// What the first index build is doing, in words: `parsing 812/1930 files`.
+pub fn build_progress_line(p: &BuildProgress) -> String {
+    match (p.done, p.total) {
+        (_, 0) => format!("{}…", p.phase.name()),
+        (done, total) => format!("{} {done}/{total} files", p.phase.name()),
+    }
+}
+
+/// `/stats` while the first index builds (answered at once, without waiting for it):
+/// `building: true` and what the build is doing; the stats document follows once it is
+/// done (without `building`).
+pub fn building_stats(p: &BuildProgress) -> Value {
+    serde_json::json!({
+        "success": true,
+        "building": true,
+        "phase": p.phase.name(),
+        "files_done": p.done,
+        "files_total": p.total,
+        "message": format!("the index is still building: {}", build_progress_line(p)),
+    })
 }
 
 /// A map call's answer.
@@ -961,6 +1042,17 @@ mod tests {
 
     fn args(v: Value) -> Map<String, Value> {
         v.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn refusals_name_the_doors_own_parameter() {
+        let names = [("q", "query"), ("top", "top")];
+        let e = ArgError::new("`query` must be a non-empty string").in_terms_of(names);
+        assert_eq!(e.0, "`q` must be a non-empty string");
+        let e = ArgError::new("`top` must be an integer from 1 to 50").in_terms_of(names);
+        assert_eq!(e.0, "`top` must be an integer from 1 to 50");
+        let e = ArgError::new("`queryx` is odd").in_terms_of(names);
+        assert_eq!(e.0, "`queryx` is odd");
     }
 
     #[test]

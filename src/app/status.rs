@@ -55,6 +55,10 @@ impl StatusState {
         }
     }
 
+    pub fn repo_label(&self) -> &str {
+        &self.repo_label
+    }
+
     pub fn message(&self) -> Option<&str> {
         self.message.as_ref().map(|m| m.text.as_str())
     }

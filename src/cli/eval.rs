@@ -8,6 +8,7 @@ use clap::Args;
 
 use crate::contract::warn;
 use crate::engine::base::json;
+use crate::engine::base::text::sanitize;
 use crate::engine::base::tokenizer::TokenizerKind;
 use crate::engine::index::{Index, IndexOptions};
 use crate::engine::ingest::history::HistorySource;
@@ -402,14 +403,40 @@ pub(super) fn cmd_eval_datasets(
 pub(super) fn cmd_eval(args: &EvalArgs) -> anyhow::Result<()> {
     use std::fmt::Write as _;
     if args.dataset.len() != args.git_dir.len() {
-        anyhow::bail!(
+        return Err(InvalidArgument(format!(
             "{} --dataset but {} --git-dir: give one git directory per dataset",
             args.dataset.len(),
             args.git_dir.len()
-        );
+        ))
+        .into());
     }
     if args.blob_cache.len() > 1 && args.blob_cache.len() != args.dataset.len() {
-        anyhow::bail!("give one --blob-cache for all datasets or one per --dataset");
+        return Err(InvalidArgument(
+            "give one --blob-cache for all datasets or one per --dataset".into(),
+        )
+        .into());
+    }
+    // A file named on the command line that is not there is the user's to fix, said before
+    // any work (not an INTERNAL_ERROR from deep in the run).
+    let files = (args.dataset.iter().map(|f| ("--dataset", f)))
+        .chain(args.from_report.iter().map(|f| ("--from-report", f)))
+        .chain(args.weights.iter().map(|f| ("--weights", f)))
+        .chain(args.map_variants.iter().map(|f| ("--map-variants", f)));
+    for (flag, file) in files {
+        if !file.is_file() {
+            return Err(InvalidArgument(format!(
+                "{flag} {}: no such file",
+                sanitize(&file.display().to_string())
+            ))
+            .into());
+        }
+    }
+    if let Some(dir) = args.git_dir.iter().find(|d| !d.is_dir()) {
+        return Err(InvalidArgument(format!(
+            "--git-dir {}: no such directory",
+            sanitize(&dir.display().to_string())
+        ))
+        .into());
     }
     if !args.from_report.is_empty() {
         return cmd_eval_datasets(args, &[]);

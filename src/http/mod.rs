@@ -160,17 +160,18 @@ fn route(method: &str, url: &str, shared: &Shared) -> Reply {
     let params = query_params(query);
     let result = match (method, path) {
         ("GET", "/search") => arguments(&params, SEARCH_ARGS)
-            .and_then(|args| SearchCall::parse(&args))
+            .and_then(|args| SearchCall::parse(&args).map_err(|e| named(e, SEARCH_ARGS)))
             .and_then(|call| search(shared, call, false)),
         ("GET", "/answer") => arguments(&params, ANSWER_ARGS)
-            .and_then(|args| SearchCall::parse_answer(&args))
+            .and_then(|args| SearchCall::parse_answer(&args).map_err(|e| named(e, ANSWER_ARGS)))
             .and_then(|call| search(shared, call, true)),
         ("GET", "/map") => arguments(&params, MAP_ARGS)
-            .and_then(|args| MapCall::parse(&args))
+            .and_then(|args| MapCall::parse(&args).map_err(|e| named(e, MAP_ARGS)))
             .map(|call| on_index(shared, false, move |i, f, _| call.run(i, f).document)),
-        ("GET", "/stats") => {
-            arguments(&params, &[]).map(|_| on_index(shared, false, stats_document))
-        }
+        ("GET", "/stats") => arguments(&params, &[]).map(|_| match shared.service.building() {
+            Some(p) => Reply::ok(crate::contract::building_stats(&p)),
+            None => on_index(shared, false, stats_document),
+        }),
         ("POST", "/index") => {
             arguments(&params, &[]).map(|_| on_index(shared, true, stats_document))
         }
@@ -300,6 +301,11 @@ enum Kind {
     /// Repeatable, each value one item whole (a path may hold a comma); an empty value
     /// adds none but still makes the list (empty: none of them).
     Each,
+}
+
+/// A contract refusal in the route's parameter names (`q`, not `query`).
+fn named(e: ArgError, spec: ArgSpec) -> ArgError {
+    e.in_terms_of(spec.iter().map(|&(param, arg, _)| (param, arg)))
 }
 
 /// (query parameter, contract argument, kind) per route.

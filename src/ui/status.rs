@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Gauge, Paragraph};
 use ratatui::Frame;
 
-use super::text::{sanitize_line, truncate, width};
+use super::text::{count, sanitize_line, truncate, width};
 use super::theme::Theme;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,8 +98,8 @@ pub fn status_parts(s: &StatusView<'_>) -> (String, String) {
     let mut essential: Vec<String> = vec![format!("{}/{} tok", s.tokens, s.budget)];
     match (s.files, s.symbols) {
         (Some(f), Some(n)) => {
-            info.push(format!("{f} code files"));
-            info.push(format!("{n} symbols"));
+            info.push(count(f, "code file", "code files"));
+            info.push(count(n, "symbol", "symbols"));
             let mut fresh = format!("gen {} · indexed {} ago", s.generation, s.age);
             if let Some(label) = freshness_label(&s.freshness) {
                 fresh = format!("{fresh}{sep}{label}");
@@ -181,9 +181,16 @@ pub fn draw_progress(frame: &mut Frame<'_>, area: Rect, p: &ProgressView<'_>, th
     ])
     .areas(inner);
     let secs = p.elapsed_ms as f64 / 1000.0;
+    // The parse counts the files it reads; the link counts the code files they gave (the
+    // status bar's number), so the last count on the gauge is the one the status bar shows.
     let label = match (p.done, p.total) {
         (_, 0) => format!("{}…  {secs:.1} s", p.phase),
         (0, total) => format!("{} {total} files…  {secs:.1} s", p.phase),
+        (done, total) if done == total && p.phase == "linking" => format!(
+            "{} {}…  {secs:.1} s",
+            p.phase,
+            count(total, "code file", "code files")
+        ),
         (done, total) => format!("{} {done}/{total} files  {secs:.1} s", p.phase),
     };
     frame.render_widget(

@@ -66,7 +66,20 @@ fn start_with(root: &Path, extra: &[&str]) -> Server {
     start_env(root, extra, &[])
 }
 
+/// `spawn_env`, once the first index build is done (`/stats` no longer says `building`),
+/// so that a test's first `/stats` is the stats.
 fn start_env(root: &Path, extra: &[&str], env: &[(&str, std::ffi::OsString)]) -> Server {
+    let server = spawn_env(root, extra, env);
+    let deadline = Instant::now() + Duration::from_mins(1);
+    while get(&server.base, "/stats").1["building"] == true {
+        assert!(Instant::now() < deadline, "the first build never ended");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    server
+}
+
+/// The server on `root`, answering (its first build may still run).
+fn spawn_env(root: &Path, extra: &[&str], env: &[(&str, std::ffi::OsString)]) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_mapscope"))
         .env("MAPSCOPE_CACHE_DIR", common::test_cache_dir())
         .env_remove("MAPSCOPE_LLM_URL")
@@ -210,6 +223,19 @@ fn every_route_answers_with_the_shared_contract_and_errors_have_codes() {
             "{path}: {v}"
         );
         assert_eq!(v["success"], false);
+    }
+    // A refusal names the parameter as the request wrote it.
+    for (path, says) in [
+        ("/search", "`q` must be a non-empty string"),
+        ("/search?q=+", "`q` must be a non-empty string"),
+        ("/answer?q=", "`q` must be a non-empty string"),
+        ("/map?focus=a.py&tokens=many", "`tokens` must be an integer"),
+    ] {
+        let (_, v) = get(base, path);
+        assert!(
+            v["error"].as_str().unwrap().starts_with(says),
+            "{path}: {v}"
+        );
     }
     let (status, v) = post(base, "/search?q=x", b"");
     assert_eq!(
@@ -814,5 +840,62 @@ fn a_stop_answers_the_request_in_hand_first() {
         }
         assert!(Instant::now() < deadline, "still running after SIGTERM");
         std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// `/map`'s document is within its budget whatever the budget and tokenizer: `tokens` is
+/// the exact count of its `text`, counted with tiktoken.
+#[test]
+fn the_map_route_stays_within_the_budget() {
+    let server = start(&common::fixture("ts-app"));
+    for tokenizer in ["o200k", "cl100k"] {
+        for budget in [16, 40, 100, 300, 1000] {
+            let (status, v) = get(
+                &server.base,
+                &format!("/map?tokens={budget}&tokenizer={tokenizer}"),
+            );
+            assert_eq!(status, 200, "{v}");
+            let n = common::tiktoken_count(tokenizer, v["text"].as_str().unwrap());
+            assert_eq!(v["tokens"], n, "{tokenizer} {budget}");
+            assert!(n <= budget, "{tokenizer} {budget}: {n}");
+        }
+    }
+}
+
+/// `/stats` answers at once while the first index builds, saying so (`building: true`, the
+/// phase), then the stats once it is built. The build is held by a `git` that takes 3 s.
+#[cfg(unix)]
+#[test]
+fn stats_say_the_index_is_still_building() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    common::write_files(&repo, &[("a.py", "def a():\n    pass\n")]);
+    let bin = tmp.path().join("bin");
+    common::write_files(&bin, &[("git", "#!/bin/sh\nexec sleep 3\n")]);
+    std::fs::set_permissions(bin.join("git"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut path = std::ffi::OsString::from(&bin);
+    path.push(":");
+    path.push(std::env::var_os("PATH").unwrap_or_default());
+    let server = spawn_env(&repo, &[], &[("PATH", path)]);
+    let t = Instant::now();
+    let (status, v) = get(&server.base, "/stats");
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["building"], true, "{v}");
+    assert!(
+        v["message"].as_str().unwrap().contains("still building"),
+        "{v}"
+    );
+    assert!(t.elapsed() < Duration::from_secs(2), "answered at once");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (status, v) = get(&server.base, "/stats");
+        assert_eq!(status, 200, "{v}");
+        if v["building"].is_null() {
+            assert_eq!(v["files"], 1, "{v}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "still building: {v}");
+        std::thread::sleep(Duration::from_millis(200));
     }
 }

@@ -143,9 +143,11 @@ fn only_the_named_modules_start_threads() {
         "src/app/highlight.rs",
         "src/app/clipboard.rs",
         // Front doors: MCP's stdin reader, HTTP's accept and connection threads (the
-        // connection layer only: the routes start none).
+        // connection layer only: the routes start none), and the progress line the CLI
+        // draws on a terminal during a long build.
         "src/mcp/mod.rs",
         "src/http/conn.rs",
+        "src/cli/progress.rs",
         // Measurement: per-dataset work and the parse-floor probe.
         "src/measure/eval.rs",
         "src/measure/parse_floor.rs",

@@ -363,7 +363,7 @@ impl IndexService {
         let ranked = self.ranked(&index, params);
         let req = map_request(params);
         let map = index.fit(&ranked, &req);
-        let (text, tokens) = markdown_within_budget(&index, &ranked, &req, &map);
+        let (text, tokens, _) = markdown_within_budget(&index, &ranked, &req, &map);
         emit(EngineEvent::MarkdownReady {
             generation,
             text,
@@ -520,7 +520,7 @@ pub fn map_request(p: &MapParams) -> MapRequest {
         budget: p.budget,
         tokenizer: TokenizerKind::parse(&p.tokenizer).unwrap_or(TokenizerKind::O200k),
         focus: p.focus.clone(),
-        idents: Vec::new(),
+        idents: p.idents.clone(),
         query: if p.query.trim().is_empty() {
             None
         } else {
@@ -534,18 +534,21 @@ pub fn map_request(p: &MapParams) -> MapRequest {
 }
 
 /// The map as markdown whose own token count (path lines, fences and all) is within the
-/// budget, with that count. The fences cost tokens the text map does not have, so when the
-/// text map's markdown is over, the map is fitted again to a budget smaller by the excess
-/// until its markdown fits (a fit re-uses the ranking and cached line costs: cheap).
+/// budget, with that count and the map it renders (`text_map`, or the smaller fit). The
+/// fences cost tokens the text map does not have, so when the text map's markdown is over,
+/// the map is fitted again to a budget smaller by the excess until its markdown fits (a fit
+/// re-uses the ranking and cached line costs: cheap). Every door's markdown goes through
+/// here (the TUI's copy, `map --format markdown`, MCP `repo_map`).
 pub fn markdown_within_budget(
     index: &Index,
     ranked: &RankOutput,
     req: &MapRequest,
     text_map: &RepoMap,
-) -> (String, usize) {
+) -> (String, usize, RepoMap) {
     let tok = crate::engine::base::tokenizer::tokenizer(req.tokenizer);
     let mut markdown = render(text_map, &index.files, MapFormat::Markdown);
     let mut tokens = tok.count(&markdown);
+    let mut fitted = None;
     let mut budget = req.budget;
     while tokens > req.budget && budget > 0 {
         // At least an eighth less each round, so a stubborn excess still ends quickly.
@@ -558,8 +561,9 @@ pub fn markdown_within_budget(
         let map = index.fit(ranked, &smaller);
         markdown = render(&map, &index.files, MapFormat::Markdown);
         tokens = tok.count(&markdown);
+        fitted = Some(map);
     }
-    (markdown, tokens)
+    (markdown, tokens, fitted.unwrap_or_else(|| text_map.clone()))
 }
 
 fn map_snapshot(

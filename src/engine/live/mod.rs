@@ -104,6 +104,11 @@ pub enum ServiceError {
     ShuttingDown,
 }
 
+/// The first build's last progress report while it runs (`None` before and after): front
+/// doors read it without waiting for the engine thread (MCP's progress notifications, HTTP
+/// `/stats` saying the index is still building).
+pub type BuildStatus = Arc<std::sync::Mutex<Option<BuildProgress>>>;
+
 /// What the engine thread runs: a caller's job, given the live index.
 type Job = Box<dyn FnOnce(&mut LiveIndex) + Send>;
 
@@ -120,6 +125,7 @@ pub struct LiveService {
     /// Shutting down and the engine did not answer within `SHUTDOWN_GRACE`: later jobs do
     /// not wait for it again.
     abandoned: AtomicBool,
+    building: BuildStatus,
 }
 
 impl LiveService {
@@ -132,6 +138,14 @@ impl LiveService {
 
     /// Starts the engine thread on a prepared [`LiveIndex`] (tests set its watcher options).
     pub fn start_with(live: LiveIndex) -> LiveService {
+        let building = Arc::clone(&live.building);
+        if let Ok(mut b) = building.lock() {
+            *b = Some(BuildProgress {
+                phase: crate::engine::index::BuildPhase::Walk,
+                done: 0,
+                total: 0,
+            });
+        }
         let (jobs, inbox) = crossbeam_channel::unbounded();
         let (done_tx, done) = crossbeam_channel::bounded::<()>(0);
         let thread = std::thread::Builder::new()
@@ -147,7 +161,13 @@ impl LiveService {
             done,
             shutdown: never(),
             abandoned: AtomicBool::new(false),
+            building,
         }
+    }
+
+    /// The first build's progress while it runs; `None` once it is done (or failed).
+    pub fn building(&self) -> Option<BuildProgress> {
+        self.building.lock().ok().and_then(|b| *b)
     }
 
     /// From when `signal` disconnects, jobs get `SHUTDOWN_GRACE` to be answered.
@@ -305,6 +325,8 @@ pub struct LiveIndex {
     /// Roots requests named that the service was not started with, least recently used
     /// first (`MAX_REQUEST_SOURCES` at most).
     request_sources: Vec<SourceIndex>,
+    /// The first build's progress, shared with `LiveService::building`.
+    building: BuildStatus,
 }
 
 impl LiveIndex {
@@ -326,6 +348,7 @@ impl LiveIndex {
             progress: None,
             saving: None,
             request_sources: Vec::new(),
+            building: BuildStatus::default(),
         }
     }
 
@@ -461,6 +484,9 @@ impl LiveIndex {
             let _ = index.search_index();
             self.install(index);
         }
+        if let Ok(mut b) = self.building.lock() {
+            *b = None;
+        }
         self.save_cache();
     }
 
@@ -509,12 +535,17 @@ impl LiveIndex {
 
     /// A full build of the tree, reporting progress when a sink is set.
     fn build_index(&self) -> Result<Index, EngineError> {
-        match &self.progress {
-            Some(tx) => Index::build_with_progress(&self.root, &self.opts, &|p| {
+        let (tx, building) = (&self.progress, &self.building);
+        Index::build_with_progress(&self.root, &self.opts, &|p| {
+            if let Some(tx) = tx {
                 let _ = tx.send(p);
-            }),
-            None => Index::build(&self.root, &self.opts),
-        }
+            }
+            if let Ok(mut b) = building.lock() {
+                if b.is_some() {
+                    *b = Some(p);
+                }
+            }
+        })
     }
 
     /// The index of the files as they are now, waiting up to `wait` for the changes the

@@ -34,6 +34,8 @@ pub struct MapParams {
     /// "o200k" or "cl100k".
     pub tokenizer: String,
     pub focus: Vec<String>,
+    /// Identifiers whose definitions go first (`mapscope . --ident NAME`).
+    pub idents: Vec<String>,
     /// The query box's text (its identifiers and words personalize the ranking).
     pub query: String,
     pub exclude_files: Vec<String>,

@@ -807,9 +807,24 @@ impl Pass<'_, '_> {
             && hits
                 .first()
                 .is_some_and(|h| h.evidence == Evidence::Definition);
+        // Text in tests, fixtures and other secondary code is data (sample strings,
+        // placeholders: `asdf`, `aaa bbb ccc`), not words about the code: hits that are all
+        // such text, with no name or path matching, say nothing of where the query's subject
+        // lives.
+        let only_test_data = !chosen.is_empty()
+            && chosen.iter().zip(hits).all(|(&(_, c), hit)| {
+                let u = idx.chunks[c as usize].unit as usize;
+                let unit = &idx.units[u];
+                hit.evidence == Evidence::Text
+                    && u < idx.n_files
+                    && (unit.class != PathClass::Impl || unit.fixture)
+                    && s.units[u].path_concepts == 0
+            });
         if exact_top {
             Confidence::High
-        } else if (hits.is_empty() && files.is_empty()) || f64::from(best_cov) < self.w.low_coverage
+        } else if (hits.is_empty() && files.is_empty())
+            || f64::from(best_cov) < self.w.low_coverage
+            || only_test_data
         {
             Confidence::Low
         } else {
