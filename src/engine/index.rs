@@ -702,9 +702,15 @@ impl Index {
         // results are put back in walk order below.
         let mut by_size: Vec<usize> = (0..walked.files.len()).collect();
         by_size.sort_by_key(|&i| std::cmp::Reverse(walked.files[i].size));
+        let budget = opts.walk.budget.as_deref();
         let mut loaded = run_with_waiting(
             by_size,
             |i| {
+                if budget.is_some_and(|b| !b.go_on()) {
+                    // The build fails below: what is left is not read.
+                    let (path, reason) = (walked.files[i].rel_path.clone(), SkipReason::TooLarge);
+                    return Step::Done(Loaded::Skip(Skipped { path, reason }));
+                }
                 let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                 if one_shot && trims_before_file(n) {
                     release_free_memory();
@@ -721,6 +727,9 @@ impl Index {
             |ahead: &ParsedAheadFile| !tags_query_compiling(ahead.parsed.lang()),
             |i, ahead| finish_ahead(&walked.files[i], ahead),
         );
+        if let Some(budget) = budget {
+            budget.check()?;
+        }
         loaded.sort_unstable_by_key(|&(i, _)| i);
         let (docs, doc_stamps) = if opts.skip_docs {
             (Vec::new(), Vec::new())

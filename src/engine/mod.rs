@@ -8,6 +8,7 @@
 //! contain: every text output is sanitised by `text`, every JSON output written by `json`.
 
 pub mod answer;
+pub mod budget;
 pub mod cache;
 pub mod cache_blob;
 pub mod error;
