@@ -718,3 +718,31 @@ fn nine_large_sources_in_a_row_keep_memory_bounded() {
         (peak - start_rss) / 1024
     );
 }
+
+/// Four `/answer`s waiting on a model that never answers hold none of the four permits:
+/// `/stats` is answered meanwhile in well under a second.
+#[test]
+fn answers_waiting_on_a_model_hold_no_permit() {
+    let dir = shop();
+    let llm = common::FakeLlm::start(common::LlmPlay::Silent);
+    let server = start_env(dir.path(), &[], &llm.env(3000));
+    assert_eq!(get(&server.base, "/stats").0, 200);
+    let waiting: Vec<_> = (0..4)
+        .map(|_| {
+            let base = server.base.clone();
+            std::thread::spawn(move || get(&base, "/answer?q=export_orders"))
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let t = Instant::now();
+    let (status, v) = get(&server.base, "/stats");
+    let took = t.elapsed();
+    assert_eq!(status, 200, "{v}");
+    eprintln!("/stats beside four /answer waiting on a silent model: {took:?}");
+    assert!(took < Duration::from_millis(500), "{took:?}");
+    for w in waiting {
+        let (status, v) = w.join().unwrap();
+        assert_eq!(status, 200, "{v}");
+        assert_eq!(v["diagnostics"]["llm_error"], "LLM_TIMEOUT", "{v}");
+    }
+}
