@@ -746,3 +746,28 @@ fn answers_waiting_on_a_model_hold_no_permit() {
         assert_eq!(v["diagnostics"]["llm_error"], "LLM_TIMEOUT", "{v}");
     }
 }
+
+/// Near the connection limit (24 of 32 open) a head still arriving has 1 s instead of
+/// 10: slow clients from many addresses are cut quickly, and their slots freed.
+#[test]
+fn near_the_connection_limit_slow_heads_are_cut_sooner() {
+    let dir = shop();
+    let server = start(dir.path());
+    let t = Instant::now();
+    let mut slow: Vec<std::net::TcpStream> = (0..24)
+        .map(|i| {
+            let mut s = connect_from([127, 0, 3, (i / PER_ADDRESS) as u8], server.addr());
+            s.write_all(b"GET /stats HTTP/1.1\r\nX-Slow: ").unwrap();
+            s
+        })
+        .collect();
+    for s in &mut slow {
+        let reply = crate::http_serve::read_reply(s, Duration::from_secs(15));
+        assert_error(&reply, 408, "REQUEST_TIMEOUT");
+        assert!(reply.contains("within 1s"), "{reply}");
+    }
+    let took = t.elapsed();
+    eprintln!("24 slow heads cut after {took:?} (the head deadline is 10 s below 24 connections)");
+    assert!(took < Duration::from_secs(3), "{took:?}");
+    assert_eq!(get(&server.base, "/stats").0, 200);
+}
