@@ -77,7 +77,7 @@ pub struct SourceLimitArgs {
     #[arg(long, value_name = "N")]
     pub source_max_files: Option<String>,
     /// Per source: give up past SIZE bytes of files (512M, 2G, …) [env
-    /// MAPSCOPE_SOURCE_MAX_BYTES; default 256M].
+    /// MAPSCOPE_SOURCE_MAX_BYTES; default 128M].
     #[arg(long, value_name = "SIZE")]
     pub source_max_bytes: Option<String>,
     /// Per source: give up after SECS seconds of indexing [env MAPSCOPE_SOURCE_TIMEOUT;
@@ -85,11 +85,11 @@ pub struct SourceLimitArgs {
     #[arg(long, value_name = "SECS")]
     pub source_timeout: Option<String>,
     /// All sources requests named together: keep at most SIZE of estimated index memory,
-    /// least recently used dropped first [env MAPSCOPE_SOURCE_MEMORY; default 2G].
+    /// least recently used dropped first [env MAPSCOPE_SOURCE_MEMORY; default 1G].
     #[arg(long, value_name = "SIZE")]
     pub source_memory: Option<String>,
     /// All sources requests named together: keep at most SIZE of cache folders the server
-    /// made, least recently used removed first [env MAPSCOPE_SOURCE_DISK; default 2G].
+    /// made, least recently used removed first [env MAPSCOPE_SOURCE_DISK; default 1G].
     #[arg(long, value_name = "SIZE")]
     pub source_disk: Option<String>,
 }

@@ -652,8 +652,9 @@ where
             Ok(None) => {}
             Err(refusal) => return refuse(stream, peer, &refusal, gate.limits),
         }
-        // Looked at again before each read: the server may have become busy meanwhile.
-        let (deadline, limit) = gate.head_deadline(accepted);
+        // Looked at again every `POLL`, also while nothing arrives: the server may have
+        // become busy meanwhile.
+        let deadline = || gate.head_deadline(accepted).0;
         match read_by(stream, &mut buf[filled..], deadline, Some(&gate.stop)) {
             Got::Bytes(n) => filled += n,
             // Nothing was asked, or the client gave up: nothing to answer.
@@ -663,7 +664,7 @@ where
                 return refuse(stream, peer, &refusal, gate.limits);
             }
             Got::Late => {
-                let refusal = Refusal::late("head", limit);
+                let refusal = Refusal::late("head", gate.head_deadline(accepted).1);
                 return refuse(stream, peer, &refusal, gate.limits);
             }
             // No request in hand yet: the stop does not wait for this one.
@@ -680,7 +681,7 @@ where
     let deadline = Instant::now() + gate.limits.body;
     while left > 0 {
         let room = left.min(buf.len());
-        let refusal = match read_by(stream, &mut buf[..room], deadline, Some(&gate.stop)) {
+        let refusal = match read_by(stream, &mut buf[..room], || deadline, Some(&gate.stop)) {
             Got::Bytes(n) => {
                 left -= n;
                 continue;
@@ -738,7 +739,7 @@ fn refuse(stream: &mut TcpStream, peer: SocketAddr, refusal: &Refusal, limits: L
         let _ = stream.shutdown(Shutdown::Write);
         let until = Instant::now() + LINGER;
         let mut scratch = [0u8; 8192];
-        while let Got::Bytes(_) = read_by(stream, &mut scratch, until, None) {}
+        while let Got::Bytes(_) = read_by(stream, &mut scratch, || until, None) {}
     }
 }
 
@@ -755,16 +756,18 @@ enum Got {
     Failed,
 }
 
-/// One read into `buf` (not empty) that returns by `deadline`: the socket's read timeout is
-/// the time left, at most `POLL` so that a set `stop` flag is seen.
+/// One read into `buf` (not empty) that returns by `deadline()`: the socket's read timeout
+/// is the time left, at most `POLL` so that a set `stop` flag, or a deadline that moved
+/// (the head's, once the server is busy), is seen.
 fn read_by(
     stream: &mut TcpStream,
     buf: &mut [u8],
-    deadline: Instant,
+    deadline: impl Fn() -> Instant,
     stop: Option<&AtomicBool>,
 ) -> Got {
     loop {
         let now = Instant::now();
+        let deadline = deadline();
         if now >= deadline {
             return Got::Late;
         }

@@ -78,15 +78,17 @@ pub struct SourceLimits {
 
 impl Default for SourceLimits {
     /// Room for a large repository (CPython, rails, /usr/include's 104 MB; not the Linux
-    /// kernel's 1 GB of code), and a few such kept: 256 MiB of files is at most ~1.3 GB of
-    /// estimated index, under the 2 GiB all request sources may take.
+    /// kernel's 1 GB of code), and for a few kept: 128 MiB of files is at most ~700 MB of
+    /// estimated index, under the 1 GiB all request sources may take. Measured, a build's
+    /// own resident peak is about 10 bytes per byte of files (/usr/include: 1.1 GB), so
+    /// the server stays under about 3 GB however many large folders are named.
     fn default() -> SourceLimits {
         SourceLimits {
             max_files: 100_000,
-            max_bytes: 256 << 20,
+            max_bytes: 128 << 20,
             time: Duration::from_mins(2),
-            memory: 2 << 30,
-            disk: 2 << 30,
+            memory: 1 << 30,
+            disk: 1 << 30,
         }
     }
 }
