@@ -269,7 +269,7 @@ impl SearchCall {
     pub fn selected_sources(
         &self,
         policy: &SourcePolicy,
-    ) -> Result<Option<Vec<SourceSpec>>, ArgError> {
+    ) -> Result<Option<Vec<SourceSpec>>, SourceRefusal> {
         policy.resolve(self.sources.as_deref())
     }
 
@@ -508,23 +508,71 @@ pub fn requested_sources(
     Ok(Some(out))
 }
 
+/// Which folders a request's `NAME=PATH` source may name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SourceRoots {
+    /// Any directory outside the project (MCP: its one client is the local agent that
+    /// started it).
+    Any,
+    /// None: a request picks among the sources the server was started with (HTTP's
+    /// default: any web page or machine that reaches the port could name a folder).
+    Nothing,
+    /// Directories at or under these canonical folders only (HTTP's `--source-root`); a
+    /// path is compared once canonical, so a link out of them leads nowhere.
+    Under(Vec<PathBuf>),
+}
+
+/// Why a request's `sources` were refused: a bad entry (`INVALID_ARGUMENT`), or a folder the
+/// server does not let requests name (`SOURCE_NOT_ALLOWED`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SourceRefusal {
+    Invalid(ArgError),
+    NotAllowed(String),
+}
+
+impl SourceRefusal {
+    pub fn code(&self) -> &'static str {
+        match self {
+            SourceRefusal::Invalid(_) => "INVALID_ARGUMENT",
+            SourceRefusal::NotAllowed(_) => "SOURCE_NOT_ALLOWED",
+        }
+    }
+
+    pub fn message(&self) -> &str {
+        match self {
+            SourceRefusal::Invalid(e) => &e.0,
+            SourceRefusal::NotAllowed(why) => why,
+        }
+    }
+}
+
+impl From<ArgError> for SourceRefusal {
+    fn from(e: ArgError) -> SourceRefusal {
+        SourceRefusal::Invalid(e)
+    }
+}
+
+impl From<SourceRefusal> for ArgError {
+    fn from(r: SourceRefusal) -> ArgError {
+        ArgError::new(r.message())
+    }
+}
+
 /// What a server lets a request's `sources` name: the sources it was started with, and
-/// (unless it is reachable from other machines) other roots, checked like `--source`.
+/// the folders `roots` allows, checked like `--source`.
 #[derive(Debug, Clone)]
 pub struct SourcePolicy {
     pub project_root: PathBuf,
     pub configured: Vec<SourceSpec>,
-    /// `NAME=PATH` entries are allowed. An HTTP server started with `--allow-remote` refuses
-    /// them: a remote client could otherwise make it read any directory of the machine.
-    pub allow_roots: bool,
+    pub roots: SourceRoots,
 }
 
 impl SourcePolicy {
-    pub fn new(project_root: &Path, configured: Vec<SourceSpec>, allow_roots: bool) -> Self {
+    pub fn new(project_root: &Path, configured: Vec<SourceSpec>, roots: SourceRoots) -> Self {
         SourcePolicy {
             project_root: project_root.to_path_buf(),
             configured,
-            allow_roots,
+            roots,
         }
     }
 
@@ -534,7 +582,7 @@ impl SourcePolicy {
     pub fn resolve(
         &self,
         requested: Option<&[SourceRequest]>,
-    ) -> Result<Option<Vec<SourceSpec>>, ArgError> {
+    ) -> Result<Option<Vec<SourceSpec>>, SourceRefusal> {
         let Some(requested) = requested else {
             return Ok(None);
         };
@@ -548,28 +596,39 @@ impl SourcePolicy {
                     .cloned()
                     .ok_or_else(|| self.unknown(name))?,
                 SourceRequest::Root(spec) => {
-                    if !self.allow_roots {
-                        return Err(ArgError::new(format!(
-                            "source `{}`: this server is reachable from other machines \
-                             (--allow-remote), so requests may only name the sources it was \
-                             started with ({})",
+                    if self.roots == SourceRoots::Nothing {
+                        return Err(SourceRefusal::NotAllowed(format!(
+                            "source `{}`: this server reads no folder a request names (start \
+                             it with --source-root DIR to allow the folders under DIR); \
+                             configured sources: {}",
                             sanitize(&spec.name),
                             self.names()
                         )));
                     }
                     if self.configured.iter().any(|s| s.name == spec.name) {
-                        return Err(source_error(&SourceError::Duplicate(spec.name.clone())));
+                        return Err(source_error(&SourceError::Duplicate(spec.name.clone())).into());
                     }
                     let checked = check_sources(&self.project_root, std::slice::from_ref(spec))
                         .map_err(|e| source_error(&e))?;
-                    checked
+                    let checked = checked
                         .into_iter()
                         .next()
-                        .ok_or_else(|| self.unknown(&spec.name))?
+                        .ok_or_else(|| self.unknown(&spec.name))?;
+                    if let SourceRoots::Under(roots) = &self.roots {
+                        if !roots.iter().any(|root| checked.path.starts_with(root)) {
+                            return Err(SourceRefusal::NotAllowed(format!(
+                                "source `{}`: {} is not under a folder this server lets \
+                                 requests name (--source-root)",
+                                sanitize(&spec.name),
+                                crate::engine::base::text::display_path(&spec.path)
+                            )));
+                        }
+                    }
+                    checked
                 }
             };
             if out.iter().any(|s| s.name == spec.name) {
-                return Err(source_error(&SourceError::Duplicate(spec.name)));
+                return Err(source_error(&SourceError::Duplicate(spec.name)).into());
             }
             out.push(spec);
         }
@@ -1096,7 +1155,7 @@ mod tests {
             path: path.to_path_buf(),
         };
         let configured = vec![spec("lib", &lib.canonicalize().unwrap())];
-        let local = SourcePolicy::new(&project, configured.clone(), true);
+        let local = SourcePolicy::new(&project, configured.clone(), SourceRoots::Any);
         let named = |n: &str| SourceRequest::Named(n.into());
         let root = |n: &str, p: &Path| SourceRequest::Root(spec(n, p));
         assert_eq!(local.resolve(None), Ok(None));
@@ -1130,12 +1189,35 @@ mod tests {
             (vec![root("up", dir.path())], "inside the project"),
         ] {
             let e = local.resolve(Some(&bad)).unwrap_err();
-            assert!(e.0.contains(says), "{bad:?}: {e}");
+            assert_eq!(e.code(), "INVALID_ARGUMENT");
+            assert!(e.message().contains(says), "{bad:?}: {e:?}");
         }
-        let remote = SourcePolicy::new(&project, configured, false);
-        assert!(remote.resolve(Some(&[named("lib")])).is_ok());
-        let e = remote.resolve(Some(&[root("more", &other)])).unwrap_err();
-        assert!(e.0.contains("--allow-remote"), "{e}");
+        // HTTP's default: names only.
+        let closed = SourcePolicy::new(&project, configured.clone(), SourceRoots::Nothing);
+        assert!(closed.resolve(Some(&[named("lib")])).is_ok());
+        let e = closed.resolve(Some(&[root("more", &other)])).unwrap_err();
+        assert_eq!(e.code(), "SOURCE_NOT_ALLOWED");
+        assert!(e.message().contains("--source-root"), "{e:?}");
+        // Under a root: there only, a link out of it refused.
+        let under = SourcePolicy::new(
+            &project,
+            configured,
+            SourceRoots::Under(vec![dir.path().join("other").canonicalize().unwrap()]),
+        );
+        std::fs::create_dir_all(other.join("deep")).unwrap();
+        assert!(under.resolve(Some(&[root("more", &other)])).is_ok());
+        assert!(under
+            .resolve(Some(&[root("deep", &other.join("deep"))]))
+            .is_ok());
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(&lib, other.join("out")).unwrap();
+        for outside in [lib.clone(), other.join("out"), other.join("deep/../../lib")] {
+            if !outside.exists() {
+                continue;
+            }
+            let e = under.resolve(Some(&[root("x", &outside)])).unwrap_err();
+            assert_eq!(e.code(), "SOURCE_NOT_ALLOWED", "{outside:?}: {e:?}");
+        }
     }
 
     fn document(sources: Value) -> Value {

@@ -12,7 +12,13 @@
 //! - `repo_stats`: what was indexed and skipped (`mapscope stats --json`).
 //!
 //! `search` and `repo_symbol_answer` take `sources`: names of the sources the server was
-//! started with, or `NAME=PATH` for another read-only root (checked like `--source`).
+//! started with, or `NAME=PATH` for another read-only root (checked like `--source`: the
+//! client is the local agent that started the server, so any folder outside the project).
+//! Sources are built by the live service's source pool, on its own thread, within the
+//! same limits as the HTTP server's (files, bytes and time per source; memory and disk of
+//! the request sources together): a call waits up to `SOURCE_WAIT` for the sources it
+//! names, then is a tool error `SOURCE_BUILDING` (call again) rather than a call that
+//! never ends.
 //!
 //! Threads: an input thread reads request lines; the main thread checks their arguments
 //! and writes the answers, in order. The index lives in the live-index service
@@ -30,19 +36,23 @@
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
 use crate::contract::warn;
 use crate::contract::{
     input_schema, mark, parse_args, ArgError, MapCall, RepoMapArgs, RepoStatsArgs, SearchArgs,
-    SearchCall, SourcePolicy, SymbolAnswerArgs,
+    SearchCall, SourcePolicy, SourceRoots, SymbolAnswerArgs,
 };
 use crate::engine::answer::llm::{LlmConfig, LlmSetting};
 use crate::engine::base::error::EngineError;
 use crate::engine::base::text::sanitize;
 use crate::engine::index::{Index, IndexOptions};
-use crate::engine::live::{Freshness, LiveIndex, LiveService, SourceIndex};
+use crate::engine::live::source_pool::{SourceLimits, SourcePool, Unready};
+use crate::engine::live::{Freshness, LiveIndex, LiveService, ServiceError, SourceIndex};
 use crate::engine::search::sources::SourceSpec;
 
 mod tools;
@@ -51,6 +61,10 @@ use tools::*;
 /// Protocol versions this server speaks, newest first. A client asking for another one is
 /// answered with the newest, as the specification asks; it then decides whether to go on.
 pub const PROTOCOL_VERSIONS: [&str; 3] = ["2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// How long a call waits for the sources it names to be built (a configured one still
+/// building at start, a root named for the first time) before it answers `SOURCE_BUILDING`.
+pub const SOURCE_WAIT: Duration = Duration::from_secs(10);
 
 /// JSON-RPC error codes.
 const PARSE_ERROR: i64 = -32700;
@@ -145,20 +159,24 @@ impl Server {
     /// watch the files and refresh the index as they change (off in tests that want a fixed
     /// index).
     pub fn new(root: PathBuf, opts: IndexOptions, live: bool) -> Server {
-        Server::with_sources(root, opts, live, Vec::new())
+        Server::with_sources(root, opts, live, Vec::new(), SourceLimits::default())
     }
 
     /// `new`, with extra sources searched after the project (checked by
-    /// `sources::check_sources`).
+    /// `sources::check_sources`), built within `limits`.
     pub fn with_sources(
         root: PathBuf,
         opts: IndexOptions,
         live: bool,
         sources: Vec<SourceSpec>,
+        limits: SourceLimits,
     ) -> Server {
-        let policy = SourcePolicy::new(&root, sources.clone(), true);
-        let live = LiveIndex::new(root, opts, live, Box::new(warn)).with_sources(sources);
-        Server::on(LiveService::start_with(live), policy)
+        let policy = SourcePolicy::new(&root, sources.clone(), SourceRoots::Any);
+        // Its own stop flag: dropping the pool (input ended) sets it.
+        let stop = Arc::new(AtomicBool::new(false));
+        let pool = SourcePool::start(sources, opts.clone(), limits, stop, Box::new(warn));
+        let live = LiveIndex::new(root, opts, live, Box::new(warn));
+        Server::on(LiveService::start_with(live, pool), policy)
     }
 
     fn on(engine: LiveService, policy: SourcePolicy) -> Server {
@@ -850,9 +868,16 @@ mod tests {
             Box::new(warn),
         );
         live.rescan_each_call = true;
+        let pool = SourcePool::start(
+            Vec::new(),
+            IndexOptions::default(),
+            SourceLimits::default(),
+            Arc::new(AtomicBool::new(false)),
+            Box::new(warn),
+        );
         let mut s = Server::on(
-            LiveService::start_with(live),
-            SourcePolicy::new(dir.path(), Vec::new(), true),
+            LiveService::start_with(live, pool),
+            SourcePolicy::new(dir.path(), Vec::new(), SourceRoots::Any),
         );
         let r = call(&mut s, "search", json!({"query": "first_one"}));
         assert_eq!(

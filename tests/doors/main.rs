@@ -12,5 +12,6 @@ mod cli_map;
 mod cli_output_safety;
 mod cli_search;
 mod cli_special_files;
+mod http_hostile;
 mod http_serve;
 mod mcp_stdio;

@@ -541,3 +541,41 @@ fn a_call_during_the_first_build_gets_progress_notifications() {
     );
     assert!(c.finish().success());
 }
+
+/// The MCP server takes folders by path (its client is the agent that started it) within
+/// the same limits as the HTTP server: a root over `--source-max-files` is a tool error
+/// `TREE_TOO_LARGE`, and the project's tools answer as usual.
+#[test]
+fn sources_named_by_calls_are_bounded_like_the_http_servers() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_files(
+        dir.path(),
+        &[("app/orders.py", "def export_orders(o):\n    return o\n")],
+    );
+    let many = tempfile::tempdir().unwrap();
+    for i in 0..10 {
+        common::write_files(
+            many.path(),
+            &[(&format!("m{i}.py"), "def f():\n    return 1\n")],
+        );
+    }
+    let root = dir.path().to_str().unwrap();
+    let mut client = Client::start(&[root, "--no-history", "--source-max-files", "5"]);
+    let named = format!("many={}", many.path().display());
+    let r = client.request(
+        "tools/call",
+        json!({"name": "search", "arguments": {"query": "f", "sources": [named]}}),
+    );
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    let v = &r["result"]["structuredContent"];
+    assert_eq!(v["code"], "TREE_TOO_LARGE", "{r}");
+    assert!(
+        v["error"].as_str().unwrap().contains("more than 5 files"),
+        "{r}"
+    );
+    assert_eq!(
+        client.search("export_orders")["sources"][0]["symbol"],
+        "export_orders"
+    );
+    assert!(client.finish().success());
+}

@@ -310,6 +310,7 @@ fn max_sizes_are_configurable_and_come_from_metadata() {
     let opts = WalkOptions {
         max_file_size: 10,
         max_doc_size: 5,
+        ..WalkOptions::default()
     };
     let out = walk(dir.path(), &opts).unwrap();
     assert_eq!(file_paths(&out), ["at.ts"]);

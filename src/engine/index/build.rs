@@ -223,7 +223,7 @@ impl Index {
         // Only a small one-shot build skips the trims after its parse.
         let trim_heap =
             !build.one_shot || trims_heap_after_parse(walked.files.iter().map(|f| f.size).sum());
-        let parsed = build.parse(&walked);
+        let parsed = build.parse(&walked)?;
         let (docs, doc_stamps) = if opts.skip_docs {
             (Vec::new(), Vec::new())
         } else {
@@ -376,8 +376,9 @@ impl Build<'_> {
     }
 
     /// Loads and parses every walked code file on the pool, largest first, taking tags
-    /// from the cache or the previous index where the content is unchanged.
-    fn parse(&self, walked: &WalkOutput) -> Parsed {
+    /// from the cache or the previous index where the content is unchanged; stops early
+    /// (`EngineError::Stopped`) when the build's budget runs out (`base::limits`).
+    fn parse(&self, walked: &WalkOutput) -> Result<Parsed, EngineError> {
         let t1 = Instant::now();
         let (opts, reuse, cache_write, one_shot) =
             (self.opts, self.reuse, self.cache_write, self.one_shot);
@@ -478,9 +479,15 @@ impl Build<'_> {
         // results are put back in walk order below.
         let mut by_size: Vec<usize> = (0..walked.files.len()).collect();
         by_size.sort_by_key(|&i| std::cmp::Reverse(walked.files[i].size));
+        let budget = opts.walk.budget.as_deref();
         let mut loaded = run_with_waiting(
             by_size,
             |i| {
+                if budget.is_some_and(|b| !b.go_on()) {
+                    // The build fails below: what is left is not read.
+                    let (path, reason) = (walked.files[i].rel_path.clone(), SkipReason::TooLarge);
+                    return Step::Done(Loaded::Skip(Skipped { path, reason }));
+                }
                 let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                 if one_shot && trims_before_file(n) {
                     release_free_memory();
@@ -497,6 +504,9 @@ impl Build<'_> {
             |ahead: &ParsedAheadFile| !tags_query_compiling(ahead.parsed.lang()),
             |i, ahead| finish_ahead(&walked.files[i], ahead),
         );
+        if let Some(budget) = budget {
+            budget.check()?;
+        }
         loaded.sort_unstable_by_key(|&(i, _)| i);
         let mut files = Vec::with_capacity(loaded.len());
         let mut counted = Vec::with_capacity(loaded.len());
@@ -516,13 +526,13 @@ impl Build<'_> {
                 Loaded::Skip(s) => skipped.push(s),
             }
         }
-        Parsed {
+        Ok(Parsed {
             files,
             counted,
             skipped,
             counts,
             ms: ms_since(t1),
-        }
+        })
     }
 
     /// The graph: from the derived cache when it holds the one of these inputs, else

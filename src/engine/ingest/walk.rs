@@ -69,6 +69,8 @@ pub struct WalkOptions {
     pub max_file_size: u64,
     /// Doc files above this size are skipped as `TooLarge`.
     pub max_doc_size: u64,
+    /// Stops the walk (and the build's parse) when set and run out: see `base::limits`.
+    pub budget: Option<Arc<crate::engine::base::limits::BuildBudget>>,
 }
 
 impl Default for WalkOptions {
@@ -76,6 +78,7 @@ impl Default for WalkOptions {
         WalkOptions {
             max_file_size: 1024 * 1024,
             max_doc_size: 256 * 1024,
+            budget: None,
         }
     }
 }
@@ -191,6 +194,9 @@ pub fn walk_observed(
     // calling thread, which then only waits: a pool thread waiting for the scope would take
     // other jobs meanwhile (a tags query's compile, tens of ms) and end the walk only after.
     rayon::in_place_scope(|scope| walk.dir(scope, root.clone()));
+    if let Some(budget) = &opts.budget {
+        budget.check()?;
+    }
 
     let mut out = WalkOutput::default();
     let found = found.into_inner().unwrap_or_else(PoisonError::into_inner);
@@ -278,6 +284,9 @@ impl<'w> TreeWalk<'w> {
     where
         'w: 's,
     {
+        if self.opts.budget.as_ref().is_some_and(|b| !b.go_on()) {
+            return;
+        }
         let mut local = Vec::new();
         match fs::read_dir(&dir) {
             Ok(entries) => {
@@ -329,6 +338,13 @@ impl<'w> TreeWalk<'w> {
         let found = visit_file(self.root, self.opts, entry, &name, path, file_type)?;
         if let Found::File(file) = &found {
             (self.observe)(file);
+        }
+        if let (
+            Some(budget),
+            Found::File(WalkedFile { size, .. }) | Found::Doc(DocFile { size, .. }),
+        ) = (&self.opts.budget, &found)
+        {
+            budget.count(*size);
         }
         local.push(found);
         None
@@ -1524,6 +1540,7 @@ mod tests {
         WalkOptions {
             max_file_size: 100,
             max_doc_size: 100,
+            ..WalkOptions::default()
         }
     }
 
