@@ -15,7 +15,7 @@ use crate::engine::base::scope::{Scope, ScopeSpec};
 use crate::engine::base::stats::IndexStats;
 use crate::engine::base::text::sanitize;
 use crate::engine::index::{BuildProgress, Index, MapRequest};
-use crate::engine::live::index_service::markdown_within_budget;
+use crate::engine::live::session_index::markdown_within_budget;
 use crate::engine::live::{Freshness, SourceIndex};
 use crate::engine::rank::pagerank::RankOutput;
 use crate::engine::rank::repo_map::{render, MapFormat, RepoMap};

@@ -279,7 +279,7 @@ impl App {
                 let symbol = self
                     .hits
                     .selected_hit()
-                    .filter(|h| h.row.evidence != crate::ui::hits::Evidence::Text)
+                    .filter(|h| h.row.evidence != crate::ui::hits::EvidenceBadge::Text)
                     .map(|h| h.row.symbol.clone())
                     .filter(|s| !s.is_empty());
                 if let Some(sym) = symbol {

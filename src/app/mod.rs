@@ -33,7 +33,9 @@ use std::time::{Duration, Instant};
 
 use ratatui::layout::Rect;
 
-use crate::engine::live::session::{EngineEvent, EngineHandle, Generation, MapParams, MapSnapshot};
+use crate::engine::live::session::{
+    EngineEvent, Generation, MapParams, MapSnapshot, SessionHandle,
+};
 use crate::ui::{LayoutSpec, Level, Pane, ViewModel, WhyView};
 use action::Action;
 use clipboard::Clipboard;
@@ -60,7 +62,7 @@ pub struct EditorRequest {
 
 pub struct App {
     pub config: Config,
-    engine: EngineHandle,
+    engine: SessionHandle,
     /// The next request's number (one sequence for every kind of request).
     next_generation: Generation,
     clipboard: Clipboard,
@@ -83,7 +85,7 @@ pub struct App {
 impl App {
     pub fn new(
         config: Config,
-        engine: EngineHandle,
+        engine: SessionHandle,
         highlighter: Option<HighlightWorker>,
         clipboard: Clipboard,
         repo_label: String,
@@ -276,9 +278,6 @@ impl App {
     }
     pub fn preview_path(&self) -> Option<&str> {
         self.preview.path()
-    }
-    pub fn preview_is_highlighted(&self) -> bool {
-        self.preview.is_highlighted()
     }
     pub fn why(&self) -> Option<&WhyView> {
         self.overlay.why()

@@ -139,10 +139,6 @@ impl PreviewState {
         self.file.as_ref().map(|p| p.path.as_str())
     }
 
-    pub fn is_highlighted(&self) -> bool {
-        self.file.as_ref().is_some_and(|p| p.styled.is_some())
-    }
-
     /// Where `$EDITOR` should open the file shown: the marked line, else the top line.
     pub fn editor_target(&self) -> Option<(String, u32)> {
         self.file

@@ -24,8 +24,8 @@ use super::highlight::{HighlightWorker, Highlighted};
 use super::input::InputThread;
 use super::terminal::TerminalGuard;
 use super::App;
-use crate::engine::live::index_service::IndexService;
-use crate::engine::live::session::{EngineEvent, EngineHandle};
+use crate::engine::live::session::{EngineEvent, SessionHandle};
+use crate::engine::live::session_index::SessionIndex;
 use crate::engine::EngineError;
 
 const FRAME: Duration = Duration::from_millis(16);
@@ -74,9 +74,9 @@ pub fn run(root: &Path, use_cache: bool, start: Start) -> anyhow::Result<()> {
     let (hl_tx, hl_rx) = crossbeam_channel::unbounded::<Highlighted>();
     let (input_tx, input_rx) = crossbeam_channel::unbounded::<Event>();
 
-    let engine = EngineHandle::spawn(
+    let engine = SessionHandle::spawn(
         Box::new(
-            IndexService::new(root.to_path_buf())
+            SessionIndex::new(root.to_path_buf())
                 .with_cache(use_cache)
                 .with_history(true)
                 .with_watch(true)
@@ -209,14 +209,18 @@ fn handle_input(app: &mut App, ev: &Event) {
 }
 
 /// Where the end-to-end tests make mapscope panic on purpose (`MAPSCOPE_TEST_PANIC=ui`; the
-/// engine's `=worker` is in `engine::live::index_service`), to check that the terminal is
-/// restored.
+/// engine's `=worker` is in `engine::live::session_index`), to check that the terminal is
+/// restored. Only in a build with debug assertions (the one `cargo test` runs): a release
+/// build never reads the variable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TestPanic {
     Ui,
 }
 
 pub fn test_panic() -> Option<TestPanic> {
+    if !cfg!(debug_assertions) {
+        return None;
+    }
     match std::env::var("MAPSCOPE_TEST_PANIC").ok()?.as_str() {
         "ui" => Some(TestPanic::Ui),
         _ => None,

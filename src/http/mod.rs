@@ -75,7 +75,7 @@ use crate::engine::base::limits::BuildBudget;
 use crate::engine::base::text::sanitize;
 use crate::engine::index::{Index, IndexOptions};
 use crate::engine::live::source_pool::{SourceLimits, SourcePool, Unready};
-use crate::engine::live::{Freshness, LiveIndex, LiveService, ServiceError, SourceIndex};
+use crate::engine::live::{Freshness, JobService, LiveIndex, ServiceError, SourceIndex};
 use crate::engine::search::sources::SourceSpec;
 
 use conn::{Permits, Reply, Request};
@@ -210,7 +210,7 @@ pub fn serve(
         opts.watch,
         Box::new(crate::contract::warn),
     );
-    let mut service = LiveService::start_with(live, pool);
+    let mut service = JobService::start_with(live, pool);
     service.set_stop_grace(STOP_GRACE);
     let llm = LlmConfig::from_env();
     if let Some(Err(e)) = &llm {
@@ -242,7 +242,7 @@ pub fn serve(
 
 /// What the routes use.
 struct Shared {
-    service: LiveService,
+    service: JobService,
     root: PathBuf,
     policy: SourcePolicy,
     guard: guard::Guard,

@@ -52,7 +52,7 @@ use crate::engine::base::error::EngineError;
 use crate::engine::base::text::sanitize;
 use crate::engine::index::{Index, IndexOptions};
 use crate::engine::live::source_pool::{SourceLimits, SourcePool, Unready};
-use crate::engine::live::{Freshness, LiveIndex, LiveService, ServiceError, SourceIndex};
+use crate::engine::live::{Freshness, JobService, LiveIndex, ServiceError, SourceIndex};
 use crate::engine::search::sources::SourceSpec;
 
 mod tools;
@@ -141,7 +141,7 @@ pub fn serve(
 
 /// The MCP server of one repository.
 pub struct Server {
-    engine: LiveService,
+    engine: JobService,
     /// What a request's `sources` may name.
     policy: SourcePolicy,
     /// The LLM that writes `repo_symbol_answer`'s answer, if configured.
@@ -176,10 +176,10 @@ impl Server {
         let stop = Arc::new(AtomicBool::new(false));
         let pool = SourcePool::start(sources, opts.clone(), limits, stop, Box::new(warn));
         let live = LiveIndex::new(root, opts, live, Box::new(warn));
-        Server::on(LiveService::start_with(live, pool), policy)
+        Server::on(JobService::start_with(live, pool), policy)
     }
 
-    fn on(engine: LiveService, policy: SourcePolicy) -> Server {
+    fn on(engine: JobService, policy: SourcePolicy) -> Server {
         let llm = LlmConfig::from_env();
         if let Some(Err(e)) = &llm {
             warn(&format!("answers stay extractive: {e}"));
@@ -876,7 +876,7 @@ mod tests {
             Box::new(warn),
         );
         let mut s = Server::on(
-            LiveService::start_with(live, pool),
+            JobService::start_with(live, pool),
             SourcePolicy::new(dir.path(), Vec::new(), SourceRoots::Any),
         );
         let r = call(&mut s, "search", json!({"query": "first_one"}));

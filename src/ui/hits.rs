@@ -12,7 +12,7 @@ use super::theme::Theme;
 
 /// Why a hit was found; the badge's colour comes from the theme.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Evidence {
+pub enum EvidenceBadge {
     Definition,
     Reference,
     Call,
@@ -20,35 +20,35 @@ pub enum Evidence {
     Text,
 }
 
-impl Evidence {
+impl EvidenceBadge {
     pub fn badge(self) -> &'static str {
         match self {
-            Evidence::Definition => "def",
-            Evidence::Reference => "ref",
-            Evidence::Call => "call",
-            Evidence::Import => "imp",
-            Evidence::Text => "text",
+            EvidenceBadge::Definition => "def",
+            EvidenceBadge::Reference => "ref",
+            EvidenceBadge::Call => "call",
+            EvidenceBadge::Import => "imp",
+            EvidenceBadge::Text => "text",
         }
     }
 
     pub fn color(self, theme: &Theme) -> Color {
         match self {
-            Evidence::Definition => theme.badge_def,
-            Evidence::Reference => theme.badge_ref,
-            Evidence::Call => theme.badge_call,
-            Evidence::Import => theme.badge_import,
-            Evidence::Text => theme.badge_text,
+            EvidenceBadge::Definition => theme.badge_def,
+            EvidenceBadge::Reference => theme.badge_ref,
+            EvidenceBadge::Call => theme.badge_call,
+            EvidenceBadge::Import => theme.badge_import,
+            EvidenceBadge::Text => theme.badge_text,
         }
     }
 
     /// From the search contract's `evidence_type` names.
-    pub fn from_name(name: &str) -> Evidence {
+    pub fn from_name(name: &str) -> EvidenceBadge {
         match name {
-            "definition" | "def" => Evidence::Definition,
-            "reference" | "ref" => Evidence::Reference,
-            "call" => Evidence::Call,
-            "import" | "imp" => Evidence::Import,
-            _ => Evidence::Text,
+            "definition" | "def" => EvidenceBadge::Definition,
+            "reference" | "ref" => EvidenceBadge::Reference,
+            "call" => EvidenceBadge::Call,
+            "import" | "imp" => EvidenceBadge::Import,
+            _ => EvidenceBadge::Text,
         }
     }
 }
@@ -56,7 +56,7 @@ impl Evidence {
 /// One hit, already reduced to what the pane shows.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HitRow {
-    pub evidence: Evidence,
+    pub evidence: EvidenceBadge,
     pub kind: String,
     pub symbol: String,
     pub path: String,
@@ -220,7 +220,7 @@ fn columns(rows: &[&HitRow], w: usize) -> Columns {
     // claim the floor.
     let name_need = rows
         .iter()
-        .filter(|r| r.evidence != Evidence::Text)
+        .filter(|r| r.evidence != EvidenceBadge::Text)
         .map(|r| width(&r.symbol))
         .max()
         .unwrap_or(0)
@@ -332,7 +332,7 @@ mod tests {
 
     fn hit(kind: &str, symbol: &str, path: &str) -> HitRow {
         HitRow {
-            evidence: Evidence::Definition,
+            evidence: EvidenceBadge::Definition,
             kind: kind.into(),
             symbol: symbol.into(),
             path: path.into(),
@@ -406,13 +406,13 @@ mod tests {
     #[test]
     fn evidence_names_match_the_search_contract() {
         for (n, e) in [
-            ("definition", Evidence::Definition),
-            ("reference", Evidence::Reference),
-            ("call", Evidence::Call),
-            ("import", Evidence::Import),
-            ("text", Evidence::Text),
+            ("definition", EvidenceBadge::Definition),
+            ("reference", EvidenceBadge::Reference),
+            ("call", EvidenceBadge::Call),
+            ("import", EvidenceBadge::Import),
+            ("text", EvidenceBadge::Text),
         ] {
-            assert_eq!(Evidence::from_name(n), e);
+            assert_eq!(EvidenceBadge::from_name(n), e);
         }
     }
 }

@@ -34,12 +34,12 @@ pub struct StatusView<'a> {
     /// The index could not be built (the panes say why).
     pub failed: bool,
     pub message: Option<(&'a str, Level)>,
-    pub freshness: Freshness,
+    pub freshness: FreshnessView,
 }
 
 /// How fresh the index is: what the watcher saw that is not indexed yet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Freshness {
+pub struct FreshnessView {
     /// Changed files not reflected in the shown index.
     pub pending: usize,
     /// A refresh is running (the spinner turns).
@@ -57,7 +57,7 @@ const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '�
 /// "⠙ 3 changes pending" while a refresh runs; otherwise "live" (the watcher keeps the
 /// index fresh), "live (polling 2s)" (out of inotify watches, the tree is polled) or "live
 /// off"; nothing when unknown (no watcher was started).
-pub fn freshness_label(f: &Freshness) -> Option<String> {
+pub fn freshness_label(f: &FreshnessView) -> Option<String> {
     let spin = SPINNER[f.spinner % SPINNER.len()];
     match (f.rebuilding, f.pending, f.live) {
         (true, 0, _) => Some(format!("{spin} updating")),
@@ -239,11 +239,11 @@ mod tests {
 
     #[test]
     fn freshness_says_what_is_pending() {
-        let mut f = Freshness::default();
+        let mut f = FreshnessView::default();
         assert_eq!(freshness_label(&f), None);
         f.live = Some(true);
         assert_eq!(freshness_label(&f).as_deref(), Some("live"));
-        let polling = Freshness {
+        let polling = FreshnessView {
             polling_secs: Some(2),
             ..f
         };

@@ -924,6 +924,8 @@ fn stats_say_the_index_is_still_building() {
     let tmp = tempfile::tempdir().unwrap();
     let repo = tmp.path().join("repo");
     common::write_files(&repo, &[("a.py", "def a():\n    pass\n")]);
+    // A repository, so that its (fake, slow) `git` is asked.
+    std::fs::create_dir(repo.join(".git")).unwrap();
     let bin = tmp.path().join("bin");
     common::write_files(&bin, &[("git", "#!/bin/sh\nexec sleep 3\n")]);
     std::fs::set_permissions(bin.join("git"), std::fs::Permissions::from_mode(0o755)).unwrap();

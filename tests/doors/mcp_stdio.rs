@@ -289,6 +289,8 @@ fn the_server_exits_when_its_input_closes_whatever_the_engine_is_doing() {
     let tmp = tempfile::tempdir().unwrap();
     let repo = tmp.path().join("repo");
     common::write_files(&repo, &[("a.py", "def a():\n    pass\n")]);
+    // A repository, so that its (fake, slow) `git` is asked.
+    std::fs::create_dir(repo.join(".git")).unwrap();
     let bin = tmp.path().join("bin");
     common::write_files(&bin, &[("git", "#!/bin/sh\nexec sleep 20\n")]);
     std::fs::set_permissions(bin.join("git"), std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -480,6 +482,8 @@ fn a_call_during_the_first_build_gets_progress_notifications() {
     let tmp = tempfile::tempdir().unwrap();
     let repo = tmp.path().join("repo");
     common::write_files(&repo, &[("a.py", "def a():\n    pass\n")]);
+    // A repository, so that its (fake, slow) `git` is asked.
+    std::fs::create_dir(repo.join(".git")).unwrap();
     let path = slow_git(tmp.path(), 2);
     let mut c = Client::start_with_env(&[repo.to_str().unwrap()], &[("PATH", path.clone())]);
     let init = c.request("initialize", json!({"protocolVersion": "2025-06-18"}));

@@ -126,7 +126,7 @@ fn only_the_named_modules_start_threads() {
         // build thread.
         "src/engine/live/mod.rs",
         "src/engine/live/session.rs",
-        "src/engine/live/index_service.rs",
+        "src/engine/live/session_index.rs",
         "src/engine/live/source_pool.rs",
         // notify's watcher and the debounce/poll thread.
         "src/engine/live/watch.rs",

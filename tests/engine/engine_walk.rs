@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use common::{hostile_repo, write_bytes, write_files, HOSTILE_WALKED};
 use mapscope::engine::base::model::{GoModule, SkipReason, Skipped};
 use mapscope::engine::ingest::walk::{
-    load_source, walk, PathClass, PathFilter, WalkOptions, WalkOutput,
+    load_source, walk, PathFilter, WalkClass, WalkOptions, WalkOutput,
 };
 use mapscope::engine::EngineError;
 
@@ -662,16 +662,16 @@ fn assert_filter_agrees_with_walk(root: &Path) {
             }
             let rel = filter.rel_path(&path).unwrap();
             match filter.classify(&path, None) {
-                PathClass::File => {
+                WalkClass::File => {
                     classified_files.insert(rel);
                 }
-                PathClass::Rules => assert!(
+                WalkClass::Rules => assert!(
                     rel.ends_with(".gitignore")
                         || rel.ends_with(".mapscopeignore")
                         || rel.ends_with(".git/info/exclude"),
                     "{rel}"
                 ),
-                PathClass::Outside | PathClass::Dir => {}
+                WalkClass::Outside | WalkClass::Dir => {}
             }
         }
     }

@@ -16,10 +16,10 @@ use mapscope::app::action::Action;
 use mapscope::app::clipboard::{Clipboard, ClipboardEnv};
 use mapscope::app::config::{ClipboardMode, Config};
 use mapscope::app::App;
-use mapscope::engine::live::index_service::IndexService;
 use mapscope::engine::live::session::{
-    EngineEvent, EngineHandle, EngineRequest, EngineService, Published,
+    EngineEvent, EngineRequest, Published, SessionEngine, SessionHandle,
 };
+use mapscope::engine::live::session_index::SessionIndex;
 use mapscope::ui::Pane;
 use ratatui::layout::Rect;
 
@@ -28,15 +28,15 @@ fn app_on(root: &Path, env: ClipboardEnv) -> App {
         debounce_ms: 0,
         ..Config::default()
     };
-    app_with(config, IndexService::new(root.to_path_buf()), env)
+    app_with(config, SessionIndex::new(root.to_path_buf()), env)
 }
 
 /// A started 120×40 app on `service`, answering inline.
-fn app_with(config: Config, service: IndexService, env: ClipboardEnv) -> App {
+fn app_with(config: Config, service: SessionIndex, env: ClipboardEnv) -> App {
     let clipboard = Clipboard::new(ClipboardMode::Auto, env);
     let mut app = App::new(
         config,
-        EngineHandle::inline(Box::new(service)),
+        SessionHandle::inline(Box::new(service)),
         None,
         clipboard,
         "fixture".into(),
@@ -451,8 +451,8 @@ fn an_empty_repo_is_reported_in_the_ui() {
 
 #[test]
 fn a_panicking_engine_becomes_a_status_message() {
-    struct Flaky(IndexService);
-    impl EngineService for Flaky {
+    struct Flaky(SessionIndex);
+    impl SessionEngine for Flaky {
         fn handle(
             &mut self,
             req: EngineRequest,
@@ -469,7 +469,7 @@ fn a_panicking_engine_becomes_a_status_message() {
         debounce_ms: 0,
         ..Config::default()
     };
-    let engine = EngineHandle::inline(Box::new(Flaky(IndexService::new(fixture("ts-app")))));
+    let engine = SessionHandle::inline(Box::new(Flaky(SessionIndex::new(fixture("ts-app")))));
     let clipboard = Clipboard::new(ClipboardMode::Osc52, ClipboardEnv::default());
     let mut app = App::new(
         config,
@@ -670,7 +670,7 @@ fn the_tag_cache_is_saved_in_the_background_and_before_the_engine_ends() {
     std::env::set_var("MAPSCOPE_CACHE_DIR", cache.path());
     let root = fixture("ts-app");
     let build = |events: &mut Vec<String>| {
-        let mut service = IndexService::new(root.clone()).with_cache(true);
+        let mut service = SessionIndex::new(root.clone()).with_cache(true);
         let published = Published::default();
         let mut emit = |e: EngineEvent| events.push(format!("{e:?}"));
         service.handle(
@@ -720,7 +720,7 @@ fn the_config_scope_narrows_the_hits() {
             scope: scope.clone(),
             ..Config::default()
         };
-        let service = IndexService::new(dir.path().to_path_buf()).with_scope(scope);
+        let service = SessionIndex::new(dir.path().to_path_buf()).with_scope(scope);
         let mut app = app_with(config, service, ClipboardEnv::default());
         type_query(&mut app, "export report");
         let hits = app.hits_snapshot().expect("hits");
@@ -771,7 +771,7 @@ fn extra_sources_are_searched_after_the_project_and_labelled() {
         debounce_ms: 0,
         ..Config::default()
     };
-    let service = IndexService::new(project.path().to_path_buf()).with_sources(sources);
+    let service = SessionIndex::new(project.path().to_path_buf()).with_sources(sources);
     let mut app = app_with(config, service, ClipboardEnv::default());
     type_query(&mut app, "export report");
     let paths: Vec<String> = app
@@ -870,7 +870,7 @@ fn start_flags_shape_the_first_map() {
     let clipboard = Clipboard::new(ClipboardMode::Auto, ClipboardEnv::default());
     let mut app = App::new(
         config,
-        EngineHandle::inline(Box::new(IndexService::new(fixture("ts-app")))),
+        SessionHandle::inline(Box::new(SessionIndex::new(fixture("ts-app")))),
         None,
         clipboard,
         "fixture".into(),

@@ -14,8 +14,8 @@ use mapscope::app::App;
 use mapscope::engine::base::model::{DefKind, LineRange};
 use mapscope::engine::index::explain::FileExplanation;
 use mapscope::engine::live::session::{
-    EngineEvent, EngineHandle, EngineRequest, EngineService, HitsSnapshot, IncomingEdge,
-    IndexSnapshot, MapFile, MapSnapshot, Published, WhyData,
+    EngineEvent, EngineRequest, HitsSnapshot, IncomingEdge, IndexSnapshot, MapFile, MapSnapshot,
+    Published, SessionEngine, SessionHandle, WhyData,
 };
 use mapscope::engine::rank::repo_map::CutDef;
 use mapscope::engine::search::{Confidence, Evidence, SearchHit, Signals};
@@ -33,7 +33,7 @@ struct Scripted {
     finish_build: bool,
 }
 
-impl EngineService for Scripted {
+impl SessionEngine for Scripted {
     fn handle(
         &mut self,
         req: EngineRequest,
@@ -354,7 +354,7 @@ fn app(finish_build: bool, w: u16, h: u16) -> App {
         debounce_ms: 0,
         ..Config::default()
     };
-    let engine = EngineHandle::inline(Box::new(Scripted { finish_build }));
+    let engine = SessionHandle::inline(Box::new(Scripted { finish_build }));
     let clipboard = Clipboard::new(ClipboardMode::Osc52, ClipboardEnv::default());
     let mut app = App::new(
         config,
@@ -504,7 +504,7 @@ fn narrow_terminal_swaps_map_and_preview() {
 #[test]
 fn control_characters_in_the_map_are_harmless() {
     struct Hostile;
-    impl EngineService for Hostile {
+    impl SessionEngine for Hostile {
         fn handle(
             &mut self,
             req: EngineRequest,
@@ -555,7 +555,7 @@ fn control_characters_in_the_map_are_harmless() {
     let clipboard = Clipboard::new(ClipboardMode::Osc52, ClipboardEnv::default());
     let mut app = App::new(
         config,
-        EngineHandle::inline(Box::new(Hostile)),
+        SessionHandle::inline(Box::new(Hostile)),
         None,
         clipboard,
         "r".into(),
@@ -677,7 +677,7 @@ fn no_color_draws_without_colour() {
         ..Config::default()
     };
     config.theme.monochrome = true;
-    let engine = EngineHandle::inline(Box::new(Scripted { finish_build: true }));
+    let engine = SessionHandle::inline(Box::new(Scripted { finish_build: true }));
     let clipboard = Clipboard::new(ClipboardMode::Osc52, ClipboardEnv::default());
     let mut app = App::new(
         config,
@@ -709,7 +709,7 @@ fn no_color_draws_without_colour() {
 #[test]
 fn empty_repository_gets_one_readable_screen() {
     struct Empty;
-    impl EngineService for Empty {
+    impl SessionEngine for Empty {
         fn handle(
             &mut self,
             req: EngineRequest,
@@ -732,7 +732,7 @@ fn empty_repository_gets_one_readable_screen() {
     let clipboard = Clipboard::new(ClipboardMode::Osc52, ClipboardEnv::default());
     let mut app = App::new(
         config,
-        EngineHandle::inline(Box::new(Empty)),
+        SessionHandle::inline(Box::new(Empty)),
         None,
         clipboard,
         "empty".into(),

@@ -509,7 +509,7 @@ fn rel_path_of(root: &Path, path: &Path) -> Option<String> {
 
 /// What the walk makes of one path; see `PathFilter::classify`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PathClass {
+pub enum WalkClass {
     /// Not part of the walk: outside the root, under a pruned or ignored directory, hidden,
     /// ignored, a symlink, or a file name the walk passes over without listing it.
     Outside,
@@ -590,49 +590,49 @@ impl PathFilter {
     /// the caller knows it (a removal event says so); otherwise it is read from the file
     /// system, and a path that no longer exists is judged first as a file, then as a
     /// directory.
-    pub fn classify(&mut self, path: &Path, is_dir: Option<bool>) -> PathClass {
+    pub fn classify(&mut self, path: &Path, is_dir: Option<bool>) -> WalkClass {
         let Ok(rel) = path.strip_prefix(&self.root) else {
-            return PathClass::Outside;
+            return WalkClass::Outside;
         };
         let mut names = Vec::new();
         for comp in rel.components() {
             match comp {
                 Component::Normal(name) => names.push(name),
                 // `..` or a second root: not a path the watcher reports under the root.
-                _ => return PathClass::Outside,
+                _ => return WalkClass::Outside,
             }
         }
         let Some((&name, parents)) = names.split_last() else {
-            return PathClass::Dir;
+            return WalkClass::Dir;
         };
         if let [walked @ .., git, info] = parents {
             if *git == ".git" && *info == "info" && name == "exclude" {
                 let dir = walked.iter().fold(self.root.clone(), |dir, n| dir.join(n));
                 return if self.dir_is_walked(&dir) {
-                    PathClass::Rules
+                    WalkClass::Rules
                 } else {
-                    PathClass::Outside
+                    WalkClass::Outside
                 };
             }
         }
         let Some(parent) = path.parent() else {
-            return PathClass::Outside;
+            return WalkClass::Outside;
         };
         if !self.dir_is_walked(parent) {
-            return PathClass::Outside;
+            return WalkClass::Outside;
         }
         // The walker reads these in every directory it enters, ignored or not.
         if name == GIT_IGNORE_FILE || name == CUSTOM_IGNORE_FILE {
-            return PathClass::Rules;
+            return WalkClass::Rules;
         }
         match fs::symlink_metadata(path) {
             // The walk never follows nor lists symlinks.
-            Ok(meta) if meta.file_type().is_symlink() => PathClass::Outside,
+            Ok(meta) if meta.file_type().is_symlink() => WalkClass::Outside,
             Ok(meta) => self.classify_entry(path, name, meta.is_dir()),
             Err(_) => match is_dir {
                 Some(is_dir) => self.classify_entry(path, name, is_dir),
                 None => match self.classify_entry(path, name, false) {
-                    PathClass::Outside => self.classify_entry(path, name, true),
+                    WalkClass::Outside => self.classify_entry(path, name, true),
                     class => class,
                 },
             },
@@ -651,16 +651,16 @@ impl PathFilter {
     }
 
     /// An entry whose parent is walked, by its type.
-    fn classify_entry(&mut self, path: &Path, name: &OsStr, is_dir: bool) -> PathClass {
+    fn classify_entry(&mut self, path: &Path, name: &OsStr, is_dir: bool) -> WalkClass {
         if prune_reason_of(path, name, is_dir).is_some() || self.rules.is_ignored(path, is_dir) {
-            return PathClass::Outside;
+            return WalkClass::Outside;
         }
         if is_dir {
-            PathClass::Dir
+            WalkClass::Dir
         } else if is_candidate_name(&name.to_string_lossy()) {
-            PathClass::File
+            WalkClass::File
         } else {
-            PathClass::Outside
+            WalkClass::Outside
         }
     }
 
@@ -1662,11 +1662,11 @@ mod tests {
             let class = filter.classify(&path, None);
             if is_dir {
                 if out.skipped.iter().any(|s| s.path == rel) {
-                    assert_eq!(class, PathClass::Outside, "{rel}");
+                    assert_eq!(class, WalkClass::Outside, "{rel}");
                 }
                 continue;
             }
-            if class == PathClass::Rules {
+            if class == WalkClass::Rules {
                 let name = rel.rsplit('/').next().unwrap();
                 assert!(
                     [GIT_IGNORE_FILE, CUSTOM_IGNORE_FILE].contains(&name)
@@ -1676,35 +1676,35 @@ mod tests {
                 continue;
             }
             assert_eq!(
-                class == PathClass::File,
+                class == WalkClass::File,
                 walked.contains(&rel),
                 "{rel}: filter says {class:?}"
             );
-            files_seen += usize::from(class == PathClass::File);
+            files_seen += usize::from(class == WalkClass::File);
         }
         assert_eq!(files_seen, walked.len());
         // The rules files that matter, and the ones that do not (inside an ignored dir).
         assert_eq!(
             filter.classify(&root.join(".git/info/exclude"), None),
-            PathClass::Rules
+            WalkClass::Rules
         );
         assert_eq!(
             filter.classify(&root.join("sub/deep/.mapscopeignore"), None),
-            PathClass::Rules
+            WalkClass::Rules
         );
         assert_eq!(
             filter.classify(&root.join("node_modules/.gitignore"), None),
-            PathClass::Outside
+            WalkClass::Outside
         );
         assert_eq!(
             filter.classify(&root.join(".git/objects/ab/cdef"), None),
-            PathClass::Outside
+            WalkClass::Outside
         );
         // Not entered through a symlink.
         #[cfg(unix)]
         assert_eq!(
             filter.classify(&root.join("linkdir/keep.js"), None),
-            PathClass::Outside
+            WalkClass::Outside
         );
     }
 
@@ -1716,33 +1716,33 @@ mod tests {
         fs::remove_dir_all(root.join("sub/deep")).unwrap();
         fs::remove_file(root.join("x.log")).unwrap();
         let class = |f: &mut PathFilter, rel: &str, is_dir| f.classify(&root.join(rel), is_dir);
-        assert_eq!(class(&mut filter, "sub/deep/d.ts", None), PathClass::File);
+        assert_eq!(class(&mut filter, "sub/deep/d.ts", None), WalkClass::File);
         assert_eq!(
             class(&mut filter, "sub/deep/deeper/e.py", None),
-            PathClass::File
+            WalkClass::File
         );
-        assert_eq!(class(&mut filter, "sub/deep", Some(true)), PathClass::Dir);
+        assert_eq!(class(&mut filter, "sub/deep", Some(true)), WalkClass::Dir);
         // A vanished name that is not a candidate file may have been a directory.
-        assert_eq!(class(&mut filter, "sub/deep", None), PathClass::Dir);
-        assert_eq!(class(&mut filter, "x.log", Some(false)), PathClass::Outside);
-        assert_eq!(class(&mut filter, "sub/local.ts", None), PathClass::Outside);
+        assert_eq!(class(&mut filter, "sub/deep", None), WalkClass::Dir);
+        assert_eq!(class(&mut filter, "x.log", Some(false)), WalkClass::Outside);
+        assert_eq!(class(&mut filter, "sub/local.ts", None), WalkClass::Outside);
         assert_eq!(
             class(&mut filter, "node_modules/q/new.ts", None),
-            PathClass::Outside
+            WalkClass::Outside
         );
         assert_eq!(
             class(&mut filter, "ignored_dir/new.ts", None),
-            PathClass::Outside
+            WalkClass::Outside
         );
         assert_eq!(
             class(&mut filter, "../outside.ts", None),
-            PathClass::Outside
+            WalkClass::Outside
         );
         assert_eq!(
             filter.classify(Path::new("/elsewhere/a.ts"), None),
-            PathClass::Outside
+            WalkClass::Outside
         );
-        assert_eq!(class(&mut filter, "", None), PathClass::Dir);
+        assert_eq!(class(&mut filter, "", None), WalkClass::Dir);
     }
 
     #[test]
@@ -1750,12 +1750,12 @@ mod tests {
         let dir = rules_fixture();
         let mut filter = PathFilter::new(dir.path()).unwrap();
         let a = filter.root().join("a.ts");
-        assert_eq!(filter.classify(&a, None), PathClass::File);
+        assert_eq!(filter.classify(&a, None), WalkClass::File);
         fs::write(filter.root().join(".gitignore"), "a.ts\n").unwrap();
         // Cached until told.
-        assert_eq!(filter.classify(&a, None), PathClass::File);
+        assert_eq!(filter.classify(&a, None), WalkClass::File);
         filter.invalidate();
-        assert_eq!(filter.classify(&a, None), PathClass::Outside);
+        assert_eq!(filter.classify(&a, None), WalkClass::Outside);
     }
 
     #[test]

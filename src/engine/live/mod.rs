@@ -4,7 +4,7 @@
 //!
 //! Threads: one engine thread, `mapscope-live-index`, owns the index ([`LiveIndex`]). It
 //! builds it at start (so a front door answers its handshake at once and the build overlaps
-//! it), then waits for either a job from a caller ([`LiveService::run`], from any thread) or
+//! it), then waits for either a job from a caller ([`JobService::run`], from any thread) or
 //! a batch of changed files from the watcher (`engine::live::watch`), and refreshes the index
 //! incrementally as soon as a batch arrives. A caller that edits a file and asks a moment
 //! later finds the index already refreshed; a job that arrives while the watcher holds
@@ -22,17 +22,17 @@
 //! to the sink the front door gives, never to a terminal directly.
 //!
 //! [`LiveIndex`] is the one home of build, refresh, watching and the cache-save policy.
-//! Two loops drive it: [`LiveService`] here (jobs answered one at a time, in order, for
+//! Two loops drive it: [`JobService`] here (jobs answered one at a time, in order, for
 //! callers that wait: MCP, HTTP) and [`session`] (latest-wins requests from an interactive
 //! front door that must never wait: the TUI), each on its own engine thread.
 //!
-//! A [`LiveService`]'s extra sources (those it was started with, and the roots requests
+//! A [`JobService`]'s extra sources (those it was started with, and the roots requests
 //! name) are built by its [`source_pool`], on a thread of their own, never on the engine
 //! thread: a caller first gets the sources it selects (or why they are not ready, at once),
 //! then runs its job on the engine thread with them.
 
-pub mod index_service;
 pub mod session;
+pub mod session_index;
 pub mod source_pool;
 pub mod watch;
 
@@ -121,7 +121,7 @@ type Job = Box<dyn FnOnce(&mut LiveIndex) + Send>;
 
 /// The engine thread and the channel its jobs go through. `run` may be called from any
 /// thread (the HTTP front door's workers share one service).
-pub struct LiveService {
+pub struct JobService {
     jobs: Option<Sender<Job>>,
     thread: Option<JoinHandle<()>>,
     /// Disconnected when the engine thread ends.
@@ -139,12 +139,12 @@ pub struct LiveService {
     grace: Duration,
 }
 
-impl LiveService {
+impl JobService {
     /// Starts the engine thread on the index of `root`: the first build at once, then jobs
     /// and watcher batches. `live`: watch the files and refresh the index as they change
     /// (off for a fixed index, as in tests). No extra sources but those requests name,
     /// within the default limits.
-    pub fn start(root: PathBuf, opts: IndexOptions, live: bool, warn: WarningSink) -> LiveService {
+    pub fn start(root: PathBuf, opts: IndexOptions, live: bool, warn: WarningSink) -> JobService {
         let sources = SourcePool::start(
             Vec::new(),
             opts.clone(),
@@ -152,12 +152,12 @@ impl LiveService {
             Arc::new(AtomicBool::new(false)),
             Box::new(|_| {}),
         );
-        LiveService::start_with(LiveIndex::new(root, opts, live, warn), sources)
+        JobService::start_with(LiveIndex::new(root, opts, live, warn), sources)
     }
 
     /// Starts the engine thread on a prepared [`LiveIndex`] (tests set its watcher options),
     /// with the extra sources of `sources`.
-    pub fn start_with(live: LiveIndex, sources: SourcePool) -> LiveService {
+    pub fn start_with(live: LiveIndex, sources: SourcePool) -> JobService {
         let building = Arc::clone(&live.building);
         if let Ok(mut b) = building.lock() {
             *b = Some(BuildProgress {
@@ -175,7 +175,7 @@ impl LiveService {
                 engine_loop(live, inbox);
             })
             .ok();
-        LiveService {
+        JobService {
             jobs: Some(jobs),
             thread,
             done,
@@ -308,7 +308,7 @@ impl LiveService {
     }
 }
 
-impl Drop for LiveService {
+impl Drop for JobService {
     /// The front door is done: the engine thread finishes its work (a cache save) and
     /// stops, or is left behind after `SHUTDOWN_GRACE` (the process exit ends it).
     fn drop(&mut self) {
@@ -387,7 +387,7 @@ pub struct LiveIndex {
     /// The cache save in progress, on a thread of its own so that the next request (a
     /// query typed right after a refresh) does not wait for the write. At most one runs.
     saving: Option<JoinHandle<Result<bool, EngineError>>>,
-    /// The first build's progress, shared with `LiveService::building`.
+    /// The first build's progress, shared with `JobService::building`.
     building: BuildStatus,
 }
 
@@ -770,7 +770,7 @@ mod tests {
     fn jobs_run_in_order_from_several_threads_and_see_one_index() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.py"), "def a():\n    return 1\n").unwrap();
-        let service = std::sync::Arc::new(LiveService::start(
+        let service = std::sync::Arc::new(JobService::start(
             dir.path().to_path_buf(),
             IndexOptions::default(),
             false,
@@ -802,7 +802,7 @@ mod tests {
     #[test]
     fn an_empty_repository_is_the_job_error() {
         let dir = tempfile::tempdir().unwrap();
-        let service = LiveService::start(
+        let service = JobService::start(
             dir.path().to_path_buf(),
             IndexOptions::default(),
             false,
