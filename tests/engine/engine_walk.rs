@@ -10,9 +10,8 @@ use std::time::{Duration, Instant};
 
 use common::{hostile_repo, write_bytes, write_files, HOSTILE_WALKED};
 use mapscope::engine::base::model::{GoModule, SkipReason, Skipped};
-use mapscope::engine::ingest::walk::{
-    load_source, walk, PathFilter, WalkClass, WalkOptions, WalkOutput,
-};
+use mapscope::engine::ingest::content::load_source;
+use mapscope::engine::ingest::walk::{walk, PathFilter, WalkClass, WalkOptions, WalkOutput};
 use mapscope::engine::EngineError;
 
 fn walk_default(root: &Path) -> WalkOutput {

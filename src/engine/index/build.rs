@@ -25,15 +25,14 @@ use crate::engine::index::prefetch::QueryPrefetch;
 use crate::engine::index::{
     BuildPhase, BuildProgress, HistoryStatus, Index, IndexOptions, Reuse, ReuseCounts,
 };
+use crate::engine::ingest::content::load_source;
 use crate::engine::ingest::history::CommitHistory;
 use crate::engine::ingest::lang::{tags_query_compiling, tags_query_prefetched};
 use crate::engine::ingest::tags::{
     extract_tags_or_parse, finish_tags, unparsed, ParsedAhead, Tagging,
 };
 use crate::engine::ingest::walk::WalkOutput;
-use crate::engine::ingest::walk::{
-    load_source, walk_observed, DocFile, UnsupportedFile, WalkedFile,
-};
+use crate::engine::ingest::walk::{walk_observed, DocFile, UnsupportedFile, WalkedFile};
 use crate::engine::link::graph::FileGraph;
 use crate::engine::link::graph::{
     build_graph, build_graph_consuming, build_graph_relinking, TakenUses, UseCounts,
