@@ -34,7 +34,7 @@ pub struct EvalArgs {
     #[arg(long)]
     pub leave_one_out: bool,
     /// With several datasets: also write the JSON report (every variant on every dataset)
-    /// to this file while printing the tables.
+    /// to this file while printing the tables (with --symbols: the symbol eval's report).
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
     /// Instead of running, read the datasets of earlier `--report` files (several runs in
@@ -407,7 +407,7 @@ pub(super) fn cmd_eval_datasets(
 pub(super) fn cmd_eval(args: &EvalArgs) -> anyhow::Result<()> {
     use std::fmt::Write as _;
     if !args.symbols.repos.is_empty() {
-        return symbols::cmd_eval_symbols(&args.symbols, args.json);
+        return symbols::cmd_eval_symbols(&args.symbols, args.json, args.report.as_deref());
     }
     if args.dataset.len() != args.git_dir.len() {
         anyhow::bail!(

@@ -208,6 +208,9 @@ fn symbol_eval_scores_a_small_repository_against_ctags() {
         .collect();
     assert_eq!(langs, ["c", "go", "python", "rust", "typescript"]);
     assert_eq!(r["languages"]["go"]["qualified"]["n"], 2);
+    // …and pooled over the repositories of the run (one here).
+    assert_eq!(v["languages"]["rust"]["bare"]["n"], 4);
+    assert_eq!(v["languages"]["rust"]["qualified"]["n"], 2);
     // A row says what was asked, where the oracle put it, and what search answered.
     let row = &r["rows"][0];
     for key in [

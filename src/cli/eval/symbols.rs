@@ -2,8 +2,9 @@
 //! eval is `measure::symbols`; this file gives it the search `mapscope search --json --top 5
 //! --answer` runs and prints its report). Runs on the main thread.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use anyhow::Context;
 use clap::Args;
 
 use crate::contract::{error_line, search_json};
@@ -41,8 +42,13 @@ pub struct SymbolArgs {
     pub ctags: PathBuf,
 }
 
-/// `eval --symbols`: the table, or the JSON report (every look-up with its top sources).
-pub(in crate::cli) fn cmd_eval_symbols(args: &SymbolArgs, as_json: bool) -> anyhow::Result<()> {
+/// `eval --symbols`: the table, or the JSON report (every look-up with its top sources);
+/// with `report`, the table and the JSON written to that file.
+pub(in crate::cli) fn cmd_eval_symbols(
+    args: &SymbolArgs,
+    as_json: bool,
+    report_to: Option<&Path>,
+) -> anyhow::Result<()> {
     let opts = SymbolEvalOptions {
         repos: args.repos.clone(),
         sample: args.sample,
@@ -77,8 +83,14 @@ pub(in crate::cli) fn cmd_eval_symbols(args: &SymbolArgs, as_json: bool) -> anyh
             return Err(e);
         }
     };
-    if as_json {
-        return print(&json::to_string_pretty(&report)?);
+    if as_json || report_to.is_some() {
+        let text = json::to_string_pretty(&report)?;
+        if let Some(path) = report_to {
+            std::fs::write(path, &text).with_context(|| format!("writing {}", path.display()))?;
+        }
+        if as_json {
+            return print(&text);
+        }
     }
     print(&table(&report))
 }

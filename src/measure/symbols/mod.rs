@@ -119,7 +119,8 @@ pub struct RepoReport {
     /// sample is cut).
     pub unique_names: usize,
     pub qualified_definitions: usize,
-    /// What a `.h` counts as in `languages`: `c++` when the repository has C++ sources.
+    /// What a `.h` counts as in `languages`: `c++` when the implementation has more C++
+    /// sources than C ones.
     pub header_language: &'static str,
     pub summary: BTreeMap<QuerySet, SetScore>,
     pub languages: BTreeMap<&'static str, BTreeMap<QuerySet, SetScore>>,
@@ -137,6 +138,8 @@ pub struct SymbolReport {
     pub search: String,
     pub targets: BTreeMap<&'static str, f64>,
     pub repos: Vec<RepoReport>,
+    /// Every repository's look-ups pooled by language.
+    pub languages: BTreeMap<&'static str, BTreeMap<QuerySet, SetScore>>,
 }
 
 /// The language a definition's file is in, by extension (a header by `has_cpp`).
@@ -226,6 +229,7 @@ pub fn run(
     for repo in &opts.repos {
         repos.push(run_repo(opts, repo, search, progress)?);
     }
+    let languages = by_language(repos.iter().flat_map(|r| r.rows.iter()));
     Ok(SymbolReport {
         oracle: version,
         sample: opts.sample,
@@ -238,7 +242,21 @@ pub fn run(
             ("bare_answer_names_file", TARGET_ANSWER_FILE),
         ]),
         repos,
+        languages,
     })
+}
+
+/// The figures of each language among `rows`.
+fn by_language<'a>(
+    rows: impl Iterator<Item = &'a Row> + Clone,
+) -> BTreeMap<&'static str, BTreeMap<QuerySet, SetScore>> {
+    let mut langs: Vec<&'static str> = rows.clone().map(|r| r.language).collect();
+    langs.sort_unstable();
+    langs.dedup();
+    langs
+        .into_iter()
+        .map(|lang| (lang, scores(rows.clone().filter(|r| r.language == lang))))
+        .collect()
 }
 
 fn run_repo(
@@ -297,13 +315,7 @@ fn run_repo(
         ms(t) / total as f64
     };
     let summary = scores(rows.iter());
-    let mut languages = BTreeMap::new();
-    let mut langs: Vec<&'static str> = rows.iter().map(|r| r.language).collect();
-    langs.sort_unstable();
-    langs.dedup();
-    for lang in langs {
-        languages.insert(lang, scores(rows.iter().filter(|r| r.language == lang)));
-    }
+    let languages = by_language(rows.iter());
     Ok(RepoReport {
         repo: name,
         path: root.display().to_string(),
@@ -391,6 +403,13 @@ pub fn table(report: &SymbolReport) -> String {
                 line(&mut s, "", lang, sc);
                 s.push('\n');
             }
+        }
+    }
+    if report.repos.len() > 1 {
+        let _ = writeln!(s, "\nevery repository, by language");
+        for (lang, sc) in &report.languages {
+            line(&mut s, "(pooled)", lang, sc);
+            s.push('\n');
         }
     }
     s

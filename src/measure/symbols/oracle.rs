@@ -99,8 +99,8 @@ pub struct Oracle {
     pub tags: Vec<OracleTag>,
     /// All tags ctags printed, before any filter.
     pub raw_tags: usize,
-    /// Whether the repository has C++ sources (`.cc`, `.cpp`, …): its `.h` headers then count
-    /// as C++ in the per-language figures, else as C.
+    /// Whether the repository's implementation has more C++ sources (`.cc`, `.cpp`, `.cxx`)
+    /// than C ones: its `.h` headers then count as C++ in the per-language figures, else as C.
     pub has_cpp_sources: bool,
 }
 
@@ -167,7 +167,8 @@ pub fn read_oracle(bin: &Path, repo: &Path) -> anyhow::Result<Oracle> {
     let mut generated: HashMap<String, bool> = HashMap::new();
     let mut tags = Vec::new();
     let mut raw_tags = 0;
-    let mut has_cpp_sources = false;
+    // Implementation files with tags, for what a header is written in.
+    let mut sources: std::collections::HashSet<String> = std::collections::HashSet::new();
     for line in text.lines() {
         let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
             continue;
@@ -182,7 +183,9 @@ pub fn read_oracle(bin: &Path, repo: &Path) -> anyhow::Result<Oracle> {
             continue;
         };
         let path = path.strip_prefix("./").unwrap_or(path);
-        has_cpp_sources |= is_cpp_source(path);
+        if !sources.contains(path) && filters.is_impl(path) && !filters.vendored(path) {
+            sources.insert(path.to_string());
+        }
         let kind = v["kind"].as_str().unwrap_or_default();
         if !KINDS.contains(&kind) {
             continue;
@@ -215,18 +218,20 @@ pub fn read_oracle(bin: &Path, repo: &Path) -> anyhow::Result<Oracle> {
             out.status
         );
     }
+    let count = |exts: &[&str]| {
+        sources
+            .iter()
+            .filter(|p| {
+                let lower = p.to_ascii_lowercase();
+                exts.iter().any(|e| lower.ends_with(e))
+            })
+            .count()
+    };
     Ok(Oracle {
         tags,
         raw_tags,
-        has_cpp_sources,
+        has_cpp_sources: count(&[".cc", ".cpp", ".cxx"]) > count(&[".c"]),
     })
-}
-
-fn is_cpp_source(path: &str) -> bool {
-    let lower = path.to_ascii_lowercase();
-    [".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx"]
-        .iter()
-        .any(|e| lower.ends_with(e))
 }
 
 /// Python's `str.isidentifier()`: a letter or `_`, then letters, digits or `_` (Unicode
