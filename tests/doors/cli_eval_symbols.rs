@@ -283,3 +283,27 @@ fn a_missing_oracle_is_one_oracle_missing_line() {
     );
     assert!(err.contains("universal-ctags"), "{err}");
 }
+
+#[test]
+fn a_missing_repository_is_repo_not_found_before_any_is_run() {
+    if let Some(why) = no_oracle() {
+        println!("skipped: {why}");
+        return;
+    }
+    let dir = fixture();
+    let missing = dir.path().join("no-such-repo");
+    let out = Command::new(env!("CARGO_BIN_EXE_mapscope"))
+        .env("MAPSCOPE_CACHE_DIR", common::test_cache_dir())
+        .arg("eval")
+        .arg("--symbols")
+        .arg(dir.path())
+        .arg(&missing)
+        .output()
+        .expect("run mapscope");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    // No progress line: the first repository was not run.
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("mapscope: REPO_NOT_FOUND: "), "{err}");
+}

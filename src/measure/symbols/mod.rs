@@ -16,10 +16,10 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::Context;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::engine::base::error::EngineError;
 use crate::engine::index::{Index, IndexOptions};
 use crate::engine::ingest::history::HistorySource;
 
@@ -225,9 +225,22 @@ pub fn run(
     progress: &mut dyn FnMut(&str, usize, usize),
 ) -> anyhow::Result<SymbolReport> {
     let version = ctags_version(&opts.ctags)?;
-    let mut repos = Vec::with_capacity(opts.repos.len());
-    for repo in &opts.repos {
-        repos.push(run_repo(opts, repo, search, progress)?);
+    // Every repository is there before the first is run: a typo fails in a moment.
+    let roots = opts
+        .repos
+        .iter()
+        .map(|repo| {
+            let root = std::path::absolute(repo).unwrap_or_else(|_| repo.clone());
+            if root.is_dir() {
+                Ok(root)
+            } else {
+                Err(EngineError::RepoNotFound(repo.clone()))
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut repos = Vec::with_capacity(roots.len());
+    for root in &roots {
+        repos.push(run_repo(opts, root, search, progress)?);
     }
     let languages = by_language(repos.iter().flat_map(|r| r.rows.iter()));
     Ok(SymbolReport {
@@ -259,27 +272,24 @@ fn by_language<'a>(
         .collect()
 }
 
+/// One repository (`root` is absolute).
 fn run_repo(
     opts: &SymbolEvalOptions,
-    repo: &std::path::Path,
+    root: &std::path::Path,
     search: &mut dyn FnMut(&Index, &str) -> Value,
     progress: &mut dyn FnMut(&str, usize, usize),
 ) -> anyhow::Result<RepoReport> {
-    let root = std::path::absolute(repo).with_context(|| format!("{}", repo.display()))?;
-    if !root.is_dir() {
-        anyhow::bail!("{}: not a directory", repo.display());
-    }
     let name = root.file_name().map_or_else(
         || root.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
     let t = Instant::now();
-    let oracle = read_oracle(&opts.ctags, &root)?;
+    let oracle = read_oracle(&opts.ctags, root)?;
     let ctags_ms = ms(t);
     let drawn = sample(&oracle.tags, opts.sample, opts.seed);
     let t = Instant::now();
     let index = Index::build(
-        &root,
+        root,
         &IndexOptions {
             history: HistorySource::Repo,
             ..IndexOptions::default()
