@@ -14,8 +14,10 @@ use crate::engine::answer::{extractive_answer, AnswerStyle};
 use crate::engine::base::scope::{Scope, ScopeSpec};
 use crate::engine::base::stats::IndexStats;
 use crate::engine::base::text::sanitize;
-use crate::engine::index::{Index, MapRequest};
+use crate::engine::index::{BuildProgress, Index, MapRequest};
+use crate::engine::live::session_index::markdown_within_budget;
 use crate::engine::live::{Freshness, SourceIndex};
+use crate::engine::rank::pagerank::RankOutput;
 use crate::engine::rank::repo_map::{render, MapFormat, RepoMap};
 use crate::engine::search::sources::{
     check_sources, match_reason, relevance, SourceError, SourceSpec, PROJECT,
@@ -29,9 +31,29 @@ pub use args::{
     RepoMapArgs, RepoStatsArgs, SearchArgs, Strings, SymbolAnswerArgs, Text,
 };
 
-/// The smallest and largest map budget a request may ask for.
+/// The bounds of every numeric request argument, one table for every door: the MCP tools'
+/// and HTTP routes' arguments (`args::Bounded`), the CLI's options and the TUI's budget (its
+/// start flag, its config and its `+`/`-` ladder). Each is (smallest, largest), inclusive.
+///
+/// The map budget (`repo_map` `tokens`, `/map?tokens=`, `mapscope . --tokens`, the TUI's
+/// `ui.budget`). `mapscope map --tokens` alone takes any budget from 0: it is also the
+/// measuring tool (`--explain` looks up to 262,144 tokens, whole rankings are compared at
+/// 200,000), and a map too small for anything says so in a note.
 pub const MIN_MAP_TOKENS: usize = 16;
 pub const MAX_MAP_TOKENS: usize = 131_072;
+pub const MAP_TOKENS: (usize, usize) = (MIN_MAP_TOKENS, MAX_MAP_TOKENS);
+/// Hits (or files) a search returns: `search` `top`, `/search?top=`, `search --top`.
+pub const SEARCH_TOP: (usize, usize) = (1, crate::engine::search::MAX_TOP);
+
+/// `text` as an integer within `(min, max)`, or the one line that says what is allowed (the
+/// words the MCP and HTTP refusals use: "must be an integer from 1 to 50").
+pub fn bounded(text: &str, (min, max): (usize, usize)) -> Result<usize, String> {
+    text.trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|n| (min..=max).contains(n))
+        .ok_or_else(|| format!("must be an integer from {min} to {max}"))
+}
 
 /// A request argument that is missing, of the wrong type, out of range or unknown: one line
 /// naming it (`INVALID_ARGUMENT`).
@@ -42,6 +64,21 @@ pub struct ArgError(pub String);
 impl ArgError {
     pub fn new(message: impl Into<String>) -> ArgError {
         ArgError(message.into())
+    }
+
+    /// The refusal in a door's own names: `names` pairs each of its parameters with the
+    /// argument it fills (HTTP's `q` is `query`), so the line names what the caller wrote
+    /// (`` `q` must be a non-empty string ``, not `` `query` ``).
+    pub fn in_terms_of<'a>(self, names: impl IntoIterator<Item = (&'a str, &'a str)>) -> ArgError {
+        for (param, arg) in names {
+            if param == arg {
+                continue;
+            }
+            if let Some(rest) = self.0.strip_prefix(&format!("`{arg}`")) {
+                return ArgError(format!("`{param}`{rest}"));
+            }
+        }
+        self
     }
 }
 
@@ -90,8 +127,12 @@ impl MapCall {
     /// The map in the asked format, its JSON rendering (`mapscope map --format json`, with
     /// `changes_pending`) and the parts of the request that were ignored.
     pub fn run(&self, index: &Index, freshness: &Freshness) -> MapAnswer {
-        let (map, _) = index.map(&self.request);
-        let text = render(&map, &index.files, self.format);
+        let (map, ranked) = index.map(&self.request);
+        let map = match self.format {
+            MapFormat::Markdown => markdown_map(index, &ranked, &self.request, &map),
+            MapFormat::Text => map,
+        };
+        let text = map.text.clone();
         let mut document = serde_json::to_value(MapDoc::of(&map)).unwrap_or(Value::Null);
         mark(freshness, &mut document);
         MapAnswer {
@@ -100,6 +141,46 @@ impl MapCall {
             notes: map.notes,
         }
     }
+}
+
+/// The map as markdown within its budget, as a map document describes it: `text` is the
+/// markdown and `tokens` its own count with the request's tokenizer (path lines and fences
+/// included), never over `budget`. The fences cost tokens, so the markdown may hold a
+/// definition or two fewer than `text_map` (`markdown_within_budget` fits it again).
+pub fn markdown_map(
+    index: &Index,
+    ranked: &RankOutput,
+    req: &MapRequest,
+    text_map: &RepoMap,
+) -> RepoMap {
+    let (markdown, tokens, mut map) = markdown_within_budget(index, ranked, req, text_map);
+    map.text = markdown;
+    map.tokens = tokens;
+    map.budget = req.budget;
+    map.notes.clone_from(&text_map.notes);
+    map
+}
+
+/// What the first index build is doing, in words: `parsing 812/1930 files`.
+pub fn build_progress_line(p: &BuildProgress) -> String {
+    match (p.done, p.total) {
+        (_, 0) => format!("{}…", p.phase.name()),
+        (done, total) => format!("{} {done}/{total} files", p.phase.name()),
+    }
+}
+
+/// `/stats` while the first index builds (answered at once, without waiting for it):
+/// `building: true` and what the build is doing; the stats document follows once it is
+/// done (without `building`).
+pub fn building_stats(p: &BuildProgress) -> Value {
+    serde_json::json!({
+        "success": true,
+        "building": true,
+        "phase": p.phase.name(),
+        "files_done": p.done,
+        "files_total": p.total,
+        "message": format!("the index is still building: {}", build_progress_line(p)),
+    })
 }
 
 /// A map call's answer.
@@ -188,7 +269,7 @@ impl SearchCall {
     pub fn selected_sources(
         &self,
         policy: &SourcePolicy,
-    ) -> Result<Option<Vec<SourceSpec>>, ArgError> {
+    ) -> Result<Option<Vec<SourceSpec>>, SourceRefusal> {
         policy.resolve(self.sources.as_deref())
     }
 
@@ -454,23 +535,71 @@ pub fn requested_sources(
     Ok(Some(out))
 }
 
+/// Which folders a request's `NAME=PATH` source may name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SourceRoots {
+    /// Any directory outside the project (MCP: its one client is the local agent that
+    /// started it).
+    Any,
+    /// None: a request picks among the sources the server was started with (HTTP's
+    /// default: any web page or machine that reaches the port could name a folder).
+    Nothing,
+    /// Directories at or under these canonical folders only (HTTP's `--source-root`); a
+    /// path is compared once canonical, so a link out of them leads nowhere.
+    Under(Vec<PathBuf>),
+}
+
+/// Why a request's `sources` were refused: a bad entry (`INVALID_ARGUMENT`), or a folder the
+/// server does not let requests name (`SOURCE_NOT_ALLOWED`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SourceRefusal {
+    Invalid(ArgError),
+    NotAllowed(String),
+}
+
+impl SourceRefusal {
+    pub fn code(&self) -> &'static str {
+        match self {
+            SourceRefusal::Invalid(_) => "INVALID_ARGUMENT",
+            SourceRefusal::NotAllowed(_) => "SOURCE_NOT_ALLOWED",
+        }
+    }
+
+    pub fn message(&self) -> &str {
+        match self {
+            SourceRefusal::Invalid(e) => &e.0,
+            SourceRefusal::NotAllowed(why) => why,
+        }
+    }
+}
+
+impl From<ArgError> for SourceRefusal {
+    fn from(e: ArgError) -> SourceRefusal {
+        SourceRefusal::Invalid(e)
+    }
+}
+
+impl From<SourceRefusal> for ArgError {
+    fn from(r: SourceRefusal) -> ArgError {
+        ArgError::new(r.message())
+    }
+}
+
 /// What a server lets a request's `sources` name: the sources it was started with, and
-/// (unless it is reachable from other machines) other roots, checked like `--source`.
+/// the folders `roots` allows, checked like `--source`.
 #[derive(Debug, Clone)]
 pub struct SourcePolicy {
     pub project_root: PathBuf,
     pub configured: Vec<SourceSpec>,
-    /// `NAME=PATH` entries are allowed. An HTTP server started with `--allow-remote` refuses
-    /// them: a remote client could otherwise make it read any directory of the machine.
-    pub allow_roots: bool,
+    pub roots: SourceRoots,
 }
 
 impl SourcePolicy {
-    pub fn new(project_root: &Path, configured: Vec<SourceSpec>, allow_roots: bool) -> Self {
+    pub fn new(project_root: &Path, configured: Vec<SourceSpec>, roots: SourceRoots) -> Self {
         SourcePolicy {
             project_root: project_root.to_path_buf(),
             configured,
-            allow_roots,
+            roots,
         }
     }
 
@@ -480,7 +609,7 @@ impl SourcePolicy {
     pub fn resolve(
         &self,
         requested: Option<&[SourceRequest]>,
-    ) -> Result<Option<Vec<SourceSpec>>, ArgError> {
+    ) -> Result<Option<Vec<SourceSpec>>, SourceRefusal> {
         let Some(requested) = requested else {
             return Ok(None);
         };
@@ -494,28 +623,39 @@ impl SourcePolicy {
                     .cloned()
                     .ok_or_else(|| self.unknown(name))?,
                 SourceRequest::Root(spec) => {
-                    if !self.allow_roots {
-                        return Err(ArgError::new(format!(
-                            "source `{}`: this server is reachable from other machines \
-                             (--allow-remote), so requests may only name the sources it was \
-                             started with ({})",
+                    if self.roots == SourceRoots::Nothing {
+                        return Err(SourceRefusal::NotAllowed(format!(
+                            "source `{}`: this server reads no folder a request names (start \
+                             it with --source-root DIR to allow the folders under DIR); \
+                             configured sources: {}",
                             sanitize(&spec.name),
                             self.names()
                         )));
                     }
                     if self.configured.iter().any(|s| s.name == spec.name) {
-                        return Err(source_error(&SourceError::Duplicate(spec.name.clone())));
+                        return Err(source_error(&SourceError::Duplicate(spec.name.clone())).into());
                     }
                     let checked = check_sources(&self.project_root, std::slice::from_ref(spec))
                         .map_err(|e| source_error(&e))?;
-                    checked
+                    let checked = checked
                         .into_iter()
                         .next()
-                        .ok_or_else(|| self.unknown(&spec.name))?
+                        .ok_or_else(|| self.unknown(&spec.name))?;
+                    if let SourceRoots::Under(roots) = &self.roots {
+                        if !roots.iter().any(|root| checked.path.starts_with(root)) {
+                            return Err(SourceRefusal::NotAllowed(format!(
+                                "source `{}`: {} is not under a folder this server lets \
+                                 requests name (--source-root)",
+                                sanitize(&spec.name),
+                                crate::engine::base::text::display_path(&spec.path)
+                            )));
+                        }
+                    }
+                    checked
                 }
             };
             if out.iter().any(|s| s.name == spec.name) {
-                return Err(source_error(&SourceError::Duplicate(spec.name)));
+                return Err(source_error(&SourceError::Duplicate(spec.name)).into());
             }
             out.push(spec);
         }
@@ -1072,6 +1212,17 @@ mod tests {
     }
 
     #[test]
+    fn refusals_name_the_doors_own_parameter() {
+        let names = [("q", "query"), ("top", "top")];
+        let e = ArgError::new("`query` must be a non-empty string").in_terms_of(names);
+        assert_eq!(e.0, "`q` must be a non-empty string");
+        let e = ArgError::new("`top` must be an integer from 1 to 50").in_terms_of(names);
+        assert_eq!(e.0, "`top` must be an integer from 1 to 50");
+        let e = ArgError::new("`queryx` is odd").in_terms_of(names);
+        assert_eq!(e.0, "`queryx` is odd");
+    }
+
+    #[test]
     fn sources_are_absent_empty_names_or_roots() {
         let requested = |v: Value| {
             parse_args::<SearchArgs>(&args(json!({"query": "q", "sources": v})))
@@ -1112,7 +1263,7 @@ mod tests {
             path: path.to_path_buf(),
         };
         let configured = vec![spec("lib", &lib.canonicalize().unwrap())];
-        let local = SourcePolicy::new(&project, configured.clone(), true);
+        let local = SourcePolicy::new(&project, configured.clone(), SourceRoots::Any);
         let named = |n: &str| SourceRequest::Named(n.into());
         let root = |n: &str, p: &Path| SourceRequest::Root(spec(n, p));
         assert_eq!(local.resolve(None), Ok(None));
@@ -1146,12 +1297,35 @@ mod tests {
             (vec![root("up", dir.path())], "inside the project"),
         ] {
             let e = local.resolve(Some(&bad)).unwrap_err();
-            assert!(e.0.contains(says), "{bad:?}: {e}");
+            assert_eq!(e.code(), "INVALID_ARGUMENT");
+            assert!(e.message().contains(says), "{bad:?}: {e:?}");
         }
-        let remote = SourcePolicy::new(&project, configured, false);
-        assert!(remote.resolve(Some(&[named("lib")])).is_ok());
-        let e = remote.resolve(Some(&[root("more", &other)])).unwrap_err();
-        assert!(e.0.contains("--allow-remote"), "{e}");
+        // HTTP's default: names only.
+        let closed = SourcePolicy::new(&project, configured.clone(), SourceRoots::Nothing);
+        assert!(closed.resolve(Some(&[named("lib")])).is_ok());
+        let e = closed.resolve(Some(&[root("more", &other)])).unwrap_err();
+        assert_eq!(e.code(), "SOURCE_NOT_ALLOWED");
+        assert!(e.message().contains("--source-root"), "{e:?}");
+        // Under a root: there only, a link out of it refused.
+        let under = SourcePolicy::new(
+            &project,
+            configured,
+            SourceRoots::Under(vec![dir.path().join("other").canonicalize().unwrap()]),
+        );
+        std::fs::create_dir_all(other.join("deep")).unwrap();
+        assert!(under.resolve(Some(&[root("more", &other)])).is_ok());
+        assert!(under
+            .resolve(Some(&[root("deep", &other.join("deep"))]))
+            .is_ok());
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(&lib, other.join("out")).unwrap();
+        for outside in [lib.clone(), other.join("out"), other.join("deep/../../lib")] {
+            if !outside.exists() {
+                continue;
+            }
+            let e = under.resolve(Some(&[root("x", &outside)])).unwrap_err();
+            assert_eq!(e.code(), "SOURCE_NOT_ALLOWED", "{outside:?}: {e:?}");
+        }
     }
 
     fn document(sources: Value) -> Value {

@@ -16,7 +16,7 @@ fn main() {
 ///   2-core machine, four pool threads in two arenas waited on it 14–126 times per cold
 ///   javapoet map and in four arenas 1–4 times (CPU −4 to −6%, wall within noise, javapoet's
 ///   peak +2 MB); with four real cores they would stall the parse itself. Each pool thread
-///   gets its own arena from `engine::index::attach_pool_arenas`.
+///   gets its own arena from `engine::index::memory::attach_pool_arenas`.
 /// - A fixed mmap threshold (glibc's initial 128 KiB): by default glibc raises it to the size
 ///   of any mmapped block that is freed, so after one big file's parse tree (tree-sitter's
 ///   node arrays reach MBs) later big blocks land in the arenas and stay as fragmentation.

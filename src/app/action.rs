@@ -38,6 +38,7 @@ pub enum Action {
     CopyMapMarkdown,
     CopyCitation,
     CopyExcerpt,
+    SaveMap,
     Reload,
     ClearQuery,
     #[serde(skip)]
@@ -117,7 +118,7 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
     (
         Action::BudgetUp,
         "budget_up",
-        "map budget up (256 … 16384 tokens)",
+        "map budget up (16 … 131072 tokens)",
     ),
     (Action::BudgetDown, "budget_down", "map budget down"),
     (
@@ -177,6 +178,11 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
         Action::CopyMapMarkdown,
         "copy_map_markdown",
         "copy the map as markdown",
+    ),
+    (
+        Action::SaveMap,
+        "save_map",
+        "save the map shown to a file (asks where)",
     ),
     (
         Action::CopyCitation,

@@ -19,8 +19,9 @@ pub const DEFAULT_CONFIG: &str = include_str!("../../assets/config.toml");
 const THEME_DARK: &str = include_str!("../../assets/themes/dark.toml");
 const THEME_LIGHT: &str = include_str!("../../assets/themes/light.toml");
 
-pub const MIN_BUDGET: usize = 256;
-pub const MAX_BUDGET: usize = 16384;
+/// The budget range: the same as every other door's (`contract::MAP_TOKENS`).
+pub const MIN_BUDGET: usize = crate::contract::MIN_MAP_TOKENS;
+pub const MAX_BUDGET: usize = crate::contract::MAX_MAP_TOKENS;
 
 /// How copies reach the clipboard.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,6 +50,9 @@ pub struct Config {
     /// `[sources]`: read-only roots searched after the project (`NAME = "PATH"`), checked
     /// against the repository when the TUI starts.
     pub sources: Vec<SourceSpec>,
+    /// What loading it had to say without failing (a `$MAPSCOPE_CONFIG` naming no file):
+    /// printed before the screen opens and shown in the status bar.
+    pub warnings: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -84,6 +88,7 @@ impl Default for Config {
             editor: String::new(),
             scope: ScopeSpec::default(),
             sources: Vec::new(),
+            warnings: Vec::new(),
         })
     }
 }
@@ -109,9 +114,28 @@ pub fn user_config_path() -> Option<PathBuf> {
 
 impl Config {
     /// The default merged with the user's file, if there is one.
+    /// A `$MAPSCOPE_CONFIG` that names no file is said, not ignored in silence (a typo in
+    /// it would otherwise look like a config that does nothing).
     pub fn load() -> Result<Config, ConfigError> {
-        match user_config_path() {
+        Config::load_from(
+            user_config_path(),
+            std::env::var_os("MAPSCOPE_CONFIG").is_some_and(|v| !v.is_empty()),
+        )
+    }
+
+    /// `load` of the file at `path`; `named`: the user named it (`$MAPSCOPE_CONFIG`), so a
+    /// missing one is said.
+    fn load_from(path: Option<PathBuf>, named: bool) -> Result<Config, ConfigError> {
+        match path {
             Some(p) if p.exists() => Config::load_file(&p),
+            Some(p) if named => {
+                let mut config = Config::from_toml(DEFAULT_CONFIG, "<default>")?;
+                config.warnings.push(format!(
+                    "MAPSCOPE_CONFIG names {}, which does not exist: the default config is used",
+                    p.display()
+                ));
+                Ok(config)
+            }
             _ => Config::from_toml(DEFAULT_CONFIG, "<default>"),
         }
     }
@@ -156,6 +180,7 @@ impl Config {
             editor: String::new(),
             scope: ScopeSpec::default(),
             sources: Vec::new(),
+            warnings: Vec::new(),
         };
         let table = parse_table(text, file)?;
         config.apply(&table, file)?;
@@ -431,6 +456,23 @@ mod tests {
     use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 
     #[test]
+    fn a_named_config_that_does_not_exist_is_said_and_the_default_used() {
+        let missing = PathBuf::from("/no/such/mapscope-config.toml");
+        let c = Config::load_from(Some(missing.clone()), true).unwrap();
+        assert_eq!(c.budget, 1024);
+        assert_eq!(c.warnings.len(), 1);
+        assert!(
+            c.warnings[0].contains("/no/such/mapscope-config.toml"),
+            "{:?}",
+            c.warnings
+        );
+        assert!(c.warnings[0].contains("does not exist"));
+        // The default location, absent: nothing to say.
+        let c = Config::load_from(Some(missing), false).unwrap();
+        assert!(c.warnings.is_empty());
+    }
+
+    #[test]
     fn embedded_default_parses_and_binds_the_issue_keys() {
         let c = Config::from_toml(DEFAULT_CONFIG, "<default>").unwrap();
         let get = |s: &str| c.keymap.get(&KeyChord::parse(s).unwrap()).cloned();
@@ -515,8 +557,8 @@ mod tests {
             "cfg.toml: `colors.accnt`: unknown colour name"
         );
         assert_eq!(
-            error_of("[ui]\nbudget = 99\n"),
-            "cfg.toml: `ui.budget`: 99 is outside 256 … 16384"
+            error_of("[ui]\nbudget = 10\n"),
+            "cfg.toml: `ui.budget`: 10 is outside 16 … 131072"
         );
         assert_eq!(
             error_of("[ui]\nbudgt = 512\n"),

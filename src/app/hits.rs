@@ -233,12 +233,12 @@ impl App {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ui::{Evidence, HitRow};
+    use crate::ui::{EvidenceBadge, HitRow};
 
     fn hits(n: usize) -> HitsState {
         let hit = |i: usize| Hit {
             row: HitRow {
-                evidence: Evidence::Definition,
+                evidence: EvidenceBadge::Definition,
                 kind: "function".into(),
                 symbol: format!("s{i}"),
                 path: format!("f{}.rs", i % 2),

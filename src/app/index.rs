@@ -17,6 +17,12 @@ pub(super) struct IndexState {
     pub error: Option<(String, String)>,
     /// The running build's phase, files done and total.
     pub progress: Option<(&'static str, usize, usize)>,
+    /// Files the running build's parse set out to read (its gauge's total): some turn out
+    /// to be nothing to map (minified, generated, binary), so the code files are fewer.
+    read_total: usize,
+    /// The focus left the query box because there was nothing to search (`r`/`q` are then
+    /// commands): it goes back when an index arrives (an empty directory gained a file).
+    pub query_left_for_failure: bool,
     /// The newest build or refresh request; an older index is stale.
     pub build_generation: Generation,
     pub builds_done: u64,
@@ -38,6 +44,8 @@ impl IndexState {
             snapshot: None,
             error: None,
             progress: None,
+            read_total: 0,
+            query_left_for_failure: false,
             build_generation: 0,
             builds_done: 0,
             build_started: Instant::now(),
@@ -150,6 +158,9 @@ impl App {
     pub(super) fn on_progress(&mut self, phase: &'static str, done: usize, total: usize) {
         if self.index.snapshot.is_none() || self.index.progress.is_some() {
             self.index.progress = Some((phase, done, total));
+            if phase == crate::engine::index::BuildPhase::Parse.name() {
+                self.index.read_total = total;
+            }
         }
     }
 
@@ -167,21 +178,41 @@ impl App {
         let refreshed = index.finish_refresh(generation);
         let first = index.snapshot.is_none();
         index.snapshot = Some(snap.clone());
+        if std::mem::take(&mut index.query_left_for_failure) && self.layout.focus == Pane::Hits {
+            self.layout.focus = Pane::Query;
+        }
+        let index = &mut self.index;
         // One file count everywhere: code files, the files whose definitions feed
-        // the map (docs are searched but not counted).
+        // the map (docs are searched but not counted). The gauge counted the files read;
+        // those that held nothing to map are said, so the two numbers add up.
+        let count = crate::ui::text::count;
         let text = match refreshed {
             Some(n) => format!(
-                "re-read {n} changed file{} in {:.0} ms",
-                if n == 1 { "" } else { "s" },
+                "re-read {} in {:.0} ms",
+                count(n, "changed file", "changed files"),
                 snap.build_ms
             ),
-            None => format!(
-                "indexed {} code files in {:.0} ms",
-                snap.files, snap.build_ms
-            ),
+            None => {
+                let mut text = format!(
+                    "indexed {} in {:.0} ms",
+                    count(snap.files, "code file", "code files"),
+                    snap.build_ms
+                );
+                let left_out = index.read_total.saturating_sub(snap.files);
+                if left_out > 0 {
+                    text.push_str(&format!(
+                        " ({left_out} of the {} read left out: minified, generated, binary or \
+                         too large; `mapscope stats` lists them)",
+                        index.read_total
+                    ));
+                }
+                text
+            }
         };
         self.set_message(text, Level::Ok);
-        if !first {
+        if first {
+            self.preview.warm_up(&snap.texts);
+        } else {
             // Texts may have changed: reload the preview.
             self.reload_preview();
         }
@@ -198,6 +229,7 @@ impl App {
         } else if self.layout.focus == Pane::Query {
             // Nothing to search: single keys (r retries, q quits) are commands.
             self.layout.focus = Pane::Hits;
+            self.index.query_left_for_failure = true;
         }
         self.index.error = Some((code.to_string(), message));
     }
@@ -210,6 +242,7 @@ impl App {
             self.index.error = Some(("INTERNAL_ERROR".to_string(), text.clone()));
             if self.index.snapshot.is_none() && self.layout.focus == Pane::Query {
                 self.layout.focus = Pane::Hits;
+                self.index.query_left_for_failure = true;
             }
         }
         self.set_message(text, Level::Error);

@@ -69,7 +69,7 @@ impl App {
         }
     }
 
-    fn rects(&self) -> PaneRects {
+    pub(super) fn rects(&self) -> PaneRects {
         ui::layout(self.layout.size, &self.layout_now(), self.layout.focus)
     }
 

@@ -12,9 +12,11 @@ use super::{views, App};
 use crate::engine::live::session::{EngineRequest, Generation, MapParams, MapSnapshot};
 use crate::ui::{self, CutView, Level, MapPaneView, Pane};
 
-/// The budget ladder `+`/`-` walk (tokens).
+/// The budget ladder `+`/`-` walk (tokens), over the range every door takes
+/// (`contract::MAP_TOKENS`, 16 … 131072): powers of two with a step between from 512 on.
 pub const BUDGET_STEPS: &[usize] = &[
-    256, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384,
+    16, 32, 64, 128, 256, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576,
+    32768, 49152, 65536, 98304, 131_072,
 ];
 pub const TOKENIZERS: &[&str] = &["o200k", "cl100k"];
 
@@ -81,9 +83,21 @@ impl MapState {
         self.shown.as_ref().map_or(&[], |s| &s.headers)
     }
 
-    /// Shows `m`, keeping the selected file selected if it is still in the map.
+    /// Shows `m`, keeping the selected file selected if it is still in the map, unless `m`
+    /// answers another query: a query's map is a new reading order (its pinned files at the
+    /// top), shown from its first file. Following the old selection instead scrolled the
+    /// pane to wherever that file had moved, often the bottom, after a pasted query.
     fn show(&mut self, m: Arc<MapSnapshot>) {
-        let selected_path = self.selected_file().map(str::to_string);
+        let same_query = self
+            .snapshot()
+            .is_some_and(|old| old.params.query == m.params.query);
+        if !same_query {
+            self.scroll = 0;
+        }
+        let selected_path = self
+            .selected_file()
+            .filter(|_| same_query)
+            .map(str::to_string);
         self.selected = selected_path
             .and_then(|p| m.files.iter().position(|f| f.path == p))
             .unwrap_or(0);
@@ -164,11 +178,11 @@ impl MapState {
     fn title(&self) -> String {
         match self.snapshot() {
             Some(m) => format!(
-                "{}/{} tokens · {} · {} files",
+                "{}/{} tokens · {} · {}",
                 m.tokens,
                 m.params.budget,
                 m.params.tokenizer,
-                m.files.len()
+                crate::ui::text::count(m.files.len(), "file", "files")
             ),
             None => format!("budget {} · {}", self.params.budget, self.params.tokenizer),
         }
@@ -265,7 +279,7 @@ impl App {
                 let symbol = self
                     .hits
                     .selected_hit()
-                    .filter(|h| h.row.evidence != crate::ui::hits::Evidence::Text)
+                    .filter(|h| h.row.evidence != crate::ui::hits::EvidenceBadge::Text)
                     .map(|h| h.row.symbol.clone())
                     .filter(|s| !s.is_empty());
                 if let Some(sym) = symbol {
@@ -345,6 +359,78 @@ impl App {
         }
     }
 
+    /// `S`: asks where to save the map shown, offering a path outside the repository (the
+    /// current directory when it is not inside the repository, else the home directory,
+    /// else the temporary directory). mapscope writes into the repository only when the
+    /// user types a path there.
+    pub(super) fn open_save_prompt(&mut self) {
+        let (Some(m), Some(index)) = (self.map.snapshot(), &self.index.snapshot) else {
+            self.set_message("no map yet", Level::Warning);
+            return;
+        };
+        let name = format!(
+            "{}-map-{}.txt",
+            file_name_part(self.status.repo_label()),
+            m.params.budget
+        );
+        let text = default_save_path(std::path::Path::new(&index.root), &name);
+        let mut input = super::query::QueryState { text, cursor: 0 };
+        input.cursor_to_end();
+        self.overlay.prompt = Some(super::overlay::Prompt {
+            input,
+            replace: None,
+        });
+    }
+
+    /// A key while the save prompt is open: editing, Enter (save), Esc (cancel).
+    pub(super) fn on_prompt_action(&mut self, action: Action) {
+        let Some(prompt) = &mut self.overlay.prompt else {
+            return;
+        };
+        match action {
+            Action::Back => self.overlay.prompt = None,
+            Action::Quit => {
+                self.overlay.prompt = None;
+                self.update(Action::Quit);
+            }
+            Action::Confirm => {
+                let typed = prompt.input.text.trim().to_string();
+                let path = expand_path(&typed);
+                if typed.is_empty() {
+                    self.set_message("type a path to save the map to", Level::Warning);
+                } else if path.exists() && prompt.replace.as_ref() != Some(&path) {
+                    // Enter again on the same path replaces the file.
+                    prompt.replace = Some(path);
+                } else {
+                    self.overlay.prompt = None;
+                    self.save_map_to(&typed, &path);
+                }
+            }
+            Action::Resize(..) => self.on_layout_action(action),
+            edit => {
+                if prompt.input.edit(edit) {
+                    prompt.replace = None;
+                }
+            }
+        }
+    }
+
+    /// Writes the map shown (its exact text, as `y` copies it) to `path`.
+    fn save_map_to(&mut self, typed: &str, path: &std::path::Path) {
+        let Some(m) = self.map.snapshot().cloned() else {
+            self.set_message("no map yet", Level::Warning);
+            return;
+        };
+        let shown = crate::ui::text::sanitize_line(typed);
+        match std::fs::write(path, m.text.as_bytes()) {
+            Ok(()) => self.set_message(
+                format!("saved the map ({} tokens) to {shown}", m.tokens),
+                Level::Ok,
+            ),
+            Err(e) => self.set_message(format!("could not save to {shown}: {e}"), Level::Error),
+        }
+    }
+
     pub(super) fn move_map_selection(&mut self, delta: isize) {
         if self.map.step(delta) {
             self.reveal_map_selection();
@@ -378,6 +464,52 @@ impl App {
             "fitting the map…"
         };
         self.map.view(note)
+    }
+}
+
+/// The repository's name as a file-name part (letters, digits, `-`, `_`, `.` kept).
+fn file_name_part(label: &str) -> String {
+    let name: String = label
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    if name.trim_matches(['-', '.']).is_empty() {
+        "repo".to_string()
+    } else {
+        name
+    }
+}
+
+/// Where the save prompt proposes to write `name`: never inside the repository at `root`.
+fn default_save_path(root: &std::path::Path, name: &str) -> String {
+    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let outside = |dir: &std::path::Path| {
+        dir.canonicalize()
+            .is_ok_and(|d| !d.starts_with(&root) && !d.as_os_str().is_empty())
+    };
+    if let Ok(cwd) = std::env::current_dir() {
+        if outside(&cwd) {
+            return format!("./{name}");
+        }
+    }
+    if dirs::home_dir().is_some_and(|h| outside(&h)) {
+        return format!("~/{name}");
+    }
+    std::env::temp_dir().join(name).display().to_string()
+}
+
+/// A typed path: `~/…` under the home directory, anything else as written (relative to the
+/// directory mapscope was started in).
+fn expand_path(typed: &str) -> std::path::PathBuf {
+    match (typed.strip_prefix("~/"), dirs::home_dir()) {
+        (Some(rest), Some(home)) => home.join(rest),
+        _ => std::path::PathBuf::from(typed),
     }
 }
 
@@ -442,6 +574,40 @@ mod tests {
             m.selected_file(),
             Some("f0.rs"),
             "gone: back to the first file"
+        );
+    }
+
+    #[test]
+    fn the_save_prompt_never_offers_a_path_inside_the_repository() {
+        let cwd = std::env::current_dir().unwrap();
+        // Started inside the repository: the home directory (or the temporary one).
+        let inside = default_save_path(&cwd, "r-map-1024.txt");
+        assert!(!inside.starts_with("./"), "{inside}");
+        assert!(!expand_path(&inside).starts_with(&cwd), "{inside}");
+        // Started outside it: the current directory.
+        let other = tempfile::tempdir().unwrap();
+        assert_eq!(
+            default_save_path(other.path(), "r-map-1024.txt"),
+            "./r-map-1024.txt"
+        );
+        assert_eq!(file_name_part("my repo/x"), "my-repo-x");
+        assert_eq!(file_name_part("../"), "repo");
+    }
+
+    #[test]
+    fn a_map_for_another_query_starts_at_its_first_file() {
+        let mut m = MapState::new(MapParams::default());
+        m.show(map_of(6, 10));
+        assert!(m.step(5));
+        m.reveal(5);
+        assert!(m.scroll > 0);
+        let mut other = (*map_of(6, 10)).clone();
+        other.params.query = "route fallback".into();
+        m.show(Arc::new(other));
+        assert_eq!(
+            (m.selected, m.scroll),
+            (0, 0),
+            "a new query's map from its top"
         );
     }
 

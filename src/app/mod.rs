@@ -33,7 +33,9 @@ use std::time::{Duration, Instant};
 
 use ratatui::layout::Rect;
 
-use crate::engine::live::session::{EngineEvent, EngineHandle, Generation, MapParams, MapSnapshot};
+use crate::engine::live::session::{
+    EngineEvent, Generation, MapParams, MapSnapshot, SessionHandle,
+};
 use crate::ui::{LayoutSpec, Level, Pane, ViewModel, WhyView};
 use action::Action;
 use clipboard::Clipboard;
@@ -60,7 +62,7 @@ pub struct EditorRequest {
 
 pub struct App {
     pub config: Config,
-    engine: EngineHandle,
+    engine: SessionHandle,
     /// The next request's number (one sequence for every kind of request).
     next_generation: Generation,
     clipboard: Clipboard,
@@ -83,7 +85,7 @@ pub struct App {
 impl App {
     pub fn new(
         config: Config,
-        engine: EngineHandle,
+        engine: SessionHandle,
         highlighter: Option<HighlightWorker>,
         clipboard: Clipboard,
         repo_label: String,
@@ -112,6 +114,35 @@ impl App {
             editor_request: None,
             quit: false,
             dirty: true,
+        }
+    }
+
+    /// The command line's start flags over the config's: budget and tokenizer, focus files
+    /// and identifiers for the map, a query typed in the box (searched and steering the map
+    /// as soon as the index is ready).
+    pub fn apply_start(&mut self, start: run::Start) {
+        let params = &mut self.map.params;
+        if let Some(budget) = start.budget {
+            params.budget = budget.clamp(config::MIN_BUDGET, config::MAX_BUDGET);
+        }
+        if let Some(kind) = start.tokenizer {
+            // The short names the status bar shows and `t` cycles through.
+            let short = kind.name().trim_end_matches("_base");
+            params.tokenizer = TOKENIZERS
+                .iter()
+                .find(|t| **t == short)
+                .map_or_else(|| short.to_string(), ToString::to_string);
+        }
+        params.focus.extend(start.focus);
+        params.focus.sort();
+        params.focus.dedup();
+        params.idents = start.idents;
+        self.hits.mark_focus(&self.map.params.focus);
+        for warning in std::mem::take(&mut self.config.warnings) {
+            self.set_message(warning, Level::Warning);
+        }
+        if let Some(query) = start.query.filter(|q| !q.trim().is_empty()) {
+            self.update(Action::Paste(query));
         }
     }
 
@@ -248,9 +279,6 @@ impl App {
     pub fn preview_path(&self) -> Option<&str> {
         self.preview.path()
     }
-    pub fn preview_is_highlighted(&self) -> bool {
-        self.preview.is_highlighted()
-    }
     pub fn why(&self) -> Option<&WhyView> {
         self.overlay.why()
     }
@@ -280,6 +308,13 @@ impl App {
         self.overlay.is_open()
     }
 
+    /// Keys are text: the query box has the focus (and no pop-up is over it), or the save
+    /// prompt is open.
+    pub fn typing(&self) -> bool {
+        self.overlay.prompt.is_some()
+            || (self.layout.focus == crate::ui::Pane::Query && !self.overlay.is_open())
+    }
+
     /// Quit-time clean-up that must outlive the app (the clipboard hand-off).
     pub fn finish(&mut self, exe: &std::path::Path) {
         let _ = self.clipboard.handoff(exe);
@@ -295,6 +330,18 @@ impl App {
             Action::Resize(..) | Action::Release | Action::Drag { .. }
         ) {
             self.status.clear_message();
+        }
+        if self.overlay.prompt.is_some() {
+            self.on_prompt_action(action);
+            return;
+        }
+        if self.overlay.is_open() && action == Action::SelectLast {
+            let body = self.rects().body;
+            if let Some(view) = self.overlay.view(self.map.cut()) {
+                let end = crate::ui::overlay::max_scroll(body, &view, &self.config.theme);
+                self.overlay.scroll_to(end);
+            }
+            return;
         }
         if self.overlay.is_open() && self.overlay.on_action(&action) {
             return;
@@ -341,6 +388,7 @@ impl App {
             Action::CopyMapMarkdown => self.copy_map_markdown(),
             Action::CopyCitation => self.copy_citation(),
             Action::CopyExcerpt => self.copy_excerpt(),
+            Action::SaveMap => self.open_save_prompt(),
             Action::Reload => {
                 self.set_message("re-indexing…", Level::Info);
                 self.request_build();

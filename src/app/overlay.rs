@@ -4,9 +4,17 @@
 //! comes from the engine session.
 
 use super::action::Action;
+use super::query::QueryState;
 use super::{views, App};
 use crate::engine::live::session::{EngineRequest, Generation, WhyData};
 use crate::ui::{CutView, HelpLine, Level, Overlay, WhyView};
+
+/// The save prompt: the path being typed, and the existing file Enter was pressed on once
+/// (a second Enter on the same path replaces it).
+pub(super) struct Prompt {
+    pub input: QueryState,
+    pub replace: Option<std::path::PathBuf>,
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum OverlayKind {
@@ -17,6 +25,8 @@ pub(super) enum OverlayKind {
 
 pub(super) struct OverlayState {
     open: Option<OverlayKind>,
+    /// The save prompt, over everything else while it is open.
+    pub prompt: Option<Prompt>,
     scroll: usize,
     help_lines: Vec<HelpLine>,
     /// The newest "why" request; only its answer is shown.
@@ -28,6 +38,7 @@ impl OverlayState {
     pub fn new(help_lines: Vec<HelpLine>) -> OverlayState {
         OverlayState {
             open: None,
+            prompt: None,
             scroll: 0,
             help_lines,
             why_requested: 0,
@@ -52,6 +63,11 @@ impl OverlayState {
             self.open = Some(kind);
             self.scroll = 0;
         }
+    }
+
+    /// Scrolls to `line` (the app computes the end with `ui::overlay::max_scroll`).
+    pub fn scroll_to(&mut self, line: usize) {
+        self.scroll = line;
     }
 
     /// Keys while a pop-up is open: Esc/q-like keys close it, movement scrolls it.
@@ -86,6 +102,9 @@ impl OverlayState {
                 self.scroll = 0;
                 true
             }
+            // Scrolled to the end by `App::update`, which knows the pop-up's size; it never
+            // closes the pop-up (`F1` then `G` used to).
+            Action::SelectLast => true,
             Action::Drag { .. } | Action::Release => true,
             Action::Scroll { down, .. } => {
                 if *down {
@@ -107,6 +126,20 @@ impl OverlayState {
 
     /// The open pop-up; the cut needs the map's `cut` (none before the first map).
     pub fn view<'a>(&'a self, cut: Option<&'a CutView>) -> Option<Overlay<'a>> {
+        if let Some(p) = &self.prompt {
+            return Some(Overlay::Prompt {
+                title: " save the map to ",
+                input: crate::ui::QueryView {
+                    text: &p.input.text,
+                    cursor: p.input.cursor,
+                    note: if p.replace.is_some() {
+                        "exists: Enter replaces it · Esc cancels".into()
+                    } else {
+                        "Enter saves · Esc cancels".into()
+                    },
+                },
+            });
+        }
         let scroll = self.scroll;
         match self.open? {
             OverlayKind::Help => Some(Overlay::Help {

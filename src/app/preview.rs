@@ -29,8 +29,22 @@ struct PreviewFile {
     starts: Vec<usize>,
     mark: Option<(u32, u32)>,
     scroll: usize,
-    styled: Option<Vec<Line<'static>>>,
+    /// Colours from the highlighter: the first line they are for, the lines, and whether
+    /// they cover the whole file (the lines in view come first).
+    styled: Option<Styled>,
     ticket: u64,
+}
+
+struct Styled {
+    first: usize,
+    lines: Vec<Line<'static>>,
+    complete: bool,
+}
+
+impl Styled {
+    fn get(&self, i: usize) -> Option<&Line<'static>> {
+        i.checked_sub(self.first).and_then(|k| self.lines.get(k))
+    }
 }
 
 impl PreviewFile {
@@ -78,16 +92,51 @@ impl PreviewState {
         self.file.is_some()
     }
 
+    /// Warms the highlighter up on the index's main languages (see `app::highlight`): for
+    /// each of the two extensions most of its files have, its largest file of at most
+    /// `WARM_MAX_BYTES`, the one likeliest to use most of the syntax.
+    pub fn warm_up(&self, texts: &std::collections::BTreeMap<String, Arc<str>>) {
+        const WARM_MAX_BYTES: usize = 64 * 1024;
+        let Some(hl) = &self.highlighter else {
+            return;
+        };
+        /// Files of an extension, and its largest file small enough.
+        type Sample<'a> = (usize, Option<(&'a String, &'a Arc<str>)>);
+        let mut by_ext: std::collections::BTreeMap<&str, Sample<'_>> =
+            std::collections::BTreeMap::new();
+        for (path, text) in texts {
+            let Some((_, ext)) = path.rsplit('/').next().and_then(|f| f.rsplit_once('.')) else {
+                continue;
+            };
+            // Prose and config are searched, seldom previewed.
+            if matches!(
+                ext,
+                "md" | "mdx" | "markdown" | "rst" | "txt" | "json" | "yaml" | "yml" | "toml"
+            ) {
+                continue;
+            }
+            let entry = by_ext.entry(ext).or_insert((0, None));
+            entry.0 += 1;
+            let bigger = entry.1.is_none_or(|(_, t)| t.len() < text.len());
+            if text.len() <= WARM_MAX_BYTES && bigger {
+                entry.1 = Some((path, text));
+            }
+        }
+        let mut exts: Vec<_> = by_ext.into_values().collect();
+        exts.sort_by_key(|e| std::cmp::Reverse(e.0));
+        for (_, sample) in exts.into_iter().take(2) {
+            if let Some((path, text)) = sample {
+                hl.warm(path.clone(), text.clone());
+            }
+        }
+    }
+
     pub fn close(&mut self) {
         self.file = None;
     }
 
     pub fn path(&self) -> Option<&str> {
         self.file.as_ref().map(|p| p.path.as_str())
-    }
-
-    pub fn is_highlighted(&self) -> bool {
-        self.file.as_ref().is_some_and(|p| p.styled.is_some())
     }
 
     /// Where `$EDITOR` should open the file shown: the marked line, else the top line.
@@ -133,12 +182,14 @@ impl PreviewState {
         if let Some((s, e)) = mark {
             p.scroll = center_scroll(s, e, height, p.line_count());
         }
+        let view = (p.scroll, height);
         self.file = Some(p);
         if let Some(hl) = &self.highlighter {
             hl.request(HighlightRequest {
                 ticket,
                 path: path.to_string(),
                 text,
+                view,
             });
         }
     }
@@ -156,7 +207,15 @@ impl PreviewState {
     pub fn on_highlighted(&mut self, h: Highlighted) -> bool {
         match &mut self.file {
             Some(p) if p.ticket == h.ticket && p.path == h.path => {
-                p.styled = Some(h.lines);
+                // A late first pass never replaces the whole file's colours.
+                if p.styled.as_ref().is_some_and(|s| s.complete) && !h.complete {
+                    return false;
+                }
+                p.styled = Some(Styled {
+                    first: h.first,
+                    lines: h.lines,
+                    complete: h.complete,
+                });
                 true
             }
             _ => false,

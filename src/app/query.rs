@@ -23,7 +23,7 @@ impl QueryState {
     }
 
     /// Applies one editing verb; returns whether the text changed.
-    fn edit(&mut self, action: Action) -> bool {
+    pub(super) fn edit(&mut self, action: Action) -> bool {
         match action {
             Action::ClearQuery => {
                 self.text.clear();
@@ -107,8 +107,8 @@ impl QueryState {
     pub fn view<'a>(&'a self, hits: Option<&Hits>) -> QueryView<'a> {
         let note = match hits {
             Some(h) if !self.text.trim().is_empty() => format!(
-                "{} hits · {} · {:.0} ms",
-                h.hits.len(),
+                "{} · {} · {:.0} ms",
+                crate::ui::text::count(h.hits.len(), "hit", "hits"),
                 h.confidence,
                 h.latency_ms
             ),

@@ -24,17 +24,31 @@ use super::highlight::{HighlightWorker, Highlighted};
 use super::input::InputThread;
 use super::terminal::TerminalGuard;
 use super::App;
-use crate::engine::live::index_service::IndexService;
-use crate::engine::live::session::{EngineEvent, EngineHandle};
+use crate::engine::live::session::{EngineEvent, SessionHandle};
+use crate::engine::live::session_index::SessionIndex;
 use crate::engine::EngineError;
 
 const FRAME: Duration = Duration::from_millis(16);
 
+/// What the explorer starts with, from the command line (`mapscope . --tokens 2048 --query
+/// "…" --focus FILE --ident NAME --tokenizer cl100k`); `None` and empty keep the config's.
+#[derive(Debug, Clone, Default)]
+pub struct Start {
+    pub budget: Option<usize>,
+    pub query: Option<String>,
+    pub focus: Vec<String>,
+    pub idents: Vec<String>,
+    pub tokenizer: Option<crate::engine::base::tokenizer::TokenizerKind>,
+}
+
 /// Runs the TUI on `root` until the user quits. Problems that can be seen before the
 /// terminal is taken over (bad config, missing path) are returned as errors and printed by
 /// the CLI; everything after that is shown inside the UI.
-pub fn run(root: &Path, use_cache: bool) -> anyhow::Result<()> {
+pub fn run(root: &Path, use_cache: bool, start: Start) -> anyhow::Result<()> {
     let mut config = Config::load()?;
+    for warning in &config.warnings {
+        crate::contract::warn(warning);
+    }
     if crate::ui::theme::no_color_requested() {
         config.theme.monochrome = true;
     }
@@ -60,9 +74,9 @@ pub fn run(root: &Path, use_cache: bool) -> anyhow::Result<()> {
     let (hl_tx, hl_rx) = crossbeam_channel::unbounded::<Highlighted>();
     let (input_tx, input_rx) = crossbeam_channel::unbounded::<Event>();
 
-    let engine = EngineHandle::spawn(
+    let engine = SessionHandle::spawn(
         Box::new(
-            IndexService::new(root.to_path_buf())
+            SessionIndex::new(root.to_path_buf())
                 .with_cache(use_cache)
                 .with_history(true)
                 .with_watch(true)
@@ -90,6 +104,7 @@ pub fn run(root: &Path, use_cache: bool) -> anyhow::Result<()> {
         label,
         ratatui::layout::Rect::new(0, 0, size.width, size.height),
     );
+    app.apply_start(start);
     // The first frame goes out before any indexing work is waited for.
     terminal.draw(|f| crate::ui::draw(f, &app.view()))?;
     assert!(
@@ -188,21 +203,24 @@ fn event_loop(
 }
 
 fn handle_input(app: &mut App, ev: &Event) {
-    let query_focused = app.focus() == crate::ui::Pane::Query && !app.overlay_open();
-    if let Some(action) = app.config.keymap.action_for(ev, query_focused) {
+    if let Some(action) = app.config.keymap.action_for(ev, app.typing()) {
         app.update(action);
     }
 }
 
 /// Where the end-to-end tests make mapscope panic on purpose (`MAPSCOPE_TEST_PANIC=ui`; the
-/// engine's `=worker` is in `engine::live::index_service`), to check that the terminal is
-/// restored.
+/// engine's `=worker` is in `engine::live::session_index`), to check that the terminal is
+/// restored. Only in a build with debug assertions (the one `cargo test` runs): a release
+/// build never reads the variable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TestPanic {
     Ui,
 }
 
 pub fn test_panic() -> Option<TestPanic> {
+    if !cfg!(debug_assertions) {
+        return None;
+    }
     match std::env::var("MAPSCOPE_TEST_PANIC").ok()?.as_str() {
         "ui" => Some(TestPanic::Ui),
         _ => None,

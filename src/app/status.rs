@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use super::App;
 use crate::engine::live::watch::WatchMode;
-use crate::ui::{status::format_age, Freshness, Level, StatusView};
+use crate::ui::{status::format_age, FreshnessView, Level, StatusView};
 
 /// How long a status-bar message stays without a new action.
 pub const MESSAGE_TTL: Duration = Duration::from_secs(5);
@@ -53,6 +53,10 @@ impl StatusState {
             polling_secs: None,
             frozen_clock: false,
         }
+    }
+
+    pub fn repo_label(&self) -> &str {
+        &self.repo_label
     }
 
     pub fn message(&self) -> Option<&str> {
@@ -134,7 +138,7 @@ impl App {
             excluded: params.exclude_files.len() + params.exclude_symbols.len(),
             failed: index.failed(),
             message: status.message.as_ref().map(|m| (m.text.as_str(), m.level)),
-            freshness: Freshness {
+            freshness: FreshnessView {
                 pending: index.pending_changes(),
                 rebuilding: index.refreshing(),
                 spinner: if status.frozen_clock {

@@ -3,8 +3,8 @@
 //! Runs on the UI thread, once per snapshot (not per frame).
 
 use crate::engine::live::session::{source_key, HitsSnapshot, MapSnapshot, WhyData};
-use crate::engine::search::{Evidence as SearchEvidence, SearchHit};
-use crate::ui::{CutRow, CutView, Evidence, HitRow, WhyEdge, WhyView};
+use crate::engine::search::{Evidence, SearchHit};
+use crate::ui::{CutRow, CutView, EvidenceBadge, HitRow, WhyEdge, WhyView};
 
 /// One search hit as the hits pane and the preview use it.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,11 +56,11 @@ impl Hits {
 
 fn hit(h: &SearchHit, source: Option<&str>) -> Hit {
     let evidence = match h.evidence {
-        SearchEvidence::Definition => Evidence::Definition,
-        SearchEvidence::Reference => Evidence::Reference,
-        SearchEvidence::Call => Evidence::Call,
-        SearchEvidence::Import => Evidence::Import,
-        SearchEvidence::Text => Evidence::Text,
+        Evidence::Definition => EvidenceBadge::Definition,
+        Evidence::Reference => EvidenceBadge::Reference,
+        Evidence::Call => EvidenceBadge::Call,
+        Evidence::Import => EvidenceBadge::Import,
+        Evidence::Text => EvidenceBadge::Text,
     };
     let s = &h.signals;
     Hit {

@@ -1,4 +1,5 @@
-//! `mapscope eval`: the retrieval and map evals on `../shared/eval` (code in `measure/`).
+//! `mapscope eval`: the retrieval and map evals on `../shared/eval`, and symbol look-ups
+//! against universal-ctags (`eval/symbols.rs`); the code is in `measure/`.
 //! Runs on the main thread.
 
 use std::path::PathBuf;
@@ -8,6 +9,7 @@ use clap::Args;
 
 use crate::contract::warn;
 use crate::engine::base::json;
+use crate::engine::base::text::sanitize;
 use crate::engine::base::tokenizer::TokenizerKind;
 use crate::engine::index::{Index, IndexOptions};
 use crate::engine::ingest::history::HistorySource;
@@ -15,15 +17,17 @@ use crate::engine::search::{SearchContext, SearchIndex, SearchOptions, SearchWei
 
 use super::*;
 
+mod symbols;
+
 #[derive(Args, Debug)]
 pub struct EvalArgs {
     /// The dataset (JSON lines: commit, parent, query, gold_files, …). Repeat
     /// `--dataset D --git-dir G` to run several datasets in one pass (paired in order).
-    #[arg(long, required_unless_present = "from_report")]
+    #[arg(long, required_unless_present_any = ["from_report", "symbols"])]
     pub dataset: Vec<PathBuf>,
     /// A bare git directory (or a repo's .git) holding the dataset's commits; one per
     /// `--dataset`.
-    #[arg(long, required_unless_present = "from_report")]
+    #[arg(long, required_unless_present_any = ["from_report", "symbols"])]
     pub git_dir: Vec<PathBuf>,
     /// Leave one dataset out: for each dataset, the `--weights` variant chosen on the other
     /// datasets (lowest mean of ln(1 − hit@8) + ln(1 − recall@8)) and its figures on the
@@ -31,7 +35,7 @@ pub struct EvalArgs {
     #[arg(long)]
     pub leave_one_out: bool,
     /// With several datasets: also write the JSON report (every variant on every dataset)
-    /// to this file while printing the tables.
+    /// to this file while printing the tables (with --symbols: the symbol eval's report).
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
     /// Instead of running, read the datasets of earlier `--report` files (several runs in
@@ -77,6 +81,8 @@ pub struct EvalArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub symbols: symbols::SymbolArgs,
 }
 
 /// `eval --map`: the map's own figures on a dataset.
@@ -401,15 +407,44 @@ pub(super) fn cmd_eval_datasets(
 
 pub(super) fn cmd_eval(args: &EvalArgs) -> anyhow::Result<()> {
     use std::fmt::Write as _;
+    if !args.symbols.repos.is_empty() {
+        return symbols::cmd_eval_symbols(&args.symbols, args.json, args.report.as_deref());
+    }
     if args.dataset.len() != args.git_dir.len() {
-        anyhow::bail!(
+        return Err(InvalidArgument(format!(
             "{} --dataset but {} --git-dir: give one git directory per dataset",
             args.dataset.len(),
             args.git_dir.len()
-        );
+        ))
+        .into());
     }
     if args.blob_cache.len() > 1 && args.blob_cache.len() != args.dataset.len() {
-        anyhow::bail!("give one --blob-cache for all datasets or one per --dataset");
+        return Err(InvalidArgument(
+            "give one --blob-cache for all datasets or one per --dataset".into(),
+        )
+        .into());
+    }
+    // A file named on the command line that is not there is the user's to fix, said before
+    // any work (not an INTERNAL_ERROR from deep in the run).
+    let files = (args.dataset.iter().map(|f| ("--dataset", f)))
+        .chain(args.from_report.iter().map(|f| ("--from-report", f)))
+        .chain(args.weights.iter().map(|f| ("--weights", f)))
+        .chain(args.map_variants.iter().map(|f| ("--map-variants", f)));
+    for (flag, file) in files {
+        if !file.is_file() {
+            return Err(InvalidArgument(format!(
+                "{flag} {}: no such file",
+                sanitize(&file.display().to_string())
+            ))
+            .into());
+        }
+    }
+    if let Some(dir) = args.git_dir.iter().find(|d| !d.is_dir()) {
+        return Err(InvalidArgument(format!(
+            "--git-dir {}: no such directory",
+            sanitize(&dir.display().to_string())
+        ))
+        .into());
     }
     if !args.from_report.is_empty() {
         return cmd_eval_datasets(args, &[]);

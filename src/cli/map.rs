@@ -19,8 +19,9 @@ use super::*;
 pub struct MapArgs {
     /// Repository root (default: the current directory).
     pub path: Option<PathBuf>,
-    /// Token budget of the map.
-    #[arg(long, default_value_t = 1024)]
+    /// Token budget of the map (any whole number: a budget too small for anything gives an
+    /// empty map and a note naming the smallest useful one).
+    #[arg(long, default_value_t = 1024, allow_negative_numbers = true, value_parser = parse_budget)]
     pub tokens: usize,
     /// A focus file (like aider's chat files): left out of the map, its neighbours boosted.
     #[arg(long = "focus", value_name = "FILE")]
@@ -64,6 +65,14 @@ pub struct MapArgs {
     pub max_file_size: u64,
     #[command(flatten)]
     pub cache: CacheArgs,
+}
+
+/// `map --tokens`: a count of tokens, so `-5` or `2k` is refused in words (clap alone took
+/// `-5` for an unknown option).
+pub(super) fn parse_budget(s: &str) -> Result<usize, String> {
+    s.trim()
+        .parse::<usize>()
+        .map_err(|_| "must be a whole number of tokens, 0 or more".to_string())
 }
 
 pub(super) fn map_request(args: &MapArgs) -> MapRequest {
@@ -112,6 +121,11 @@ pub(super) fn cmd_map(args: &MapArgs) -> anyhow::Result<()> {
     if explaining {
         return answered(index.answer_saving(|index| explain_map(index, args)));
     }
+    // Markdown is fitted again when its fences take it over the budget, which needs the
+    // ranking (`map_once` drops the graph behind it).
+    if args.format == MapOutput::Map(MapFormat::Markdown) {
+        return answered(index.answer_saving(|index| print_markdown(index, args)));
+    }
     answered(index.map_once_saving(&map_request(args), |map, index| {
         print_map(map, index, args.format)
     }))
@@ -152,6 +166,15 @@ pub(super) fn explain_map(index: &Index, args: &MapArgs) -> anyhow::Result<()> {
         crate::contract::note(note);
     }
     Ok(())
+}
+
+/// `map --format markdown`: the markdown within the budget, counted as markdown (its path
+/// lines and fences cost tokens the text map does not have), then the notes.
+fn print_markdown(index: &Index, args: &MapArgs) -> anyhow::Result<()> {
+    let req = map_request(args);
+    let (map, ranked) = index.map(&req);
+    let markdown = crate::contract::markdown_map(index, &ranked, &req, &map);
+    print_map(&markdown, index, MapOutput::Map(MapFormat::Text))
 }
 
 /// Prints the map, then each note about the request on stderr (and in JSON's `notes`).

@@ -25,14 +25,17 @@ use crate::engine::EngineError;
 
 mod bench;
 mod cache;
+mod docs;
 mod eval;
 mod map;
+mod progress;
 mod search;
 mod serve;
 mod stats;
 
 use bench::*;
 use cache::*;
+use docs::*;
 use eval::*;
 use map::*;
 use search::*;
@@ -52,7 +55,34 @@ pub struct Cli {
     /// Repository to open (default: the current directory).
     pub path: Option<PathBuf>,
     #[command(flatten)]
+    pub start: StartArgs,
+    #[command(flatten)]
     pub cache: CacheArgs,
+}
+
+/// What the explorer starts with (`mapscope . --tokens 2048 --query "…"`); in a pipe the
+/// same flags shape the map printed instead. Every one can be changed in the TUI later.
+#[derive(Args, Debug, Clone, Default)]
+pub struct StartArgs {
+    /// Token budget of the map, from 16 to 131072 (the TUI's `+`/`-` walk the same range).
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_start_budget)]
+    pub tokens: Option<usize>,
+    /// Start with this query typed: the hits, and the map steered by it.
+    #[arg(long)]
+    pub query: Option<String>,
+    /// Start with this focus file (repeatable): left out of the map, its neighbours boosted.
+    #[arg(long = "focus", value_name = "FILE")]
+    pub focus: Vec<String>,
+    /// Start with this identifier boosted in the map (repeatable).
+    #[arg(long = "ident", value_name = "NAME")]
+    pub ident: Vec<String>,
+    /// Tokenizer that counts the budget: o200k or cl100k.
+    #[arg(long, value_parser = parse_tokenizer)]
+    pub tokenizer: Option<TokenizerKind>,
+}
+
+fn parse_start_budget(s: &str) -> Result<usize, String> {
+    crate::contract::bounded(s, crate::contract::MAP_TOKENS)
 }
 
 /// Shared by every command that indexes a repository.
@@ -83,6 +113,10 @@ pub enum Command {
     /// Serve search, answers, the map and stats over HTTP on a live index (loopback only
     /// unless --allow-remote).
     Serve(ServeArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions(CompletionsArgs),
+    /// Print the man page (roff), of mapscope or of one subcommand.
+    Man(ManArgs),
 }
 
 fn parse_tokenizer(s: &str) -> Result<TokenizerKind, String> {
@@ -109,7 +143,13 @@ pub fn main() -> i32 {
             .unwrap_or_default();
         error_line("INTERNAL_ERROR", &format!("{msg}{at}"));
     }));
-    let cli = match Cli::try_parse() {
+    progress::started();
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(line) = misspelt_subcommand(&argv) {
+        error_line("INVALID_ARGUMENT", &line);
+        return 2;
+    }
+    let cli = match Cli::try_parse_from(&argv) {
         Ok(cli) => cli,
         // `--help` and `--version` print as usual; a bad command line is one error line.
         Err(e) if !e.use_stderr() => {
@@ -132,6 +172,33 @@ pub fn main() -> i32 {
         }
         Err(_) => 2,
     }
+}
+
+/// `mapscope serach x`: clap reads a word that is no subcommand as the repository path, so
+/// it never suggests one. A first word that is not an option, not an existing path and not
+/// written as a path, but close to a subcommand's name (clap's own measure, Jaro similarity
+/// over 0.7), is an unknown subcommand with a suggestion, as clap gives for `cache cleer`.
+fn misspelt_subcommand(argv: &[std::ffi::OsString]) -> Option<String> {
+    use clap::CommandFactory;
+    let word = argv.get(1)?.to_str()?;
+    if word.starts_with('-') || word.contains('/') || word.starts_with('.') {
+        return None;
+    }
+    let cmd = Cli::command();
+    if cmd.find_subcommand(word).is_some() || std::path::Path::new(word).exists() {
+        return None;
+    }
+    let (similarity, name) = cmd
+        .get_subcommands()
+        .map(|c| (strsim::jaro(word, c.get_name()), c.get_name().to_string()))
+        .max_by(|a, b| a.0.total_cmp(&b.0))?;
+    (similarity > 0.7).then(|| {
+        format!(
+            "unrecognized subcommand '{word}' (did you mean '{name}'?), and no repository \
+             '{word}' either (usage: mapscope [OPTIONS] [PATH] or mapscope <COMMAND>; see \
+             --help)"
+        )
+    })
 }
 
 /// A clap error as one line: its message (`unexpected argument '--bogus' found`) and the
@@ -157,6 +224,17 @@ fn clap_error_line(e: &clap::Error) -> String {
             m if m.is_empty() => e.kind().to_string(),
             m => m.strip_prefix("error: ").unwrap_or(&m).to_string(),
         }
+    };
+    // clap's suggestions ("tip: a similar argument exists: '--tokens'") stay on the line.
+    let tips: Vec<&str> = rendered
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("tip: "))
+        .collect();
+    let message = if tips.is_empty() {
+        message
+    } else {
+        format!("{message}; {}", tips.join("; "))
     };
     match usage {
         Some(usage) => format!("{message} (usage: {usage}; see --help)"),
@@ -207,6 +285,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Cache(cmd)) => cmd_cache(&cmd),
         Some(Command::Mcp(args)) => cmd_mcp(&args),
         Some(Command::Serve(args)) => cmd_serve(&args),
+        Some(Command::Completions(args)) => cmd_completions(&args),
+        Some(Command::Man(args)) => cmd_man(&args),
         None => {
             // A detached helper that keeps a copied text on the X11/Wayland clipboard after
             // the TUI exits (see app::clipboard).
@@ -220,7 +300,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             // before, so `mapscope . | head` keeps working.
             use std::io::IsTerminal;
             if std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
-                return crate::app::run::run(&repo_path(&cli.path), !cli.cache.no_cache)
+                let start = crate::app::run::Start {
+                    budget: cli.start.tokens,
+                    query: cli.start.query.clone(),
+                    focus: cli.start.focus.clone(),
+                    idents: cli.start.ident.clone(),
+                    tokenizer: cli.start.tokenizer,
+                };
+                return crate::app::run::run(&repo_path(&cli.path), !cli.cache.no_cache, start)
                     .inspect_err(|e| {
                         // A bad config file is the user's to fix, not an internal error.
                         if let Some(c) = e.downcast_ref::<crate::app::config::ConfigError>() {
@@ -229,18 +316,19 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                         }
                     });
             }
+            // The start flags shape the map printed, as they would the explorer's.
             cmd_map(&MapArgs {
                 path: cli.path,
-                tokens: 1024,
-                focus: Vec::new(),
-                ident: Vec::new(),
-                query: None,
+                tokens: cli.start.tokens.unwrap_or(1024),
+                focus: cli.start.focus,
+                ident: cli.start.ident,
+                query: cli.start.query,
                 no_history: false,
                 include: Vec::new(),
                 exclude: Vec::new(),
                 lang: Vec::new(),
                 explain: Vec::new(),
-                tokenizer: TokenizerKind::O200k,
+                tokenizer: cli.start.tokenizer.unwrap_or(TokenizerKind::O200k),
                 format: MapOutput::Map(MapFormat::Text),
                 max_file_size: 1024 * 1024,
                 cache: cli.cache,
@@ -282,7 +370,10 @@ fn build_index_with(
     if let Some(max) = max_file_size {
         opts.walk.max_file_size = max;
     }
-    Ok(Index::build(&repo_path(path), &opts)?)
+    let root = repo_path(path);
+    Ok(progress::with_progress(|p| {
+        Index::build_with_progress(&root, &opts, &|step| p.build(step))
+    })?)
 }
 
 /// Says on stderr what the index has to tell (`Index::warnings`), once a command has built
@@ -358,6 +449,19 @@ mod tests {
         assert_eq!((p, q.as_str()), (Some(PathBuf::from(&d)), "cors"));
         let (p, q) = split_search_args(&words(&["cors preflight"])).unwrap();
         assert_eq!((p, q.as_str()), (None, "cors preflight"));
+        // Two words that are not a directory are both the query; a path-like first word is
+        // the repository even when it is missing (REPO_NOT_FOUND later).
+        let (p, q) = split_search_args(&words(&["route-xyz", "fallback"])).unwrap();
+        assert_eq!((p, q.as_str()), (None, "route-xyz fallback"));
+        let (p, q) = split_search_args(&words(&["./missing-xyz", "fallback"])).unwrap();
+        assert_eq!(
+            (p, q.as_str()),
+            (Some(PathBuf::from("./missing-xyz")), "fallback")
+        );
+        assert!(
+            split_search_args(&words(&[&d])).is_err(),
+            "a directory alone"
+        );
     }
 
     #[test]

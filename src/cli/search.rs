@@ -13,7 +13,7 @@ use crate::engine::base::json;
 use crate::engine::base::text::sanitize;
 use crate::engine::ingest::history::HistorySource;
 use crate::engine::search::sources::{check_sources, SourceSpec};
-use crate::engine::search::{Evidence, SearchOptions, SearchResponse, MAX_TOP};
+use crate::engine::search::{Evidence, SearchOptions, SearchResponse};
 use crate::engine::EngineError;
 
 use super::*;
@@ -25,8 +25,8 @@ pub struct SearchArgs {
     /// are joined with spaces, so quotes are optional.
     #[arg(num_args = 1.., required = true, value_name = "[PATH] QUERY")]
     pub args: Vec<String>,
-    /// Number of hits (or files with --files), at most 50.
-    #[arg(long, default_value_t = 8)]
+    /// Number of hits (or files with --files), from 1 to 50.
+    #[arg(long, default_value_t = 8, allow_negative_numbers = true, value_parser = parse_top)]
     pub top: usize,
     /// Rank distinct files instead of hits.
     #[arg(long)]
@@ -71,29 +71,51 @@ pub struct SearchArgs {
     pub cache: CacheArgs,
 }
 
+/// `--top`: the bound every door takes (`contract::SEARCH_TOP`), refused outside it rather
+/// than clamped, so a script asking for 100 learns it gets 50.
+fn parse_top(s: &str) -> Result<usize, String> {
+    crate::contract::bounded(s, crate::contract::SEARCH_TOP)
+}
+
 pub(super) fn parse_answer_style(name: &str) -> Result<AnswerStyle, String> {
     AnswerStyle::parse(name).ok_or_else(|| format!("expected one of {}", AnswerStyle::NAMES))
 }
 
-/// `[PATH] QUERY…` → (path, query). Two words keep their old meaning (path, then query);
-/// with more, the first is the path only if it is a directory, and the rest is the query,
-/// joined with spaces (`search . cors preflight`, `search cors preflight handler`).
+/// `[PATH] QUERY…` → (path, query). The first word is the repository when it names a
+/// directory, or looks like a path (`./x`, `../x`, `~/x`, `a/b`: a missing one is then
+/// `REPO_NOT_FOUND`), and more words follow; otherwise every word is the query, joined with
+/// spaces (`search route fallback` inside a repository searches for "route fallback").
+/// A directory alone is a search without a query: refused, with the two ways to say it.
 pub(super) fn split_search_args(args: &[String]) -> anyhow::Result<(Option<PathBuf>, String)> {
     match args {
         [] => Err(InvalidArgument("usage: mapscope search [PATH] QUERY".to_string()).into()),
+        [only] if Path::new(only).is_dir() => Err(InvalidArgument(format!(
+            "no query: `{only}` is a directory; give the words to search for \
+             (`mapscope search {only} WORDS…`), or `mapscope search . {only}` to search for \
+             the word itself"
+        ))
+        .into()),
         [query] => Ok((None, query.clone())),
-        [path, query] => Ok((Some(PathBuf::from(path)), query.clone())),
-        [first, rest @ ..] if Path::new(first).is_dir() => {
+        [first, rest @ ..] if Path::new(first).is_dir() || looks_like_path(first) => {
             Ok((Some(PathBuf::from(first)), rest.join(" ")))
         }
         words => Ok((None, words.join(" "))),
     }
 }
 
+/// A word written as a path rather than a query word: it has a separator or starts like a
+/// relative or home path.
+fn looks_like_path(word: &str) -> bool {
+    word.contains('/')
+        || word.contains(std::path::MAIN_SEPARATOR)
+        || word.starts_with('.')
+        || word.starts_with('~')
+}
+
 pub(super) fn cmd_search(args: &SearchArgs) -> anyhow::Result<()> {
     let (path, query) = split_search_args(&args.args)?;
     let opts = SearchOptions {
-        top: args.top.clamp(1, MAX_TOP),
+        top: args.top,
         files_mode: args.files,
         path_globs: args.paths.clone(),
         langs: args.lang.clone(),
@@ -132,7 +154,10 @@ pub(super) fn cmd_search(args: &SearchArgs) -> anyhow::Result<()> {
         }
         Err(e) => return Err(e),
     };
-    let (_, search_build_ms) = index.search_index();
+    let (_, search_build_ms) = progress::with_progress(|p| {
+        p.step("building the search index");
+        index.search_index()
+    });
     report(&index);
     let index_ms = t.elapsed().as_secs_f64() * 1000.0;
     let response = index.search(&query, &opts);

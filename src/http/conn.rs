@@ -23,22 +23,34 @@
 //! `HTTP_VERSION_NOT_SUPPORTED`. Each of these answers is also one `mapscope: CODE: …` line
 //! on stderr, and closes the connection (after reading and dropping, for up to `LINGER`,
 //! whatever the client still sends, so that it reads the answer rather than a reset).
-//! `Expect: 100-continue` gets its go-ahead before the body is read.
+//! `Expect: 100-continue` gets its go-ahead before the body is read. An HTTP/1.1 request
+//! without a `Host` field, or any with two, is 400 `BAD_REQUEST` (RFC 9112 asks for it); an
+//! HTTP/1.0 one may have none (no browser sends such a request, so it is no cross-site
+//! one). Which hosts and origins are served is the routes' decision (`http::guard`): the
+//! head's `Host`, `Origin` and `Sec-Fetch-Site` are handed on with the request.
+//!
+//! Fairness: one client address holds at most `PER_ADDRESS` connections (beyond them 429
+//! `TOO_MANY_CONNECTIONS`, answered at once), so that one address cannot take the slots;
+//! and once `BUSY_AT` connections are open, every head still arriving has at most
+//! `BUSY_HEAD_DEADLINE` from its accept (instead of the head deadline), so that clients
+//! dripping their heads from many addresses are cut quickly when they would fill the server.
 //!
 //! Threads: the accept thread (`mapscope-http-accept`) and a connection thread per open
 //! connection (`mapscope-http-conn`), at most `SLOTS`; a connection beyond them is answered
 //! 503 `SERVER_BUSY` on the accept thread, without waiting on the client, and closed. A
-//! connection thread reads its request, then waits for one of `WORKERS` permits to run the
-//! route (so at most `WORKERS` requests use the engine at once, and a client still sending
-//! holds none), and writes the reply after giving the permit back. `serve` runs on the
-//! caller's thread until the stop flag is set, then waits for the open connections (a
-//! request in hand is answered; a head or body still arriving is dropped, or refused with
-//! 503) and drops the route handler.
+//! connection thread reads its request and runs the route, which takes one of `WORKERS`
+//! permits (`Permits`) for the part that uses the engine (so at most `WORKERS` requests use
+//! it at once, a client still sending holds none, and an `/answer` waiting on its model holds
+//! none either), and writes the reply. `serve` runs on the caller's thread until the stop
+//! flag is set, then waits up to `STOP_WAIT` for the open connections (a request in hand is
+//! answered; a head or body still arriving is dropped, or refused with 503) and drops the
+//! route handler.
 
+use std::collections::HashMap;
 use std::io::{ErrorKind, Read, Write};
-use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::net::{IpAddr, Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -49,6 +61,16 @@ use crate::engine::base::text::sanitize;
 pub const SLOTS: usize = 32;
 /// Requests answered at once: permits to run a route.
 pub const WORKERS: usize = 4;
+/// Connections one client address may hold open at once; beyond them 429.
+pub const PER_ADDRESS: usize = 8;
+/// From this many open connections on, a head still arriving has `BUSY_HEAD_DEADLINE`.
+pub const BUSY_AT: usize = SLOTS * 3 / 4;
+/// The head deadline once `BUSY_AT` connections are open (a real client sends its head in
+/// one packet, within milliseconds).
+pub const BUSY_HEAD_DEADLINE: Duration = Duration::from_secs(1);
+/// Once the stop flag is set, how long `serve` waits for the requests in hand: a stop ends
+/// the process within about this plus the live service's own grace (`http::serve`).
+pub const STOP_WAIT: Duration = Duration::from_secs(1);
 /// The largest request head (request line and header fields); larger ones get 431.
 pub const MAX_HEAD: usize = 16 * 1024;
 /// Header fields in a head; more get 431.
@@ -80,20 +102,26 @@ pub struct Limits {
     pub head: Duration,
     pub body: Duration,
     pub write: Duration,
+    /// The head deadline once the server is busy (`BUSY_AT`).
+    pub busy_head: Duration,
 }
 
 impl Limits {
-    /// The standard deadlines, or both read deadlines from `DEADLINE_ENV` if it is set.
+    /// The standard deadlines, or every read deadline from `DEADLINE_ENV` if it is set (the
+    /// busy head deadline too: a test that floods the server sets the deadline it waits on,
+    /// and a loaded machine must not cut its connections a second in).
     pub fn from_env() -> Limits {
         let test = std::env::var(DEADLINE_ENV)
             .ok()
             .and_then(|v| v.trim().parse::<u64>().ok())
             .filter(|&ms| ms > 0)
             .map(Duration::from_millis);
+        let head = test.unwrap_or(HEAD_DEADLINE);
         Limits {
-            head: test.unwrap_or(HEAD_DEADLINE),
+            head,
             body: test.unwrap_or(BODY_DEADLINE),
             write: WRITE_DEADLINE,
+            busy_head: test.unwrap_or(BUSY_HEAD_DEADLINE),
         }
     }
 }
@@ -105,25 +133,45 @@ pub struct Request {
     pub method: String,
     /// The request target as sent: path and query string, not decoded.
     pub target: String,
+    /// The `Host`, `Origin` and `Sec-Fetch-Site` fields as sent (lossily UTF-8), if any.
+    pub host: Option<String>,
+    pub origin: Option<String>,
+    pub fetch_site: Option<String>,
+    /// The client's address, and the server's address it reached.
+    pub peer: SocketAddr,
+    pub local: SocketAddr,
 }
 
-/// A response: status and JSON document.
+/// A response: status, JSON document, and header fields beyond the four every reply has.
 #[derive(Debug)]
 pub struct Reply {
     pub status: u16,
     pub body: Value,
+    /// Our own names and values only (`Retry-After`, CORS): never a request's bytes.
+    pub headers: Vec<(&'static str, String)>,
 }
 
 impl Reply {
     pub fn ok(body: Value) -> Reply {
-        Reply { status: 200, body }
+        Reply {
+            status: 200,
+            body,
+            headers: Vec::new(),
+        }
     }
 
     pub fn error(status: u16, code: &str, message: &str) -> Reply {
         Reply {
             status,
             body: json!({"success": false, "error": sanitize(message), "code": code}),
+            headers: Vec::new(),
         }
+    }
+
+    /// The same reply with `name: value` added.
+    pub fn with_header(mut self, name: &'static str, value: String) -> Reply {
+        self.headers.push((name, value));
+        self
     }
 }
 
@@ -155,7 +203,12 @@ impl Refusal {
     }
 
     fn reply(&self) -> Reply {
-        Reply::error(self.status, self.code, &self.message)
+        let reply = Reply::error(self.status, self.code, &self.message);
+        match self.status {
+            // Busy, not broken: a client may come back in a second.
+            429 | 503 => reply.with_header("Retry-After", "1".into()),
+            _ => reply,
+        }
     }
 
     fn log(&self, peer: SocketAddr) {
@@ -174,6 +227,9 @@ struct Head {
     body: usize,
     /// `Expect: 100-continue`: the client waits for a go-ahead before its body.
     expect_continue: bool,
+    host: Option<String>,
+    origin: Option<String>,
+    fetch_site: Option<String>,
 }
 
 /// The head at the start of `buf`: `None` while it is incomplete (and under `MAX_HEAD`),
@@ -212,9 +268,22 @@ fn parse_head(buf: &[u8]) -> Result<Option<Head>, Refusal> {
     };
     let mut body: Option<usize> = None;
     let mut expect_continue = false;
+    let (mut host, mut origin, mut fetch_site) = (None, None, None);
     for field in request.headers.iter() {
         let value = String::from_utf8_lossy(field.value);
         let value = value.trim();
+        let name = field.name;
+        // Two of them could name two hosts (or origins): one proxy reads the first, the
+        // server the last.
+        for (wanted, slot) in [
+            ("host", &mut host),
+            ("origin", &mut origin),
+            ("sec-fetch-site", &mut fetch_site),
+        ] {
+            if name.eq_ignore_ascii_case(wanted) && slot.replace(value.to_string()).is_some() {
+                return Err(Refusal::bad_request(format!("two {wanted} fields")));
+            }
+        }
         if field.name.eq_ignore_ascii_case("content-length") {
             let n = content_length(value)?;
             if body.is_some_and(|m| m != n) {
@@ -239,12 +308,20 @@ fn parse_head(buf: &[u8]) -> Result<Option<Head>, Refusal> {
             format!("request bodies are limited to {MAX_BODY} bytes"),
         ));
     }
+    if host.is_none() && request.version == Some(1) {
+        return Err(Refusal::bad_request(
+            "an HTTP/1.1 request needs a Host field",
+        ));
+    }
     Ok(Some(Head {
         method: request.method.unwrap_or_default().to_string(),
         target: request.path.unwrap_or_default().to_string(),
         len,
         body,
         expect_continue,
+        host,
+        origin,
+        fetch_site,
     }))
 }
 
@@ -276,11 +353,15 @@ fn reason(status: u16) -> &'static str {
         100 => "Continue",
         200 => "OK",
         400 => "Bad Request",
+        403 => "Forbidden",
         404 => "Not Found",
         405 => "Method Not Allowed",
         408 => "Request Timeout",
         411 => "Length Required",
         413 => "Content Too Large",
+        421 => "Misdirected Request",
+        422 => "Unprocessable Content",
+        429 => "Too Many Requests",
         431 => "Request Header Fields Too Large",
         500 => "Internal Server Error",
         503 => "Service Unavailable",
@@ -289,17 +370,24 @@ fn reason(status: u16) -> &'static str {
     }
 }
 
-/// The whole response: status line, the four header fields, the JSON body.
+/// The whole response: status line, the four header fields and the reply's own, the JSON
+/// body.
 fn response_bytes(reply: &Reply) -> Vec<u8> {
     let body = crate::engine::base::json::to_string(&reply.body).unwrap_or_else(|_| "null".into());
-    let mut out = format!(
+    let mut head = format!(
         "HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
-         Connection: close\r\n\r\n",
+         Connection: close\r\n",
         reply.status,
         reason(reply.status),
         body.len()
-    )
-    .into_bytes();
+    );
+    for (name, value) in &reply.headers {
+        // Only visible ASCII: a value can never end the field or the head.
+        let value: String = value.chars().filter(|c| matches!(c, ' '..='~')).collect();
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    let mut out = head.into_bytes();
     out.extend_from_slice(body.as_bytes());
     out
 }
@@ -310,24 +398,19 @@ struct Gate {
     stop: Arc<AtomicBool>,
     /// Connections open (a `Slot` each).
     open: AtomicUsize,
-    /// `WORKERS` tokens: a request takes one to run its route.
-    permits: (
-        crossbeam_channel::Sender<()>,
-        crossbeam_channel::Receiver<()>,
-    ),
+    /// Connections open per client address (entries at 0 are removed).
+    per_address: Mutex<HashMap<IpAddr, usize>>,
+    permits: Permits,
 }
 
 impl Gate {
     fn new(limits: Limits, stop: Arc<AtomicBool>) -> Gate {
-        let permits = crossbeam_channel::bounded(WORKERS);
-        for _ in 0..WORKERS {
-            let _ = permits.0.send(());
-        }
         Gate {
             limits,
             stop,
             open: AtomicUsize::new(0),
-            permits,
+            per_address: Mutex::default(),
+            permits: Permits::new(WORKERS),
         }
     }
 
@@ -335,37 +418,101 @@ impl Gate {
         self.stop.load(Ordering::SeqCst)
     }
 
-    /// Waits for a permit. (The gate holds a sender, so the wait ends.)
-    fn permit(&self) -> Permit<'_> {
-        let _ = self.permits.1.recv();
+    /// How long a connection accepted at `accepted` has for its head, now: shorter once the
+    /// server is busy, so that slow heads make room when the slots run short.
+    fn head_deadline(&self, accepted: Instant) -> (Instant, Duration) {
+        let limit = if self.open.load(Ordering::SeqCst) >= BUSY_AT {
+            self.limits.busy_head
+        } else {
+            self.limits.head
+        };
+        (accepted + limit, limit)
+    }
+}
+
+/// The `WORKERS` permits to use the engine: a route takes one (`take`) for the part of its
+/// work that does, and gives it back (drops it) before anything else slow (an LLM call).
+pub struct Permits {
+    tokens: (
+        crossbeam_channel::Sender<()>,
+        crossbeam_channel::Receiver<()>,
+    ),
+}
+
+impl Permits {
+    fn new(n: usize) -> Permits {
+        let tokens = crossbeam_channel::bounded(n);
+        for _ in 0..n {
+            let _ = tokens.0.send(());
+        }
+        Permits { tokens }
+    }
+
+    /// Waits for a permit. (`Permits` holds a sender, so the wait ends.)
+    pub fn take(&self) -> Permit<'_> {
+        let _ = self.tokens.1.recv();
         Permit(self)
     }
 }
 
-/// One of the `WORKERS` permits, given back on drop.
-struct Permit<'a>(&'a Gate);
+/// One of the permits, given back on drop.
+pub struct Permit<'a>(&'a Permits);
 
 impl Drop for Permit<'_> {
     fn drop(&mut self) {
-        let _ = self.0.permits.0.send(());
+        let _ = self.0.tokens.0.send(());
     }
 }
 
-/// One of the `SLOTS` open connections, counted out on drop.
-struct Slot(Arc<Gate>);
+/// One of the `SLOTS` open connections (and of its address's `PER_ADDRESS`), counted out
+/// on drop.
+struct Slot(Arc<Gate>, IpAddr);
+
+/// Why no slot was given.
+enum NoSlot {
+    Full,
+    AddressFull,
+}
 
 impl Slot {
-    /// A slot, unless all `SLOTS` are taken.
-    fn take(gate: &Arc<Gate>) -> Option<Slot> {
+    /// A slot, unless all `SLOTS` are taken or `ip` holds `PER_ADDRESS` of them.
+    fn take(gate: &Arc<Gate>, ip: IpAddr) -> Result<Slot, NoSlot> {
+        {
+            let mut per = gate
+                .per_address
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            let held = per.entry(ip).or_insert(0);
+            if *held >= PER_ADDRESS {
+                return Err(NoSlot::AddressFull);
+            }
+            *held += 1;
+        }
         let before = gate.open.fetch_add(1, Ordering::SeqCst);
-        let slot = Slot(Arc::clone(gate));
-        (before < SLOTS).then_some(slot)
+        // Counted in both before the check, so the drop counts out both either way.
+        let slot = Slot(Arc::clone(gate), ip);
+        if before < SLOTS {
+            Ok(slot)
+        } else {
+            Err(NoSlot::Full)
+        }
     }
 }
 
 impl Drop for Slot {
     fn drop(&mut self) {
         self.0.open.fetch_sub(1, Ordering::SeqCst);
+        let mut per = self
+            .0
+            .per_address
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(held) = per.get_mut(&self.1) {
+            *held = held.saturating_sub(1);
+            if *held == 0 {
+                per.remove(&self.1);
+            }
+        }
     }
 }
 
@@ -379,7 +526,7 @@ pub fn serve<H>(
     handler: H,
 ) -> std::io::Result<()>
 where
-    H: Fn(&Request) -> Reply + Send + Sync + 'static,
+    H: Fn(&Request, &Permits) -> Reply + Send + Sync + 'static,
 {
     let handler = Arc::new(handler);
     let gate = Arc::new(Gate::new(limits, stop));
@@ -395,8 +542,10 @@ where
         std::thread::sleep(POLL);
     }
     // A connection accepted from now on sees the flag after taking its slot and is refused;
-    // one that took its slot before is counted here.
-    while gate.open.load(Ordering::SeqCst) > 0 {
+    // one that took its slot before is counted here. A request that takes longer than
+    // `STOP_WAIT` (a model that does not answer) is not waited for: the process ends.
+    let until = Instant::now() + STOP_WAIT;
+    while gate.open.load(Ordering::SeqCst) > 0 && Instant::now() < until {
         std::thread::sleep(POLL / 5);
     }
     drop(handler);
@@ -407,7 +556,7 @@ where
 /// with the process (it blocks in `accept`).
 fn accept_loop<H>(listener: &TcpListener, gate: &Arc<Gate>, handler: &Weak<H>)
 where
-    H: Fn(&Request) -> Reply + Send + Sync + 'static,
+    H: Fn(&Request, &Permits) -> Reply + Send + Sync + 'static,
 {
     for stream in listener.incoming() {
         let stream = match stream {
@@ -422,17 +571,25 @@ where
         let Ok(peer) = stream.peer_addr() else {
             continue;
         };
-        let Some(slot) = Slot::take(gate) else {
-            refuse_at_once(
-                stream,
-                peer,
-                &format!("all {SLOTS} connections are in use; retry later"),
-            );
-            continue;
+        let slot = match Slot::take(gate, peer.ip()) {
+            Ok(slot) => slot,
+            Err(NoSlot::Full) => {
+                let why = format!("all {SLOTS} connections are in use; retry later");
+                refuse_at_once(stream, peer, &Refusal::new(503, "SERVER_BUSY", why));
+                continue;
+            }
+            Err(NoSlot::AddressFull) => {
+                let why =
+                    format!("this address has {PER_ADDRESS} connections open already; retry later");
+                let refusal = Refusal::new(429, "TOO_MANY_CONNECTIONS", why);
+                refuse_at_once(stream, peer, &refusal);
+                continue;
+            }
         };
         if gate.stopping() {
             drop(slot);
-            refuse_at_once(stream, peer, "the server is stopping");
+            let refusal = Refusal::new(503, "SERVER_BUSY", "the server is stopping");
+            refuse_at_once(stream, peer, &refusal);
             continue;
         }
         let Some(handler) = handler.upgrade() else {
@@ -456,12 +613,11 @@ where
     }
 }
 
-/// 503 `SERVER_BUSY` from the accept thread, which must not wait on the client: what the
-/// client sent already is read and dropped without waiting (unread input would make the
-/// close reset the connection before the client reads the answer), the answer written
-/// with a short timeout, the connection closed.
-fn refuse_at_once(mut stream: TcpStream, peer: SocketAddr, why: &str) {
-    let refusal = Refusal::new(503, "SERVER_BUSY", why);
+/// 503 `SERVER_BUSY` or 429 `TOO_MANY_CONNECTIONS` from the accept thread, which must not
+/// wait on the client: what the client sent already is read and dropped without waiting
+/// (unread input would make the close reset the connection before the client reads the
+/// answer), the answer written with a short timeout, the connection closed.
+fn refuse_at_once(mut stream: TcpStream, peer: SocketAddr, refusal: &Refusal) {
     refusal.log(peer);
     if stream.set_nonblocking(true).is_ok() {
         let mut scratch = [0u8; 4096];
@@ -479,13 +635,17 @@ fn refuse_at_once(mut stream: TcpStream, peer: SocketAddr, why: &str) {
     let _ = stream.shutdown(Shutdown::Write);
 }
 
-/// One connection on its thread: the head, the body, the route (under a permit), the reply.
+/// One connection on its thread: the head, the body, the route (which takes its permit),
+/// the reply.
 fn connection<H>(stream: &mut TcpStream, peer: SocketAddr, gate: &Gate, handler: &H)
 where
-    H: Fn(&Request) -> Reply,
+    H: Fn(&Request, &Permits) -> Reply,
 {
     let _ = stream.set_nodelay(true);
     let accepted = Instant::now();
+    let Ok(local) = stream.local_addr() else {
+        return;
+    };
     let mut buf = vec![0u8; MAX_HEAD];
     let mut filled = 0;
     let head = loop {
@@ -494,7 +654,9 @@ where
             Ok(None) => {}
             Err(refusal) => return refuse(stream, peer, &refusal, gate.limits),
         }
-        let deadline = accepted + gate.limits.head;
+        // Looked at again every `POLL`, also while nothing arrives: the server may have
+        // become busy meanwhile.
+        let deadline = || gate.head_deadline(accepted).0;
         match read_by(stream, &mut buf[filled..], deadline, Some(&gate.stop)) {
             Got::Bytes(n) => filled += n,
             // Nothing was asked, or the client gave up: nothing to answer.
@@ -504,7 +666,7 @@ where
                 return refuse(stream, peer, &refusal, gate.limits);
             }
             Got::Late => {
-                let refusal = Refusal::late("head", gate.limits.head);
+                let refusal = Refusal::late("head", gate.head_deadline(accepted).1);
                 return refuse(stream, peer, &refusal, gate.limits);
             }
             // No request in hand yet: the stop does not wait for this one.
@@ -521,7 +683,7 @@ where
     let deadline = Instant::now() + gate.limits.body;
     while left > 0 {
         let room = left.min(buf.len());
-        let refusal = match read_by(stream, &mut buf[..room], deadline, Some(&gate.stop)) {
+        let refusal = match read_by(stream, &mut buf[..room], || deadline, Some(&gate.stop)) {
             Got::Bytes(n) => {
                 left -= n;
                 continue;
@@ -536,11 +698,13 @@ where
     let request = Request {
         method: head.method,
         target: head.target,
+        host: head.host,
+        origin: head.origin,
+        fetch_site: head.fetch_site,
+        peer,
+        local,
     };
-    let reply = {
-        let _permit = gate.permit();
-        answer(handler, &request)
-    };
+    let reply = answer(handler, &request, &gate.permits);
     // The client may be gone or not reading; either way the connection is done.
     let _ = write_by(
         stream,
@@ -552,8 +716,12 @@ where
 
 /// The route's reply. A bug in a route is a 500 (the panic hook has printed why); the
 /// permit and the slot are given back by their guards either way.
-fn answer<H: Fn(&Request) -> Reply>(handler: &H, request: &Request) -> Reply {
-    let run = std::panic::AssertUnwindSafe(|| handler(request));
+fn answer<H: Fn(&Request, &Permits) -> Reply>(
+    handler: &H,
+    request: &Request,
+    permits: &Permits,
+) -> Reply {
+    let run = std::panic::AssertUnwindSafe(|| handler(request, permits));
     std::panic::catch_unwind(run).unwrap_or_else(|_| {
         let why = "the request failed (the server's stderr says why)";
         Reply::error(500, "INTERNAL_ERROR", why)
@@ -573,7 +741,7 @@ fn refuse(stream: &mut TcpStream, peer: SocketAddr, refusal: &Refusal, limits: L
         let _ = stream.shutdown(Shutdown::Write);
         let until = Instant::now() + LINGER;
         let mut scratch = [0u8; 8192];
-        while let Got::Bytes(_) = read_by(stream, &mut scratch, until, None) {}
+        while let Got::Bytes(_) = read_by(stream, &mut scratch, || until, None) {}
     }
 }
 
@@ -590,16 +758,18 @@ enum Got {
     Failed,
 }
 
-/// One read into `buf` (not empty) that returns by `deadline`: the socket's read timeout is
-/// the time left, at most `POLL` so that a set `stop` flag is seen.
+/// One read into `buf` (not empty) that returns by `deadline()`: the socket's read timeout
+/// is the time left, at most `POLL` so that a set `stop` flag, or a deadline that moved
+/// (the head's, once the server is busy), is seen.
 fn read_by(
     stream: &mut TcpStream,
     buf: &mut [u8],
-    deadline: Instant,
+    deadline: impl Fn() -> Instant,
     stop: Option<&AtomicBool>,
 ) -> Got {
     loop {
         let now = Instant::now();
+        let deadline = deadline();
         if now >= deadline {
             return Got::Late;
         }
@@ -672,8 +842,17 @@ mod tests {
         assert_eq!((h.body, h.expect_continue), (12, true));
         assert_eq!(h.len, text.len() - 4, "the body starts after the head");
         // The same length twice is fine.
-        let h = head("POST / HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\n");
+        let h =
+            head("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\n");
         assert_eq!(h.body, 5);
+        let h = head(
+            "GET / HTTP/1.1\r\nHOST: a:1\r\nOrigin: http://b\r\nSec-Fetch-Site: cross-site\r\n\r\n",
+        );
+        assert_eq!(h.host.as_deref(), Some("a:1"));
+        assert_eq!(h.origin.as_deref(), Some("http://b"));
+        assert_eq!(h.fetch_site.as_deref(), Some("cross-site"));
+        // HTTP/1.0 may go without a Host.
+        assert_eq!(head("GET / HTTP/1.0\r\n\r\n").host, None);
     }
 
     #[test]
@@ -741,6 +920,15 @@ mod tests {
                 b"POST / HTTP/1.1\r\nContent-Length: 99999999999999999999999\r\n\r\n",
                 (413, "BODY_TOO_LARGE"),
             ),
+            (b"GET / HTTP/1.1\r\n\r\n", (400, "BAD_REQUEST")),
+            (
+                b"GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",
+                (400, "BAD_REQUEST"),
+            ),
+            (
+                b"GET / HTTP/1.1\r\nHost: a\r\nOrigin: x\r\norigin: y\r\n\r\n",
+                (400, "BAD_REQUEST"),
+            ),
         ] {
             assert_eq!(refused(bytes), want, "{:?}", String::from_utf8_lossy(bytes));
         }
@@ -776,11 +964,12 @@ mod tests {
             head: Duration::from_millis(300),
             body: Duration::from_millis(300),
             write: Duration::from_secs(1),
+            busy_head: Duration::from_millis(300),
         };
         let gate = Gate::new(limits, Arc::new(AtomicBool::new(false)));
         let server = std::thread::spawn(move || {
             let (mut stream, peer) = listener.accept().unwrap();
-            connection(&mut stream, peer, &gate, &|r: &Request| {
+            connection(&mut stream, peer, &gate, &|r: &Request, _: &Permits| {
                 Reply::ok(json!({"target": r.target}))
             });
         });
@@ -807,8 +996,8 @@ mod tests {
         assert!(reply.starts_with("HTTP/1.1 200 OK\r\n"), "{reply}");
         assert!(reply.ends_with(r#"{"target":"/stats?x=1"}"#), "{reply}");
         // A body sent with its head needs no go-ahead; one held back gets it, then its 408.
-        let expecting =
-            b"POST /index HTTP/1.1\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n";
+        let expecting = b"POST /index HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\
+            Expect: 100-continue\r\n\r\n";
         let (reply, _) = exchange(&[&expecting[..], b"body"].concat(), true);
         assert!(reply.starts_with("HTTP/1.1 200 OK"), "{reply}");
         let (reply, _) = exchange(expecting, true);
@@ -820,7 +1009,7 @@ mod tests {
             (&b"GET /stats HTT"[..], "head"),
             (b"", "head"),
             (
-                b"POST /index HTTP/1.1\r\nContent-Length: 10\r\n\r\nabc",
+                b"POST /index HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc",
                 "body",
             ),
         ] {
@@ -833,7 +1022,7 @@ mod tests {
             assert!(took >= Duration::from_millis(300) && took < Duration::from_secs(3));
         }
         let (reply, _) = exchange(
-            b"POST /index HTTP/1.1\r\nContent-Length: 10\r\n\r\nabc",
+            b"POST /index HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc",
             false,
         );
         assert!(reply.starts_with("HTTP/1.1 400 Bad Request"), "{reply}");

@@ -6,68 +6,105 @@
 //!   `answer_style`, `sources`): the search JSON;
 //! - `GET /answer?q=…` (`paths`, `languages`, `max_sources`, `answer_style`, `sources`): the
 //!   `repo_symbol_answer` contract, written by the configured LLM when there is one
-//!   (`engine::answer::llm`, called on the request's connection thread, not the engine
-//!   thread);
+//!   (`engine::answer::llm`, called on the request's connection thread after its permit is
+//!   given back, not on the engine thread);
 //! - `GET /map` (`tokens`, `query`, `focus`, `ident`, `tokenizer`, `include`, `exclude`,
 //!   `lang`): `map --format json`;
 //! - `GET /stats`: `stats --json`;
-//! - `POST /index`: read every file again, then the stats.
+//! - `POST /index`: read every file again, then the stats (the one route that changes
+//!   anything: no GET does).
+//!
+//! Who is answered (`guard`): a `Host` that is the address reached (or loopback's names, or
+//! an `--allow-host` name), else 421 `HOST_NOT_ALLOWED`; no `Origin` but the server's own or
+//! an `--allow-origin` one, and no `Sec-Fetch-Site: cross-site`/`same-site` without such an
+//! origin, else 403 `ORIGIN_NOT_ALLOWED`: a web page cannot make the browser read the
+//! server, even with a rebound DNS name. `Access-Control-Allow-Origin` is sent to an
+//! `--allow-origin` origin only (and its `OPTIONS` preflight answered).
 //!
 //! `sources` (repeatable; commas separate names) picks the extra sources searched: a NAME the
-//! server was started with (`--source NAME=PATH`), or `NAME=PATH` for another read-only root,
-//! checked like `--source` and kept indexed by the live service. A server started with
-//! `--allow-remote` accepts names only: a remote client could otherwise make it read any
-//! directory of the machine. An empty `sources=` searches the project only.
+//! server was started with (`--source NAME=PATH`), or `NAME=PATH` for a folder at or under a
+//! `--source-root` (none without one: 403 `SOURCE_NOT_ALLOWED`), checked like `--source`.
+//! Every source is built by the live service's source pool, on its own thread, within the
+//! limits given (`engine::live::source_pool::SourceLimits`): a request for one not built
+//! yet waits at most `SOURCE_WAIT`, then is 503 `SOURCE_BUILDING` with `Retry-After` (one
+//! over a limit: 422 with the engine's code, `TREE_TOO_LARGE` or `BUILD_TIMEOUT`), while
+//! every other request goes on. An empty `sources=` searches the project only.
 //!
 //! Errors are `{success: false, error, code}` with an HTTP status per code: from the routes,
 //! 400 `INVALID_ARGUMENT`, 404 `NOT_FOUND`, 405 `METHOD_NOT_ALLOWED`, 503 for a repository
 //! with nothing to index, 500 otherwise; from the connection layer (`conn`, which also logs
-//! each on stderr), 400 `BAD_REQUEST` (a malformed request line or header), 408
-//! `REQUEST_TIMEOUT` (a head or body not received within 10 s each), 411 `LENGTH_REQUIRED`
-//! (`Transfer-Encoding` bodies are not read), 413 `BODY_TOO_LARGE` (over 64 KiB), 431
-//! `HEADERS_TOO_LARGE` (a head over 16 KiB), 503 `SERVER_BUSY` (all 32 connections open),
-//! 505 `HTTP_VERSION_NOT_SUPPORTED`. One request per connection, answered with
-//! `Content-Length` and `Connection: close`. Only loopback addresses are served unless
-//! `--allow-remote` is given: the index holds the repository's code.
+//! each on stderr, as `handle` logs the guard's refusals), 400 `BAD_REQUEST` (a malformed
+//! request line or header, an HTTP/1.1 request without `Host`), 408 `REQUEST_TIMEOUT` (a
+//! head or body not received within 10 s each; a head within 1 s once 24 connections are
+//! open), 411 `LENGTH_REQUIRED` (`Transfer-Encoding` bodies are not read), 413
+//! `BODY_TOO_LARGE` (over 64 KiB), 429 `TOO_MANY_CONNECTIONS` (8 open from that address
+//! already), 431 `HEADERS_TOO_LARGE` (a head over 16 KiB), 503 `SERVER_BUSY` (all 32
+//! connections open), 505 `HTTP_VERSION_NOT_SUPPORTED`. One request per connection,
+//! answered with `Content-Length` and `Connection: close`. Only loopback addresses are
+//! served unless `--allow-remote` is given: the index holds the repository's code.
 //!
 //! The connection layer (`conn`) is our own, on `std::net` and `httparse`: tiny_http and
 //! hyper answer a head they cannot parse themselves with a bare 400, and tiny_http hides its
 //! sockets, so slow clients could not be cut portably.
 //!
 //! Threads: `conn`'s accept thread and connection threads, which run the routes (at most
-//! `WORKERS` at once; an `/answer`'s model call runs there too); the live-index service's
-//! engine thread, which answers their jobs one at a time. `serve` runs on the caller's
-//! thread. SIGINT and SIGTERM set a flag: the requests in hand are answered, then the routes'
-//! state is dropped and the service saves its cache before the process exits.
+//! `WORKERS` at once hold a permit to use the engine; a source wait and an `/answer`'s
+//! model call hold none); the live-index service's engine thread, which answers their jobs
+//! one at a time, and its source-build thread. `serve` runs on the caller's thread. SIGINT
+//! and SIGTERM set a flag, which also cancels the builds under way (the project's and a
+//! source's, `base::limits`): the requests in hand are answered (for up to
+//! `conn::STOP_WAIT`), then the routes' state is dropped and the service saves its cache
+//! (for up to `STOP_GRACE`) before the process exits: within 2 s of the signal whatever is
+//! being built. A second signal ends the process at once.
 
 mod conn;
+mod guard;
 
 use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use crate::contract::{ArgError, MapCall, SearchCall, SourcePolicy};
+use crate::contract::{ArgError, MapCall, SearchCall, SourcePolicy, SourceRoots};
 use crate::engine::answer::llm::{LlmConfig, LlmSetting};
 use crate::engine::base::error::EngineError;
+use crate::engine::base::limits::BuildBudget;
 use crate::engine::base::text::sanitize;
 use crate::engine::index::{Index, IndexOptions};
-use crate::engine::live::{Freshness, LiveIndex, LiveService, SourceIndex};
+use crate::engine::live::source_pool::{SourceLimits, SourcePool, Unready};
+use crate::engine::live::{Freshness, JobService, LiveIndex, ServiceError, SourceIndex};
 use crate::engine::search::sources::SourceSpec;
 
-use conn::{Reply, Request};
+use conn::{Permits, Reply, Request};
+
+/// How long a request waits for the sources it selects to be built before it is answered
+/// 503 `SOURCE_BUILDING` (long enough for a small source named for the first time).
+pub const SOURCE_WAIT: Duration = Duration::from_millis(500);
+/// The `Retry-After` of a source still building, in seconds.
+const SOURCE_RETRY_S: u64 = 2;
+/// How long the live service may take to stop (its cache save) once the requests in hand
+/// are done: with `conn::STOP_WAIT` and the stop flag's poll, under 2 s from a signal.
+pub const STOP_GRACE: Duration = Duration::from_millis(600);
 
 /// What `serve` needs besides the repository.
 #[derive(Debug, Clone)]
 pub struct HttpOptions {
     pub addr: String,
     pub allow_remote: bool,
+    /// `--allow-host`: other names a `Host` may give (`NAME` or `NAME:PORT`).
+    pub allow_hosts: Vec<String>,
+    /// `--allow-origin`: web origins allowed to call the server (with CORS).
+    pub allow_origins: Vec<String>,
+    /// `--source-root`: canonical folders under which a request may name a source.
+    pub source_roots: Vec<PathBuf>,
     /// Watch the files and refresh the index as they change.
     pub watch: bool,
     /// Extra sources searched after the project (checked by `sources::check_sources`).
     pub sources: Vec<SourceSpec>,
+    pub limits: SourceLimits,
 }
 
 /// Why the server did not start.
@@ -100,17 +137,57 @@ pub fn listen_address(addr: &str, allow_remote: bool) -> Result<SocketAddr, Serv
     Ok(first)
 }
 
+/// Checks an `--allow-origin` value: `http://` or `https://`, a host, maybe a port, no path.
+pub fn check_origin(origin: &str) -> Result<(), String> {
+    let rest = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"));
+    let valid = rest.is_some_and(|host| {
+        !host.is_empty()
+            && host
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-._:[]".contains(c))
+    });
+    if valid {
+        Ok(())
+    } else {
+        Err(format!(
+            "--allow-origin `{}` is not an origin (scheme://host[:port], e.g. http://localhost:3000)",
+            sanitize(origin)
+        ))
+    }
+}
+
+/// Checks an `--allow-host` value: a host name or address, maybe with a port.
+pub fn check_host(host: &str) -> Result<(), String> {
+    let valid = !host.is_empty()
+        && host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-._:[]".contains(c));
+    if valid {
+        Ok(())
+    } else {
+        Err(format!(
+            "--allow-host `{}` is not a host name (NAME or NAME:PORT)",
+            sanitize(host)
+        ))
+    }
+}
+
 /// Serves `root` on `opts.addr` until SIGINT or SIGTERM. `on_listening` gets the bound
 /// address (a port of 0 picks a free one) once requests are accepted.
 pub fn serve(
     root: PathBuf,
-    index_opts: IndexOptions,
+    mut index_opts: IndexOptions,
     opts: &HttpOptions,
     on_listening: impl FnOnce(SocketAddr),
 ) -> anyhow::Result<()> {
     let addr = listen_address(&opts.addr, opts.allow_remote)?;
     let stop = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        // First, so that it sees the flag as the first signal left it: a second signal
+        // while the server stops ends the process at once (status 1).
+        signal_hook::flag::register_conditional_shutdown(signal, 1, Arc::clone(&stop))?;
         signal_hook::flag::register(signal, Arc::clone(&stop))?;
     }
     let listener = TcpListener::bind(addr).map_err(|e| ServeError::Listen {
@@ -118,20 +195,36 @@ pub fn serve(
         why: e.to_string(),
     })?;
     let bound = listener.local_addr().unwrap_or(addr);
+    // The project's builds end when the server stops, as the sources' do.
+    index_opts.walk.budget = Some(Arc::new(BuildBudget::stop_only(Arc::clone(&stop))));
+    let pool = SourcePool::start(
+        opts.sources.clone(),
+        index_opts.clone(),
+        opts.limits,
+        Arc::clone(&stop),
+        Box::new(crate::contract::warn),
+    );
     let live = LiveIndex::new(
         root.clone(),
         index_opts,
         opts.watch,
         Box::new(crate::contract::warn),
-    )
-    .with_sources(opts.sources.clone());
+    );
+    let mut service = JobService::start_with(live, pool);
+    service.set_stop_grace(STOP_GRACE);
     let llm = LlmConfig::from_env();
     if let Some(Err(e)) = &llm {
         crate::contract::warn(&format!("answers stay extractive: {e}"));
     }
+    let roots = if opts.source_roots.is_empty() {
+        SourceRoots::Nothing
+    } else {
+        SourceRoots::Under(opts.source_roots.clone())
+    };
     let shared = Shared {
-        service: LiveService::start_with(live),
-        policy: SourcePolicy::new(&root, opts.sources.clone(), !opts.allow_remote),
+        service,
+        policy: SourcePolicy::new(&root, opts.sources.clone(), roots),
+        guard: guard::Guard::new(&opts.allow_hosts, &opts.allow_origins),
         root,
         llm,
     };
@@ -142,37 +235,64 @@ pub fn serve(
         listener,
         conn::Limits::from_env(),
         stop,
-        move |request: &Request| route(&request.method, &request.target, &shared),
+        move |request: &Request, permits: &Permits| handle(request, permits, &shared),
     )?;
     Ok(())
 }
 
 /// What the routes use.
 struct Shared {
-    service: LiveService,
+    service: JobService,
     root: PathBuf,
     policy: SourcePolicy,
+    guard: guard::Guard,
     llm: LlmSetting,
 }
 
-fn route(method: &str, url: &str, shared: &Shared) -> Reply {
+/// A request: the guard's check (logged when it refuses), then its route, with the CORS
+/// header an allowed origin gets.
+fn handle(request: &Request, permits: &Permits, shared: &Shared) -> Reply {
+    let passed = match shared.guard.check(request) {
+        Ok(passed) => passed,
+        Err(refusal) => {
+            let code = refusal.body["code"].as_str().unwrap_or("FORBIDDEN");
+            let why = refusal.body["error"].as_str().unwrap_or_default();
+            crate::contract::error_line(code, &format!("http {}: {why}", request.peer));
+            return refusal;
+        }
+    };
+    let reply = route(request, permits, shared, passed.cors.is_some());
+    guard::cors_headers(reply, passed.cors.as_deref())
+}
+
+fn route(request: &Request, permits: &Permits, shared: &Shared, cors: bool) -> Reply {
+    let (method, url) = (request.method.as_str(), request.target.as_str());
     let (path, query) = url.split_once('?').unwrap_or((url, ""));
     let params = query_params(query);
+    let known = matches!(path, "/search" | "/answer" | "/map" | "/stats" | "/index");
     let result = match (method, path) {
         ("GET", "/search") => arguments(&params, SEARCH_ARGS)
-            .and_then(|args| SearchCall::parse(&args))
-            .and_then(|call| search(shared, call, false)),
+            .and_then(|args| SearchCall::parse(&args).map_err(|e| named(e, SEARCH_ARGS)))
+            .map(|call| search(shared, permits, call, false)),
         ("GET", "/answer") => arguments(&params, ANSWER_ARGS)
-            .and_then(|args| SearchCall::parse_answer(&args))
-            .and_then(|call| search(shared, call, true)),
+            .and_then(|args| SearchCall::parse_answer(&args).map_err(|e| named(e, ANSWER_ARGS)))
+            .map(|call| search(shared, permits, call, true)),
         ("GET", "/map") => arguments(&params, MAP_ARGS)
-            .and_then(|args| MapCall::parse(&args))
-            .map(|call| on_index(shared, false, move |i, f, _| call.run(i, f).document)),
-        ("GET", "/stats") => {
-            arguments(&params, &[]).map(|_| on_index(shared, false, stats_document))
-        }
+            .and_then(|args| MapCall::parse(&args).map_err(|e| named(e, MAP_ARGS)))
+            .map(|call| on_index(shared, permits, false, move |i, f| call.run(i, f).document)),
+        ("GET", "/stats") => arguments(&params, &[]).map(|_| match shared.service.building() {
+            Some(p) => Reply::ok(crate::contract::building_stats(&p)),
+            None => on_index(shared, permits, false, stats_document),
+        }),
         ("POST", "/index") => {
-            arguments(&params, &[]).map(|_| on_index(shared, true, stats_document))
+            arguments(&params, &[]).map(|_| on_index(shared, permits, true, stats_document))
+        }
+        // A preflight from an allowed origin: what it may send.
+        ("OPTIONS", _) if cors && known => {
+            return Reply::ok(serde_json::json!({"success": true}))
+                .with_header("Access-Control-Allow-Methods", "GET, POST".into())
+                .with_header("Access-Control-Allow-Headers", "Content-Type".into())
+                .with_header("Access-Control-Max-Age", "600".into())
         }
         (_, "/search" | "/answer" | "/map" | "/stats") => {
             return Reply::error(405, "METHOD_NOT_ALLOWED", &format!("{path} takes GET"))
@@ -189,10 +309,25 @@ fn route(method: &str, url: &str, shared: &Shared) -> Reply {
     result.unwrap_or_else(|e| Reply::error(400, "INVALID_ARGUMENT", &e.0))
 }
 
-/// `/search` and `/answer`: the search on the engine thread, over the sources the request
-/// selects; for `/answer`, the configured model's answer here, on the worker.
-fn search(shared: &Shared, call: SearchCall, synthesized: bool) -> Result<Reply, ArgError> {
-    let selected = call.selected_sources(&shared.policy)?;
+/// `/search` and `/answer`: the sources the request selects (waited for here, holding no
+/// permit), the search on the engine thread under a permit; for `/answer`, the configured
+/// model's answer after the permit is given back (a model that hangs holds no worker).
+fn search(shared: &Shared, permits: &Permits, call: SearchCall, synthesized: bool) -> Reply {
+    let selected = match call.selected_sources(&shared.policy) {
+        Ok(selected) => selected,
+        Err(refused) => {
+            let status = if refused.code() == "SOURCE_NOT_ALLOWED" {
+                403
+            } else {
+                400
+            };
+            return Reply::error(status, refused.code(), refused.message());
+        }
+    };
+    let sources = match shared.service.sources(selected.as_deref(), SOURCE_WAIT) {
+        Ok(sources) => sources,
+        Err(why) => return unready(&why),
+    };
     let style = call.style();
     let job = move |current: Result<(&Index, Freshness), EngineError>, sources: &[&SourceIndex]| {
         match current {
@@ -200,43 +335,83 @@ fn search(shared: &Shared, call: SearchCall, synthesized: bool) -> Result<Reply,
             Err(e) => engine_error(&e),
         }
     };
-    let mut reply = shared
-        .service
-        .run_selected(selected, job)
-        .unwrap_or_else(|e| Reply::error(500, "INTERNAL_ERROR", &e.to_string()))
-        .with_root(&shared.root);
+    let mut reply = {
+        let _permit = permits.take();
+        shared
+            .service
+            .run_with_sources(sources, job)
+            .unwrap_or_else(|e| service_error(&e))
+            .with_root(&shared.root)
+    };
     if synthesized && reply.status == 200 {
         crate::contract::synthesize(&mut reply.body, style, &shared.llm);
     }
-    Ok(reply)
+    reply
 }
 
-fn stats_document(index: &Index, freshness: &Freshness, _: &[SourceIndex]) -> Value {
+/// A selected source that is not ready: 503 with `Retry-After` while it builds (or waits,
+/// or the queue is full), 422 with the engine's code when its build failed.
+fn unready(why: &Unready) -> Reply {
+    let (status, retry) = match why {
+        Unready::Building { .. } | Unready::Busy { .. } => (503, Some(SOURCE_RETRY_S)),
+        Unready::Stopped => (503, None),
+        Unready::Failed { code, .. } => match *code {
+            "BUILD_CANCELLED" => (503, None),
+            "INTERNAL_ERROR" => (500, None),
+            _ => (422, None),
+        },
+    };
+    let mut reply = Reply::error(status, why.code(), &why.message());
+    if let (
+        Value::Object(fields),
+        Unready::Building { name, .. } | Unready::Busy { name } | Unready::Failed { name, .. },
+    ) = (&mut reply.body, why)
+    {
+        fields.insert("source".into(), name.clone().into());
+        if let Some(s) = retry {
+            fields.insert("retry_after_s".into(), s.into());
+        }
+    }
+    match retry {
+        Some(s) => reply.with_header("Retry-After", s.to_string()),
+        None => reply,
+    }
+}
+
+fn service_error(e: &ServiceError) -> Reply {
+    match e {
+        ServiceError::Source(why) => unready(why),
+        ServiceError::ShuttingDown => Reply::error(503, "SHUTTING_DOWN", &e.to_string()),
+        ServiceError::Stopped => Reply::error(500, "INTERNAL_ERROR", &e.to_string()),
+    }
+}
+
+fn stats_document(index: &Index, freshness: &Freshness) -> Value {
     let mut stats = crate::contract::StatsDoc::value(&index.stats());
     crate::contract::mark(freshness, &mut stats);
     stats
 }
 
-/// Runs `job` on the live index (after a full re-read with `rebuilt`); an index that
-/// cannot be built is a 503 that names the root and how to change it.
+/// Runs `job` on the live index under a permit (after a full re-read with `rebuilt`); an
+/// index that cannot be built is a 503 that names the root and how to change it.
 fn on_index(
     shared: &Shared,
+    permits: &Permits,
     rebuilt: bool,
-    job: impl FnOnce(&Index, &Freshness, &[SourceIndex]) -> Value + Send + 'static,
+    job: impl FnOnce(&Index, &Freshness) -> Value + Send + 'static,
 ) -> Reply {
-    let job = move |current: Result<(&Index, Freshness), EngineError>, sources: &[SourceIndex]| {
-        match current {
-            Ok((index, freshness)) => Reply::ok(job(index, &freshness, sources)),
-            Err(e) => engine_error(&e),
-        }
+    let job = move |current: Result<(&Index, Freshness), EngineError>| match current {
+        Ok((index, freshness)) => Reply::ok(job(index, &freshness)),
+        Err(e) => engine_error(&e),
     };
+    let _permit = permits.take();
     let answered = if rebuilt {
         shared.service.run_rebuilt(job)
     } else {
         shared.service.run(job)
     };
     answered
-        .unwrap_or_else(|e| Reply::error(500, "INTERNAL_ERROR", &e.to_string()))
+        .unwrap_or_else(|e| service_error(&e))
         .with_root(&shared.root)
 }
 
@@ -244,7 +419,11 @@ impl Reply {
     /// An empty or missing repository's answer says which root is served and how to serve
     /// another.
     fn with_root(mut self, root: &Path) -> Reply {
-        if self.status == 503 {
+        let empty = matches!(
+            self.body["code"].as_str(),
+            Some("REPO_EMPTY" | "REPO_NOT_FOUND" | "INVALID_REPO")
+        );
+        if empty {
             if let Value::Object(fields) = &mut self.body {
                 fields.insert(
                     "root".into(),
@@ -266,7 +445,8 @@ fn engine_error(e: &EngineError) -> Reply {
     let status = match e {
         EngineError::RepoEmpty { .. }
         | EngineError::RepoNotFound(_)
-        | EngineError::InvalidRepo(_) => 503,
+        | EngineError::InvalidRepo(_)
+        | EngineError::Stopped(_) => 503,
         _ => 500,
     };
     Reply::error(status, e.code(), &e.to_string())
@@ -300,6 +480,11 @@ enum Kind {
     /// Repeatable, each value one item whole (a path may hold a comma); an empty value
     /// adds none but still makes the list (empty: none of them).
     Each,
+}
+
+/// A contract refusal in the route's parameter names (`q`, not `query`).
+fn named(e: ArgError, spec: ArgSpec) -> ArgError {
+    e.in_terms_of(spec.iter().map(|&(param, arg, _)| (param, arg)))
 }
 
 /// (query parameter, contract argument, kind) per route.

@@ -12,14 +12,23 @@
 //! - `repo_stats`: what was indexed and skipped (`mapscope stats --json`).
 //!
 //! `search` and `repo_symbol_answer` take `sources`: names of the sources the server was
-//! started with, or `NAME=PATH` for another read-only root (checked like `--source`).
+//! started with, or `NAME=PATH` for another read-only root (checked like `--source`: the
+//! client is the local agent that started the server, so any folder outside the project).
+//! Sources are built by the live service's source pool, on its own thread, within the
+//! same limits as the HTTP server's (files, bytes and time per source; memory and disk of
+//! the request sources together): a call waits up to `SOURCE_WAIT` for the sources it
+//! names, then is a tool error `SOURCE_BUILDING` (call again) rather than a call that
+//! never ends.
 //!
 //! Threads: an input thread reads request lines; the main thread checks their arguments
 //! and writes the answers, in order. The index lives in the live-index service
 //! (`engine::live`: its own thread, built from startup so `initialize` answers at once,
 //! refreshed from the file watcher, `changes_pending` when a call cannot wait out changes).
 //! When input ends, the server finishes within `SHUTDOWN_GRACE` whatever the engine thread
-//! is doing.
+//! is doing. A tool call that arrives while the first index builds waits for it on the main
+//! thread, sending `notifications/progress` for the call's `_meta.progressToken` (or, without
+//! one, an `info` log message, `notifications/message`, to a client that set a log level)
+//! before its answer.
 //!
 //! Why not the `rmcp` crate: it is built on tokio and async handlers, while the engine is
 //! synchronous threads; the part of the protocol a tools-only server needs is four methods
@@ -27,19 +36,23 @@
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
 use crate::contract::warn;
 use crate::contract::{
     input_schema, mark, parse_args, ArgError, MapCall, RepoMapArgs, RepoStatsArgs, SearchArgs,
-    SearchCall, SourcePolicy, SymbolAnswerArgs,
+    SearchCall, SourcePolicy, SourceRoots, SymbolAnswerArgs,
 };
 use crate::engine::answer::llm::{LlmConfig, LlmSetting};
 use crate::engine::base::error::EngineError;
 use crate::engine::base::text::sanitize;
 use crate::engine::index::{Index, IndexOptions};
-use crate::engine::live::{Freshness, LiveIndex, LiveService, SourceIndex};
+use crate::engine::live::source_pool::{SourceLimits, SourcePool, Unready};
+use crate::engine::live::{Freshness, JobService, LiveIndex, ServiceError, SourceIndex};
 use crate::engine::search::sources::SourceSpec;
 
 mod tools;
@@ -48,6 +61,10 @@ use tools::*;
 /// Protocol versions this server speaks, newest first. A client asking for another one is
 /// answered with the newest, as the specification asks; it then decides whether to go on.
 pub const PROTOCOL_VERSIONS: [&str; 3] = ["2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// How long a call waits for the sources it names to be built (a configured one still
+/// building at start, a root named for the first time) before it answers `SOURCE_BUILDING`.
+pub const SOURCE_WAIT: Duration = Duration::from_secs(10);
 
 /// JSON-RPC error codes.
 const PARSE_ERROR: i64 = -32700;
@@ -66,6 +83,7 @@ pub fn serve(
 ) -> anyhow::Result<()> {
     let (lines_tx, lines) = crossbeam_channel::unbounded::<std::io::Result<Vec<u8>>>();
     let (closed_tx, closed) = crossbeam_channel::bounded::<()>(0);
+    server.closed = closed.clone();
     server.engine.shutdown_on(closed);
     // Detached: on an output error this function returns while the thread may still wait
     // for input; the process exit ends it.
@@ -95,7 +113,24 @@ pub fn serve(
         // A line that is not UTF-8 is not JSON: it gets a parse error, like any other bad
         // line, instead of ending the session.
         let text = String::from_utf8_lossy(&line);
-        if let Some(answer) = server.handle_line(text.trim_end_matches(['\n', '\r'])) {
+        // Notifications (the first build's progress) go out while the call waits, before
+        // its answer; a failed write ends the session like a failed answer.
+        let mut failed = None;
+        let mut notify = |note: &Value| {
+            if failed.is_none() {
+                let line = json_line(note);
+                failed = output
+                    .write_all(line.as_bytes())
+                    .and_then(|()| output.write_all(b"\n"))
+                    .and_then(|()| output.flush())
+                    .err();
+            }
+        };
+        let answer = server.handle_line_with(text.trim_end_matches(['\n', '\r']), &mut notify);
+        if let Some(e) = failed {
+            return Err(e.into());
+        }
+        if let Some(answer) = answer {
             output.write_all(answer.as_bytes())?;
             output.write_all(b"\n")?;
             output.flush()?;
@@ -106,11 +141,17 @@ pub fn serve(
 
 /// The MCP server of one repository.
 pub struct Server {
-    engine: LiveService,
+    engine: JobService,
     /// What a request's `sources` may name.
     policy: SourcePolicy,
     /// The LLM that writes `repo_symbol_answer`'s answer, if configured.
     llm: LlmSetting,
+    /// Disconnected when the input ends (`serve` sets it): a call waiting out the first
+    /// build stops waiting.
+    closed: crossbeam_channel::Receiver<()>,
+    /// The least severe log level the client asked for (`logging/setLevel`); none until it
+    /// asks: a client that never did may take every line on stdout for an answer.
+    log_level: Option<usize>,
 }
 
 impl Server {
@@ -118,23 +159,27 @@ impl Server {
     /// watch the files and refresh the index as they change (off in tests that want a fixed
     /// index).
     pub fn new(root: PathBuf, opts: IndexOptions, live: bool) -> Server {
-        Server::with_sources(root, opts, live, Vec::new())
+        Server::with_sources(root, opts, live, Vec::new(), SourceLimits::default())
     }
 
     /// `new`, with extra sources searched after the project (checked by
-    /// `sources::check_sources`).
+    /// `sources::check_sources`), built within `limits`.
     pub fn with_sources(
         root: PathBuf,
         opts: IndexOptions,
         live: bool,
         sources: Vec<SourceSpec>,
+        limits: SourceLimits,
     ) -> Server {
-        let policy = SourcePolicy::new(&root, sources.clone(), true);
-        let live = LiveIndex::new(root, opts, live, Box::new(warn)).with_sources(sources);
-        Server::on(LiveService::start_with(live), policy)
+        let policy = SourcePolicy::new(&root, sources.clone(), SourceRoots::Any);
+        // Its own stop flag: dropping the pool (input ended) sets it.
+        let stop = Arc::new(AtomicBool::new(false));
+        let pool = SourcePool::start(sources, opts.clone(), limits, stop, Box::new(warn));
+        let live = LiveIndex::new(root, opts, live, Box::new(warn));
+        Server::on(JobService::start_with(live, pool), policy)
     }
 
-    fn on(engine: LiveService, policy: SourcePolicy) -> Server {
+    fn on(engine: JobService, policy: SourcePolicy) -> Server {
         let llm = LlmConfig::from_env();
         if let Some(Err(e)) = &llm {
             warn(&format!("answers stay extractive: {e}"));
@@ -143,11 +188,23 @@ impl Server {
             engine,
             policy,
             llm,
+            closed: crossbeam_channel::never(),
+            log_level: None,
         }
     }
 
     /// Answers one line of input: `None` for notifications, responses and blank lines.
     pub fn handle_line(&mut self, line: &str) -> Option<String> {
+        self.handle_line_with(line, &mut |_| {})
+    }
+
+    /// `handle_line`, sending the notifications a call makes while it waits (the first
+    /// build's progress) to `notify`, before the answer.
+    pub fn handle_line_with(
+        &mut self,
+        line: &str,
+        notify: &mut dyn FnMut(&Value),
+    ) -> Option<String> {
         if line.trim().is_empty() {
             return None;
         }
@@ -161,11 +218,11 @@ impl Server {
             Ok(Value::Array(batch)) if !batch.is_empty() => {
                 let answers: Vec<Value> = batch
                     .iter()
-                    .filter_map(|m| self.handle_message(m))
+                    .filter_map(|m| self.handle_message(m, notify))
                     .collect();
                 (!answers.is_empty()).then_some(Value::Array(answers))
             }
-            Ok(message) => self.handle_message(&message),
+            Ok(message) => self.handle_message(&message, notify),
         };
         // JSON never holds a raw newline, so each answer stays one line; `engine::base::json`
         // escapes C1 and DEL too, so a name from the repository cannot reach a terminal
@@ -173,7 +230,7 @@ impl Server {
         answer.map(|a| json_line(&a))
     }
 
-    fn handle_message(&mut self, message: &Value) -> Option<Value> {
+    fn handle_message(&mut self, message: &Value, notify: &mut dyn FnMut(&Value)) -> Option<Value> {
         let Some(object) = message.as_object() else {
             return Some(error_response(
                 Value::Null,
@@ -209,7 +266,11 @@ impl Server {
             "initialize" => Ok(initialize(&params)),
             "ping" => Ok(json!({})),
             "tools/list" => Ok(json!({ "tools": tool_list() })),
-            "tools/call" => self.call_tool(&params),
+            "tools/call" => {
+                self.await_first_build(&params, notify);
+                self.call_tool(&params)
+            }
+            "logging/setLevel" => self.set_log_level(&params),
             _ => Err(RpcError::new(
                 METHOD_NOT_FOUND,
                 format!("method not found: {method}"),
@@ -230,7 +291,7 @@ fn initialize(params: &Value) -> Value {
         .unwrap_or(PROTOCOL_VERSIONS[0]);
     json!({
         "protocolVersion": version,
-        "capabilities": {"tools": {"listChanged": false}},
+        "capabilities": {"tools": {"listChanged": false}, "logging": {}},
         "serverInfo": {
             "name": "mapscope",
             "title": "mapscope repo map",
@@ -242,6 +303,95 @@ fn initialize(params: &Value) -> Value {
             are working on as `focus_files`), and `search` to find where something is \
             defined, used or described. Paths are relative to the repository root.",
     })
+}
+
+/// MCP's log levels (RFC 5424's), least severe first.
+const LOG_LEVELS: [&str; 8] = [
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+];
+
+/// How often a call waiting out the first build looks at its progress, and how often it
+/// tells a client that gave no progress token (a log message).
+const PROGRESS_POLL: std::time::Duration = std::time::Duration::from_millis(100);
+const LOG_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
+
+impl Server {
+    /// A tool call that arrives while the first index builds waits for it here, on the main
+    /// thread, telling the client what the build does (the engine thread is busy with it,
+    /// so the call could not be answered sooner anyway). With a `_meta.progressToken`:
+    /// `notifications/progress` (files parsed of the total, rising), as the specification
+    /// asks; without one, to a client that set a log level of `info` or below
+    /// (`logging/setLevel`): a `notifications/message` log line now and then.
+    fn await_first_build(&mut self, params: &Value, notify: &mut dyn FnMut(&Value)) {
+        let token = params
+            .get("_meta")
+            .and_then(|m| m.get("progressToken"))
+            .filter(|t| t.is_string() || t.is_number())
+            .cloned();
+        let mut sent: Option<usize> = None;
+        let mut parse_total = 0;
+        let mut logged: Option<std::time::Instant> = None;
+        while let Some(p) = self.engine.building() {
+            if p.phase == crate::engine::index::BuildPhase::Parse {
+                parse_total = p.total;
+            }
+            let line = crate::contract::build_progress_line(&p);
+            if let Some(token) = &token {
+                // Walking: 0; parsing: the files done; linking: all of them.
+                let progress = match p.phase {
+                    crate::engine::index::BuildPhase::Walk => 0,
+                    crate::engine::index::BuildPhase::Parse => p.done,
+                    crate::engine::index::BuildPhase::Graph => parse_total.max(p.total),
+                };
+                if sent.is_none_or(|s| progress > s) {
+                    let mut params = json!({"progressToken": token, "progress": progress,
+                        "message": format!("indexing the repository: {line}")});
+                    if parse_total > 0 {
+                        params["total"] = parse_total.into();
+                    }
+                    notify(
+                        &json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                        "params": params}),
+                    );
+                    sent = Some(progress);
+                }
+            } else if self.log_level.is_some_and(|l| l <= 1)
+                && logged.is_none_or(|t| t.elapsed() >= LOG_EVERY)
+            {
+                notify(&json!({"jsonrpc": "2.0", "method": "notifications/message",
+                    "params": {"level": "info", "logger": "mapscope",
+                        "data": format!("indexing the repository ({line}); the call is answered \
+                            when the index is ready")}}));
+                logged = Some(std::time::Instant::now());
+            }
+            match self.closed.recv_timeout(PROGRESS_POLL) {
+                Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
+                _ => return,
+            }
+        }
+    }
+
+    /// `logging/setLevel`: the least severe level the client wants to hear.
+    fn set_log_level(&mut self, params: &Value) -> Result<Value, RpcError> {
+        let level = params.get("level").and_then(Value::as_str).unwrap_or("");
+        match LOG_LEVELS.iter().position(|l| *l == level) {
+            Some(i) => {
+                self.log_level = Some(i);
+                Ok(json!({}))
+            }
+            None => Err(RpcError::invalid(format!(
+                "`level` must be one of {}",
+                LOG_LEVELS.join(", ")
+            ))),
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -718,9 +868,16 @@ mod tests {
             Box::new(warn),
         );
         live.rescan_each_call = true;
+        let pool = SourcePool::start(
+            Vec::new(),
+            IndexOptions::default(),
+            SourceLimits::default(),
+            Arc::new(AtomicBool::new(false)),
+            Box::new(warn),
+        );
         let mut s = Server::on(
-            LiveService::start_with(live),
-            SourcePolicy::new(dir.path(), Vec::new(), true),
+            JobService::start_with(live, pool),
+            SourcePolicy::new(dir.path(), Vec::new(), SourceRoots::Any),
         );
         let r = call(&mut s, "search", json!({"query": "first_one"}));
         assert_eq!(
@@ -753,7 +910,7 @@ mod tests {
         let lines: Vec<Value> = String::from_utf8(out)
             .unwrap()
             .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
             .collect();
         assert_eq!(lines.len(), 3);
         assert_eq!(lines[0]["id"], 1);

@@ -14,13 +14,19 @@ impl Server {
         selected: Option<Vec<SourceSpec>>,
         tool: impl FnOnce(&Index, &Freshness, &[&SourceIndex]) -> T + Send + 'static,
     ) -> Result<T, Value> {
-        let answer = self
-            .engine
-            .run_selected(selected, move |current, sources| match current {
-                Ok((index, freshness)) => Ok(tool(index, &freshness, sources)),
-                Err(e) => Err(tool_error(&e)),
-            });
-        answer.unwrap_or_else(|e| Err(tool_error(&EngineError::Internal(e.to_string()))))
+        let answer =
+            self.engine.run_selected(
+                selected,
+                SOURCE_WAIT,
+                move |current, sources| match current {
+                    Ok((index, freshness)) => Ok(tool(index, &freshness, sources)),
+                    Err(e) => Err(tool_error(&e)),
+                },
+            );
+        answer.unwrap_or_else(|e| match e {
+            ServiceError::Source(why) => Err(unready_error(&why)),
+            e => Err(tool_error(&EngineError::Internal(e.to_string()))),
+        })
     }
 
     /// `on_index` for a tool whose result is its content.
@@ -52,14 +58,18 @@ impl Server {
             }
             "search" => {
                 let request = SearchCall::search(parse_args(args)?)?;
-                let selected = request.selected_sources(&self.policy)?;
+                let selected = request
+                    .selected_sources(&self.policy)
+                    .map_err(ArgError::from)?;
                 Ok(self.run_tool(selected, move |index, call, sources| {
                     tool_json(request.run(index, call, sources))
                 }))
             }
             "repo_symbol_answer" => {
                 let request = SearchCall::answer(parse_args(args)?)?;
-                let selected = request.selected_sources(&self.policy)?;
+                let selected = request
+                    .selected_sources(&self.policy)
+                    .map_err(ArgError::from)?;
                 let style = request.style();
                 let document = self.on_index(selected, move |index, call, sources| {
                     request.run(index, call, sources)
@@ -89,9 +99,18 @@ impl Server {
 
 /// A tool result saying why there is no index.
 pub(super) fn tool_error(e: &EngineError) -> Value {
-    let error = json!({"success": false, "error": e.to_string(), "code": e.code()});
+    coded_error(e.code(), &e.to_string())
+}
+
+/// A tool result saying which source is not ready and why (call again, or name another).
+pub(super) fn unready_error(why: &Unready) -> Value {
+    coded_error(why.code(), &why.message())
+}
+
+fn coded_error(code: &str, message: &str) -> Value {
+    let error = json!({"success": false, "error": sanitize(message), "code": code});
     json!({
-        "content": [{"type": "text", "text": sanitize(&format!("{}: {e}", e.code()))}],
+        "content": [{"type": "text", "text": sanitize(&format!("{code}: {message}"))}],
         "structuredContent": error,
         "isError": true,
     })

@@ -28,9 +28,10 @@ use serde::Serialize;
 use super::bench_stats::{median, process_cpu_ms};
 use crate::engine::base::model::Lang;
 use crate::engine::index::memory::attach_pool_arenas;
+use crate::engine::ingest::content::load_source;
 use crate::engine::ingest::lang::compiled_tags_query;
 use crate::engine::ingest::tags::{extract_tags, parse_only};
-use crate::engine::ingest::walk::{load_source, walk, WalkOptions};
+use crate::engine::ingest::walk::{walk, WalkOptions};
 
 /// The floor's figures.
 #[derive(Debug, Clone, Serialize)]

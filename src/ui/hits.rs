@@ -12,7 +12,7 @@ use super::theme::Theme;
 
 /// Why a hit was found; the badge's colour comes from the theme.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Evidence {
+pub enum EvidenceBadge {
     Definition,
     Reference,
     Call,
@@ -20,35 +20,35 @@ pub enum Evidence {
     Text,
 }
 
-impl Evidence {
+impl EvidenceBadge {
     pub fn badge(self) -> &'static str {
         match self {
-            Evidence::Definition => "def",
-            Evidence::Reference => "ref",
-            Evidence::Call => "call",
-            Evidence::Import => "imp",
-            Evidence::Text => "text",
+            EvidenceBadge::Definition => "def",
+            EvidenceBadge::Reference => "ref",
+            EvidenceBadge::Call => "call",
+            EvidenceBadge::Import => "imp",
+            EvidenceBadge::Text => "text",
         }
     }
 
     pub fn color(self, theme: &Theme) -> Color {
         match self {
-            Evidence::Definition => theme.badge_def,
-            Evidence::Reference => theme.badge_ref,
-            Evidence::Call => theme.badge_call,
-            Evidence::Import => theme.badge_import,
-            Evidence::Text => theme.badge_text,
+            EvidenceBadge::Definition => theme.badge_def,
+            EvidenceBadge::Reference => theme.badge_ref,
+            EvidenceBadge::Call => theme.badge_call,
+            EvidenceBadge::Import => theme.badge_import,
+            EvidenceBadge::Text => theme.badge_text,
         }
     }
 
     /// From the search contract's `evidence_type` names.
-    pub fn from_name(name: &str) -> Evidence {
+    pub fn from_name(name: &str) -> EvidenceBadge {
         match name {
-            "definition" | "def" => Evidence::Definition,
-            "reference" | "ref" => Evidence::Reference,
-            "call" => Evidence::Call,
-            "import" | "imp" => Evidence::Import,
-            _ => Evidence::Text,
+            "definition" | "def" => EvidenceBadge::Definition,
+            "reference" | "ref" => EvidenceBadge::Reference,
+            "call" => EvidenceBadge::Call,
+            "import" | "imp" => EvidenceBadge::Import,
+            _ => EvidenceBadge::Text,
         }
     }
 }
@@ -56,7 +56,7 @@ impl Evidence {
 /// One hit, already reduced to what the pane shows.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HitRow {
-    pub evidence: Evidence,
+    pub evidence: EvidenceBadge,
     pub kind: String,
     pub symbol: String,
     pub path: String,
@@ -126,40 +126,53 @@ pub fn visible_offset(offset: usize, selected: Option<usize>, visible: usize, le
 }
 
 pub fn draw(frame: &mut Frame<'_>, area: Rect, v: &HitsView<'_>, focused: bool, theme: &Theme) {
-    let mut block = Block::bordered()
-        .border_style(theme.border(focused))
-        .title(Span::styled(" hits ", theme.title(focused)));
-    if !v.title_note.is_empty() {
-        block = block.title_top(
-            Line::from(Span::styled(format!(" {} ", v.title_note), theme.dim())).right_aligned(),
-        );
-    }
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
-    if v.rows.is_empty() {
-        frame.render_widget(
-            Paragraph::new(Line::from(Span::styled(v.note.to_string(), theme.dim()))),
-            inner,
-        );
-        return;
-    }
-    let mut inner = inner;
-    if !v.answer.is_empty() && inner.height >= ANSWER_MIN_HEIGHT {
-        let line = Line::from(Span::styled(
-            crate::ui::text::truncate(v.answer, inner.width as usize),
-            theme.dim(),
-        ));
-        frame.render_widget(Paragraph::new(line), Rect { height: 1, ..inner });
+    let mut inner = Block::bordered().inner(area);
+    let answer_shown =
+        !v.rows.is_empty() && !v.answer.is_empty() && inner.height >= ANSWER_MIN_HEIGHT;
+    if answer_shown {
         inner.y += 1;
         inner.height -= 1;
     }
     let per = row_height(v.show_signals);
     let visible = (inner.height as usize / per).max(1);
     let off = visible_offset(v.offset, v.selected, visible, v.rows.len());
-    let cols = columns(
-        &v.rows[off.min(v.rows.len())..(off + visible).min(v.rows.len())],
-        inner.width as usize,
-    );
+    let shown = &v.rows[off.min(v.rows.len())..(off + visible).min(v.rows.len())];
+    let cols = columns(shown, inner.width as usize);
+    // Without room for the score column, the selected hit's score goes in the title.
+    let mut note = v.title_note.clone();
+    if !cols.score {
+        if let Some(row) = v.selected.and_then(|i| v.rows.get(i)) {
+            note = format!("{note} · score {:.2}", row.score);
+        }
+    }
+    let mut block = Block::bordered()
+        .border_style(theme.border(focused))
+        .title(Span::styled(" hits ", theme.title(focused)));
+    if !note.trim().is_empty() {
+        block = block.title_top(
+            Line::from(Span::styled(
+                format!(" {} ", note.trim_start_matches(" · ")),
+                theme.dim(),
+            ))
+            .right_aligned(),
+        );
+    }
+    let whole = block.inner(area);
+    frame.render_widget(block, area);
+    if v.rows.is_empty() {
+        frame.render_widget(
+            Paragraph::new(Line::from(Span::styled(v.note.to_string(), theme.dim()))),
+            whole,
+        );
+        return;
+    }
+    if answer_shown {
+        let line = Line::from(Span::styled(
+            crate::ui::text::truncate(v.answer, whole.width as usize),
+            theme.dim(),
+        ));
+        frame.render_widget(Paragraph::new(line), Rect { height: 1, ..whole });
+    }
     let mut lines = Vec::new();
     for (i, row) in v.rows.iter().enumerate().skip(off).take(visible) {
         let selected = v.selected == Some(i);
@@ -178,46 +191,77 @@ struct Columns {
     kind: usize,
     symbol: usize,
     location: usize,
+    /// The score column is drawn (a narrow pane gives its columns to the symbol and the
+    /// line range; the selected hit's score is then in the title).
+    score: bool,
 }
 
-/// Columns the symbol keeps before the location takes what it needs.
-const SYMBOL_MIN: usize = 16;
+/// Columns a symbol keeps before anything of the location but its file name and range: a
+/// name up to this long is shown whole at 80, 100 and 120 columns.
+const SYMBOL_FLOOR: usize = 21;
 
-/// Badge (6) and the marker, score and trailing space (8).
-const FIXED: usize = 14;
+/// The badge (6), the space after the symbol, the focus marker.
+const FIXED: usize = 8;
+/// The score (6) and the trailing space.
+const SCORE: usize = 7;
 
-/// Shares a row of `w` columns: the location (which keeps its file name, `fit_path`) gets
-/// what it needs once the symbol has up to `SYMBOL_MIN` columns, the symbol the rest of its need, and
-/// whatever is left pads the location so the scores line up. The kind column goes first
-/// when the pane is narrow: the badge already says what kind of hit it is.
+/// Shares a row of `w` columns, in this order of need: the symbol's first `SYMBOL_FLOOR`
+/// columns, the file name with the hit's whole line range (`fit_path` cuts the directories
+/// first, then the file name's start, the range last), the rest of the symbol, then the
+/// directories; whatever is left pads the location so the scores line up. The score column
+/// is drawn only when the symbol's floor and the file name with its range fit beside it,
+/// and the kind column only when the pane is wide (the badge already says what kind of hit
+/// it is).
 fn columns(rows: &[&HitRow], w: usize) -> Columns {
     let longest = |f: &dyn Fn(&HitRow) -> usize| rows.iter().map(|r| f(r)).max().unwrap_or(0);
     let kind_need = longest(&|r| width(&r.kind)).min(9);
     let sym_need = longest(&|r| width(&r.symbol)).max(4);
+    // A text hit's symbol column holds the line that matched, not a name: only names
+    // claim the floor.
+    let name_need = rows
+        .iter()
+        .filter(|r| r.evidence != EvidenceBadge::Text)
+        .map(|r| width(&r.symbol))
+        .max()
+        .unwrap_or(0)
+        .max(4);
+    let sym_floor = name_need.min(SYMBOL_FLOOR);
     let loc_need = longest(&|r| width(&r.path) + r.range().len());
-    let room = |kind: usize| w.saturating_sub(FIXED + if kind > 0 { kind + 2 } else { 1 } + 1);
+    let file_need = longest(&|r| {
+        let file = r.path.rsplit_once('/').map_or(r.path.as_str(), |(_, f)| f);
+        width(file) + r.range().len()
+    });
+    let room = |score: bool, kind: usize| {
+        w.saturating_sub(
+            FIXED + if kind > 0 { kind + 2 } else { 1 } + if score { SCORE } else { 1 },
+        )
+    };
+    let score = room(true, 0) >= sym_floor + file_need;
     let mut kind = kind_need;
-    if kind > 0 && room(kind) < 40 {
+    if kind > 0 && (room(score, kind) < 40 || room(score, kind) < sym_floor + file_need) {
         kind = 0;
     }
-    let rest = room(kind);
-    // The file name and first line are worth more than the symbol's tail (`fit_path`).
-    let file_need = longest(&|r| {
-        // `…/` stands for the directories, when there are any.
-        let (dirs, file) = match r.path.rsplit_once('/') {
-            Some((_, file)) => (2, file),
-            None => (0, r.path.as_str()),
-        };
-        dirs + width(file) + 1 + r.start.to_string().len()
-    });
+    let rest = room(score, kind);
+    // However narrow, the range and the end of the file name (`…_plan.go:32-141`).
+    let range_need = longest(&|r| r.range().len());
+    let loc_floor = file_need.min(range_need + super::text::FILE_FLOOR);
     let location = loc_need
-        .min(rest.saturating_sub(sym_need.min(SYMBOL_MIN)))
-        .max(file_need.min(rest.saturating_sub(5)));
-    let symbol = sym_need.min(rest.saturating_sub(location));
+        .min(rest.saturating_sub(sym_need))
+        .max(file_need.min(rest.saturating_sub(sym_floor)))
+        .max(loc_floor.min(rest.saturating_sub(4)));
+    // A shortened path is often narrower than its column (`…/` drops whole directories):
+    // what it leaves goes back to the symbol.
+    let used = rows
+        .iter()
+        .map(|r| width(&fit_path(&sanitize_line(&r.path), &r.range(), location)))
+        .max()
+        .unwrap_or(0);
+    let symbol = sym_need.min(rest.saturating_sub(used.min(location)));
     Columns {
         kind,
         symbol,
         location: rest.saturating_sub(symbol),
+        score,
     }
 }
 
@@ -231,7 +275,11 @@ fn row_line(row: &HitRow, cols: &Columns, selected: bool, theme: &Theme) -> Line
         format!("{:^6}", row.evidence.badge()),
         theme.badge(row.evidence.color(theme)),
     );
-    let score = format!("{:>6.2}", row.score);
+    let score = if cols.score {
+        format!("{:>6.2} ", row.score)
+    } else {
+        " ".to_string()
+    };
     let kind = if cols.kind > 0 {
         let k = truncate(&row.kind, cols.kind);
         format!(" {k}{} ", " ".repeat(cols.kind.saturating_sub(width(&k))))
@@ -254,7 +302,7 @@ fn row_line(row: &HitRow, cols: &Columns, selected: bool, theme: &Theme) -> Line
             format!("{location}{}", " ".repeat(pad_loc)),
             base.fg(theme.fg),
         ),
-        Span::styled(format!("{marker}{score} "), base.fg(theme.dim)),
+        Span::styled(format!("{marker}{score}"), base.fg(theme.dim)),
     ])
 }
 
@@ -284,7 +332,7 @@ mod tests {
 
     fn hit(kind: &str, symbol: &str, path: &str) -> HitRow {
         HitRow {
-            evidence: Evidence::Definition,
+            evidence: EvidenceBadge::Definition,
             kind: kind.into(),
             symbol: symbol.into(),
             path: path.into(),
@@ -308,19 +356,34 @@ mod tests {
             "// a long comment line that matched the query words",
             "x.md",
         );
+        let long = hit(
+            "function",
+            "transformIndexHtmlMiddleware",
+            "packages/vite/src/node/server/middlewares/indexHtml.ts",
+        );
+        // The hits pane's inner width at 100, 120 and 240 columns (beside the map), and
+        // at 80 (alone): a symbol's first 20 characters and the whole line range always.
         for w in [48, 58, 80, 118] {
-            let cols = columns(&[&a, &b], w);
-            let line = row_line(&a, &cols, false, &Theme::default());
-            let text: String = line.spans.iter().map(|s| s.content.to_string()).collect();
-            assert_eq!(width(&text), w, "{w}: {text:?}");
-            assert!(text.contains("graph_builder_plan.go:32"), "{w}: {text:?}");
+            let cols = columns(&[&a, &b, &long], w);
+            for row in [&a, &long] {
+                let line = row_line(row, &cols, false, &Theme::default());
+                let text: String = line.spans.iter().map(|s| s.content.to_string()).collect();
+                assert_eq!(width(&text), w, "{w}: {text:?}");
+                assert!(text.contains(":32-141"), "{w}: {text:?}");
+                assert!(
+                    text.contains(&row.symbol[..row.symbol.len().min(20)]),
+                    "{w}: {text:?}"
+                );
+            }
+            assert_eq!(cols.score, w >= 80, "{w}: {cols:?}");
         }
         // Very narrow: the file name still shows, its start cut before its extension.
         let cols = columns(&[&a, &b], 36);
         let line = row_line(&a, &cols, false, &Theme::default());
         let text: String = line.spans.iter().map(|s| s.content.to_string()).collect();
         assert_eq!(width(&text), 36);
-        assert!(text.contains("_plan.go"), "{text:?}");
+        assert!(text.contains("PlanGraph"), "{text:?}");
+        assert!(text.contains(".go:32-141"), "{text:?}");
         // Wide: the whole path and range, and the kind.
         let cols = columns(&[&a], 118);
         let line = row_line(&a, &cols, false, &Theme::default());
@@ -343,13 +406,13 @@ mod tests {
     #[test]
     fn evidence_names_match_the_search_contract() {
         for (n, e) in [
-            ("definition", Evidence::Definition),
-            ("reference", Evidence::Reference),
-            ("call", Evidence::Call),
-            ("import", Evidence::Import),
-            ("text", Evidence::Text),
+            ("definition", EvidenceBadge::Definition),
+            ("reference", EvidenceBadge::Reference),
+            ("call", EvidenceBadge::Call),
+            ("import", EvidenceBadge::Import),
+            ("text", EvidenceBadge::Text),
         ] {
-            assert_eq!(Evidence::from_name(n), e);
+            assert_eq!(EvidenceBadge::from_name(n), e);
         }
     }
 }

@@ -74,15 +74,6 @@ impl PaneRects {
             None
         }
     }
-
-    pub fn rect(&self, pane: Pane) -> Option<Rect> {
-        match pane {
-            Pane::Query => self.query,
-            Pane::Hits => self.hits,
-            Pane::Preview => self.preview,
-            Pane::Map => self.map,
-        }
-    }
 }
 
 /// Lays out the panes. In a narrow terminal the map and the preview share the lower slot:

@@ -22,13 +22,13 @@ use ratatui::Frame;
 
 pub use empty::EmptyView;
 pub use footer::FooterHint;
-pub use hits::{Evidence, HitRow, HitsView};
+pub use hits::{EvidenceBadge, HitRow, HitsView};
 pub use layout::{layout, LayoutSpec, PaneRects};
 pub use map::MapPaneView;
 pub use overlay::{CutRow, CutView, HelpLine, HelpRow, Overlay, WhyEdge, WhyView};
 pub use preview::{PreviewRow, PreviewView};
 pub use query::QueryView;
-pub use status::{Freshness, Level, ProgressView, StatusView};
+pub use status::{FreshnessView, Level, ProgressView, StatusView};
 pub use theme::Theme;
 
 /// The panes that can hold the keyboard focus.

@@ -23,6 +23,11 @@ pub enum Overlay<'a> {
         view: &'a CutView,
         scroll: usize,
     },
+    /// A one-line question (where to save the map): its input and what Enter will do.
+    Prompt {
+        title: &'a str,
+        input: super::QueryView<'a>,
+    },
 }
 
 /// One line of the help pop-up.
@@ -110,13 +115,31 @@ pub fn centered(area: Rect, pw: u16, ph: u16) -> Rect {
     c
 }
 
-pub fn draw(frame: &mut Frame<'_>, body: Rect, o: &Overlay<'_>, theme: &Theme) {
-    // Small terminals give the pop-up the whole body: its lines are long.
+/// Where the pop-up goes in `body`. Small terminals give it the whole body: its lines are
+/// long.
+fn area(body: Rect) -> Rect {
     let pw = if body.width < 100 { 100 } else { 86 };
     let ph = if body.height < 30 { 100 } else { 86 };
-    let area = centered(body, pw, ph);
-    let w = area.width.saturating_sub(2) as usize;
-    let (title, lines, scroll) = match o {
+    centered(body, pw, ph)
+}
+
+/// The largest scroll that still fills the pop-up drawn in `body` (its last line at the
+/// bottom): where `G` goes.
+pub fn max_scroll(body: Rect, o: &Overlay<'_>, theme: &Theme) -> usize {
+    if matches!(o, Overlay::Prompt { .. }) {
+        return 0;
+    }
+    let area = area(body);
+    let (_, lines, _) = content(o, area.width.saturating_sub(2) as usize, theme);
+    lines
+        .len()
+        .saturating_sub(area.height.saturating_sub(2) as usize)
+}
+
+/// The pop-up's title, its lines at width `w`, and its scroll.
+fn content(o: &Overlay<'_>, w: usize, theme: &Theme) -> (&'static str, Vec<Line<'static>>, usize) {
+    match o {
+        Overlay::Prompt { .. } => ("", Vec::new(), 0),
         Overlay::Help { lines, scroll } => {
             (" keys (Esc closes) ", help_lines(lines, w, theme), *scroll)
         }
@@ -130,7 +153,26 @@ pub fn draw(frame: &mut Frame<'_>, body: Rect, o: &Overlay<'_>, theme: &Theme) {
             cut_lines(view, w, theme),
             *scroll,
         ),
-    };
+    }
+}
+
+pub fn draw(frame: &mut Frame<'_>, body: Rect, o: &Overlay<'_>, theme: &Theme) {
+    if let Overlay::Prompt { title, input } = o {
+        // Three lines across the middle of the screen, the input's note in its border.
+        let width = body.width.saturating_sub(4).min(100);
+        let area = Rect {
+            x: body.x + (body.width - width) / 2,
+            y: body.y + body.height.saturating_sub(3) / 2,
+            width,
+            height: 3.min(body.height),
+        };
+        frame.render_widget(Clear, area);
+        super::query::draw_input(frame, area, title, input, true, theme);
+        return;
+    }
+    let area = area(body);
+    let w = area.width.saturating_sub(2) as usize;
+    let (title, lines, scroll) = content(o, w, theme);
     frame.render_widget(Clear, area);
     let block = Block::bordered()
         .border_style(theme.border(true))
@@ -224,7 +266,10 @@ fn why_lines(v: &WhyView, w: usize, theme: &Theme) -> Vec<Line<'static>> {
     }
     out.push(Line::from(""));
     out.push(Line::from(Span::styled(
-        format!("pointed at by {} files", v.incoming.len()),
+        format!(
+            "pointed at by {}",
+            super::text::count(v.incoming.len(), "file", "files")
+        ),
         theme.dim(),
     )));
     for e in &v.incoming {

@@ -17,9 +17,21 @@ pub struct QueryView<'a> {
 }
 
 pub fn draw(frame: &mut Frame<'_>, area: Rect, q: &QueryView<'_>, focused: bool, theme: &Theme) {
+    draw_input(frame, area, " query ", q, focused, theme);
+}
+
+/// One line of input in a titled box: the query box, and the save prompt (`ui::overlay`).
+pub fn draw_input(
+    frame: &mut Frame<'_>,
+    area: Rect,
+    title: &str,
+    q: &QueryView<'_>,
+    focused: bool,
+    theme: &Theme,
+) {
     let mut block = Block::bordered()
         .border_style(theme.border(focused))
-        .title(Span::styled(" query ", theme.title(focused)));
+        .title(Span::styled(title.to_string(), theme.title(focused)));
     if !q.note.is_empty() {
         block = block.title_top(
             Line::from(Span::styled(format!(" {} ", q.note), theme.dim())).right_aligned(),

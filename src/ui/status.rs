@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Gauge, Paragraph};
 use ratatui::Frame;
 
-use super::text::{sanitize_line, truncate, width};
+use super::text::{count, sanitize_line, truncate, width};
 use super::theme::Theme;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,12 +34,12 @@ pub struct StatusView<'a> {
     /// The index could not be built (the panes say why).
     pub failed: bool,
     pub message: Option<(&'a str, Level)>,
-    pub freshness: Freshness,
+    pub freshness: FreshnessView,
 }
 
 /// How fresh the index is: what the watcher saw that is not indexed yet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Freshness {
+pub struct FreshnessView {
     /// Changed files not reflected in the shown index.
     pub pending: usize,
     /// A refresh is running (the spinner turns).
@@ -57,7 +57,7 @@ const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '�
 /// "⠙ 3 changes pending" while a refresh runs; otherwise "live" (the watcher keeps the
 /// index fresh), "live (polling 2s)" (out of inotify watches, the tree is polled) or "live
 /// off"; nothing when unknown (no watcher was started).
-pub fn freshness_label(f: &Freshness) -> Option<String> {
+pub fn freshness_label(f: &FreshnessView) -> Option<String> {
     let spin = SPINNER[f.spinner % SPINNER.len()];
     match (f.rebuilding, f.pending, f.live) {
         (true, 0, _) => Some(format!("{spin} updating")),
@@ -98,8 +98,8 @@ pub fn status_parts(s: &StatusView<'_>) -> (String, String) {
     let mut essential: Vec<String> = vec![format!("{}/{} tok", s.tokens, s.budget)];
     match (s.files, s.symbols) {
         (Some(f), Some(n)) => {
-            info.push(format!("{f} code files"));
-            info.push(format!("{n} symbols"));
+            info.push(count(f, "code file", "code files"));
+            info.push(count(n, "symbol", "symbols"));
             let mut fresh = format!("gen {} · indexed {} ago", s.generation, s.age);
             if let Some(label) = freshness_label(&s.freshness) {
                 fresh = format!("{fresh}{sep}{label}");
@@ -181,9 +181,16 @@ pub fn draw_progress(frame: &mut Frame<'_>, area: Rect, p: &ProgressView<'_>, th
     ])
     .areas(inner);
     let secs = p.elapsed_ms as f64 / 1000.0;
+    // The parse counts the files it reads; the link counts the code files they gave (the
+    // status bar's number), so the last count on the gauge is the one the status bar shows.
     let label = match (p.done, p.total) {
         (_, 0) => format!("{}…  {secs:.1} s", p.phase),
         (0, total) => format!("{} {total} files…  {secs:.1} s", p.phase),
+        (done, total) if done == total && p.phase == "linking" => format!(
+            "{} {}…  {secs:.1} s",
+            p.phase,
+            count(total, "code file", "code files")
+        ),
         (done, total) => format!("{} {done}/{total} files  {secs:.1} s", p.phase),
     };
     frame.render_widget(
@@ -232,11 +239,11 @@ mod tests {
 
     #[test]
     fn freshness_says_what_is_pending() {
-        let mut f = Freshness::default();
+        let mut f = FreshnessView::default();
         assert_eq!(freshness_label(&f), None);
         f.live = Some(true);
         assert_eq!(freshness_label(&f).as_deref(), Some("live"));
-        let polling = Freshness {
+        let polling = FreshnessView {
             polling_secs: Some(2),
             ..f
         };

@@ -54,11 +54,12 @@ pub fn truncate_left(s: &str, width: usize) -> String {
 }
 
 /// `path` and its line range (`:12-40`, `:12` or empty) in at most `width` columns, keeping
-/// what tells the file apart longest: the directories are shortened first, to their first
+/// what tells the hit apart longest: the directories are shortened first, to their first
 /// letter from the top down (`internal/terraform/context_plan.go` →
 /// `i/terraform/context_plan.go` → `i/t/context_plan.go`), then dropped from the top
-/// (`…/t/context_plan.go`, `…/context_plan.go`); then the range loses its end (`:1041`),
-/// then itself; only then is the file name cut (from the left, so its extension stays).
+/// (`…/t/context_plan.go`, `…/context_plan.go`, `context_plan.go`); then the file name is cut
+/// from the left (its extension stays: `…_plan.go:1041-1126`) down to `FILE_FLOOR` columns;
+/// only then does the range lose its end (`:1041`), then itself.
 pub fn fit_path(path: &str, range: &str, width_limit: usize) -> String {
     let fits = |s: &str| width(s) <= width_limit;
     let full = format!("{path}{range}");
@@ -93,16 +94,22 @@ pub fn fit_path(path: &str, range: &str, width_limit: usize) -> String {
             return candidate;
         }
     }
-    let skipped = !parts.is_empty();
     let start_only = range.split('-').next().unwrap_or(range);
-    for r in [start_only, ""] {
-        let candidate = join(&[], skipped, r);
-        if fits(&candidate) {
-            return candidate;
+    for r in [range, start_only, ""] {
+        let bare = format!("{file}{r}");
+        if fits(&bare) {
+            return bare;
+        }
+        let room = width_limit.saturating_sub(width(r));
+        if room >= FILE_FLOOR.min(width(&file)) {
+            return format!("{}{r}", truncate_left(&file, room));
         }
     }
     truncate_left(&file, width_limit)
 }
+
+/// Columns of a file name kept before a hit's line range loses its end.
+pub const FILE_FLOOR: usize = 6;
 
 /// A directory name cut to its first character (a leading dot kept: `.github` → `.g`).
 fn abbreviate(dir: &str) -> String {
@@ -114,6 +121,15 @@ fn abbreviate(dir: &str) -> String {
     }
 }
 
+/// `n` and the noun, singular for one: "1 hit", "3 hits", "1 code file".
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
 /// Display width of `s` in terminal columns.
 pub fn width(s: &str) -> usize {
     UnicodeWidthStr::width(s)
@@ -122,6 +138,13 @@ pub fn width(s: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_are_singular_for_one() {
+        assert_eq!(count(1, "hit", "hits"), "1 hit");
+        assert_eq!(count(0, "hit", "hits"), "0 hits");
+        assert_eq!(count(2, "code file", "code files"), "2 code files");
+    }
 
     #[test]
     fn truncation_respects_width() {
@@ -143,8 +166,12 @@ mod tests {
         assert_eq!(fit_path(p, r, 40), "i/terraform/context_plan.go:1041-1126");
         assert_eq!(fit_path(p, r, 30), "i/t/context_plan.go:1041-1126");
         assert_eq!(fit_path(p, r, 28), "…/context_plan.go:1041-1126");
-        assert_eq!(fit_path(p, r, 26), "…/context_plan.go:1041");
-        assert_eq!(fit_path(p, r, 21), "…/context_plan.go");
+        assert_eq!(fit_path(p, r, 26), "context_plan.go:1041-1126");
+        // The range stays whole while the file name keeps 6 columns; then it loses its end.
+        assert_eq!(fit_path(p, r, 21), "…xt_plan.go:1041-1126");
+        assert_eq!(fit_path(p, r, 18), "…plan.go:1041-1126");
+        assert_eq!(fit_path(p, r, 16), "…an.go:1041-1126");
+        assert_eq!(fit_path(p, r, 14), "…_plan.go:1041");
         assert_eq!(
             fit_path("src/long_name/x/file.ts", "", 20),
             "s/l/x/file.ts",

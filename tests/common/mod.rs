@@ -320,3 +320,16 @@ impl Drop for FakeLlm {
         self.server.unblock();
     }
 }
+
+/// Tokens in `text` counted by tiktoken itself (the reference the engine's own tokenizer is
+/// tested against): `tokenizer` is "o200k" or "cl100k".
+pub fn tiktoken_count(tokenizer: &str, text: &str) -> usize {
+    use std::sync::OnceLock;
+    static O200K: OnceLock<tiktoken_rs::CoreBPE> = OnceLock::new();
+    static CL100K: OnceLock<tiktoken_rs::CoreBPE> = OnceLock::new();
+    let bpe = match tokenizer {
+        "cl100k" => CL100K.get_or_init(|| tiktoken_rs::cl100k_base().expect("cl100k")),
+        _ => O200K.get_or_init(|| tiktoken_rs::o200k_base().expect("o200k")),
+    };
+    bpe.encode_ordinary(text).len()
+}

@@ -231,6 +231,43 @@ fn a_corrupt_cache_is_ignored_with_one_line_and_rebuilt() {
     }
 }
 
+/// A cache file replaced by an empty directory (which `rename` cannot replace) is removed
+/// and written again: one warning, then silent runs. One holding files is left alone.
+#[test]
+fn a_cache_file_replaced_by_a_directory_is_healed() {
+    let (_tmp, repo, cache) = setup();
+    let env = [("MAPSCOPE_CACHE_DIR", cache.as_path())];
+    let repo_s = repo.to_str().unwrap();
+    let good = run(&env, &["map", repo_s]);
+    for name in ["tags.bin", "graph.bin"] {
+        let file = cache_file(&cache, name);
+        fs::remove_file(&file).unwrap();
+        fs::create_dir(&file).unwrap();
+        let o = run(&env, &["map", repo_s]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(o.stdout, good.stdout);
+        let err = stderr(&o);
+        assert_eq!(err.lines().count(), 1, "{name}: {err}");
+        assert!(err.contains("not a regular file"), "{name}: {err}");
+        assert!(fs::metadata(&file).unwrap().is_file(), "{name} rewritten");
+        let again = run(&env, &["map", repo_s]);
+        assert_eq!(stderr(&again), "", "{name}: healed");
+    }
+    // A directory with something in it is not mapscope's to delete: still said, never lost.
+    let file = cache_file(&cache, "tags.bin");
+    fs::remove_file(&file).unwrap();
+    fs::create_dir(&file).unwrap();
+    fs::write(file.join("keep.txt"), "mine").unwrap();
+    let o = run(&env, &["map", repo_s]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("a directory holding files"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(fs::read_to_string(file.join("keep.txt")).unwrap(), "mine");
+}
+
 #[test]
 fn an_edited_file_is_reparsed_on_the_next_run() {
     let (_tmp, repo, cache) = setup();

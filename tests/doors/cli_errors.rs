@@ -131,3 +131,84 @@ fn repo_empty_names_what_was_found_instead() {
     assert!(err.contains("languages read: typescript"), "{err}");
     assert!(err.contains("rust") && err.contains("php"), "{err}");
 }
+
+/// What a new user mistypes gets a line that says what to type instead: a misspelt
+/// subcommand or option is named with clap's suggestion, a bound is stated rather than
+/// clamped in silence, a negative budget is a number refused in words, a directory given
+/// to `search` without words is not searched for its name, and a file named on the command
+/// line that is not there is the user's error, not an internal one.
+#[test]
+fn first_mistakes_get_a_line_that_says_what_to_do() {
+    let root = common::fixture("py-app");
+    let root = root.to_str().expect("utf-8 path");
+    for (args, says) in [
+        (vec!["serach", "x"], "did you mean 'search'?"),
+        (vec!["serach"], "did you mean 'search'?"),
+        (vec!["stat", root], "did you mean 'stats'?"),
+        (
+            vec!["map", root, "--tokns", "5"],
+            "a similar argument exists: '--tokens'",
+        ),
+        (
+            vec!["map", root, "--tokens", "-5"],
+            "must be a whole number of tokens",
+        ),
+        (vec!["search", root, "x", "--top", "0"], "from 1 to 50"),
+        (vec!["search", root, "x", "--top", "100"], "from 1 to 50"),
+        (vec![root, "--tokens", "8"], "from 16 to 131072"),
+        (vec!["search", root], "no query"),
+        (
+            vec!["eval", "--dataset", "/no/such/set.jsonl", "--git-dir", root],
+            "--dataset /no/such/set.jsonl: no such file",
+        ),
+        (vec!["man", "nope"], "no subcommand `nope`"),
+    ] {
+        let line = one_error_line(&args);
+        assert!(
+            line.starts_with("mapscope: INVALID_ARGUMENT: "),
+            "{args:?}: {line}"
+        );
+        assert!(line.contains(says), "{args:?}: {line}");
+    }
+}
+
+/// Inside a repository, words that are not directories are all the query: `search route
+/// fallback` looks for "route fallback" (it used to take `route` for a repository), while a
+/// first word written as a path is still the repository.
+#[test]
+fn search_words_inside_a_repository_are_the_query() {
+    let root = common::fixture("py-app");
+    let run_in = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_mapscope"))
+            .env("MAPSCOPE_CACHE_DIR", common::test_cache_dir())
+            .current_dir(&root)
+            .args(args)
+            .output()
+            .expect("run mapscope")
+    };
+    let out = run_in(&["search", "slugify", "text", "--json", "--no-history"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["question"], "slugify text");
+    let out = run_in(&["search", "./no-such-dir", "slugify"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("REPO_NOT_FOUND"));
+}
+
+/// `mapscope completions SHELL` and `mapscope man` print what clap generates.
+#[test]
+fn completions_and_man_page_print() {
+    for shell in ["bash", "zsh", "fish", "powershell"] {
+        let out = mapscope(&["completions", shell]);
+        assert_eq!(out.status.code(), Some(0), "{shell}");
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("search"),
+            "{shell}"
+        );
+    }
+    let line = one_error_line(&["completions", "tcsh"]);
+    assert!(line.contains("invalid value 'tcsh'"), "{line}");
+    let out = mapscope(&["man"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains(".TH mapscope 1"));
+}

@@ -716,3 +716,37 @@ fn parse_floor_reports_parse_and_tags_floors() {
         );
     }
 }
+
+/// The budget is hard in every format: `map --format markdown` counts its own path lines
+/// and fences (it used to print the text map's fit in fences, over the budget every time),
+/// and `--format json`'s `tokens` is the exact count of its `text`. Counted with tiktoken.
+#[test]
+fn markdown_and_json_maps_stay_within_the_budget() {
+    for repo in ["ts-app", "py-app", "go-app", "rust-app"] {
+        let root = common::fixture(repo);
+        let root = root.to_str().unwrap();
+        for tokenizer in ["o200k", "cl100k"] {
+            for budget in [40, 100, 200, 400, 1000] {
+                let b = budget.to_string();
+                let args = ["map", root, "--tokens", &b, "--tokenizer", tokenizer];
+                let o = mapscope(&[&args[..], &["--format", "markdown"]].concat());
+                assert!(o.status.success(), "{}", stderr(&o));
+                let md = stdout(&o);
+                let n = common::tiktoken_count(tokenizer, &md);
+                assert!(
+                    n <= budget,
+                    "{repo} {tokenizer} {budget}: markdown is {n}\n{md}"
+                );
+                if budget >= 400 {
+                    assert!(md.contains("```"), "{repo} {budget}: no fenced block\n{md}");
+                }
+                let o = mapscope(&[&args[..], &["--format", "json"]].concat());
+                let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+                let text = v["text"].as_str().unwrap();
+                let n = common::tiktoken_count(tokenizer, text);
+                assert_eq!(v["tokens"], n, "{repo} {tokenizer} {budget}");
+                assert!(n <= budget, "{repo} {tokenizer} {budget}: json text is {n}");
+            }
+        }
+    }
+}

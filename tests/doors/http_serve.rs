@@ -2,7 +2,9 @@
 //! client (ureq) and raw sockets, every route and its errors, concurrent requests while files
 //! change, malformed requests, slow clients and a connection flood answered with JSON errors
 //! while other requests go on, a non-loopback address refused, and Ctrl-C (SIGINT) ending the
-//! server cleanly.
+//! server cleanly. Hostile clients (`http_hostile`): foreign hosts and origins, folders named
+//! by requests, sources over their limits, large sources building while others are answered,
+//! a stop during a build, slow clients from one address, memory across many sources.
 
 use crate::common;
 
@@ -15,17 +17,19 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-/// `src/http/conn.rs`: connections open at once, and the largest request head.
-const SLOTS: usize = 32;
+/// `src/http/conn.rs`: connections open at once, per client address, and the largest
+/// request head.
+pub(crate) const SLOTS: usize = 32;
+pub(crate) const PER_ADDRESS: usize = 8;
 const MAX_HEAD: usize = 16 * 1024;
 
 /// The server process, killed if a test fails before it stops it.
-struct Server {
-    child: Child,
-    base: String,
+pub(crate) struct Server {
+    pub(crate) child: Child,
+    pub(crate) base: String,
     /// The lines it wrote on stderr after the address (read on as they come, so that the
     /// server never writes to a closed pipe).
-    log: Arc<Mutex<Vec<String>>>,
+    pub(crate) log: Arc<Mutex<Vec<String>>>,
 }
 
 impl Drop for Server {
@@ -36,12 +40,12 @@ impl Drop for Server {
 }
 
 impl Server {
-    fn addr(&self) -> &str {
+    pub(crate) fn addr(&self) -> &str {
         self.base.trim_start_matches("http://")
     }
 
     /// Waits (a little) for a stderr line containing all of `words`.
-    fn logged(&self, words: &[&str]) -> bool {
+    pub(crate) fn logged(&self, words: &[&str]) -> bool {
         let deadline = Instant::now() + Duration::from_secs(3);
         loop {
             let found = self
@@ -58,15 +62,28 @@ impl Server {
     }
 }
 
-fn start(root: &Path) -> Server {
+pub(crate) fn start(root: &Path) -> Server {
     start_with(root, &[])
 }
 
-fn start_with(root: &Path, extra: &[&str]) -> Server {
+pub(crate) fn start_with(root: &Path, extra: &[&str]) -> Server {
     start_env(root, extra, &[])
 }
 
-fn start_env(root: &Path, extra: &[&str], env: &[(&str, std::ffi::OsString)]) -> Server {
+/// `spawn_env`, once the first index build is done (`/stats` no longer says `building`),
+/// so that a test's first `/stats` is the stats.
+pub(crate) fn start_env(root: &Path, extra: &[&str], env: &[(&str, std::ffi::OsString)]) -> Server {
+    let server = spawn_env(root, extra, env);
+    let deadline = Instant::now() + Duration::from_mins(1);
+    while get(&server.base, "/stats").1["building"] == true {
+        assert!(Instant::now() < deadline, "the first build never ended");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    server
+}
+
+/// The server on `root`, answering (its first build may still run).
+fn spawn_env(root: &Path, extra: &[&str], env: &[(&str, std::ffi::OsString)]) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_mapscope"))
         .env("MAPSCOPE_CACHE_DIR", common::test_cache_dir())
         .env_remove("MAPSCOPE_LLM_URL")
@@ -104,7 +121,7 @@ fn start_env(root: &Path, extra: &[&str], env: &[(&str, std::ffi::OsString)]) ->
 }
 
 /// A server whose read deadlines (head and body) are `ms` milliseconds.
-fn start_deadline(root: &Path, ms: u64) -> Server {
+pub(crate) fn start_deadline(root: &Path, ms: u64) -> Server {
     start_env(
         root,
         &[],
@@ -120,7 +137,7 @@ fn agent() -> ureq::Agent {
         .into()
 }
 
-fn get(base: &str, path: &str) -> (u16, Value) {
+pub(crate) fn get(base: &str, path: &str) -> (u16, Value) {
     let mut r = agent()
         .get(format!("{base}{path}"))
         .call()
@@ -133,7 +150,7 @@ fn get(base: &str, path: &str) -> (u16, Value) {
     )
 }
 
-fn post(base: &str, path: &str, body: &[u8]) -> (u16, Value) {
+pub(crate) fn post(base: &str, path: &str, body: &[u8]) -> (u16, Value) {
     let mut r = agent()
         .post(format!("{base}{path}"))
         .send(body)
@@ -146,7 +163,7 @@ fn post(base: &str, path: &str, body: &[u8]) -> (u16, Value) {
     )
 }
 
-fn shop() -> tempfile::TempDir {
+pub(crate) fn shop() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     common::write_files(
         dir.path(),
@@ -210,6 +227,19 @@ fn every_route_answers_with_the_shared_contract_and_errors_have_codes() {
             "{path}: {v}"
         );
         assert_eq!(v["success"], false);
+    }
+    // A refusal names the parameter as the request wrote it.
+    for (path, says) in [
+        ("/search", "`q` must be a non-empty string"),
+        ("/search?q=+", "`q` must be a non-empty string"),
+        ("/answer?q=", "`q` must be a non-empty string"),
+        ("/map?focus=a.py&tokens=many", "`tokens` must be an integer"),
+    ] {
+        let (_, v) = get(base, path);
+        assert!(
+            v["error"].as_str().unwrap().starts_with(says),
+            "{path}: {v}"
+        );
     }
     let (status, v) = post(base, "/search?q=x", b"");
     assert_eq!(
@@ -348,7 +378,7 @@ fn extra_sources_answer_after_the_project() {
     );
     let spec = format!("examples={}", lib.path().display());
     let server = start_with(dir.path(), &["--source", &spec]);
-    let (status, v) = get(&server.base, "/search?q=csv+rows&top=4");
+    let (status, v) = get_built(&server.base, "/search?q=csv+rows&top=4");
     assert_eq!(status, 200, "{v}");
     let sources = v["sources"].as_array().unwrap();
     let hit = sources
@@ -419,8 +449,8 @@ fn answers_come_from_the_configured_llm_and_fall_back_on_any_error() {
     }
 }
 
-/// `sources` per request: a configured name, another root by NAME=PATH, none; bad entries
-/// are 400s; a server reachable from other machines takes names only.
+/// `sources` per request: a configured name, another root by NAME=PATH (under a
+/// `--source-root`), none; bad entries are 400s.
 #[test]
 fn requests_choose_their_sources() {
     let dir = shop();
@@ -441,7 +471,8 @@ fn requests_choose_their_sources() {
         )],
     );
     let spec = format!("examples={}", lib.path().display());
-    let server = start_with(dir.path(), &["--source", &spec]);
+    let root = other.path().to_str().unwrap();
+    let server = start_with(dir.path(), &["--source", &spec, "--source-root", root]);
     let names = |v: &Value| -> Vec<String> {
         let mut n: Vec<String> = v["sources"]
             .as_array()
@@ -454,7 +485,7 @@ fn requests_choose_their_sources() {
         n
     };
     let q = "/search?q=csv+rows&top=4";
-    let (_, v) = get(&server.base, q);
+    let (_, v) = get_built(&server.base, q);
     assert!(names(&v).contains(&"examples".to_string()), "{v}");
     let (status, v) = get(&server.base, &format!("{q}&sources="));
     assert_eq!(status, 200, "{v}");
@@ -463,7 +494,7 @@ fn requests_choose_their_sources() {
         "project only: {v}"
     );
     let more = format!("more={}", other.path().display());
-    let (status, v) = get(&server.base, &format!("{q}&sources={more}"));
+    let (status, v) = get_built(&server.base, &format!("{q}&sources={more}"));
     assert_eq!(status, 200, "{v}");
     assert!(names(&v).contains(&"more".to_string()), "{v}");
     assert!(!names(&v).contains(&"examples".to_string()), "{v}");
@@ -494,26 +525,66 @@ fn requests_choose_their_sources() {
             "{bad}: {v}"
         );
     }
-    drop(server);
+}
 
-    // --allow-remote: configured names only (here still on loopback, for the test).
-    let server = start_with(dir.path(), &["--source", &spec, "--allow-remote"]);
-    let (status, v) = get(&server.base, &format!("{q}&sources={more}"));
-    assert_eq!(
-        (status, v["code"].as_str()),
-        (400, Some("INVALID_ARGUMENT")),
-        "{v}"
-    );
-    assert!(
-        v["error"].as_str().unwrap().contains("--allow-remote"),
-        "{v}"
-    );
-    let (status, _) = get(&server.base, &format!("{q}&sources=examples"));
-    assert_eq!(status, 200);
+/// `path` until it is not a 503 `SOURCE_BUILDING` (a source still being indexed), for up to
+/// 30 s.
+pub(crate) fn get_built(base: &str, path: &str) -> (u16, Value) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (status, v) = get(base, path);
+        if v["code"] != "SOURCE_BUILDING" || Instant::now() > deadline {
+            return (status, v);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A TCP connection to `to` (127.0.0.1:port) from the loopback address `from`: Linux routes
+/// all of 127/8 to the loopback device, so one test can be several client addresses.
+pub(crate) fn connect_from(from: [u8; 4], to: &str) -> TcpStream {
+    use std::os::fd::FromRawFd;
+    let to: std::net::SocketAddrV4 = to.parse().unwrap();
+    let address = |ip: [u8; 4], port: u16| libc::sockaddr_in {
+        sin_family: libc::AF_INET as libc::sa_family_t,
+        sin_port: port.to_be(),
+        sin_addr: libc::in_addr {
+            s_addr: u32::from_ne_bytes(ip),
+        },
+        sin_zero: [0; 8],
+    };
+    let len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+    let (local, remote) = (address(from, 0), address(to.ip().octets(), to.port()));
+    // SAFETY: a fresh socket, bound and connected with addresses that live through the
+    // calls, then owned by the TcpStream (closed on its drop).
+    unsafe {
+        let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+        assert!(fd >= 0, "socket");
+        let stream = TcpStream::from_raw_fd(fd);
+        let bound = libc::bind(fd, (&raw const local).cast(), len);
+        assert_eq!(
+            bound,
+            0,
+            "bind {from:?}: {}",
+            std::io::Error::last_os_error()
+        );
+        let connected = libc::connect(fd, (&raw const remote).cast(), len);
+        assert_eq!(connected, 0, "connect: {}", std::io::Error::last_os_error());
+        stream
+    }
+}
+
+/// A GET of `path` from the loopback address `from`, with the `Host` the server is reached
+/// by: its status and body.
+pub(crate) fn get_from(from: [u8; 4], server: &Server, path: &str) -> (u16, Value) {
+    let mut s = connect_from(from, server.addr());
+    let head = format!("GET {path} HTTP/1.1\r\nHost: {}\r\n\r\n", server.addr());
+    s.write_all(head.as_bytes()).unwrap();
+    parsed(&read_reply(&mut s, Duration::from_secs(10)))
 }
 
 /// Everything a raw connection gets until the server closes it or `wait` passes.
-fn read_reply(stream: &mut TcpStream, wait: Duration) -> String {
+pub(crate) fn read_reply(stream: &mut TcpStream, wait: Duration) -> String {
     stream.set_read_timeout(Some(wait)).unwrap();
     let mut reply = Vec::new();
     let mut buf = [0u8; 4096];
@@ -527,14 +598,14 @@ fn read_reply(stream: &mut TcpStream, wait: Duration) -> String {
 }
 
 /// `bytes` sent on a fresh connection, and the reply.
-fn raw(server: &Server, bytes: &[u8]) -> String {
+pub(crate) fn raw(server: &Server, bytes: &[u8]) -> String {
     let mut s = TcpStream::connect(server.addr()).unwrap();
     s.write_all(bytes).unwrap();
     read_reply(&mut s, Duration::from_secs(10))
 }
 
 /// A raw reply's status and JSON body, checking the header fields every reply carries.
-fn parsed(reply: &str) -> (u16, Value) {
+pub(crate) fn parsed(reply: &str) -> (u16, Value) {
     let (head, body) = reply
         .split_once("\r\n\r\n")
         .unwrap_or_else(|| panic!("no head in {reply:?}"));
@@ -558,7 +629,7 @@ fn parsed(reply: &str) -> (u16, Value) {
 }
 
 /// An error reply with this status and code, in the contract's shape.
-fn assert_error(reply: &str, status: u16, code: &str) {
+pub(crate) fn assert_error(reply: &str, status: u16, code: &str) {
     let (got, v) = parsed(reply);
     assert_eq!((got, v["code"].as_str()), (status, Some(code)), "{reply:?}");
     assert_eq!(v["success"], false, "{reply:?}");
@@ -642,19 +713,23 @@ fn slow_clients_are_cut_at_their_deadline_without_holding_workers() {
     let dir = shop();
     let server = start_deadline(dir.path(), 2000);
     let started = Instant::now();
-    let connect = |bytes: &[u8]| {
-        let mut s = TcpStream::connect(server.addr()).unwrap();
+    // Each from an address of its own (one address holds at most `PER_ADDRESS`).
+    let connect = |n: u8, bytes: &[u8]| {
+        let mut s = connect_from([127, 0, 1, n], server.addr());
         s.write_all(bytes).unwrap();
         s
     };
     // Twice as many slow clients of each kind as request workers (4).
     let mut slow: Vec<TcpStream> = (0..8)
-        .map(|_| connect(b"GET /stats HTTP/1.1\r\nHo"))
-        .chain((0..8).map(|_| {
-            connect(b"POST /index HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\nxxxxxxxxxx")
+        .map(|n| connect(n, b"GET /stats HTTP/1.1\r\nHo"))
+        .chain((0..8).map(|n| {
+            connect(
+                10 + n,
+                b"POST /index HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\nxxxxxxxxxx",
+            )
         }))
         .collect();
-    let mut silent = TcpStream::connect(server.addr()).unwrap();
+    let mut silent = connect_from([127, 0, 1, 99], server.addr());
     std::thread::sleep(Duration::from_millis(200));
     for path in ["/stats", "/search?q=export_orders"] {
         let t = Instant::now();
@@ -691,20 +766,21 @@ fn slow_clients_are_cut_at_their_deadline_without_holding_workers() {
     );
     let (status, _) = get(&server.base, "/stats");
     assert_eq!(status, 200);
-    assert!(server.logged(&["mapscope: REQUEST_TIMEOUT: http 127.0.0.1:", "head"]));
-    assert!(server.logged(&["mapscope: REQUEST_TIMEOUT: http 127.0.0.1:", "body"]));
+    assert!(server.logged(&["mapscope: REQUEST_TIMEOUT: http 127.0.1.", "head"]));
+    assert!(server.logged(&["mapscope: REQUEST_TIMEOUT: http 127.0.1.", "body"]));
 }
 
-/// More connections than the server keeps open: the extra ones get 503 at once, and as
-/// soon as some of the held ones go, requests are answered again; the rest are cut at the
-/// head deadline.
+/// More connections than the server keeps open (from as many addresses as it takes): the
+/// extra ones get 503 at once, and as soon as some of the held ones go, requests are
+/// answered again; the rest are cut at the head deadline.
 #[test]
 fn a_connection_flood_gets_503_and_requests_go_on() {
     let dir = shop();
     let server = start_deadline(dir.path(), 4000);
     let mut flood: Vec<TcpStream> = (0..SLOTS)
-        .map(|_| {
-            let mut s = TcpStream::connect(server.addr()).unwrap();
+        .map(|i| {
+            let from = [127, 0, 2, (i / PER_ADDRESS) as u8];
+            let mut s = connect_from(from, server.addr());
             s.write_all(b"GET /stats HTTP/1.1\r\n").unwrap();
             s
         })
@@ -787,16 +863,19 @@ fn a_closed_stderr_does_not_end_the_server() {
     assert_eq!(status, 200, "{v}");
 }
 
-/// SIGTERM while a request is in hand (here: waiting on a model that does not answer): the
-/// request is answered first, then the server exits with status 0.
+/// SIGTERM while a request is in hand (here: waiting on a model that does not answer, for
+/// less than the server's stop wait): the request is answered first, then the server exits
+/// with status 0.
 #[test]
 fn a_stop_answers_the_request_in_hand_first() {
     let dir = shop();
     let llm = common::FakeLlm::start(common::LlmPlay::Silent);
-    let mut server = start_env(dir.path(), &[], &llm.env(1500));
+    let mut server = start_env(dir.path(), &[], &llm.env(1000));
     let base = server.base.clone();
+    // Answered once: the index is built before the model is waited for.
+    assert_eq!(get(&base, "/stats").0, 200);
     let asking = std::thread::spawn(move || get(&base, "/answer?q=export_orders"));
-    std::thread::sleep(Duration::from_millis(500));
+    std::thread::sleep(Duration::from_millis(300));
     let pid = server.child.id().to_string();
     assert!(Command::new("kill")
         .args(["-TERM", &pid])
@@ -814,5 +893,64 @@ fn a_stop_answers_the_request_in_hand_first() {
         }
         assert!(Instant::now() < deadline, "still running after SIGTERM");
         std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// `/map`'s document is within its budget whatever the budget and tokenizer: `tokens` is
+/// the exact count of its `text`, counted with tiktoken.
+#[test]
+fn the_map_route_stays_within_the_budget() {
+    let server = start(&common::fixture("ts-app"));
+    for tokenizer in ["o200k", "cl100k"] {
+        for budget in [16, 40, 100, 300, 1000] {
+            let (status, v) = get(
+                &server.base,
+                &format!("/map?tokens={budget}&tokenizer={tokenizer}"),
+            );
+            assert_eq!(status, 200, "{v}");
+            let n = common::tiktoken_count(tokenizer, v["text"].as_str().unwrap());
+            assert_eq!(v["tokens"], n, "{tokenizer} {budget}");
+            assert!(n <= budget, "{tokenizer} {budget}: {n}");
+        }
+    }
+}
+
+/// `/stats` answers at once while the first index builds, saying so (`building: true`, the
+/// phase), then the stats once it is built. The build is held by a `git` that takes 3 s.
+#[cfg(unix)]
+#[test]
+fn stats_say_the_index_is_still_building() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    common::write_files(&repo, &[("a.py", "def a():\n    pass\n")]);
+    // A repository, so that its (fake, slow) `git` is asked.
+    std::fs::create_dir(repo.join(".git")).unwrap();
+    let bin = tmp.path().join("bin");
+    common::write_files(&bin, &[("git", "#!/bin/sh\nexec sleep 3\n")]);
+    std::fs::set_permissions(bin.join("git"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut path = std::ffi::OsString::from(&bin);
+    path.push(":");
+    path.push(std::env::var_os("PATH").unwrap_or_default());
+    let server = spawn_env(&repo, &[], &[("PATH", path)]);
+    let t = Instant::now();
+    let (status, v) = get(&server.base, "/stats");
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["building"], true, "{v}");
+    assert!(
+        v["message"].as_str().unwrap().contains("still building"),
+        "{v}"
+    );
+    assert!(t.elapsed() < Duration::from_secs(2), "answered at once");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (status, v) = get(&server.base, "/stats");
+        assert_eq!(status, 200, "{v}");
+        if v["building"].is_null() {
+            assert_eq!(v["files"], 1, "{v}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "still building: {v}");
+        std::thread::sleep(Duration::from_millis(200));
     }
 }

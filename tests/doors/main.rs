@@ -8,9 +8,11 @@ mod common;
 
 mod cli_cache;
 mod cli_errors;
+mod cli_eval_symbols;
 mod cli_map;
 mod cli_output_safety;
 mod cli_search;
 mod cli_special_files;
+mod http_hostile;
 mod http_serve;
 mod mcp_stdio;

@@ -15,6 +15,8 @@ struct Client {
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
     next_id: u64,
+    /// The notifications the server sent (progress, log messages), in order.
+    notes: Vec<Value>,
 }
 
 impl Client {
@@ -50,6 +52,7 @@ impl Client {
             stdin,
             lines,
             next_id: 0,
+            notes: Vec::new(),
         }
     }
 
@@ -63,13 +66,25 @@ impl Client {
         self.next_id += 1;
         let id = self.next_id;
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        let line = self
-            .lines
-            .recv_timeout(Duration::from_mins(1))
-            .expect("an answer within 60 s");
-        let answer: Value = serde_json::from_str(&line).expect("each stdout line is JSON");
+        let answer = self.next_answer();
         assert_eq!(answer["id"], id, "answers come in order: {answer}");
         answer
+    }
+
+    /// The next line that is not a notification (those are kept in `notes`).
+    fn next_answer(&mut self) -> Value {
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(Duration::from_mins(1))
+                .expect("an answer within 60 s");
+            let message: Value = serde_json::from_str(&line).expect("each stdout line is JSON");
+            if message.get("id").is_none() && message.get("method").is_some() {
+                self.notes.push(message);
+                continue;
+            }
+            return message;
+        }
     }
 
     fn search(&mut self, query: &str) -> Value {
@@ -274,6 +289,8 @@ fn the_server_exits_when_its_input_closes_whatever_the_engine_is_doing() {
     let tmp = tempfile::tempdir().unwrap();
     let repo = tmp.path().join("repo");
     common::write_files(&repo, &[("a.py", "def a():\n    pass\n")]);
+    // A repository, so that its (fake, slow) `git` is asked.
+    std::fs::create_dir(repo.join(".git")).unwrap();
     let bin = tmp.path().join("bin");
     common::write_files(&bin, &[("git", "#!/bin/sh\nexec sleep 20\n")]);
     std::fs::set_permissions(bin.join("git"), std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -295,11 +312,7 @@ fn the_server_exits_when_its_input_closes_whatever_the_engine_is_doing() {
     std::thread::sleep(Duration::from_millis(300));
     let closed = Instant::now();
     drop(client.stdin.take());
-    let answer = client
-        .lines
-        .recv_timeout(Duration::from_secs(8))
-        .expect("the pending call is answered");
-    let answer: Value = serde_json::from_str(&answer).unwrap();
+    let answer = client.next_answer();
     assert_eq!(answer["id"], 99);
     assert_eq!(answer["result"]["isError"], true, "{answer}");
     let status = client.finish();
@@ -411,5 +424,162 @@ fn answers_use_the_configured_llm_and_calls_choose_their_sources() {
         let message = r["error"]["message"].as_str().unwrap();
         assert!(message.contains(says), "{bad}: {message}");
     }
+    assert!(client.finish().success());
+}
+
+/// `repo_map` within its budget in both formats, counted with tiktoken: the markdown counts
+/// its own fences (it used to exceed), and the structured content reports the true count of
+/// what was sent (it reported the text map's).
+#[test]
+fn repo_map_markdown_and_text_stay_within_the_budget_and_say_their_count() {
+    let root = common::fixture("ts-app");
+    let mut c = Client::start(&[root.to_str().unwrap(), "--no-watch", "--no-history"]);
+    c.request("initialize", json!({"protocolVersion": "2025-06-18"}));
+    for tokenizer in ["o200k", "cl100k"] {
+        for budget in [40, 100, 300, 1000] {
+            for format in ["markdown", "text"] {
+                let r = c.request(
+                    "tools/call",
+                    json!({"name": "repo_map", "arguments": {"tokens": budget, "format": format,
+                        "tokenizer": tokenizer}}),
+                );
+                let text = r["result"]["content"][0]["text"]
+                    .as_str()
+                    .unwrap()
+                    .to_string();
+                let doc = &r["result"]["structuredContent"];
+                let n = common::tiktoken_count(tokenizer, &text);
+                assert!(n <= budget, "{format} {tokenizer} {budget}: {n}\n{text}");
+                assert_eq!(doc["tokens"], n, "{format} {tokenizer} {budget}: {doc}");
+                assert_eq!(doc["text"], text.as_str());
+                assert_eq!(doc["budget"], budget);
+            }
+        }
+    }
+    assert!(c.finish().success());
+}
+
+/// A fake `git` that takes `secs` to answer nothing, first on a PATH for the server: the
+/// first index build waits for it (search's history), long enough to be seen building.
+#[cfg(unix)]
+fn slow_git(tmp: &std::path::Path, secs: u32) -> std::ffi::OsString {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = tmp.join("bin");
+    common::write_files(&bin, &[("git", &format!("#!/bin/sh\nexec sleep {secs}\n"))]);
+    std::fs::set_permissions(bin.join("git"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut path = std::ffi::OsString::from(&bin);
+    path.push(":");
+    path.push(std::env::var_os("PATH").unwrap_or_default());
+    path
+}
+
+/// A call made while the first index builds hears how it goes before its answer: with a
+/// `progressToken`, `notifications/progress` for that token, rising; without one, an `info`
+/// log message (`notifications/message`). Once the index is built, calls hear nothing.
+#[cfg(unix)]
+#[test]
+fn a_call_during_the_first_build_gets_progress_notifications() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    common::write_files(&repo, &[("a.py", "def a():\n    pass\n")]);
+    // A repository, so that its (fake, slow) `git` is asked.
+    std::fs::create_dir(repo.join(".git")).unwrap();
+    let path = slow_git(tmp.path(), 2);
+    let mut c = Client::start_with_env(&[repo.to_str().unwrap()], &[("PATH", path.clone())]);
+    let init = c.request("initialize", json!({"protocolVersion": "2025-06-18"}));
+    assert!(
+        init["result"]["capabilities"]["logging"].is_object(),
+        "{init}"
+    );
+    let r = c.request(
+        "tools/call",
+        json!({"name": "repo_stats", "arguments": {}, "_meta": {"progressToken": "build-1"}}),
+    );
+    assert_eq!(r["result"]["isError"], Value::Null, "{r}");
+    assert_eq!(r["result"]["structuredContent"]["files"], 1, "{r}");
+    let progress: Vec<&Value> = c
+        .notes
+        .iter()
+        .filter(|n| n["method"] == "notifications/progress")
+        .collect();
+    assert!(!progress.is_empty(), "no progress: {:?}", c.notes);
+    let mut last = -1.0;
+    for n in &progress {
+        assert_eq!(n["params"]["progressToken"], "build-1", "{n}");
+        let p = n["params"]["progress"].as_f64().unwrap();
+        assert!(p > last, "progress must rise: {progress:?}");
+        last = p;
+        assert!(n["params"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("indexing"));
+    }
+    let before = c.notes.len();
+    c.request(
+        "tools/call",
+        json!({"name": "repo_stats", "arguments": {},
+        "_meta": {"progressToken": 2}}),
+    );
+    assert_eq!(c.notes.len(), before, "built: nothing to report");
+    assert!(c.finish().success());
+
+    // Without a token, to a client that set a log level: a log message while the build
+    // runs (one that did not hears nothing it did not ask for).
+    let mut c = Client::start_with_env(&[repo.to_str().unwrap(), "--no-cache"], &[("PATH", path)]);
+    c.request("initialize", json!({"protocolVersion": "2025-06-18"}));
+    let r = c.request("logging/setLevel", json!({"level": "info"}));
+    assert_eq!(r["result"], json!({}), "{r}");
+    c.request("tools/call", json!({"name": "repo_stats", "arguments": {}}));
+    let logged = c
+        .notes
+        .iter()
+        .find(|n| n["method"] == "notifications/message")
+        .unwrap_or_else(|| panic!("no log message: {:?}", c.notes));
+    assert_eq!(logged["params"]["level"], "info");
+    assert!(
+        logged["params"]["data"]
+            .as_str()
+            .unwrap()
+            .contains("indexing"),
+        "{logged}"
+    );
+    assert!(c.finish().success());
+}
+
+/// The MCP server takes folders by path (its client is the agent that started it) within
+/// the same limits as the HTTP server: a root over `--source-max-files` is a tool error
+/// `TREE_TOO_LARGE`, and the project's tools answer as usual.
+#[test]
+fn sources_named_by_calls_are_bounded_like_the_http_servers() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_files(
+        dir.path(),
+        &[("app/orders.py", "def export_orders(o):\n    return o\n")],
+    );
+    let many = tempfile::tempdir().unwrap();
+    for i in 0..10 {
+        common::write_files(
+            many.path(),
+            &[(&format!("m{i}.py"), "def f():\n    return 1\n")],
+        );
+    }
+    let root = dir.path().to_str().unwrap();
+    let mut client = Client::start(&[root, "--no-history", "--source-max-files", "5"]);
+    let named = format!("many={}", many.path().display());
+    let r = client.request(
+        "tools/call",
+        json!({"name": "search", "arguments": {"query": "f", "sources": [named]}}),
+    );
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    let v = &r["result"]["structuredContent"];
+    assert_eq!(v["code"], "TREE_TOO_LARGE", "{r}");
+    assert!(
+        v["error"].as_str().unwrap().contains("more than 5 files"),
+        "{r}"
+    );
+    assert_eq!(
+        client.search("export_orders")["sources"][0]["symbol"],
+        "export_orders"
+    );
     assert!(client.finish().success());
 }

@@ -212,3 +212,29 @@ fn bad_input_never_panics() {
     // The long query still finds the token code.
     assert!(!search(&files, &long).files.is_empty());
 }
+
+/// Placeholder strings in tests (`"asdf"`, `"aaa"`) are data, not words about the code: a
+/// query that finds nothing else is low confidence, whatever share of its words the test
+/// data holds. The same words in the implementation's comments are evidence.
+#[test]
+fn a_query_found_only_in_test_data_is_low_confidence() {
+    use mapscope::engine::search::Confidence;
+    let files = [
+        parsed(
+            "src/labels.go",
+            "package labels\n\n// Labels are sorted by name.\nfunc Sort(names []string) {}\n",
+        ),
+        parsed(
+            "src/labels_test.go",
+            "package labels\n\nfunc TestSort(t *testing.T) {\n\tin := []string{\"asdf\", \"qwer\"}\n\tSort(in)\n}\n",
+        ),
+    ];
+    for q in ["asdf", "asdf qwer"] {
+        let resp = search(&files, q);
+        assert!(!resp.hits.is_empty(), "{q}: the test data still matches");
+        assert_eq!(resp.confidence, Confidence::Low, "{q}: {:#?}", resp.hits);
+        assert!(resp.low_score);
+    }
+    let resp = search(&files, "sorted by name");
+    assert_eq!(resp.confidence, Confidence::Medium, "{:#?}", resp.hits);
+}

@@ -10,9 +10,8 @@ use std::time::{Duration, Instant};
 
 use common::{hostile_repo, write_bytes, write_files, HOSTILE_WALKED};
 use mapscope::engine::base::model::{GoModule, SkipReason, Skipped};
-use mapscope::engine::ingest::walk::{
-    load_source, walk, PathClass, PathFilter, WalkOptions, WalkOutput,
-};
+use mapscope::engine::ingest::content::load_source;
+use mapscope::engine::ingest::walk::{walk, PathFilter, WalkClass, WalkOptions, WalkOutput};
 use mapscope::engine::EngineError;
 
 fn walk_default(root: &Path) -> WalkOutput {
@@ -310,6 +309,7 @@ fn max_sizes_are_configurable_and_come_from_metadata() {
     let opts = WalkOptions {
         max_file_size: 10,
         max_doc_size: 5,
+        ..WalkOptions::default()
     };
     let out = walk(dir.path(), &opts).unwrap();
     assert_eq!(file_paths(&out), ["at.ts"]);
@@ -661,16 +661,16 @@ fn assert_filter_agrees_with_walk(root: &Path) {
             }
             let rel = filter.rel_path(&path).unwrap();
             match filter.classify(&path, None) {
-                PathClass::File => {
+                WalkClass::File => {
                     classified_files.insert(rel);
                 }
-                PathClass::Rules => assert!(
+                WalkClass::Rules => assert!(
                     rel.ends_with(".gitignore")
                         || rel.ends_with(".mapscopeignore")
                         || rel.ends_with(".git/info/exclude"),
                     "{rel}"
                 ),
-                PathClass::Outside | PathClass::Dir => {}
+                WalkClass::Outside | WalkClass::Dir => {}
             }
         }
     }

@@ -16,10 +16,10 @@ use mapscope::app::action::Action;
 use mapscope::app::clipboard::{Clipboard, ClipboardEnv};
 use mapscope::app::config::{ClipboardMode, Config};
 use mapscope::app::App;
-use mapscope::engine::live::index_service::IndexService;
 use mapscope::engine::live::session::{
-    EngineEvent, EngineHandle, EngineRequest, EngineService, Published,
+    EngineEvent, EngineRequest, Published, SessionEngine, SessionHandle,
 };
+use mapscope::engine::live::session_index::SessionIndex;
 use mapscope::ui::Pane;
 use ratatui::layout::Rect;
 
@@ -28,15 +28,15 @@ fn app_on(root: &Path, env: ClipboardEnv) -> App {
         debounce_ms: 0,
         ..Config::default()
     };
-    app_with(config, IndexService::new(root.to_path_buf()), env)
+    app_with(config, SessionIndex::new(root.to_path_buf()), env)
 }
 
 /// A started 120×40 app on `service`, answering inline.
-fn app_with(config: Config, service: IndexService, env: ClipboardEnv) -> App {
+fn app_with(config: Config, service: SessionIndex, env: ClipboardEnv) -> App {
     let clipboard = Clipboard::new(ClipboardMode::Auto, env);
     let mut app = App::new(
         config,
-        EngineHandle::inline(Box::new(service)),
+        SessionHandle::inline(Box::new(service)),
         None,
         clipboard,
         "fixture".into(),
@@ -188,17 +188,17 @@ fn excluding_a_file_and_a_symbol_removes_them_from_the_map() {
 }
 
 #[test]
-fn budget_steps_stay_within_256_and_16k() {
+fn budget_steps_stay_within_every_doors_range() {
     let mut app = ts_app();
-    for _ in 0..20 {
+    for _ in 0..30 {
         app.update(Action::BudgetDown);
     }
-    assert_eq!(app.params().budget, 256);
-    assert!(app.map_snapshot().unwrap().tokens <= 256);
-    for _ in 0..20 {
+    assert_eq!(app.params().budget, mapscope::contract::MIN_MAP_TOKENS);
+    assert!(app.map_snapshot().unwrap().tokens <= 16);
+    for _ in 0..30 {
         app.update(Action::BudgetUp);
     }
-    assert_eq!(app.params().budget, 16384);
+    assert_eq!(app.params().budget, mapscope::contract::MAX_MAP_TOKENS);
 }
 
 #[test]
@@ -221,7 +221,12 @@ fn why_explains_the_selected_map_file() {
 #[test]
 fn cut_lists_what_did_not_fit() {
     let mut app = ts_app();
-    for _ in 0..5 {
+    for _ in 0..2 {
+        app.update(Action::BudgetDown);
+    }
+    let map = app.map_snapshot().unwrap();
+    assert_eq!(map.budget, 512);
+    for _ in 0..1 {
         app.update(Action::BudgetDown);
     }
     let map = app.map_snapshot().unwrap();
@@ -446,8 +451,8 @@ fn an_empty_repo_is_reported_in_the_ui() {
 
 #[test]
 fn a_panicking_engine_becomes_a_status_message() {
-    struct Flaky(IndexService);
-    impl EngineService for Flaky {
+    struct Flaky(SessionIndex);
+    impl SessionEngine for Flaky {
         fn handle(
             &mut self,
             req: EngineRequest,
@@ -464,7 +469,7 @@ fn a_panicking_engine_becomes_a_status_message() {
         debounce_ms: 0,
         ..Config::default()
     };
-    let engine = EngineHandle::inline(Box::new(Flaky(IndexService::new(fixture("ts-app")))));
+    let engine = SessionHandle::inline(Box::new(Flaky(SessionIndex::new(fixture("ts-app")))));
     let clipboard = Clipboard::new(ClipboardMode::Osc52, ClipboardEnv::default());
     let mut app = App::new(
         config,
@@ -576,8 +581,75 @@ fn an_empty_repo_gets_indexed_when_a_file_appears() {
         dir.path(),
         &[("first.go", "package main\n\nfunc First() {}\n")],
     );
+    assert_eq!(
+        app.focus(),
+        Pane::Hits,
+        "nothing to search: keys are commands"
+    );
     app.on_files_changed(["first.go".to_string()].into(), false);
     assert!(shown_map(&app).contains("func First"));
+    // The explorer opens as a fresh start does: typing searches.
+    assert_eq!(app.focus(), Pane::Query);
+    app.update(Action::InsertChar('F'));
+    assert_eq!(app.query(), "F");
+    // One file: singular words.
+    let view = app.view();
+    let (info, _) = mapscope::ui::status::status_parts(&view.status);
+    assert!(info.contains("1 code file ·"), "{info}");
+    assert_eq!(app.message(), None, "the key cleared the message");
+}
+
+/// `F1` opens help while typing; `G` goes to its end and `g` back, without closing it.
+#[test]
+fn help_scrolls_to_its_end_with_g_and_stays_open() {
+    let mut app = ts_app();
+    assert_eq!(app.focus(), Pane::Query);
+    app.update(Action::Help);
+    assert!(app.overlay_open());
+    app.update(Action::SelectLast);
+    assert!(app.overlay_open(), "G closed help");
+    let screen = |app: &App| {
+        let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).unwrap();
+        t.draw(|f| mapscope::ui::draw(f, &app.view())).unwrap();
+        t.backend()
+            .buffer()
+            .content()
+            .iter()
+            .map(|c| c.symbol().to_string())
+            .collect::<String>()
+    };
+    let end = screen(&app);
+    app.update(Action::SelectFirst);
+    assert!(app.overlay_open());
+    assert_ne!(screen(&app), end, "G scrolled");
+    app.update(Action::Back);
+    assert!(!app.overlay_open());
+}
+
+/// A pasted query (one change to the text) shows its map from the top: the pinned files
+/// first, not the old first file wherever it moved.
+#[test]
+fn a_pasted_query_shows_its_map_from_the_first_file() {
+    let mut app = ts_app();
+    app.update(Action::Back);
+    app.update(Action::NextPane);
+    app.update(Action::NextPane);
+    assert_eq!(app.focus(), Pane::Map);
+    let general_first = app.selected_map_file().unwrap().to_string();
+    app.update(Action::FocusQuery);
+    app.update(Action::Paste("user session".into()));
+    app.flush();
+    let map = app.map_snapshot().unwrap();
+    assert_eq!(map.params.query, "user session");
+    assert_ne!(
+        map.files[0].path, general_first,
+        "the query reorders the map"
+    );
+    assert_eq!(
+        app.selected_map_file(),
+        Some(map.files[0].path.as_str()),
+        "was {general_first}"
+    );
 }
 
 #[test]
@@ -598,7 +670,7 @@ fn the_tag_cache_is_saved_in_the_background_and_before_the_engine_ends() {
     std::env::set_var("MAPSCOPE_CACHE_DIR", cache.path());
     let root = fixture("ts-app");
     let build = |events: &mut Vec<String>| {
-        let mut service = IndexService::new(root.clone()).with_cache(true);
+        let mut service = SessionIndex::new(root.clone()).with_cache(true);
         let published = Published::default();
         let mut emit = |e: EngineEvent| events.push(format!("{e:?}"));
         service.handle(
@@ -648,7 +720,7 @@ fn the_config_scope_narrows_the_hits() {
             scope: scope.clone(),
             ..Config::default()
         };
-        let service = IndexService::new(dir.path().to_path_buf()).with_scope(scope);
+        let service = SessionIndex::new(dir.path().to_path_buf()).with_scope(scope);
         let mut app = app_with(config, service, ClipboardEnv::default());
         type_query(&mut app, "export report");
         let hits = app.hits_snapshot().expect("hits");
@@ -699,7 +771,7 @@ fn extra_sources_are_searched_after_the_project_and_labelled() {
         debounce_ms: 0,
         ..Config::default()
     };
-    let service = IndexService::new(project.path().to_path_buf()).with_sources(sources);
+    let service = SessionIndex::new(project.path().to_path_buf()).with_sources(sources);
     let mut app = app_with(config, service, ClipboardEnv::default());
     type_query(&mut app, "export report");
     let paths: Vec<String> = app
@@ -741,4 +813,111 @@ fn extra_sources_are_searched_after_the_project_and_labelled() {
     // A source's file is not the project's: it cannot become a focus file.
     app.update(Action::ToggleFocusFile);
     assert!(app.params().focus.is_empty());
+}
+
+/// `S` asks where to save the map shown, offers a path outside the repository, writes the
+/// map's exact text where the user says, and replaces an existing file only on a second
+/// Enter.
+#[test]
+fn the_map_is_saved_where_the_user_says() {
+    let mut app = ts_app();
+    app.update(Action::Back);
+    app.update(Action::SaveMap);
+    assert!(app.typing(), "the prompt takes text");
+    let offered = match app.view().overlay {
+        Some(mapscope::ui::Overlay::Prompt { input, .. }) => input.text.to_string(),
+        _ => panic!("no save prompt"),
+    };
+    let repo = fixture("ts-app").canonicalize().unwrap();
+    assert!(!Path::new(&offered).starts_with(&repo), "{offered}");
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("saved.txt");
+    app.update(Action::ClearQuery);
+    app.update(Action::Paste(target.display().to_string()));
+    app.update(Action::Confirm);
+    assert!(!app.typing(), "saved: the prompt closes");
+    let map = app.map_snapshot().unwrap().text.clone();
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), map);
+    assert!(
+        app.message().unwrap().starts_with("saved the map ("),
+        "{:?}",
+        app.message()
+    );
+    // Again on the same file: the first Enter asks, the second replaces.
+    std::fs::write(&target, "old").unwrap();
+    app.update(Action::SaveMap);
+    app.update(Action::ClearQuery);
+    app.update(Action::Paste(target.display().to_string()));
+    app.update(Action::Confirm);
+    assert!(app.typing(), "an existing file: asked first");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "old");
+    app.update(Action::Confirm);
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), map);
+    // Esc cancels without writing.
+    app.update(Action::SaveMap);
+    app.update(Action::Back);
+    assert!(!app.typing() || app.focus() == Pane::Query);
+}
+
+/// The start flags (`mapscope . --tokens 2048 --query … --focus … --ident … --tokenizer
+/// cl100k`) shape the first map as `mapscope map` with the same flags would.
+#[test]
+fn start_flags_shape_the_first_map() {
+    let config = Config {
+        debounce_ms: 0,
+        ..Config::default()
+    };
+    let clipboard = Clipboard::new(ClipboardMode::Auto, ClipboardEnv::default());
+    let mut app = App::new(
+        config,
+        SessionHandle::inline(Box::new(SessionIndex::new(fixture("ts-app")))),
+        None,
+        clipboard,
+        "fixture".into(),
+        Rect::new(0, 0, 120, 40),
+    );
+    app.apply_start(mapscope::app::run::Start {
+        budget: Some(2048),
+        query: Some("user session".into()),
+        focus: vec!["src/util.ts".into()],
+        idents: vec!["Button".into()],
+        tokenizer: Some(mapscope::engine::base::tokenizer::TokenizerKind::Cl100k),
+    });
+    app.start();
+    app.flush();
+    assert_eq!(app.query(), "user session");
+    assert_eq!(app.params().budget, 2048);
+    assert_eq!(app.params().tokenizer, "cl100k");
+    let expected = cli_map(&[
+        "--tokens",
+        "2048",
+        "--query",
+        "user session",
+        "--focus",
+        "src/util.ts",
+        "--ident",
+        "Button",
+        "--tokenizer",
+        "cl100k",
+    ]);
+    assert_eq!(shown_map(&app), expected);
+}
+
+/// The index message adds up with the gauge: the files read that held nothing to map are
+/// said beside the code files (the gauge counted 3 files read, the status bar 2).
+#[test]
+fn the_index_message_says_what_the_files_read_became() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_files(
+        dir.path(),
+        &[
+            ("a.ts", "export function a(): number {\n  return 1;\n}\n"),
+            ("b.ts", "export function b(): number {\n  return 2;\n}\n"),
+        ],
+    );
+    common::write_bytes(dir.path(), "blob.ts", b"\x00\x01\x02binary\x00");
+    let app = app_on(dir.path(), ClipboardEnv::default());
+    let message = app.message().unwrap_or_default().to_string();
+    assert!(message.starts_with("indexed 2 code files in "), "{message}");
+    assert!(message.contains("(1 of the 3 read left out"), "{message}");
 }

@@ -530,3 +530,98 @@ fn copy_inside_tmux_arrives_in_the_paste_buffer() {
     tmux.keys(&["C-c"]);
     tmux.wait_for("the exit", |s| s.contains("MAPSCOPE-EXITED"));
 }
+
+/// A repository whose general map is longer than the screen, where the query "zebra route"
+/// pins the files that define `zebra_route_*` first and the general map's first file
+/// (`pkg/mod_0.py`, imported by most) drops to the 30th place, far below the screen.
+fn long_map_repo(root: &Path) {
+    let mut files: Vec<(String, String)> = Vec::new();
+    for i in 0..40 {
+        let uses: String = (0..i)
+            .step_by(3)
+            .map(|j| format!("from pkg.mod_{j} import helper_{j}\n"))
+            .collect();
+        let zebra = if i >= 16 {
+            format!("\n\ndef zebra_route_{i}(path):\n    return path\n")
+        } else {
+            String::new()
+        };
+        files.push((
+            format!("pkg/mod_{i}.py"),
+            format!(
+                "{uses}\n\ndef helper_{i}(value, other=None):\n    return value\n\n\nclass Service{i}:\n    def run(self, request):\n        return helper_{i}(request)\n{zebra}"
+            ),
+        ));
+    }
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    common::write_files(root, &refs);
+}
+
+/// The paste: a query pasted at once (bracketed paste) shows the query's map from
+/// its first file, the pinned one, not the general map's first file wherever it moved (the
+/// pane was left scrolled down to it). Started with `--tokens`, the map's budget.
+#[test]
+fn a_pasted_query_shows_the_map_from_its_first_file() {
+    if !have_tmux() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    long_map_repo(&repo);
+    let bin = env!("CARGO_BIN_EXE_mapscope");
+    let first_file = |args: &[&str]| -> String {
+        let o = Command::new(bin)
+            .env("MAPSCOPE_CACHE_DIR", common::test_cache_dir())
+            .arg("map")
+            .arg(&repo)
+            .args(["--tokens", "4096", "--format", "json"])
+            .args(args)
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["files"][0]["path"].as_str().unwrap().to_string()
+    };
+    let general = first_file(&[]);
+    let pinned = first_file(&["--query", "zebra route"]);
+    assert_eq!(general, "pkg/mod_0.py");
+    assert_ne!(general, pinned);
+    let tmux = Tmux {
+        socket: format!("mapscope-e2e-paste-{}", std::process::id()),
+    };
+    let script = format!(
+        "env -u TMUX -u DISPLAY MAPSCOPE_CONFIG=/nonexistent MAPSCOPE_CACHE_DIR='{cache}' '{bin}' '{}' --tokens 4096; echo MAPSCOPE-EXITED; sleep 30",
+        repo.display(),
+        cache = common::test_cache_dir().display(),
+    );
+    start_script(&tmux, &script, 120, 40);
+    let s = tmux.wait_for("the general map", |s| s.contains("/4096 tokens"));
+    // The map pane's first line is the general map's first file.
+    let map_top = |s: &str| s.lines().nth(1).unwrap_or("").to_string();
+    tmux.wait_for("the general map's first file", |s| {
+        map_top(s).contains(&general)
+    });
+    assert!(!s.contains("MAPSCOPE-EXITED"), "{s}");
+    // Select the general map's first file in the map pane, as a user looking at it would.
+    tmux.keys(&["Tab"]);
+    tmux.keys(&["Tab"]);
+    tmux.keys(&["Tab"]);
+    tmux.keys(&["/"]);
+    tmux.cmd(&["set-buffer", "zebra route"]);
+    tmux.cmd(&["paste-buffer", "-p", "-t", "t"]);
+    let s = tmux.wait_for("the query's map", |s| {
+        s.contains("› zebra route") && s.contains("zebra_route_")
+    });
+    // Once every answer is in, the map shows from the query's first file (it stayed
+    // scrolled down to `pkg/mod_0.py`).
+    std::thread::sleep(Duration::from_millis(500));
+    let s2 = tmux.screen();
+    assert!(
+        map_top(&s2).contains(&format!("│{pinned}:")),
+        "expected {pinned} first:\n{s}\n---\n{s2}"
+    );
+    tmux.keys(&["C-c"]);
+    tmux.wait_for("the exit", |s| s.contains("MAPSCOPE-EXITED"));
+}

@@ -14,8 +14,8 @@ use mapscope::app::App;
 use mapscope::engine::base::model::{DefKind, LineRange};
 use mapscope::engine::index::explain::FileExplanation;
 use mapscope::engine::live::session::{
-    EngineEvent, EngineHandle, EngineRequest, EngineService, HitsSnapshot, IncomingEdge,
-    IndexSnapshot, MapFile, MapSnapshot, Published, WhyData,
+    EngineEvent, EngineRequest, HitsSnapshot, IncomingEdge, IndexSnapshot, MapFile, MapSnapshot,
+    Published, SessionEngine, SessionHandle, WhyData,
 };
 use mapscope::engine::rank::repo_map::CutDef;
 use mapscope::engine::search::{Confidence, Evidence, SearchHit, Signals};
@@ -33,7 +33,7 @@ struct Scripted {
     finish_build: bool,
 }
 
-impl EngineService for Scripted {
+impl SessionEngine for Scripted {
     fn handle(
         &mut self,
         req: EngineRequest,
@@ -123,6 +123,10 @@ impl EngineService for Scripted {
                 text: format!("```\n{MAP_TEXT}```\n"),
                 tokens: 61,
             }),
+            EngineRequest::Search { generation, query } if query == LONG_QUERY => {
+                published.store_hits(long_hits(generation, query));
+                emit(EngineEvent::HitsReady { generation });
+            }
             EngineRequest::Search { generation, query } => {
                 let hit =
                     |evidence, kind: &str, symbol: &str, path: &str, start, end, score| SearchHit {
@@ -256,12 +260,101 @@ impl EngineService for Scripted {
     }
 }
 
+/// The query whose hits have the long names and deep paths of a real repository (vite's).
+const LONG_QUERY: &str = "html middleware";
+
+/// (symbol, path, start, end) of the long hits, and their evidence.
+const LONG: [(&str, &str, u32, u32, Evidence); 7] = [
+    (
+        "transformIndexHtmlMiddleware",
+        "packages/vite/src/node/server/middlewares/indexHtml.ts",
+        378,
+        452,
+        Evidence::Definition,
+    ),
+    (
+        "createDevHtmlTransformFn",
+        "packages/vite/src/node/server/middlewares/indexHtml.ts",
+        66,
+        118,
+        Evidence::Definition,
+    ),
+    (
+        "applyHtmlTransforms",
+        "packages/vite/src/node/plugins/html.ts",
+        1201,
+        1287,
+        Evidence::Call,
+    ),
+    (
+        "htmlFallbackMiddleware",
+        "packages/vite/src/node/server/middlewares/htmlFallback.ts",
+        9,
+        83,
+        Evidence::Definition,
+    ),
+    (
+        "// the html middleware serves index.html for SPA routes",
+        "docs/guide/api-javascript.md",
+        212,
+        214,
+        Evidence::Text,
+    ),
+    (
+        "StatefulHtmlProxyCache",
+        "packages/vite/src/node/plugins/html.ts",
+        88,
+        140,
+        Evidence::Reference,
+    ),
+    (
+        "resolveHtmlTransforms",
+        "packages/vite/src/node/plugins/html.ts",
+        1152,
+        1199,
+        Evidence::Import,
+    ),
+];
+
+fn long_hits(generation: u64, query: String) -> HitsSnapshot {
+    HitsSnapshot {
+        generation,
+        query,
+        hits: LONG
+            .iter()
+            .enumerate()
+            .map(|(i, &(symbol, path, start, end, evidence))| SearchHit {
+                evidence,
+                kind: Some(
+                    match evidence {
+                        Evidence::Definition => "function",
+                        Evidence::Text => "",
+                        _ => "call",
+                    }
+                    .into(),
+                ),
+                symbol: Some(symbol.into()),
+                file_path: path.into(),
+                line_range: LineRange { start, end },
+                score: 12.0 - i as f64,
+                signals: Signals::default(),
+                excerpt: String::new(),
+            })
+            .collect(),
+        source_hits: Vec::new(),
+        confidence: Confidence::Medium,
+        low_score: false,
+        answer: String::new(),
+        latency_ms: 3.0,
+    }
+}
+
 fn app(finish_build: bool, w: u16, h: u16) -> App {
     let config = Config {
         debounce_ms: 0,
         ..Config::default()
     };
-    let engine = EngineHandle::inline(Box::new(Scripted { finish_build }));
+    let engine = SessionHandle::inline(Box::new(Scripted { finish_build }));
     let clipboard = Clipboard::new(ClipboardMode::Osc52, ClipboardEnv::default());
     let mut app = App::new(
         config,
@@ -411,7 +504,7 @@ fn narrow_terminal_swaps_map_and_preview() {
 #[test]
 fn control_characters_in_the_map_are_harmless() {
     struct Hostile;
-    impl EngineService for Hostile {
+    impl SessionEngine for Hostile {
         fn handle(
             &mut self,
             req: EngineRequest,
@@ -462,7 +555,7 @@ fn control_characters_in_the_map_are_harmless() {
     let clipboard = Clipboard::new(ClipboardMode::Osc52, ClipboardEnv::default());
     let mut app = App::new(
         config,
-        EngineHandle::inline(Box::new(Hostile)),
+        SessionHandle::inline(Box::new(Hostile)),
         None,
         clipboard,
         "r".into(),
@@ -584,7 +677,7 @@ fn no_color_draws_without_colour() {
         ..Config::default()
     };
     config.theme.monochrome = true;
-    let engine = EngineHandle::inline(Box::new(Scripted { finish_build: true }));
+    let engine = SessionHandle::inline(Box::new(Scripted { finish_build: true }));
     let clipboard = Clipboard::new(ClipboardMode::Osc52, ClipboardEnv::default());
     let mut app = App::new(
         config,
@@ -616,7 +709,7 @@ fn no_color_draws_without_colour() {
 #[test]
 fn empty_repository_gets_one_readable_screen() {
     struct Empty;
-    impl EngineService for Empty {
+    impl SessionEngine for Empty {
         fn handle(
             &mut self,
             req: EngineRequest,
@@ -639,7 +732,7 @@ fn empty_repository_gets_one_readable_screen() {
     let clipboard = Clipboard::new(ClipboardMode::Osc52, ClipboardEnv::default());
     let mut app = App::new(
         config,
-        EngineHandle::inline(Box::new(Empty)),
+        SessionHandle::inline(Box::new(Empty)),
         None,
         clipboard,
         "empty".into(),
@@ -656,4 +749,33 @@ fn empty_repository_gets_one_readable_screen() {
     );
     assert!(screen.contains("typescript"), "{screen}");
     assert!(!screen.contains("indexing…"), "{screen}");
+}
+
+/// The hits pane at the three sizes a terminal usually has (alone at 80 columns, beside the
+/// map at 100 and 120): every hit row shows its symbol's first 20 characters (whole when
+/// it is no longer) and its whole line range; the path gives way first.
+#[test]
+fn hits_show_long_symbols_and_line_ranges_at_80_100_and_120_columns() {
+    for (w, h) in [(80, 24), (100, 30), (120, 40)] {
+        let mut app = app(true, w, h);
+        type_query(&mut app, LONG_QUERY);
+        app.update(Action::Back);
+        let t = render(&app, w, h);
+        insta::assert_snapshot!(format!("ui_{w}x{h}_long_hits"), t.backend());
+        let screen: Vec<String> = (0..h).map(|y| row(&t, y)).collect();
+        // Six rows fit at 80×24; the seventh is a key away.
+        for &(symbol, _, start, end, evidence) in LONG.iter().take(6) {
+            let shown: String = symbol.chars().take(20).collect();
+            let range = format!(":{start}-{end}");
+            // A text hit's symbol is its matched line: only the range is promised.
+            let found = screen.iter().any(|line| {
+                line.contains(&range) && (evidence == Evidence::Text || line.contains(&shown))
+            });
+            assert!(
+                found,
+                "{w}x{h}: no row with `{shown}` and `{range}`:\n{}",
+                screen.join("\n")
+            );
+        }
+    }
 }

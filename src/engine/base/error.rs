@@ -1,6 +1,7 @@
 //! Engine errors. Each user-facing failure has a stable code that the CLI prints and the JSON
 //! contract carries (`REPO_NOT_FOUND`, `INVALID_REPO`, `REPO_EMPTY`, `UNSAFE_CACHE_DIR`,
-//! `INTERNAL_ERROR`).
+//! `INTERNAL_ERROR`, and a build's overrun: `BUILD_CANCELLED`, `TREE_TOO_LARGE`,
+//! `BUILD_TIMEOUT`).
 
 use std::path::PathBuf;
 
@@ -33,6 +34,9 @@ pub enum EngineError {
     /// `cache clear` will not delete in or from this directory.
     #[error("refusing to clear {path}: {why}")]
     UnsafeCacheDir { path: PathBuf, why: String },
+    /// The build ran out of its budget (`base::limits`): stopped, too large, too slow.
+    #[error("{0}")]
+    Stopped(super::limits::Overrun),
 }
 
 impl EngineError {
@@ -43,9 +47,16 @@ impl EngineError {
             EngineError::InvalidRepo(_) => "INVALID_REPO",
             EngineError::RepoEmpty { .. } => "REPO_EMPTY",
             EngineError::UnsafeCacheDir { .. } => "UNSAFE_CACHE_DIR",
+            EngineError::Stopped(why) => why.code(),
             EngineError::Query { .. } | EngineError::Io { .. } | EngineError::Internal(_) => {
                 "INTERNAL_ERROR"
             }
         }
+    }
+}
+
+impl From<super::limits::Overrun> for EngineError {
+    fn from(why: super::limits::Overrun) -> Self {
+        EngineError::Stopped(why)
     }
 }

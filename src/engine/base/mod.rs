@@ -7,6 +7,7 @@ pub mod error;
 pub mod guarded;
 pub mod heap;
 pub mod json;
+pub mod limits;
 pub mod model;
 pub mod paths;
 pub mod scope;

@@ -82,14 +82,6 @@ impl TokenizerKind {
             _ => None,
         }
     }
-
-    /// The following encoding, wrapping around (the TUI cycles with one key).
-    pub fn next(self) -> Self {
-        match self {
-            TokenizerKind::O200k => TokenizerKind::Cl100k,
-            TokenizerKind::Cl100k => TokenizerKind::O200k,
-        }
-    }
 }
 
 impl std::fmt::Display for TokenizerKind {
@@ -276,8 +268,6 @@ mod tests {
     fn names_parse_and_cycle() {
         for kind in TokenizerKind::ALL {
             assert_eq!(TokenizerKind::parse(kind.name()), Some(kind));
-            assert_eq!(kind.next().next(), kind);
-            assert_ne!(kind.next(), kind);
         }
         assert_eq!(TokenizerKind::parse("o200k"), Some(TokenizerKind::O200k));
         assert_eq!(TokenizerKind::parse("CL100K"), Some(TokenizerKind::Cl100k));

@@ -14,22 +14,26 @@ use rayon::prelude::*;
 use crate::engine::base::error::EngineError;
 use crate::engine::base::heap::release_free_memory;
 use crate::engine::base::lock;
+use crate::engine::base::model::GoModule;
 use crate::engine::base::model::{Definition, FileTags, ParsedFile, RefList, SkipReason, Skipped};
 use crate::engine::base::stats::{IndexStats, PhaseTimes};
 use crate::engine::index::derived::{load_graph, load_history};
 use crate::engine::index::history_job::HistoryJob;
 use crate::engine::index::memory::{attach_pool_arenas, trims_before_file, trims_heap_after_parse};
-use crate::engine::index::parts::ms_since;
-use crate::engine::index::parts::DocStamp;
+use crate::engine::index::parts::{ms_since, DocStamp};
 use crate::engine::index::prefetch::QueryPrefetch;
-use crate::engine::index::{BuildPhase, BuildProgress, Index, IndexOptions, Reuse, ReuseCounts};
+use crate::engine::index::{
+    BuildPhase, BuildProgress, HistoryStatus, Index, IndexOptions, Reuse, ReuseCounts,
+};
+use crate::engine::ingest::content::load_source;
+use crate::engine::ingest::history::CommitHistory;
 use crate::engine::ingest::lang::{tags_query_compiling, tags_query_prefetched};
 use crate::engine::ingest::tags::{
     extract_tags_or_parse, finish_tags, unparsed, ParsedAhead, Tagging,
 };
-use crate::engine::ingest::walk::{
-    load_source, walk_observed, DocFile, UnsupportedFile, WalkedFile,
-};
+use crate::engine::ingest::walk::WalkOutput;
+use crate::engine::ingest::walk::{walk_observed, DocFile, UnsupportedFile, WalkedFile};
+use crate::engine::link::graph::FileGraph;
 use crate::engine::link::graph::{
     build_graph, build_graph_consuming, build_graph_relinking, TakenUses, UseCounts,
 };
@@ -198,7 +202,6 @@ impl Index {
         derived: Option<&DiskCache>,
         progress: &(dyn Fn(BuildProgress) + Sync),
     ) -> Result<Index, EngineError> {
-        let t0 = Instant::now();
         // Files a refresh takes over unread were read by an earlier build (see
         // `read_since_ns`). Cache entries a map-only build takes unread need no such care:
         // each was taken because it was modified well before its own read.
@@ -206,7 +209,152 @@ impl Index {
             Reuse::Previous { index, .. } => index.read_since_ns.min(now_ns()),
             Reuse::Store(_) | Reuse::Nothing => now_ns(),
         };
-        progress(BuildProgress {
+        let build = Build {
+            opts,
+            reuse,
+            cache_write,
+            derived,
+            progress,
+            one_shot: opts.consume_refs && (!opts.use_cache || cache_write.is_some()),
+        };
+        let (walked, root, walk_ms) = build.walk(root)?;
+        let history_job = HistoryJob::start(&root, &opts.history, opts.use_cache, reuse);
+        // Only a small one-shot build skips the trims after its parse.
+        let trim_heap =
+            !build.one_shot || trims_heap_after_parse(walked.files.iter().map(|f| f.size).sum());
+        let parsed = build.parse(&walked)?;
+        let (docs, doc_stamps) = if opts.skip_docs {
+            (Vec::new(), Vec::new())
+        } else {
+            load_docs(&walked.docs, opts.walk.max_doc_size, reuse)
+        };
+        let mut skipped = walked.skipped;
+        skipped.extend(parsed.skipped);
+        skipped.sort_by(|a, b| a.path.cmp(&b.path));
+        let mut files = parsed.files;
+        if files.is_empty() {
+            let mut stats = IndexStats {
+                root: root.display().to_string(),
+                docs: docs.len(),
+                times: PhaseTimes {
+                    walk_ms,
+                    parse_ms: parsed.ms,
+                    ..PhaseTimes::default()
+                },
+                ..IndexStats::default()
+            };
+            stats.count_walk(&skipped, &walked.unsupported);
+            return Err(EngineError::RepoEmpty {
+                path: root,
+                summary: skip_summary(&skipped, &walked.unsupported),
+                stats: Box::new(stats),
+            });
+        }
+        let mut derived_warnings = Vec::new();
+        let linked = build.link(
+            &mut files,
+            parsed.counted,
+            &walked.go_modules,
+            trim_heap,
+            &mut derived_warnings,
+        );
+        let history = build.read_history(history_job, &files, &mut derived_warnings);
+        let by_path = files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.path.clone(), i))
+            .collect();
+        Ok(Index {
+            root,
+            files,
+            docs,
+            doc_stamps,
+            skipped,
+            unsupported: walked.unsupported,
+            go_modules: walked.go_modules,
+            graph: linked.graph,
+            times: PhaseTimes {
+                walk_ms,
+                parse_ms: parsed.ms,
+                graph_ms: linked.ms,
+                graph_cached: linked.cached,
+            },
+            reuse: parsed.counts,
+            cache: None,
+            cache_warning: None,
+            derived_warnings,
+            graph_unsaved: linked.key.filter(|_| !linked.cached),
+            relinked: linked.relinked,
+            history_unsaved: history.key.filter(|_| !history.cached),
+            derived_saved: Default::default(),
+            walk_warnings: walked.warnings,
+            cache_stale: false,
+            cache_write: None,
+            read_since_ns,
+            trim_heap,
+            signals: OnceLock::new(),
+            by_path,
+            line_costs: LineCostCache::default(),
+            search: OnceLock::new(),
+            history: history.history,
+            history_index: history.index,
+            history_status: history.status,
+        })
+    }
+}
+
+/// One build's settings, for its stages: the walk, the parse, the link, the history.
+struct Build<'a> {
+    opts: &'a IndexOptions,
+    reuse: Reuse<'a>,
+    /// A one-shot build's new tag cache, filled as files load.
+    cache_write: Option<&'a CacheWriter>,
+    /// The cache the derived structures are loaded from (and keyed for).
+    derived: Option<&'a DiskCache>,
+    progress: &'a (dyn Fn(BuildProgress) + Sync),
+    /// Ranked once (`IndexOptions::consume_refs`) and writing its cache as it parses, or
+    /// keeping none: references are handed to the graph build and freed as it binds.
+    one_shot: bool,
+}
+
+/// What the parse stage loaded: the files in walk order (with their references counted
+/// already, for a one-shot build), those it skipped, how each was obtained.
+struct Parsed {
+    files: Vec<ParsedFile>,
+    counted: Vec<Option<UseCounts>>,
+    skipped: Vec<Skipped>,
+    counts: ReuseCounts,
+    ms: f64,
+}
+
+/// The linked graph, and how it was obtained.
+struct Linked {
+    graph: FileGraph,
+    ms: f64,
+    /// Loaded from the derived cache.
+    cached: bool,
+    /// The key of its inputs, when there is a derived cache.
+    key: Option<InputKey>,
+    /// For a refresh: how many files were bound again.
+    relinked: Option<usize>,
+}
+
+/// The commit history read for search and its postings.
+struct History {
+    history: Option<Arc<CommitHistory>>,
+    index: Option<HistoryIndex>,
+    status: HistoryStatus,
+    key: Option<InputKey>,
+    /// The postings came from the derived cache.
+    cached: bool,
+}
+
+impl Build<'_> {
+    /// The walk, while the tags queries of the languages it finds compile; the canonical
+    /// root and the walk's milliseconds.
+    fn walk(&self, root: &Path) -> Result<(WalkOutput, PathBuf, f64), EngineError> {
+        let t0 = Instant::now();
+        (self.progress)(BuildProgress {
             phase: BuildPhase::Walk,
             done: 0,
             total: 0,
@@ -214,25 +362,30 @@ impl Index {
         // Before the walk, which runs on the pool while this thread lists the root (see
         // `attach_pool_arenas`).
         attach_pool_arenas();
-        // The tags queries of the languages this build will parse compile during the walk.
         let prefetch = QueryPrefetch::new();
-        let walked = walk_observed(root, &opts.walk, &|f| {
-            if !tags_query_prefetched(f.lang) && likely_parsed(reuse, f) {
+        let walked = walk_observed(root, &self.opts.walk, &|f| {
+            if !tags_query_prefetched(f.lang) && likely_parsed(self.reuse, f) {
                 prefetch.during_walk(f.lang);
             }
         });
         prefetch.walk_done();
         let walked = walked?;
         let root = canonical_root(root)?;
-        let walk_ms = ms_since(t0);
-        let history_job = HistoryJob::start(&root, &opts.history, opts.use_cache, reuse);
+        Ok((walked, root, ms_since(t0)))
+    }
 
+    /// Loads and parses every walked code file on the pool, largest first, taking tags
+    /// from the cache or the previous index where the content is unchanged; stops early
+    /// (`EngineError::Stopped`) when the build's budget runs out (`base::limits`).
+    fn parse(&self, walked: &WalkOutput) -> Result<Parsed, EngineError> {
         let t1 = Instant::now();
+        let (opts, reuse, cache_write, one_shot) =
+            (self.opts, self.reuse, self.cache_write, self.one_shot);
         let max_size = opts.walk.max_file_size;
         let total = walked.files.len();
         let step = (total / 100).max(1);
         let done = AtomicUsize::new(0);
-        progress(BuildProgress {
+        (self.progress)(BuildProgress {
             phase: BuildPhase::Parse,
             done: 0,
             total,
@@ -248,10 +401,6 @@ impl Index {
                 Some(&previous_store)
             }
         };
-        let one_shot = opts.consume_refs && (!opts.use_cache || cache_write.is_some());
-        // Only a small one-shot build skips the trims after its parse.
-        let trim_heap =
-            !one_shot || trims_heap_after_parse(walked.files.iter().map(|f| f.size).sum());
         // What a file becomes once it has its tags.
         let with_tags = |f: &WalkedFile, text: String, hash, tags: Arc<FileTags>, origin| {
             let mut counted = None;
@@ -329,15 +478,21 @@ impl Index {
         // results are put back in walk order below.
         let mut by_size: Vec<usize> = (0..walked.files.len()).collect();
         by_size.sort_by_key(|&i| std::cmp::Reverse(walked.files[i].size));
+        let budget = opts.walk.budget.as_deref();
         let mut loaded = run_with_waiting(
             by_size,
             |i| {
+                if budget.is_some_and(|b| !b.go_on()) {
+                    // The build fails below: what is left is not read.
+                    let (path, reason) = (walked.files[i].rel_path.clone(), SkipReason::TooLarge);
+                    return Step::Done(Loaded::Skip(Skipped { path, reason }));
+                }
                 let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                 if one_shot && trims_before_file(n) {
                     release_free_memory();
                 }
                 if n.is_multiple_of(step) || n == total {
-                    progress(BuildProgress {
+                    (self.progress)(BuildProgress {
                         phase: BuildPhase::Parse,
                         done: n,
                         total,
@@ -348,15 +503,13 @@ impl Index {
             |ahead: &ParsedAheadFile| !tags_query_compiling(ahead.parsed.lang()),
             |i, ahead| finish_ahead(&walked.files[i], ahead),
         );
+        if let Some(budget) = budget {
+            budget.check()?;
+        }
         loaded.sort_unstable_by_key(|&(i, _)| i);
-        let (docs, doc_stamps) = if opts.skip_docs {
-            (Vec::new(), Vec::new())
-        } else {
-            load_docs(&walked.docs, opts.walk.max_doc_size, reuse)
-        };
         let mut files = Vec::with_capacity(loaded.len());
         let mut counted = Vec::with_capacity(loaded.len());
-        let mut skipped = walked.skipped;
+        let mut skipped = Vec::new();
         let mut counts = ReuseCounts::default();
         for (_, item) in loaded {
             match item {
@@ -372,43 +525,41 @@ impl Index {
                 Loaded::Skip(s) => skipped.push(s),
             }
         }
-        skipped.sort_by(|a, b| a.path.cmp(&b.path));
-        let parse_ms = ms_since(t1);
+        Ok(Parsed {
+            files,
+            counted,
+            skipped,
+            counts,
+            ms: ms_since(t1),
+        })
+    }
 
-        if files.is_empty() {
-            let mut stats = IndexStats {
-                root: root.display().to_string(),
-                docs: docs.len(),
-                times: PhaseTimes {
-                    walk_ms,
-                    parse_ms,
-                    ..PhaseTimes::default()
-                },
-                ..IndexStats::default()
-            };
-            stats.count_walk(&skipped, &walked.unsupported);
-            return Err(EngineError::RepoEmpty {
-                path: root,
-                summary: skip_summary(&skipped, &walked.unsupported),
-                stats: Box::new(stats),
-            });
-        }
-
+    /// The graph: from the derived cache when it holds the one of these inputs, else
+    /// linked (a one-shot build consuming the references, a refresh rebinding only what
+    /// the edit can have changed).
+    fn link(
+        &self,
+        files: &mut [ParsedFile],
+        counted: Vec<Option<UseCounts>>,
+        go_modules: &[GoModule],
+        trim_heap: bool,
+        derived_warnings: &mut Vec<String>,
+    ) -> Linked {
         let t2 = Instant::now();
-        progress(BuildProgress {
+        (self.progress)(BuildProgress {
             phase: BuildPhase::Graph,
             done: files.len(),
             total: files.len(),
         });
-        let mut derived_warnings = Vec::new();
-        let graph_key = derived.map(|_| InputKey::graph(&files, &walked.go_modules));
-        let cached_graph = match (derived, graph_key) {
-            (Some(cache), Some(key)) => load_graph(cache, key, &files, &mut derived_warnings),
+        let derived = self.derived;
+        let key = derived.map(|_| InputKey::graph(files, go_modules));
+        let cached_graph = match (derived, key) {
+            (Some(cache), Some(key)) => load_graph(cache, key, files, derived_warnings),
             _ => None,
         };
-        let graph_cached = cached_graph.is_some();
-        if !graph_cached {
-            for f in &mut files {
+        let cached = cached_graph.is_some();
+        if !cached {
+            for f in files.iter_mut() {
                 if let Err(why) = read_links(f) {
                     derived_warnings.push(why);
                 }
@@ -417,16 +568,16 @@ impl Index {
         let mut relinked = None;
         let graph = if let Some(graph) = cached_graph {
             graph
-        } else if one_shot {
+        } else if self.one_shot {
             // The parse trees are gone: give their pages back before the graph is built.
             if trim_heap {
                 release_free_memory();
             }
             // A map with no query ranks by no query words; without a cache, no later run
             // reads this graph either.
-            let query_words = !opts.map_lines_only || derived.is_some();
-            let uses = take_uses(&mut files, counted, trim_heap, query_words);
-            let graph = build_graph_consuming(&files, &walked.go_modules, uses);
+            let query_words = !self.opts.map_lines_only || derived.is_some();
+            let uses = take_uses(files, counted, trim_heap, query_words);
+            let graph = build_graph_consuming(files, go_modules, uses);
             // The binding's and the build's temporaries, before ranking allocates.
             if trim_heap {
                 release_free_memory();
@@ -434,12 +585,12 @@ impl Index {
             graph
         } else if let Reuse::Previous {
             index: previous, ..
-        } = reuse
+        } = self.reuse
         {
             // A refresh binds again only the files the edit can have changed.
             let (graph, bound) = build_graph_relinking(
-                &files,
-                &walked.go_modules,
+                files,
+                go_modules,
                 &previous.files,
                 &previous.go_modules,
                 &previous.graph,
@@ -447,65 +598,47 @@ impl Index {
             relinked = Some(bound);
             graph
         } else {
-            build_graph(&files, &walked.go_modules)
+            build_graph(files, go_modules)
         };
-        let graph_ms = ms_since(t2);
-        let (history, mut history_status) = history_job.finish();
-        let history_key = derived
-            .zip(history.as_deref())
-            .map(|(_, h)| InputKey::history(h, &files));
-        let cached_history = derived
-            .zip(history_key)
-            .and_then(|(cache, key)| load_history(cache, key, files.len(), &mut derived_warnings));
-        let history_cached = cached_history.is_some();
-        let history_index =
-            cached_history.or_else(|| history.as_deref().map(|h| HistoryIndex::build(h, &files)));
-        if let Some(h) = &history_index {
-            history_status.commits = h.commits;
-            history_status.files = h.files;
-        }
-
-        let by_path = files
-            .iter()
-            .enumerate()
-            .map(|(i, f)| (f.path.clone(), i))
-            .collect();
-        Ok(Index {
-            root,
-            files,
-            docs,
-            doc_stamps,
-            skipped,
-            unsupported: walked.unsupported,
-            go_modules: walked.go_modules,
+        Linked {
             graph,
-            times: PhaseTimes {
-                walk_ms,
-                parse_ms,
-                graph_ms,
-                graph_cached,
-            },
-            reuse: counts,
-            cache: None,
-            cache_warning: None,
-            derived_warnings,
-            graph_unsaved: graph_key.filter(|_| !graph_cached),
+            ms: ms_since(t2),
+            cached,
+            key,
             relinked,
-            history_unsaved: history_key.filter(|_| !history_cached),
-            derived_saved: Default::default(),
-            walk_warnings: walked.warnings,
-            cache_stale: false,
-            cache_write: None,
-            read_since_ns,
-            trim_heap,
-            signals: OnceLock::new(),
-            by_path,
-            line_costs: LineCostCache::default(),
-            search: OnceLock::new(),
+        }
+    }
+
+    /// The history `job` read beside the parse, and its postings (from the derived cache
+    /// when it holds the ones of this history and these files).
+    fn read_history(
+        &self,
+        job: HistoryJob,
+        files: &[ParsedFile],
+        derived_warnings: &mut Vec<String>,
+    ) -> History {
+        let derived = self.derived;
+        let (history, mut status) = job.finish();
+        let key = derived
+            .zip(history.as_deref())
+            .map(|(_, h)| InputKey::history(h, files));
+        let cached_index = derived
+            .zip(key)
+            .and_then(|(cache, key)| load_history(cache, key, files.len(), derived_warnings));
+        let cached = cached_index.is_some();
+        let index =
+            cached_index.or_else(|| history.as_deref().map(|h| HistoryIndex::build(h, files)));
+        if let Some(h) = &index {
+            status.commits = h.commits;
+            status.files = h.files;
+        }
+        History {
             history,
-            history_index,
-            history_status,
-        })
+            index,
+            status,
+            key,
+            cached,
+        }
     }
 }
 

@@ -8,8 +8,7 @@ use std::time::Instant;
 
 use crate::engine::base::error::EngineError;
 use crate::engine::base::model::ParsedFile;
-use crate::engine::index::parts::ms_since;
-use crate::engine::index::parts::BuiltSearch;
+use crate::engine::index::parts::{ms_since, BuiltSearch};
 use crate::engine::index::Index;
 use crate::engine::link::graph::FileGraph;
 use crate::engine::search::{HistoryIndex, SearchIndex, SearchWeights};

@@ -57,6 +57,23 @@ pub enum HistoryError {
     NoGit(#[source] std::io::Error),
     #[error("git log failed: {0}")]
     Failed(String),
+    /// No `.git` in the folder or above it (and no `GIT_DIR`): git was not asked.
+    #[error("not in a git repository")]
+    NotARepository,
+}
+
+/// Whether `root` may be in a git repository: a `.git` (directory or file) in it or in a
+/// folder above it, or a `GIT_DIR` in the environment. Where there is none, `git` would only
+/// fail, and asking it costs two processes on every search (tens of milliseconds); this
+/// costs a few `stat`s.
+pub fn may_be_in_a_repository(root: &Path) -> bool {
+    if std::env::var_os("GIT_DIR").is_some_and(|d| !d.is_empty()) {
+        return true;
+    }
+    let start = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    start
+        .ancestors()
+        .any(|dir| std::fs::symlink_metadata(dir.join(".git")).is_ok())
 }
 
 /// Field separators in `git log --format`: record (before each commit) and end of subject.
@@ -67,6 +84,9 @@ const SUBJECT_END: char = '\u{1f}';
 /// `Err` when `git` did not answer in time: then `git log` would not either, and is not
 /// tried (a `.git` leading to a FIFO blocks git itself).
 pub(crate) fn head_commit(root: &Path) -> Result<Option<String>, HistoryError> {
+    if !may_be_in_a_repository(root) {
+        return Err(HistoryError::NotARepository);
+    }
     let mut cmd = Command::new("git");
     cmd.arg("-C")
         .arg(root)
@@ -169,6 +189,9 @@ pub fn read_within(
     let mut cmd = Command::new("git");
     let rev = match source {
         HistorySource::Off => return Ok(None),
+        HistorySource::Repo if !may_be_in_a_repository(root) => {
+            return Err(HistoryError::NotARepository)
+        }
         HistorySource::Repo => {
             cmd.arg("-C").arg(root);
             "HEAD"
@@ -400,6 +423,31 @@ pub(crate) mod tests {
         if let Ok(Some(h)) = h {
             assert!(h.commits_read <= 2);
         }
+    }
+
+    #[test]
+    fn git_is_asked_only_where_a_repository_may_be() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let sub = dir.path().join("a/b");
+        std::fs::create_dir_all(&sub).expect("mkdir");
+        if may_be_in_a_repository(dir.path()) {
+            return; // the temp dir sits inside a repository of this machine
+        }
+        assert!(!may_be_in_a_repository(&sub));
+        assert!(matches!(
+            read(&sub, &HistorySource::Repo),
+            Err(HistoryError::NotARepository)
+        ));
+        assert!(matches!(
+            head_commit(&sub),
+            Err(HistoryError::NotARepository)
+        ));
+        std::fs::create_dir(dir.path().join(".git")).expect("mkdir");
+        assert!(may_be_in_a_repository(&sub));
+        // A worktree's or a submodule's `.git` is a file.
+        std::fs::remove_dir(dir.path().join(".git")).expect("rmdir");
+        std::fs::write(dir.path().join("a/.git"), "gitdir: /elsewhere\n").expect("write");
+        assert!(may_be_in_a_repository(&sub));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! (`history`). Imports only `base`. The walk and the parse run on rayon's pool.
 
 pub mod captures;
+pub mod content;
 pub mod history;
 pub mod lang;
 pub mod tags;

@@ -1,14 +1,11 @@
 //! The file walk: which files of a repository are indexed as code, which are kept as docs
 //! for text search, which are skipped and why, and which Go modules the repository declares.
-//! Also loading one source file safely (`load_source`) and judging its content
-//! (`classify_content`).
+//! Loading one source file and judging its content is `content`.
 //!
 //! `walk` is called from the engine worker thread (the CLI's main thread) and fans out over
 //! rayon's pool, one job per directory, for its duration (one `lstat` per candidate file is
 //! most of its cost); its output is sorted, so it is deterministic anyway. The `ignore`
-//! crate supplies the gitignore matchers, not the walker. `load_source` and
-//! `classify_content` are pure per-file functions that the tags phase calls from rayon
-//! workers.
+//! crate supplies the gitignore matchers, not the walker.
 //!
 //! The walk never reads file contents (sizes come from metadata), except `go.mod` files,
 //! which are tiny and needed to resolve Go imports, and the ignore files (`IgnoreRules`),
@@ -29,6 +26,7 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use crate::engine::base::error::EngineError;
 use crate::engine::base::guarded::{self, Follow};
 use crate::engine::base::model::{GoModule, Lang, SkipReason, Skipped};
+use crate::engine::ingest::content::{is_minified_name, strip_bom};
 
 /// The per-directory ignore file that mapscope honours on top of the git ones.
 pub const CUSTOM_IGNORE_FILE: &str = ".mapscopeignore";
@@ -37,18 +35,6 @@ pub const GIT_IGNORE_FILE: &str = ".gitignore";
 /// The Go module file: read by the walk for import resolution.
 pub const GO_MOD: &str = "go.mod";
 
-/// A NUL byte in this many leading bytes marks a file as binary (git uses the same window).
-const BINARY_SNIFF_LEN: usize = 8 * 1024;
-/// A line longer than this (in bytes, `\r\n` excluded) marks a file as minified.
-pub const MAX_LINE_LEN: usize = 5000;
-/// An average line length above this marks a file as minified…
-pub const MAX_AVG_LINE_LEN: usize = 300;
-/// …but only from this size on: a short one-liner is not minified, just short.
-const MIN_LEN_FOR_AVG: usize = 1024;
-/// `@generated` and "generated … do not edit" markers count only in this many first lines.
-const GENERATED_MARKER_LINES: usize = 10;
-/// The Go `// Code generated` header is searched at most this far (license headers are long).
-const GO_HEADER_MAX_LINES: usize = 200;
 /// `go.mod` files above this size are not parsed (real ones are a few KiB).
 const MAX_GO_MOD_SIZE: u64 = 1024 * 1024;
 
@@ -69,6 +55,8 @@ pub struct WalkOptions {
     pub max_file_size: u64,
     /// Doc files above this size are skipped as `TooLarge`.
     pub max_doc_size: u64,
+    /// Stops the walk (and the build's parse) when set and run out: see `base::limits`.
+    pub budget: Option<Arc<crate::engine::base::limits::BuildBudget>>,
 }
 
 impl Default for WalkOptions {
@@ -76,6 +64,7 @@ impl Default for WalkOptions {
         WalkOptions {
             max_file_size: 1024 * 1024,
             max_doc_size: 256 * 1024,
+            budget: None,
         }
     }
 }
@@ -161,7 +150,7 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<WalkOutput, EngineError> 
 /// `walk`, calling `observe` with each code file as the walk finds it (from rayon's pool
 /// threads or the calling thread, in no particular order), before the lists are sorted: an
 /// index build starts compiling each language's tags query then (see
-/// `index::QueryPrefetch`).
+/// `index::prefetch::QueryPrefetch`).
 pub fn walk_observed(
     root: &Path,
     opts: &WalkOptions,
@@ -191,6 +180,9 @@ pub fn walk_observed(
     // calling thread, which then only waits: a pool thread waiting for the scope would take
     // other jobs meanwhile (a tags query's compile, tens of ms) and end the walk only after.
     rayon::in_place_scope(|scope| walk.dir(scope, root.clone()));
+    if let Some(budget) = &opts.budget {
+        budget.check()?;
+    }
 
     let mut out = WalkOutput::default();
     let found = found.into_inner().unwrap_or_else(PoisonError::into_inner);
@@ -278,6 +270,9 @@ impl<'w> TreeWalk<'w> {
     where
         'w: 's,
     {
+        if self.opts.budget.as_ref().is_some_and(|b| !b.go_on()) {
+            return;
+        }
         let mut local = Vec::new();
         match fs::read_dir(&dir) {
             Ok(entries) => {
@@ -329,6 +324,13 @@ impl<'w> TreeWalk<'w> {
         let found = visit_file(self.root, self.opts, entry, &name, path, file_type)?;
         if let Found::File(file) = &found {
             (self.observe)(file);
+        }
+        if let (
+            Some(budget),
+            Found::File(WalkedFile { size, .. }) | Found::Doc(DocFile { size, .. }),
+        ) = (&self.opts.budget, &found)
+        {
+            budget.count(*size);
         }
         local.push(found);
         None
@@ -493,7 +495,7 @@ fn rel_path_of(root: &Path, path: &Path) -> Option<String> {
 
 /// What the walk makes of one path; see `PathFilter::classify`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PathClass {
+pub enum WalkClass {
     /// Not part of the walk: outside the root, under a pruned or ignored directory, hidden,
     /// ignored, a symlink, or a file name the walk passes over without listing it.
     Outside,
@@ -574,49 +576,49 @@ impl PathFilter {
     /// the caller knows it (a removal event says so); otherwise it is read from the file
     /// system, and a path that no longer exists is judged first as a file, then as a
     /// directory.
-    pub fn classify(&mut self, path: &Path, is_dir: Option<bool>) -> PathClass {
+    pub fn classify(&mut self, path: &Path, is_dir: Option<bool>) -> WalkClass {
         let Ok(rel) = path.strip_prefix(&self.root) else {
-            return PathClass::Outside;
+            return WalkClass::Outside;
         };
         let mut names = Vec::new();
         for comp in rel.components() {
             match comp {
                 Component::Normal(name) => names.push(name),
                 // `..` or a second root: not a path the watcher reports under the root.
-                _ => return PathClass::Outside,
+                _ => return WalkClass::Outside,
             }
         }
         let Some((&name, parents)) = names.split_last() else {
-            return PathClass::Dir;
+            return WalkClass::Dir;
         };
         if let [walked @ .., git, info] = parents {
             if *git == ".git" && *info == "info" && name == "exclude" {
                 let dir = walked.iter().fold(self.root.clone(), |dir, n| dir.join(n));
                 return if self.dir_is_walked(&dir) {
-                    PathClass::Rules
+                    WalkClass::Rules
                 } else {
-                    PathClass::Outside
+                    WalkClass::Outside
                 };
             }
         }
         let Some(parent) = path.parent() else {
-            return PathClass::Outside;
+            return WalkClass::Outside;
         };
         if !self.dir_is_walked(parent) {
-            return PathClass::Outside;
+            return WalkClass::Outside;
         }
         // The walker reads these in every directory it enters, ignored or not.
         if name == GIT_IGNORE_FILE || name == CUSTOM_IGNORE_FILE {
-            return PathClass::Rules;
+            return WalkClass::Rules;
         }
         match fs::symlink_metadata(path) {
             // The walk never follows nor lists symlinks.
-            Ok(meta) if meta.file_type().is_symlink() => PathClass::Outside,
+            Ok(meta) if meta.file_type().is_symlink() => WalkClass::Outside,
             Ok(meta) => self.classify_entry(path, name, meta.is_dir()),
             Err(_) => match is_dir {
                 Some(is_dir) => self.classify_entry(path, name, is_dir),
                 None => match self.classify_entry(path, name, false) {
-                    PathClass::Outside => self.classify_entry(path, name, true),
+                    WalkClass::Outside => self.classify_entry(path, name, true),
                     class => class,
                 },
             },
@@ -635,16 +637,16 @@ impl PathFilter {
     }
 
     /// An entry whose parent is walked, by its type.
-    fn classify_entry(&mut self, path: &Path, name: &OsStr, is_dir: bool) -> PathClass {
+    fn classify_entry(&mut self, path: &Path, name: &OsStr, is_dir: bool) -> WalkClass {
         if prune_reason_of(path, name, is_dir).is_some() || self.rules.is_ignored(path, is_dir) {
-            return PathClass::Outside;
+            return WalkClass::Outside;
         }
         if is_dir {
-            PathClass::Dir
+            WalkClass::Dir
         } else if is_candidate_name(&name.to_string_lossy()) {
-            PathClass::File
+            WalkClass::File
         } else {
-            PathClass::Outside
+            WalkClass::Outside
         }
     }
 
@@ -991,14 +993,6 @@ fn is_lockfile(lower_name: &str, lower_stem: &str) -> bool {
         || lower_stem.ends_with(".lock")
 }
 
-/// Names that bundlers and minifiers give their output.
-fn is_minified_name(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    [".min.js", ".min.mjs", ".min.cjs", "-min.js", ".bundle.js"]
-        .iter()
-        .any(|suffix| lower.ends_with(suffix))
-}
-
 /// Reads `go.mod` (bounded) and returns the module path it declares.
 fn read_go_mod(path: &Path) -> Option<String> {
     let bytes = guarded::read(path, MAX_GO_MOD_SIZE, Follow::No).ok()?;
@@ -1064,30 +1058,6 @@ fn unquote_module_path(s: &str) -> Option<String> {
     Some(unquoted.to_string())
 }
 
-/// Reads one source file for parsing.
-///
-/// Not a regular file (a FIFO, device, symlink: see `guarded`), vanished since the walk, or
-/// not readable → `Unreadable`; above `max_size` (by metadata, or because it grew while
-/// being read) → `TooLarge`; then `classify_content`. Invalid UTF-8 is replaced (U+FFFD),
-/// not skipped: one bad byte in a comment should not hide a file. A UTF-8 BOM is stripped.
-pub fn load_source(abs_path: &Path, rel_path: &str, max_size: u64) -> Result<String, SkipReason> {
-    let mut bytes = match guarded::read(abs_path, max_size, Follow::No) {
-        Ok(bytes) => bytes,
-        Err(guarded::OpenError::TooLarge(_)) => return Err(SkipReason::TooLarge),
-        Err(_) => return Err(SkipReason::Unreadable),
-    };
-    if let Some(reason) = classify_content(rel_path, &bytes) {
-        return Err(reason);
-    }
-    if bytes.starts_with(UTF8_BOM) {
-        bytes.drain(..UTF8_BOM.len());
-    }
-    Ok(match String::from_utf8(bytes) {
-        Ok(text) => text,
-        Err(err) => String::from_utf8_lossy(err.as_bytes()).into_owned(),
-    })
-}
-
 /// A file's modification time in nanoseconds since the Unix epoch; 0 when the platform or
 /// filesystem cannot say (then only the content hash decides whether a file changed).
 pub fn mtime_ns(meta: &fs::Metadata) -> i64 {
@@ -1097,293 +1067,9 @@ pub fn mtime_ns(meta: &fs::Metadata) -> i64 {
         .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
 }
 
-const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
-
-fn strip_bom(bytes: &[u8]) -> &[u8] {
-    bytes.strip_prefix(UTF8_BOM).unwrap_or(bytes)
-}
-
-/// Why a file's content should keep it out of the index, if it should.
-///
-/// - `Binary`: a NUL byte in the first 8 KiB.
-/// - `Minified`: a minified file name (see `walk`), a line longer than `MAX_LINE_LEN` bytes,
-///   or, for content of at least 1 KiB, an average line length above `MAX_AVG_LINE_LEN`.
-///   Lengths are in bytes without the line terminator, so CRLF files judge like LF ones.
-/// - `Generated`: in the leading comment block (before the first line of code), Go's
-///   `// Code generated … DO NOT EDIT.` line (`#` in Python), or, within the first 10 lines,
-///   an `@generated` marker or a "generated … do not edit" notice.
-pub fn classify_content(rel_path: &str, bytes: &[u8]) -> Option<SkipReason> {
-    let sniff = &bytes[..bytes.len().min(BINARY_SNIFF_LEN)];
-    if sniff.contains(&0) {
-        return Some(SkipReason::Binary);
-    }
-    let name = rel_path.rsplit('/').next().unwrap_or(rel_path);
-    if is_minified_name(name) {
-        return Some(SkipReason::Minified);
-    }
-    let text = strip_bom(bytes);
-    if is_generated(rel_path, text) {
-        return Some(SkipReason::Generated);
-    }
-    if looks_minified(text) {
-        return Some(SkipReason::Minified);
-    }
-    None
-}
-
-/// Lines of `text` without their terminator (`\n` or `\r\n`); a final newline does not
-/// start another line.
-fn lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
-    let body = text.strip_suffix(b"\n").unwrap_or(text);
-    let empty = text.is_empty();
-    // `body.split(|&b| b == b'\n')`, with the newlines found by memchr: every file a run
-    // loads (warm ones included) is scanned here, and a byte-at-a-time split was ~10% of a
-    // warm map.
-    let mut start = 0;
-    memchr::memchr_iter(b'\n', body)
-        .chain(std::iter::once(body.len()))
-        .map(move |end| {
-            let line = &body[start..end];
-            start = end + 1;
-            line.strip_suffix(b"\r").unwrap_or(line)
-        })
-        .filter(move |_| !empty)
-}
-
-fn looks_minified(text: &[u8]) -> bool {
-    let mut count = 0usize;
-    let mut total = 0usize;
-    for line in lines(text) {
-        if line.len() > MAX_LINE_LEN {
-            return true;
-        }
-        count += 1;
-        total += line.len();
-    }
-    text.len() >= MIN_LEN_FOR_AVG && total > MAX_AVG_LINE_LEN.saturating_mul(count)
-}
-
-fn is_generated(rel_path: &str, text: &[u8]) -> bool {
-    let line_comment: &[&[u8]] = match Lang::from_path(rel_path) {
-        Some(Lang::Python) => &[b"#"],
-        Some(_) => &[b"//"],
-        None => &[b"//", b"#", b"<!--"],
-    };
-    // Only the leading comment block counts: a marker after the package clause or the first
-    // import is talking about something else (Go's rule, applied to every marker).
-    let mut in_block = false;
-    for (i, line) in lines(text).take(GO_HEADER_MAX_LINES).enumerate() {
-        let trimmed = line.trim_ascii();
-        let near_top = i < GENERATED_MARKER_LINES;
-        if in_block {
-            if near_top && has_generated_marker(trimmed) {
-                return true;
-            }
-            if let Some(end) = find(trimmed, b"*/") {
-                in_block = false;
-                if !trimmed[end + 2..].trim_ascii().is_empty() {
-                    return false;
-                }
-            }
-            continue;
-        }
-        if trimmed.is_empty() {
-            continue;
-        }
-        if let Some(marker) = line_comment.iter().find(|m| trimmed.starts_with(m)) {
-            let body = &trimmed[marker.len()..];
-            if is_code_generated_line(body) || (near_top && has_generated_marker(body)) {
-                return true;
-            }
-            continue;
-        }
-        if let Some(rest) = trimmed.strip_prefix(b"/*") {
-            if near_top && has_generated_marker(rest) {
-                return true;
-            }
-            in_block = find(rest, b"*/").is_none();
-            continue;
-        }
-        // The package clause, an import, the first statement: the header is over.
-        return false;
-    }
-    false
-}
-
-/// Go's convention (<https://go.dev/s/generatedcode>): a comment matching
-/// `^// Code generated .* DO NOT EDIT\.$`. `body` is the comment after its marker.
-fn is_code_generated_line(body: &[u8]) -> bool {
-    const PREFIX: &[u8] = b"Code generated ";
-    const SUFFIX: &[u8] = b" DO NOT EDIT.";
-    let body = body.strip_prefix(b" ").unwrap_or(body);
-    body.len() >= PREFIX.len() + SUFFIX.len() && body.starts_with(PREFIX) && body.ends_with(SUFFIX)
-}
-
-/// `@generated` (Meta's convention, used by Relay, protobuf-es, …) or a "generated … do not
-/// edit" notice, in one comment line.
-fn has_generated_marker(comment: &[u8]) -> bool {
-    if let Some(i) = find(comment, b"@generated") {
-        let next = comment.get(i + b"@generated".len()).copied();
-        if !next.is_some_and(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_') {
-            return true;
-        }
-    }
-    let lower = comment.to_ascii_lowercase();
-    find(&lower, b"generated").is_some_and(|i| find(&lower[i..], b"do not edit").is_some())
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    if needle.is_empty() {
-        return Some(0);
-    }
-    haystack.windows(needle.len()).position(|w| w == needle)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn classify(path: &str, text: &str) -> Option<SkipReason> {
-        classify_content(path, text.as_bytes())
-    }
-
-    /// `n_short` short lines plus one line of `long` bytes.
-    fn with_long_line(long: usize, n_short: usize, eol: &str) -> String {
-        let mut s = String::new();
-        for i in 0..n_short {
-            s.push_str(&format!("const x{i} = {i};{eol}"));
-        }
-        s.push_str(&"a".repeat(long));
-        s.push_str(eol);
-        s
-    }
-
-    #[test]
-    fn empty_file_is_fine() {
-        assert_eq!(classify("a.ts", ""), None);
-        assert_eq!(classify("a.py", "\n"), None);
-        assert_eq!(classify("a.go", "\u{feff}"), None);
-    }
-
-    #[test]
-    fn nul_in_first_8k_is_binary_after_is_not() {
-        let mut bytes = b"export const a = 1;\n".to_vec();
-        bytes.push(0);
-        assert_eq!(classify_content("a.ts", &bytes), Some(SkipReason::Binary));
-
-        let mut late = b"// x\n".repeat(BINARY_SNIFF_LEN / 5 + 1);
-        assert!(late.len() > BINARY_SNIFF_LEN);
-        late.push(0);
-        assert_eq!(classify_content("a.ts", &late), None);
-    }
-
-    #[test]
-    fn line_at_the_limit_is_kept_one_over_is_minified() {
-        // Enough short lines that the average stays under its own limit.
-        let at = with_long_line(MAX_LINE_LEN, 400, "\n");
-        assert_eq!(classify("a.js", &at), None);
-        let over = with_long_line(MAX_LINE_LEN + 1, 400, "\n");
-        assert_eq!(classify("a.js", &over), Some(SkipReason::Minified));
-    }
-
-    #[test]
-    fn crlf_does_not_count_towards_line_length() {
-        let at = with_long_line(MAX_LINE_LEN, 400, "\r\n");
-        assert_eq!(classify("a.js", &at), None);
-        let over = with_long_line(MAX_LINE_LEN + 1, 400, "\r\n");
-        assert_eq!(classify("a.js", &over), Some(SkipReason::Minified));
-    }
-
-    #[test]
-    fn average_line_length_limit() {
-        // 10 lines of exactly the average limit: kept; one byte more per line: minified.
-        let line = "b".repeat(MAX_AVG_LINE_LEN);
-        let at = format!("{line}\n").repeat(10);
-        assert_eq!(classify("a.js", &at), None);
-        let at_crlf = format!("{line}\r\n").repeat(10);
-        assert_eq!(classify("a.js", &at_crlf), None);
-        let over = format!("{line}b\n").repeat(10);
-        assert_eq!(classify("a.js", &over), Some(SkipReason::Minified));
-    }
-
-    #[test]
-    fn short_one_liner_is_not_minified() {
-        let s = format!("export const s = \"{}\";", "x".repeat(500));
-        assert!(s.len() < MIN_LEN_FOR_AVG);
-        assert_eq!(classify("a.ts", &s), None);
-    }
-
-    #[test]
-    fn minified_names() {
-        for name in [
-            "a.min.js",
-            "x/A.MIN.JS",
-            "a.min.mjs",
-            "a-min.js",
-            "app.bundle.js",
-        ] {
-            assert_eq!(
-                classify(name, "var a;\n"),
-                Some(SkipReason::Minified),
-                "{name}"
-            );
-        }
-        assert_eq!(classify("admin.js", "var a;\n"), None);
-        assert_eq!(classify("bundle.js", "var a;\n"), None);
-    }
-
-    #[test]
-    fn go_generated_header() {
-        let gen = "// Code generated by stringer -type=Kind; DO NOT EDIT.\n\npackage k\n";
-        assert_eq!(classify("k.go", gen), Some(SkipReason::Generated));
-        let crlf = gen.replace('\n', "\r\n");
-        assert_eq!(classify("k.go", &crlf), Some(SkipReason::Generated));
-        let bom = format!("\u{feff}{gen}");
-        assert_eq!(classify("k.go", &bom), Some(SkipReason::Generated));
-        // After build tags and a license block.
-        let later = "//go:build linux\n\n/*\n License\n*/\n// Code generated by x. DO NOT EDIT.\npackage k\n";
-        assert_eq!(classify("k.go", later), Some(SkipReason::Generated));
-    }
-
-    #[test]
-    fn go_generated_line_after_package_clause_does_not_count() {
-        let text = "package k\n\n// Code generated by x. DO NOT EDIT.\n";
-        assert_eq!(classify("k.go", text), None);
-        // Below the first 10 lines (a long license header) only Go's exact form counts.
-        let license = "// Copyright\n".repeat(GENERATED_MARKER_LINES);
-        let exact = format!("{license}// Code generated by x. DO NOT EDIT.\npackage k\n");
-        assert_eq!(classify("k.go", &exact), Some(SkipReason::Generated));
-        let no_period = format!("{license}// Code generated by x; DO NOT EDIT\npackage k\n");
-        assert_eq!(classify("k.go", &no_period), None);
-        let not_start = format!("{license}// This Code generated by x DO NOT EDIT.\npackage k\n");
-        assert_eq!(classify("k.go", &not_start), None);
-    }
-
-    #[test]
-    fn python_hash_header_counts() {
-        let text = "#!/usr/bin/env python\n# Code generated by protoc. DO NOT EDIT.\nimport x\n";
-        assert_eq!(classify("a_pb2.py", text), Some(SkipReason::Generated));
-    }
-
-    #[test]
-    fn at_generated_markers() {
-        let relay = "/**\n * @generated SignedSource<<abc>>\n */\nexport const x = 1;\n";
-        assert_eq!(classify("a.ts", relay), Some(SkipReason::Generated));
-        let py = "# @generated\nx = 1\n";
-        assert_eq!(classify("a.py", py), Some(SkipReason::Generated));
-        let notice =
-            "/* eslint-disable */\n// This file was automatically generated. Do not edit.\n";
-        assert_eq!(classify("a.ts", notice), Some(SkipReason::Generated));
-        // Not markers: partially generated, in code, or too far down.
-        assert_eq!(classify("a.ts", "// @partially-generated\n"), None);
-        assert_eq!(classify("a.ts", "// @generatedBy foo\n"), None);
-        assert_eq!(classify("a.ts", "const s = '@generated';\n"), None);
-        let far = format!(
-            "{}// @generated\n",
-            "let a = 1;\n".repeat(GENERATED_MARKER_LINES)
-        );
-        assert_eq!(classify("a.ts", &far), None);
-    }
 
     #[test]
     fn go_mod_module_line() {
@@ -1524,6 +1210,7 @@ mod tests {
         WalkOptions {
             max_file_size: 100,
             max_doc_size: 100,
+            ..WalkOptions::default()
         }
     }
 
@@ -1645,11 +1332,11 @@ mod tests {
             let class = filter.classify(&path, None);
             if is_dir {
                 if out.skipped.iter().any(|s| s.path == rel) {
-                    assert_eq!(class, PathClass::Outside, "{rel}");
+                    assert_eq!(class, WalkClass::Outside, "{rel}");
                 }
                 continue;
             }
-            if class == PathClass::Rules {
+            if class == WalkClass::Rules {
                 let name = rel.rsplit('/').next().unwrap();
                 assert!(
                     [GIT_IGNORE_FILE, CUSTOM_IGNORE_FILE].contains(&name)
@@ -1659,35 +1346,35 @@ mod tests {
                 continue;
             }
             assert_eq!(
-                class == PathClass::File,
+                class == WalkClass::File,
                 walked.contains(&rel),
                 "{rel}: filter says {class:?}"
             );
-            files_seen += usize::from(class == PathClass::File);
+            files_seen += usize::from(class == WalkClass::File);
         }
         assert_eq!(files_seen, walked.len());
         // The rules files that matter, and the ones that do not (inside an ignored dir).
         assert_eq!(
             filter.classify(&root.join(".git/info/exclude"), None),
-            PathClass::Rules
+            WalkClass::Rules
         );
         assert_eq!(
             filter.classify(&root.join("sub/deep/.mapscopeignore"), None),
-            PathClass::Rules
+            WalkClass::Rules
         );
         assert_eq!(
             filter.classify(&root.join("node_modules/.gitignore"), None),
-            PathClass::Outside
+            WalkClass::Outside
         );
         assert_eq!(
             filter.classify(&root.join(".git/objects/ab/cdef"), None),
-            PathClass::Outside
+            WalkClass::Outside
         );
         // Not entered through a symlink.
         #[cfg(unix)]
         assert_eq!(
             filter.classify(&root.join("linkdir/keep.js"), None),
-            PathClass::Outside
+            WalkClass::Outside
         );
     }
 
@@ -1699,33 +1386,33 @@ mod tests {
         fs::remove_dir_all(root.join("sub/deep")).unwrap();
         fs::remove_file(root.join("x.log")).unwrap();
         let class = |f: &mut PathFilter, rel: &str, is_dir| f.classify(&root.join(rel), is_dir);
-        assert_eq!(class(&mut filter, "sub/deep/d.ts", None), PathClass::File);
+        assert_eq!(class(&mut filter, "sub/deep/d.ts", None), WalkClass::File);
         assert_eq!(
             class(&mut filter, "sub/deep/deeper/e.py", None),
-            PathClass::File
+            WalkClass::File
         );
-        assert_eq!(class(&mut filter, "sub/deep", Some(true)), PathClass::Dir);
+        assert_eq!(class(&mut filter, "sub/deep", Some(true)), WalkClass::Dir);
         // A vanished name that is not a candidate file may have been a directory.
-        assert_eq!(class(&mut filter, "sub/deep", None), PathClass::Dir);
-        assert_eq!(class(&mut filter, "x.log", Some(false)), PathClass::Outside);
-        assert_eq!(class(&mut filter, "sub/local.ts", None), PathClass::Outside);
+        assert_eq!(class(&mut filter, "sub/deep", None), WalkClass::Dir);
+        assert_eq!(class(&mut filter, "x.log", Some(false)), WalkClass::Outside);
+        assert_eq!(class(&mut filter, "sub/local.ts", None), WalkClass::Outside);
         assert_eq!(
             class(&mut filter, "node_modules/q/new.ts", None),
-            PathClass::Outside
+            WalkClass::Outside
         );
         assert_eq!(
             class(&mut filter, "ignored_dir/new.ts", None),
-            PathClass::Outside
+            WalkClass::Outside
         );
         assert_eq!(
             class(&mut filter, "../outside.ts", None),
-            PathClass::Outside
+            WalkClass::Outside
         );
         assert_eq!(
             filter.classify(Path::new("/elsewhere/a.ts"), None),
-            PathClass::Outside
+            WalkClass::Outside
         );
-        assert_eq!(class(&mut filter, "", None), PathClass::Dir);
+        assert_eq!(class(&mut filter, "", None), WalkClass::Dir);
     }
 
     #[test]
@@ -1733,12 +1420,12 @@ mod tests {
         let dir = rules_fixture();
         let mut filter = PathFilter::new(dir.path()).unwrap();
         let a = filter.root().join("a.ts");
-        assert_eq!(filter.classify(&a, None), PathClass::File);
+        assert_eq!(filter.classify(&a, None), WalkClass::File);
         fs::write(filter.root().join(".gitignore"), "a.ts\n").unwrap();
         // Cached until told.
-        assert_eq!(filter.classify(&a, None), PathClass::File);
+        assert_eq!(filter.classify(&a, None), WalkClass::File);
         filter.invalidate();
-        assert_eq!(filter.classify(&a, None), PathClass::Outside);
+        assert_eq!(filter.classify(&a, None), WalkClass::Outside);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //!
 //! Threads: one engine thread, `mapscope-live-index`, owns the index ([`LiveIndex`]). It
 //! builds it at start (so a front door answers its handshake at once and the build overlaps
-//! it), then waits for either a job from a caller ([`LiveService::run`], from any thread) or
+//! it), then waits for either a job from a caller ([`JobService::run`], from any thread) or
 //! a batch of changed files from the watcher (`engine::live::watch`), and refreshes the index
 //! incrementally as soon as a batch arrives. A caller that edits a file and asks a moment
 //! later finds the index already refreshed; a job that arrives while the watcher holds
@@ -22,12 +22,18 @@
 //! to the sink the front door gives, never to a terminal directly.
 //!
 //! [`LiveIndex`] is the one home of build, refresh, watching and the cache-save policy.
-//! Two loops drive it: [`LiveService`] here (jobs answered one at a time, in order, for
+//! Two loops drive it: [`JobService`] here (jobs answered one at a time, in order, for
 //! callers that wait: MCP, HTTP) and [`session`] (latest-wins requests from an interactive
 //! front door that must never wait: the TUI), each on its own engine thread.
+//!
+//! A [`JobService`]'s extra sources (those it was started with, and the roots requests
+//! name) are built by its [`source_pool`], on a thread of their own, never on the engine
+//! thread: a caller first gets the sources it selects (or why they are not ready, at once),
+//! then runs its job on the engine thread with them.
 
-pub mod index_service;
 pub mod session;
+pub mod session_index;
+pub mod source_pool;
 pub mod watch;
 
 use std::path::PathBuf;
@@ -44,6 +50,8 @@ use crate::engine::index::{BuildProgress, Index, IndexOptions};
 use crate::engine::ingest::history::HistorySource;
 use crate::engine::live::watch::{ChangeBatch, WatchOptions, Watcher};
 use crate::engine::search::sources::SourceSpec;
+
+use source_pool::{SourcePool, Unready};
 
 /// How long the service still works once its front door is shutting down (MCP's input
 /// closed, HTTP's Ctrl-C): jobs sent before that are answered if the engine answers them
@@ -82,34 +90,38 @@ pub struct Freshness {
     pub changes_pending: bool,
 }
 
-/// An extra source's index (`--source NAME=PATH`): read-only reference code searched after
-/// the project. Built on the first job that runs after the service starts or re-indexes;
-/// not watched.
+/// An extra source's index (`--source NAME=PATH`, or a root a request names): read-only
+/// reference code searched after the project. A service's are built by its `source_pool`;
+/// the TUI's on the first search after the session starts or re-indexes. Not watched.
 pub struct SourceIndex {
     pub name: String,
     pub root: PathBuf,
     pub index: Index,
 }
 
-/// Extra roots a request may name by path (`sources: ["NAME=PATH"]`) that stay indexed;
-/// past it the least recently used is dropped (and indexed again if named again).
-pub const MAX_REQUEST_SOURCES: usize = 8;
-
 /// Why a job got no answer from the engine thread.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ServiceError {
     #[error("the engine thread stopped (see stderr)")]
     Stopped,
     #[error("shutting down and the index was not ready in time")]
     ShuttingDown,
+    /// A source the job selects is not built (yet): the job was not run.
+    #[error("{}", .0.message())]
+    Source(Unready),
 }
+
+/// The first build's last progress report while it runs (`None` before and after): front
+/// doors read it without waiting for the engine thread (MCP's progress notifications, HTTP
+/// `/stats` saying the index is still building).
+pub type BuildStatus = Arc<std::sync::Mutex<Option<BuildProgress>>>;
 
 /// What the engine thread runs: a caller's job, given the live index.
 type Job = Box<dyn FnOnce(&mut LiveIndex) + Send>;
 
 /// The engine thread and the channel its jobs go through. `run` may be called from any
 /// thread (the HTTP front door's workers share one service).
-pub struct LiveService {
+pub struct JobService {
     jobs: Option<Sender<Job>>,
     thread: Option<JoinHandle<()>>,
     /// Disconnected when the engine thread ends.
@@ -120,18 +132,40 @@ pub struct LiveService {
     /// Shutting down and the engine did not answer within `SHUTDOWN_GRACE`: later jobs do
     /// not wait for it again.
     abandoned: AtomicBool,
+    building: BuildStatus,
+    /// The extra sources, built on their own thread.
+    sources: SourcePool,
+    /// How long the drop waits for the engine thread (`SHUTDOWN_GRACE` unless set).
+    grace: Duration,
 }
 
-impl LiveService {
+impl JobService {
     /// Starts the engine thread on the index of `root`: the first build at once, then jobs
     /// and watcher batches. `live`: watch the files and refresh the index as they change
-    /// (off for a fixed index, as in tests).
-    pub fn start(root: PathBuf, opts: IndexOptions, live: bool, warn: WarningSink) -> LiveService {
-        LiveService::start_with(LiveIndex::new(root, opts, live, warn))
+    /// (off for a fixed index, as in tests). No extra sources but those requests name,
+    /// within the default limits.
+    pub fn start(root: PathBuf, opts: IndexOptions, live: bool, warn: WarningSink) -> JobService {
+        let sources = SourcePool::start(
+            Vec::new(),
+            opts.clone(),
+            source_pool::SourceLimits::default(),
+            Arc::new(AtomicBool::new(false)),
+            Box::new(|_| {}),
+        );
+        JobService::start_with(LiveIndex::new(root, opts, live, warn), sources)
     }
 
-    /// Starts the engine thread on a prepared [`LiveIndex`] (tests set its watcher options).
-    pub fn start_with(live: LiveIndex) -> LiveService {
+    /// Starts the engine thread on a prepared [`LiveIndex`] (tests set its watcher options),
+    /// with the extra sources of `sources`.
+    pub fn start_with(live: LiveIndex, sources: SourcePool) -> JobService {
+        let building = Arc::clone(&live.building);
+        if let Ok(mut b) = building.lock() {
+            *b = Some(BuildProgress {
+                phase: crate::engine::index::BuildPhase::Walk,
+                done: 0,
+                total: 0,
+            });
+        }
         let (jobs, inbox) = crossbeam_channel::unbounded();
         let (done_tx, done) = crossbeam_channel::bounded::<()>(0);
         let thread = std::thread::Builder::new()
@@ -141,13 +175,21 @@ impl LiveService {
                 engine_loop(live, inbox);
             })
             .ok();
-        LiveService {
+        JobService {
             jobs: Some(jobs),
             thread,
             done,
             shutdown: never(),
             abandoned: AtomicBool::new(false),
+            building,
+            sources,
+            grace: SHUTDOWN_GRACE,
         }
+    }
+
+    /// The first build's progress while it runs; `None` once it is done (or failed).
+    pub fn building(&self) -> Option<BuildProgress> {
+        self.building.lock().ok().and_then(|b| *b)
     }
 
     /// From when `signal` disconnects, jobs get `SHUTDOWN_GRACE` to be answered.
@@ -155,40 +197,83 @@ impl LiveService {
         self.shutdown = signal;
     }
 
+    /// How long the drop waits for the engine thread to finish (its cache save) before it
+    /// is left to the process exit: a front door that must stop within a bound sets less
+    /// than `SHUTDOWN_GRACE`.
+    pub fn set_stop_grace(&mut self, grace: Duration) {
+        self.grace = grace;
+    }
+
     /// Runs `job` on the engine thread, on the index of the files as they are now (or the
     /// error that keeps it from being built: a missing or empty repository, with its stable
     /// code), and returns its result.
     pub fn run<T: Send + 'static>(
         &self,
-        job: impl FnOnce(Result<(&Index, Freshness), EngineError>, &[SourceIndex]) -> T + Send + 'static,
+        job: impl FnOnce(Result<(&Index, Freshness), EngineError>) -> T + Send + 'static,
     ) -> Result<T, ServiceError> {
         self.run_on(move |live| live.answer(job))
     }
 
     /// Like `run`, after reading every file again from scratch (`POST /index`): the tag
     /// cache still spares the parse of files whose size and modification time are unchanged.
+    /// The configured sources are built again too, and the request sources dropped.
     pub fn run_rebuilt<T: Send + 'static>(
         &self,
-        job: impl FnOnce(Result<(&Index, Freshness), EngineError>, &[SourceIndex]) -> T + Send + 'static,
+        job: impl FnOnce(Result<(&Index, Freshness), EngineError>) -> T + Send + 'static,
     ) -> Result<T, ServiceError> {
+        self.sources.forget();
         self.run_on(move |live| {
             live.forget_index();
             live.answer(job)
         })
     }
 
-    /// Like `run`, searching the extra sources `selected` names (`None`: the service's own,
-    /// as `run`). A selected source the service was not started with is indexed on first
-    /// use and kept (at most `MAX_REQUEST_SOURCES` of them); one that cannot be indexed is
-    /// left out with a warning.
-    pub fn run_selected<T: Send + 'static>(
+    /// The indexes of the extra sources `selected` names (`None`: those the service was
+    /// started with, less any that failed), waiting up to `wait` for builds under way (a
+    /// source not known yet is queued now); else which one is not ready and why. Runs on
+    /// the caller's thread, not the engine's.
+    pub fn sources(
         &self,
-        selected: Option<Vec<SourceSpec>>,
+        selected: Option<&[SourceSpec]>,
+        wait: Duration,
+    ) -> Result<Vec<Arc<SourceIndex>>, Unready> {
+        let closing = || {
+            matches!(
+                self.shutdown.try_recv(),
+                Err(crossbeam_channel::TryRecvError::Disconnected)
+            )
+        };
+        self.sources.get(selected, wait, &closing)
+    }
+
+    /// Like `run`, with the extra sources `sources` (from `sources`), in that order.
+    pub fn run_with_sources<T: Send + 'static>(
+        &self,
+        sources: Vec<Arc<SourceIndex>>,
         job: impl FnOnce(Result<(&Index, Freshness), EngineError>, &[&SourceIndex]) -> T
             + Send
             + 'static,
     ) -> Result<T, ServiceError> {
-        self.run_on(move |live| live.answer_selected(selected.as_deref(), job))
+        self.run_on(move |live| {
+            let chosen: Vec<&SourceIndex> = sources.iter().map(AsRef::as_ref).collect();
+            live.answer(|current| job(current, &chosen))
+        })
+    }
+
+    /// `sources` then `run_with_sources`: `ServiceError::Source` when a selected source is
+    /// not ready within `wait`.
+    pub fn run_selected<T: Send + 'static>(
+        &self,
+        selected: Option<Vec<SourceSpec>>,
+        wait: Duration,
+        job: impl FnOnce(Result<(&Index, Freshness), EngineError>, &[&SourceIndex]) -> T
+            + Send
+            + 'static,
+    ) -> Result<T, ServiceError> {
+        let sources = self
+            .sources(selected.as_deref(), wait)
+            .map_err(ServiceError::Source)?;
+        self.run_with_sources(sources, job)
     }
 
     fn run_on<T: Send + 'static>(
@@ -223,7 +308,7 @@ impl LiveService {
     }
 }
 
-impl Drop for LiveService {
+impl Drop for JobService {
     /// The front door is done: the engine thread finishes its work (a cache save) and
     /// stops, or is left behind after `SHUTDOWN_GRACE` (the process exit ends it).
     fn drop(&mut self) {
@@ -231,7 +316,7 @@ impl Drop for LiveService {
         let grace = if self.abandoned.load(Ordering::Relaxed) {
             Duration::ZERO
         } else {
-            SHUTDOWN_GRACE
+            self.grace
         };
         if let Err(crossbeam_channel::RecvTimeoutError::Timeout) = self.done.recv_timeout(grace) {
             return;
@@ -302,9 +387,8 @@ pub struct LiveIndex {
     /// The cache save in progress, on a thread of its own so that the next request (a
     /// query typed right after a refresh) does not wait for the write. At most one runs.
     saving: Option<JoinHandle<Result<bool, EngineError>>>,
-    /// Roots requests named that the service was not started with, least recently used
-    /// first (`MAX_REQUEST_SOURCES` at most).
-    request_sources: Vec<SourceIndex>,
+    /// The first build's progress, shared with `JobService::building`.
+    building: BuildStatus,
 }
 
 impl LiveIndex {
@@ -325,87 +409,33 @@ impl LiveIndex {
             source_indexes: None,
             progress: None,
             saving: None,
-            request_sources: Vec::new(),
+            building: BuildStatus::default(),
         }
     }
 
-    /// Also index these read-only roots (already checked by `sources::check_sources`).
+    /// Also index these read-only roots (already checked by `sources::check_sources`), for
+    /// the TUI's session (`source_indexes`); a service's are its `SourcePool`'s.
     pub fn with_sources(mut self, sources: Vec<SourceSpec>) -> LiveIndex {
         self.sources = sources;
         self
     }
 
-    /// Runs a caller's job on the index of the files as they are now and the extra sources.
-    fn answer<T>(
-        &mut self,
-        job: impl FnOnce(Result<(&Index, Freshness), EngineError>, &[SourceIndex]) -> T,
-    ) -> T {
+    /// Runs a caller's job on the index of the files as they are now.
+    fn answer<T>(&mut self, job: impl FnOnce(Result<(&Index, Freshness), EngineError>) -> T) -> T {
         let t = Instant::now();
-        if self.source_indexes.is_none() {
-            self.source_indexes = Some(self.build_sources());
-        }
         let index_ms = || t.elapsed().as_secs_f64() * 1000.0;
         let current = self.bring_up_to_date(t + FRESH_WAIT);
-        let sources = self.source_indexes.as_deref().unwrap_or(&[]);
         match (current, self.index.as_ref()) {
             (Ok(changes_pending), Some(index)) => {
                 let freshness = Freshness {
                     index_ms: index_ms(),
                     changes_pending,
                 };
-                job(Ok((index.as_ref(), freshness)), sources)
+                job(Ok((index.as_ref(), freshness)))
             }
-            (Ok(_), None) => job(Err(unreachable_index()), sources),
-            (Err(e), _) => job(Err(e), sources),
+            (Ok(_), None) => job(Err(unreachable_index())),
+            (Err(e), _) => job(Err(e)),
         }
-    }
-
-    /// `answer`, with the extra sources `selected` names (all the configured ones for
-    /// `None`), in that order.
-    fn answer_selected<T>(
-        &mut self,
-        selected: Option<&[SourceSpec]>,
-        job: impl FnOnce(Result<(&Index, Freshness), EngineError>, &[&SourceIndex]) -> T,
-    ) -> T {
-        for spec in selected.unwrap_or(&[]) {
-            let known = |s: &SourceIndex| s.name == spec.name && s.root == spec.path;
-            if self.sources.contains(spec) {
-                continue;
-            }
-            match self.request_sources.iter().position(known) {
-                // Most recently used last.
-                Some(i) => {
-                    let used = self.request_sources.remove(i);
-                    self.request_sources.push(used);
-                }
-                None => {
-                    self.request_sources
-                        .extend(self.build_source_indexes(std::slice::from_ref(spec)));
-                    if self.request_sources.len() > MAX_REQUEST_SOURCES {
-                        self.request_sources.remove(0);
-                    }
-                }
-            }
-        }
-        // Out of `self` while `answer` borrows it; put back below.
-        let requested = std::mem::take(&mut self.request_sources);
-        let answer = self.answer(|current, configured| {
-            let chosen: Vec<&SourceIndex> = match selected {
-                None => configured.iter().collect(),
-                Some(specs) => specs
-                    .iter()
-                    .filter_map(|spec| {
-                        configured
-                            .iter()
-                            .chain(&requested)
-                            .find(|s| s.name == spec.name && s.root == spec.path)
-                    })
-                    .collect(),
-            };
-            job(current, &chosen)
-        });
-        self.request_sources = requested;
-        answer
     }
 
     /// The configured sources' indexes, built on the first call (and after `forget_index`).
@@ -419,15 +449,11 @@ impl LiveIndex {
     /// The extra sources' indexes, each with the project's options but no history; one that
     /// cannot be built is left out with a warning.
     fn build_sources(&self) -> Vec<SourceIndex> {
-        self.build_source_indexes(&self.sources)
-    }
-
-    fn build_source_indexes(&self, specs: &[SourceSpec]) -> Vec<SourceIndex> {
         let opts = IndexOptions {
             history: HistorySource::Off,
             ..self.opts.clone()
         };
-        specs
+        self.sources
             .iter()
             .filter_map(|spec| match Index::build(&spec.path, &opts) {
                 Ok(index) => {
@@ -461,6 +487,9 @@ impl LiveIndex {
             let _ = index.search_index();
             self.install(index);
         }
+        if let Ok(mut b) = self.building.lock() {
+            *b = None;
+        }
         self.save_cache();
     }
 
@@ -488,7 +517,6 @@ impl LiveIndex {
     pub fn forget_index(&mut self) {
         self.index = None;
         self.source_indexes = None;
-        self.request_sources.clear();
     }
 
     /// Changes a front door learnt of itself (the TUI's own watcher forwarding, a refresh
@@ -509,12 +537,17 @@ impl LiveIndex {
 
     /// A full build of the tree, reporting progress when a sink is set.
     fn build_index(&self) -> Result<Index, EngineError> {
-        match &self.progress {
-            Some(tx) => Index::build_with_progress(&self.root, &self.opts, &|p| {
+        let (tx, building) = (&self.progress, &self.building);
+        Index::build_with_progress(&self.root, &self.opts, &|p| {
+            if let Some(tx) = tx {
                 let _ = tx.send(p);
-            }),
-            None => Index::build(&self.root, &self.opts),
-        }
+            }
+            if let Ok(mut b) = building.lock() {
+                if b.is_some() {
+                    *b = Some(p);
+                }
+            }
+        })
     }
 
     /// The index of the files as they are now, waiting up to `wait` for the changes the
@@ -737,7 +770,7 @@ mod tests {
     fn jobs_run_in_order_from_several_threads_and_see_one_index() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.py"), "def a():\n    return 1\n").unwrap();
-        let service = std::sync::Arc::new(LiveService::start(
+        let service = std::sync::Arc::new(JobService::start(
             dir.path().to_path_buf(),
             IndexOptions::default(),
             false,
@@ -748,7 +781,7 @@ mod tests {
                 let service = std::sync::Arc::clone(&service);
                 std::thread::spawn(move || {
                     service
-                        .run(|current, _| current.map(|(index, _)| index.files.len()))
+                        .run(|current| current.map(|(index, _)| index.files.len()))
                         .unwrap()
                         .unwrap()
                 })
@@ -760,73 +793,23 @@ mod tests {
         // A rebuild reads the files again, even without a watcher.
         std::fs::write(dir.path().join("b.py"), "def b():\n    return 2\n").unwrap();
         let n = service
-            .run_rebuilt(|current, _| current.map(|(index, _)| index.files.len()))
+            .run_rebuilt(|current| current.map(|(index, _)| index.files.len()))
             .unwrap()
             .unwrap();
         assert_eq!(n, 2);
     }
 
-    /// Roots named by requests are indexed once, kept (least recently used dropped past
-    /// `MAX_REQUEST_SOURCES`) and given to the job in the order asked; configured sources
-    /// are not duplicated among them.
-    #[test]
-    fn request_sources_are_kept_bounded_and_given_in_order() {
-        let dir = tempfile::tempdir().unwrap();
-        let project = dir.path().join("app");
-        std::fs::create_dir_all(&project).unwrap();
-        std::fs::write(project.join("a.py"), "def a():\n    return 1\n").unwrap();
-        let spec = |i: usize| {
-            let root = dir.path().join(format!("s{i}"));
-            std::fs::create_dir_all(&root).unwrap();
-            std::fs::write(root.join("m.py"), format!("def f{i}():\n    return {i}\n")).unwrap();
-            SourceSpec {
-                name: format!("s{i}"),
-                path: root,
-            }
-        };
-        let specs: Vec<SourceSpec> = (0..=MAX_REQUEST_SOURCES + 1).map(spec).collect();
-        let mut live = LiveIndex::new(project, IndexOptions::default(), false, Box::new(|_| {}))
-            .with_sources(vec![specs[0].clone()]);
-        live.first_build();
-        let names = |live: &mut LiveIndex, asked: &[SourceSpec]| {
-            live.answer_selected(Some(asked), |current, sources| {
-                assert!(current.is_ok());
-                sources.iter().map(|s| s.name.clone()).collect::<Vec<_>>()
-            })
-        };
-        assert_eq!(
-            names(&mut live, &[specs[2].clone(), specs[0].clone()]),
-            ["s2", "s0"]
-        );
-        for s in &specs[1..] {
-            assert_eq!(names(&mut live, std::slice::from_ref(s)), [s.name.as_str()]);
-        }
-        // s0 is configured, not kept among the request sources; of s1..=s9, s1 was the
-        // least recently used (s2 was used again after it) and is dropped.
-        let kept: Vec<&str> = live
-            .request_sources
-            .iter()
-            .map(|s| s.name.as_str())
-            .collect();
-        assert_eq!(kept.len(), MAX_REQUEST_SOURCES);
-        assert!(!kept.contains(&"s0") && !kept.contains(&"s1"), "{kept:?}");
-        assert_eq!(kept[0], "s2", "{kept:?}");
-        // Absent: the configured ones; empty: none.
-        assert_eq!(live.answer_selected(None, |_, s| s.len()), 1);
-        assert_eq!(live.answer_selected(Some(&[]), |_, s| s.len()), 0);
-    }
-
     #[test]
     fn an_empty_repository_is_the_job_error() {
         let dir = tempfile::tempdir().unwrap();
-        let service = LiveService::start(
+        let service = JobService::start(
             dir.path().to_path_buf(),
             IndexOptions::default(),
             false,
             Box::new(|_| {}),
         );
         let code = service
-            .run(|current, _| current.err().map(|e| e.code()))
+            .run(|current| current.err().map(|e| e.code()))
             .unwrap();
         assert_eq!(code, Some("REPO_EMPTY"));
     }

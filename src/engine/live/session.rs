@@ -1,5 +1,5 @@
 //! An interactive session with the live index (the TUI's): requests, events, published
-//! snapshots and the handle that runs an `EngineService` either on an engine thread or
+//! snapshots and the handle that runs an `SessionEngine` either on an engine thread or
 //! inline (tests, where every request is answered before `send` returns — no sleeps, no
 //! timing). The snapshots carry engine data; the front door turns them into view models.
 //!
@@ -34,6 +34,8 @@ pub struct MapParams {
     /// "o200k" or "cl100k".
     pub tokenizer: String,
     pub focus: Vec<String>,
+    /// Identifiers whose definitions go first (`mapscope . --ident NAME`).
+    pub idents: Vec<String>,
     /// The query box's text (its identifiers and words personalize the ranking).
     pub query: String,
     pub exclude_files: Vec<String>,
@@ -259,7 +261,7 @@ fn store_if_newer<T>(
 
 /// The engine as the app sees it. Implementations answer one request at a time, publishing
 /// results in `published` and reporting through `emit`.
-pub trait EngineService: Send {
+pub trait SessionEngine: Send {
     fn handle(
         &mut self,
         req: EngineRequest,
@@ -283,20 +285,20 @@ enum Mode {
         join: Option<JoinHandle<()>>,
     },
     Inline {
-        service: Box<dyn EngineService>,
+        service: Box<dyn SessionEngine>,
         queue: VecDeque<EngineEvent>,
     },
 }
 
 /// The app's handle on the engine.
-pub struct EngineHandle {
+pub struct SessionHandle {
     pub published: Arc<Published>,
     mode: Mode,
 }
 
-impl EngineHandle {
+impl SessionHandle {
     /// Runs `service` on a worker thread; events go to `events`.
-    pub fn spawn(service: Box<dyn EngineService>, events: Sender<EngineEvent>) -> EngineHandle {
+    pub fn spawn(service: Box<dyn SessionEngine>, events: Sender<EngineEvent>) -> SessionHandle {
         let published = Arc::new(Published::default());
         let (tx, rx) = crossbeam_channel::unbounded();
         let p = published.clone();
@@ -304,25 +306,21 @@ impl EngineHandle {
             .name("mapscope-engine".into())
             .spawn(move || worker_loop(service, rx, &p, &events))
             .ok();
-        EngineHandle {
+        SessionHandle {
             published,
             mode: Mode::Threaded { tx: Some(tx), join },
         }
     }
 
     /// Answers every request synchronously inside `send`; events wait in `take_events`.
-    pub fn inline(service: Box<dyn EngineService>) -> EngineHandle {
-        EngineHandle {
+    pub fn inline(service: Box<dyn SessionEngine>) -> SessionHandle {
+        SessionHandle {
             published: Arc::new(Published::default()),
             mode: Mode::Inline {
                 service,
                 queue: VecDeque::new(),
             },
         }
-    }
-
-    pub fn is_inline(&self) -> bool {
-        matches!(self.mode, Mode::Inline { .. })
     }
 
     pub fn send(&mut self, req: EngineRequest) {
@@ -350,7 +348,7 @@ impl EngineHandle {
     }
 }
 
-impl Drop for EngineHandle {
+impl Drop for SessionHandle {
     fn drop(&mut self) {
         if let Mode::Threaded { tx, join } = &mut self.mode {
             *tx = None;
@@ -367,7 +365,7 @@ impl Drop for EngineHandle {
 
 /// Handles one request, turning a panic into a `Failed` event.
 fn run_guarded(
-    service: &mut dyn EngineService,
+    service: &mut dyn SessionEngine,
     req: EngineRequest,
     published: &Published,
     emit: &mut dyn FnMut(EngineEvent),
@@ -399,7 +397,7 @@ pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 }
 
 fn worker_loop(
-    mut service: Box<dyn EngineService>,
+    mut service: Box<dyn SessionEngine>,
     rx: Receiver<EngineRequest>,
     published: &Published,
     events: &Sender<EngineEvent>,
@@ -499,7 +497,7 @@ mod tests {
     }
 
     struct Echo;
-    impl EngineService for Echo {
+    impl SessionEngine for Echo {
         fn handle(
             &mut self,
             req: EngineRequest,
@@ -531,7 +529,7 @@ mod tests {
 
     #[test]
     fn inline_answers_before_send_returns() {
-        let mut h = EngineHandle::inline(Box::new(Echo));
+        let mut h = SessionHandle::inline(Box::new(Echo));
         h.send(EngineRequest::Search {
             generation: 3,
             query: "a".into(),
@@ -545,7 +543,7 @@ mod tests {
 
     #[test]
     fn a_panic_becomes_an_event() {
-        let mut h = EngineHandle::inline(Box::new(Echo));
+        let mut h = SessionHandle::inline(Box::new(Echo));
         h.send(EngineRequest::Search {
             generation: 1,
             query: "boom".into(),
@@ -581,7 +579,7 @@ mod tests {
     #[test]
     fn threaded_worker_survives_a_panic() {
         let (tx, rx) = crossbeam_channel::unbounded();
-        let mut h = EngineHandle::spawn(Box::new(Echo), tx);
+        let mut h = SessionHandle::spawn(Box::new(Echo), tx);
         h.send(EngineRequest::Search {
             generation: 1,
             query: "boom".into(),

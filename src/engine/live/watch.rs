@@ -52,7 +52,7 @@ use notify::event::{AccessKind, AccessMode, CreateKind, ModifyKind, RemoveKind, 
 use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher as _};
 
 use crate::engine::base::error::EngineError;
-use crate::engine::ingest::walk::{PathClass, PathFilter, GO_MOD};
+use crate::engine::ingest::walk::{PathFilter, WalkClass, GO_MOD};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WatchOptions {
@@ -544,7 +544,7 @@ fn visit_walked_dirs<E>(
         };
         for entry in entries.flatten() {
             let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
-            if is_dir && filter.classify(&entry.path(), Some(true)) == PathClass::Dir {
+            if is_dir && filter.classify(&entry.path(), Some(true)) == WalkClass::Dir {
                 stack.push(entry.path());
             }
         }
@@ -593,7 +593,7 @@ struct Coalescer {
 /// and modification time as of the last poll.
 struct Poll {
     next: Instant,
-    seen: std::collections::HashMap<PathBuf, (u64, Option<std::time::SystemTime>, PathClass)>,
+    seen: std::collections::HashMap<PathBuf, (u64, Option<std::time::SystemTime>, WalkClass)>,
 }
 
 impl Coalescer {
@@ -656,7 +656,7 @@ impl Coalescer {
     /// symlink is followed: `classify` calls them `Outside`).
     fn snapshot(
         &mut self,
-    ) -> std::collections::HashMap<PathBuf, (u64, Option<std::time::SystemTime>, PathClass)> {
+    ) -> std::collections::HashMap<PathBuf, (u64, Option<std::time::SystemTime>, WalkClass)> {
         let mut out = std::collections::HashMap::new();
         let mut stack = vec![self.filter.root().to_path_buf()];
         while let Some(dir) = stack.pop() {
@@ -667,14 +667,14 @@ impl Coalescer {
                 let path = entry.path();
                 let is_dir = entry.file_type().ok().map(|t| t.is_dir());
                 match self.filter.classify(&path, is_dir) {
-                    PathClass::Dir => stack.push(path),
-                    class @ (PathClass::File | PathClass::Rules) => {
+                    WalkClass::Dir => stack.push(path),
+                    class @ (WalkClass::File | WalkClass::Rules) => {
                         let meta = entry.metadata().ok();
                         let size = meta.as_ref().map_or(0, fs::Metadata::len);
                         let mtime = meta.and_then(|m| m.modified().ok());
                         out.insert(path, (size, mtime, class));
                     }
-                    PathClass::Outside => {}
+                    WalkClass::Outside => {}
                 }
             }
         }
@@ -689,7 +689,7 @@ impl Coalescer {
         };
         poll.next = Instant::now() + self.opts.poll_interval;
         let before = std::mem::take(&mut poll.seen);
-        let mut changed: Vec<(PathBuf, PathClass)> = Vec::new();
+        let mut changed: Vec<(PathBuf, WalkClass)> = Vec::new();
         for (path, stamp) in &after {
             if before.get(path) != Some(stamp) {
                 changed.push((path.clone(), stamp.2));
@@ -703,7 +703,7 @@ impl Coalescer {
         poll.seen = after;
         changed.sort_by(|a, b| a.0.cmp(&b.0));
         for (path, class) in changed {
-            if class == PathClass::Rules {
+            if class == WalkClass::Rules {
                 self.filter.invalidate();
                 self.rescan();
                 continue;
@@ -914,16 +914,16 @@ impl Coalescer {
             return;
         }
         let class = self.filter.classify(path, is_dir);
-        if structural && class != PathClass::Outside && self.filter.affects_build_output(path) {
+        if structural && class != WalkClass::Outside && self.filter.affects_build_output(path) {
             self.rescan();
         }
         match class {
-            PathClass::Outside => {}
-            PathClass::Rules => {
+            WalkClass::Outside => {}
+            WalkClass::Rules => {
                 self.filter.invalidate();
                 self.rescan();
             }
-            PathClass::File => {
+            WalkClass::File => {
                 if path.file_name().is_some_and(|name| name == GO_MOD) {
                     // Module paths decide how every Go import resolves.
                     self.rescan();
@@ -932,7 +932,7 @@ impl Coalescer {
                     self.insert(rel);
                 }
             }
-            PathClass::Dir => {
+            WalkClass::Dir => {
                 let appeared = matches!(
                     kind,
                     EventKind::Create(_) | EventKind::Modify(ModifyKind::Name(_))
@@ -980,19 +980,19 @@ impl Coalescer {
                 }
                 let path = entry.path();
                 match self.filter.classify(&path, None) {
-                    PathClass::File => {
+                    WalkClass::File => {
                         if let Some(rel) = self.filter.rel_path(&path) {
                             self.insert(rel);
                         }
                     }
-                    PathClass::Dir => stack.push(path),
+                    WalkClass::Dir => stack.push(path),
                     // A rules file in a new directory was not read before: the walk must
                     // take it into account, and so must later events.
-                    PathClass::Rules => {
+                    WalkClass::Rules => {
                         self.filter.invalidate();
                         self.rescan();
                     }
-                    PathClass::Outside => {}
+                    WalkClass::Outside => {}
                 }
             }
         }

@@ -12,6 +12,7 @@
 //! Every weight lives in [`SearchWeights`].
 
 mod build;
+mod describe;
 mod glossary;
 mod history;
 mod lex;

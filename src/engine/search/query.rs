@@ -140,8 +140,6 @@ const TEST_WORDS: &[&str] = &[
 #[derive(Debug, Clone)]
 pub(crate) struct QTerm {
     pub hash: u64,
-    #[allow(dead_code)] // kept for debugging and explanations
-    pub text: String,
     pub weight: f32,
     /// Concepts this term stands for (bit i = concept i).
     pub concepts: u64,
@@ -254,7 +252,6 @@ impl Builder {
         }
         self.plan.terms.push(QTerm {
             hash,
-            text: text.to_string(),
             weight,
             concepts,
             literal,

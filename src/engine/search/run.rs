@@ -12,18 +12,16 @@ use std::time::Instant;
 use crate::engine::base::scope::{Scope, ScopeSpec};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
+use super::describe::{def_of, describe};
 use super::glossary::Glossary;
-use super::lex::{self, Seg};
 use super::matcher::{FuzzyMatcher, FuzzyNeedle};
 use super::query::{self, QueryPlan};
-use super::tokenize::{term_hash, Tokenizer};
+use super::tokenize::Tokenizer;
 use super::{
-    field, ChunkKind, Confidence, Evidence, RetrievalCounts, SearchContext, SearchError, SearchHit,
-    SearchIndex, SearchOptions, SearchResponse, Signals, TermEntry, Unit, MAX_TOP, NO_DEF,
+    field, Confidence, Evidence, RetrievalCounts, SearchContext, SearchError, SearchHit,
+    SearchIndex, SearchOptions, SearchResponse, SearchWeights, Signals, TermEntry, Unit, MAX_TOP,
 };
-use crate::engine::base::model::{Definition, LineRange, ParsedFile, RefKind};
 use crate::engine::base::paths::PathClass;
-use crate::engine::base::text::safe_char;
 use crate::engine::base::words::normalize_name;
 
 const NO_CHUNK: u32 = u32::MAX;
@@ -31,10 +29,6 @@ const NO_CHUNK: u32 = u32::MAX;
 const RUNNERS_UP: usize = 3;
 /// The best this-many implementation files lend score to their tests.
 const COMPANION_SOURCES: usize = 16;
-/// Longest excerpt, in characters.
-const MAX_EXCERPT: usize = 160;
-/// Lines scanned to find a hit's evidence line.
-const MAX_SCAN_LINES: u32 = 4000;
 
 /// Path globs and the scope (`--include`, `--exclude`, `--lang`) from `SearchOptions`.
 pub(crate) struct Filter {
@@ -298,18 +292,6 @@ pub(super) fn search(
     resp
 }
 
-fn def_of<'a>(idx: &SearchIndex, ctx: &SearchContext<'a>, c: u32) -> Option<&'a Definition> {
-    let ch = idx.chunks.get(c as usize)?;
-    if ch.def == NO_DEF {
-        return None;
-    }
-    ctx.files
-        .get(ch.unit as usize)?
-        .tags
-        .defs
-        .get(ch.def as usize)
-}
-
 fn run(
     idx: &SearchIndex,
     ctx: &SearchContext,
@@ -318,201 +300,274 @@ fn run(
     filter: &Filter,
     s: &mut Scratch,
 ) -> SearchResponse {
-    let w = &idx.weights;
     s.prepare(idx.chunks.len(), idx.units.len());
+    let pass = Pass {
+        idx,
+        ctx,
+        plan,
+        opts,
+        filter,
+        w: &idx.weights,
+    };
     let mut counts = RetrievalCounts {
         query_terms: plan.literal_terms(),
         expanded_terms: plan.terms.len() - plan.literal_terms(),
         ..Default::default()
     };
+    pass.score_terms(s);
+    pass.score_names(s, &mut counts);
+    counts.chunks_matched = s.touched_chunks.len();
+    pass.gather_files(s);
+    pass.diffuse(s);
+    let mut files = pass.score_files(s, &mut counts);
+    if pass.w.test_companion > 0.0 {
+        pass.lift_companions(s, &mut files);
+    }
+    let pairs = pass.tests_under_impl(s, &mut files);
+    files.sort_by(|a, b| {
+        b.0.total_cmp(&a.0).then_with(|| {
+            idx.units[a.1 as usize]
+                .path
+                .cmp(&idx.units[b.1 as usize].path)
+        })
+    });
+    let top = opts.top.clamp(1, MAX_TOP);
+    files.truncate(top);
+    let chosen = pass.choose_hits(s, &files, &pairs, top);
+    let hits = pass.hits(s, &chosen);
+    let confidence = pass.confidence(s, &chosen, &files, &hits);
+    SearchResponse {
+        hits,
+        files: files
+            .iter()
+            .map(|&(sc, u)| (idx.units[u as usize].path.to_string(), f64::from(sc)))
+            .collect(),
+        confidence,
+        low_score: confidence == Confidence::Low,
+        retrieval_counts: counts,
+        latency_ms: 0.0,
+    }
+}
 
-    // 1. BM25F postings and path tokens.
-    for t in &plan.terms {
-        if let Some((a, b)) = lookup(&idx.terms, t.hash) {
-            for p in &idx.postings[a..b] {
-                let acc = s.chunk(p.chunk);
-                acc.bm25 += t.weight * p.impact;
-                acc.concepts |= t.concepts;
-                acc.fields |= p.fields;
+/// One query's pass over the index, stage by stage: terms, names, files, graph diffusion,
+/// file scores (with tests beside their code), hits, confidence. The scores accumulate in
+/// the thread's `Scratch`.
+struct Pass<'a, 'c> {
+    idx: &'a SearchIndex,
+    ctx: &'a SearchContext<'c>,
+    plan: &'a QueryPlan,
+    opts: &'a SearchOptions,
+    filter: &'a Filter,
+    w: &'a SearchWeights,
+}
+
+impl Pass<'_, '_> {
+    /// BM25F postings, whole-file postings, the history's and the path tokens'.
+    fn score_terms(&self, s: &mut Scratch) {
+        let (idx, w) = (self.idx, self.w);
+        for t in &self.plan.terms {
+            if let Some((a, b)) = lookup(&idx.terms, t.hash) {
+                for p in &idx.postings[a..b] {
+                    let acc = s.chunk(p.chunk);
+                    acc.bm25 += t.weight * p.impact;
+                    acc.concepts |= t.concepts;
+                    acc.fields |= p.fields;
+                }
             }
-        }
-        if let Some((a, b)) = lookup(&idx.file_terms, t.hash) {
-            for p in &idx.file_postings[a..b] {
-                let ua = s.unit(p.unit);
-                ua.file += t.weight * p.impact;
-                ua.concepts |= t.concepts;
+            if let Some((a, b)) = lookup(&idx.file_terms, t.hash) {
+                for p in &idx.file_postings[a..b] {
+                    let ua = s.unit(p.unit);
+                    ua.file += t.weight * p.impact;
+                    ua.concepts |= t.concepts;
+                }
             }
-        }
-        if let Some(h) = ctx
-            .history
-            .filter(|_| w.history > 0.0 || w.history_post > 0.0)
-        {
-            if let Some((a, b)) = lookup(&h.terms, t.hash) {
-                for p in &h.postings[a..b] {
-                    if (p.unit as usize) < idx.n_files {
-                        let ua = s.unit(p.unit);
-                        ua.hist += t.weight * p.impact;
-                        if w.history_covers {
-                            ua.concepts |= t.concepts;
+            if let Some(h) = self
+                .ctx
+                .history
+                .filter(|_| w.history > 0.0 || w.history_post > 0.0)
+            {
+                if let Some((a, b)) = lookup(&h.terms, t.hash) {
+                    for p in &h.postings[a..b] {
+                        if (p.unit as usize) < idx.n_files {
+                            let ua = s.unit(p.unit);
+                            ua.hist += t.weight * p.impact;
+                            if w.history_covers {
+                                ua.concepts |= t.concepts;
+                            }
                         }
                     }
                 }
             }
-        }
-        if let Some((a, b)) = lookup(&idx.path_terms, t.hash) {
-            for p in &idx.path_postings[a..b] {
-                let acc = s.unit(p.unit);
-                acc.path += t.weight * p.impact;
-                acc.path_concepts |= t.concepts;
-            }
-        }
-    }
-
-    // 2. Symbol names: exact (case/underscore-insensitive, stemmed), else fuzzy.
-    let content = plan.content_words().max(1);
-    // Made on the first fuzzy lookup: most queries match names exactly or not at all.
-    let mut fuzzy: Option<FuzzyMatcher> = None;
-    for cand in &plan.names {
-        let whole_query = cand.typed && content <= 1;
-        let cover = if cand.identifier_like || whole_query {
-            1.0
-        } else {
-            (cand.words as f32 / content as f32).sqrt().min(1.0)
-        };
-        let lo = idx.names.partition_point(|x| x.0 < cand.key);
-        let hi = idx.names.partition_point(|x| x.0 <= cand.key);
-        if hi > lo {
-            let spec = 1.0 / (1.0 + 0.5 * ((hi - lo) as f32).ln());
-            counts.name_matches += hi - lo;
-            for &(_, c) in &idx.names[lo..hi] {
-                let Some(def) = def_of(idx, ctx, c) else {
-                    continue;
-                };
-                let folded = normalize_name(&def.name) == cand.norm;
-                let strength = if def.name == cand.text {
-                    1.0
-                } else if folded {
-                    w.name_folded as f32
-                } else {
-                    w.name_folded as f32 * 0.85
-                };
-                let acc = s.chunk(c);
-                acc.name = acc.name.max(strength * spec * cover);
-                acc.concepts |= cand.concepts;
-                acc.exact_typed |= folded && cand.typed && (cand.identifier_like || whole_query);
-            }
-            continue;
-        }
-        if !(cand.typed && (cand.identifier_like || whole_query)) {
-            continue;
-        }
-        let Some(needle) = FuzzyNeedle::new(&cand.text) else {
-            continue;
-        };
-        let matcher = fuzzy.get_or_insert_with(|| FuzzyMatcher::new(w.fuzzy_typos));
-        let mut found: Vec<(f32, u32)> = idx
-            .fuzzy
-            .iter()
-            .enumerate()
-            .filter_map(|(i, f)| {
-                let sc = matcher.score(&needle, &f.target)?;
-                (sc >= w.fuzzy_min).then_some((sc as f32, i as u32))
-            })
-            .collect();
-        found.sort_by(by_score_desc);
-        found.truncate(w.fuzzy_max_matches);
-        for (sc, i) in found {
-            let f = &idx.fuzzy[i as usize];
-            let spec = 1.0 / (1.0 + 0.5 * (f.len as f32).ln());
-            for k in f.start..f.start + f.len {
-                let c = idx.fuzzy_chunks[k as usize];
-                counts.fuzzy_matches += 1;
-                let acc = s.chunk(c);
-                acc.name = acc.name.max(w.name_fuzzy as f32 * sc * spec * cover);
-                if sc >= 0.8 {
-                    acc.concepts |= cand.concepts;
+            if let Some((a, b)) = lookup(&idx.path_terms, t.hash) {
+                for p in &idx.path_postings[a..b] {
+                    let acc = s.unit(p.unit);
+                    acc.path += t.weight * p.impact;
+                    acc.path_concepts |= t.concepts;
                 }
             }
         }
     }
-    counts.chunks_matched = s.touched_chunks.len();
 
-    // 3. Files: best chunk + a little of the rest + path.
-    let name_w = w.name as f32;
-    for i in 0..s.touched_chunks.len() {
-        let c = s.touched_chunks[i];
-        let acc = s.chunks[c as usize];
-        let total = acc.bm25 + name_w * acc.name;
-        let u = idx.chunks[c as usize].unit;
-        let ua = s.unit(u);
-        ua.has_text = true;
-        ua.concepts |= acc.concepts;
-        let mut x = total;
-        if ua.best_chunk == NO_CHUNK || x > ua.best {
-            if ua.best_chunk == NO_CHUNK {
-                ua.best = x;
-                x = 0.0;
+    /// Symbol names: exact (case/underscore-insensitive, stemmed), else fuzzy.
+    fn score_names(&self, s: &mut Scratch, counts: &mut RetrievalCounts) {
+        let (idx, w) = (self.idx, self.w);
+        let content = self.plan.content_words().max(1);
+        // Made on the first fuzzy lookup: most queries match names exactly or not at all.
+        let mut fuzzy: Option<FuzzyMatcher> = None;
+        for cand in &self.plan.names {
+            let whole_query = cand.typed && content <= 1;
+            let cover = if cand.identifier_like || whole_query {
+                1.0
             } else {
-                std::mem::swap(&mut x, &mut ua.best);
+                (cand.words as f32 / content as f32).sqrt().min(1.0)
+            };
+            let lo = idx.names.partition_point(|x| x.0 < cand.key);
+            let hi = idx.names.partition_point(|x| x.0 <= cand.key);
+            if hi > lo {
+                let spec = 1.0 / (1.0 + 0.5 * ((hi - lo) as f32).ln());
+                counts.name_matches += hi - lo;
+                for &(_, c) in &idx.names[lo..hi] {
+                    let Some(def) = def_of(idx, self.ctx, c) else {
+                        continue;
+                    };
+                    let folded = normalize_name(&def.name) == cand.norm;
+                    let strength = if def.name == cand.text {
+                        1.0
+                    } else if folded {
+                        w.name_folded as f32
+                    } else {
+                        w.name_folded as f32 * 0.85
+                    };
+                    let acc = s.chunk(c);
+                    acc.name = acc.name.max(strength * spec * cover);
+                    acc.concepts |= cand.concepts;
+                    acc.exact_typed |=
+                        folded && cand.typed && (cand.identifier_like || whole_query);
+                }
+                continue;
             }
-            ua.best_chunk = c;
-        }
-        for slot in &mut ua.runners_up {
-            if x > *slot {
-                std::mem::swap(&mut x, slot);
+            if !(cand.typed && (cand.identifier_like || whole_query)) {
+                continue;
+            }
+            let Some(needle) = FuzzyNeedle::new(&cand.text) else {
+                continue;
+            };
+            let matcher = fuzzy.get_or_insert_with(|| FuzzyMatcher::new(w.fuzzy_typos));
+            let mut found: Vec<(f32, u32)> = idx
+                .fuzzy
+                .iter()
+                .enumerate()
+                .filter_map(|(i, f)| {
+                    let sc = matcher.score(&needle, &f.target)?;
+                    (sc >= w.fuzzy_min).then_some((sc as f32, i as u32))
+                })
+                .collect();
+            found.sort_by(by_score_desc);
+            found.truncate(w.fuzzy_max_matches);
+            for (sc, i) in found {
+                let f = &idx.fuzzy[i as usize];
+                let spec = 1.0 / (1.0 + 0.5 * (f.len as f32).ln());
+                for k in f.start..f.start + f.len {
+                    let c = idx.fuzzy_chunks[k as usize];
+                    counts.fuzzy_matches += 1;
+                    let acc = s.chunk(c);
+                    acc.name = acc.name.max(w.name_fuzzy as f32 * sc * spec * cover);
+                    if sc >= 0.8 {
+                        acc.concepts |= cand.concepts;
+                    }
+                }
             }
         }
     }
-    let prepare = |s: &mut Scratch, u: usize| {
+
+    /// Each touched chunk's score to its file: the best chunk, and the runners-up a little.
+    fn gather_files(&self, s: &mut Scratch) {
+        let name_w = self.w.name as f32;
+        for i in 0..s.touched_chunks.len() {
+            let c = s.touched_chunks[i];
+            let acc = s.chunks[c as usize];
+            let total = acc.bm25 + name_w * acc.name;
+            let u = self.idx.chunks[c as usize].unit;
+            let ua = s.unit(u);
+            ua.has_text = true;
+            ua.concepts |= acc.concepts;
+            let mut x = total;
+            if ua.best_chunk == NO_CHUNK || x > ua.best {
+                if ua.best_chunk == NO_CHUNK {
+                    ua.best = x;
+                    x = 0.0;
+                } else {
+                    std::mem::swap(&mut x, &mut ua.best);
+                }
+                ua.best_chunk = c;
+            }
+            for slot in &mut ua.runners_up {
+                if x > *slot {
+                    std::mem::swap(&mut x, slot);
+                }
+            }
+        }
+        for i in 0..s.touched_units.len() {
+            let u = s.touched_units[i] as usize;
+            self.prepare(s, u);
+        }
+    }
+
+    /// A unit's filter verdict and static multipliers, once.
+    fn prepare(&self, s: &mut Scratch, u: usize) {
         if s.units[u].prepared {
             return;
         }
+        let idx = self.idx;
         let ua = UnitAcc {
             prepared: true,
-            allowed: filter.allows(&idx.units[u]),
-            penalty: penalty(idx, u, plan.wants_tests),
-            prior_mult: prior_mult(ctx, u, idx.n_files, w.prior),
+            allowed: self.filter.allows(&idx.units[u]),
+            penalty: penalty(idx, u, self.plan.wants_tests),
+            prior_mult: prior_mult(self.ctx, u, idx.n_files, self.w.prior),
             len_norm: len_norm(idx, u),
             ..s.units[u]
         };
         s.units[u] = ua;
-    };
-    for i in 0..s.touched_units.len() {
-        let u = s.touched_units[i] as usize;
-        prepare(s, u);
     }
-    // Coordination: a file that covers more of the query's concepts (anywhere in its text
-    // or path) is worth more than its best-scoring terms alone say.
-    let total_concepts = plan.total_concept_weight();
-    let coord = w.coord as f32;
-    let base = |ua: &UnitAcc| -> f32 {
+
+    /// A file's score from its own text, path, whole-file terms and history. Coordination:
+    /// a file that covers more of the query's concepts (anywhere in its text or path) is
+    /// worth more than its best-scoring terms alone say.
+    fn base(&self, ua: &UnitAcc) -> f32 {
+        let w = self.w;
         let text = (ua.best + w.file_rest as f32 * ua.runners_up.iter().sum::<f32>()) * ua.len_norm
             + w.path as f32 * ua.path
             + w.file_bm25 as f32 * ua.file
             + w.history as f32 * ua.hist;
+        let total_concepts = self.plan.total_concept_weight();
+        let coord = w.coord as f32;
         if coord > 0.0 && total_concepts > 0.0 {
-            let cov = plan.concept_weight(ua.concepts | ua.path_concepts) / total_concepts;
+            let cov = self.plan.concept_weight(ua.concepts | ua.path_concepts) / total_concepts;
             text * cov.clamp(0.0, 1.0).powf(coord)
         } else {
             text
         }
-    };
+    }
 
-    // 4. Graph diffusion, one and two hops, from the best allowed code files.
-    let mut sources: Vec<(f32, u32)> = s
-        .touched_units
-        .iter()
-        .filter_map(|&u| {
-            let ua = &s.units[u as usize];
-            let v = base(ua) * ua.penalty;
-            ((u as usize) < idx.n_files && ua.allowed && v > 0.0).then_some((v, u))
-        })
-        .collect();
-    sources.sort_by(by_score_desc);
-    sources.truncate(w.graph_sources);
-    if w.graph_hop1 > 0.0 {
+    /// Graph diffusion, one and two hops, from the best allowed code files.
+    fn diffuse(&self, s: &mut Scratch) {
+        let (idx, w) = (self.idx, self.w);
+        let mut sources: Vec<(f32, u32)> = s
+            .touched_units
+            .iter()
+            .filter_map(|&u| {
+                let ua = &s.units[u as usize];
+                let v = self.base(ua) * ua.penalty;
+                ((u as usize) < idx.n_files && ua.allowed && v > 0.0).then_some((v, u))
+            })
+            .collect();
+        sources.sort_by(by_score_desc);
+        sources.truncate(w.graph_sources);
+        if w.graph_hop1 <= 0.0 {
+            return;
+        }
         for &(v, u) in &sources {
-            spread(ctx, idx.n_files, u, v, s, |a, x| a.g1 += x);
+            spread(self.ctx, idx.n_files, u, v, s, |a, x| a.g1 += x);
         }
         if w.graph_hop2 > 0.0 {
             let mut second: Vec<(f32, u32)> = s
@@ -526,42 +581,49 @@ fn run(
             second.sort_by(by_score_desc);
             second.truncate(w.graph_sources);
             for &(v, u) in &second {
-                spread(ctx, idx.n_files, u, v, s, |a, x| a.g2 += x);
+                spread(self.ctx, idx.n_files, u, v, s, |a, x| a.g2 += x);
             }
         }
     }
 
-    // 5. File scores.
-    let mut files: Vec<(f32, u32)> = Vec::new();
-    for i in 0..s.touched_units.len() {
-        let u = s.touched_units[i];
-        prepare(s, u as usize);
-        let ua = &mut s.units[u as usize];
-        if !ua.allowed {
-            continue;
+    /// File scores: text, graph, penalty and prior; (score, unit) of each file that scored.
+    fn score_files(&self, s: &mut Scratch, counts: &mut RetrievalCounts) -> Vec<(f32, u32)> {
+        let w = self.w;
+        let mut files: Vec<(f32, u32)> = Vec::new();
+        for i in 0..s.touched_units.len() {
+            let u = s.touched_units[i];
+            self.prepare(s, u as usize);
+            let base = self.base(&s.units[u as usize]);
+            let ua = &mut s.units[u as usize];
+            if !ua.allowed {
+                continue;
+            }
+            ua.graph = (w.graph_hop1 as f32) * ua.g1 + (w.graph_hop2 as f32) * ua.g2;
+            ua.score =
+                (base + ua.graph) * ua.penalty * ua.prior_mult + w.history_post as f32 * ua.hist;
+            if ua.score > 0.0 {
+                files.push((ua.score, u));
+                if ua.has_text {
+                    counts.files_matched += 1;
+                }
+                if ua.path > 0.0 {
+                    counts.path_matches += 1;
+                }
+                if ua.hist > 0.0 {
+                    counts.history_matches += 1;
+                }
+                if !ua.has_text && ua.path == 0.0 && ua.hist == 0.0 {
+                    counts.graph_only_files += 1;
+                }
+            }
         }
-        ua.graph = (w.graph_hop1 as f32) * ua.g1 + (w.graph_hop2 as f32) * ua.g2;
-        ua.score =
-            (base(ua) + ua.graph) * ua.penalty * ua.prior_mult + w.history_post as f32 * ua.hist;
-        if ua.score > 0.0 {
-            files.push((ua.score, u));
-            if ua.has_text {
-                counts.files_matched += 1;
-            }
-            if ua.path > 0.0 {
-                counts.path_matches += 1;
-            }
-            if ua.hist > 0.0 {
-                counts.history_matches += 1;
-            }
-            if !ua.has_text && ua.path == 0.0 && ua.hist == 0.0 {
-                counts.graph_only_files += 1;
-            }
-        }
+        files
     }
-    // 5b. Tests follow what they test: the best implementation files lend part of their
-    // score to their test files (`python.py` → `test_python.py`, `head.go` → `head_test.go`).
-    if w.test_companion > 0.0 {
+
+    /// Tests follow what they test: the best implementation files lend part of their score
+    /// to their test files (`python.py` → `test_python.py`, `head.go` → `head_test.go`).
+    fn lift_companions(&self, s: &mut Scratch, files: &mut Vec<(f32, u32)>) {
+        let (idx, w) = (self.idx, self.w);
         files.sort_by(by_score_desc);
         let sources: Vec<(f32, u32)> = files
             .iter()
@@ -577,7 +639,7 @@ fn run(
             let hi = idx.companions.partition_point(|x| x.0 <= u);
             for k in lo..hi {
                 let (_, t, share) = idx.companions[k];
-                prepare(s, t as usize);
+                self.prepare(s, t as usize);
                 let add = sc * w.test_companion as f32 * share;
                 let ua = s.unit(t);
                 if !ua.allowed || add <= ua.companion {
@@ -606,139 +668,168 @@ fn run(
             ua.score = lifted_score;
         }
     }
-    // 5c. Tests under the code they test (unless the query is about tests).
-    let pairs = if w.test_under_impl && !plan.wants_tests {
-        test_pairs(idx, s, |u| filter.allows(&idx.units[u as usize]))
-    } else {
-        Vec::new()
-    };
-    for &(_, i) in &pairs {
-        s.unit(i);
-        prepare(s, i as usize);
-    }
-    if !pairs.is_empty() {
-        order_pairs(s, &mut files, &pairs, w.test_impl_lift as f32);
-    }
-    files.sort_by(|a, b| {
-        b.0.total_cmp(&a.0).then_with(|| {
-            idx.units[a.1 as usize]
-                .path
-                .cmp(&idx.units[b.1 as usize].path)
-        })
-    });
-    let top = opts.top.clamp(1, MAX_TOP);
-    files.truncate(top);
 
-    // 6. Hits.
-    let hit_score = |s: &Scratch, c: u32| -> f32 {
+    /// Tests under the code they test (unless the query is about tests): the (test,
+    /// implementation) pairs ordered in `files`.
+    fn tests_under_impl(&self, s: &mut Scratch, files: &mut Vec<(f32, u32)>) -> Vec<(u32, u32)> {
+        let idx = self.idx;
+        let pairs = if self.w.test_under_impl && !self.plan.wants_tests {
+            test_pairs(idx, s, |u| self.filter.allows(&idx.units[u as usize]))
+        } else {
+            Vec::new()
+        };
+        for &(_, i) in &pairs {
+            s.unit(i);
+            self.prepare(s, i as usize);
+        }
+        if !pairs.is_empty() {
+            order_pairs(s, files, &pairs, self.w.test_impl_lift as f32);
+        }
+        pairs
+    }
+
+    /// A chunk's score as a hit: its own text and name, its file's path, history and graph.
+    fn hit_score(&self, s: &Scratch, c: u32) -> f32 {
+        let w = self.w;
         let acc = &s.chunks[c as usize];
-        let ua = &s.units[idx.chunks[c as usize].unit as usize];
+        let ua = &s.units[self.idx.chunks[c as usize].unit as usize];
         (acc.bm25
-            + name_w * acc.name
+            + w.name as f32 * acc.name
             + w.path as f32 * ua.path
             + w.history as f32 * ua.hist
             + ua.graph)
             * ua.penalty
             * ua.prior_mult
             + w.history_post as f32 * ua.hist
-    };
-    // (hit score, chunk), best first.
-    let chosen: Vec<(f32, u32)> = if opts.files_mode {
-        files
-            .iter()
-            .map(|&(_, u)| s.units[u as usize].best_chunk)
-            .filter(|&c| c != NO_CHUNK)
-            .map(|c| (hit_score(s, c), c))
-            .collect()
-    } else {
+    }
+
+    /// (hit score, chunk) of the hits shown, best first: each file's best chunk in files
+    /// mode, else the best chunks (a few per file).
+    fn choose_hits(
+        &self,
+        s: &mut Scratch,
+        files: &[(f32, u32)],
+        pairs: &[(u32, u32)],
+        top: usize,
+    ) -> Vec<(f32, u32)> {
+        let idx = self.idx;
+        if self.opts.files_mode {
+            return files
+                .iter()
+                .map(|&(_, u)| s.units[u as usize].best_chunk)
+                .filter(|&c| c != NO_CHUNK)
+                .map(|c| (self.hit_score(s, c), c))
+                .collect();
+        }
         let mut cands: Vec<(f32, u32)> = s
             .touched_chunks
             .iter()
             .filter(|&&c| s.units[idx.chunks[c as usize].unit as usize].allowed)
-            .map(|&c| (hit_score(s, c), c))
+            .map(|&c| (self.hit_score(s, c), c))
             .filter(|x| x.0 > 0.0)
             .collect();
+        let per_file = self.w.max_hits_per_file.max(1);
         if !pairs.is_empty() {
-            cap_test_hits(idx, s, &mut cands, w.max_hits_per_file.max(1));
+            cap_test_hits(idx, s, &mut cands, per_file);
         }
-        pick_hits(idx, &mut cands, top, w.max_hits_per_file.max(1))
-    };
-
-    let mut tok = Tokenizer::default();
-    let mut term_index: Vec<(u64, f32)> = plan.terms.iter().map(|t| (t.hash, t.weight)).collect();
-    term_index.sort_by_key(|x| x.0);
-    let hits: Vec<SearchHit> = chosen
-        .iter()
-        .map(|&(score, c)| {
-            let acc = s.chunks[c as usize];
-            let ua = s.units[idx.chunks[c as usize].unit as usize];
-            let ev = describe(idx, ctx, c, &acc, &term_index, &mut tok);
-            let signals = Signals {
-                bm25: f64::from(acc.bm25),
-                name: f64::from(name_w * acc.name),
-                path: w.path * f64::from(ua.path),
-                graph: f64::from(ua.graph),
-                prior: f64::from(ua.prior_mult) - 1.0,
-                penalty: f64::from(ua.penalty),
-                history: (w.history + w.history_post) * f64::from(ua.hist),
-            };
-            SearchHit {
-                file_path: idx.units[idx.chunks[c as usize].unit as usize]
-                    .path
-                    .to_string(),
-                line_range: ev.lines,
-                excerpt: ev.excerpt,
-                evidence: ev.evidence,
-                symbol: ev.symbol,
-                kind: ev.kind,
-                score: f64::from(score),
-                signals,
-            }
-        })
-        .collect();
-
-    // 7. Confidence.
-    let total = plan.total_concept_weight();
-    let coverage = |concepts: u64| -> f32 {
-        if total > 0.0 {
-            plan.concept_weight(concepts) / total
-        } else {
-            0.0
-        }
-    };
-    let mut best_cov = 0.0f32;
-    for &(_, c) in chosen.iter().take(3) {
-        let acc = &s.chunks[c as usize];
-        let ua = &s.units[idx.chunks[c as usize].unit as usize];
-        best_cov = best_cov.max(coverage(acc.concepts | ua.path_concepts));
+        pick_hits(idx, &mut cands, top, per_file)
     }
-    for &(_, u) in files.iter().take(3) {
-        best_cov = best_cov.max(coverage(s.units[u as usize].path_concepts));
-    }
-    let exact_top = chosen
-        .first()
-        .is_some_and(|&(_, c)| s.chunks[c as usize].exact_typed)
-        && hits
-            .first()
-            .is_some_and(|h| h.evidence == Evidence::Definition);
-    let confidence = if exact_top {
-        Confidence::High
-    } else if (hits.is_empty() && files.is_empty()) || f64::from(best_cov) < w.low_coverage {
-        Confidence::Low
-    } else {
-        Confidence::Medium
-    };
 
-    SearchResponse {
-        hits,
-        files: files
+    /// The chosen chunks as hits, each with its evidence and the signals that scored it.
+    fn hits(&self, s: &Scratch, chosen: &[(f32, u32)]) -> Vec<SearchHit> {
+        let (idx, w) = (self.idx, self.w);
+        let mut tok = Tokenizer::default();
+        let mut term_index: Vec<(u64, f32)> =
+            self.plan.terms.iter().map(|t| (t.hash, t.weight)).collect();
+        term_index.sort_by_key(|x| x.0);
+        chosen
             .iter()
-            .map(|&(sc, u)| (idx.units[u as usize].path.to_string(), f64::from(sc)))
-            .collect(),
-        confidence,
-        low_score: confidence == Confidence::Low,
-        retrieval_counts: counts,
-        latency_ms: 0.0,
+            .map(|&(score, c)| {
+                let acc = s.chunks[c as usize];
+                let ua = s.units[idx.chunks[c as usize].unit as usize];
+                let matched_name = acc.name > 0.0 || acc.fields & field::NAME != 0;
+                let ev = describe(idx, self.ctx, c, matched_name, &term_index, &mut tok);
+                let signals = Signals {
+                    bm25: f64::from(acc.bm25),
+                    name: f64::from(w.name as f32 * acc.name),
+                    path: w.path * f64::from(ua.path),
+                    graph: f64::from(ua.graph),
+                    prior: f64::from(ua.prior_mult) - 1.0,
+                    penalty: f64::from(ua.penalty),
+                    history: (w.history + w.history_post) * f64::from(ua.hist),
+                };
+                SearchHit {
+                    file_path: idx.units[idx.chunks[c as usize].unit as usize]
+                        .path
+                        .to_string(),
+                    line_range: ev.lines,
+                    excerpt: ev.excerpt,
+                    evidence: ev.evidence,
+                    symbol: ev.symbol,
+                    kind: ev.kind,
+                    score: f64::from(score),
+                    signals,
+                }
+            })
+            .collect()
+    }
+
+    /// High when the top hit is the definition of the identifier typed; low when nothing
+    /// matched or the best hits cover too little of the query; else medium.
+    fn confidence(
+        &self,
+        s: &Scratch,
+        chosen: &[(f32, u32)],
+        files: &[(f32, u32)],
+        hits: &[SearchHit],
+    ) -> Confidence {
+        let (idx, plan) = (self.idx, self.plan);
+        let total = plan.total_concept_weight();
+        let coverage = |concepts: u64| -> f32 {
+            if total > 0.0 {
+                plan.concept_weight(concepts) / total
+            } else {
+                0.0
+            }
+        };
+        let mut best_cov = 0.0f32;
+        for &(_, c) in chosen.iter().take(3) {
+            let acc = &s.chunks[c as usize];
+            let ua = &s.units[idx.chunks[c as usize].unit as usize];
+            best_cov = best_cov.max(coverage(acc.concepts | ua.path_concepts));
+        }
+        for &(_, u) in files.iter().take(3) {
+            best_cov = best_cov.max(coverage(s.units[u as usize].path_concepts));
+        }
+        let exact_top = chosen
+            .first()
+            .is_some_and(|&(_, c)| s.chunks[c as usize].exact_typed)
+            && hits
+                .first()
+                .is_some_and(|h| h.evidence == Evidence::Definition);
+        // Text in tests, fixtures and other secondary code is data (sample strings,
+        // placeholders: `asdf`, `aaa bbb ccc`), not words about the code: hits that are all
+        // such text, with no name or path matching, say nothing of where the query's subject
+        // lives.
+        let only_test_data = !chosen.is_empty()
+            && chosen.iter().zip(hits).all(|(&(_, c), hit)| {
+                let u = idx.chunks[c as usize].unit as usize;
+                let unit = &idx.units[u];
+                hit.evidence == Evidence::Text
+                    && u < idx.n_files
+                    && (unit.class != PathClass::Impl || unit.fixture)
+                    && s.units[u].path_concepts == 0
+            });
+        if exact_top {
+            Confidence::High
+        } else if (hits.is_empty() && files.is_empty())
+            || f64::from(best_cov) < self.w.low_coverage
+            || only_test_data
+        {
+            Confidence::Low
+        } else {
+            Confidence::Medium
+        }
     }
 }
 
@@ -952,273 +1043,4 @@ fn pick_hits(
     }
     cands.sort_by(by_score_desc);
     take(cands)
-}
-
-struct Described {
-    lines: LineRange,
-    excerpt: String,
-    evidence: Evidence,
-    symbol: Option<String>,
-    kind: Option<String>,
-}
-
-fn sanitize(line: &str) -> String {
-    let mut out = String::new();
-    for (n, c) in line.trim().chars().enumerate() {
-        if n == MAX_EXCERPT {
-            out.pop();
-            out.push('…');
-            break;
-        }
-        // One helper decides what may reach a terminal (`engine::base::text`); a tab is a space
-        // here, where an excerpt is one short line.
-        out.push(if c == '\t' { ' ' } else { safe_char(c) });
-    }
-    out
-}
-
-fn doc_line<'a>(idx: &SearchIndex, text: &'a str, doc: usize, n: u32) -> Option<&'a str> {
-    let starts = idx.doc_lines.get(doc)?;
-    let start = *starts.get(n.checked_sub(1)? as usize)? as usize;
-    let end = starts
-        .get(n as usize)
-        .map_or(text.len(), |&e| (e as usize).saturating_sub(1));
-    let line = text.get(start..end.max(start))?;
-    Some(line.strip_suffix('\r').unwrap_or(line))
-}
-
-/// Weight of the distinct query terms in `text`.
-fn line_weight(text: &str, terms: &[(u64, f32)], tok: &mut Tokenizer, seen: &mut Vec<u64>) -> f32 {
-    seen.clear();
-    let mut wsum = 0.0;
-    tok.terms(text, |t, _| {
-        let h = term_hash(t);
-        if let Ok(i) = terms.binary_search_by_key(&h, |x| x.0) {
-            if !seen.contains(&h) {
-                seen.push(h);
-                wsum += terms[i].1;
-            }
-        }
-    });
-    wsum
-}
-
-fn definition_excerpt(file: &ParsedFile, def: &Definition) -> String {
-    let end = def.signature.end.min(def.signature.start + 2);
-    let line = (def.signature.start..=end)
-        .filter_map(|n| file.line(n))
-        .find(|l| l.contains(def.name.as_str()))
-        .or_else(|| file.line(def.signature.start))
-        .unwrap_or("");
-    sanitize(line)
-}
-
-fn describe(
-    idx: &SearchIndex,
-    ctx: &SearchContext,
-    c: u32,
-    acc: &ChunkAcc,
-    terms: &[(u64, f32)],
-    tok: &mut Tokenizer,
-) -> Described {
-    let ch = &idx.chunks[c as usize];
-    let u = ch.unit as usize;
-    let def = def_of(idx, ctx, c);
-    let file = ctx.files.get(u);
-    if let (Some(def), Some(file)) = (def, file) {
-        if acc.name > 0.0 || acc.fields & field::NAME != 0 {
-            return Described {
-                lines: def.lines,
-                excerpt: definition_excerpt(file, def),
-                evidence: Evidence::Definition,
-                symbol: Some(def.name.clone()),
-                kind: Some(def.kind.name().to_string()),
-            };
-        }
-    }
-
-    // Find the line that carries the most query weight.
-    let doc_text = (u >= idx.n_files)
-        .then(|| ctx.docs.get(u - idx.n_files))
-        .flatten();
-    let get_line = |n: u32| -> Option<&str> {
-        match (file, doc_text) {
-            (Some(f), _) => f.line(n),
-            (None, Some(d)) => doc_line(idx, &d.text, u - idx.n_files, n),
-            _ => None,
-        }
-    };
-    // Lines that belong to definitions nested in this chunk are theirs, not this chunk's.
-    let (a, b) = (
-        idx.unit_chunks.get(u).copied().unwrap_or(0) as usize,
-        idx.unit_chunks.get(u + 1).copied().unwrap_or(0) as usize,
-    );
-    let mut nested: Vec<(u32, u32)> = idx.chunks[a.min(b)..b]
-        .iter()
-        .enumerate()
-        .filter(|(i, o)| {
-            a + i != c as usize
-                && o.kind == ChunkKind::Def
-                && o.start >= ch.start
-                && o.end <= ch.end
-        })
-        .map(|(_, o)| (o.start, o.end))
-        .collect();
-    nested.sort_unstable();
-    let mut seen = Vec::new();
-    let mut best: Option<(f32, u32)> = None;
-    let last = ch.end.min(ch.start.saturating_add(MAX_SCAN_LINES));
-    let mut skip = nested.iter().peekable();
-    let mut skip_until = 0;
-    for n in ch.start..=last {
-        while let Some(&&(s0, e0)) = skip.peek() {
-            if s0 > n {
-                break;
-            }
-            skip_until = skip_until.max(e0);
-            skip.next();
-        }
-        if n <= skip_until {
-            continue;
-        }
-        let Some(text) = get_line(n) else { continue };
-        let wsum = line_weight(text, terms, tok, &mut seen);
-        if wsum > 0.0 && best.is_none_or(|b| wsum > b.0) {
-            best = Some((wsum, n));
-        }
-    }
-    let line = best.map_or(ch.start, |b| b.1);
-    let text = get_line(line).unwrap_or("");
-    let mut out = Described {
-        lines: LineRange::new(line, line),
-        excerpt: sanitize(text),
-        evidence: Evidence::Text,
-        symbol: None,
-        kind: None,
-    };
-    let Some(file) = file.filter(|_| ch.kind != ChunkKind::Doc) else {
-        // Prose: text evidence, with the word that matched.
-        out.symbol = best_word(text, terms, tok, &mut seen);
-        return out;
-    };
-    let matches =
-        |s: &str, tok: &mut Tokenizer, seen: &mut Vec<u64>| line_weight(s, terms, tok, seen) > 0.0;
-
-    for imp in file.tags.imports.iter().filter(|i| i.line == line) {
-        let name = imp
-            .names
-            .iter()
-            .find(|n| {
-                matches(&n.name, tok, &mut seen)
-                    || n.alias
-                        .as_deref()
-                        .is_some_and(|a| matches(a, tok, &mut seen))
-            })
-            .map(|n| n.alias.clone().unwrap_or_else(|| n.name.clone()));
-        let ns = imp
-            .namespace
-            .as_deref()
-            .filter(|n| matches(n, tok, &mut seen))
-            .map(str::to_string);
-        let spec = matches(&imp.specifier, tok, &mut seen).then(|| imp.specifier.clone());
-        if let Some(sym) = name.or(ns).or(spec) {
-            out.evidence = Evidence::Import;
-            out.symbol = Some(sym);
-            return out;
-        }
-    }
-    let mut best_ref: Option<(u8, &str, RefKind)> = None;
-    for r in file.tags.refs.iter().filter(|r| r.line == line) {
-        if !matches(r.name, tok, &mut seen) {
-            continue;
-        }
-        let rank = match r.kind {
-            RefKind::Call => 0,
-            RefKind::Import => 1,
-            _ => 2,
-        };
-        if best_ref.is_none_or(|b| rank < b.0) {
-            best_ref = Some((rank, r.name, r.kind));
-        }
-    }
-    if let Some((_, name, kind)) = best_ref {
-        out.evidence = match kind {
-            RefKind::Call => Evidence::Call,
-            RefKind::Import => Evidence::Import,
-            _ => Evidence::Reference,
-        };
-        out.symbol = Some(name.to_string());
-        return out;
-    }
-    // No tagged use on the line: is the match in code or in a comment/string? Lexed from
-    // the chunk's first line, so a line inside a block comment, a docstring or a template
-    // literal is known to be one.
-    let mut code_word: Option<String> = None;
-    let mut text_word: Option<(f32, String)> = None;
-    let from = ch.start.min(line);
-    lex::lex_lines(
-        (from..=line).map(|n| get_line(n).unwrap_or("")),
-        from,
-        file.lang,
-        |n, seg, piece| {
-            if n != line {
-                return;
-            }
-            for word in words(piece) {
-                let wt = line_weight(word, terms, tok, &mut seen);
-                if wt <= 0.0 {
-                    continue;
-                }
-                if seg == Seg::Code {
-                    if code_word.is_none() {
-                        code_word = Some(word.to_string());
-                    }
-                } else if text_word.as_ref().is_none_or(|b| wt > b.0) {
-                    text_word = Some((wt, word.to_string()));
-                }
-            }
-        },
-    );
-    if let Some(word) = code_word {
-        if let Some(def) = def.filter(|d| d.signature.contains(line)) {
-            out.evidence = Evidence::Definition;
-            out.symbol = Some(def.name.clone());
-            out.kind = Some(def.kind.name().to_string());
-            out.lines = def.lines;
-            out.excerpt = definition_excerpt(file, def);
-        } else {
-            out.evidence = Evidence::Reference;
-            out.symbol = Some(word);
-        }
-    } else {
-        // Only in a comment or a string: text, showing the word that matched.
-        out.symbol = text_word
-            .map(|(_, w)| w)
-            .or_else(|| best_word(text, terms, tok, &mut seen));
-    }
-    out
-}
-
-/// The words of a line as an identifier scanner sees them (`$` and `_` are word characters).
-fn words(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|ch: char| !(ch.is_alphanumeric() || ch == '_' || ch == '$'))
-        .filter(|w| !w.is_empty())
-}
-
-/// The word of `text` that carries the most query weight (first on ties), for the symbol
-/// column of a text hit.
-fn best_word(
-    text: &str,
-    terms: &[(u64, f32)],
-    tok: &mut Tokenizer,
-    seen: &mut Vec<u64>,
-) -> Option<String> {
-    let mut best: Option<(f32, &str)> = None;
-    for word in words(text) {
-        let wt = line_weight(word, terms, tok, seen);
-        if wt > 0.0 && best.is_none_or(|b| wt > b.0) {
-            best = Some((wt, word));
-        }
-    }
-    best.map(|(_, w)| w.to_string())
 }

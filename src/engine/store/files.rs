@@ -49,11 +49,27 @@ pub fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()>
     let written = file
         .write_all(bytes)
         .and_then(|()| file.sync_all())
-        .and_then(|()| fs::rename(&tmp, dir.join(name)));
+        .and_then(|()| rename_over(&tmp, &dir.join(name)));
     if written.is_err() {
         let _ = fs::remove_file(&tmp);
     }
     written
+}
+
+/// Renames the finished temporary file `tmp` over `target`. An empty directory in the way
+/// is removed first: `rename` replaces a FIFO or a link there itself, but not a directory,
+/// so a cache file replaced by one would be ignored (with a warning) and rebuilt on every
+/// run. A directory holding anything is not mapscope's to delete: the error names it.
+pub(super) fn rename_over(tmp: &Path, target: &Path) -> std::io::Result<()> {
+    match fs::rename(tmp, target) {
+        Err(e) if fs::symlink_metadata(target).is_ok_and(|m| m.is_dir()) => {
+            fs::remove_dir(target).map_err(|_| {
+                std::io::Error::other(format!("{e}: a directory holding files is in the way"))
+            })?;
+            fs::rename(tmp, target)
+        }
+        done => done,
+    }
 }
 
 /// The writer's pid in a temporary file's name (`create_temp`'s, or the older

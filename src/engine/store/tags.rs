@@ -47,7 +47,7 @@ use crate::engine::base::model::{
 };
 use crate::engine::ingest::lang;
 use crate::engine::store::dir::{DiskCache, TAGS_FILE};
-use crate::engine::store::files::{create_temp, remove_orphaned_temps};
+use crate::engine::store::files::{create_temp, remove_orphaned_temps, rename_over};
 
 /// Bumped whenever the file layout or the meaning of the tags changes in a way the
 /// fingerprint (crate version + query texts) cannot see, e.g. a change in `tags/refs.rs`.
@@ -357,7 +357,7 @@ impl CacheWriter {
         };
         written.map_err(io_error(&self.tmp))?;
         // A failed rename leaves the temporary file to the drop.
-        fs::rename(&self.tmp, &self.target).map_err(io_error(&self.tmp))
+        rename_over(&self.tmp, &self.target).map_err(io_error(&self.target))
     }
 }
 

@@ -769,206 +769,249 @@ impl<'a> Builder<'a> {
         uses: impl Iterator<Item = Use<'r>>,
     ) -> FastMap<ContributionKey, (f64, f64)> {
         let memo = &mut Memo::default();
-        let files = self.files;
-        let file = &files[fi];
         let scope = self.scope(fi);
-        let fam = family(file.lang);
         let mut acc = Acc {
             from: fi,
             map: FastMap::default(),
         };
-
-        // The import statements themselves: each imported name is a use of its target, so
-        // barrels link to what they re-export and unused imports still count a little.
-        if file.lang != Lang::Go {
-            for (i, imp) in self.imports(fi).iter().enumerate() {
-                for k in 0..imp.names.len() {
-                    if let Some(targets) = self.bind_named(memo, fi, i, k) {
-                        let w = kind_weight(RefKind::Import);
-                        acc.add(&targets, Binding::Resolved, w, |t, id| self.defines(t, id));
-                    }
-                }
-                if imp.wildcard && imp.reexport {
-                    let star = self.interner.get("*").unwrap_or(0);
-                    let module: Vec<Target> = self.resolved[fi][i]
-                        .module
-                        .iter()
-                        .map(|&m| (m, star))
-                        .collect();
-                    acc.add(
-                        &module,
-                        Binding::ModuleOnly,
-                        kind_weight(RefKind::Import),
-                        |_, _| true,
-                    );
-                }
-            }
-        }
-
+        self.import_statement_uses(memo, fi, &mut acc);
         for r in uses {
             if r.kind == RefKind::Import {
-                continue; // counted from the import statement above
+                continue; // counted from the import statement
             }
             let Some(id) = self.interner.get(r.name) else {
                 continue;
             };
             // Exact: see `UseCounts`.
             let w = kind_weight(r.kind) * f64::from(r.count);
-            if let Some(q) = r.qualifier {
-                // `ns.foo`, `pkg.Foo`, `mod.func`: the qualifier is a module binding.
-                if let Some(imps) = scope.namespaces.get(q) {
-                    let mut module: Vec<usize> = imps
-                        .iter()
-                        .flat_map(|&i| self.resolved[fi][i].module.iter().copied())
-                        .collect();
-                    module.sort_unstable();
-                    module.dedup();
-                    if module.is_empty() {
-                        continue; // an external package
-                    }
-                    let found = self.find_definers(memo, &module, id);
-                    if !found.is_empty() {
-                        acc.add(&found, Binding::Resolved, w, |t, id| self.defines(t, id));
-                    } else if file.lang != Lang::Go {
-                        // Go packages are resolved exactly; elsewhere the name may be a
-                        // submodule or an attribute the tags missed.
-                        let targets: Vec<Target> = module.iter().map(|&m| (m, id)).collect();
-                        acc.add(&targets, Binding::ModuleOnly, w, |_, _| true);
-                    }
-                    continue;
-                }
-                // `Imported.member` / `importedModule.func`: look in what the name is bound to.
-                if let Some(bindings) = scope.named.get(q) {
-                    let mut external = true;
-                    // `from pkg import mod; mod.f()` is as exact as a namespace import;
-                    // `Class.member` looks into the file of a definition: a bit less sure.
-                    let mut module_binding = false;
-                    let mut hit = Vec::new();
-                    for &(i, k) in bindings {
-                        if let Some(targets) = self.bind_named(memo, fi, i, k) {
-                            external = false;
-                            module_binding |= targets.iter().all(|&(f, l)| !self.defines(f, l));
-                            let files: Vec<usize> = targets.iter().map(|&(f, _)| f).collect();
-                            hit.extend(
-                                self.find_definers(memo, &files, id)
-                                    .into_iter()
-                                    .filter(|&(f, d)| self.defines(f, d)),
-                            );
-                        }
-                    }
-                    if external {
-                        continue;
-                    }
-                    if !hit.is_empty() {
-                        hit.sort_unstable();
-                        hit.dedup();
-                        let binding = if module_binding {
-                            Binding::Resolved
-                        } else {
-                            Binding::Member
-                        };
-                        acc.add(&hit, binding, w, |_, _| true);
-                        continue;
-                    }
-                }
-                // A receiver, `this`, `self`, a local: a method somewhere. Not the members of
-                // the JS runtime's own objects (`console.log`, `JSON.parse`, `Object.keys`):
-                // a repo's `log` method is not what those call.
-                if self.defines(fi, id)
-                    || r.name.chars().count() < 2
-                    || (fam == family(Lang::JavaScript) && is_js_global_object(q))
-                {
-                    continue;
-                }
-                if file.lang == Lang::Go {
-                    let same = self.same_package_definers(fi, id, true);
-                    if !same.is_empty() {
-                        acc.add(&same, Binding::PackageMethod, w, |_, _| true);
-                        continue;
-                    }
-                }
-                let dir = self.file_dir[fi];
-                let is_go = file.lang == Lang::Go;
-                let all = self.method_definers[fam].row(id as usize);
-                // Cheap early exit for names like `String`/`Close` defined everywhere: even
-                // after removing this file (and its Go package) too many remain.
-                let own = if is_go {
-                    self.go_dirs.get(dir).map_or(1, Vec::len)
-                } else {
-                    1
-                };
-                if all.len() > FALLBACK_MAX_DEFINERS + own {
-                    continue;
-                }
-                let cands: Vec<Target> = all
-                    .iter()
-                    .map(|&t| t as usize)
-                    .filter(|&t| t != fi && !(is_go && self.file_dir[t] == dir))
-                    .filter(|&t| self.may_guess(fi, t))
-                    .map(|t| (t, id))
-                    .collect();
-                if !cands.is_empty() && cands.len() <= FALLBACK_MAX_DEFINERS {
-                    acc.add(&cands, Binding::MethodFallback, w, |_, _| true);
-                }
-                continue;
-            }
-
-            // Unqualified.
-            if let Some(bindings) = scope.named.get(r.name) {
-                for &(i, k) in bindings {
-                    if let Some(targets) = self.bind_named(memo, fi, i, k) {
-                        acc.add(&targets, Binding::Resolved, w, |t, id| self.defines(t, id));
-                    }
-                }
-                continue;
-            }
-            if self.defines(fi, id) {
-                continue;
-            }
-            let mut wild: Vec<Target> = Vec::new();
-            for &i in &scope.wildcards {
-                let module = self.resolved[fi][i].module.clone();
-                wild.extend(
-                    self.find_definers(memo, &module, id)
-                        .into_iter()
-                        .filter(|&(f, d)| self.defines(f, d)),
-                );
-            }
-            if file.lang == Lang::Go {
-                wild.extend(self.same_package_definers(fi, id, false));
-            }
-            // Java: the types of the file's own package are in scope without an import, and
-            // a package is a directory by the language's convention. Only capitalized names
-            // (types, constants): an unqualified lowercase call is the class's own or an
-            // inherited method, not whatever the package's other classes call by that name.
-            if file.lang == Lang::Java && r.name.starts_with(|c: char| c.is_ascii_uppercase()) {
-                wild.extend(self.same_directory_definers(fi, id));
-            }
-            if !wild.is_empty() || file.lang == Lang::Go {
-                // Never a bare-name guess across Go packages: an unresolved name there is a
-                // builtin or a local.
-                wild.sort_unstable();
-                wild.dedup();
-                acc.add(&wild, Binding::Resolved, w, |_, _| true);
-                continue;
-            }
-            if r.name.chars().count() < 2 {
-                continue;
-            }
-            let cands = self.definers[fam].row(id as usize);
-            if !cands.is_empty() && cands.len() <= FALLBACK_MAX_DEFINERS {
-                let cands: Vec<Target> = cands
-                    .iter()
-                    .map(|&t| t as usize)
-                    .filter(|&t| self.may_guess(fi, t))
-                    .map(|t| (t, id))
-                    .collect();
-                if !cands.is_empty() {
-                    acc.add(&cands, Binding::Fallback, w, |_, _| true);
-                }
+            match r.qualifier {
+                Some(q) => self.bind_qualified(memo, fi, &scope, &r, q, id, w, &mut acc),
+                None => self.bind_unqualified(memo, fi, &scope, &r, id, w, &mut acc),
             }
         }
         acc.map
+    }
+
+    /// The import statements themselves: each imported name is a use of its target, so
+    /// barrels link to what they re-export and unused imports still count a little.
+    fn import_statement_uses(&self, memo: &mut Memo, fi: usize, acc: &mut Acc) {
+        if self.files[fi].lang == Lang::Go {
+            return;
+        }
+        for (i, imp) in self.imports(fi).iter().enumerate() {
+            for k in 0..imp.names.len() {
+                if let Some(targets) = self.bind_named(memo, fi, i, k) {
+                    let w = kind_weight(RefKind::Import);
+                    acc.add(&targets, Binding::Resolved, w, |t, id| self.defines(t, id));
+                }
+            }
+            if imp.wildcard && imp.reexport {
+                let star = self.interner.get("*").unwrap_or(0);
+                let module: Vec<Target> = self.resolved[fi][i]
+                    .module
+                    .iter()
+                    .map(|&m| (m, star))
+                    .collect();
+                acc.add(
+                    &module,
+                    Binding::ModuleOnly,
+                    kind_weight(RefKind::Import),
+                    |_, _| true,
+                );
+            }
+        }
+    }
+
+    /// A member or selector use `q.name` (`ns.foo`, `pkg.Foo`, `mod.func`, `obj.method`):
+    /// through the module `q` names, the definition `q` is bound to, or else (a receiver,
+    /// `this`, `self`, a local) a method of that name somewhere.
+    #[allow(clippy::too_many_arguments)]
+    fn bind_qualified(
+        &self,
+        memo: &mut Memo,
+        fi: usize,
+        scope: &Scope<'_>,
+        r: &Use<'_>,
+        q: &str,
+        id: u32,
+        w: f64,
+        acc: &mut Acc,
+    ) {
+        let file = &self.files[fi];
+        let fam = family(file.lang);
+        // `ns.foo`, `pkg.Foo`, `mod.func`: the qualifier is a module binding.
+        if let Some(imps) = scope.namespaces.get(q) {
+            let mut module: Vec<usize> = imps
+                .iter()
+                .flat_map(|&i| self.resolved[fi][i].module.iter().copied())
+                .collect();
+            module.sort_unstable();
+            module.dedup();
+            if module.is_empty() {
+                return; // an external package
+            }
+            let found = self.find_definers(memo, &module, id);
+            if !found.is_empty() {
+                acc.add(&found, Binding::Resolved, w, |t, id| self.defines(t, id));
+            } else if file.lang != Lang::Go {
+                // Go packages are resolved exactly; elsewhere the name may be a
+                // submodule or an attribute the tags missed.
+                let targets: Vec<Target> = module.iter().map(|&m| (m, id)).collect();
+                acc.add(&targets, Binding::ModuleOnly, w, |_, _| true);
+            }
+            return;
+        }
+        // `Imported.member` / `importedModule.func`: look in what the name is bound to.
+        if let Some(bindings) = scope.named.get(q) {
+            let mut external = true;
+            // `from pkg import mod; mod.f()` is as exact as a namespace import;
+            // `Class.member` looks into the file of a definition: a bit less sure.
+            let mut module_binding = false;
+            let mut hit = Vec::new();
+            for &(i, k) in bindings {
+                if let Some(targets) = self.bind_named(memo, fi, i, k) {
+                    external = false;
+                    module_binding |= targets.iter().all(|&(f, l)| !self.defines(f, l));
+                    let files: Vec<usize> = targets.iter().map(|&(f, _)| f).collect();
+                    hit.extend(
+                        self.find_definers(memo, &files, id)
+                            .into_iter()
+                            .filter(|&(f, d)| self.defines(f, d)),
+                    );
+                }
+            }
+            if external {
+                return;
+            }
+            if !hit.is_empty() {
+                hit.sort_unstable();
+                hit.dedup();
+                let binding = if module_binding {
+                    Binding::Resolved
+                } else {
+                    Binding::Member
+                };
+                acc.add(&hit, binding, w, |_, _| true);
+                return;
+            }
+        }
+        // A receiver, `this`, `self`, a local: a method somewhere. Not the members of
+        // the JS runtime's own objects (`console.log`, `JSON.parse`, `Object.keys`):
+        // a repo's `log` method is not what those call.
+        if self.defines(fi, id)
+            || r.name.chars().count() < 2
+            || (fam == family(Lang::JavaScript) && is_js_global_object(q))
+        {
+            return;
+        }
+        self.guess_method(fi, id, w, acc);
+    }
+
+    /// A method call on a receiver of unknown type: the method of that name in the file's
+    /// own Go package, else any file defining a method of that name if only a few do.
+    fn guess_method(&self, fi: usize, id: u32, w: f64, acc: &mut Acc) {
+        let file = &self.files[fi];
+        let fam = family(file.lang);
+        if file.lang == Lang::Go {
+            let same = self.same_package_definers(fi, id, true);
+            if !same.is_empty() {
+                acc.add(&same, Binding::PackageMethod, w, |_, _| true);
+                return;
+            }
+        }
+        let dir = self.file_dir[fi];
+        let is_go = file.lang == Lang::Go;
+        let all = self.method_definers[fam].row(id as usize);
+        // Cheap early exit for names like `String`/`Close` defined everywhere: even
+        // after removing this file (and its Go package) too many remain.
+        let own = if is_go {
+            self.go_dirs.get(dir).map_or(1, Vec::len)
+        } else {
+            1
+        };
+        if all.len() > FALLBACK_MAX_DEFINERS + own {
+            return;
+        }
+        let cands: Vec<Target> = all
+            .iter()
+            .map(|&t| t as usize)
+            .filter(|&t| t != fi && !(is_go && self.file_dir[t] == dir))
+            .filter(|&t| self.may_guess(fi, t))
+            .map(|t| (t, id))
+            .collect();
+        if !cands.is_empty() && cands.len() <= FALLBACK_MAX_DEFINERS {
+            acc.add(&cands, Binding::MethodFallback, w, |_, _| true);
+        }
+    }
+
+    /// A bare name: what the file imports under it, else what its wildcard imports, its
+    /// Go package or its Java package define, else a guess among the few files defining it.
+    #[allow(clippy::too_many_arguments)]
+    fn bind_unqualified(
+        &self,
+        memo: &mut Memo,
+        fi: usize,
+        scope: &Scope<'_>,
+        r: &Use<'_>,
+        id: u32,
+        w: f64,
+        acc: &mut Acc,
+    ) {
+        let file = &self.files[fi];
+        let fam = family(file.lang);
+        if let Some(bindings) = scope.named.get(r.name) {
+            for &(i, k) in bindings {
+                if let Some(targets) = self.bind_named(memo, fi, i, k) {
+                    acc.add(&targets, Binding::Resolved, w, |t, id| self.defines(t, id));
+                }
+            }
+            return;
+        }
+        if self.defines(fi, id) {
+            return;
+        }
+        let mut wild: Vec<Target> = Vec::new();
+        for &i in &scope.wildcards {
+            let module = self.resolved[fi][i].module.clone();
+            wild.extend(
+                self.find_definers(memo, &module, id)
+                    .into_iter()
+                    .filter(|&(f, d)| self.defines(f, d)),
+            );
+        }
+        if file.lang == Lang::Go {
+            wild.extend(self.same_package_definers(fi, id, false));
+        }
+        // Java: the types of the file's own package are in scope without an import, and
+        // a package is a directory by the language's convention. Only capitalized names
+        // (types, constants): an unqualified lowercase call is the class's own or an
+        // inherited method, not whatever the package's other classes call by that name.
+        if file.lang == Lang::Java && r.name.starts_with(|c: char| c.is_ascii_uppercase()) {
+            wild.extend(self.same_directory_definers(fi, id));
+        }
+        if !wild.is_empty() || file.lang == Lang::Go {
+            // Never a bare-name guess across Go packages: an unresolved name there is a
+            // builtin or a local.
+            wild.sort_unstable();
+            wild.dedup();
+            acc.add(&wild, Binding::Resolved, w, |_, _| true);
+            return;
+        }
+        if r.name.chars().count() < 2 {
+            return;
+        }
+        let cands = self.definers[fam].row(id as usize);
+        if !cands.is_empty() && cands.len() <= FALLBACK_MAX_DEFINERS {
+            let cands: Vec<Target> = cands
+                .iter()
+                .map(|&t| t as usize)
+                .filter(|&t| self.may_guess(fi, t))
+                .map(|t| (t, id))
+                .collect();
+            if !cands.is_empty() {
+                acc.add(&cands, Binding::Fallback, w, |_, _| true);
+            }
+        }
     }
 
     /// Whether a name guess (bare-name or method fallback) from `from` may land in `target`:

@@ -1,4 +1,4 @@
-//! `IndexService`: the engine behind an interactive session (the TUI). It drives the
+//! `SessionIndex`: the engine behind an interactive session (the TUI). It drives the
 //! [`LiveIndex`] (build with progress, refresh, watcher, cache saves) and answers the
 //! session's requests — map (rank + fit, re-using the ranking when only the budget or
 //! tokenizer changed), search, "why" and the markdown copy — as engine snapshots. Runs on
@@ -13,8 +13,8 @@ use crossbeam_channel::Receiver;
 
 use super::session::source_key;
 use super::session::{
-    EngineEvent, EngineRequest, EngineService, Generation, HitsSnapshot, IncomingEdge,
-    IndexSnapshot, MapFile, MapParams, MapSnapshot, Published, WhyData,
+    EngineEvent, EngineRequest, Generation, HitsSnapshot, IncomingEdge, IndexSnapshot, MapFile,
+    MapParams, MapSnapshot, Published, SessionEngine, WhyData,
 };
 use super::{LiveIndex, SourceIndex};
 use crate::engine::answer::{extractive_answer, AnswerStyle};
@@ -56,7 +56,7 @@ impl RankKey {
     }
 }
 
-pub struct IndexService {
+pub struct SessionIndex {
     root: PathBuf,
     opts: IndexOptions,
     /// Watch the files (the TUI); off in tests, which say what changed themselves.
@@ -75,10 +75,10 @@ pub struct IndexService {
     published_index: Option<Arc<Index>>,
 }
 
-impl IndexService {
-    pub fn new(root: PathBuf) -> IndexService {
+impl SessionIndex {
+    pub fn new(root: PathBuf) -> SessionIndex {
         let (warn_tx, warnings) = crossbeam_channel::unbounded();
-        IndexService {
+        SessionIndex {
             root,
             opts: IndexOptions::default(),
             watch: false,
@@ -93,7 +93,7 @@ impl IndexService {
     }
 
     /// Uses the persistent tag cache (the CLI's `--no-cache` turns it off).
-    pub fn with_cache(mut self, use_cache: bool) -> IndexService {
+    pub fn with_cache(mut self, use_cache: bool) -> SessionIndex {
         self.opts.use_cache = use_cache;
         self
     }
@@ -101,7 +101,7 @@ impl IndexService {
     /// Reads the repository's commit history for search's history signal (`git log`, on a
     /// thread beside the parse). Off by default so tests on fixtures inside this project's
     /// own repository do not depend on its commits.
-    pub fn with_history(mut self, read: bool) -> IndexService {
+    pub fn with_history(mut self, read: bool) -> SessionIndex {
         self.opts.history = if read {
             HistorySource::Repo
         } else {
@@ -112,20 +112,20 @@ impl IndexService {
 
     /// Watches the files from the first build on and reports their changes
     /// (`EngineEvent::FilesChanged`) and how it watches (`Watching`, `NotWatching`).
-    pub fn with_watch(mut self, watch: bool) -> IndexService {
+    pub fn with_watch(mut self, watch: bool) -> SessionIndex {
         self.watch = watch;
         self
     }
 
     /// Narrows search to the config's `[scope]` (the map request carries it on its own).
-    pub fn with_scope(mut self, scope: crate::engine::base::scope::ScopeSpec) -> IndexService {
+    pub fn with_scope(mut self, scope: crate::engine::base::scope::ScopeSpec) -> SessionIndex {
         self.scope = scope;
         self
     }
 
     /// Also searches these read-only roots, after the project (checked by
     /// `sources::check_sources`); the map stays the project's own.
-    pub fn with_sources(mut self, sources: Vec<SourceSpec>) -> IndexService {
+    pub fn with_sources(mut self, sources: Vec<SourceSpec>) -> SessionIndex {
         self.sources = sources;
         self
     }
@@ -363,7 +363,7 @@ impl IndexService {
         let ranked = self.ranked(&index, params);
         let req = map_request(params);
         let map = index.fit(&ranked, &req);
-        let (text, tokens) = markdown_within_budget(&index, &ranked, &req, &map);
+        let (text, tokens, _) = markdown_within_budget(&index, &ranked, &req, &map);
         emit(EngineEvent::MarkdownReady {
             generation,
             text,
@@ -390,7 +390,7 @@ impl IndexService {
     }
 }
 
-impl EngineService for IndexService {
+impl SessionEngine for SessionIndex {
     fn handle(
         &mut self,
         req: EngineRequest,
@@ -465,9 +465,10 @@ impl EngineService for IndexService {
 }
 
 /// Where the end-to-end tests make the engine thread panic on purpose
-/// (`MAPSCOPE_TEST_PANIC=worker`), to check that the panic is contained.
+/// (`MAPSCOPE_TEST_PANIC=worker`), to check that the panic is contained. Only in a build
+/// with debug assertions (the one `cargo test` runs): a release build never reads it.
 fn worker_panic_requested() -> bool {
-    std::env::var("MAPSCOPE_TEST_PANIC").is_ok_and(|v| v == "worker")
+    cfg!(debug_assertions) && std::env::var("MAPSCOPE_TEST_PANIC").is_ok_and(|v| v == "worker")
 }
 
 /// Publishes what the front door knows about a built index (counts and texts for the
@@ -520,7 +521,7 @@ pub fn map_request(p: &MapParams) -> MapRequest {
         budget: p.budget,
         tokenizer: TokenizerKind::parse(&p.tokenizer).unwrap_or(TokenizerKind::O200k),
         focus: p.focus.clone(),
-        idents: Vec::new(),
+        idents: p.idents.clone(),
         query: if p.query.trim().is_empty() {
             None
         } else {
@@ -534,18 +535,21 @@ pub fn map_request(p: &MapParams) -> MapRequest {
 }
 
 /// The map as markdown whose own token count (path lines, fences and all) is within the
-/// budget, with that count. The fences cost tokens the text map does not have, so when the
-/// text map's markdown is over, the map is fitted again to a budget smaller by the excess
-/// until its markdown fits (a fit re-uses the ranking and cached line costs: cheap).
+/// budget, with that count and the map it renders (`text_map`, or the smaller fit). The
+/// fences cost tokens the text map does not have, so when the text map's markdown is over,
+/// the map is fitted again to a budget smaller by the excess until its markdown fits (a fit
+/// re-uses the ranking and cached line costs: cheap). Every door's markdown goes through
+/// here (the TUI's copy, `map --format markdown`, MCP `repo_map`).
 pub fn markdown_within_budget(
     index: &Index,
     ranked: &RankOutput,
     req: &MapRequest,
     text_map: &RepoMap,
-) -> (String, usize) {
+) -> (String, usize, RepoMap) {
     let tok = crate::engine::base::tokenizer::tokenizer(req.tokenizer);
     let mut markdown = render(text_map, &index.files, MapFormat::Markdown);
     let mut tokens = tok.count(&markdown);
+    let mut fitted = None;
     let mut budget = req.budget;
     while tokens > req.budget && budget > 0 {
         // At least an eighth less each round, so a stubborn excess still ends quickly.
@@ -558,8 +562,9 @@ pub fn markdown_within_budget(
         let map = index.fit(ranked, &smaller);
         markdown = render(&map, &index.files, MapFormat::Markdown);
         tokens = tok.count(&markdown);
+        fitted = Some(map);
     }
-    (markdown, tokens)
+    (markdown, tokens, fitted.unwrap_or_else(|| text_map.clone()))
 }
 
 fn map_snapshot(
@@ -650,7 +655,7 @@ fn why_data(index: &Index, ranked: &RankOutput, params: &MapParams, path: &str) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::live::session::EngineHandle;
+    use crate::engine::live::session::SessionHandle;
     use std::time::Duration;
 
     /// The session's engine thread owns the watcher: an edit arrives as `FilesChanged`
@@ -660,8 +665,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.py"), "def a():\n    return 1\n").unwrap();
         let (tx, rx) = crossbeam_channel::unbounded();
-        let service = IndexService::new(dir.path().to_path_buf()).with_watch(true);
-        let mut handle = EngineHandle::spawn(Box::new(service), tx);
+        let service = SessionIndex::new(dir.path().to_path_buf()).with_watch(true);
+        let mut handle = SessionHandle::spawn(Box::new(service), tx);
         handle.send(EngineRequest::Build { generation: 1 });
         let wait_for = |pred: &dyn Fn(&EngineEvent) -> bool| {
             let deadline = Instant::now() + Duration::from_secs(20);
