@@ -647,7 +647,11 @@ fn hostile_container_names_are_capped() {
         let f = tags.defs.iter().find(|d| d.name == "f").unwrap();
         let container = tags.container(f).unwrap();
         assert!(container.len() <= MAX_CONTAINER_NAME, "{}", container.len());
-        assert!(container.len() > MAX_CONTAINER_NAME - 4, "{}", container.len());
+        assert!(
+            container.len() > MAX_CONTAINER_NAME - 4,
+            "{}",
+            container.len()
+        );
     }
 }
 
