@@ -3,6 +3,7 @@
 //! counter, the one guarded way to open files, the heap policy, and a request's scope. It
 //! imports no other layer. Pure functions and types; they run on whichever thread calls.
 
+pub mod cpu_clock;
 pub mod error;
 pub mod guarded;
 pub mod heap;

@@ -29,13 +29,14 @@ mod refs;
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tree_sitter::{
     Node, ParseOptions, ParseState, Parser, Query, QueryCursor, QueryCursorOptions,
     QueryCursorState, QueryMatch, StreamingIterator, Tree,
 };
 
+use crate::engine::base::cpu_clock::CpuDeadline;
 use crate::engine::base::model::{
     DefKind, FileTags, Import, Lang, RefKind, RefList, RefView, Reference,
 };
@@ -45,13 +46,13 @@ use refs::{Frame, Rules};
 
 pub use containers::MAX_CONTAINER_NAME;
 
-/// Base wall-clock budget for parsing plus querying one file. Ordinary files take
+/// Base budget, in the parsing thread's CPU time (`cpu_clock`: the same file gets the same
+/// tags however busy the machine is), for parsing plus querying one file. Ordinary files take
 /// milliseconds; pathological input (megabytes on one line, deeply nested garbage) is cut here.
 pub const TIME_BUDGET: Duration = Duration::from_secs(1);
 
-/// Extra budget per line, so a legitimately long file is not cut short when rayon keeps every
-/// core busy (a 19,000-line TypeScript file takes ~1.5 s in a debug build on a loaded 2-core
-/// machine). Minified or garbage input has few lines and stays near `TIME_BUDGET`.
+/// Extra budget per line, so a legitimately long file is not cut short (a 19,000-line
+/// TypeScript file takes over a second of CPU in a debug build). Minified or garbage input has few lines and stays near `TIME_BUDGET`.
 const TIME_PER_LINE: Duration = Duration::from_micros(100);
 
 /// Upper bound of the whole budget, whatever the line count.
@@ -84,11 +85,11 @@ thread_local! {
 /// `time_budget`) the result is empty with `parse_errors = 1`; if the walk runs out of time the
 /// tags found so far are kept. A broken query (see `lang::check_all_queries`) gives empty tags.
 pub fn extract_tags(lang: Lang, source: &str) -> FileTags {
-    extract_tags_until(lang, source, Instant::now() + time_budget(source))
+    extract_tags_until(lang, source, CpuDeadline::after(time_budget(source)))
 }
 
 /// `extract_tags` with the deadline given.
-fn extract_tags_until(lang: Lang, source: &str, deadline: Instant) -> FileTags {
+fn extract_tags_until(lang: Lang, source: &str, deadline: CpuDeadline) -> FileTags {
     let Ok(query) = lang::compiled_tags_query(lang) else {
         return FileTags::default();
     };
@@ -114,7 +115,7 @@ fn tag_tree(
     source: &str,
     query: &TagsQuery,
     tree: &Tree,
-    deadline: Instant,
+    deadline: CpuDeadline,
 ) -> FileTags {
     let mut tags = Extractor::new(lang, source).run(query, tree, deadline);
     tags.parse_errors = count_errors(tree);
@@ -168,7 +169,7 @@ pub(crate) fn extract_tags_or_parse(lang: Lang, source: &str, may_defer: bool) -
 /// The parse half of `extract_tags`: `None` when the file could not be parsed within its
 /// budget.
 fn parse_ahead(lang: Lang, source: &str) -> Option<ParsedAhead> {
-    let deadline = Instant::now() + time_budget(source);
+    let deadline = CpuDeadline::after(time_budget(source));
     let view = parser_view(lang, source);
     let tree = parse(lang, &view, deadline)?;
     Some(ParsedAhead {
@@ -178,7 +179,7 @@ fn parse_ahead(lang: Lang, source: &str) -> Option<ParsedAhead> {
             Cow::Owned(text) => Some(text),
             Cow::Borrowed(_) => None,
         },
-        budget_left: deadline.saturating_duration_since(Instant::now()),
+        budget_left: deadline.left(),
     })
 }
 
@@ -189,7 +190,7 @@ pub(crate) fn finish_tags(parsed: ParsedAhead, source: &str) -> FileTags {
         return FileTags::default();
     };
     let view = parsed.owned_view.as_deref().unwrap_or(source);
-    let deadline = Instant::now() + parsed.budget_left;
+    let deadline = CpuDeadline::after(parsed.budget_left);
     tag_tree(parsed.lang, view, query, &parsed.tree, deadline)
 }
 
@@ -197,7 +198,7 @@ pub(crate) fn finish_tags(parsed: ParsedAhead, source: &str) -> FileTags {
 /// --parse-floor`). False when the parse ran out of its time budget.
 pub fn parse_only(lang: Lang, source: &str) -> bool {
     let source = &*parser_view(lang, source);
-    parse(lang, source, Instant::now() + time_budget(source)).is_some()
+    parse(lang, source, CpuDeadline::after(time_budget(source))).is_some()
 }
 
 /// The text the parser reads: the source itself, except in C#, whose conditional
@@ -225,7 +226,7 @@ const CLOCK_EVERY_PROGRESS_CALLS: u32 = 16;
 /// The walk reads the clock once per this many nodes.
 const CLOCK_EVERY_NODES: u32 = 4096;
 
-fn parse(lang: Lang, source: &str, deadline: Instant) -> Option<Tree> {
+fn parse(lang: Lang, source: &str, deadline: CpuDeadline) -> Option<Tree> {
     let run = |tp: &mut ThreadParser| {
         if tp.lang != Some(lang) {
             tp.lang = None;
@@ -236,7 +237,7 @@ fn parse(lang: Lang, source: &str, deadline: Instant) -> Option<Tree> {
         let mut calls = 0u32;
         let mut past_deadline = |_: &ParseState| {
             calls = calls.wrapping_add(1);
-            calls.is_multiple_of(CLOCK_EVERY_PROGRESS_CALLS) && Instant::now() >= deadline
+            calls.is_multiple_of(CLOCK_EVERY_PROGRESS_CALLS) && deadline.passed()
         };
         let options = ParseOptions::new().progress_callback(&mut past_deadline);
         let tree = tp.parser.parse_with_options(
@@ -356,7 +357,7 @@ impl<'s, 't> Extractor<'s, 't> {
         self.src.get(node.start_byte()..node.end_byte())
     }
 
-    fn run(mut self, tags_query: &TagsQuery, tree: &'t Tree, deadline: Instant) -> FileTags {
+    fn run(mut self, tags_query: &TagsQuery, tree: &'t Tree, deadline: CpuDeadline) -> FileTags {
         let query = &tags_query.query;
         let roles: Vec<Option<CaptureRole>> = query
             .capture_names()
@@ -409,10 +410,14 @@ impl<'s, 't> Extractor<'s, 't> {
         query: &Query,
         roles: &[Option<CaptureRole>],
         tree: &'t Tree,
-        deadline: Instant,
+        deadline: CpuDeadline,
     ) {
         let mut cursor = QueryCursor::new();
-        let mut past_deadline = |_: &QueryCursorState| Instant::now() >= deadline;
+        let mut calls = 0u32;
+        let mut past_deadline = |_: &QueryCursorState| {
+            calls = calls.wrapping_add(1);
+            calls.is_multiple_of(CLOCK_EVERY_PROGRESS_CALLS) && deadline.passed()
+        };
         let options = QueryCursorOptions::new().progress_callback(&mut past_deadline);
         let mut matches =
             cursor.matches_with_options(query, tree.root_node(), self.src.as_bytes(), options);
@@ -429,7 +434,7 @@ impl<'s, 't> Extractor<'s, 't> {
         tree: &'t Tree,
         rules: &Rules,
         query: Option<RootedQuery<'_>>,
-        deadline: Instant,
+        deadline: CpuDeadline,
     ) {
         let mut query_cursor = QueryCursor::new();
         // Only patterns starting at the node itself: its descendants get their own turn.
@@ -474,7 +479,7 @@ impl<'s, 't> Extractor<'s, 't> {
                 rules.note_qualifier(parent, &frame);
             }
             visited = visited.wrapping_add(1);
-            if visited.is_multiple_of(CLOCK_EVERY_NODES) && Instant::now() >= deadline {
+            if visited.is_multiple_of(CLOCK_EVERY_NODES) && deadline.passed() {
                 return;
             }
             if cursor.goto_first_child() {
@@ -929,7 +934,7 @@ mod tests {
     fn out_of_time_is_one_parse_error() {
         let source = "def f(a):\n    return g(a) + [x for x in a if x]\n".repeat(20_000);
         for lang in [Lang::Python, Lang::Ruby] {
-            let tags = extract_tags_until(lang, &source, Instant::now());
+            let tags = extract_tags_until(lang, &source, CpuDeadline::passed_already());
             assert_eq!(tags.parse_errors, 1, "{lang:?}");
             assert!(tags.defs.is_empty() && tags.refs.is_empty(), "{lang:?}");
         }
@@ -973,7 +978,7 @@ mod tests {
                 query: Query::new(&lang::grammar(lang), lang::tags_query_source(lang)).unwrap(),
                 roots: None,
             };
-            let deadline = Instant::now() + Duration::from_mins(1);
+            let deadline = CpuDeadline::after(Duration::from_mins(1));
             let tree = parse(lang, &source, deadline).unwrap();
             let expected = Extractor::new(lang, &source).run(&whole, &tree, deadline);
             let mut actual = extract_tags(lang, &source);
