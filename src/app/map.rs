@@ -553,6 +553,7 @@ mod tests {
                     rank: 0.0,
                     tokens: 0,
                     header_line: i * len,
+                    def_lines: Vec::new(),
                 })
                 .collect(),
             budget: 0,

@@ -228,6 +228,8 @@ impl App {
             EngineEvent::IndexFailed { code, message, .. } => self.on_index_failed(code, message),
             EngineEvent::MapReady { .. } => self.on_map_ready(),
             EngineEvent::HitsReady { generation } => self.on_hits_ready(generation),
+            // The references pane asks for none yet.
+            EngineEvent::RefsReady { .. } => {}
             EngineEvent::MarkdownReady {
                 generation,
                 text,

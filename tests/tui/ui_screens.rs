@@ -87,12 +87,14 @@ impl SessionEngine for Scripted {
                             rank: 0.31,
                             tokens: 30,
                             header_line: 0,
+                            def_lines: vec![17, 29],
                         },
                         MapFile {
                             path: "src/util.ts".into(),
                             rank: 0.12,
                             tokens: 27,
                             header_line: 7,
+                            def_lines: vec![1],
                         },
                     ],
                     budget: params.budget,
@@ -118,6 +120,7 @@ impl SessionEngine for Scripted {
                 });
                 emit(EngineEvent::MapReady { generation });
             }
+            EngineRequest::Refs { .. } => {}
             EngineRequest::Markdown { generation, .. } => emit(EngineEvent::MarkdownReady {
                 generation,
                 text: format!("```\n{MAP_TEXT}```\n"),
@@ -537,6 +540,7 @@ fn control_characters_in_the_map_are_harmless() {
                             rank: 1.0,
                             tokens: 9,
                             header_line: 0,
+                            def_lines: Vec::new(),
                         }],
                         budget: 0,
                         cut: Vec::new(),

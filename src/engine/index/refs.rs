@@ -333,9 +333,42 @@ impl Index {
     /// Who uses the definitions `req.target` names, and what they use (see the module
     /// header). `NOT_FOUND` when it names none.
     pub fn references(&self, req: &RefsRequest) -> Result<RefsAnswer, RefsError> {
-        let top = req.top.clamp(1, MAX_TOP);
+        self.references_among(std::slice::from_ref(&req.target), req.direction, req.top)
+    }
+
+    /// `references` for every definition any of `targets` names (the TUI's map file: the
+    /// definitions it shows), each once; `NOT_FOUND` only when none names one (the first
+    /// refusal), a note for each other that does not. The answer's `target` is the first.
+    pub fn references_among(
+        &self,
+        targets: &[RefTarget],
+        direction: Direction,
+        top: usize,
+    ) -> Result<RefsAnswer, RefsError> {
+        let Some(first) = targets.first() else {
+            return Err(RefsError::Invalid("no target to answer for".into()));
+        };
+        let top = top.clamp(1, MAX_TOP);
         let mut notes = Vec::new();
-        let mut defs = self.find_definitions(&req.target, &mut notes)?;
+        let mut defs: Vec<DefId> = Vec::new();
+        let mut refused = None;
+        for target in targets {
+            match self.find_definitions(target, &mut notes) {
+                Ok(found) => defs.extend(found),
+                Err(e) if targets.len() > 1 => {
+                    notes.push(e.to_string());
+                    refused.get_or_insert(e);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        if defs.is_empty() {
+            return Err(refused
+                .unwrap_or_else(|| RefsError::NotFound(format!("no definition named `{first}`"))));
+        }
+        defs.sort_unstable();
+        defs.dedup();
+        let target = first;
         defs.sort_by_key(|&(f, d)| {
             let def = &self.files[f].tags.defs[d];
             (
@@ -346,10 +379,9 @@ impl Index {
             )
         });
         let definitions_total = defs.len();
-        if definitions_total > 1 {
+        if definitions_total > 1 && targets.len() == 1 {
             notes.push(format!(
-                "`{}` names {definitions_total} definitions: each is answered on its own",
-                req.target
+                "`{target}` names {definitions_total} definitions: each is answered on its own"
             ));
         }
         if definitions_total > MAX_DEFINITIONS {
@@ -359,14 +391,14 @@ impl Index {
             ));
             defs.truncate(MAX_DEFINITIONS);
         }
-        let bound = self.bound_uses_for(&defs, req.direction);
+        let bound = self.bound_uses_for(&defs, direction);
         let groups = defs
             .iter()
-            .map(|&def| self.group(def, req.direction, top, &bound))
+            .map(|&def| self.group(def, direction, top, &bound))
             .collect();
         Ok(RefsAnswer {
-            target: req.target.clone(),
-            direction: req.direction,
+            target: target.clone(),
+            direction,
             top,
             groups,
             definitions_total,
@@ -1287,5 +1319,63 @@ mod tests {
         assert_eq!(a.groups[0].callers.len(), 4);
         assert_eq!(a.groups[0].callers_total, 31);
         assert_eq!(a.top, 4);
+    }
+
+    #[test]
+    fn several_targets_answer_each_definition_once_and_note_the_ones_naming_none() {
+        let (_dir, index) = index_of(&[
+            (
+                "util.py",
+                "def helper(x):
+    return x
+
+
+def other():
+    return helper(1)
+",
+            ),
+            (
+                "app.py",
+                "from util import helper
+
+
+def run():
+    return helper(2)
+",
+            ),
+        ]);
+        let at = |path: &str, line| RefTarget::At {
+            path: path.into(),
+            line,
+        };
+        // A map file's definitions (line 2 is inside `helper` again): each once, in order.
+        let targets = [at("util.py", 1), at("util.py", 5), at("util.py", 2)];
+        let a = index
+            .references_among(&targets, Direction::Both, 10)
+            .unwrap();
+        let names: Vec<&str> = a
+            .groups
+            .iter()
+            .map(|g| g.definition.name.as_str())
+            .collect();
+        assert_eq!(names, ["helper", "other"]);
+        assert_eq!(a.target, targets[0]);
+        assert!(a.notes.is_empty(), "{:?}", a.notes);
+        assert_eq!(a.groups[0].callers_total, 3, "{:?}", a.groups[0].callers);
+        // One that names nothing is a note; all naming nothing is the first one's refusal.
+        let a = index
+            .references_among(
+                &[at("util.py", 3), at("util.py", 5)],
+                Direction::Callers,
+                10,
+            )
+            .unwrap();
+        assert_eq!(a.groups.len(), 1);
+        assert_eq!(a.notes.len(), 1, "{:?}", a.notes);
+        let e = index
+            .references_among(&[at("util.py", 3), at("nope.py", 1)], Direction::Both, 10)
+            .unwrap_err();
+        assert_eq!(e.code(), "NOT_FOUND");
+        assert!(index.references_among(&[], Direction::Both, 10).is_err());
     }
 }
