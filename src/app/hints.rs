@@ -30,6 +30,7 @@ fn footer_actions(pane: Pane) -> &'static [Hint] {
             (&[Action::CopyExcerpt], "copy code"),
             (&[Action::ToggleMapFull], "map"),
             (&[Action::ToggleFocusFile], "focus"),
+            (&[Action::References], "refs"),
             (&[Action::Why], "why"),
             (&[Action::CopyCitation], "cite"),
             (&[Action::OpenEditor], "edit"),
@@ -54,12 +55,41 @@ fn footer_actions(pane: Pane) -> &'static [Hint] {
             (&[Action::CopyMapMarkdown], "copy md"),
             (&[Action::SaveMap], "save"),
             (&[Action::Why], "why"),
+            (&[Action::References], "refs"),
             (&[Action::Cut], "cut"),
             (&[Action::ToggleFocusFile], "focus"),
             (&[Action::ExcludeFile], "exclude"),
             (&[Action::ToggleMapFull], "full"),
         ],
     }
+}
+
+/// Keys in the references pane.
+const REFS_FOOTER: &[Hint] = &[
+    (&[Action::SelectNext, Action::SelectPrev], "move"),
+    (&[Action::Confirm], "jump"),
+    (&[Action::Back], "back"),
+    (&[Action::References], "follow"),
+    (&[Action::Help], "help"),
+    (&[Action::Quit], "quit"),
+    (&[Action::OpenEditor], "edit"),
+];
+
+/// The footer while the references pane has the focus.
+pub fn footer_refs(keymap: &Keymap) -> Vec<FooterHint> {
+    REFS_FOOTER
+        .iter()
+        .filter_map(|(group, label)| {
+            let keys: Vec<String> = group
+                .iter()
+                .filter_map(|a| key_for(keymap, a, false))
+                .collect();
+            (!keys.is_empty()).then(|| FooterHint {
+                keys: keys.join("/"),
+                label: (*label).to_string(),
+            })
+        })
+        .collect()
 }
 
 /// Keys for a pop-up (help, why, cut).
@@ -175,6 +205,7 @@ const GROUPS: &[(&str, &[Action])] = &[
             Action::SelectFirst,
             Action::SelectLast,
             Action::Confirm,
+            Action::References,
             Action::CopyCitation,
             Action::CopyExcerpt,
             Action::ExcludeSymbol,
