@@ -182,11 +182,21 @@ fn names_from_the_repository_reach_the_terminal_sanitized() {
             ("a\x1b[31m.py", "def helper():\n    return 1\n"),
             (
                 "b.py",
-                "from a import helper\n\n\ndef run():\n    return helper()\n",
+                "def run():\n    return helper()\n",
             ),
         ],
     );
     let o = refs(dir.path(), &["helper"]);
     let out = stdout(&o);
     assert!(!out.contains('\x1b'), "{out:?}");
+    assert!(out.contains("b.py:2  call  run"), "{out:?}");
+    // The JSON escapes them (C1 and DEL too): no raw control character on any line.
+    let out = stdout(&refs(dir.path(), &["run", "--json", "--callees"]));
+    assert!(
+        out.lines().all(|l| !l.chars().any(char::is_control)),
+        "{out:?}"
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let callee = &v["definitions"][0]["callees"]["uses"][0];
+    assert_eq!(callee["definitions"][0]["path"], "a\x1b[31m.py", "{v}");
 }

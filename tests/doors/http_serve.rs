@@ -323,6 +323,56 @@ fn refs_answers_callers_and_callees_by_name_or_place() {
     );
 }
 
+/// A method of two classes called on two receivers: `/refs` answers each definition and
+/// says the uses are guesses shared by both (`ambiguous`, `candidates`).
+#[test]
+fn refs_marks_a_method_called_on_two_receiver_types_ambiguous() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_files(
+        dir.path(),
+        &[
+            (
+                "shapes/circle.py",
+                "class Circle:\n    def area(self):\n        return 3\n",
+            ),
+            (
+                "shapes/square.py",
+                "class Square:\n    def area(self):\n        return 4\n",
+            ),
+            (
+                "report.py",
+                "def total(c, s):\n    return c.area() + s.area()\n",
+            ),
+        ],
+    );
+    let server = start(dir.path());
+    let (status, v) = get(&server.base, "/refs?name=area&direction=callers");
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["ambiguous_name"], true, "{v}");
+    let groups = v["definitions"].as_array().unwrap();
+    assert_eq!(groups.len(), 2, "{v}");
+    for g in groups {
+        assert_eq!(g["callers"]["total"], 2, "{g}");
+        for u in g["callers"]["uses"].as_array().unwrap() {
+            assert_eq!(
+                (&u["path"], &u["ambiguous"], &u["candidates"]),
+                (
+                    &Value::from("report.py"),
+                    &Value::from(true),
+                    &Value::from(2)
+                ),
+                "{u}"
+            );
+        }
+    }
+    // The qualified form picks one class's method.
+    let (status, v) = get(&server.base, "/refs?name=Square.area&direction=callers");
+    assert_eq!(status, 200, "{v}");
+    let groups = v["definitions"].as_array().unwrap();
+    assert_eq!(groups.len(), 1, "{v}");
+    assert_eq!(groups[0]["definition"]["path"], "shapes/square.py");
+}
+
 #[test]
 fn concurrent_requests_while_files_change_all_get_whole_answers() {
     let dir = shop();
