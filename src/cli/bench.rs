@@ -54,142 +54,165 @@ pub struct BenchArgs {
 
 pub(super) fn cmd_bench(args: &BenchArgs) -> anyhow::Result<()> {
     if args.parse_floor {
-        let r = crate::measure::parse_floor::run(&repo_path(&args.path), args.runs)?;
-        if args.json {
-            return print(&json::to_string_pretty(&r)?);
-        }
-        let langs: Vec<String> = r
-            .files_by_language
-            .iter()
-            .map(|(l, n)| format!("{l} {n}"))
-            .collect();
-        let cpu = match (r.tags_cpu_ms, r.tags_floor_ms) {
-            (Some(cpu), Some(floor)) => {
-                format!("; {cpu:.1} ms CPU / {} threads = {floor:.1} ms", r.threads)
-            }
-            _ => String::new(),
-        };
-        let floor = match (
-            r.read_cpu_ms,
-            r.query_compile_cpu_ms,
-            r.floor_cpu_ms,
-            r.floor_ms,
-        ) {
-            (Some(read), Some(compile), Some(cpu), Some(floor)) => format!(
-                "\nfloor: read {read:.1} + query compile {compile:.1} + parse and tags \
-                 {:.1} = {cpu:.1} ms CPU / {} threads = {floor:.1} ms\n\
-                 with the process's first (cold) parse and tags pass, {:.1} ms CPU: {:.1} ms",
-                r.tags_cpu_ms.unwrap_or_default(),
-                r.threads,
-                r.tags_first_pass_cpu_ms.unwrap_or_default(),
-                r.first_pass_floor_ms.unwrap_or_default(),
-            ),
-            _ => String::new(),
-        };
-        return print(&format!(
-            "{} files ({}), {:.1} MB; read {:.0} ms\nparse only (tree-sitter, no tags): median \
-             {:.1} ms over {} runs; {} files out of time\nparse + tags: median {:.1} \
-             ms{cpu}{floor}",
-            r.files,
-            langs.join(", "),
-            r.bytes as f64 / 1e6,
-            r.read_ms,
-            r.parse_median_ms,
-            args.runs.max(1),
-            r.failed,
-            r.tags_median_ms,
-        ));
+        bench_parse_floor(args)
+    } else if args.live {
+        bench_live(args)
+    } else if args.typing {
+        bench_typing(args)
+    } else if args.search {
+        bench_search(args)
+    } else {
+        bench_phases(args)
     }
-    if args.live {
-        let report =
-            crate::measure::live_bench::run(&repo_path(&args.path), args.edits, args.tokens)?;
-        if args.json {
-            return print(&json::to_string_pretty(&report)?);
-        }
-        return print(&format!(
-            "{} files, {} one-file edits (debounce {} ms)\n\
-             write → batch: median {:.1} ms\n\
-             batch → refreshed index: median {:.1} ms\n\
-             batch → index + fitted map: median {:.1} ms, max {:.1} ms",
-            report.files,
-            report.edits,
-            report.debounce_ms,
-            report.watch_median_ms,
-            report.refresh_median_ms,
-            report.to_map_median_ms,
-            report.to_map_max_ms,
-        ));
+}
+
+/// `--parse-floor`: tree-sitter alone on the code files, and the floor a cold map is
+/// compared with.
+fn bench_parse_floor(args: &BenchArgs) -> anyhow::Result<()> {
+    let r = crate::measure::parse_floor::run(&repo_path(&args.path), args.runs)?;
+    if args.json {
+        return print(&json::to_string_pretty(&r)?);
     }
-    if args.typing {
-        let r = crate::measure::typing_bench::run(
-            &repo_path(&args.path),
-            args.tokens,
-            args.queries.as_deref(),
-        )?;
-        if args.json {
-            return print(&json::to_string_pretty(&r)?);
+    let langs: Vec<String> = r
+        .files_by_language
+        .iter()
+        .map(|(l, n)| format!("{l} {n}"))
+        .collect();
+    let cpu = match (r.tags_cpu_ms, r.tags_floor_ms) {
+        (Some(cpu), Some(floor)) => {
+            format!("; {cpu:.1} ms CPU / {} threads = {floor:.1} ms", r.threads)
         }
-        return print(&format!(
-            "{} files, {} queries typed one character at a time, map of {} tokens\n\
-             per keystroke (search + rank + fit): p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms \
-             ({} keystrokes)\n\
-             whole query: p50 {:.1} ms, p95 {:.1} ms\n\
-             of a keystroke, search for the task: p50 {:.1} ms, p95 {:.1} ms\n\
-             per keystroke, CPU time of the thread (load-independent): p50 {:.1} ms, p95 {:.1} ms\n\
-             index with search, built once: {:.0} ms",
-            r.files,
-            r.queries,
-            r.budget,
-            r.keystroke.p50_ms,
-            r.keystroke.p95_ms,
-            r.keystroke.max_ms,
-            r.keystroke.samples,
-            r.full_query.p50_ms,
-            r.full_query.p95_ms,
-            r.task_part.p50_ms,
-            r.task_part.p95_ms,
-            r.keystroke_cpu.p50_ms,
-            r.keystroke_cpu.p95_ms,
-            r.index_ms,
-        ));
+        _ => String::new(),
+    };
+    let floor = match (
+        r.read_cpu_ms,
+        r.query_compile_cpu_ms,
+        r.floor_cpu_ms,
+        r.floor_ms,
+    ) {
+        (Some(read), Some(compile), Some(cpu), Some(floor)) => format!(
+            "\nfloor: read {read:.1} + query compile {compile:.1} + parse and tags \
+             {:.1} = {cpu:.1} ms CPU / {} threads = {floor:.1} ms\n\
+             with the process's first (cold) parse and tags pass, {:.1} ms CPU: {:.1} ms",
+            r.tags_cpu_ms.unwrap_or_default(),
+            r.threads,
+            r.tags_first_pass_cpu_ms.unwrap_or_default(),
+            r.first_pass_floor_ms.unwrap_or_default(),
+        ),
+        _ => String::new(),
+    };
+    print(&format!(
+        "{} files ({}), {:.1} MB; read {:.0} ms\nparse only (tree-sitter, no tags): median \
+         {:.1} ms over {} runs; {} files out of time\nparse + tags: median {:.1} \
+         ms{cpu}{floor}",
+        r.files,
+        langs.join(", "),
+        r.bytes as f64 / 1e6,
+        r.read_ms,
+        r.parse_median_ms,
+        args.runs.max(1),
+        r.failed,
+        r.tags_median_ms,
+    ))
+}
+
+/// `--live`: one-file edits to a refreshed index and map.
+fn bench_live(args: &BenchArgs) -> anyhow::Result<()> {
+    let report = crate::measure::live_bench::run(&repo_path(&args.path), args.edits, args.tokens)?;
+    if args.json {
+        return print(&json::to_string_pretty(&report)?);
     }
-    if args.search {
-        let r = crate::measure::search_bench::run(
-            &repo_path(&args.path),
-            args.runs,
-            args.queries.as_deref(),
-        )?;
-        if args.json {
-            return print(&json::to_string_pretty(&r)?);
-        }
-        return print(&format!(
-            "{} files, {} docs, {} queries, {} cold builds\n\
-             cold index: median {:.1} ms; search index build: median {:.1} ms ({:.1}% of it)\n\
-             cold index with the commit history: median {:.1} ms (+{:.1}%; git log {:.1} ms, \
-             {} commits)\n\
-             query latency, hits:  p50 {:.2} ms  p95 {:.2} ms  max {:.2} ms ({} runs)\n\
-             query latency, files: p50 {:.2} ms  p95 {:.2} ms  max {:.2} ms ({} runs)",
-            r.files,
-            r.docs,
-            r.queries,
-            r.runs,
-            r.index_median_ms,
-            r.search_build_median_ms,
-            r.search_build_share * 100.0,
-            r.history_index_median_ms,
-            r.history_added_share * 100.0,
-            r.history_read_median_ms,
-            r.history_commits,
-            r.hits.p50_ms,
-            r.hits.p95_ms,
-            r.hits.max_ms,
-            r.hits.samples,
-            r.files_mode.p50_ms,
-            r.files_mode.p95_ms,
-            r.files_mode.max_ms,
-            r.files_mode.samples,
-        ));
+    print(&format!(
+        "{} files, {} one-file edits (debounce {} ms)\n\
+         write → batch: median {:.1} ms\n\
+         batch → refreshed index: median {:.1} ms\n\
+         batch → index + fitted map: median {:.1} ms, max {:.1} ms",
+        report.files,
+        report.edits,
+        report.debounce_ms,
+        report.watch_median_ms,
+        report.refresh_median_ms,
+        report.to_map_median_ms,
+        report.to_map_max_ms,
+    ))
+}
+
+/// `--typing`: what each keystroke in the query box costs the map.
+fn bench_typing(args: &BenchArgs) -> anyhow::Result<()> {
+    let r = crate::measure::typing_bench::run(
+        &repo_path(&args.path),
+        args.tokens,
+        args.queries.as_deref(),
+    )?;
+    if args.json {
+        return print(&json::to_string_pretty(&r)?);
     }
+    print(&format!(
+        "{} files, {} queries typed one character at a time, map of {} tokens\n\
+         per keystroke (search + rank + fit): p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms \
+         ({} keystrokes)\n\
+         whole query: p50 {:.1} ms, p95 {:.1} ms\n\
+         of a keystroke, search for the task: p50 {:.1} ms, p95 {:.1} ms\n\
+         per keystroke, CPU time of the thread (load-independent): p50 {:.1} ms, p95 {:.1} ms\n\
+         index with search, built once: {:.0} ms",
+        r.files,
+        r.queries,
+        r.budget,
+        r.keystroke.p50_ms,
+        r.keystroke.p95_ms,
+        r.keystroke.max_ms,
+        r.keystroke.samples,
+        r.full_query.p50_ms,
+        r.full_query.p95_ms,
+        r.task_part.p50_ms,
+        r.task_part.p95_ms,
+        r.keystroke_cpu.p50_ms,
+        r.keystroke_cpu.p95_ms,
+        r.index_ms,
+    ))
+}
+
+/// `--search`: query latency and the search index's build.
+fn bench_search(args: &BenchArgs) -> anyhow::Result<()> {
+    let r = crate::measure::search_bench::run(
+        &repo_path(&args.path),
+        args.runs,
+        args.queries.as_deref(),
+    )?;
+    if args.json {
+        return print(&json::to_string_pretty(&r)?);
+    }
+    print(&format!(
+        "{} files, {} docs, {} queries, {} cold builds\n\
+         cold index: median {:.1} ms; search index build: median {:.1} ms ({:.1}% of it)\n\
+         cold index with the commit history: median {:.1} ms (+{:.1}%; git log {:.1} ms, \
+         {} commits)\n\
+         query latency, hits:  p50 {:.2} ms  p95 {:.2} ms  max {:.2} ms ({} runs)\n\
+         query latency, files: p50 {:.2} ms  p95 {:.2} ms  max {:.2} ms ({} runs)",
+        r.files,
+        r.docs,
+        r.queries,
+        r.runs,
+        r.index_median_ms,
+        r.search_build_median_ms,
+        r.search_build_share * 100.0,
+        r.history_index_median_ms,
+        r.history_added_share * 100.0,
+        r.history_read_median_ms,
+        r.history_commits,
+        r.hits.p50_ms,
+        r.hits.p95_ms,
+        r.hits.max_ms,
+        r.hits.samples,
+        r.files_mode.p50_ms,
+        r.files_mode.p95_ms,
+        r.files_mode.max_ms,
+        r.files_mode.samples,
+    ))
+}
+
+/// The default: each phase of a cold build, and re-ranking + re-fitting after a focus change.
+fn bench_phases(args: &BenchArgs) -> anyhow::Result<()> {
     let runs = args.runs.max(1);
     let t = Instant::now();
     let _ = tokenizer(TokenizerKind::O200k).count("warm up");

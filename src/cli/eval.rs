@@ -1,4 +1,5 @@
-//! `mapscope eval`: the retrieval and map evals on `../shared/eval` (code in `measure/`).
+//! `mapscope eval`: the retrieval and map evals on `../shared/eval`, and symbol look-ups
+//! against universal-ctags (`eval/symbols.rs`); the code is in `measure/`.
 //! Runs on the main thread.
 
 use std::path::PathBuf;
@@ -16,15 +17,17 @@ use crate::engine::search::{SearchContext, SearchIndex, SearchOptions, SearchWei
 
 use super::*;
 
+mod symbols;
+
 #[derive(Args, Debug)]
 pub struct EvalArgs {
     /// The dataset (JSON lines: commit, parent, query, gold_files, …). Repeat
     /// `--dataset D --git-dir G` to run several datasets in one pass (paired in order).
-    #[arg(long, required_unless_present = "from_report")]
+    #[arg(long, required_unless_present_any = ["from_report", "symbols"])]
     pub dataset: Vec<PathBuf>,
     /// A bare git directory (or a repo's .git) holding the dataset's commits; one per
     /// `--dataset`.
-    #[arg(long, required_unless_present = "from_report")]
+    #[arg(long, required_unless_present_any = ["from_report", "symbols"])]
     pub git_dir: Vec<PathBuf>,
     /// Leave one dataset out: for each dataset, the `--weights` variant chosen on the other
     /// datasets (lowest mean of ln(1 − hit@8) + ln(1 − recall@8)) and its figures on the
@@ -32,7 +35,7 @@ pub struct EvalArgs {
     #[arg(long)]
     pub leave_one_out: bool,
     /// With several datasets: also write the JSON report (every variant on every dataset)
-    /// to this file while printing the tables.
+    /// to this file while printing the tables (with --symbols: the symbol eval's report).
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
     /// Instead of running, read the datasets of earlier `--report` files (several runs in
@@ -78,6 +81,8 @@ pub struct EvalArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub symbols: symbols::SymbolArgs,
 }
 
 /// `eval --map`: the map's own figures on a dataset.
@@ -402,6 +407,9 @@ pub(super) fn cmd_eval_datasets(
 
 pub(super) fn cmd_eval(args: &EvalArgs) -> anyhow::Result<()> {
     use std::fmt::Write as _;
+    if !args.symbols.repos.is_empty() {
+        return symbols::cmd_eval_symbols(&args.symbols, args.json, args.report.as_deref());
+    }
     if args.dataset.len() != args.git_dir.len() {
         return Err(InvalidArgument(format!(
             "{} --dataset but {} --git-dir: give one git directory per dataset",

@@ -8,6 +8,7 @@ mod common;
 
 mod cli_cache;
 mod cli_errors;
+mod cli_eval_symbols;
 mod cli_map;
 mod cli_output_safety;
 mod cli_refs;

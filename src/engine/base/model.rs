@@ -545,12 +545,12 @@ pub struct ParsedFile {
     pub hash: u64,
     /// The references and imports as the tag cache holds them, not decoded yet: `tags` then
     /// has none. Only a map-only build takes a cache entry so (a map whose graph comes from
-    /// the derived cache never reads them); whatever needs them calls `cache::read_links`.
+    /// the derived cache never reads them); whatever needs them calls `store::tags::read_links`.
     pub unread_links: Option<UnreadLinks>,
 }
 
 /// A slice of a tag cache file read into memory, holding one file's encoded references and
-/// imports (see `cache::read_links`). Shares the file's buffer instead of copying it.
+/// imports (see `store::tags::read_links`). Shares the file's buffer instead of copying it.
 #[derive(Debug, Clone)]
 pub struct UnreadLinks {
     pub(crate) buf: Arc<Vec<u8>>,

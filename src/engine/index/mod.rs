@@ -216,7 +216,7 @@ pub struct Index {
     /// `IndexOptions::consume_refs`).
     cache_write: Option<CacheWriter>,
     /// When the earliest of the files' contents was read (wall clock, ns): what the tag
-    /// cache records to know which entries it may trust by size and mtime (`cache`).
+    /// cache records to know which entries it may trust by size and mtime (`store::tags`).
     read_since_ns: i64,
     /// `map_once` gives the graph's memory back to the system before the fit: false only for
     /// a small one-shot build (`trims_heap_after_parse`).

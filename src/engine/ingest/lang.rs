@@ -184,7 +184,7 @@ pub fn tags_query_compiling(lang: Lang) -> bool {
 }
 
 /// Languages whose query an index build started compiling ahead (bit `slot(lang)`; see
-/// `index::QueryPrefetch`).
+/// `index::prefetch::QueryPrefetch`).
 static PREFETCHED: AtomicU32 = AtomicU32::new(0);
 
 /// Whether compiling `lang`'s tags query ahead was claimed already: a caller can skip

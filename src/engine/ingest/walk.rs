@@ -150,7 +150,7 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<WalkOutput, EngineError> 
 /// `walk`, calling `observe` with each code file as the walk finds it (from rayon's pool
 /// threads or the calling thread, in no particular order), before the lists are sorted: an
 /// index build starts compiling each language's tags query then (see
-/// `index::QueryPrefetch`).
+/// `index::prefetch::QueryPrefetch`).
 pub fn walk_observed(
     root: &Path,
     opts: &WalkOptions,

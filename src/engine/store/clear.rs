@@ -229,7 +229,7 @@ fn remove_owned(dir: &Path) -> Result<Option<(usize, u64)>, String> {
 enum CacheFileKind {
     Tags,
     History,
-    /// A derived structure's cache (`cache_blob`: the graph, the search index).
+    /// A derived structure's cache (`store::blob`: the graph, the search index).
     Derived(BlobKind),
     Temp,
 }

@@ -1,4 +1,4 @@
-//! A `FileGraph` as the derived cache `graph.bin` stores it (see `cache_blob`): its tables
+//! A `FileGraph` as the derived cache `graph.bin` stores it (see `store::blob`): its tables
 //! as built; the identifier map is rebuilt on load (it follows from the tables). Loading checks every table against the others and against the files, so a
 //! file that decodes but does not fit (hand-edited, another build's) is refused, never
 //! indexed out of bounds.
