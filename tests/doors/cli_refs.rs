@@ -180,10 +180,7 @@ fn names_from_the_repository_reach_the_terminal_sanitized() {
         dir.path(),
         &[
             ("a\x1b[31m.py", "def helper():\n    return 1\n"),
-            (
-                "b.py",
-                "def run():\n    return helper()\n",
-            ),
+            ("b.py", "def run():\n    return helper()\n"),
         ],
     );
     let o = refs(dir.path(), &["helper"]);
