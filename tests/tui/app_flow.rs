@@ -1144,3 +1144,44 @@ fn references_of_a_method_of_two_classes_show_the_guess_as_ambiguous() {
     app.update(Action::Back);
     assert!(app.view().refs.is_none());
 }
+
+/// A file edited while the pane is open: the view shown is asked again at once, the one
+/// under it when Back shows it again.
+#[test]
+fn references_follow_the_index_when_files_change() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_files(
+        dir.path(),
+        &[
+            ("util.py", "def helper():\n    return 1\n"),
+            (
+                "app.py",
+                "from util import helper\n\n\ndef main():\n    return helper()\n",
+            ),
+        ],
+    );
+    let mut app = app_on(dir.path(), ClipboardEnv::default());
+    type_query(&mut app, "helper");
+    app.update(Action::Back);
+    app.update(Action::References);
+    assert!(refs_lines(&app).contains(&"callers (2)".to_string()));
+    // Follow the caller's row: `main`'s own view, then a second caller appears.
+    app.update(Action::References);
+    assert!(refs_lines(&app)[0].starts_with("main app.py:4-5"));
+    common::write_files(
+        dir.path(),
+        &[(
+            "cli.py",
+            "from util import helper\n\n\ndef run():\n    return helper()\n",
+        )],
+    );
+    app.on_files_changed(["cli.py".to_string()].into(), false);
+    assert!(refs_lines(&app)[0].starts_with("main app.py:4-5"));
+    app.update(Action::Back);
+    let lines = refs_lines(&app);
+    assert!(lines.contains(&"callers (4)".to_string()), "{lines:#?}");
+    assert!(
+        lines.iter().any(|l| l == "call cli.py:5 run import"),
+        "{lines:#?}"
+    );
+}
