@@ -180,20 +180,16 @@ pub fn refs_lines(a: &RefsAnswer) -> (Vec<RefsLine>, Vec<Option<RefsSite>>) {
     }
     for g in &a.groups {
         let d = &g.definition;
+        // The qualified name says where it lives; without one, the enclosing definition.
+        let inside = match (&d.qualified_name, &d.parent) {
+            (None, Some(p)) => format!(" (in {p})"),
+            _ => String::new(),
+        };
         push(
             RefsLine::Definition {
-                name: d.name.clone(),
+                name: d.qualified_name.clone().unwrap_or_else(|| d.name.clone()),
                 kind: d.kind.name().to_string(),
-                location: format!(
-                    "{}:{}-{}{}",
-                    d.path,
-                    d.lines.start,
-                    d.lines.end,
-                    d.parent
-                        .as_deref()
-                        .map(|p| format!(" (in {p})"))
-                        .unwrap_or_default()
-                ),
+                location: format!("{}:{}-{}{inside}", d.path, d.lines.start, d.lines.end),
             },
             None,
         );
@@ -268,22 +264,29 @@ fn use_row(u: &UseSite, callee: bool) -> (RefsRow, RefsSite) {
         path: path.to_string(),
         line,
     };
+    // Definitions by their qualified names where they have one (`Circle.area`).
     let (what, follow) = if callee {
         let first = u.definitions.first();
         let what = match first {
-            Some(d) => format!("{} → {}:{}", u.name, d.path, d.lines.start),
+            Some(d) => format!(
+                "{} → {}:{}",
+                d.qualified_name.as_deref().unwrap_or(&u.name),
+                d.path,
+                d.lines.start
+            ),
             None => u.name.clone(),
         };
-        (
-            what,
-            first.map(|d| (d.name.clone(), at(&d.path, d.lines.start))),
-        )
+        let follow = first.map(|d| {
+            let title = d.qualified_name.clone().unwrap_or_else(|| d.name.clone());
+            (title, at(&d.path, d.lines.start))
+        });
+        (what, follow)
     } else {
         match &u.enclosing {
-            Some(e) => (
-                e.name.clone(),
-                Some((e.name.clone(), at(&u.path, e.lines.start))),
-            ),
+            Some(e) => {
+                let title = e.qualified_name.clone().unwrap_or_else(|| e.name.clone());
+                (title.clone(), Some((title, at(&u.path, e.lines.start))))
+            }
             None => ("(top level)".to_string(), None),
         }
     };

@@ -110,7 +110,8 @@ pub(super) fn cmd_refs(args: &RefsArgs) -> anyhow::Result<()> {
     }))
 }
 
-/// Per definition: its line (`name  kind  path:start-end`), then `callers (N):` and
+/// Per definition: its line (`Type::name  kind  path:start-end`, the qualified name where
+/// there is one), then `callers (N):` and
 /// `callees (N):` with one line per use site: `path:line  kind  caller  (binding)` for a
 /// caller, `path:line  kind  name → path:line definition  (binding)` for a callee (its
 /// caller is the definition itself, named only when nested). Everything from the
@@ -122,20 +123,20 @@ pub(super) fn refs_text(a: &RefsAnswer) -> String {
             s.push('\n');
         }
         let d = &g.definition;
+        // The qualified name says where it lives; without one, the enclosing definition.
+        let name = sanitize(d.qualified_name.as_deref().unwrap_or(&d.name)).into_owned();
+        let inside = match (&d.qualified_name, &d.parent) {
+            (None, Some(p)) => format!("  (in {})", sanitize(p)),
+            _ => String::new(),
+        };
         let _ = writeln!(
             s,
-            "{}  {}  {}:{}-{}{}",
-            sanitize(&d.name),
+            "{name}  {}  {}:{}-{}{inside}",
             d.kind.name(),
             sanitize(&d.path),
             d.lines.start,
             d.lines.end,
-            d.parent
-                .as_deref()
-                .map(|p| format!("  (in {})", sanitize(p)))
-                .unwrap_or_default()
         );
-        let name = sanitize(&d.name);
         if a.direction.callers() {
             section(&mut s, "callers", g.callers_total, &g.callers, None, &name);
         }
@@ -189,7 +190,10 @@ fn section(
             format!("{}:{}", sanitize(&u.path), u.line),
             u.kind.name().to_string(),
         ];
-        let caller = u.enclosing.as_ref().map(|e| sanitize(&e.name).into_owned());
+        let caller = u
+            .enclosing
+            .as_ref()
+            .map(|e| sanitize(e.qualified_name.as_deref().unwrap_or(&e.name)).into_owned());
         match (callees, caller) {
             // A callee's use is in the definition itself: only a nested one is named.
             (true, Some(c)) if c == definition => {}
@@ -206,7 +210,7 @@ fn section(
                     " → {}:{} {}",
                     sanitize(&first.path),
                     first.lines.start,
-                    sanitize(&first.name)
+                    sanitize(first.qualified_name.as_deref().unwrap_or(&first.name))
                 );
                 if u.candidates > 1 {
                     let _ = write!(callee, " (+{})", u.candidates - 1);

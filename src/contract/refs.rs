@@ -150,6 +150,12 @@ struct DefDoc<'a> {
     line_range: [u32; 2],
     #[serde(skip_serializing_if = "Option::is_none")]
     parent: Option<&'a str>,
+    /// Its container and qualified name in the language's notation (`Router`,
+    /// `Router::fallback`); absent at the top level.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    container: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    qualified_name: Option<&'a str>,
     test: bool,
 }
 
@@ -178,6 +184,8 @@ struct UseDoc<'a> {
 #[derive(Serialize)]
 struct CallerDoc<'a> {
     name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    qualified_name: Option<&'a str>,
     kind: &'static str,
     line_range: [u32; 2],
 }
@@ -194,6 +202,8 @@ impl<'a> DefDoc<'a> {
             kind: d.kind.name(),
             line_range: range(d.lines),
             parent: d.parent.as_deref(),
+            container: d.container.as_deref(),
+            qualified_name: d.qualified_name.as_deref(),
             test: d.test,
         }
     }
@@ -209,6 +219,7 @@ impl<'a> UseDoc<'a> {
             qualifier: u.qualifier.as_deref(),
             caller: u.enclosing.as_ref().map(|e: &'a Enclosing| CallerDoc {
                 name: &e.name,
+                qualified_name: e.qualified_name.as_deref(),
                 kind: e.kind.name(),
                 line_range: range(e.lines),
             }),

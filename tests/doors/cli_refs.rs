@@ -95,12 +95,12 @@ fn a_name_with_two_definitions_answers_for_each_and_marks_the_guesses() {
     );
     assert_eq!(
         out,
-        "area  method  shapes/circle.py:2-3  (in Circle)\n\
+        "Circle.area  method  shapes/circle.py:2-3\n\
          \x20 callers (2):\n\
          \x20   report.py:2  call  total  (method guess, ambiguous: 2 definitions)\n\
          \x20   report.py:2  call  total  (method guess, ambiguous: 2 definitions)\n\
          \n\
-         area  method  shapes/square.py:2-3  (in Square)\n\
+         Square.area  method  shapes/square.py:2-3\n\
          \x20 callers (2):\n\
          \x20   report.py:2  call  total  (method guess, ambiguous: 2 definitions)\n\
          \x20   report.py:2  call  total  (method guess, ambiguous: 2 definitions)\n"
@@ -132,6 +132,15 @@ fn json_is_the_contract_document() {
     assert_eq!(v["ambiguous_name"], true);
     assert_eq!(v["definitions_total"], 2);
     assert!(v["definitions"][0].get("callees").is_none());
+    // Each definition with its container and qualified name; a top-level one without.
+    let d = &v["definitions"][1]["definition"];
+    assert_eq!(
+        (&d["container"], &d["qualified_name"]),
+        (&Value::from("Square"), &Value::from("Square.area"))
+    );
+    let caller = &v["definitions"][0]["callers"]["uses"][0]["caller"];
+    assert_eq!(caller["name"], "total");
+    assert!(caller.get("qualified_name").is_none(), "{caller}");
     let u = &v["definitions"][0]["callers"]["uses"][0];
     assert_eq!(
         (&u["binding"], &u["ambiguous"], &u["candidates"]),

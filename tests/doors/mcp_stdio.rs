@@ -639,6 +639,13 @@ fn repo_references_marks_a_method_of_two_classes_ambiguous_over_stdio() {
         .map(|g| g["definition"]["path"].as_str().unwrap())
         .collect();
     assert_eq!(owners, ["shapes/circle.py", "shapes/square.py"]);
+    let qualified: Vec<&str> = doc["definitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["definition"]["qualified_name"].as_str().unwrap())
+        .collect();
+    assert_eq!(qualified, ["Circle.area", "Square.area"]);
     for g in doc["definitions"].as_array().unwrap() {
         let uses = g["callers"]["uses"].as_array().unwrap();
         assert_eq!(uses.len(), 2, "{g}");

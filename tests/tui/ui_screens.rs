@@ -286,6 +286,8 @@ fn format_name_refs(targets: &[RefTarget]) -> RefsAnswer {
         kind,
         lines: LineRange { start, end },
         parent: None,
+        container: None,
+        qualified_name: None,
         test: false,
     };
     let site =
@@ -297,6 +299,12 @@ fn format_name_refs(targets: &[RefTarget]) -> RefsAnswer {
             qualifier: None,
             enclosing: caller.map(|(name, kind, start, end)| Enclosing {
                 name: name.into(),
+                // The methods' classes, as the scope-aware tags qualify them.
+                qualified_name: match name {
+                    "fullName" => Some("User.fullName".into()),
+                    "add" => Some("UserService.add".into()),
+                    _ => None,
+                },
                 kind,
                 lines: LineRange { start, end },
             }),

@@ -17,7 +17,9 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use crate::engine::base::model::{DefKind, Definition, Lang, LineRange, ParsedFile, RefKind};
+use crate::engine::base::model::{
+    DefKind, Definition, FileTags, Lang, LineRange, ParsedFile, RefKind,
+};
 use crate::engine::index::Index;
 use crate::engine::link::graph::{bind_uses, Binding, BoundTarget, BoundUse};
 
@@ -248,6 +250,11 @@ pub struct DefSite {
     pub lines: LineRange,
     /// The innermost enclosing definition's name (a method's class), if any.
     pub parent: Option<String>,
+    /// Its container path and its name qualified by it, in the language's notation
+    /// (`FileTags::container`, `FileTags::qualified_name`: `Router`, `Router::fallback`);
+    /// `None` at the top level.
+    pub container: Option<String>,
+    pub qualified_name: Option<String>,
     /// In supporting code (tests, fixtures, examples: `FileGraph::is_supporting`).
     pub test: bool,
 }
@@ -256,6 +263,8 @@ pub struct DefSite {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Enclosing {
     pub name: String,
+    /// `Type::name`, `pkg.T.M`…; `None` at the top level of its file.
+    pub qualified_name: Option<String>,
     pub kind: DefKind,
     pub lines: LineRange,
 }
@@ -519,6 +528,8 @@ impl Index {
             kind: def.kind,
             lines: def.lines,
             parent: def.parent.clone(),
+            container: file.tags.container(def),
+            qualified_name: file.tags.qualified_name(def),
             test: self.graph.is_supporting(f),
         }
     }
@@ -612,7 +623,7 @@ impl Index {
                         kind: r.kind,
                         name: r.name.to_string(),
                         qualifier: r.qualifier.map(str::to_string),
-                        enclosing: enclosing(&file.tags.defs, r.line),
+                        enclosing: enclosing(&file.tags, r.line),
                         binding,
                         ambiguous: binding.is_guess() || candidates > 1,
                         candidates,
@@ -645,7 +656,7 @@ impl Index {
             kind,
             name: name.to_string(),
             qualifier: qualifier.map(str::to_string),
-            enclosing: enclosing(&file.tags.defs, line),
+            enclosing: enclosing(&file.tags, line),
             binding: UseBinding::SameFile,
             ambiguous: candidates > 1 || !own_receiver,
             candidates,
@@ -707,7 +718,7 @@ impl Index {
                 kind: r.kind,
                 name: r.name.to_string(),
                 qualifier: r.qualifier.map(str::to_string),
-                enclosing: enclosing(&file.tags.defs, r.line),
+                enclosing: enclosing(&file.tags, r.line),
                 binding,
                 ambiguous: binding.is_guess() || candidates > 1,
                 candidates,
@@ -774,11 +785,15 @@ fn innermost(defs: &[Definition], line: u32) -> Option<usize> {
         .map(|(i, _)| i)
 }
 
-fn enclosing(defs: &[Definition], line: u32) -> Option<Enclosing> {
-    innermost(defs, line).map(|i| Enclosing {
-        name: defs[i].name.clone(),
-        kind: defs[i].kind,
-        lines: defs[i].lines,
+fn enclosing(tags: &FileTags, line: u32) -> Option<Enclosing> {
+    innermost(&tags.defs, line).map(|i| {
+        let def = &tags.defs[i];
+        Enclosing {
+            name: def.name.clone(),
+            qualified_name: tags.qualified_name(def),
+            kind: def.kind,
+            lines: def.lines,
+        }
     })
 }
 
@@ -1149,6 +1164,12 @@ mod tests {
         assert_eq!(a.definitions_total, 2);
         assert_eq!(a.groups[0].definition.path, "shapes/circle.py");
         assert_eq!(a.groups[1].definition.path, "shapes/square.py");
+        // Each says where it lives, in the language's notation.
+        let d = &a.groups[1].definition;
+        assert_eq!(
+            (d.container.as_deref(), d.qualified_name.as_deref()),
+            (Some("Square"), Some("Square.area"))
+        );
         for g in &a.groups {
             // `c.area()` and `s.area()` are one use (name, kind, qualifier differ: `c`, `s`),
             // each split over both methods: a guess.
@@ -1173,7 +1194,11 @@ mod tests {
                 ],
                 "{g:#?}"
             );
-            assert_eq!(g.callers[0].enclosing.as_ref().unwrap().name, "total");
+            let caller = g.callers[0].enclosing.as_ref().unwrap();
+            assert_eq!(
+                (caller.name.as_str(), caller.qualified_name.as_deref()),
+                ("total", None)
+            );
         }
         // A qualified name picks the owner.
         let a = refs(&index, "Square.area", Direction::Callers);
