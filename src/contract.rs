@@ -30,6 +30,9 @@ pub use args::{
     field_names, input_schema, parse_args, Bounded, Choice, Flag, Langs, Named, NonBlank,
     RepoMapArgs, RepoStatsArgs, SearchArgs, Strings, SymbolAnswerArgs, Text,
 };
+mod refs;
+pub use args::RepoReferencesArgs;
+pub use refs::{refs_error, RefsCall, RefsDoc};
 
 /// The bounds of every numeric request argument, one table for every door: the MCP tools'
 /// and HTTP routes' arguments (`args::Bounded`), the CLI's options and the TUI's budget (its
@@ -44,6 +47,10 @@ pub const MAX_MAP_TOKENS: usize = 131_072;
 pub const MAP_TOKENS: (usize, usize) = (MIN_MAP_TOKENS, MAX_MAP_TOKENS);
 /// Hits (or files) a search returns: `search` `top`, `/search?top=`, `search --top`.
 pub const SEARCH_TOP: (usize, usize) = (1, crate::engine::search::MAX_TOP);
+/// Use sites per section and definition of a callers/callees answer: `repo_references`
+/// `top`, `/refs?top=`, `refs --top`; and its default.
+pub const REFS_TOP: (usize, usize) = (1, crate::engine::index::refs::MAX_TOP);
+pub const REFS_DEFAULT_TOP: usize = 20;
 
 /// `text` as an integer within `(min, max)`, or the one line that says what is allowed (the
 /// words the MCP and HTTP refusals use: "must be an integer from 1 to 50").

@@ -29,6 +29,7 @@ pub enum Action {
     ClearSteering,
     Why,
     Cut,
+    References,
     ToggleSignals,
     ToggleMapFull,
     MapWider,
@@ -92,7 +93,7 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
     (
         Action::Back,
         "back",
-        "back: close a pop-up, leave the query box",
+        "back: close a pop-up or refs view, leave the query box",
     ),
     (Action::NextPane, "next_pane", "next pane"),
     (Action::PrevPane, "prev_pane", "previous pane"),
@@ -151,6 +152,11 @@ pub const BINDABLE: &[(Action, &str, &str)] = &[
         Action::Cut,
         "cut",
         "what did not fit the budget, and what each would cost",
+    ),
+    (
+        Action::References,
+        "references",
+        "callers and callees of the selected hit, map file or line",
     ),
     (
         Action::ToggleSignals,

@@ -30,6 +30,7 @@ fn footer_actions(pane: Pane) -> &'static [Hint] {
             (&[Action::CopyExcerpt], "copy code"),
             (&[Action::ToggleMapFull], "map"),
             (&[Action::ToggleFocusFile], "focus"),
+            (&[Action::References], "refs"),
             (&[Action::Why], "why"),
             (&[Action::CopyCitation], "cite"),
             (&[Action::OpenEditor], "edit"),
@@ -54,12 +55,41 @@ fn footer_actions(pane: Pane) -> &'static [Hint] {
             (&[Action::CopyMapMarkdown], "copy md"),
             (&[Action::SaveMap], "save"),
             (&[Action::Why], "why"),
+            (&[Action::References], "refs"),
             (&[Action::Cut], "cut"),
             (&[Action::ToggleFocusFile], "focus"),
             (&[Action::ExcludeFile], "exclude"),
             (&[Action::ToggleMapFull], "full"),
         ],
     }
+}
+
+/// Keys in the references pane.
+const REFS_FOOTER: &[Hint] = &[
+    (&[Action::SelectNext, Action::SelectPrev], "move"),
+    (&[Action::Confirm], "jump"),
+    (&[Action::Back], "back"),
+    (&[Action::References], "follow"),
+    (&[Action::Help], "help"),
+    (&[Action::Quit], "quit"),
+    (&[Action::OpenEditor], "edit"),
+];
+
+/// The footer while the references pane has the focus.
+pub fn footer_refs(keymap: &Keymap) -> Vec<FooterHint> {
+    REFS_FOOTER
+        .iter()
+        .filter_map(|(group, label)| {
+            let keys: Vec<String> = group
+                .iter()
+                .filter_map(|a| key_for(keymap, a, false))
+                .collect();
+            (!keys.is_empty()).then(|| FooterHint {
+                keys: keys.join("/"),
+                label: (*label).to_string(),
+            })
+        })
+        .collect()
 }
 
 /// Keys for a pop-up (help, why, cut).
@@ -175,6 +205,7 @@ const GROUPS: &[(&str, &[Action])] = &[
             Action::SelectFirst,
             Action::SelectLast,
             Action::Confirm,
+            Action::References,
             Action::CopyCitation,
             Action::CopyExcerpt,
             Action::ExcludeSymbol,
@@ -264,6 +295,18 @@ pub fn help(keymap: &Keymap) -> Vec<HelpLine> {
     ] {
         out.push(fixed(badge, what));
     }
+    if let Some(refs) = key_for(keymap, &Action::References, false) {
+        let back = keymap.keys_for(&Action::Back).join("/");
+        out.push(HelpLine::Heading(format!("references ({refs})")));
+        out.push(HelpLine::Note(format!(
+            "Who uses the selected definition (callers) and what it uses (callees), one \
+             row per use site: kind, path:line, the caller or the callee, and how the use \
+             was bound (import, same file, guess by name…). A `?` in the warning colour \
+             marks an ambiguous use: shared among the ×N definitions shown, or bound by \
+             name only. The preview follows the selected use; enter goes into it, {refs} \
+             follows the row to its own callers and callees, {back} goes back."
+        )));
+    }
     out.push(HelpLine::Heading("score and marks".to_string()));
     out.push(HelpLine::Note(
         "The number on the right of a hit is its search score, \
@@ -334,6 +377,29 @@ mod tests {
             .collect();
         assert!(keys.contains(&"/".to_string()) && keys.contains(&"q".to_string()));
         assert!(keys.contains(&"y".to_string()), "{keys:?}");
+    }
+
+    #[test]
+    fn help_and_the_refs_footer_name_the_references_keys_as_bound() {
+        let mut km = Config::default().keymap;
+        let note = |km: &Keymap| {
+            let lines = help(km);
+            let at = lines
+                .iter()
+                .position(|l| matches!(l, HelpLine::Heading(h) if h.starts_with("references")))
+                .expect("a references section");
+            match (&lines[at], &lines[at + 1]) {
+                (HelpLine::Heading(h), HelpLine::Note(n)) => format!("{h}: {n}"),
+                other => panic!("{other:?}"),
+            }
+        };
+        let text = note(&km);
+        assert!(text.starts_with("references (u): "), "{text}");
+        assert!(text.contains("esc/backspace goes back"), "{text}");
+        km.bind(KeyChord::parse("R").unwrap(), Action::References);
+        let keys: Vec<String> = footer_refs(&km).into_iter().map(|h| h.keys).collect();
+        assert!(keys.contains(&"R".to_string()), "{keys:?}");
+        assert!(keys.contains(&"esc".to_string()), "{keys:?}");
     }
 
     #[test]

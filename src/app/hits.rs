@@ -164,7 +164,12 @@ impl App {
     }
 
     pub(super) fn copy_citation(&mut self) {
-        match self.hits.selected_hit().map(|h| h.row.location()) {
+        // In the references pane: the selected use site's `path:line`.
+        let cited = match self.refs_place() {
+            Some((path, line)) => Some(format!("{path}:{line}")),
+            None => self.hits.selected_hit().map(|h| h.row.location()),
+        };
+        match cited {
             Some(c) => {
                 let what = format!("citation {c}");
                 self.copy(&c, &what);
@@ -185,8 +190,15 @@ impl App {
     }
 
     /// The selected hit's whole line range from the indexed file (what `C` copies); the
-    /// search excerpt when the file's text is not at hand.
+    /// search excerpt when the file's text is not at hand. In the references pane, the
+    /// selected use site's line.
     fn hit_source(&self) -> Option<String> {
+        // In the references pane: the selected use site's line.
+        if let Some((path, line)) = self.refs_place() {
+            let text = self.index.snapshot.as_ref()?.texts.get(&path)?;
+            let at = (line.max(1) - 1) as usize;
+            return text.lines().nth(at).map(str::to_string);
+        }
         let hit = self.hits.selected_hit()?;
         let text = self
             .index

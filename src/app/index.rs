@@ -218,6 +218,8 @@ impl App {
         }
         self.request_map_now();
         self.request_search_now();
+        // The references pane answers from the new index too.
+        self.refs_on_new_index();
     }
 
     pub(super) fn on_index_failed(&mut self, code: &str, message: String) {

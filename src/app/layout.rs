@@ -64,7 +64,7 @@ impl App {
         LayoutSpec {
             // While there are hits the preview keeps its slot, even for a hit whose file
             // has no text to show.
-            preview_open: self.preview.is_open() || self.hits.count() > 0,
+            preview_open: self.preview.is_open() || self.hits.count() > 0 || self.refs_open(),
             ..self.layout.spec
         }
     }
@@ -153,6 +153,12 @@ impl App {
         };
         self.layout.focus = pane;
         match pane {
+            Pane::Hits if self.refs_open() => {
+                let r = rects.hits.unwrap_or_default();
+                if y > r.y && y < r.y + r.height.saturating_sub(1) {
+                    self.click_refs_row((y - r.y - 1) as usize);
+                }
+            }
             Pane::Hits => {
                 let r = rects.hits.unwrap_or_default();
                 if y > r.y && y < r.y + r.height.saturating_sub(1) {
@@ -177,6 +183,7 @@ impl App {
     fn scroll_at(&mut self, x: u16, y: u16, down: bool) {
         let d: isize = if down { 3 } else { -3 };
         match self.rects().pane_at(x, y) {
+            Some(Pane::Hits) if self.refs_open() => self.move_refs_selection(d.signum()),
             Some(Pane::Hits) => {
                 // The wheel moves the hit selection; in the query box the focus stays
                 // there (typing goes on), elsewhere it goes to the hits.

@@ -68,6 +68,11 @@ impl MapState {
         self.shown.as_ref().map(|s| &s.cut)
     }
 
+    /// The selected file's index into the map's files.
+    pub fn selected_index(&self) -> usize {
+        self.selected
+    }
+
     pub fn selected_file(&self) -> Option<&str> {
         self.snapshot()?
             .files
@@ -312,6 +317,9 @@ impl App {
     /// The file a file-level command acts on: the selected map file when the map has the
     /// focus, else the selected hit's file (or the file shown).
     pub(super) fn target_file(&self) -> Option<String> {
+        if let Some((path, _)) = self.refs_place() {
+            return Some(path);
+        }
         if self.layout.focus == Pane::Map || self.layout.spec.map_full {
             self.map.selected_file().map(str::to_string)
         } else {
@@ -553,6 +561,7 @@ mod tests {
                     rank: 0.0,
                     tokens: 0,
                     header_line: i * len,
+                    def_lines: Vec::new(),
                 })
                 .collect(),
             budget: 0,

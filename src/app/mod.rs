@@ -1,11 +1,12 @@
 //! The TUI application: `App` composes one state per feature, each in the module named like
-//! the `ui` pane it feeds (`query`, `hits`, `preview`, `map`, `overlay`, `status`, `layout`)
-//! plus the index they all show (`index`). `App::update(Action)` and `App::on_engine_event`
-//! dispatch to those modules, and `App::view` gathers their view models for `ui::draw`. Every
-//! mutation of the TUI's state happens in `app`, on the UI thread; the engine, the highlighter
-//! and the input reader run elsewhere and talk to the app through small events (`run` wires
-//! them together). `App` itself never blocks: engine requests are fire-and-forget and results
-//! are picked up from published snapshots when their event arrives.
+//! the `ui` pane it feeds (`query`, `hits`, `refs`, `preview`, `map`, `overlay`, `status`,
+//! `layout`) plus the index they all show (`index`). `App::update(Action)` and
+//! `App::on_engine_event` dispatch to those modules, and `App::view` gathers their view models
+//! for `ui::draw`. Every mutation of the TUI's state happens in `app`, on the UI thread; the
+//! engine, the highlighter and the input reader run elsewhere and talk to the app through
+//! small events (`run` wires them together). `App` itself never blocks: engine requests are
+//! fire-and-forget and results are picked up from published snapshots when their event
+//! arrives.
 
 pub mod action;
 pub mod clipboard;
@@ -22,6 +23,7 @@ mod map;
 mod overlay;
 mod preview;
 mod query;
+mod refs;
 pub mod run;
 mod status;
 pub mod terminal;
@@ -49,6 +51,7 @@ pub use map::{BUDGET_STEPS, TOKENIZERS};
 use overlay::{OverlayKind, OverlayState};
 use preview::PreviewState;
 use query::QueryState;
+use refs::RefsState;
 use status::StatusState;
 pub use status::MESSAGE_TTL;
 use views::{Hit, Hits};
@@ -69,6 +72,7 @@ pub struct App {
     layout: LayoutState,
     query: QueryState,
     hits: HitsState,
+    refs: RefsState,
     preview: PreviewState,
     map: MapState,
     overlay: OverlayState,
@@ -106,6 +110,7 @@ impl App {
             clipboard,
             query: QueryState::default(),
             hits: HitsState::default(),
+            refs: RefsState::default(),
             preview: PreviewState::new(highlighter),
             map: MapState::new(params),
             index: IndexState::new(),
@@ -228,6 +233,7 @@ impl App {
             EngineEvent::IndexFailed { code, message, .. } => self.on_index_failed(code, message),
             EngineEvent::MapReady { .. } => self.on_map_ready(),
             EngineEvent::HitsReady { generation } => self.on_hits_ready(generation),
+            EngineEvent::RefsReady { generation } => self.on_refs_ready(generation),
             EngineEvent::MarkdownReady {
                 generation,
                 text,
@@ -346,6 +352,29 @@ impl App {
         if self.overlay.is_open() && self.overlay.on_action(&action) {
             return;
         }
+        if self.refs_open() {
+            match action {
+                Action::Back => {
+                    self.refs_back();
+                    return;
+                }
+                // A new search: the hits come back in the pane's place, the query box
+                // keeps the focus.
+                Action::FocusQuery
+                | Action::ClearQuery
+                | Action::InsertChar(_)
+                | Action::Paste(_)
+                | Action::DeleteBack
+                | Action::DeleteWord => {
+                    let typing = self.layout.focus == Pane::Query;
+                    self.close_refs();
+                    if typing {
+                        self.layout.focus = Pane::Query;
+                    }
+                }
+                _ => {}
+            }
+        }
         match action {
             Action::Quit => {
                 // Debounced requests still waiting are not sent on the way out.
@@ -356,6 +385,7 @@ impl App {
             Action::Help => self.overlay.toggle(OverlayKind::Help),
             Action::Why => self.request_why(),
             Action::Cut => self.open_cut(),
+            Action::References => self.open_refs(),
             Action::SelectNext => self.move_selection(1),
             Action::SelectPrev => self.move_selection(-1),
             Action::PageDown => self.page(1),
@@ -409,6 +439,7 @@ impl App {
     /// Moves within the focused pane: the hit selection, the preview's scroll, the map file.
     fn move_selection(&mut self, delta: isize) {
         match self.layout.focus {
+            Pane::Query | Pane::Hits if self.refs_open() => self.move_refs_selection(delta),
             Pane::Query | Pane::Hits => self.move_hit_selection(delta),
             Pane::Preview => self.scroll_preview(delta),
             Pane::Map => self.move_map_selection(delta),
@@ -434,6 +465,12 @@ impl App {
     fn confirm(&mut self) {
         match self.layout.focus {
             Pane::Query => self.layout.focus = Pane::Hits,
+            // Into the use site the preview shows.
+            Pane::Hits if self.refs_open() => {
+                if self.refs_place().is_some() {
+                    self.layout.focus = Pane::Preview;
+                }
+            }
             Pane::Hits => {
                 self.preview_selected_hit();
                 self.layout.focus = Pane::Preview;
@@ -445,6 +482,7 @@ impl App {
 
     fn open_editor(&mut self) {
         let target = match self.layout.focus {
+            Pane::Hits if self.refs_open() => self.refs_place(),
             Pane::Map => self.map.selected_file().map(|p| (p.to_string(), 1)),
             Pane::Preview => self.preview.editor_target(),
             _ => self
@@ -505,6 +543,7 @@ impl App {
             layout: self.layout_now(),
             query: self.query.view(self.hits.list.as_deref()),
             hits: self.hits_view(),
+            refs: self.refs_view(),
             preview: self.preview_view(),
             map: self.map_view(),
             status: self.status_view(),
@@ -512,6 +551,9 @@ impl App {
             overlay: self.overlay.view(self.map.cut()),
             footer: if failed && !self.overlay.is_open() {
                 hints::footer_empty(&self.config.keymap)
+            } else if self.refs_open() && self.layout.focus == Pane::Hits && !self.overlay.is_open()
+            {
+                hints::footer_refs(&self.config.keymap)
             } else {
                 hints::footer(
                     &self.config.keymap,

@@ -139,6 +139,11 @@ impl PreviewState {
         self.file.as_ref().map(|p| p.path.as_str())
     }
 
+    /// The file shown and its marked lines (to show it again later).
+    pub fn shown(&self) -> Option<(String, Option<(u32, u32)>)> {
+        self.file.as_ref().map(|p| (p.path.clone(), p.mark))
+    }
+
     /// Where `$EDITOR` should open the file shown: the marked line, else the top line.
     pub fn editor_target(&self) -> Option<(String, u32)> {
         self.file
@@ -263,6 +268,10 @@ impl PreviewState {
 impl App {
     /// Shows the selected hit's file with its line range marked.
     pub(super) fn preview_selected_hit(&mut self) {
+        // The references pane's use site is shown instead.
+        if self.refs_open() {
+            return;
+        }
         let Some(hit) = self.hits.selected_hit() else {
             return;
         };
@@ -271,7 +280,7 @@ impl App {
         self.open_preview(&path, mark);
     }
 
-    fn open_preview(&mut self, path: &str, mark: Option<(u32, u32)>) {
+    pub(super) fn open_preview(&mut self, path: &str, mark: Option<(u32, u32)>) {
         let height = self.preview_height();
         self.preview
             .open(path, mark, height, self.index.snapshot.as_deref());

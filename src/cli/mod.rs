@@ -1,4 +1,4 @@
-//! The headless command line: `map`, `stats`, `search`, `eval`, `bench`, `cache`, `mcp`,
+//! The headless command line: `map`, `stats`, `search`, `refs`, `eval`, `bench`, `cache`, `mcp`,
 //! `serve` (and a bare `mapscope [PATH]`). This file holds the argument tree, the dispatch,
 //! the error lines and what the commands share (building an index, saving its cache,
 //! printing); each command is in the file named after it (`serve` launches MCP and HTTP).
@@ -29,6 +29,7 @@ mod docs;
 mod eval;
 mod map;
 mod progress;
+mod refs;
 mod search;
 mod serve;
 mod stats;
@@ -38,6 +39,7 @@ use cache::*;
 use docs::*;
 use eval::*;
 use map::*;
+use refs::*;
 use search::*;
 use serve::*;
 use stats::*;
@@ -103,6 +105,9 @@ pub enum Command {
     Bench(BenchArgs),
     /// Ranked hits for a query: definitions, references, calls, imports, text.
     Search(SearchArgs),
+    /// Who uses a definition and what it uses: each use site with the definition it is in
+    /// and how it was bound (an import, the package, a guess by name).
+    Refs(RefsArgs),
     /// Retrieval eval on a commit dataset (commit message → changed files).
     Eval(EvalArgs),
     /// Manage the tag cache (kept in the user's cache dir, never in the repository).
@@ -253,9 +258,13 @@ fn report_error(e: &anyhow::Error) {
     }
     match e.downcast_ref::<EngineError>() {
         Some(engine) => error_line(engine.code(), &engine.to_string()),
-        None => match e.downcast_ref::<InvalidArgument>() {
-            Some(bad) => error_line("INVALID_ARGUMENT", &bad.0),
-            None => error_line("INTERNAL_ERROR", &format!("{e:#}")),
+        None => match (
+            e.downcast_ref::<InvalidArgument>(),
+            e.downcast_ref::<Coded>(),
+        ) {
+            (Some(bad), _) => error_line("INVALID_ARGUMENT", &bad.0),
+            (None, Some(coded)) => error_line(coded.code, &coded.message),
+            (None, None) => error_line("INTERNAL_ERROR", &format!("{e:#}")),
         },
     }
 }
@@ -281,6 +290,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Stats(args)) => cmd_stats(&args),
         Some(Command::Bench(args)) => cmd_bench(&args),
         Some(Command::Search(args)) => cmd_search(&args),
+        Some(Command::Refs(args)) => cmd_refs(&args),
         Some(Command::Eval(args)) => cmd_eval(&args),
         Some(Command::Cache(cmd)) => cmd_cache(&cmd),
         Some(Command::Mcp(args)) => cmd_mcp(&args),

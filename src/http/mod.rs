@@ -10,6 +10,9 @@
 //!   given back, not on the engine thread);
 //! - `GET /map` (`tokens`, `query`, `focus`, `ident`, `tokenizer`, `include`, `exclude`,
 //!   `lang`): `map --format json`;
+//! - `GET /refs?name=…` or `?at=FILE:LINE` (`direction`, `top`): who uses a definition and
+//!   what it uses, `refs --json` (404 `NOT_FOUND` when nothing is defined by that name or at
+//!   that line);
 //! - `GET /stats`: `stats --json`;
 //! - `POST /index`: read every file again, then the stats (the one route that changes
 //!   anything: no GET does).
@@ -68,7 +71,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use crate::contract::{ArgError, MapCall, SearchCall, SourcePolicy, SourceRoots};
+use crate::contract::{ArgError, MapCall, RefsCall, SearchCall, SourcePolicy, SourceRoots};
 use crate::engine::answer::llm::{LlmConfig, LlmSetting};
 use crate::engine::base::error::EngineError;
 use crate::engine::base::limits::BuildBudget;
@@ -269,7 +272,10 @@ fn route(request: &Request, permits: &Permits, shared: &Shared, cors: bool) -> R
     let (method, url) = (request.method.as_str(), request.target.as_str());
     let (path, query) = url.split_once('?').unwrap_or((url, ""));
     let params = query_params(query);
-    let known = matches!(path, "/search" | "/answer" | "/map" | "/stats" | "/index");
+    let known = matches!(
+        path,
+        "/search" | "/answer" | "/map" | "/refs" | "/stats" | "/index"
+    );
     let result = match (method, path) {
         ("GET", "/search") => arguments(&params, SEARCH_ARGS)
             .and_then(|args| SearchCall::parse(&args).map_err(|e| named(e, SEARCH_ARGS)))
@@ -280,6 +286,9 @@ fn route(request: &Request, permits: &Permits, shared: &Shared, cors: bool) -> R
         ("GET", "/map") => arguments(&params, MAP_ARGS)
             .and_then(|args| MapCall::parse(&args).map_err(|e| named(e, MAP_ARGS)))
             .map(|call| on_index(shared, permits, false, move |i, f| call.run(i, f).document)),
+        ("GET", "/refs") => arguments(&params, REFS_ARGS)
+            .and_then(|args| RefsCall::parse(&args).map_err(|e| named(e, REFS_ARGS)))
+            .map(|call| references(shared, permits, call)),
         ("GET", "/stats") => arguments(&params, &[]).map(|_| match shared.service.building() {
             Some(p) => Reply::ok(crate::contract::building_stats(&p)),
             None => on_index(shared, permits, false, stats_document),
@@ -294,7 +303,7 @@ fn route(request: &Request, permits: &Permits, shared: &Shared, cors: bool) -> R
                 .with_header("Access-Control-Allow-Headers", "Content-Type".into())
                 .with_header("Access-Control-Max-Age", "600".into())
         }
-        (_, "/search" | "/answer" | "/map" | "/stats") => {
+        (_, "/search" | "/answer" | "/map" | "/refs" | "/stats") => {
             return Reply::error(405, "METHOD_NOT_ALLOWED", &format!("{path} takes GET"))
         }
         (_, "/index") => return Reply::error(405, "METHOD_NOT_ALLOWED", "/index takes POST"),
@@ -302,7 +311,9 @@ fn route(request: &Request, permits: &Permits, shared: &Shared, cors: bool) -> R
             return Reply::error(
                 404,
                 "NOT_FOUND",
-                &format!("no route {path} (GET /search, /answer, /map, /stats; POST /index)"),
+                &format!(
+                    "no route {path} (GET /search, /answer, /map, /refs, /stats; POST /index)"
+                ),
             )
         }
     };
@@ -347,6 +358,27 @@ fn search(shared: &Shared, permits: &Permits, call: SearchCall, synthesized: boo
         crate::contract::synthesize(&mut reply.body, style, &shared.llm);
     }
     reply
+}
+
+/// `/refs`: the callers/callees document on the engine thread under a permit; a target
+/// naming no definition is 404 `NOT_FOUND`.
+fn references(shared: &Shared, permits: &Permits, call: RefsCall) -> Reply {
+    let job = move |current: Result<(&Index, Freshness), EngineError>| match current {
+        Ok((index, freshness)) => match call.run(index, &freshness) {
+            Ok(document) => Reply::ok(document),
+            Err(e) => {
+                let status = if e.code() == "NOT_FOUND" { 404 } else { 400 };
+                Reply::error(status, e.code(), &e.to_string())
+            }
+        },
+        Err(e) => engine_error(&e),
+    };
+    let _permit = permits.take();
+    shared
+        .service
+        .run(job)
+        .unwrap_or_else(|e| service_error(&e))
+        .with_root(&shared.root)
 }
 
 /// A selected source that is not ready: 503 with `Retry-After` while it builds (or waits,
@@ -517,6 +549,13 @@ const MAP_ARGS: ArgSpec = &[
     ("include", "include", Kind::List),
     ("exclude", "exclude", Kind::List),
     ("lang", "lang", Kind::List),
+];
+
+const REFS_ARGS: ArgSpec = &[
+    ("name", "name", Kind::Text),
+    ("at", "at", Kind::Text),
+    ("direction", "direction", Kind::Text),
+    ("top", "top", Kind::Int),
 ];
 
 /// The contract's arguments from query parameters: unknown parameters refused, numbers and

@@ -9,6 +9,7 @@
 //! - `repo_symbol_answer`: the same search with its answer, written by the configured LLM
 //!   when there is one (`engine::answer::llm`, called on the main thread after the search,
 //!   not on the engine thread), else extractive;
+//! - `repo_references`: who uses a definition and what it uses (`mapscope refs --json`);
 //! - `repo_stats`: what was indexed and skipped (`mapscope stats --json`).
 //!
 //! `search` and `repo_symbol_answer` take `sources`: names of the sources the server was
@@ -44,8 +45,8 @@ use serde_json::{json, Map, Value};
 
 use crate::contract::warn;
 use crate::contract::{
-    input_schema, mark, parse_args, ArgError, MapCall, RepoMapArgs, RepoStatsArgs, SearchArgs,
-    SearchCall, SourcePolicy, SourceRoots, SymbolAnswerArgs,
+    input_schema, mark, parse_args, ArgError, MapCall, RefsCall, RepoMapArgs, RepoReferencesArgs,
+    RepoStatsArgs, SearchArgs, SearchCall, SourcePolicy, SourceRoots, SymbolAnswerArgs,
 };
 use crate::engine::answer::llm::{LlmConfig, LlmSetting};
 use crate::engine::base::error::EngineError;
@@ -495,7 +496,13 @@ mod tests {
         let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
         assert_eq!(
             names,
-            ["repo_map", "search", "repo_symbol_answer", "repo_stats"]
+            [
+                "repo_map",
+                "search",
+                "repo_symbol_answer",
+                "repo_references",
+                "repo_stats"
+            ]
         );
         for t in tools {
             assert_eq!(t["inputSchema"]["type"], "object", "{t}");
@@ -509,13 +516,18 @@ mod tests {
         use crate::contract::field_names;
         let mut s = server(fixture("py-app"));
         let tools = tool_list();
-        let accepted: [(&str, &[&str], Value); 4] = [
+        let accepted: [(&str, &[&str], Value); 5] = [
             ("repo_map", field_names::<RepoMapArgs>(), json!({})),
             ("search", field_names::<SearchArgs>(), json!({"query": "x"})),
             (
                 "repo_symbol_answer",
                 field_names::<SymbolAnswerArgs>(),
                 json!({"question": "x"}),
+            ),
+            (
+                "repo_references",
+                field_names::<RepoReferencesArgs>(),
+                json!({"name": "x"}),
             ),
             ("repo_stats", field_names::<RepoStatsArgs>(), json!({})),
         ];
@@ -751,6 +763,58 @@ mod tests {
             let message = r["error"]["message"].as_str().unwrap_or_default();
             assert!(message.contains(says), "{args}: {r}");
         }
+    }
+
+    #[test]
+    fn repo_references_answers_callers_and_callees_with_the_cli_document() {
+        let root = fixture("py-app");
+        let mut s = server(root.clone());
+        let r = call(
+            &mut s,
+            "repo_references",
+            json!({"name": "slugify", "direction": "callers"}),
+        );
+        let doc = &r["result"]["structuredContent"];
+        assert_eq!(doc["success"], true, "{r}");
+        assert_eq!(doc["changes_pending"], false);
+        let group = &doc["definitions"][0];
+        assert_eq!(group["definition"]["path"], "app/util.py");
+        assert!(group.get("callees").is_none());
+        let first = &group["callers"]["uses"][0];
+        assert_eq!(first["path"], "app/services/users.py");
+        assert_eq!(first["caller"]["name"], "register");
+        assert_eq!(first["binding"], "import");
+        // The text content is the same document, for clients that read only text.
+        let text = r["result"]["content"][0]["text"].as_str().unwrap();
+        let parsed: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(&parsed, doc);
+        // The same document the CLI's contract gives for the same request.
+        let index = Index::build(&root, &IndexOptions::default()).unwrap();
+        let mut expected = crate::contract::RefsCall::parse(
+            json!({"name": "slugify", "direction": "callers"})
+                .as_object()
+                .unwrap(),
+        )
+        .unwrap()
+        .run(&index, &Freshness::default())
+        .unwrap();
+        mark(&Freshness::default(), &mut expected);
+        assert_eq!(doc, &expected);
+        // By place, callees only.
+        let r = call(
+            &mut s,
+            "repo_references",
+            json!({"at": "app/services/users.py:22", "direction": "callees", "top": 2}),
+        );
+        let group = &r["result"]["structuredContent"]["definitions"][0];
+        assert_eq!(group["definition"]["name"], "register");
+        assert_eq!(group["callees"]["uses"].as_array().unwrap().len(), 2);
+        // No definition: a tool error with its code; a bad argument: invalid params.
+        let r = call(&mut s, "repo_references", json!({"name": "nope"}));
+        assert_eq!(r["result"]["isError"], true, "{r}");
+        assert_eq!(r["result"]["structuredContent"]["code"], "NOT_FOUND");
+        let r = call(&mut s, "repo_references", json!({"at": "app/util.py"}));
+        assert_eq!(r["error"]["code"], INVALID_PARAMS, "{r}");
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The MCP tools: their list, their arguments (the contract's typed `*Args`, which both check
 //! a call and generate the tool's input schema) and their results: `repo_map`, `search`,
-//! `repo_symbol_answer` and `repo_stats`, each run as a job on the live-index service. Runs
+//! `repo_symbol_answer`, `repo_references` and `repo_stats`, each run as a job on the live-index service. Runs
 //! on the server's main thread; the jobs run on the engine thread.
 
 use super::*;
@@ -82,6 +82,15 @@ impl Server {
                     Err(error) => error,
                 })
             }
+            "repo_references" => {
+                let request = RefsCall::new(parse_args(args)?)?;
+                Ok(
+                    self.run_tool(None, move |index, call, _| match request.run(index, call) {
+                        Ok(document) => tool_json(document),
+                        Err(e) => coded_error(e.code(), &e.to_string()),
+                    }),
+                )
+            }
             "repo_stats" => {
                 let RepoStatsArgs {} = parse_args(args)?;
                 Ok(self.run_tool(None, |index, call, _| {
@@ -91,7 +100,8 @@ impl Server {
                 }))
             }
             _ => Err(RpcError::invalid(format!(
-                "unknown tool `{name}` (repo_map, search, repo_symbol_answer, repo_stats)"
+                "unknown tool `{name}` (repo_map, search, repo_symbol_answer, repo_references, \
+                 repo_stats)"
             ))),
         }
     }
@@ -156,6 +166,22 @@ pub(super) fn tool_list() -> Value {
                 matches well (`confidence` low, `diagnostics.low_score`). `sources` are the \
                 evidence, each with file, line range, excerpt, evidence type, symbol and score.",
             "inputSchema": input_schema::<SymbolAnswerArgs>(),
+            "annotations": read_only
+        },
+        {
+            "name": "repo_references",
+            "title": "Callers and callees",
+            "description": "Who uses a definition and what it uses. Name it by `name` \
+                (NAME: every definition of that name, each answered on its own; Type::NAME \
+                or Type.NAME; path:NAME) or by `at` (FILE:LINE, the definition whose lines \
+                hold that line). Each caller is a use site (file, line, kind: call, \
+                reference, type, heritage, import) with the definition it is in and how the \
+                graph bound it (binding: import, same_package, same_file, member, module, \
+                package_method, name_guess, method_guess); `ambiguous` when the use was \
+                shared among several definitions or bound by name only. Callees are the \
+                uses inside the definition with the definitions they bound to. NOT_FOUND \
+                when nothing is defined by that name or at that line.",
+            "inputSchema": input_schema::<RepoReferencesArgs>(),
             "annotations": read_only
         },
         {

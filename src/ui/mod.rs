@@ -11,6 +11,7 @@ pub mod map;
 pub mod overlay;
 pub mod preview;
 pub mod query;
+pub mod refs;
 pub mod status;
 pub mod text;
 pub mod theme;
@@ -28,6 +29,7 @@ pub use map::MapPaneView;
 pub use overlay::{CutRow, CutView, HelpLine, HelpRow, Overlay, WhyEdge, WhyView};
 pub use preview::{PreviewRow, PreviewView};
 pub use query::QueryView;
+pub use refs::{RefsLine, RefsPaneView, RefsRow};
 pub use status::{FreshnessView, Level, ProgressView, StatusView};
 pub use theme::Theme;
 
@@ -58,6 +60,8 @@ pub struct ViewModel<'a> {
     pub layout: LayoutSpec,
     pub query: QueryView<'a>,
     pub hits: HitsView<'a>,
+    /// Who uses a definition and what it uses: drawn in the hits pane's place while open.
+    pub refs: Option<RefsPaneView<'a>>,
     pub preview: PreviewView<'a>,
     pub map: MapPaneView<'a>,
     pub status: StatusView<'a>,
@@ -113,8 +117,11 @@ fn draw_panes(frame: &mut Frame<'_>, vm: &ViewModel<'_>) {
         query::draw(frame, r, &vm.query, vm.focus == Pane::Query, vm.theme);
     }
     if let Some(r) = rects.hits {
-        match &vm.progress {
-            Some(p) if vm.hits.rows.is_empty() => status::draw_progress(frame, r, p, vm.theme),
+        match (&vm.refs, &vm.progress) {
+            (Some(refs), _) => refs::draw(frame, r, refs, vm.focus == Pane::Hits, vm.theme),
+            (None, Some(p)) if vm.hits.rows.is_empty() => {
+                status::draw_progress(frame, r, p, vm.theme);
+            }
             _ => hits::draw(frame, r, &vm.hits, vm.focus == Pane::Hits, vm.theme),
         }
     }

@@ -262,6 +262,118 @@ fn every_route_answers_with_the_shared_contract_and_errors_have_codes() {
 }
 
 #[test]
+fn refs_answers_callers_and_callees_by_name_or_place() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_files(
+        dir.path(),
+        &[
+            ("shop/orders.py", "def export_orders(orders):\n    return orders\n"),
+            (
+                "shop/main.py",
+                "from shop.orders import export_orders\n\n\ndef main():\n    return export_orders([])\n",
+            ),
+        ],
+    );
+    let server = start(dir.path());
+    let base = &server.base;
+    let (status, v) = get(base, "/refs?name=export_orders&direction=callers&top=1");
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["success"], true);
+    assert_eq!(v["changes_pending"], false);
+    assert_eq!(v["direction"], "callers");
+    let group = &v["definitions"][0];
+    assert_eq!(group["definition"]["path"], "shop/orders.py");
+    assert_eq!(group["callers"]["total"], 2, "{v}");
+    let first = &group["callers"]["uses"][0];
+    assert_eq!(
+        (&first["path"], &first["line"], &first["binding"]),
+        (
+            &Value::from("shop/main.py"),
+            &Value::from(5),
+            &Value::from("import")
+        )
+    );
+    assert_eq!(first["caller"]["name"], "main");
+    assert!(group.get("callees").is_none());
+    let (status, v) = get(base, "/refs?at=shop%2Fmain.py%3A5&direction=callees");
+    assert_eq!(status, 200, "{v}");
+    let callee = &v["definitions"][0]["callees"]["uses"][0];
+    assert_eq!(callee["name"], "export_orders");
+    assert_eq!(callee["definitions"][0]["path"], "shop/orders.py");
+    for (path, status_wanted, code) in [
+        ("/refs?name=nope", 404, "NOT_FOUND"),
+        ("/refs?at=shop/main.py:3", 404, "NOT_FOUND"),
+        ("/refs", 400, "INVALID_ARGUMENT"),
+        ("/refs?at=main", 400, "INVALID_ARGUMENT"),
+        ("/refs?name=x&direction=up", 400, "INVALID_ARGUMENT"),
+        ("/refs?name=x&top=201", 400, "INVALID_ARGUMENT"),
+        ("/refs?name=x&q=1", 400, "INVALID_ARGUMENT"),
+    ] {
+        let (status, v) = get(base, path);
+        assert_eq!(
+            (status, v["code"].as_str()),
+            (status_wanted, Some(code)),
+            "{path}: {v}"
+        );
+    }
+    let (status, v) = post(base, "/refs?name=x", b"");
+    assert_eq!(
+        (status, v["code"].as_str()),
+        (405, Some("METHOD_NOT_ALLOWED"))
+    );
+}
+
+/// A method of two classes called on two receivers: `/refs` answers each definition and
+/// says the uses are guesses shared by both (`ambiguous`, `candidates`).
+#[test]
+fn refs_marks_a_method_called_on_two_receiver_types_ambiguous() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_files(
+        dir.path(),
+        &[
+            (
+                "shapes/circle.py",
+                "class Circle:\n    def area(self):\n        return 3\n",
+            ),
+            (
+                "shapes/square.py",
+                "class Square:\n    def area(self):\n        return 4\n",
+            ),
+            (
+                "report.py",
+                "def total(c, s):\n    return c.area() + s.area()\n",
+            ),
+        ],
+    );
+    let server = start(dir.path());
+    let (status, v) = get(&server.base, "/refs?name=area&direction=callers");
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["ambiguous_name"], true, "{v}");
+    let groups = v["definitions"].as_array().unwrap();
+    assert_eq!(groups.len(), 2, "{v}");
+    for g in groups {
+        assert_eq!(g["callers"]["total"], 2, "{g}");
+        for u in g["callers"]["uses"].as_array().unwrap() {
+            assert_eq!(
+                (&u["path"], &u["ambiguous"], &u["candidates"]),
+                (
+                    &Value::from("report.py"),
+                    &Value::from(true),
+                    &Value::from(2)
+                ),
+                "{u}"
+            );
+        }
+    }
+    // The qualified form picks one class's method.
+    let (status, v) = get(&server.base, "/refs?name=Square.area&direction=callers");
+    assert_eq!(status, 200, "{v}");
+    let groups = v["definitions"].as_array().unwrap();
+    assert_eq!(groups.len(), 1, "{v}");
+    assert_eq!(groups[0]["definition"]["path"], "shapes/square.py");
+}
+
+#[test]
 fn concurrent_requests_while_files_change_all_get_whole_answers() {
     let dir = shop();
     let server = start(dir.path());

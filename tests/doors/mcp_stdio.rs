@@ -17,6 +17,8 @@ struct Client {
     next_id: u64,
     /// The notifications the server sent (progress, log messages), in order.
     notes: Vec<Value>,
+    /// The last answer as it was written, before parsing.
+    last_line: String,
 }
 
 impl Client {
@@ -53,6 +55,7 @@ impl Client {
             lines,
             next_id: 0,
             notes: Vec::new(),
+            last_line: String::new(),
         }
     }
 
@@ -83,6 +86,7 @@ impl Client {
                 self.notes.push(message);
                 continue;
             }
+            self.last_line = line;
             return message;
         }
     }
@@ -581,5 +585,103 @@ fn sources_named_by_calls_are_bounded_like_the_http_servers() {
         client.search("export_orders")["sources"][0]["symbol"],
         "export_orders"
     );
+    assert!(client.finish().success());
+}
+
+/// A method `area` of two classes called on two receivers of unknown type, and a caller in
+/// a file whose name holds control characters: `repo_references` over stdio answers each
+/// `area` on its own, marks the guessed uses ambiguous, and writes no raw control byte.
+#[test]
+fn repo_references_marks_a_method_of_two_classes_ambiguous_over_stdio() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_files(
+        dir.path(),
+        &[
+            (
+                "shapes/circle.py",
+                "class Circle:\n    def area(self):\n        return 3\n",
+            ),
+            (
+                "shapes/square.py",
+                "class Square:\n    def area(self):\n        return 4\n",
+            ),
+            (
+                "report.py",
+                "def total(c, s):\n    return c.area() + s.area()\n",
+            ),
+            (
+                "odd\x1b]0;x\x07\u{9b}.py",
+                "from report import total\n\n\ndef use(c, s):\n    return total(c, s)\n",
+            ),
+        ],
+    );
+    let root = dir.path().to_str().unwrap();
+    let mut client = Client::start(&[root, "--no-history"]);
+    client.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": "test", "version": "0"}}),
+    );
+    client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+
+    let r = client.request(
+        "tools/call",
+        json!({"name": "repo_references", "arguments": {"name": "area", "direction": "callers"}}),
+    );
+    let doc = &r["result"]["structuredContent"];
+    assert_eq!(doc["success"], true, "{r}");
+    assert_eq!(doc["ambiguous_name"], true, "{doc}");
+    assert_eq!(doc["definitions_total"], 2);
+    let owners: Vec<&str> = doc["definitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["definition"]["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(owners, ["shapes/circle.py", "shapes/square.py"]);
+    let qualified: Vec<&str> = doc["definitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["definition"]["qualified_name"].as_str().unwrap())
+        .collect();
+    assert_eq!(qualified, ["Circle.area", "Square.area"]);
+    for g in doc["definitions"].as_array().unwrap() {
+        let uses = g["callers"]["uses"].as_array().unwrap();
+        assert_eq!(uses.len(), 2, "{g}");
+        for u in uses {
+            assert_eq!(u["path"], "report.py");
+            assert_eq!(u["caller"]["name"], "total");
+            assert_eq!(
+                (&u["binding"], &u["ambiguous"], &u["candidates"]),
+                (&json!("method_guess"), &json!(true), &json!(2)),
+                "{u}"
+            );
+        }
+    }
+
+    // `total`'s caller sits in the oddly named file: its name arrives escaped.
+    let r = client.request(
+        "tools/call",
+        json!({"name": "repo_references", "arguments": {"name": "total"}}),
+    );
+    let line = client.last_line.clone();
+    assert!(!line.chars().any(char::is_control), "{line:?}");
+    let group = &r["result"]["structuredContent"]["definitions"][0];
+    let callers: Vec<&str> = group["callers"]["uses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["path"].as_str().unwrap())
+        .collect();
+    assert!(callers.iter().any(|p| p.starts_with("odd")), "{group}");
+    // What `total` calls: one use of `area` on each receiver, each shared by the two.
+    let callees = group["callees"]["uses"].as_array().unwrap();
+    assert_eq!(callees.len(), 2, "{group}");
+    for u in callees {
+        assert_eq!(u["name"], "area");
+        assert_eq!(u["ambiguous"], true);
+        assert_eq!(u["definitions"].as_array().unwrap().len(), 2, "{u}");
+    }
     assert!(client.finish().success());
 }

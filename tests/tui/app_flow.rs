@@ -20,6 +20,7 @@ use mapscope::engine::live::session::{
     EngineEvent, EngineRequest, Published, SessionEngine, SessionHandle,
 };
 use mapscope::engine::live::session_index::SessionIndex;
+use mapscope::ui;
 use mapscope::ui::Pane;
 use ratatui::layout::Rect;
 
@@ -920,4 +921,270 @@ fn the_index_message_says_what_the_files_read_became() {
     let message = app.message().unwrap_or_default().to_string();
     assert!(message.starts_with("indexed 2 code files in "), "{message}");
     assert!(message.contains("(1 of the 3 read left out"), "{message}");
+}
+
+/// The text of the references pane's lines, one string each (`callers (1)`, `call
+/// app/services/users.py:22 register import`).
+fn refs_lines(app: &App) -> Vec<String> {
+    let view = app.view();
+    let refs = view.refs.expect("the references pane is open");
+    refs.lines
+        .iter()
+        .map(|l| match l {
+            ui::RefsLine::Definition { name, location, .. } => format!("{name} {location}"),
+            ui::RefsLine::Section(s) => s.clone(),
+            ui::RefsLine::Use(r) => {
+                format!("{} {}:{} {} {}", r.kind, r.path, r.line, r.what, r.binding)
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn references_open_on_a_hit_follow_a_caller_and_come_back() {
+    let mut app = app_on(&fixture("py-app"), ClipboardEnv::default());
+    type_query(&mut app, "slugify");
+    app.update(Action::Back);
+    let hit = app.selected_hit().expect("a hit").row.clone();
+    assert_eq!(
+        (hit.path.as_str(), hit.symbol.as_str()),
+        ("app/util.py", "slugify")
+    );
+    assert_eq!(app.preview_path(), Some("app/util.py"));
+
+    app.update(Action::References);
+    assert_eq!(app.focus(), Pane::Hits);
+    let lines = refs_lines(&app);
+    assert_eq!(lines[0], "slugify app/util.py:19-20", "{lines:#?}");
+    assert_eq!(lines[1], "callers (1)");
+    assert_eq!(
+        lines[2],
+        "call app/services/users.py:22 UserService.register import"
+    );
+    assert!(lines[3].starts_with("callees: none"), "{lines:#?}");
+    // The preview follows the selected use site.
+    assert_eq!(app.preview_path(), Some("app/services/users.py"));
+    assert_eq!(app.view().refs.unwrap().title_note, "1/1");
+
+    // Enter goes into the use site; Back comes out of it to the list.
+    app.update(Action::Confirm);
+    assert_eq!(app.focus(), Pane::Preview);
+    app.update(Action::Back);
+    assert_eq!(app.focus(), Pane::Hits);
+    assert!(app.view().refs.is_some());
+
+    // The key on a use site follows it: who uses `register`, and what it uses.
+    app.update(Action::References);
+    let lines = refs_lines(&app);
+    assert!(
+        lines[0].starts_with("UserService.register app/services/users.py:19-25"),
+        "{lines:#?}"
+    );
+    let callees_at = lines.iter().position(|l| l.starts_with("callees")).unwrap();
+    assert!(
+        lines[callees_at..]
+            .iter()
+            .any(|l| l == "call app/services/users.py:22 slugify → app/util.py:19 import"),
+        "{lines:#?}"
+    );
+    // A guessed binding says so (the test calls `register` on a receiver of unknown type).
+    let guessed = app.view().refs.unwrap().lines.iter().any(
+        |l| matches!(l, ui::RefsLine::Use(r) if r.path == "tests/test_models.py" && r.ambiguous),
+    );
+    assert!(guessed, "{lines:#?}");
+    // Down moves over use sites only, the preview following.
+    app.update(Action::SelectNext);
+    assert_eq!(app.view().refs.unwrap().title_note, "2/11 · 2 deep");
+    assert_eq!(app.preview_path(), Some("tests/test_models.py"));
+
+    // Back: to `slugify`'s view, then to the hits, the preview back on the hit.
+    app.update(Action::Back);
+    assert_eq!(refs_lines(&app)[0], "slugify app/util.py:19-20");
+    assert_eq!(app.preview_path(), Some("app/services/users.py"));
+    app.update(Action::Back);
+    assert!(app.view().refs.is_none());
+    assert_eq!(app.focus(), Pane::Hits);
+    assert_eq!(app.preview_path(), Some("app/util.py"));
+    assert_eq!(app.selected_hit().unwrap().row, hit);
+}
+
+#[test]
+fn references_of_a_map_file_answer_for_the_definitions_it_shows() {
+    let mut app = app_on(&fixture("py-app"), ClipboardEnv::default());
+    app.update(Action::Back);
+    app.update(Action::NextPane);
+    app.update(Action::NextPane);
+    assert_eq!(app.focus(), Pane::Map);
+    let file = app.selected_map_file().unwrap().to_string();
+    app.update(Action::References);
+    assert_eq!(app.focus(), Pane::Hits);
+    let view = app.view();
+    let refs = view.refs.unwrap();
+    assert!(refs.title.starts_with(&file), "{} vs {file}", refs.title);
+    let definitions = refs
+        .lines
+        .iter()
+        .filter(|l| matches!(l, ui::RefsLine::Definition { location, .. } if location.starts_with(&file)))
+        .count();
+    assert!(definitions >= 1, "{:#?}", refs.lines);
+    // Back returns to the map.
+    app.update(Action::Back);
+    assert_eq!(app.focus(), Pane::Map);
+    assert!(app.view().refs.is_none());
+}
+
+#[test]
+fn typing_over_the_references_brings_the_hits_back_with_the_query_focused() {
+    let mut app = app_on(&fixture("py-app"), ClipboardEnv::default());
+    type_query(&mut app, "slugify");
+    app.update(Action::Back);
+    app.update(Action::References);
+    assert!(app.view().refs.is_some());
+    // Into the query box: the pane stays until something is typed; Back leaves the box.
+    app.update(Action::PrevPane);
+    assert_eq!(app.focus(), Pane::Query);
+    assert!(app.view().refs.is_some());
+    app.update(Action::Back);
+    assert_eq!(app.focus(), Pane::Hits);
+    assert!(
+        app.view().refs.is_some(),
+        "Back from the box keeps the view"
+    );
+    app.update(Action::PrevPane);
+    app.update(Action::InsertChar('x'));
+    assert!(app.view().refs.is_none());
+    assert_eq!(app.focus(), Pane::Query, "typing goes on in the box");
+    assert!(app.typing());
+}
+
+/// A method `area` of two classes, called on two receivers of unknown type: each definition
+/// is answered on its own, and every use of it is marked ambiguous (a guess, shared by 2).
+#[test]
+fn references_of_a_method_of_two_classes_show_the_guess_as_ambiguous() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_files(
+        dir.path(),
+        &[
+            (
+                "shapes/circle.py",
+                "class Circle:\n    def area(self):\n        return 3\n",
+            ),
+            (
+                "shapes/square.py",
+                "class Square:\n    def area(self):\n        return 4\n",
+            ),
+            (
+                "report.py",
+                "def total(c, s):\n    return c.area() + s.area()\n",
+            ),
+        ],
+    );
+    let mut app = app_on(dir.path(), ClipboardEnv::default());
+    type_query(&mut app, "area");
+    app.update(Action::Back);
+    let hit = app.selected_hit().expect("a hit").row.clone();
+    assert_eq!(hit.symbol, "area", "{hit:?}");
+    app.update(Action::References);
+    let lines = refs_lines(&app);
+    let defs: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("Circle.area shapes/") || l.starts_with("Square.area shapes/"))
+        .collect();
+    assert_eq!(
+        defs.len(),
+        1,
+        "a definition hit answers for itself: {lines:#?}"
+    );
+    let view = app.view();
+    let uses: Vec<&ui::RefsRow> = view
+        .refs
+        .as_ref()
+        .unwrap()
+        .lines
+        .iter()
+        .filter_map(|l| match l {
+            ui::RefsLine::Use(r) => Some(r),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(uses.len(), 2, "{lines:#?}");
+    for u in uses {
+        assert_eq!((u.path.as_str(), u.line), ("report.py", 2));
+        assert!(u.ambiguous, "{u:?}");
+        assert_eq!(u.binding, "method guess ×2");
+        assert_eq!(u.what, "total");
+    }
+    drop(view);
+    // `c` and `C` copy the use site, not the hit under the pane.
+    app.take_terminal_output();
+    for (action, copied) in [
+        (Action::CopyCitation, "report.py:2"),
+        (Action::CopyExcerpt, "    return c.area() + s.area()"),
+    ] {
+        app.update(action);
+        let out = app.take_terminal_output();
+        let b64 = base64::engine::general_purpose::STANDARD.encode(copied);
+        assert_eq!(out, [format!("\x1b]52;c;{b64}\x07")], "{copied}");
+    }
+
+    // The caller's row follows to `total`, whose callees are the two `area`s (one use,
+    // two candidates: the first listed, the count shown).
+    app.update(Action::References);
+    let lines = refs_lines(&app);
+    assert!(lines[0].starts_with("total report.py:1-2"), "{lines:#?}");
+    let callees: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("call report.py:2 ") && l.contains(".area → shapes/"))
+        .collect();
+    assert_eq!(callees.len(), 2, "{lines:#?}");
+    assert!(
+        callees.iter().all(|l| l.ends_with("method guess ×2")),
+        "{lines:#?}"
+    );
+
+    // Back twice: to `area`, then to the hits.
+    app.update(Action::Back);
+    app.update(Action::Back);
+    assert!(app.view().refs.is_none());
+}
+
+/// A file edited while the pane is open: the view shown is asked again at once, the one
+/// under it when Back shows it again.
+#[test]
+fn references_follow_the_index_when_files_change() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_files(
+        dir.path(),
+        &[
+            ("util.py", "def helper():\n    return 1\n"),
+            (
+                "app.py",
+                "from util import helper\n\n\ndef main():\n    return helper()\n",
+            ),
+        ],
+    );
+    let mut app = app_on(dir.path(), ClipboardEnv::default());
+    type_query(&mut app, "helper");
+    app.update(Action::Back);
+    app.update(Action::References);
+    assert!(refs_lines(&app).contains(&"callers (2)".to_string()));
+    // Follow the caller's row: `main`'s own view, then a second caller appears.
+    app.update(Action::References);
+    assert!(refs_lines(&app)[0].starts_with("main app.py:4-5"));
+    common::write_files(
+        dir.path(),
+        &[(
+            "cli.py",
+            "from util import helper\n\n\ndef run():\n    return helper()\n",
+        )],
+    );
+    app.on_files_changed(["cli.py".to_string()].into(), false);
+    assert!(refs_lines(&app)[0].starts_with("main app.py:4-5"));
+    app.update(Action::Back);
+    let lines = refs_lines(&app);
+    assert!(lines.contains(&"callers (4)".to_string()), "{lines:#?}");
+    assert!(
+        lines.iter().any(|l| l == "call cli.py:5 run import"),
+        "{lines:#?}"
+    );
 }

@@ -625,3 +625,56 @@ fn a_pasted_query_shows_the_map_from_its_first_file() {
     tmux.keys(&["C-c"]);
     tmux.wait_for("the exit", |s| s.contains("MAPSCOPE-EXITED"));
 }
+
+#[test]
+fn references_open_with_u_and_close_with_backspace_in_tmux() {
+    if !have_tmux() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    common::write_files(
+        &repo,
+        &[
+            (
+                "app.py",
+                "from util import helper\n\n\ndef main():\n    return helper()\n",
+            ),
+            ("util.py", "def helper():\n    return 1\n"),
+        ],
+    );
+    let after = dir.path().join("after.txt");
+    let tmux = Tmux {
+        socket: format!("mapscope-e2e-refs-{}", std::process::id()),
+    };
+    start_on(&tmux, "", &after, &repo);
+    tmux.wait_for("the index", |s| s.contains("def helper"));
+    tmux.keys(&["-l", "helper"]);
+    tmux.wait_for("the helper hit", |s| {
+        s.lines()
+            .any(|l| l.contains(" def ") && l.contains("helper") && l.contains("util.py:1"))
+    });
+    // Enter leaves the query box for the hits, u opens the selected hit's references.
+    tmux.keys(&["Enter"]);
+    tmux.keys(&["u"]);
+    let s = tmux.wait_for("the references", |s| {
+        s.contains("refs: helper") && s.contains("callers (")
+    });
+    assert!(
+        s.lines()
+            .any(|l| l.contains("app.py:5") && l.contains("main") && l.contains("import")),
+        "{s}"
+    );
+    assert!(
+        s.contains("u follow"),
+        "the footer names the pane's keys: {s}"
+    );
+    tmux.keys(&["BSpace"]);
+    tmux.wait_for("the hits again", |s| {
+        !s.contains("refs: helper") && s.contains("┌ hits")
+    });
+    tmux.keys(&["q"]);
+    tmux.wait_for("the exit", |s| s.contains("MAPSCOPE-EXITED"));
+    let after = std::fs::read_to_string(&after).unwrap();
+    assert!(after.starts_with("status=0"), "{after}");
+}

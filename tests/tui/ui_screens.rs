@@ -11,11 +11,15 @@ use mapscope::app::action::Action;
 use mapscope::app::clipboard::{Clipboard, ClipboardEnv};
 use mapscope::app::config::{ClipboardMode, Config};
 use mapscope::app::App;
+use mapscope::engine::base::model::RefKind;
 use mapscope::engine::base::model::{DefKind, LineRange};
 use mapscope::engine::index::explain::FileExplanation;
+use mapscope::engine::index::refs::{
+    DefSite, Direction, Enclosing, RefTarget, RefsAnswer, RefsGroup, UseBinding, UseSite,
+};
 use mapscope::engine::live::session::{
     EngineEvent, EngineRequest, HitsSnapshot, IncomingEdge, IndexSnapshot, MapFile, MapSnapshot,
-    Published, SessionEngine, SessionHandle, WhyData,
+    Published, RefsSnapshot, SessionEngine, SessionHandle, WhyData,
 };
 use mapscope::engine::rank::repo_map::CutDef;
 use mapscope::engine::search::{Confidence, Evidence, SearchHit, Signals};
@@ -87,12 +91,14 @@ impl SessionEngine for Scripted {
                             rank: 0.31,
                             tokens: 30,
                             header_line: 0,
+                            def_lines: vec![17, 29],
                         },
                         MapFile {
                             path: "src/util.ts".into(),
                             rank: 0.12,
                             tokens: 27,
                             header_line: 7,
+                            def_lines: vec![1],
                         },
                     ],
                     budget: params.budget,
@@ -117,6 +123,17 @@ impl SessionEngine for Scripted {
                     fit_ms: 1.0,
                 });
                 emit(EngineEvent::MapReady { generation });
+            }
+            EngineRequest::Refs {
+                generation,
+                targets,
+            } => {
+                published.store_refs(RefsSnapshot {
+                    generation,
+                    answer: Ok(format_name_refs(&targets)),
+                    targets,
+                });
+                emit(EngineEvent::RefsReady { generation });
             }
             EngineRequest::Markdown { generation, .. } => emit(EngineEvent::MarkdownReady {
                 generation,
@@ -257,6 +274,98 @@ impl SessionEngine for Scripted {
                 }),
             }),
         }
+    }
+}
+
+/// Who uses `formatName` and what it uses, as the scripted engine answers any target: an
+/// import-bound call, the import, and a guessed call shared by two definitions.
+fn format_name_refs(targets: &[RefTarget]) -> RefsAnswer {
+    let def = |path: &str, name: &str, kind, start, end| DefSite {
+        path: path.into(),
+        name: name.into(),
+        kind,
+        lines: LineRange { start, end },
+        parent: None,
+        container: None,
+        qualified_name: None,
+        test: false,
+    };
+    let site =
+        |path: &str, line, kind, caller: Option<(&str, DefKind, u32, u32)>, binding| UseSite {
+            path: path.into(),
+            line,
+            kind,
+            name: "formatName".into(),
+            qualifier: None,
+            enclosing: caller.map(|(name, kind, start, end)| Enclosing {
+                name: name.into(),
+                // The methods' classes, as the scope-aware tags qualify them.
+                qualified_name: match name {
+                    "fullName" => Some("User.fullName".into()),
+                    "add" => Some("UserService.add".into()),
+                    _ => None,
+                },
+                kind,
+                lines: LineRange { start, end },
+            }),
+            binding,
+            ambiguous: false,
+            candidates: 1,
+            strength: 1.0,
+            test: false,
+            definitions: Vec::new(),
+        };
+    let mut guessed = site(
+        "src/services/userService.ts",
+        7,
+        RefKind::Call,
+        Some(("add", DefKind::Method, 6, 8)),
+        UseBinding::MethodGuess,
+    );
+    guessed.ambiguous = true;
+    guessed.candidates = 2;
+    let mut callee = site(
+        "src/util.ts",
+        2,
+        RefKind::Reference,
+        None,
+        UseBinding::SameFile,
+    );
+    callee.name = "first".into();
+    callee.definitions = vec![def("src/util.ts", "first", DefKind::Variable, 2, 2)];
+    RefsAnswer {
+        target: targets.first().cloned().unwrap_or(RefTarget::Name {
+            path: None,
+            name: "formatName".into(),
+        }),
+        direction: Direction::Both,
+        top: 100,
+        groups: vec![RefsGroup {
+            definition: def("src/util.ts", "formatName", DefKind::Function, 1, 3),
+            callers: vec![
+                site(
+                    "src/models/user.ts",
+                    26,
+                    RefKind::Call,
+                    Some(("fullName", DefKind::Method, 25, 27)),
+                    UseBinding::Import,
+                ),
+                site(
+                    "src/models/user.ts",
+                    1,
+                    RefKind::Import,
+                    None,
+                    UseBinding::Import,
+                ),
+                guessed,
+            ],
+            callers_total: 3,
+            callees: vec![callee],
+            callees_total: 1,
+            callees_unbound: 2,
+        }],
+        definitions_total: 1,
+        notes: Vec::new(),
     }
 }
 
@@ -537,6 +646,7 @@ fn control_characters_in_the_map_are_harmless() {
                             rank: 1.0,
                             tokens: 9,
                             header_line: 0,
+                            def_lines: Vec::new(),
                         }],
                         budget: 0,
                         cut: Vec::new(),
@@ -778,4 +888,36 @@ fn hits_show_long_symbols_and_line_ranges_at_80_100_and_120_columns() {
             );
         }
     }
+}
+
+#[test]
+fn references_of_a_hit_at_80x24() {
+    let mut app = app(true, 80, 24);
+    type_query(&mut app, "User");
+    app.update(Action::Back);
+    app.update(Action::SelectNext); // the `formatName` call
+    app.update(Action::References);
+    let t = render(&app, 80, 24);
+    insta::assert_snapshot!("ui_80x24_refs", t.backend());
+    // The guessed, ambiguous use's binding is drawn in the warning colour.
+    let buf = t.backend().buffer();
+    let theme = &app.config.theme;
+    let row = (0..24)
+        .find(|&y| {
+            (0..80)
+                .map(|x| buf[(x, y)].symbol())
+                .collect::<String>()
+                .contains("userService.ts:7")
+        })
+        .expect("the guessed use is listed");
+    let q = (0..80)
+        .rev()
+        .find(|&x| buf[(x, row)].symbol() == "?")
+        .expect("marked ambiguous");
+    assert_eq!(buf[(q, row)].fg, theme.warning);
+    // Down moves to the next use site; the preview follows it.
+    app.update(Action::SelectNext);
+    assert_eq!(app.preview_path(), Some("src/models/user.ts"));
+    app.update(Action::SelectNext);
+    assert_eq!(app.preview_path(), Some("src/services/userService.ts"));
 }

@@ -8,6 +8,7 @@
 //! - `derived`: the graph, search index and history index loaded from or saved to the
 //!   derived caches, and the tag cache's save;
 //! - `queries`: ranked and fitted maps, the task, search, who uses a definition;
+//! - `refs`: callers and callees of a definition, use by use (`mapscope refs`);
 //! - `stats`: what the index counts; `explain`: why a file is in the map or not;
 //! - `once`: a one-shot call (`mapscope map`, `search`, `stats`) that answers while the
 //!   cache is saved beside it.
@@ -25,6 +26,7 @@ pub mod once;
 pub mod parts;
 pub mod prefetch;
 pub mod queries;
+pub mod refs;
 pub mod stats;
 
 use std::collections::{BTreeMap, BTreeSet};

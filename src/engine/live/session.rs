@@ -19,6 +19,7 @@ use arc_swap::ArcSwapOption;
 use crossbeam_channel::{never, select, Receiver, Sender};
 
 use crate::engine::index::explain::FileExplanation;
+use crate::engine::index::refs::{RefTarget, RefsAnswer, RefsError};
 use crate::engine::live::watch::{ChangeBatch, WatchMode};
 use crate::engine::rank::repo_map::CutDef;
 use crate::engine::search::{Confidence, SearchHit};
@@ -73,10 +74,17 @@ pub enum EngineRequest {
         generation: Generation,
         params: MapParams,
     },
+    /// Who uses the definitions the targets name, and what they use (`index::refs`): the
+    /// selected hit's definition, or the map file's definitions shown in the map. Answered
+    /// as a `RefsSnapshot`.
+    Refs {
+        generation: Generation,
+        targets: Vec<RefTarget>,
+    },
 }
 
 /// Kinds of request, each with one pending slot.
-const SLOTS: usize = 5;
+const SLOTS: usize = 6;
 
 impl EngineRequest {
     fn slot(&self) -> usize {
@@ -86,6 +94,7 @@ impl EngineRequest {
             EngineRequest::Map { .. } => 2,
             EngineRequest::Why { .. } => 3,
             EngineRequest::Markdown { .. } => 4,
+            EngineRequest::Refs { .. } => 5,
         }
     }
 }
@@ -112,6 +121,10 @@ pub enum EngineEvent {
         generation: Generation,
     },
     HitsReady {
+        generation: Generation,
+    },
+    /// A `RefsSnapshot` is published.
+    RefsReady {
         generation: Generation,
     },
     WhyReady {
@@ -170,6 +183,9 @@ pub struct MapFile {
     pub tokens: usize,
     /// Line of the map text where the file's header is.
     pub header_line: usize,
+    /// The first line of each definition of the file the map shows, in source order (what
+    /// the file's callers and callees are asked for).
+    pub def_lines: Vec<u32>,
 }
 
 /// A fitted map.
@@ -202,6 +218,18 @@ pub struct HitsSnapshot {
     pub latency_ms: f64,
 }
 
+/// The answer to `EngineRequest::Refs`: callers and callees, or why there are none
+/// (`NOT_FOUND`: no definition there).
+#[derive(Debug, Clone)]
+pub struct RefsSnapshot {
+    pub generation: Generation,
+    pub targets: Vec<RefTarget>,
+    pub answer: Result<RefsAnswer, RefsError>,
+}
+
+/// Use sites the TUI asks for per section and definition (the pane scrolls).
+pub const TOP_REFS: usize = 100;
+
 /// How an extra source's file is named beside the project's: `NAME:path` (a source name is
 /// letters, digits, `-` and `_`), in the preview's texts and in the hits a front door shows.
 pub fn source_key(source: &str, path: &str) -> String {
@@ -231,6 +259,7 @@ pub struct Published {
     pub index: ArcSwapOption<IndexSnapshot>,
     pub map: ArcSwapOption<MapSnapshot>,
     pub hits: ArcSwapOption<HitsSnapshot>,
+    pub refs: ArcSwapOption<RefsSnapshot>,
 }
 
 impl Published {
@@ -243,6 +272,9 @@ impl Published {
     }
     pub fn store_index(&self, new: IndexSnapshot) -> bool {
         store_if_newer(&self.index, new, |i| i.generation)
+    }
+    pub fn store_refs(&self, new: RefsSnapshot) -> bool {
+        store_if_newer(&self.refs, new, |r| r.generation)
     }
 }
 
@@ -376,6 +408,7 @@ fn run_guarded(
         EngineRequest::Search { .. } => "search",
         EngineRequest::Why { .. } => "why",
         EngineRequest::Markdown { .. } => "markdown",
+        EngineRequest::Refs { .. } => "refs",
     };
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         service.handle(req, published, emit);

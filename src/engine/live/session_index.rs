@@ -1,8 +1,8 @@
 //! `SessionIndex`: the engine behind an interactive session (the TUI). It drives the
 //! [`LiveIndex`] (build with progress, refresh, watcher, cache saves) and answers the
 //! session's requests — map (rank + fit, re-using the ranking when only the budget or
-//! tokenizer changed), search, "why" and the markdown copy — as engine snapshots. Runs on
-//! the session's engine thread (or inline in tests).
+//! tokenizer changed), search, "why", callers and callees, and the markdown copy — as
+//! engine snapshots. Runs on the session's engine thread (or inline in tests).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -14,13 +14,14 @@ use crossbeam_channel::Receiver;
 use super::session::source_key;
 use super::session::{
     EngineEvent, EngineRequest, Generation, HitsSnapshot, IncomingEdge, IndexSnapshot, MapFile,
-    MapParams, MapSnapshot, Published, SessionEngine, WhyData,
+    MapParams, MapSnapshot, Published, RefsSnapshot, SessionEngine, WhyData, TOP_REFS,
 };
 use super::{LiveIndex, SourceIndex};
 use crate::engine::answer::{extractive_answer, AnswerStyle};
 use crate::engine::base::text::sanitize_line;
 use crate::engine::base::tokenizer::TokenizerKind;
 use crate::engine::index::explain::explain_file;
+use crate::engine::index::refs::{Direction, RefTarget};
 use crate::engine::index::{BuildProgress, Index, IndexOptions, MapRequest};
 use crate::engine::ingest::history::HistorySource;
 use crate::engine::live::watch::ChangeBatch;
@@ -371,6 +372,27 @@ impl SessionIndex {
         });
     }
 
+    /// Callers and callees of what `targets` name (each section at most `TOP_REFS`).
+    fn refs(
+        &mut self,
+        generation: Generation,
+        targets: Vec<RefTarget>,
+        published: &Published,
+        emit: &mut dyn FnMut(EngineEvent),
+    ) {
+        let Some(index) = self.current_index() else {
+            return;
+        };
+        let answer = index.references_among(&targets, Direction::Both, TOP_REFS);
+        if published.store_refs(RefsSnapshot {
+            generation,
+            targets,
+            answer,
+        }) {
+            emit(EngineEvent::RefsReady { generation });
+        }
+    }
+
     fn why(
         &mut self,
         generation: Generation,
@@ -423,6 +445,10 @@ impl SessionEngine for SessionIndex {
             EngineRequest::Markdown { generation, params } => {
                 self.markdown(generation, &params, emit);
             }
+            EngineRequest::Refs {
+                generation,
+                targets,
+            } => self.refs(generation, targets, published, emit),
         }
     }
 
@@ -610,6 +636,7 @@ fn header_lines(text: &str, map: &RepoMap) -> Vec<MapFile> {
             rank: f.rank,
             tokens: f.tokens,
             header_line: line,
+            def_lines: f.symbols.iter().map(|s| s.line_range.start).collect(),
         });
         cursor = line + 1;
         expected = line + 1 + f.lines.len() + 1;

@@ -20,7 +20,7 @@ pub(super) fn kind_weight(kind: RefKind) -> f64 {
 
 /// How a use was bound to its target; the weight says how sure we are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(super) enum Binding {
+pub(crate) enum Binding {
     /// Through an import (named, namespace, wildcard, Go package qualifier) or the same Go
     /// package: the target is known.
     Resolved,

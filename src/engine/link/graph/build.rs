@@ -313,6 +313,57 @@ fn build_reaching(
         ),
         None => (None, None, false, true),
     };
+    let mut b = prepare(
+        files,
+        go_modules,
+        owned_refs.as_deref(),
+        owned_imports,
+        use_reach,
+    );
+
+    // Per source file: its (target, identifier, weight) triples, sorted. Files are
+    // independent here, so they run on rayon; `collect` keeps file order, so the result is
+    // deterministic.
+    let per_file: Vec<Vec<FileTriple>> = match owned_refs {
+        Some(lists) => lists
+            .into_par_iter()
+            .enumerate()
+            // The list is dropped as soon as its file is bound; every so often the memory
+            // binding freed (lists, per-file lookup caches) goes back to the system.
+            .map(|(fi, refs)| {
+                if trim_heap && fi % 64 == 63 {
+                    crate::engine::base::heap::release_free_memory();
+                }
+                b.file_triples(fi, refs.uses())
+            })
+            .collect(),
+        None => (0..n)
+            .into_par_iter()
+            .map(|fi| {
+                prior
+                    .and_then(|p| p.triples(fi, &b.interner))
+                    .unwrap_or_else(|| b.file_triples(fi, uses_of(&files[fi].tags.refs)))
+            })
+            .collect(),
+    };
+
+    // Only binding searches from them.
+    b.reach = Vec::new();
+    b.def_files = OnceLock::new();
+    b.into_graph(n, per_file, trim_heap, query_words, prior)
+}
+
+/// The binder of `files`: identifiers interned, definer tables made, every import resolved
+/// (what binding any file needs). `owned_refs`/`owned_imports`: the files' uses taken out
+/// of them (a one-shot build); `use_reach`: see `build_reaching`.
+fn prepare<'a>(
+    files: &'a [ParsedFile],
+    go_modules: &[GoModule],
+    owned_refs: Option<&[UseCounts]>,
+    owned_imports: Option<Vec<Vec<Import>>>,
+    use_reach: bool,
+) -> Builder<'a> {
+    let n = files.len();
     let ref_names_of = |fi: usize| -> Box<dyn Iterator<Item = &str> + '_> {
         match &owned_refs {
             Some(lists) => Box::new(lists.get(fi).into_iter().flat_map(UseCounts::names)),
@@ -418,7 +469,7 @@ fn build_reaching(
 
     let supporting_paths: Vec<bool> = files.iter().map(|f| is_supporting_path(&f.path)).collect();
     let external_stubs = external_stub_files(files, &supporting_paths);
-    let mut b = Builder {
+    Builder {
         files,
         owned_imports,
         interner,
@@ -441,38 +492,59 @@ fn build_reaching(
         },
         def_files: OnceLock::new(),
         n_def_ids,
-    };
+    }
+}
 
-    // Per source file: its (target, identifier, weight) triples, sorted. Files are
-    // independent here, so they run on rayon; `collect` keeps file order, so the result is
-    // deterministic.
-    let per_file: Vec<Vec<FileTriple>> = match owned_refs {
-        Some(lists) => lists
-            .into_par_iter()
-            .enumerate()
-            // The list is dropped as soon as its file is bound; every so often the memory
-            // binding freed (lists, per-file lookup caches) goes back to the system.
-            .map(|(fi, refs)| {
-                if trim_heap && fi % 64 == 63 {
-                    crate::engine::base::heap::release_free_memory();
-                }
-                b.file_triples(fi, refs.uses())
-            })
-            .collect(),
-        None => (0..n)
-            .into_par_iter()
-            .map(|fi| {
-                prior
-                    .and_then(|p| p.triples(fi, &b.interner))
-                    .unwrap_or_else(|| b.file_triples(fi, uses_of(&files[fi].tags.refs)))
-            })
-            .collect(),
-    };
+/// Where one distinct use of a file binds, as `bind_uses` reports it: the uses are the
+/// file's references by (name, kind, qualifier), and its import statements' names.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct BoundUse {
+    pub name: String,
+    pub kind: RefKind,
+    pub qualifier: Option<String>,
+    /// An import statement's name: the statement's line, and the local name when it is an
+    /// alias (`name` is the imported one). `None` for every other use.
+    pub import: Option<(u32, Option<String>)>,
+    /// Where binding sent it, by target file; empty when it bound nowhere (an external
+    /// import, a builtin, a name the file defines itself: no edge).
+    pub targets: Vec<BoundTarget>,
+}
 
-    // Only binding searches from them.
-    b.reach = Vec::new();
-    b.def_files = OnceLock::new();
-    b.into_graph(n, per_file, trim_heap, query_words, prior)
+/// One target of a bound use.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct BoundTarget {
+    pub file: usize,
+    /// The identifier credited there (the definitions of that name in `file`).
+    pub name: String,
+    pub binding: Binding,
+    /// The number of files the use was split over.
+    pub split: usize,
+    /// What one such use adds to its edge: kind weight × class weight × identifier
+    /// multiplier / split (before the sum's square root).
+    pub weight: f64,
+}
+
+/// Binding re-run for the files `which`, use by use (the graph keeps only the sums per file
+/// pair and identifier): read-only, for a query on a few files (who uses a definition, what
+/// it uses). Builds the binder as a graph build does (every import resolved), then binds
+/// only those files, on rayon. The uses come in each file's `UseCounts` order, the import
+/// statements' names after them.
+pub(crate) fn bind_uses(
+    files: &[ParsedFile],
+    go_modules: &[GoModule],
+    which: &[usize],
+) -> Vec<Vec<BoundUse>> {
+    let b = prepare(files, go_modules, None, None, true);
+    which
+        .par_iter()
+        .map(|&fi| {
+            if fi < files.len() {
+                b.bound_uses(fi)
+            } else {
+                Vec::new()
+            }
+        })
+        .collect()
 }
 
 /// File `fi`'s imports: taken out of the files (a one-shot build) or still in them.
@@ -790,6 +862,76 @@ impl<'a> Builder<'a> {
             }
         }
         acc.map
+    }
+
+    /// `bind_uses` for one file: each distinct use bound on its own (its own `Acc`), so
+    /// the targets and classes are the use's, not the file's sums.
+    fn bound_uses(&self, fi: usize) -> Vec<BoundUse> {
+        let memo = &mut Memo::default();
+        let scope = self.scope(fi);
+        let targets = |acc: Acc, kind: RefKind| -> Vec<BoundTarget> {
+            let mut out: Vec<BoundTarget> = acc
+                .map
+                .into_iter()
+                .map(|((t, id, binding), (_, split))| {
+                    let name = self.interner.name(id);
+                    BoundTarget {
+                        file: t as usize,
+                        name: name.to_string(),
+                        binding,
+                        split: split as usize,
+                        weight: kind_weight(kind)
+                            * binding.weight()
+                            * ident_multiplier(name, binding)
+                            / split,
+                    }
+                })
+                .collect();
+            out.sort_by(|a, b| (a.file, &a.name, a.binding).cmp(&(b.file, &b.name, b.binding)));
+            out
+        };
+        let new_acc = || Acc {
+            from: fi,
+            map: FastMap::default(),
+        };
+        let counts = UseCounts::from_refs(&self.files[fi].tags.refs);
+        let mut out = Vec::new();
+        for r in counts.uses() {
+            let mut acc = new_acc();
+            if let Some(id) = self.interner.get(r.name) {
+                let w = kind_weight(r.kind);
+                match r.qualifier {
+                    Some(q) => self.bind_qualified(memo, fi, &scope, &r, q, id, w, &mut acc),
+                    None => self.bind_unqualified(memo, fi, &scope, &r, id, w, &mut acc),
+                }
+            }
+            out.push(BoundUse {
+                name: r.name.to_string(),
+                kind: r.kind,
+                qualifier: r.qualifier.map(str::to_string),
+                import: None,
+                targets: targets(acc, r.kind),
+            });
+        }
+        if self.files[fi].lang != Lang::Go {
+            for (i, imp) in self.imports(fi).iter().enumerate() {
+                for (k, nm) in imp.names.iter().enumerate() {
+                    let mut acc = new_acc();
+                    if let Some(found) = self.bind_named(memo, fi, i, k) {
+                        let w = kind_weight(RefKind::Import);
+                        acc.add(&found, Binding::Resolved, w, |t, id| self.defines(t, id));
+                    }
+                    out.push(BoundUse {
+                        name: nm.name.clone(),
+                        kind: RefKind::Import,
+                        qualifier: None,
+                        import: Some((imp.line, nm.alias.clone())),
+                        targets: targets(acc, RefKind::Import),
+                    });
+                }
+            }
+        }
+        out
     }
 
     /// The import statements themselves: each imported name is a use of its target, so

@@ -65,6 +65,7 @@ mod build;
 mod relink;
 mod store;
 mod words;
+pub(crate) use binding::Binding;
 pub use binding::FALLBACK_MAX_DEFINERS;
 pub(crate) use build::*;
 pub use build::{build_graph, build_graph_consuming, TakenUses, UseCounts};
