@@ -45,7 +45,7 @@ impl CpuDeadline {
 /// the crate already links (the guarded open uses it), and the crates that wrap it add
 /// nothing on Linux or macOS.
 #[cfg(unix)]
-fn thread_cpu_time() -> Duration {
+pub fn thread_cpu_time() -> Duration {
     let mut now = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
@@ -63,7 +63,7 @@ fn thread_cpu_time() -> Duration {
 }
 
 #[cfg(not(unix))]
-fn thread_cpu_time() -> Duration {
+pub fn thread_cpu_time() -> Duration {
     fallback_clock()
 }
 
