@@ -8,6 +8,7 @@
 mod common;
 
 mod architecture;
+mod engine_bind_scope;
 mod engine_budget;
 mod engine_fuzz;
 mod engine_languages;

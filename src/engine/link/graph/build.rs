@@ -1082,6 +1082,30 @@ impl<'a> Builder<'a> {
                 }
             }
         }
+        // Java, C#, PHP: `Optional.empty()` where the file's own package or namespace
+        // defines a class `Optional` is that class's (it shadows the language's).
+        if lang_names.is_type(q) {
+            if let Some(qid) = self.interner.get(q) {
+                let mut hits: Vec<Target> = self
+                    .own_scope_type_definers(fi, qid)
+                    .into_iter()
+                    .filter(|&(t, _)| self.defines(t, id))
+                    .map(|(t, _)| (t, id))
+                    .collect();
+                hits.sort_unstable();
+                hits.dedup();
+                if !hits.is_empty() {
+                    acc.add(
+                        &hits,
+                        Binding::Member,
+                        w,
+                        |_, _| true,
+                        |_| BoundBy::SamePackage,
+                    );
+                    return;
+                }
+            }
+        }
         // A member of the language's own classes, modules and objects (`File.join`,
         // `JSON.parse`, `console.log`, `std::move`): the runtime's, never a repository
         // method (no import of the file binds the qualifier).

@@ -91,6 +91,18 @@ impl Builder<'_> {
         out
     }
 
+    /// Java, C#, PHP: the files defining `id` that the file's own package or namespace
+    /// holds (Java's package is its directory, by the language's convention).
+    pub(super) fn own_scope_type_definers(&self, fi: usize, id: u32) -> Vec<Target> {
+        let mut out = self.own_namespace_definers(fi, id);
+        if self.files[fi].lang == Lang::Java {
+            out.extend(self.same_directory_definers(fi, id));
+            out.sort_unstable();
+            out.dedup();
+        }
+        out
+    }
+
     /// Ruby: the repository's definitions of the constant `id` that Ruby's lookup from `fi`
     /// reaches through the file's lexical nesting: a `File` used inside `module Jekyll;
     /// class LiquidRenderer` is `Jekyll::LiquidRenderer::File` or `Jekyll::File` when one is
