@@ -10,7 +10,9 @@
 //! So when the paths, languages and Go modules are unchanged and the edited files kept their
 //! imports and module kind, a file's bindings can change only if it is edited itself or
 //! mentions (in a reference, a qualifier or an import) a name whose definers changed: one
-//! that an edited file started or stopped defining, or defining as a method. Anything else
+//! that an edited file started or stopped defining, or defining as a method, or (Ruby, whose
+//! constants bind through the modules they are nested in) a class, module or constant it
+//! moved into or out of a module. Anything else
 //! (a file added, removed or renamed, an import edited, many files at once) relinks in full.
 //!
 //! Threads: the engine worker (or whichever thread refreshes the index); binding fans out on
