@@ -204,13 +204,16 @@ fn a_shadowed_built_in_binds_only_where_the_repository_s_is_visible() {
     }
 }
 
+/// A language's sources for the receiver test: its extension, a class `T` with a method
+/// `save_record` (Go: `SaveRecord`), and a function calling `x.save_record()` on a parameter.
+type Receivers = (&'static str, fn(&str) -> String, &'static str);
+
 /// `recv.save()` in `app/use`: `app/a` (same directory, in view) and `other/b` (neither
 /// imported nor in the directory) define a method `save`. Only `app/a` is reached; with a
 /// second in-view definer `app/c`, the weight is shared equally between the two.
 #[test]
 fn a_method_on_an_unknown_receiver_reaches_only_the_files_in_view_sharing_its_weight() {
-    // (extension, a class `T` with a method `save_record`, a call `x.save_record()`)
-    let langs: [(&str, fn(&str) -> String, &str); 9] = [
+    let langs: [Receivers; 9] = [
         (
             "rb",
             |t| format!("class {t}\n  def save_record\n    1\n  end\nend\n"),
