@@ -176,6 +176,83 @@ fn a_shadowed_built_in_binds_only_where_the_repository_s_is_visible() {
             seen: None,
             control: Some(("src/use.php", "lib/compat.php", "compat_count_items")),
         },
+        Shadowed {
+            lang: "typescript",
+            files: &[
+                (
+                    "src/globals.d.ts",
+                    "declare class Promise { then(): void }\ndeclare function parseConfigText(s: string): string\n",
+                ),
+                (
+                    "src/use.ts",
+                    "export function f(p: Promise): string { return parseConfigText('x') }\n",
+                ),
+            ],
+            definer: "src/globals.d.ts",
+            builtin: "Promise",
+            user: "src/use.ts",
+            seen: None,
+            control: Some(("src/use.ts", "src/globals.d.ts", "parseConfigText")),
+        },
+        Shadowed {
+            lang: "rust",
+            files: &[
+                (
+                    "src/vec.rs",
+                    "pub struct Vec;\nimpl Vec {\n    pub fn new() -> Vec { Vec }\n}\npub struct Store;\nimpl Store {\n    pub fn open_store() -> Store { Store }\n}\n",
+                ),
+                (
+                    "src/main.rs",
+                    "fn main() {\n    let v = Vec::new();\n    let s = Store::open_store();\n}\n",
+                ),
+            ],
+            definer: "src/vec.rs",
+            builtin: "new",
+            user: "src/main.rs",
+            seen: None,
+            control: Some(("src/main.rs", "src/vec.rs", "open_store")),
+        },
+        Shadowed {
+            lang: "c#",
+            files: &[
+                (
+                    "src/Acme/Console.cs",
+                    "namespace Acme {\n  public class Console {\n    public static void WriteLine(string s) {}\n  }\n}\n",
+                ),
+                (
+                    "src/Other/Use.cs",
+                    "namespace Other {\n  class Use {\n    void Run() { Console.WriteLine(\"x\"); }\n  }\n}\n",
+                ),
+                (
+                    "src/Acme/Seen.cs",
+                    "namespace Acme {\n  class Seen {\n    void Run() { Console.WriteLine(\"x\"); }\n  }\n}\n",
+                ),
+            ],
+            definer: "src/Acme/Console.cs",
+            builtin: "WriteLine",
+            user: "src/Other/Use.cs",
+            seen: Some("src/Acme/Seen.cs"),
+            control: None,
+        },
+        Shadowed {
+            lang: "go",
+            files: &[
+                (
+                    "lib/errs/errs.go",
+                    "package errs\n\ntype error interface{ Error() string }\n",
+                ),
+                ("app/use.go", "package app\n\nfunc F() error { return nil }\n"),
+                (
+                    "lib/errs/seen.go",
+                    "package errs\n\nfunc G() error { return nil }\n",
+                ),
+            ],
+            definer: "lib/errs/errs.go",
+            builtin: "error",
+            user: "app/use.go",
+            seen: Some("lib/errs/seen.go"),
+            control: None,
+        },
     ];
     for case in cases {
         let files = parse(case.files);

@@ -164,6 +164,9 @@ pub(super) struct Builder<'a> {
     definers: Vec<Csr<u32>>,
     method_definers: Vec<Csr<u32>>,
     resolved: Vec<Vec<ResolvedImport>>,
+    /// Java, C#, PHP: per (family, declared package or namespace), the files declaring it,
+    /// in file order (`namespace_files`).
+    namespace_files: FastMap<(usize, String), Vec<u32>>,
     file_dir: Vec<&'a str>,
     go_dirs: FastMap<&'a str, Vec<u32>>,
     /// Per file: a Python stub of code outside the repository (`external_stub_files`).
@@ -565,6 +568,7 @@ fn new_builder<'a>(
         })
         .collect();
     drop(resolver);
+    let namespace_files = namespace_files(files, &imports_of);
 
     let file_dir: Vec<&str> = files.iter().map(|f| split_dir(&f.path).0).collect();
     let mut go_dirs: FastMap<&str, Vec<u32>> = FastMap::default();
@@ -584,6 +588,7 @@ fn new_builder<'a>(
         definers,
         method_definers,
         resolved,
+        namespace_files,
         file_dir,
         go_dirs,
         supporting: supporting_paths
@@ -600,6 +605,43 @@ fn new_builder<'a>(
         def_files: OnceLock::new(),
         n_def_ids,
     }
+}
+
+/// Java, C#, PHP: the files declaring each package or namespace (`package a.b;`,
+/// `namespace A.B`, PHP's `namespace A\B;`), per language family. A declaration is an
+/// import that resolves to nothing (it binds no name by itself); the scope rules ask which
+/// files share one (`Builder::own_namespace_definers`).
+fn namespace_files<'i>(
+    files: &[ParsedFile],
+    imports_of: &impl Fn(usize) -> &'i [Import],
+) -> FastMap<(usize, String), Vec<u32>> {
+    let mut out: FastMap<(usize, String), Vec<u32>> = FastMap::default();
+    for (fi, f) in files.iter().enumerate() {
+        if !declares_namespaces(f.lang) {
+            continue;
+        }
+        for imp in imports_of(fi) {
+            if is_namespace_declaration(imp) {
+                let list = out
+                    .entry((family(f.lang), imp.specifier.clone()))
+                    .or_default();
+                if list.last() != Some(&(fi as u32)) {
+                    list.push(fi as u32);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Languages whose files declare the package or namespace they belong to.
+pub(super) fn declares_namespaces(lang: Lang) -> bool {
+    matches!(lang, Lang::Java | Lang::CSharp | Lang::Php)
+}
+
+/// A package or namespace declaration, as the tags record it: a wildcard that re-exports.
+pub(super) fn is_namespace_declaration(imp: &Import) -> bool {
+    imp.wildcard && imp.reexport
 }
 
 /// File `fi`'s imports: taken out of the files (a one-shot build) or still in them.

@@ -69,20 +69,25 @@ impl Builder<'_> {
         view.into()
     }
 
-    /// C#, PHP, Java: the other files of `fi`'s own namespace or package (its declaration,
-    /// `namespace A.B`, resolves to every file declaring it) that define `id`.
+    /// C#, PHP, Java: the other files of `fi`'s own namespace or package (those declaring
+    /// one it declares, `namespace A.B`: `namespace_files`) that define `id`.
     pub(super) fn own_namespace_definers(&self, fi: usize, id: u32) -> Vec<Target> {
-        if !matches!(self.files[fi].lang, Lang::CSharp | Lang::Php | Lang::Java) {
+        let lang = self.files[fi].lang;
+        if !declares_namespaces(lang) {
             return Vec::new();
         }
         let mut out: Vec<Target> = Vec::new();
-        for (imp, ri) in self.imports(fi).iter().zip(&self.resolved[fi]) {
-            if imp.wildcard && imp.reexport {
+        for imp in self.imports(fi) {
+            if !is_namespace_declaration(imp) {
+                continue;
+            }
+            let key = (family(lang), imp.specifier.clone());
+            if let Some(list) = self.namespace_files.get(&key) {
                 out.extend(
-                    ri.module
-                        .iter()
-                        .filter(|&&t| t != fi && self.defines(t, id))
-                        .map(|&t| (t, id)),
+                    list.iter()
+                        .map(|&t| t as usize)
+                        .filter(|&t| t != fi && self.defines(t, id))
+                        .map(|t| (t, id)),
                 );
             }
         }
