@@ -1042,7 +1042,33 @@ pub struct ExplainDoc<'a> {
     cutoff_position: Option<usize>,
     cheapest: Option<DefCostDoc<'a>>,
     budget_needed: Option<usize>,
+    /// How uses of the file's names elsewhere were bound or dropped, per identifier.
+    bindings: Vec<BindingDoc<'a>>,
     reasons: &'a [String],
+}
+
+#[derive(serde::Serialize)]
+struct BindingDoc<'a> {
+    name: &'a str,
+    /// `import`, `same_package`, `member`, `method_guess`, `name_guess`; dropped:
+    /// `language_name`, `not_visible`.
+    how: &'static str,
+    uses: u32,
+    files: u32,
+}
+
+/// The JSON name of a way a use was bound.
+fn bound_by_name(how: crate::engine::link::graph::BoundBy) -> &'static str {
+    use crate::engine::link::graph::BoundBy;
+    match how {
+        BoundBy::Import => "import",
+        BoundBy::SamePackage => "same_package",
+        BoundBy::Member => "member",
+        BoundBy::MethodGuess => "method_guess",
+        BoundBy::NameGuess => "name_guess",
+        BoundBy::LanguageName => "language_name",
+        BoundBy::NotVisible => "not_visible",
+    }
 }
 
 #[derive(serde::Serialize)]
@@ -1075,6 +1101,16 @@ impl<'a> ExplainDoc<'a> {
                 tokens: c.tokens,
             }),
             budget_needed: e.budget_needed,
+            bindings: e
+                .bindings
+                .iter()
+                .map(|b| BindingDoc {
+                    name: &b.name,
+                    how: bound_by_name(b.how),
+                    uses: b.uses,
+                    files: b.files,
+                })
+                .collect(),
             reasons: &e.reasons,
         }
     }

@@ -8,6 +8,7 @@
 mod common;
 
 mod architecture;
+mod engine_bind_scope;
 mod engine_budget;
 mod engine_containers;
 mod engine_fuzz;
