@@ -223,6 +223,8 @@ mod tests {
             low_score: low,
             retrieval_counts: RetrievalCounts::default(),
             latency_ms: 0.0,
+            read: Default::default(),
+            matches: Vec::new(),
         }
     }
 

@@ -5,7 +5,7 @@
 use super::lex::{self, Seg};
 use super::tokenize::{term_hash, Tokenizer};
 use super::{ChunkKind, Evidence, SearchContext, SearchIndex, NO_DEF};
-use crate::engine::base::model::{Definition, LineRange, ParsedFile, RefKind};
+use crate::engine::base::model::{DefKind, Definition, Lang, LineRange, ParsedFile, RefKind};
 use crate::engine::base::text::safe_char;
 
 /// Longest excerpt, in characters.
@@ -28,6 +28,28 @@ pub(super) fn def_of<'a>(
         .tags
         .defs
         .get(ch.def as usize)
+}
+
+/// Whether `def` only binds what an import brings in (`const x = require('./x').x`, `var
+/// y = require('y')`): a variable or constant on the line of one of the file's imports. A
+/// use of another file's definition, not a definition of its own.
+pub(super) fn is_import_binding(file: &ParsedFile, def: &Definition) -> bool {
+    matches!(def.kind, DefKind::Variable | DefKind::Constant)
+        && def.lines.end - def.lines.start < 4
+        && file.tags.imports.iter().any(|i| def.lines.contains(i.line))
+}
+
+/// Header extensions: where C and C++ declare what a source file defines.
+const HEADERS: &[&str] = &[".h", ".hh", ".hpp", ".hxx", ".h++"];
+
+/// Whether `def` is a C/C++ declaration without a body: a function or method on one line
+/// of a header, without a `{` (the prototype of a definition in a source file).
+pub(super) fn is_declaration(file: &ParsedFile, def: &Definition) -> bool {
+    matches!(file.lang, Lang::C | Lang::Cpp)
+        && matches!(def.kind, DefKind::Function | DefKind::Method)
+        && def.lines.start == def.lines.end
+        && HEADERS.iter().any(|h| file.path.ends_with(h))
+        && file.line(def.lines.start).is_some_and(|l| !l.contains('{'))
 }
 
 pub(super) struct Described {
@@ -104,6 +126,15 @@ pub(super) fn describe(
     let def = def_of(idx, ctx, c);
     let file = ctx.files.get(u);
     if let (Some(def), Some(file)) = (def, file) {
+        if matched_name && is_import_binding(file, def) {
+            return Described {
+                lines: LineRange::new(def.lines.start, def.lines.start),
+                excerpt: definition_excerpt(file, def),
+                evidence: Evidence::Import,
+                symbol: Some(def.name.clone()),
+                kind: None,
+            };
+        }
         if matched_name {
             return Described {
                 lines: def.lines,
