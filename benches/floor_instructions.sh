@@ -6,10 +6,10 @@
 # drift by a quarter from minute to minute (benches/warm_floor.sh measures the seconds).
 #
 # The floor is the work no cold map can skip, counted inside that same run:
-#   read     `walk::load_source`, reading each code file;
+#   read     `content::load_source`, reading each code file;
 #   compile  compiling each language's tags query: inside `tags::extract_tags_until` on the
 #            language's first parse, or ahead of it on a worker the walk starts
-#            (`index::prefetch_tags_query`'s job, counted here);
+#            (`index::prefetch::compile_ahead`, counted here);
 #   tags     `tags::extract_tags_until`, parsing each file and running its tags query.
 # cold ÷ floor = every instruction of the process ÷ those two. Kernel time (page faults,
 # reads) is not an instruction of the process: /usr/bin/time's system seconds are shown
@@ -45,9 +45,9 @@ def inclusive(fn):
     # The function's own entry ends with its object in brackets; call-site lines do not.
     xs = [count(l) for l in ann if re.search(r":" + re.escape(fn) + r" \[", l)]
     return max(xs) if xs else 0
-read = inclusive("mapscope::engine::walk::load_source")
-tags = inclusive("mapscope::engine::tags::extract_tags_until")
-tags += inclusive("mapscope::engine::index::prefetch_tags_query::{{closure}}")
+read = inclusive("mapscope::engine::ingest::content::load_source")
+tags = inclusive("mapscope::engine::ingest::tags::extract_tags_until")
+tags += inclusive("mapscope::engine::index::prefetch::compile_ahead")
 floor = read + tags
 u, s = open(os.environ["TIME"]).read().split()
 g = lambda n: f"{n / 1e9:.3f} G"

@@ -2,7 +2,7 @@
 # Cold against the parse floor, from CPU profiles (issues 19 and 21). `perf record` samples
 # a cold `map --no-cache` (user and kernel CPU of every thread, by the cpu-clock timer) with
 # call stacks; a sample is floor work when its stack runs through reading a code file
-# (`walk::load_source`), compiling a language's tags query (`lang::compile`, during the walk
+# (`content::load_source`), compiling a language's tags query (`lang::compile`, during the walk
 # or on the language's first parse) or parsing and tagging a file
 # (`tags::extract_tags_until`; a file parsed while its query compiles is parsed in
 # `tags::extract_tags_or_parse` and tagged in `tags::finish_tags`). CPU: cold ÷ floor = all
@@ -92,7 +92,7 @@ def samples(path):
     if cur:
         yield cur
 FLOOR = ("tags::extract_tags_until", "tags::extract_tags_or_parse", "tags::finish_tags",
-         "walk::load_source", "lang::compile")
+         "content::load_source", "lang::compile")
 cores = int(os.environ["CORES"])
 counts, shares, ratios, effs = [], [], [], []
 for i in range(1, runs + 1):

@@ -284,11 +284,40 @@ pub struct RankOutput {
 pub fn rank(files: &[ParsedFile], graph: &FileGraph, p: &Personalization) -> RankOutput {
     let n = graph.n;
     let tokens = query_tokens(p.query.as_deref().unwrap_or(""));
+    let (mentions, boosted) = mentions(graph, p, &tokens);
+    let is_boosted = |id: u32| boosted.get(id as usize).copied().unwrap_or(false);
+    let (norm, out_sum) = normalized_edges(graph, &boosted);
+    let pers = personalization_vector(graph, p, &mentions, &tokens);
+    let file_rank = power_iterate(
+        n,
+        &graph.edges.ptr,
+        &graph.edges.items,
+        &norm,
+        &pers,
+        &PageRankOptions::default(),
+    );
+    let score = definition_scores(graph, &file_rank, &out_sum, is_boosted);
+    let mut defs = ranked_definitions(files, graph, p, &file_rank, &score);
+    let pinned = apply_pins(&mut defs, &p.pins);
+    RankOutput {
+        file_rank,
+        personalization: pers,
+        defs,
+        pinned,
+        task: crate::engine::rank::task::Task::default(),
+    }
+}
 
-    // Mentioned identifiers: the explicit ones, plus code-looking query tokens that are
-    // defined somewhere (plain English words are left to word matching).
+/// The identifiers the request mentions: the explicit ones, plus code-looking query tokens
+/// that are defined somewhere (plain English words are left to word matching); and, per
+/// identifier id, whether its edges are boosted (empty when none is).
+fn mentions<'p>(
+    graph: &FileGraph,
+    p: &'p Personalization,
+    tokens: &'p [QueryToken],
+) -> (Vec<&'p str>, Vec<bool>) {
     let mut mentions: Vec<&str> = p.idents.iter().map(String::as_str).collect();
-    for t in &tokens {
+    for t in tokens {
         if t.code {
             mentions.push(&t.text);
         }
@@ -309,20 +338,21 @@ pub fn rank(files: &[ParsedFile], graph: &FileGraph, p: &Personalization) -> Ran
             }
         }
     }
-    let is_boosted = |id: u32| boosted.get(id as usize).copied().unwrap_or(false);
+    (mentions, boosted)
+}
 
-    // Edge weights with mentioned identifiers boosted.
+/// Each edge's weight, mentioned identifiers boosted, as a share of its source's out-weight
+/// (an external stub passes on only part of its rank); and each file's out-weight.
+fn normalized_edges(graph: &FileGraph, boosted: &[bool]) -> (Vec<f64>, Vec<f64>) {
     let mut edge_w = graph.edge_w.clone();
-    if !boosted.is_empty() {
-        for (id, &b) in boosted.iter().enumerate() {
-            if b {
-                for &(e, t) in graph.ident_trips.row(id) {
-                    edge_w[e as usize] += (MENTION_BOOST - 1.0) * graph.trips.items[t as usize].1;
-                }
+    for (id, &b) in boosted.iter().enumerate() {
+        if b {
+            for &(e, t) in graph.ident_trips.row(id) {
+                edge_w[e as usize] += (MENTION_BOOST - 1.0) * graph.trips.items[t as usize].1;
             }
         }
     }
-    let out_sum: Vec<f64> = (0..n)
+    let out_sum: Vec<f64> = (0..graph.n)
         .map(|i| edge_w[graph.edges.range(i)].iter().sum())
         .collect();
     let mut norm = vec![0.0; edge_w.len()];
@@ -338,22 +368,21 @@ pub fn rank(files: &[ParsedFile], graph: &FileGraph, p: &Personalization) -> Ran
             }
         }
     }
+    (norm, out_sum)
+}
 
-    let pers = personalization_vector(graph, p, &mentions, &tokens);
-    let file_rank = power_iterate(
-        n,
-        &graph.edges.ptr,
-        &graph.edges.items,
-        &norm,
-        &pers,
-        &PageRankOptions::default(),
-    );
-
-    // Distribute each file's rank over its out-edges ∝ weight, within an edge over its
-    // identifiers ∝ weight, onto the definitions of that name in the target.
+/// Each file's rank distributed over its out-edges ∝ weight, within an edge over its
+/// identifiers ∝ weight, onto the definitions of that name in the target: a score per
+/// global definition id.
+fn definition_scores(
+    graph: &FileGraph,
+    file_rank: &[f64],
+    out_sum: &[f64],
+    is_boosted: impl Fn(u32) -> bool,
+) -> Vec<f64> {
     let n_defs = graph.def_offset.last().copied().unwrap_or(0) as usize;
     let mut score = vec![0.0; n_defs];
-    for src in 0..n {
+    for src in 0..graph.n {
         let s = out_sum[src];
         if !(s > 0.0 && s.is_finite()) {
             continue;
@@ -376,7 +405,19 @@ pub fn rank(files: &[ParsedFile], graph: &FileGraph, p: &Personalization) -> Ran
             }
         }
     }
+    score
+}
 
+/// Every definition the request may show with its score (a share of its file's rank as a
+/// baseline, plus what the edges brought), best first.
+fn ranked_definitions(
+    files: &[ParsedFile],
+    graph: &FileGraph,
+    p: &Personalization,
+    file_rank: &[f64],
+    score: &[f64],
+) -> Vec<RankedDef> {
+    let n = graph.n;
     let mut excluded = vec![false; n];
     for &f in p.focus_files.iter().chain(&p.exclude_files) {
         if let Some(x) = excluded.get_mut(f) {
@@ -426,16 +467,7 @@ pub fn rank(files: &[ParsedFile], graph: &FileGraph, p: &Personalization) -> Ran
             })
             .then_with(|| a.def.cmp(&b.def))
     });
-    let mut defs: Vec<RankedDef> = keyed.into_iter().map(|(d, _, _)| d).collect();
-
-    let pinned = apply_pins(&mut defs, &p.pins);
-    RankOutput {
-        file_rank,
-        personalization: pers,
-        defs,
-        pinned,
-        task: crate::engine::rank::task::Task::default(),
-    }
+    keyed.into_iter().map(|(d, _, _)| d).collect()
 }
 
 /// Moves the pinned definitions to the front of `defs` (best first), in pin order; a pin
@@ -508,83 +540,8 @@ fn personalization_vector(
             blocked[f] = true;
         }
     }
-
-    // Mentions: files defining the identifier (split among them) and files named like it.
-    let mut mention = vec![0.0; n];
-    for m in mentions {
-        if let Some(id) = graph.ident_id(m) {
-            let definers = graph.ident_files.row(id as usize);
-            for &f in definers {
-                mention[f as usize] += 1.0 / definers.len() as f64;
-            }
-        }
-        if let Some(fs) = graph.stem_files.get(&normalize_name(m)) {
-            for &f in fs {
-                mention[f as usize] += 1.0;
-            }
-        }
-    }
-
-    // Query words: path components, file stems and definition-name words, weighted by
-    // rarity (idf) so a specific word outweighs a common one.
-    let mut query = vec![0.0; n];
-    let mut words: Vec<&str> = tokens
-        .iter()
-        .flat_map(|t| t.words.iter().map(String::as_str))
-        .collect();
-    words.sort_unstable();
-    words.dedup();
-    for w in words {
-        let in_path = graph.path_words.get(w).map_or(&[][..], Vec::as_slice);
-        let in_defs = graph.def_words.get(w).map_or(&[][..], Vec::as_slice);
-        let stems = graph.stem_files.get(w).map_or(&[][..], Vec::as_slice);
-        let mut all: Vec<u32> = in_path
-            .iter()
-            .copied()
-            .chain(in_defs.iter().map(|&(f, _)| f))
-            .collect();
-        all.sort_unstable();
-        all.dedup();
-        if all.is_empty() {
-            continue;
-        }
-        let idf = (1.0 + n as f64 / all.len() as f64).ln();
-        for &f in in_path {
-            query[f as usize] += idf;
-        }
-        for &f in stems {
-            query[f as usize] += idf;
-        }
-        for &(f, c) in in_defs {
-            query[f as usize] += idf * (0.5 + 0.1 * f64::from(c.min(5)));
-        }
-    }
-    // Squared: a file matching several words pulls clearly ahead of one matching one.
-    let supporting_weight = if wants_supporting(tokens) {
-        1.0
-    } else {
-        SUPPORTING_PRIOR
-    };
-    for (f, q) in query.iter_mut().enumerate() {
-        *q = *q
-            * *q
-            * if graph.is_supporting(f) {
-                supporting_weight
-            } else {
-                1.0
-            };
-    }
-    let mut order: Vec<usize> = (0..n).filter(|&f| query[f] > 0.0).collect();
-    order.sort_by(|&a, &b| {
-        query[b]
-            .total_cmp(&query[a])
-            .then(graph.path_order[a].cmp(&graph.path_order[b]))
-    });
-    let mut kept = vec![0.0; n];
-    for &f in order.iter().take(QUERY_TOP_FILES) {
-        kept[f] = query[f];
-    }
-
+    let mut mention = mention_weights(graph, mentions);
+    let mut kept = query_word_weights(graph, tokens);
     let normalize = |v: &mut Vec<f64>| -> bool {
         for (x, &b) in v.iter_mut().zip(&blocked) {
             if b || !x.is_finite() {
@@ -632,6 +589,111 @@ fn personalization_vector(
         }
     }
     let has_other = groups > 0.0;
+    let uniform = uniform_prior(graph, &blocked);
+    let (fw, ow, uw) = match (has_focus, has_other) {
+        (true, true) => (
+            FOCUS_SHARE,
+            1.0 - FOCUS_SHARE - UNIFORM_SHARE,
+            UNIFORM_SHARE,
+        ),
+        (true, false) => (1.0 - UNIFORM_SHARE, 0.0, UNIFORM_SHARE),
+        (false, true) => (0.0, 1.0 - UNIFORM_SHARE, UNIFORM_SHARE),
+        (false, false) => (0.0, 0.0, 1.0),
+    };
+    let v: Vec<f64> = (0..n)
+        .map(|i| fw * focus[i] + ow * other[i] + uw * uniform[i])
+        .collect();
+    normalize_personalization(n, Some(&v))
+}
+
+/// Mentions: files defining the identifier (split among them) and files named like it.
+fn mention_weights(graph: &FileGraph, mentions: &[&str]) -> Vec<f64> {
+    let mut mention = vec![0.0; graph.n];
+    for m in mentions {
+        if let Some(id) = graph.ident_id(m) {
+            let definers = graph.ident_files.row(id as usize);
+            for &f in definers {
+                mention[f as usize] += 1.0 / definers.len() as f64;
+            }
+        }
+        if let Some(fs) = graph.stem_files.get(&normalize_name(m)) {
+            for &f in fs {
+                mention[f as usize] += 1.0;
+            }
+        }
+    }
+    mention
+}
+
+/// Query words: path components, file stems and definition-name words, weighted by rarity
+/// (idf) so a specific word outweighs a common one, squared (a file matching several words
+/// pulls clearly ahead of one matching one), supporting files down-weighted unless the query
+/// asks for them; only the best `QUERY_TOP_FILES` kept.
+fn query_word_weights(graph: &FileGraph, tokens: &[QueryToken]) -> Vec<f64> {
+    let n = graph.n;
+    let mut query = vec![0.0; n];
+    let mut words: Vec<&str> = tokens
+        .iter()
+        .flat_map(|t| t.words.iter().map(String::as_str))
+        .collect();
+    words.sort_unstable();
+    words.dedup();
+    for w in words {
+        let in_path = graph.path_words.get(w).map_or(&[][..], Vec::as_slice);
+        let in_defs = graph.def_words.get(w).map_or(&[][..], Vec::as_slice);
+        let stems = graph.stem_files.get(w).map_or(&[][..], Vec::as_slice);
+        let mut all: Vec<u32> = in_path
+            .iter()
+            .copied()
+            .chain(in_defs.iter().map(|&(f, _)| f))
+            .collect();
+        all.sort_unstable();
+        all.dedup();
+        if all.is_empty() {
+            continue;
+        }
+        let idf = (1.0 + n as f64 / all.len() as f64).ln();
+        for &f in in_path {
+            query[f as usize] += idf;
+        }
+        for &f in stems {
+            query[f as usize] += idf;
+        }
+        for &(f, c) in in_defs {
+            query[f as usize] += idf * (0.5 + 0.1 * f64::from(c.min(5)));
+        }
+    }
+    let supporting_weight = if wants_supporting(tokens) {
+        1.0
+    } else {
+        SUPPORTING_PRIOR
+    };
+    for (f, q) in query.iter_mut().enumerate() {
+        *q = *q
+            * *q
+            * if graph.is_supporting(f) {
+                supporting_weight
+            } else {
+                1.0
+            };
+    }
+    let mut order: Vec<usize> = (0..n).filter(|&f| query[f] > 0.0).collect();
+    order.sort_by(|&a, &b| {
+        query[b]
+            .total_cmp(&query[a])
+            .then(graph.path_order[a].cmp(&graph.path_order[b]))
+    });
+    let mut kept = vec![0.0; n];
+    for &f in order.iter().take(QUERY_TOP_FILES) {
+        kept[f] = query[f];
+    }
+    kept
+}
+
+/// Every file not blocked (every file, when all are), supporting files at
+/// `SUPPORTING_PRIOR`, summing to one.
+fn uniform_prior(graph: &FileGraph, blocked: &[bool]) -> Vec<f64> {
+    let n = graph.n;
     let open = blocked.iter().filter(|&&b| !b).count();
     let mut uniform = vec![0.0; n];
     for i in 0..n {
@@ -649,20 +711,7 @@ fn personalization_vector(
             *x /= uniform_sum;
         }
     }
-    let (fw, ow, uw) = match (has_focus, has_other) {
-        (true, true) => (
-            FOCUS_SHARE,
-            1.0 - FOCUS_SHARE - UNIFORM_SHARE,
-            UNIFORM_SHARE,
-        ),
-        (true, false) => (1.0 - UNIFORM_SHARE, 0.0, UNIFORM_SHARE),
-        (false, true) => (0.0, 1.0 - UNIFORM_SHARE, UNIFORM_SHARE),
-        (false, false) => (0.0, 0.0, 1.0),
-    };
-    let v: Vec<f64> = (0..n)
-        .map(|i| fw * focus[i] + ow * other[i] + uw * uniform[i])
-        .collect();
-    normalize_personalization(n, Some(&v))
+    uniform
 }
 
 /// English and commit-message filler that says nothing about where code lives.
