@@ -39,17 +39,22 @@ pub(super) fn is_import_binding(file: &ParsedFile, def: &Definition) -> bool {
         && file.tags.imports.iter().any(|i| def.lines.contains(i.line))
 }
 
-/// Header extensions: where C and C++ declare what a source file defines.
-const HEADERS: &[&str] = &[".h", ".hh", ".hpp", ".hxx", ".h++"];
+/// Longest prototype read as a declaration, in lines (a signature wrapped over a few).
+const DECLARATION_LINES: u32 = 8;
 
-/// Whether `def` is a C/C++ declaration without a body: a function or method on one line
-/// of a header, without a `{` (the prototype of a definition in a source file).
+/// Whether `def` is a C/C++ declaration without a body: a function or method whose lines
+/// hold no `{` and end with `;` (`void f(int);`, a member declared in its class, an API
+/// prototype in a header, a forward declaration in a source file), whose body is elsewhere.
 pub(super) fn is_declaration(file: &ParsedFile, def: &Definition) -> bool {
+    let code = |n: u32| {
+        file.line(n)
+            .map(|l| l.split("//").next().unwrap_or(l).trim_end())
+    };
     matches!(file.lang, Lang::C | Lang::Cpp)
         && matches!(def.kind, DefKind::Function | DefKind::Method)
-        && def.lines.start == def.lines.end
-        && HEADERS.iter().any(|h| file.path.ends_with(h))
-        && file.line(def.lines.start).is_some_and(|l| !l.contains('{'))
+        && def.lines.end.saturating_sub(def.lines.start) < DECLARATION_LINES
+        && (def.lines.start..=def.lines.end).all(|n| code(n).is_some_and(|l| !l.contains('{')))
+        && code(def.lines.end).is_some_and(|l| l.ends_with(';'))
 }
 
 pub(super) struct Described {
