@@ -16,7 +16,7 @@ A=(vitejs__vite:vitejs+vite pytest-dev__pytest:pytest-dev+pytest prometheus__pro
    fastify__fastify:fastify+fastify python__mypy:python+mypy hashicorp__terraform:hashicorp+terraform)
 Z=(gin-gonic__gin:gin-gonic+gin expressjs__express:expressjs+express vuejs__core:vuejs+core \
    encode__httpx:encode+httpx jhy__jsoup:jhy+jsoup jekyll__jekyll:jekyll+jekyll)
-for mode in search map; do
+for mode in ${MODES:-search map}; do
   extra=""; [ "$mode" = map ] && extra="--map"
   $B eval $(args "${A[@]}") $extra --report "$O/$mode-a.json" > "$O/$mode-a.txt" 2>&1 &
   $B eval $(args "${Z[@]}") $extra --report "$O/$mode-z.json" > "$O/$mode-z.txt" 2>&1 &

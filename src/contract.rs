@@ -505,11 +505,15 @@ pub fn search_json(
     }
     let mut sources: Vec<serde_json::Value> = Vec::new();
     let mut files: Vec<serde_json::Value> = Vec::new();
-    let all =
-        std::iter::once((PROJECT, r)).chain(extra.iter().map(|x| (x.name.as_str(), &x.response)));
-    for (source, response) in all {
+    let project = hit_containers(index, r);
+    let all = std::iter::once((PROJECT, r, &project)).chain(
+        extra
+            .iter()
+            .map(|x| (x.name.as_str(), &x.response, &x.containers)),
+    );
+    for (source, response, containers) in all {
         let best = response.hits.first().map_or(0.0, |h| h.score);
-        for h in &response.hits {
+        for (h, container) in response.hits.iter().zip(containers) {
             let evidence = h.evidence.name();
             *counts.entry(evidence).or_default() += 1;
             let mut v = serde_json::json!({
@@ -528,6 +532,10 @@ pub fn search_json(
             }
             if let Some(kind) = &h.kind {
                 v["kind"] = kind.clone().into();
+            }
+            if let Some((container, qualified)) = container {
+                v["container"] = container.clone().into();
+                v["qualified_name"] = qualified.clone().into();
             }
             sources.push(v);
         }
@@ -583,12 +591,29 @@ pub fn search_json(
     document
 }
 
+/// Each hit's container and qualified name when it is a definition that has one
+/// (`FileTags::container`, `FileTags::qualified_name`), from the index it came from.
+fn hit_containers(index: &Index, r: &SearchResponse) -> Vec<Option<(String, String)>> {
+    let of = |h: &SearchHit| {
+        let name = h.symbol.as_deref().filter(|_| h.kind.is_some())?;
+        let tags = &index.files.get(index.file_index(&h.file_path)?)?.tags;
+        let def = tags
+            .defs
+            .iter()
+            .find(|d| d.name == name && d.lines == h.line_range)?;
+        Some((tags.container(def)?, tags.qualified_name(def)?))
+    };
+    r.hits.iter().map(of).collect()
+}
+
 /// One extra source's answer to a search (`engine::search::sources`), listed after the project's.
 pub struct SourceHits {
     pub name: String,
     pub root: String,
     pub parsed_files: usize,
     pub response: SearchResponse,
+    /// `hit_containers` of the response.
+    containers: Vec<Option<(String, String)>>,
 }
 
 impl SourceHits {
@@ -600,11 +625,13 @@ impl SourceHits {
         query: &str,
         opts: &SearchOptions,
     ) -> SourceHits {
+        let response = index.search(query, opts);
         SourceHits {
             name: name.to_string(),
             root: crate::engine::base::text::display_path(root),
             parsed_files: index.files.len(),
-            response: index.search(query, opts),
+            containers: hit_containers(index, &response),
+            response,
         }
     }
 }
@@ -1003,6 +1030,12 @@ struct SymbolDoc<'a> {
     kind: &'static str,
     /// The whole definition, `[start, end]`.
     line_range: [u32; 2],
+    /// Its container (`Router`, `org.jsoup.Jsoup`) and its name qualified by it
+    /// (`Router::fallback`), in its language's notation; left out at top level.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    container: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    qualified_name: Option<&'a str>,
 }
 
 /// A definition that did not fit: `tokens` is what it would add to this map.
@@ -1035,6 +1068,8 @@ impl<'a> MapDoc<'a> {
                             name: &s.name,
                             kind: s.kind.name(),
                             line_range: [s.line_range.start, s.line_range.end],
+                            container: s.container.as_deref(),
+                            qualified_name: s.qualified_name.as_deref(),
                         })
                         .collect(),
                 })
@@ -1273,6 +1308,79 @@ mod tests {
             Some(MapOutput::Map(MapFormat::Markdown))
         );
         assert_eq!(MapOutput::parse("yaml"), None);
+    }
+
+    /// Map symbols and definition hits carry `container` and `qualified_name` when the
+    /// definition has a container, and leave both out at top level; what a name holds
+    /// reaches the JSON escaped.
+    #[test]
+    fn symbols_and_hits_carry_their_container() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("shapes.py"),
+            "class Square:\n    def area(self):\n        return 4\n\n\ndef area_of(s):\n    return s.area()\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("lib.rs"),
+            "pub trait Tr { fn f(); }\nimpl Tr for [/*\u{1b}[2J*/ u8] {\n    fn f() {}\n}\n",
+        )
+        .unwrap();
+        let opts = crate::engine::index::IndexOptions {
+            use_cache: false,
+            ..Default::default()
+        };
+        let index = Index::build(dir.path(), &opts).unwrap();
+        let (map, _) = index.map(&MapRequest {
+            budget: 2000,
+            ..MapRequest::default()
+        });
+        let text = map_json(&map);
+        assert!(!text.contains('\u{1b}'), "{text}");
+        let v: Value = serde_json::from_str(&text).unwrap();
+        let symbols: Vec<&Value> = v["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|f| f["symbols"].as_array().unwrap())
+            .collect();
+        let symbol = |name: &str| *symbols.iter().find(|s| s["name"] == name).unwrap();
+        assert_eq!(symbol("area")["container"], "Square");
+        assert_eq!(symbol("area")["qualified_name"], "Square.area");
+        assert!(symbol("area_of").get("container").is_none());
+        assert!(symbol("area_of").get("qualified_name").is_none());
+        assert_eq!(symbol("f")["container"], "Tr");
+        let impl_f = symbols
+            .iter()
+            .find(|s| s["name"] == "f" && s["container"] != "Tr")
+            .unwrap();
+        assert_eq!(impl_f["container"], "[/*\u{1b}[2J*/u8]");
+
+        let response = index.search("area", &SearchOptions::default());
+        let document = search_json(
+            &index,
+            "area",
+            &response,
+            0.0,
+            0.0,
+            AnswerStyle::Concise,
+            &[],
+        );
+        let hit = document["sources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|h| h["symbol"] == "area" && h["evidence_type"] == "definition")
+            .unwrap();
+        assert_eq!(hit["container"], "Square");
+        assert_eq!(hit["qualified_name"], "Square.area");
+        let top = document["sources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|h| h["symbol"] == "area_of")
+            .unwrap();
+        assert!(top.get("container").is_none() && top.get("qualified_name").is_none());
     }
 
     fn args(v: Value) -> Map<String, Value> {

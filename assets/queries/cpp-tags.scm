@@ -41,6 +41,8 @@
     (struct_specifier) @definition.struct @named
     (function_definition) @definition.function @declarators
   ]) @outer
+; A namespace holds definitions without being one (src/engine/tags/containers.rs).
+(namespace_definition) @container
 
 ; ---------------------------------------------------------------- references
 

@@ -27,6 +27,6 @@
 
 ; ---------------------------------------------------------------- imports
 
-(namespace_declaration) @import
-(file_scoped_namespace_declaration) @import
+(namespace_declaration) @import @container
+(file_scoped_namespace_declaration) @import @container
 (using_directive) @import

@@ -1,6 +1,7 @@
 ; Go tags. Capture names are those of typescript-tags.scm (see its header);
 ; @definition.type is a type_spec: a struct, an interface or (anything else) a type alias.
-; A method's parent is its receiver type, found by the extractor.
+; A method's parent is its receiver type, found by the extractor; the package clause names
+; the container of every definition (src/engine/tags/containers.rs).
 
 ; ---------------------------------------------------------------- definitions
 
@@ -21,6 +22,7 @@
   (var_declaration
     (var_spec_list
       (var_spec (identifier) @name) @definition.variable)))
+(package_clause) @container
 
 ; ---------------------------------------------------------------- references
 

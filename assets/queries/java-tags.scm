@@ -22,5 +22,5 @@
 
 ; ---------------------------------------------------------------- imports
 
-(package_declaration) @import
+(package_declaration) @import @container
 (import_declaration) @import

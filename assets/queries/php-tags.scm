@@ -18,7 +18,7 @@
 
 ; ---------------------------------------------------------------- imports
 
-(namespace_definition) @import
+(namespace_definition) @import @container
 (namespace_use_declaration) @import
 (require_expression) @import
 (require_once_expression) @import

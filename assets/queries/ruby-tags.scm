@@ -12,6 +12,8 @@
 (method) @definition.function @named
 (singleton_method) @definition.method @named
 (assignment) @definition.constant @named
+; `class << self`: its methods are the singleton's (src/engine/tags/containers.rs).
+(singleton_class) @container
 
 ; ---------------------------------------------------------------- references
 

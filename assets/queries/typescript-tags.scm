@@ -13,6 +13,9 @@
 ;                       constants, `let`/`var` variables; `export` or the declaration is
 ;                       the wrapper) and object literals (read as @object_members) are
 ;                       found by the extractor
+;   @container          a node that holds definitions without being one (a namespace, a
+;                       package, a Rust `impl`), named by the extractor
+;                       (src/engine/tags/containers.rs)
 ;   @import             an import/re-export statement or a require()/import() call
 ;   @import.binding     the name a require()/import() result is bound to
 ;   @import.declarator  a variable declarator: the extractor keeps the require()/await
@@ -40,6 +43,9 @@
 (type_alias_declaration) @definition.type_alias @named
 (enum_declaration) @definition.enum @named
 (class_body) @class_body
+; `namespace A.B { … }`, `module M { … }`, `declare module "m" { … }`.
+(internal_module) @container
+(module) @container
 
 ; The same declarations behind `export` / `declare`: the wrapper starts the signature.
 (export_statement

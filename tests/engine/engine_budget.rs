@@ -3,7 +3,7 @@
 //! and the output is deterministic. Also an ignored timing run (`--ignored --nocapture`).
 
 use mapscope::engine::base::model::{
-    DefKind, Definition, FileTags, Lang, LineRange, ParsedFile, RankedDef,
+    ContainerRef, DefKind, Definition, FileTags, Lang, LineRange, ParsedFile, RankedDef,
 };
 use mapscope::engine::base::tokenizer::{tokenizer, TokenizerKind};
 use mapscope::engine::rank::repo_map::{build_map, LineCostCache, MapOptions, RepoMap};
@@ -150,6 +150,7 @@ fn synth_file(rng: &mut Rng, idx: usize, n_lines: usize, n_defs: usize) -> Parse
             signature: LineRange::new(start, sig_end),
             parent: None,
             scope_lines,
+            container: ContainerRef::NONE,
         });
     }
     ParsedFile::new(
@@ -366,6 +367,7 @@ fn big_synth(n_files: usize, defs_per_file: usize, seed: u64) -> Synth {
             signature: LineRange::new(line_no, line_no),
             parent: None,
             scope_lines: vec![],
+            container: ContainerRef::NONE,
         });
         let class_line = line_no;
         line_no += 1;
@@ -382,6 +384,7 @@ fn big_synth(n_files: usize, defs_per_file: usize, seed: u64) -> Synth {
                 signature: LineRange::new(line_no, line_no),
                 parent: Some(class.clone()),
                 scope_lines: vec![class_line],
+                container: ContainerRef::NONE,
             });
             line_no += 5;
         }

@@ -3,8 +3,8 @@
 //! ignored timing run on a synthetic repository the size of terraform.
 
 use mapscope::engine::base::model::{
-    DefKind, Definition, FileTags, GoModule, Import, ImportedName, Lang, LineRange, ParsedFile,
-    RefKind, Reference,
+    ContainerRef, DefKind, Definition, FileTags, GoModule, Import, ImportedName, Lang, LineRange,
+    ParsedFile, RefKind, Reference,
 };
 use mapscope::engine::link::graph::{build_graph, FileGraph};
 use mapscope::engine::rank::pagerank::{pagerank, rank, PageRankOptions, Personalization};
@@ -20,6 +20,7 @@ fn def(name: &str, kind: DefKind, line: u32) -> Definition {
         signature: LineRange::new(line, line),
         parent: None,
         scope_lines: Vec::new(),
+        container: ContainerRef::NONE,
     }
 }
 

@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use mapscope::engine::base::model::{
-    DefKind, Definition, FileTags, Import, ImportedName, Lang, LineRange, ParsedFile, RefKind,
-    Reference,
+    ContainerRef, DefKind, Definition, FileTags, Import, ImportedName, Lang, LineRange, ParsedFile,
+    RefKind, Reference,
 };
 use mapscope::engine::search::{
     Confidence, Evidence, SearchContext, SearchHit, SearchIndex, SearchOptions, SearchResponse,
@@ -20,6 +20,7 @@ fn d(name: &str, kind: DefKind, start: u32, end: u32) -> Definition {
         signature: LineRange::new(start, start),
         parent: None,
         scope_lines: vec![],
+        container: ContainerRef::NONE,
     }
 }
 

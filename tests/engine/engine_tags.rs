@@ -20,7 +20,8 @@ fn tags_of(repo: &str, path: &str) -> FileTags {
     extract_tags(lang, &source)
 }
 
-/// `def <kind> <name> <lines> sig <lines> [parent=P] [scope=[..]]`, `import …`, `ref …`.
+/// `def <kind> <name> <lines> sig <lines> [parent=P] [qualified=Q] [scope=[..]]`, `import …`,
+/// `ref …`.
 fn render(tags: &FileTags) -> String {
     let mut out = String::new();
     for d in &tags.defs {
@@ -37,6 +38,9 @@ fn render(tags: &FileTags) -> String {
         .unwrap();
         if let Some(p) = &d.parent {
             write!(out, " parent={p}").unwrap();
+        }
+        if let Some(q) = tags.qualified_name(d) {
+            write!(out, " qualified={q}").unwrap();
         }
         if !d.scope_lines.is_empty() {
             write!(out, " scope={:?}", d.scope_lines).unwrap();
@@ -978,31 +982,31 @@ T *Box<T>::get() { return nullptr; }
     assert_eq!(tags.parse_errors, 0, "{}", render(&tags));
     let expected = [
         "def struct Counter 5-16 sig 5-5",
-        "def method size 9-9 sig 9-9 parent=Counter scope=[5]",
-        "def method at 10-10 sig 10-10 parent=Counter scope=[5]",
-        "def method label 11-11 sig 11-11 parent=Counter scope=[5]",
-        "def method make 14-14 sig 14-14 parent=Counter scope=[5]",
-        "def method inline_plain 15-15 sig 15-15 parent=Counter scope=[5]",
+        "def method size 9-9 sig 9-9 parent=Counter qualified=Counter::size scope=[5]",
+        "def method at 10-10 sig 10-10 parent=Counter qualified=Counter::at scope=[5]",
+        "def method label 11-11 sig 11-11 parent=Counter qualified=Counter::label scope=[5]",
+        "def method make 14-14 sig 14-14 parent=Counter qualified=Counter::make scope=[5]",
+        "def method inline_plain 15-15 sig 15-15 parent=Counter qualified=Counter::inline_plain scope=[5]",
         "def function plain 17-17 sig 17-17",
         "def function make_ptr 18-18 sig 18-18",
         "def function make_ref 19-19 sig 19-19",
         "def function make_rref 20-20 sig 20-20",
         "def function f1 22-22 sig 22-22",
         "def function f2 22-22 sig 22-22",
-        "def method size 23-23 sig 23-23 parent=Counter",
-        "def method at 24-24 sig 24-24 parent=Counter",
-        "def method label 25-25 sig 25-25 parent=Counter",
+        "def method size 23-23 sig 23-23 parent=Counter qualified=Counter::size",
+        "def method at 24-24 sig 24-24 parent=Counter qualified=Counter::at",
+        "def method label 25-25 sig 25-25 parent=Counter qualified=Counter::label",
         "def function free_ptr 28-28 sig 28-28",
         "def function free_ref 29-29 sig 29-29",
-        "def struct Inner 31-31 sig 31-31",
-        "def method run 31-31 sig 31-31 parent=Inner scope=[31]",
+        "def struct Inner 31-31 sig 31-31 qualified=ns::Inner scope=[31]",
+        "def method run 31-31 sig 31-31 parent=Inner qualified=ns::Inner::run scope=[31]",
         // Only a plain declarator takes the `template` line into the signature.
         "def function tmpl_ptr 34-34 sig 34-34",
         "def function tmpl_plain 35-36 sig 35-36",
         "def function tmpl_ref 38-38 sig 38-38",
         "def struct Box 39-40 sig 39-40",
-        "def method get 40-40 sig 40-40 parent=Box scope=[40]",
-        "def method get 42-42 sig 42-42 parent=Box",
+        "def method get 40-40 sig 40-40 parent=Box qualified=Box::get scope=[40]",
+        "def method get 42-42 sig 42-42 parent=Box qualified=Box::get",
     ];
     assert_eq!(def_lines(&tags), expected);
 }

@@ -9,6 +9,7 @@ mod common;
 
 mod architecture;
 mod engine_budget;
+mod engine_containers;
 mod engine_fuzz;
 mod engine_languages;
 mod engine_live;

@@ -193,9 +193,113 @@ pub struct Definition {
     /// Name of the innermost enclosing definition (class, interface, function), if any.
     pub parent: Option<String>,
     /// First line of each enclosing scope's header, outermost first (e.g. `class Foo {`
-    /// for a method), so a map can show where the definition lives; only the innermost
-    /// `tags::MAX_SCOPE_LINES` scopes of a deeper nesting.
+    /// for a method, `impl<S> Router<S> {` for a Rust method), so a map can show where the
+    /// definition lives; only the innermost `tags::MAX_SCOPE_LINES` scopes of a deeper
+    /// nesting.
     pub scope_lines: Vec<u32>,
+    /// Its innermost container in the file's table (`FileTags::containers`): see
+    /// [`FileTags::container`] and [`FileTags::qualified_name`].
+    pub container: ContainerRef,
+}
+
+/// A definition's container: an index into its file's [`FileTags::containers`], or none
+/// (top level). One word per definition, which fits in `Definition`'s padding; each
+/// container's name is stored once per file, however many definitions it holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ContainerRef(u32);
+
+impl ContainerRef {
+    pub const NONE: ContainerRef = ContainerRef(0);
+
+    /// The container at `index` in the table (`NONE` past what a file can hold).
+    pub fn at(index: usize) -> ContainerRef {
+        u32::try_from(index)
+            .ok()
+            .and_then(|i| i.checked_add(1))
+            .map_or(ContainerRef::NONE, ContainerRef)
+    }
+
+    pub fn index(self) -> Option<usize> {
+        self.0.checked_sub(1).map(|i| i as usize)
+    }
+
+    pub fn is_none(self) -> bool {
+        self.0 == 0
+    }
+}
+
+/// What kind of scope a container is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ContainerKind {
+    /// A namespace, package or module: C++, C#, PHP and TS namespaces, Java and Go
+    /// packages, a Rust `mod` with a body.
+    Namespace,
+    /// A type: class, struct, interface, trait, enum, Ruby class or module, a Rust `impl`
+    /// block (named by its type), a Go method's receiver type, a C++ `Type::` out of line.
+    Type,
+    /// A function or method holding nested definitions (Python's enclosing functions).
+    Function,
+    /// A constant or variable holding definitions: the object literal of `const obj = { m()
+    /// {} }`.
+    Value,
+    /// The singleton side of a Ruby class or module (`def self.m`, `class << self`):
+    /// unnamed; its methods are written `A::B.m`.
+    Singleton,
+}
+
+/// How a qualified name joins a container to what it holds, in the language's notation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Notation {
+    /// `.`: Java, C#, Go, Python, TypeScript and JavaScript.
+    Dot,
+    /// `::`: Rust, C and C++.
+    Colons,
+    /// A Ruby class or module: `::` before a constant, class or module, `#` before a method.
+    RubyModule,
+    /// A Ruby singleton: `.` before a method.
+    RubySingleton,
+    /// A PHP namespace: `\`.
+    PhpNamespace,
+    /// A PHP class, interface, trait or enum: `::`.
+    PhpClass,
+}
+
+impl Notation {
+    /// What separates a container written this way from a member (`method`: a function or
+    /// method, else a type, namespace, constant or variable).
+    pub fn separator(self, method: bool) -> &'static str {
+        match self {
+            Notation::Dot => ".",
+            Notation::Colons | Notation::PhpClass => "::",
+            Notation::RubyModule if method => "#",
+            Notation::RubyModule => "::",
+            Notation::RubySingleton if method => ".",
+            Notation::RubySingleton => "::",
+            Notation::PhpNamespace => "\\",
+        }
+    }
+}
+
+/// One container of a file's definitions (see [`FileTags::containers`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Container {
+    /// As written (`Router`, `fmt`, `Polly.Retry`, `Slim\Routing`, `A::B`), at most
+    /// `tags::MAX_CONTAINER_NAME` bytes; empty for a Ruby singleton.
+    pub name: String,
+    pub kind: ContainerKind,
+    /// How its members' qualified names are joined to it.
+    pub notation: Notation,
+    /// The container it sits in (always earlier in the table).
+    pub parent: ContainerRef,
+}
+
+/// A container path writes at most this many containers, the innermost; an outer rest is
+/// written `…`. Real code nests a few levels; a deeper nesting stays a bounded string.
+pub const MAX_CONTAINER_DEPTH: usize = 8;
+
+fn is_method_kind(kind: DefKind) -> bool {
+    matches!(kind, DefKind::Function | DefKind::Method)
 }
 
 /// A use of a name, as plain owned values: what tests and the import extractor build. A file
@@ -526,6 +630,74 @@ pub struct FileTags {
     /// `module.exports`), so its top-level names reach other files only through imports.
     /// False for scripts, whose top-level names are globals, and for other languages.
     pub module_scoped: bool,
+    /// The containers its definitions sit in (`Definition::container`), outer before inner:
+    /// only those that hold a definition, and the namespaces and blocks the tags query
+    /// captured (`tags::containers`).
+    pub containers: Vec<Container>,
+}
+
+impl FileTags {
+    pub fn container_at(&self, r: ContainerRef) -> Option<&Container> {
+        self.containers.get(r.index()?)
+    }
+
+    /// `def`'s container path in its language's notation: `Router`, `fmt::detail::buffer`,
+    /// `pkg.T`, `org.jsoup.Jsoup`, `Polly.Retry.RetryPolicy`, `Jekyll::LiquidRenderer::File`,
+    /// `Slim\App`. `None` at top level.
+    pub fn container(&self, def: &Definition) -> Option<String> {
+        let mut out = String::new();
+        self.write_path(def.container, &mut out);
+        (!out.is_empty()).then_some(out)
+    }
+
+    /// `def`'s name qualified by its container: `Router::fallback`, `pkg.T.M`,
+    /// `Jekyll::LiquidRenderer::File#render`, `A::B.m` (`def self.m`), `Slim\App::run`.
+    /// `None` at top level, where it is the name itself. A Go method is `pkg.T.M` whether
+    /// its receiver is `T` or `*T` (`go doc`'s form; a stack trace's `pkg.(*T).M` names the
+    /// same method, and a query may be typed either way).
+    pub fn qualified_name(&self, def: &Definition) -> Option<String> {
+        let inner = self.container_at(def.container)?;
+        let mut out = String::new();
+        self.write_path(def.container, &mut out);
+        if out.is_empty() {
+            return None;
+        }
+        out.push_str(inner.notation.separator(is_method_kind(def.kind)));
+        out.push_str(&def.name);
+        Some(out)
+    }
+
+    /// Writes the path of the container `r`: at most `MAX_CONTAINER_DEPTH` containers, the
+    /// innermost, after `…` when there are more.
+    fn write_path(&self, r: ContainerRef, out: &mut String) {
+        let mut chain: Vec<&Container> = Vec::with_capacity(4);
+        let mut at = r;
+        let mut cut = false;
+        // Parents come earlier in the table; a damaged cache could still link them in a
+        // loop, so the walk is bounded rather than trusted.
+        while let Some(c) = self.container_at(at) {
+            if chain.len() == MAX_CONTAINER_DEPTH {
+                cut = true;
+                break;
+            }
+            chain.push(c);
+            at = c.parent;
+        }
+        let mut outer = None;
+        if cut {
+            out.push('…');
+            outer = self.container_at(at);
+        }
+        for c in chain.into_iter().rev() {
+            if c.kind != ContainerKind::Singleton {
+                if let Some(o) = outer.filter(|_| !out.is_empty()) {
+                    out.push_str(o.notation.separator(c.kind == ContainerKind::Function));
+                }
+                out.push_str(&c.name);
+            }
+            outer = Some(c);
+        }
+    }
 }
 
 /// One indexed source file.
@@ -913,6 +1085,104 @@ mod tests {
         assert_eq!((t.get(0), t.get(2), t.get(3)), ("alpha", "β", ""));
     }
 
+    /// The container index costs a definition nothing: it fits in the padding after `kind`.
+    #[cfg(target_pointer_width = "64")]
+    #[test]
+    fn a_definition_stays_96_bytes() {
+        assert_eq!(std::mem::size_of::<Definition>(), 96);
+        assert_eq!(std::mem::size_of::<Container>(), 32);
+    }
+
+    #[test]
+    fn container_paths_follow_the_notation_and_stay_bounded() {
+        let c = |name: &str, kind, notation, parent| Container {
+            name: name.into(),
+            kind,
+            notation,
+            parent,
+        };
+        let def = |name: &str, kind, container| Definition {
+            name: name.into(),
+            kind,
+            lines: LineRange::new(1, 1),
+            signature: LineRange::new(1, 1),
+            parent: None,
+            scope_lines: Vec::new(),
+            container,
+        };
+        let ruby = FileTags {
+            containers: vec![
+                c(
+                    "A",
+                    ContainerKind::Type,
+                    Notation::RubyModule,
+                    ContainerRef::NONE,
+                ),
+                c(
+                    "B",
+                    ContainerKind::Type,
+                    Notation::RubyModule,
+                    ContainerRef::at(0),
+                ),
+                c(
+                    "",
+                    ContainerKind::Singleton,
+                    Notation::RubySingleton,
+                    ContainerRef::at(1),
+                ),
+            ],
+            ..FileTags::default()
+        };
+        let m = def("m", DefKind::Method, ContainerRef::at(1));
+        let s = def("s", DefKind::Method, ContainerRef::at(2));
+        let k = def("K", DefKind::Constant, ContainerRef::at(1));
+        assert_eq!(ruby.qualified_name(&m).as_deref(), Some("A::B#m"));
+        assert_eq!(ruby.qualified_name(&s).as_deref(), Some("A::B.s"));
+        assert_eq!(ruby.container(&s).as_deref(), Some("A::B"));
+        assert_eq!(ruby.qualified_name(&k).as_deref(), Some("A::B::K"));
+        let php = FileTags {
+            containers: vec![
+                c(
+                    "Slim",
+                    ContainerKind::Namespace,
+                    Notation::PhpNamespace,
+                    ContainerRef::NONE,
+                ),
+                c(
+                    "App",
+                    ContainerKind::Type,
+                    Notation::PhpClass,
+                    ContainerRef::at(0),
+                ),
+            ],
+            ..FileTags::default()
+        };
+        let run = def("run", DefKind::Method, ContainerRef::at(1));
+        assert_eq!(php.qualified_name(&run).as_deref(), Some("Slim\\App::run"));
+        let top = def("main", DefKind::Function, ContainerRef::NONE);
+        assert_eq!(
+            (php.container(&top), php.qualified_name(&top)),
+            (None, None)
+        );
+        // A damaged table: an index past the end is no container, a loop is cut short.
+        let dangling = def("f", DefKind::Function, ContainerRef::at(7));
+        assert_eq!(php.qualified_name(&dangling), None);
+        let looped = FileTags {
+            containers: vec![c(
+                "x",
+                ContainerKind::Type,
+                Notation::Dot,
+                ContainerRef::at(0),
+            )],
+            ..FileTags::default()
+        };
+        let f = def("f", DefKind::Method, ContainerRef::at(0));
+        assert_eq!(
+            looped.qualified_name(&f).as_deref(),
+            Some("….x.x.x.x.x.x.x.x.f")
+        );
+    }
+
     #[test]
     fn ref_list_serialises_as_the_flat_layout() {
         // The cache stores RefLists: nesting the name table must not change the bytes.
@@ -993,6 +1263,7 @@ mod tests {
             },
             parent: None,
             scope_lines,
+            container: ContainerRef::NONE,
         }
     }
 

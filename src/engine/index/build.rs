@@ -716,12 +716,14 @@ pub(super) fn rehomed(tags: FileTags) -> FileTags {
                 signature: d.signature,
                 parent: None,
                 scope_lines: d.scope_lines.clone(),
+                container: d.container,
             })
             .collect(),
         refs: RefList::new(),
         imports: tags.imports.clone(),
         parse_errors: tags.parse_errors,
         module_scoped: tags.module_scoped,
+        containers: tags.containers.clone(),
     }
 }
 

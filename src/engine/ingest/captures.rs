@@ -25,6 +25,9 @@ pub(crate) enum CaptureRole {
     /// TS/JS: the program, whose module-level constants, variables and object literals are
     /// found by the extractor (see `scan_module`).
     Module,
+    /// A container that is not a definition: a Rust `impl` or `mod`, a namespace or package
+    /// declaration, a Ruby `class << self` (see `tags::containers`).
+    Container,
     Import,
     ImportBinding,
     /// TS/JS: a variable declarator whose value may be a `require(…)` or `await import(…)`
@@ -54,6 +57,7 @@ pub(crate) fn capture_role(name: &str) -> Option<CaptureRole> {
         "class_body" => CaptureRole::ClassBody,
         "object_members" => CaptureRole::ObjectMembers,
         "module" => CaptureRole::Module,
+        "container" => CaptureRole::Container,
         "import" => CaptureRole::Import,
         "import.binding" => CaptureRole::ImportBinding,
         "import.declarator" => CaptureRole::ImportDeclarator,

@@ -7,7 +7,8 @@
 //! the language's tags query (see the capture names in `assets/queries/typescript-tags.scm`),
 //! run only on the nodes whose kind starts one of its patterns; references come from the rules
 //! in `refs`, checked on the same walk. This module turns both into model values: kinds that
-//! depend on context, signature lines, nesting, qualifiers and import statements. In TS/JS a
+//! depend on context, signature lines and nesting (`defs`), the container each definition
+//! sits in (`containers`), qualifiers, and import statements (`imports`). In TS/JS a
 //! plain use of a name the file binds itself (variable, parameter, destructured name) is not
 //! kept as a reference: it means that binding, and would otherwise become a bare-name guess
 //! into whichever file defines the name at top level.
@@ -18,14 +19,15 @@
 //! down from the root: the walk keeps its own ancestor stack.
 
 mod conditional;
+mod containers;
 mod declarators;
+mod defs;
 mod imports;
 mod named;
 mod refs;
 
 use std::borrow::Cow;
 use std::cell::RefCell;
-use std::cmp::Reverse;
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
@@ -35,12 +37,13 @@ use tree_sitter::{
 };
 
 use crate::engine::base::model::{
-    DefKind, Definition, FileTags, Import, ImportedName, Lang, LineRange, RefKind, RefList,
-    RefView, Reference,
+    DefKind, FileTags, Import, Lang, RefKind, RefList, RefView, Reference,
 };
 use crate::engine::ingest::captures::{capture_role, CaptureRole, DefSpec};
 use crate::engine::ingest::lang::{self, TagsQuery};
 use refs::{Frame, Rules};
+
+pub use containers::MAX_CONTAINER_NAME;
 
 /// Base wall-clock budget for parsing plus querying one file. Ordinary files take
 /// milliseconds; pathological input (megabytes on one line, deeply nested garbage) is cut here.
@@ -61,9 +64,6 @@ pub const MAX_SIGNATURE_LINES: u32 = 6;
 /// (`Definition::scope_lines`). Real code nests definitions a few levels deep; the cap keeps
 /// what a file costs linear in its size however deep it nests.
 pub const MAX_SCOPE_LINES: usize = 8;
-
-/// A definition without a body shows all its lines when it has at most this many.
-const SHORT_DEFINITION_LINES: u32 = 3;
 
 /// A thread's parser and the language it is set to: `set_language` re-creates the external
 /// scanner, so it is skipped when consecutive files share a language.
@@ -331,6 +331,8 @@ struct Extractor<'s, 't> {
     /// id to its entry (two patterns can capture one node, one of them with the binding).
     imports: Vec<(Node<'t>, Option<Node<'t>>)>,
     import_index: HashMap<usize, usize, IdBuild>,
+    /// Nodes captured as containers that are not definitions (`containers::RULES`).
+    containers: Vec<Node<'t>>,
 }
 
 impl<'s, 't> Extractor<'s, 't> {
@@ -346,6 +348,7 @@ impl<'s, 't> Extractor<'s, 't> {
             decorated_from: HashMap::default(),
             imports: Vec::new(),
             import_index: HashMap::default(),
+            containers: Vec::new(),
         }
     }
 
@@ -372,7 +375,7 @@ impl<'s, 't> Extractor<'s, 't> {
 
         let mut tags = FileTags::default();
         let (imports, import_refs) = self.build_imports();
-        tags.defs = self.build_defs();
+        (tags.defs, tags.containers) = self.build_defs();
         tags.refs = self.build_refs(&imports, import_refs);
         tags.imports = imports;
         tags.imports.shrink_to_fit();
@@ -545,6 +548,7 @@ impl<'s, 't> Extractor<'s, 't> {
                 CaptureRole::ClassBody => self.scan_class_body(node),
                 CaptureRole::ObjectMembers => self.scan_object_members(node),
                 CaptureRole::Module => self.scan_module(node),
+                CaptureRole::Container => self.containers.push(node),
                 CaptureRole::Import => import = Some(node),
                 CaptureRole::ImportBinding => binding = Some(node),
                 CaptureRole::ImportDeclarator => {
@@ -790,321 +794,6 @@ impl<'s, 't> Extractor<'s, 't> {
         }
     }
 
-    // ------------------------------------------------------------------ definitions
-
-    fn build_defs(&self) -> Vec<Definition> {
-        struct Resolved<'t> {
-            node: Node<'t>,
-            def: Definition,
-        }
-        let mut resolved: Vec<Resolved> = self
-            .defs
-            .iter()
-            .filter_map(|cand| {
-                let kind = self.resolve_kind(cand)?;
-                let name = self.text(cand.name)?.to_owned();
-                if name.is_empty() {
-                    return None;
-                }
-                let node = cand.node;
-                let mut first = node.start_position().row;
-                let mut last = end_row(node);
-                if let Some((o_first, o_last)) = cand.outer_rows {
-                    first = first.min(o_first);
-                    last = last.max(o_last);
-                }
-                if let Some(&row) = self.decorated_from.get(&node.id()) {
-                    first = first.min(row);
-                }
-                let lines = LineRange::new(line_of(first), line_of(last));
-                let signature = signature_lines(lines, self.body_open_row(node).map(line_of));
-                Some(Resolved {
-                    node,
-                    def: Definition {
-                        name,
-                        kind,
-                        lines,
-                        signature,
-                        parent: None,
-                        scope_lines: Vec::new(),
-                    },
-                })
-            })
-            .collect();
-
-        // Nesting from byte ranges: sorted by start (outer first on ties), an enclosing
-        // definition is still on the stack when its children are visited.
-        resolved.sort_by(|a, b| {
-            (a.node.start_byte(), Reverse(a.node.end_byte()), &a.def.name).cmp(&(
-                b.node.start_byte(),
-                Reverse(b.node.end_byte()),
-                &b.def.name,
-            ))
-        });
-        // Two names defined by one node (`const A, B = 1, 2`) are siblings, not nested.
-        let mut stack: Vec<((usize, usize), String, DefKind, u32)> = Vec::new();
-        for item in &mut resolved {
-            let (start, end) = (item.node.start_byte(), item.node.end_byte());
-            while stack
-                .last()
-                .is_some_and(|top| top.0 .1 < end || top.0 == (start, end))
-            {
-                stack.pop();
-            }
-            if let Some(top) = stack.last() {
-                item.def.parent = Some(top.1.clone());
-                if self.lang == Lang::Python
-                    && item.def.kind == DefKind::Function
-                    && top.2 == DefKind::Class
-                {
-                    item.def.kind = DefKind::Method;
-                }
-            }
-            // Only the innermost scopes: a copy of the whole chain per definition would cost
-            // quadratic memory in the nesting depth (50,000 nested functions: 9.7 GB).
-            let shown = stack.len().saturating_sub(MAX_SCOPE_LINES);
-            item.def.scope_lines = stack[shown..].iter().map(|s| s.3).collect();
-            if self.lang == Lang::Go && item.def.kind == DefKind::Method {
-                item.def.parent = self.go_receiver_type(item.node);
-            }
-            if matches!(item.def.kind, DefKind::Function | DefKind::Method)
-                && has_methods_in_types(self.lang)
-            {
-                // A function in a class body, or a trait's; Rust `impl T { fn … }` and C++
-                // `T::f` out of line: a method of `T`.
-                let in_type = stack.last().is_some_and(|top| {
-                    matches!(
-                        top.2,
-                        DefKind::Class | DefKind::Struct | DefKind::Interface | DefKind::Enum
-                    )
-                });
-                let owner = if item.def.parent.is_none() {
-                    self.impl_owner(item.node)
-                } else {
-                    None
-                };
-                if in_type || owner.is_some() {
-                    item.def.kind = DefKind::Method;
-                }
-                if owner.is_some() {
-                    item.def.parent = owner;
-                }
-            }
-            let header = line_of(item.node.start_position().row);
-            stack.push(((start, end), item.def.name.clone(), item.def.kind, header));
-        }
-
-        let mut defs: Vec<Definition> = resolved.into_iter().map(|r| r.def).collect();
-        defs.sort_by(|a, b| {
-            (a.lines.start, &a.name, a.kind, a.lines.end).cmp(&(
-                b.lines.start,
-                &b.name,
-                b.kind,
-                b.lines.end,
-            ))
-        });
-        // The collect above reuses the buffer of the larger `Resolved` items: give the slack
-        // back, the definitions live as long as the index.
-        defs.shrink_to_fit();
-        defs
-    }
-
-    /// The kind a captured definition really has, or `None` to drop it.
-    fn resolve_kind(&self, cand: &DefCandidate) -> Option<DefKind> {
-        let node = cand.node;
-        match cand.spec {
-            DefSpec::GoType => Some(match node.child_by_field_name("type").map(|t| t.kind()) {
-                Some("struct_type") => DefKind::Struct,
-                Some("interface_type") => DefKind::Interface,
-                _ => DefKind::TypeAlias,
-            }),
-            DefSpec::Kind(kind @ (DefKind::Constant | DefKind::Variable)) => match self.lang {
-                Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
-                    let Some(value) = node.child_by_field_name("value") else {
-                        return Some(kind);
-                    };
-                    match value.kind() {
-                        "arrow_function"
-                        | "function_expression"
-                        | "function"
-                        | "generator_function" => Some(DefKind::Function),
-                        "class" => Some(DefKind::Class),
-                        // `const fs = require('fs')` is an import, not a definition.
-                        _ if self.is_module_load(value) => None,
-                        _ => Some(kind),
-                    }
-                }
-                Lang::Python => {
-                    let name = self.text(cand.name)?;
-                    let upper = name.chars().any(|c| c.is_ascii_uppercase())
-                        && !name.chars().any(char::is_lowercase);
-                    Some(if upper {
-                        DefKind::Constant
-                    } else {
-                        DefKind::Variable
-                    })
-                }
-                _ => Some(kind),
-            },
-            DefSpec::Kind(kind) => Some(kind),
-        }
-    }
-
-    /// `require('x')`, `import('x')` or `await import('x')`.
-    fn is_module_load(&self, value: Node) -> bool {
-        let call = if value.kind() == "await_expression" {
-            match value.named_child(0) {
-                Some(inner) => inner,
-                None => return false,
-            }
-        } else {
-            value
-        };
-        if call.kind() != "call_expression" {
-            return false;
-        }
-        match call.child_by_field_name("function") {
-            Some(f) if f.kind() == "import" => true,
-            Some(f) if f.kind() == "identifier" => self.text(f) == Some("require"),
-            _ => false,
-        }
-    }
-
-    /// The row where a definition's body opens, if it has one.
-    fn body_open_row(&self, node: Node) -> Option<usize> {
-        match self.lang {
-            Lang::Python => {
-                // The body block starts at its first statement, usually on the next line; the
-                // header ends at the `:` before it.
-                let body = node.child_by_field_name("body")?;
-                let mut cursor = node.walk();
-                let colon = node
-                    .children(&mut cursor)
-                    .filter(|c| c.kind() == ":" && c.start_byte() <= body.start_byte())
-                    .last();
-                Some(colon.map_or(body.start_position().row, |c| c.start_position().row))
-            }
-            Lang::Go => match node.kind() {
-                "type_spec" => {
-                    let ty = node.child_by_field_name("type")?;
-                    let mut cursor = ty.walk();
-                    let open = ty
-                        .children(&mut cursor)
-                        .find(|c| matches!(c.kind(), "field_declaration_list" | "{"))?;
-                    Some(open.start_position().row)
-                }
-                _ => Some(node.child_by_field_name("body")?.start_position().row),
-            },
-            Lang::Ruby => {
-                // No brace: the header ends with the name, parameters or superclass; the body
-                // starts at its first statement.
-                let header_end = ["name", "parameters", "superclass", "object"]
-                    .iter()
-                    .filter_map(|f| node.child_by_field_name(f))
-                    .map(end_row)
-                    .max()?;
-                Some(header_end)
-            }
-            Lang::Rust | Lang::Java | Lang::C | Lang::Cpp | Lang::CSharp | Lang::Php => {
-                let body = node.child_by_field_name("body").or_else(|| {
-                    // A class template's body is its class's.
-                    let mut cursor = node.walk();
-                    let inner = node
-                        .named_children(&mut cursor)
-                        .find(|c| c.child_by_field_name("body").is_some());
-                    inner.and_then(|c| c.child_by_field_name("body"))
-                })?;
-                let row = body.start_position().row;
-                // A brace alone on its line (C#, PHP, Allman style) is not part of the
-                // signature: the header ends on the line before.
-                let line_start = body.start_byte() - body.start_position().column;
-                let brace_alone = row > node.start_position().row
-                    && self
-                        .src
-                        .get(line_start..body.start_byte())
-                        .is_some_and(|before| before.trim().is_empty());
-                Some(if brace_alone { row - 1 } else { row })
-            }
-            Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
-                if node.kind() == "variable_declarator" {
-                    let value = node.child_by_field_name("value")?;
-                    match value.kind() {
-                        "arrow_function"
-                        | "function_expression"
-                        | "function"
-                        | "generator_function"
-                        | "class" => Some(value.child_by_field_name("body")?.start_position().row),
-                        _ => None,
-                    }
-                } else {
-                    Some(node.child_by_field_name("body")?.start_position().row)
-                }
-            }
-        }
-    }
-
-    /// The type a free-standing function belongs to: Rust `impl T { fn f() }` → `T`, C++
-    /// `void T::f() {}` → `T`.
-    fn impl_owner(&self, node: Node) -> Option<String> {
-        match self.lang {
-            Lang::Rust => {
-                let list = node.parent().filter(|p| p.kind() == "declaration_list")?;
-                let item = list.parent().filter(|p| p.kind() == "impl_item")?;
-                let mut ty = item.child_by_field_name("type")?;
-                loop {
-                    ty = match ty.kind() {
-                        "generic_type" | "scoped_type_identifier" | "reference_type" => ty
-                            .child_by_field_name("type")
-                            .or_else(|| ty.child_by_field_name("name"))?,
-                        "type_identifier" => return self.text(ty).map(str::to_owned),
-                        _ => return None,
-                    };
-                }
-            }
-            Lang::Cpp => {
-                let mut declarator = node.child_by_field_name("declarator")?;
-                while matches!(
-                    declarator.kind(),
-                    "pointer_declarator" | "reference_declarator"
-                ) {
-                    let mut cursor = declarator.walk();
-                    declarator = declarator
-                        .named_children(&mut cursor)
-                        .find(|c| c.kind().ends_with("declarator"))?;
-                }
-                let name = declarator.child_by_field_name("declarator")?;
-                if name.kind() != "qualified_identifier" {
-                    return None;
-                }
-                let scope = name.child_by_field_name("scope")?;
-                let scope = match scope.kind() {
-                    "template_type" => scope.child_by_field_name("name")?,
-                    _ => scope,
-                };
-                self.text(scope).map(str::to_owned)
-            }
-            _ => None,
-        }
-    }
-
-    /// `func (s *Store[T]) Get()` → `Store`.
-    fn go_receiver_type(&self, method: Node) -> Option<String> {
-        let receiver = method.child_by_field_name("receiver")?;
-        let mut cursor = receiver.walk();
-        let param = receiver
-            .named_children(&mut cursor)
-            .find(|c| c.kind() == "parameter_declaration")?;
-        let mut ty = param.child_by_field_name("type")?;
-        loop {
-            ty = match ty.kind() {
-                "pointer_type" | "parenthesized_type" => ty.named_child(0)?,
-                "generic_type" => ty.child_by_field_name("type")?,
-                "type_identifier" => return self.text(ty).map(str::to_owned),
-                _ => return None,
-            };
-        }
-    }
-
     // ------------------------------------------------------------------ references
 
     fn build_refs(&mut self, imports: &[Import], import_refs: Vec<Reference>) -> RefList {
@@ -1154,393 +843,12 @@ impl<'s, 't> Extractor<'s, 't> {
         all.dedup();
         RefList::from_sorted(all)
     }
-
-    // ------------------------------------------------------------------ imports
-
-    fn build_imports(&self) -> (Vec<Import>, Vec<Reference>) {
-        let mut found: Vec<(usize, Import)> = Vec::new();
-        let mut refs = Vec::new();
-        for (node, binding) in &self.imports {
-            match self.lang {
-                Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
-                    self.js_import(*node, *binding, &mut found, &mut refs);
-                }
-                Lang::Python => self.py_import(*node, &mut found, &mut refs),
-                Lang::Go => self.go_import(*node, &mut found, &mut refs),
-                Lang::Rust => self.rust_import(*node, &mut found, &mut refs),
-                Lang::Java => self.java_import(*node, &mut found, &mut refs),
-                Lang::CSharp => self.csharp_import(*node, &mut found, &mut refs),
-                Lang::Php => self.php_import(*node, &mut found, &mut refs),
-                Lang::Ruby => self.ruby_import(*node, &mut found),
-                Lang::C | Lang::Cpp => self.c_include(*node, &mut found),
-            }
-        }
-        // Source order; several imports from one statement keep their order (stable sort).
-        found.sort_by_key(|(start, _)| *start);
-        (found.into_iter().map(|(_, i)| i).collect(), refs)
-    }
-
-    fn import_ref(&self, name: &str, node: Node) -> Reference {
-        Reference {
-            name: name.to_owned(),
-            kind: RefKind::Import,
-            line: line_of(node.start_position().row),
-            qualifier: None,
-        }
-    }
-
-    /// Text of a string literal without its quotes.
-    fn string_value(&self, node: Node) -> Option<String> {
-        let text = self.text(node)?;
-        let inner = text
-            .strip_prefix(['"', '\'', '`'])
-            .and_then(|t| t.strip_suffix(['"', '\'', '`']))
-            .unwrap_or(text);
-        Some(inner.to_owned())
-    }
-
-    /// An identifier, or a string used as a name (`import { "a-b" as c }`).
-    fn binding_name(&self, node: Node) -> Option<String> {
-        if node.kind() == "string" {
-            self.string_value(node)
-        } else {
-            self.text(node).map(str::to_owned)
-        }
-    }
-
-    fn js_import(
-        &self,
-        node: Node,
-        binding: Option<Node>,
-        found: &mut Vec<(usize, Import)>,
-        refs: &mut Vec<Reference>,
-    ) {
-        let mut import = Import {
-            specifier: String::new(),
-            names: Vec::new(),
-            namespace: None,
-            wildcard: false,
-            reexport: false,
-            line: line_of(node.start_position().row),
-        };
-        let mut cursor = node.walk();
-        match node.kind() {
-            "import_statement" | "export_statement" => {
-                import.reexport = node.kind() == "export_statement";
-                let mut source = node.child_by_field_name("source");
-                for child in node.children(&mut cursor) {
-                    match child.kind() {
-                        "import_clause" => self.js_import_clause(child, &mut import, refs),
-                        "import_require_clause" => {
-                            source = child.child_by_field_name("source");
-                            let mut c = child.walk();
-                            let id = child
-                                .named_children(&mut c)
-                                .find(|n| n.kind() == "identifier");
-                            if let Some(id) = id {
-                                import.namespace = self.text(id).map(str::to_owned);
-                                refs.push(self.import_ref(self.text(id).unwrap_or_default(), id));
-                            }
-                        }
-                        "export_clause" => {
-                            let mut c = child.walk();
-                            for spec in child.named_children(&mut c) {
-                                if spec.kind() != "export_specifier" {
-                                    continue;
-                                }
-                                self.push_named(spec, &mut import, refs);
-                            }
-                        }
-                        "namespace_export" => {
-                            let mut c = child.walk();
-                            if let Some(id) = child.named_children(&mut c).last() {
-                                import.namespace = self.binding_name(id);
-                            }
-                        }
-                        "*" => import.wildcard = true,
-                        _ => {}
-                    }
-                }
-                let Some(source) = source.and_then(|s| self.string_value(s)) else {
-                    return;
-                };
-                import.specifier = source;
-            }
-            "call_expression" => {
-                let Some(args) = node.child_by_field_name("arguments") else {
-                    return;
-                };
-                let mut c = args.walk();
-                let Some(source) = args
-                    .named_children(&mut c)
-                    .find(|n| n.kind() == "string")
-                    .and_then(|s| self.string_value(s))
-                else {
-                    return;
-                };
-                import.specifier = source;
-                match binding {
-                    Some(b) if b.kind() == "identifier" => {
-                        import.namespace = self.text(b).map(str::to_owned);
-                        refs.push(self.import_ref(self.text(b).unwrap_or_default(), b));
-                    }
-                    Some(b) if b.kind() == "object_pattern" => {
-                        let mut c = b.walk();
-                        for prop in b.named_children(&mut c) {
-                            self.push_destructured(prop, &mut import, refs);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            _ => return,
-        }
-        found.push((node.start_byte(), import));
-    }
-
-    fn js_import_clause(&self, clause: Node, import: &mut Import, refs: &mut Vec<Reference>) {
-        let mut cursor = clause.walk();
-        for child in clause.named_children(&mut cursor) {
-            match child.kind() {
-                "identifier" => {
-                    let Some(local) = self.text(child) else {
-                        continue;
-                    };
-                    import.names.push(ImportedName {
-                        name: "default".to_owned(),
-                        alias: Some(local.to_owned()),
-                    });
-                    refs.push(self.import_ref(local, child));
-                }
-                "namespace_import" => {
-                    let mut c = child.walk();
-                    if let Some(id) = child.named_children(&mut c).last() {
-                        if let Some(ns) = self.text(id) {
-                            import.namespace = Some(ns.to_owned());
-                            refs.push(self.import_ref(ns, id));
-                        }
-                    }
-                }
-                "named_imports" => {
-                    let mut c = child.walk();
-                    for spec in child.named_children(&mut c) {
-                        if spec.kind() == "import_specifier" {
-                            self.push_named(spec, import, refs);
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-
-    /// `a` or `a as b` in `import {…}` / `export {…} from`.
-    fn push_named(&self, spec: Node, import: &mut Import, refs: &mut Vec<Reference>) {
-        let Some(name_node) = spec.child_by_field_name("name") else {
-            return;
-        };
-        let Some(name) = self.binding_name(name_node) else {
-            return;
-        };
-        let alias = spec
-            .child_by_field_name("alias")
-            .and_then(|a| self.binding_name(a))
-            .filter(|a| *a != name);
-        refs.push(self.import_ref(&name, name_node));
-        import.names.push(ImportedName { name, alias });
-    }
-
-    /// One property of `const { a, b: c } = require('x')`.
-    fn push_destructured(&self, prop: Node, import: &mut Import, refs: &mut Vec<Reference>) {
-        match prop.kind() {
-            "shorthand_property_identifier_pattern" => {
-                if let Some(name) = self.text(prop) {
-                    refs.push(self.import_ref(name, prop));
-                    import.names.push(ImportedName {
-                        name: name.to_owned(),
-                        alias: None,
-                    });
-                }
-            }
-            "pair_pattern" => {
-                let key = prop.child_by_field_name("key");
-                let value = prop.child_by_field_name("value");
-                if let (Some(key), Some(value)) = (key, value) {
-                    let Some(name) = self.binding_name(key) else {
-                        return;
-                    };
-                    let alias = (value.kind() == "identifier")
-                        .then(|| self.text(value).map(str::to_owned))
-                        .flatten()
-                        .filter(|a| *a != name);
-                    refs.push(self.import_ref(&name, key));
-                    import.names.push(ImportedName { name, alias });
-                }
-            }
-            _ => {}
-        }
-    }
-
-    fn py_import(&self, node: Node, found: &mut Vec<(usize, Import)>, refs: &mut Vec<Reference>) {
-        let line = line_of(node.start_position().row);
-        let mut cursor = node.walk();
-        match node.kind() {
-            // `import a.b, c as d`: one import per module.
-            "import_statement" => {
-                for child in node.children_by_field_name("name", &mut cursor) {
-                    let (module, alias) = match child.kind() {
-                        "aliased_import" => (
-                            child.child_by_field_name("name"),
-                            child.child_by_field_name("alias"),
-                        ),
-                        _ => (Some(child), None),
-                    };
-                    let Some(specifier) = module.and_then(|m| self.text(m)).map(compact) else {
-                        continue;
-                    };
-                    // `import a.b` binds `a`; `import a.b as c` binds `c`.
-                    let (namespace, bound) = match alias {
-                        Some(a) => (self.text(a).map(str::to_owned), a),
-                        None => (
-                            specifier.split('.').next().map(str::to_owned),
-                            module.unwrap_or(child),
-                        ),
-                    };
-                    if let Some(ns) = &namespace {
-                        refs.push(self.import_ref(ns, bound));
-                    }
-                    found.push((
-                        node.start_byte(),
-                        Import {
-                            specifier,
-                            names: Vec::new(),
-                            namespace,
-                            wildcard: false,
-                            reexport: false,
-                            line,
-                        },
-                    ));
-                }
-            }
-            // `from .m import x as y, z` / `from a import *`.
-            "import_from_statement" => {
-                let Some(specifier) = node
-                    .child_by_field_name("module_name")
-                    .and_then(|m| self.text(m))
-                    .map(compact)
-                else {
-                    return;
-                };
-                let mut import = Import {
-                    specifier,
-                    names: Vec::new(),
-                    namespace: None,
-                    wildcard: false,
-                    reexport: false,
-                    line,
-                };
-                for child in node.children_by_field_name("name", &mut cursor) {
-                    let (name_node, alias) = match child.kind() {
-                        "aliased_import" => (
-                            child.child_by_field_name("name"),
-                            child
-                                .child_by_field_name("alias")
-                                .and_then(|a| self.text(a))
-                                .map(str::to_owned),
-                        ),
-                        _ => (Some(child), None),
-                    };
-                    let Some(name_node) = name_node else { continue };
-                    let Some(name) = self.text(name_node).map(compact) else {
-                        continue;
-                    };
-                    refs.push(self.import_ref(&name, name_node));
-                    import.names.push(ImportedName { name, alias });
-                }
-                let mut c = node.walk();
-                import.wildcard = node
-                    .named_children(&mut c)
-                    .any(|n| n.kind() == "wildcard_import");
-                found.push((node.start_byte(), import));
-            }
-            _ => {}
-        }
-    }
-
-    fn go_import(&self, spec: Node, found: &mut Vec<(usize, Import)>, refs: &mut Vec<Reference>) {
-        let Some(specifier) = spec
-            .child_by_field_name("path")
-            .and_then(|p| self.string_value(p))
-        else {
-            return;
-        };
-        let mut import = Import {
-            specifier,
-            names: Vec::new(),
-            namespace: None,
-            wildcard: false,
-            reexport: false,
-            line: line_of(spec.start_position().row),
-        };
-        match spec.child_by_field_name("name") {
-            Some(n) if n.kind() == "dot" => import.wildcard = true,
-            Some(n) if n.kind() == "blank_identifier" => {}
-            Some(n) => {
-                if let Some(alias) = self.text(n) {
-                    refs.push(self.import_ref(alias, n));
-                    import.namespace = Some(alias.to_owned());
-                }
-            }
-            None => {
-                let package = go_package_name(&import.specifier);
-                if !package.is_empty() {
-                    refs.push(self.import_ref(package, spec));
-                }
-            }
-        }
-        found.push((spec.start_byte(), import));
-    }
-}
-
-/// The package name a Go import path binds by convention: its last element, skipping a
-/// major-version suffix (`…/yaml/v3`, `gopkg.in/yaml.v3` → `yaml`).
-fn go_package_name(path: &str) -> &str {
-    let mut parts = path.rsplit('/');
-    let mut last = parts.next().unwrap_or_default();
-    let is_version = |s: &str| {
-        s.strip_prefix('v')
-            .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
-    };
-    if is_version(last) {
-        if let Some(prev) = parts.next() {
-            last = prev;
-        }
-    }
-    match last.rsplit_once('.') {
-        Some((base, version)) if is_version(version) => base,
-        _ => last,
-    }
-}
-
-/// Languages whose functions inside a type's body are its methods (captured as functions by
-/// their queries where the grammar does not tell the two apart).
-fn has_methods_in_types(lang: Lang) -> bool {
-    !matches!(
-        lang,
-        Lang::TypeScript | Lang::Tsx | Lang::JavaScript | Lang::Python | Lang::Go
-    )
-}
-
-/// A module path without the spaces and line breaks tree-sitter tolerates inside it.
-fn compact(text: &str) -> String {
-    text.chars().filter(|c| !c.is_whitespace()).collect()
 }
 
 fn line_of(row: usize) -> u32 {
     u32::try_from(row).unwrap_or(u32::MAX - 1).saturating_add(1)
 }
 
-/// Last row that holds a byte of the node (a node ending with a newline ends at column 0).
 /// `node`'s named children of kind `kind`, in order (collected, so the caller may borrow the
 /// extractor mutably while it goes through them).
 fn children_of_kind<'t>(node: Node<'t>, kind: &str) -> Vec<Node<'t>> {
@@ -1559,6 +867,7 @@ fn call_arguments(call: Node) -> Option<Node> {
         .filter(|a| a.kind() == "arguments")
 }
 
+/// Last row that holds a byte of the node (a node ending with a newline ends at column 0).
 fn end_row(node: Node) -> usize {
     let end = node.end_position();
     if end.column == 0 && end.row > node.start_position().row {
@@ -1566,19 +875,6 @@ fn end_row(node: Node) -> usize {
     } else {
         end.row
     }
-}
-
-/// The lines a map shows: up to where the body opens (at most `MAX_SIGNATURE_LINES`); without
-/// a body, a short definition entirely and a long one by its first line.
-fn signature_lines(lines: LineRange, body_open: Option<u32>) -> LineRange {
-    let end = match body_open {
-        Some(open) => open
-            .min(lines.start + MAX_SIGNATURE_LINES - 1)
-            .min(lines.end),
-        None if lines.end - lines.start < SHORT_DEFINITION_LINES => lines.end,
-        None => lines.start,
-    };
-    LineRange::new(lines.start, end)
 }
 
 #[cfg(test)]
@@ -1625,37 +921,6 @@ mod tests {
             Tagging::Done(tags) => assert_eq!(tags, extract_tags(*lang, source)),
             Tagging::QueryCompiling(_) => panic!("no query is compiling"),
         }
-    }
-
-    #[test]
-    fn signature_rules() {
-        // Body opens on the third line.
-        assert_eq!(
-            signature_lines(LineRange::new(10, 30), Some(12)),
-            LineRange::new(10, 12)
-        );
-        // A very long header is cut.
-        assert_eq!(
-            signature_lines(LineRange::new(10, 40), Some(25)),
-            LineRange::new(10, 15)
-        );
-        // No body: short definitions whole, long ones by their first line.
-        assert_eq!(
-            signature_lines(LineRange::new(5, 7), None),
-            LineRange::new(5, 7)
-        );
-        assert_eq!(
-            signature_lines(LineRange::new(5, 9), None),
-            LineRange::new(5, 5)
-        );
-    }
-
-    #[test]
-    fn go_package_names() {
-        assert_eq!(go_package_name("fmt"), "fmt");
-        assert_eq!(go_package_name("example.com/goapp/internal/store"), "store");
-        assert_eq!(go_package_name("github.com/org/lib/v2"), "lib");
-        assert_eq!(go_package_name("gopkg.in/yaml.v3"), "yaml");
     }
 
     /// A file the grammar cannot finish within its time budget gives no tags and one parse

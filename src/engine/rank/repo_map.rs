@@ -69,6 +69,9 @@ pub struct MapSymbol {
     pub kind: DefKind,
     /// The whole definition (`Definition::lines`).
     pub line_range: LineRange,
+    /// `FileTags::container` and `FileTags::qualified_name`: `None` at top level.
+    pub container: Option<String>,
+    pub qualified_name: Option<String>,
 }
 
 /// One file's block in the map.
@@ -805,11 +808,16 @@ impl<'a, 'c> Fitter<'a, 'c> {
     fn map_files(&self, file_rank: &[f64], selected: &BTreeSet<(usize, usize)>) -> Vec<MapFile> {
         let mut by_file: BTreeMap<usize, Vec<MapSymbol>> = BTreeMap::new();
         for &(f, d) in selected {
-            if let Some(def) = self.files.get(f).and_then(|pf| pf.tags.defs.get(d)) {
+            let Some(pf) = self.files.get(f) else {
+                continue;
+            };
+            if let Some(def) = pf.tags.defs.get(d) {
                 by_file.entry(f).or_default().push(MapSymbol {
                     name: def.name.clone(),
                     kind: def.kind,
                     line_range: def.lines,
+                    container: pf.tags.container(def),
+                    qualified_name: pf.tags.qualified_name(def),
                 });
             }
         }
@@ -841,7 +849,7 @@ impl<'a, 'c> Fitter<'a, 'c> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::base::model::{Definition, FileTags};
+    use crate::engine::base::model::{ContainerRef, Definition, FileTags};
     use std::sync::Arc;
 
     fn def(
@@ -858,6 +866,7 @@ mod tests {
             signature: LineRange::new(sig.0, sig.1),
             parent: None,
             scope_lines: scope.to_vec(),
+            container: ContainerRef::NONE,
         }
     }
 

@@ -740,7 +740,7 @@ fn split_compound(term: &str, df: impl Fn(u64) -> u32) -> Option<(String, String
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::base::model::{Definition, FileTags, Lang, LineRange};
+    use crate::engine::base::model::{ContainerRef, Definition, FileTags, Lang, LineRange};
     use std::sync::Arc;
 
     fn def(name: &str, kind: DefKind, lines: (u32, u32), parent: Option<&str>) -> Definition {
@@ -751,6 +751,7 @@ mod tests {
             signature: LineRange::new(lines.0, lines.0),
             parent: parent.map(Into::into),
             scope_lines: vec![],
+            container: ContainerRef::NONE,
         }
     }
 

@@ -43,7 +43,7 @@ use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 use crate::engine::base::error::EngineError;
 use crate::engine::base::guarded::{self, Follow};
 use crate::engine::base::model::{
-    Definition, FileTags, Import, Lang, MapLines, ParsedFile, RefList, UnreadLinks,
+    Container, Definition, FileTags, Import, Lang, MapLines, ParsedFile, RefList, UnreadLinks,
 };
 use crate::engine::ingest::lang;
 use crate::engine::store::dir::{DiskCache, TAGS_FILE};
@@ -62,7 +62,9 @@ use crate::engine::store::files::{create_temp, remove_orphaned_temps, rename_ove
 ///    unchanged file, see `TagStore::unchanged_for_map`).
 /// 10: an entry's references and imports are one length-prefixed byte string (`Links`), so a
 ///    map-only load can keep them undecoded (`Decode::MapOnly`).
-pub const FORMAT_VERSION: u32 = 10;
+/// 11: each definition's `container` and the entry's table of them (`FileTags::containers`);
+///    scope lines include the headers of containers that are not definitions.
+pub const FORMAT_VERSION: u32 = 11;
 pub(super) const MAGIC: &[u8; 8] = b"MSCACHE\0";
 /// Cache files above this size are not read (a tags file of a huge repository is a few
 /// hundred MB).
@@ -309,6 +311,7 @@ impl CacheWriter {
             mtime_ns: f.mtime_ns,
             hash: f.hash,
             defs: &f.tags.defs,
+            containers: &f.tags.containers,
             parse_errors: f.tags.parse_errors,
             module_scoped: f.tags.module_scoped,
             links: Bytes(links),
@@ -432,6 +435,7 @@ struct EntryRef<'a> {
     mtime_ns: i64,
     hash: u64,
     defs: &'a [Definition],
+    containers: &'a [Container],
     parse_errors: u32,
     module_scoped: bool,
     /// `encode_links` of the tags (or the bytes a map-only load left undecoded).
@@ -447,6 +451,7 @@ struct Entry<'a> {
     mtime_ns: i64,
     hash: u64,
     defs: Vec<Definition>,
+    containers: Vec<Container>,
     parse_errors: u32,
     module_scoped: bool,
     #[serde(borrow)]
@@ -495,6 +500,7 @@ fn with_links(tags: &FileTags, links: &UnreadLinks) -> Result<FileTags, String> 
         imports: decoded.imports,
         parse_errors: tags.parse_errors,
         module_scoped: tags.module_scoped,
+        containers: tags.containers.clone(),
     })
 }
 
@@ -577,6 +583,7 @@ fn decode_store(bytes: Vec<u8>, root: &Path, decode: Decode) -> Result<TagStore,
                 imports,
                 parse_errors: e.parse_errors,
                 module_scoped: e.module_scoped,
+                containers: e.containers,
             }),
             lines: Some(Arc::new(e.lines)),
             unread_links,
@@ -592,7 +599,7 @@ fn decode_store(bytes: Vec<u8>, root: &Path, decode: Decode) -> Result<TagStore,
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::base::model::{DefKind, Definition, LineRange};
+    use crate::engine::base::model::{ContainerRef, DefKind, Definition, LineRange};
 
     fn parsed(path: &str, text: &str) -> ParsedFile {
         let tags = FileTags {
@@ -603,6 +610,7 @@ mod tests {
                 signature: LineRange::new(1, 1),
                 parent: None,
                 scope_lines: vec![],
+                container: ContainerRef::NONE,
             }],
             ..FileTags::default()
         };

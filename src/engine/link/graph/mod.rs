@@ -270,7 +270,7 @@ mod tests {
     use super::words::file_stem_key;
     use super::*;
     use crate::engine::base::model::{
-        Definition, FileTags, Import, ImportedName, LineRange, Reference,
+        ContainerRef, Definition, FileTags, Import, ImportedName, LineRange, Reference,
     };
     use std::sync::Arc;
 
@@ -282,6 +282,7 @@ mod tests {
             signature: LineRange::new(line, line),
             parent: None,
             scope_lines: Vec::new(),
+            container: ContainerRef::NONE,
         }
     }
     fn rf(name: &str, kind: RefKind, qualifier: Option<&str>) -> Reference {

@@ -202,7 +202,9 @@ fn affected_files(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::base::model::{Definition, FileTags, ImportedName, LineRange, Reference};
+    use crate::engine::base::model::{
+        ContainerRef, Definition, FileTags, ImportedName, LineRange, Reference,
+    };
 
     fn def(name: &str, kind: DefKind) -> Definition {
         Definition {
@@ -212,6 +214,7 @@ mod tests {
             signature: LineRange::new(1, 1),
             parent: None,
             scope_lines: Vec::new(),
+            container: ContainerRef::NONE,
         }
     }
     fn call(name: &str, qualifier: Option<&str>) -> Reference {

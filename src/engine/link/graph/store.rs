@@ -170,7 +170,9 @@ fn check(s: &StoredGraph, files: &[ParsedFile]) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::base::model::{Definition, FileTags, ImportedName, LineRange, Reference};
+    use crate::engine::base::model::{
+        ContainerRef, Definition, FileTags, ImportedName, LineRange, Reference,
+    };
 
     fn sample() -> Vec<ParsedFile> {
         let def = |name: &str| Definition {
@@ -180,6 +182,7 @@ mod tests {
             signature: LineRange::new(1, 1),
             parent: None,
             scope_lines: Vec::new(),
+            container: ContainerRef::NONE,
         };
         let call = |name: &str| Reference {
             name: name.into(),
