@@ -22,7 +22,7 @@ use crate::engine::rank::repo_map::{render, MapFormat, RepoMap};
 use crate::engine::search::sources::{
     check_sources, match_reason, relevance, SourceError, SourceSpec, PROJECT,
 };
-use crate::engine::search::{SearchOptions, SearchResponse};
+use crate::engine::search::{SearchHit, SearchOptions, SearchResponse};
 use std::collections::BTreeMap;
 
 mod args;

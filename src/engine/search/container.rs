@@ -3,28 +3,26 @@
 //! `fmt::detail::buffer::append`). Pure functions on the querying thread, run only for the
 //! definitions whose name matched.
 //!
-//! A definition's container path is, outermost first, its file's module (the folders of
-//! its path, the file's stem unless it is an entry file like `mod.rs` or `index.ts`, the
-//! `package`/`namespace` line at its top) then its scopes. [`container_of`] builds it, and
-//! is the one place that knows where scopes come from: today the innermost enclosing
-//! definition's name (`Definition::parent`: a Go receiver type, a Rust impl type, a C++
-//! out-of-line owner, a class), tomorrow the tags' full container path (`fmt::detail::
-//! buffer`, `pkg.T`), which replaces `scopes` there and nothing else.
+//! A definition's container path is, outermost first, its module then its scopes.
+//! [`container_of`] builds it from the tags' container chain (`FileTags::containers`,
+//! `Definition::container`): namespaces and packages (a Go or Java package, a C++, C# or
+//! PHP namespace, a Rust `mod` with a body) extend the module the file's path gives (its
+//! folders, and its stem unless it is an entry file like `mod.rs` or `index.ts`); types,
+//! functions and object literals are its scopes. A container's name may hold several
+//! segments (`Polly.Retry`, `Slim\Routing`, `A::B`): each is one. A definition with no
+//! container but an enclosing definition (`Definition::parent`) has that as its scope.
 //!
 //! The match: the innermost typed segment must be the definition's innermost scope (or, for
 //! a definition with no scope, one of its module's innermost names: the file's stem, its
-//! folder, its package); the outer typed segments are looked for further out, in order,
-//! each one missing counting against the match. Names are compared exactly first, then up
-//! to case and `_`.
+//! folder, its package or namespace); the outer typed segments are looked for further out,
+//! in order, each one missing counting against the match. Names are compared exactly
+//! first, then up to case and `_`.
 
-use crate::engine::base::model::{Definition, ParsedFile};
+use crate::engine::base::model::{ContainerKind, Definition, ParsedFile};
 use crate::engine::base::words::normalize_name;
 
 /// A file's stems that name their folder's module rather than a module of their own.
 const ENTRY_STEMS: &[&str] = &["mod", "lib", "index", "__init__", "__main__", "init"];
-
-/// Lines read from a file's top for its `package` or `namespace` line.
-const MODULE_LINE_SCAN: usize = 64;
 
 /// Where a definition lives, as segments, outermost first.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,10 +43,8 @@ impl<'a> ContainerPath<'a> {
     }
 }
 
-/// The container path of `def` in `file`: THE place to switch to the tags' container path
-/// when definitions carry it (`scopes` from its segments instead of `parent`).
+/// The container path of `def` in `file`.
 pub(super) fn container_of<'a>(def: &'a Definition, file: &'a ParsedFile) -> ContainerPath<'a> {
-    let scopes: Vec<&str> = def.parent.as_deref().into_iter().collect();
     let path = file.path.as_str();
     let (dirs, base) = path.rsplit_once('/').unwrap_or(("", path));
     let stem = base.split_once('.').map_or(base, |(s, _)| s);
@@ -61,11 +57,40 @@ pub(super) fn container_of<'a>(def: &'a Definition, file: &'a ParsedFile) -> Con
         module.push(stem);
         module_names.push(stem);
     }
-    let declared = module_line(file);
-    if let Some(last) = declared.last() {
+    // The tags' chain, innermost first; then outermost first, split into segments.
+    let tags = &file.tags;
+    let mut chain = Vec::new();
+    let mut at = def.container;
+    while let Some(c) = tags.container_at(at) {
+        // Parents come earlier in the table; bounded in case a damaged one loops.
+        if chain.len() == MAX_CHAIN {
+            break;
+        }
+        chain.push(c);
+        at = c.parent;
+    }
+    let mut scopes: Vec<&str> = Vec::new();
+    let mut namespace_last = None;
+    for c in chain.iter().rev() {
+        let segments = c.name.split(['.', '\\', ':']).filter(|s| !s.is_empty());
+        match c.kind {
+            ContainerKind::Singleton => {}
+            // A namespace inside a type is a scope; one at the top extends the module.
+            ContainerKind::Namespace if scopes.is_empty() => {
+                for seg in segments {
+                    module.push(seg);
+                    namespace_last = Some(seg);
+                }
+            }
+            _ => scopes.extend(segments),
+        }
+    }
+    if let Some(last) = namespace_last {
         module_names.push(last);
     }
-    module.extend(declared);
+    if chain.is_empty() {
+        scopes.extend(def.parent.as_deref());
+    }
     ContainerPath {
         module,
         module_names,
@@ -73,22 +98,8 @@ pub(super) fn container_of<'a>(def: &'a Definition, file: &'a ParsedFile) -> Con
     }
 }
 
-/// The names of a file's `package a.b;` (Go, Java) or `namespace A\B;` / `namespace A.B`
-/// (PHP, C#) line, when one of its first lines is one.
-fn module_line(file: &ParsedFile) -> Vec<&str> {
-    for n in 1..=MODULE_LINE_SCAN as u32 {
-        let Some(line) = file.line(n) else { break };
-        let line = line.trim();
-        let rest = line
-            .strip_prefix("package ")
-            .or_else(|| line.strip_prefix("namespace "));
-        if let Some(rest) = rest {
-            let name = rest.split([';', '{', ' ', '\t']).next().unwrap_or_default();
-            return name.split(['.', '\\']).filter(|s| !s.is_empty()).collect();
-        }
-    }
-    Vec::new()
-}
+/// Containers followed out from a definition at most.
+const MAX_CHAIN: usize = 32;
 
 /// How well a definition's container path matches the typed container.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
@@ -190,19 +201,9 @@ pub(super) fn file_matches(path: &str, typed: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::base::model::{DefKind, FileTags, Lang, LineRange};
+    use crate::engine::base::model::Lang;
+    use crate::engine::ingest::tags::extract_tags;
     use std::sync::Arc;
-
-    fn def(name: &str, parent: Option<&str>) -> Definition {
-        Definition {
-            name: name.into(),
-            kind: DefKind::Function,
-            lines: LineRange::new(3, 4),
-            signature: LineRange::new(3, 3),
-            parent: parent.map(Into::into),
-            scope_lines: vec![],
-        }
-    }
 
     fn file(path: &str, src: &str) -> ParsedFile {
         let lang = Lang::from_path(path).unwrap_or(Lang::Go);
@@ -211,7 +212,7 @@ mod tests {
             lang,
             src.len() as u64,
             Arc::from(src),
-            FileTags::default(),
+            extract_tags(lang, src),
         )
     }
 
@@ -219,11 +220,25 @@ mod tests {
         s.iter().map(|x| (*x).to_string()).collect()
     }
 
+    /// The container path of the definition named `name` (the last of that name).
+    fn path_of<'a>(f: &'a ParsedFile, name: &str) -> ContainerPath<'a> {
+        let d = f
+            .tags
+            .defs
+            .iter()
+            .rev()
+            .find(|d| d.name == name)
+            .unwrap_or_else(|| panic!("no {name} in {:?}", f.tags.defs));
+        container_of(d, f)
+    }
+
     #[test]
     fn the_innermost_scope_is_the_anchor() {
-        let f = file("axum/src/routing/mod.rs", "");
-        let d = def("fallback", Some("Router"));
-        let p = container_of(&d, &f);
+        let f = file(
+            "axum/src/routing/mod.rs",
+            "pub struct Router;\nimpl Router {\n    pub fn fallback(self) {}\n}\n",
+        );
+        let p = path_of(&f, "fallback");
         assert_eq!(p.innermost(), Some("Router"));
         let m = match_container(&typed(&["Router"]), &p).unwrap();
         assert_eq!((m.outer_missing, m.folded), (0, false));
@@ -246,8 +261,7 @@ mod tests {
             "pkg/cmd/pr/shared/editable.go",
             "// Copyright\npackage shared\n\nfunc updatePullRequest() {}\n",
         );
-        let d = def("updatePullRequest", None);
-        let p = container_of(&d, &go);
+        let p = path_of(&go, "updatePullRequest");
         assert!(match_container(&typed(&["shared"]), &p).is_some());
         assert!(match_container(&typed(&["editable"]), &p).is_some());
         assert!(match_container(&typed(&["pr"]), &p).is_none());
@@ -257,19 +271,34 @@ mod tests {
             "cmd/promtool/tsdb.go",
             "package main\n\nfunc checkErr() {}\n",
         );
-        assert!(match_container(&typed(&["main"]), &container_of(&d, &main)).is_some());
-        let py = file("httpx/_utils.py", "");
-        assert!(match_container(&typed(&["_utils"]), &container_of(&d, &py)).is_some());
-        let init = file("httpx/__init__.py", "");
-        let p = container_of(&d, &init);
+        assert!(match_container(&typed(&["main"]), &path_of(&main, "checkErr")).is_some());
+        let py = file("httpx/_utils.py", "def parse():\n    pass\n");
+        assert!(match_container(&typed(&["_utils"]), &path_of(&py, "parse")).is_some());
+        let init = file("httpx/__init__.py", "def parse():\n    pass\n");
+        let p = path_of(&init, "parse");
         assert!(match_container(&typed(&["httpx"]), &p).is_some());
         assert!(match_container(&typed(&["__init__"]), &p).is_none());
         let php = file(
             "src/Command/Command.php",
-            "<?php\n\nnamespace Symfony\\Component\\Console\\Command;\n",
+            "<?php\n\nnamespace Symfony\\Component\\Console\\Command;\n\nclass Command\n{\n    public function run() {}\n}\n",
         );
-        let p = container_of(&d, &php);
+        let p = path_of(&php, "Command");
         let m = match_container(&typed(&["Console", "Command"]), &p).unwrap();
+        assert_eq!(m.outer_missing, 0);
+        let p = path_of(&php, "run");
+        let m = match_container(&typed(&["Console", "Command"]), &p).unwrap();
+        assert_eq!(m.outer_missing, 0);
+    }
+
+    #[test]
+    fn go_methods_are_in_their_receiver_inside_their_package() {
+        let go = file(
+            "tsdb/index/index.go",
+            "package index\n\ntype Writer struct{}\n\nfunc (w *Writer) Close() error {\n\treturn nil\n}\n",
+        );
+        let p = path_of(&go, "Close");
+        assert_eq!(p.innermost(), Some("Writer"));
+        let m = match_container(&typed(&["index", "Writer"]), &p).unwrap();
         assert_eq!(m.outer_missing, 0);
     }
 
