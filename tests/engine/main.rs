@@ -20,6 +20,7 @@ mod engine_nesting;
 mod engine_rank;
 mod engine_search;
 mod engine_search_evidence;
+mod engine_search_exact;
 mod engine_search_order;
 mod engine_tags;
 mod engine_walk;
