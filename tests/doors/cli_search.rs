@@ -610,3 +610,36 @@ fn a_qualified_look_up_is_answered_with_the_member_it_names() {
     assert_eq!(v["lookup"]["intent"], "callers");
     assert_eq!(v["sources"][0]["line_range"][0], 5, "{v}");
 }
+
+/// "What does X call" names the repository definitions X's calls bound to, by qualified
+/// name (`Square.area`, not `s.area` as written); a call shared among several definitions
+/// keeps its written name, and one bound to nothing in the repository is not listed.
+#[test]
+fn what_a_function_calls_is_named_by_the_definitions_its_calls_bound_to() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_files(
+        dir.path(),
+        &[
+            (
+                "shapes/square.py",
+                "class Square:\n    def area(self):\n        return 4\n",
+            ),
+            (
+                "shapes/circle.py",
+                "class Circle:\n    def perimeter(self):\n        return 6\n",
+            ),
+            (
+                "report.py",
+                "import shapes.square\nimport shapes.circle\n\n\ndef summarize_shapes(s, c):\n    print(s)\n    return s.area() + c.perimeter()\n",
+            ),
+        ],
+    );
+    let v = search_dir_json(dir.path(), "what does summarize_shapes call");
+    assert_eq!(v["lookup"]["intent"], "callees", "{v}");
+    let answer = v["answer"].as_str().unwrap();
+    assert!(
+        answer.contains("It calls `Square.area` and `Circle.perimeter`."),
+        "{answer}"
+    );
+    assert!(!answer.contains("`print`"), "{answer}");
+}

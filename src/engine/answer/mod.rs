@@ -25,8 +25,8 @@ use crate::engine::search::{Evidence, Intent, NameMatch, SearchHit, SearchRespon
 pub trait SymbolLinks {
     /// The files that use the definition's symbol (not the defining file itself).
     fn users(&self, def: &SearchHit) -> Vec<String>;
-    /// The distinct names the definition's body calls, in order ("what does X call"; the
-    /// `refs` engine will answer with the definitions they bind to).
+    /// What the definition's body calls, in order, each once ("what does X call"):
+    /// `Index::links` names the definitions the calls bound to (`index::refs`).
     fn callees(&self, _def: &SearchHit) -> Vec<String> {
         Vec::new()
     }

@@ -10,6 +10,7 @@ use crate::engine::base::heap::release_free_memory;
 use crate::engine::base::model::{RefKind, RefList};
 use crate::engine::base::scope::Scope;
 use crate::engine::index::parts::GraphSignals;
+use crate::engine::index::refs::{Direction, RefTarget, RefsRequest};
 use crate::engine::index::{Index, MapRequest, MAX_QUERY_CHARS};
 use crate::engine::link::graph::FileGraph;
 use crate::engine::rank::budget::budget_for_next_cut;
@@ -85,8 +86,8 @@ impl Index {
     }
 
     /// The distinct names called inside lines `lines` of `def_path` (a definition's body),
-    /// in order of first call, leaving out `own` (recursion). What "what does X call"
-    /// answers until the `refs` engine binds each call to its definition.
+    /// in order of first call, leaving out `own` (recursion): what "what does X call"
+    /// answers when none of those calls bound to a repository definition.
     pub fn symbol_callees(
         &self,
         def_path: &str,
@@ -343,9 +344,13 @@ pub(super) fn graph_signals(graph: &FileGraph, n: usize) -> GraphSignals {
     GraphSignals { prior, neighbors }
 }
 
-/// An index as the answer's [`SymbolLinks`]: users from the file graph, callees from the
-/// definition's body.
+/// An index as the answer's [`SymbolLinks`]: users from the file graph; callees from the
+/// refs engine (the repository definitions the body's uses bound to, by qualified name), or,
+/// when none bound, the names the body calls.
 pub struct IndexLinks<'a>(&'a Index);
+
+/// Callee uses the answer asks the refs engine for (it names a few; the count is whole).
+const ANSWER_CALLEE_USES: usize = 50;
 
 impl SymbolLinks for IndexLinks<'_> {
     fn users(&self, def: &SearchHit) -> Vec<String> {
@@ -354,10 +359,50 @@ impl SymbolLinks for IndexLinks<'_> {
     }
 
     fn callees(&self, def: &SearchHit) -> Vec<String> {
+        let bound = self.bound_callees(def);
+        if !bound.is_empty() {
+            return bound;
+        }
         self.0.symbol_callees(
             &def.file_path,
             def.line_range,
             def.symbol.as_deref().unwrap_or(""),
         )
+    }
+}
+
+impl IndexLinks<'_> {
+    /// The definitions `def`'s calls bound to, in source order, each once, by qualified
+    /// name (`Square.area`) where the call bound to one: "what does X call" in the
+    /// repository's terms, not the names as written (`s.area`).
+    fn bound_callees(&self, def: &SearchHit) -> Vec<String> {
+        let req = RefsRequest {
+            target: RefTarget::At {
+                path: def.file_path.clone(),
+                line: def.line_range.start,
+            },
+            direction: Direction::Callees,
+            top: ANSWER_CALLEE_USES,
+        };
+        let Ok(answer) = self.0.references(&req) else {
+            return Vec::new();
+        };
+        let own = def.symbol.as_deref().unwrap_or("");
+        let mut out: Vec<String> = Vec::new();
+        for group in answer.groups.iter().take(1) {
+            for site in group.callees.iter().filter(|u| u.kind == RefKind::Call) {
+                // One definition: its qualified name. Several (a guess shared among
+                // them): the name as written, since naming one would pick for the reader.
+                let name = match site.definitions.as_slice() {
+                    [] => continue,
+                    [d] => d.qualified_name.clone().unwrap_or_else(|| d.name.clone()),
+                    _ => site.name.clone(),
+                };
+                if site.name != own && !out.contains(&name) {
+                    out.push(name);
+                }
+            }
+        }
+        out
     }
 }
