@@ -28,7 +28,7 @@ use std::collections::BTreeMap;
 mod args;
 pub use args::{
     field_names, input_schema, parse_args, Bounded, Choice, Flag, Langs, Named, NonBlank,
-    RepoMapArgs, RepoStatsArgs, SearchArgs, Strings, SymbolAnswerArgs, Text,
+    RepoMapArgs, RepoStatsArgs, SearchArgs, Strings, SymbolAnswerArgs, SymbolAnswerOptions, Text,
 };
 mod refs;
 pub use args::RepoReferencesArgs;
@@ -209,6 +209,12 @@ pub struct SearchCall {
     /// The request's `sources`; `None` when absent (every source the server was started
     /// with).
     sources: Option<Vec<SourceRequest>>,
+    /// `repo_symbol_answer`'s `repo_path`, as given (checked by `SourcePolicy::repo`).
+    repo_path: Option<String>,
+    /// The configured source `repo_path` named: searched alone, as the project.
+    repo_source: Option<String>,
+    /// An answer call: its sources' `evidence_type` in the seed's values (`evidence_seed`).
+    seed_evidence: bool,
 }
 
 /// `repo_symbol_answer`'s default and largest number of sources (its contract).
@@ -221,8 +227,16 @@ impl SearchCall {
         SearchCall::search(parse_args(args)?)
     }
 
-    /// A `repo_symbol_answer` call from its JSON arguments.
+    /// A `repo_symbol_answer` call from its JSON arguments, flat or in the seed's shape
+    /// (`options: {…}`): an option given both beside `question` and in `options` is refused.
     pub fn parse_answer(args: &Map<String, Value>) -> Result<SearchCall, ArgError> {
+        if let Some(Value::Object(options)) = args.get("options") {
+            if let Some(k) = options.keys().find(|k| args.contains_key(k.as_str())) {
+                return Err(ArgError::new(format!(
+                    "`{k}` given twice: beside `question` and in `options` (give it once)"
+                )));
+            }
+        }
         SearchCall::answer(parse_args(args)?)
     }
 
@@ -238,17 +252,35 @@ impl SearchCall {
         SearchCall::new(args.query.0, opts, args.answer_style.0, args.sources)
     }
 
-    /// `repo_symbol_answer`: the retrieval tools' contract names over the same search.
+    /// `repo_symbol_answer`: the retrieval tools' contract names over the same search, the
+    /// seed's `options` taking the place of the flat arguments they name.
     pub fn answer(args: SymbolAnswerArgs) -> Result<SearchCall, ArgError> {
+        let (paths, languages, max_sources, style) = match args.options {
+            Some(o) => (
+                pick(o.paths, args.paths),
+                pick(o.languages, args.languages),
+                pick(o.max_sources, args.max_sources),
+                pick(o.answer_style, args.answer_style),
+            ),
+            None => (
+                args.paths,
+                args.languages,
+                args.max_sources,
+                args.answer_style,
+            ),
+        };
         let opts = SearchOptions {
-            top: args.max_sources.get(),
+            top: max_sources.get(),
             files_mode: false,
-            path_globs: args.paths.0,
-            langs: args.languages.0,
+            path_globs: paths.0,
+            langs: languages.0,
             include: Vec::new(),
             exclude: Vec::new(),
         };
-        SearchCall::new(args.question.0, opts, args.answer_style.0, args.sources)
+        let mut call = SearchCall::new(args.question.0, opts, style.0, args.sources)?;
+        call.repo_path = args.repo_path.0;
+        call.seed_evidence = true;
+        Ok(call)
     }
 
     fn new(
@@ -263,7 +295,35 @@ impl SearchCall {
             opts,
             style,
             sources: requested_sources(sources.map(|s| s.0))?,
+            repo_path: None,
+            repo_source: None,
+            seed_evidence: false,
         })
+    }
+
+    /// Checks `repo_path` under `policy` (the served root, or a configured source's folder,
+    /// which is then searched alone); the refusal is the seed's `{success: false, error,
+    /// code}` with `REPO_NOT_FOUND` or `INVALID_REPO`.
+    pub fn check_repo(&mut self, policy: &SourcePolicy) -> Result<(), RepoRefusal> {
+        let Some(path) = &self.repo_path else {
+            return Ok(());
+        };
+        if let RepoTarget::Source(name) = policy.repo(path)? {
+            if self.sources.as_ref().is_some_and(|s| !s.is_empty()) {
+                return Err(RepoRefusal {
+                    code: "INVALID_REPO",
+                    message: format!(
+                        "repo_path {} is the source `{}`: it is searched alone, so `sources` \
+                         cannot name others",
+                        sanitize(path),
+                        sanitize(&name)
+                    ),
+                });
+            }
+            self.sources = Some(vec![SourceRequest::Named(name.clone())]);
+            self.repo_source = Some(name);
+        }
+        Ok(())
     }
 
     /// How much the answer says.
@@ -283,6 +343,15 @@ impl SearchCall {
     /// The search JSON contract (with `changes_pending`): the project's hits, then each
     /// extra source's.
     pub fn run(&self, index: &Index, call: &Freshness, sources: &[&SourceIndex]) -> Value {
+        // `repo_path` named a source: it is the project of this answer.
+        let target = self
+            .repo_source
+            .as_ref()
+            .and_then(|name| sources.iter().find(|s| &s.name == name));
+        let (index, sources) = match target {
+            Some(source) => (&source.index, &[][..]),
+            None => (index, sources),
+        };
         let (_, search_build_ms) = index.search_index();
         let response = index.search(&self.query, &self.opts);
         let extra: Vec<SourceHits> = sources
@@ -299,8 +368,72 @@ impl SearchCall {
             &extra,
         );
         mark(call, &mut contract);
+        if self.seed_evidence {
+            evidence_seed(&mut contract);
+        }
         contract
     }
+}
+
+/// `options`' value of an option when `options` gave it (not its default), else the flat one.
+fn pick<T: PartialEq + Default>(option: T, flat: T) -> T {
+    if option == T::default() {
+        flat
+    } else {
+        option
+    }
+}
+
+/// The seed's `evidence_type` for a search evidence name: `definition`, `reference` (an
+/// import is one), `call`, and `grep` for a lexical hit (`text`).
+pub fn seed_evidence_name(name: &str) -> &str {
+    match name {
+        "import" => "reference",
+        "text" => "grep",
+        other => other,
+    }
+}
+
+/// A search document's `evidence_type`s and evidence counts in the seed's values
+/// (`repo_symbol_answer`'s contract).
+fn evidence_seed(document: &mut Value) {
+    if let Some(sources) = document.get_mut("sources").and_then(Value::as_array_mut) {
+        for s in sources {
+            let seed = seed_evidence_name(text(s, "evidence_type")).to_string();
+            s["evidence_type"] = seed.into();
+        }
+    }
+    if let Some(Value::Object(counts)) = document
+        .get_mut("diagnostics")
+        .and_then(|d| d.get_mut("retrieval_counts"))
+    {
+        let mut seeded: Map<String, Value> = Map::new();
+        for (k, v) in std::mem::take(counts) {
+            let n = v.as_u64().unwrap_or(0)
+                + seeded
+                    .get(seed_evidence_name(&k))
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0);
+            seeded.insert(seed_evidence_name(&k).to_string(), n.into());
+        }
+        *counts = seeded;
+    }
+}
+
+/// Which index a `repo_path` names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RepoTarget {
+    Project,
+    /// A source the server was started with, by name.
+    Source(String),
+}
+
+/// Why a `repo_path` is refused: `REPO_NOT_FOUND` (nothing there) or `INVALID_REPO` (not a
+/// folder, or not one this server serves).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RepoRefusal {
+    pub code: &'static str,
+    pub message: String,
 }
 
 /// Refuses an argument not in `known`, naming it and those that are.
@@ -321,8 +454,7 @@ pub fn known_arguments(args: &Map<String, Value>, known: &[&str]) -> Result<(), 
 /// The extractive answer for a search's hits (`engine::answer`), with who uses each
 /// definition from the index's file graph.
 pub fn answer(index: &Index, r: &SearchResponse, style: AnswerStyle) -> String {
-    let users = |h: &SearchHit| index.symbol_users(&h.file_path, h.symbol.as_deref().unwrap_or(""));
-    extractive_answer(r, &r.hits, style, &users)
+    extractive_answer(r, &r.hits, style, &index.links())
 }
 
 /// What search knew of the commit history, as the search document names it.
@@ -441,6 +573,17 @@ pub fn search_json(
             "note": no_words_note(r),
         },
     });
+    if let Some(l) = &r.read.lookup {
+        // How the question was read: one symbol, its container and file as typed, and what
+        // a phrase asked of it ("who calls X": `callers`).
+        document["lookup"] = serde_json::json!({
+            "symbol": l.qualified(&l.name),
+            "name": l.name,
+            "container": l.container,
+            "file": l.file,
+            "intent": r.read.intent.map(crate::engine::search::Intent::name),
+        });
+    }
     if !extra.is_empty() {
         document["diagnostics"]["extra_sources"] = extra
             .iter()
@@ -667,6 +810,39 @@ impl SourcePolicy {
             out.push(spec);
         }
         Ok(Some(out))
+    }
+
+    /// Which index `repo_path` names: the served root or a configured source's folder (the
+    /// same folder however it is spelt: relative to the current directory, through links).
+    pub fn repo(&self, repo_path: &str) -> Result<RepoTarget, RepoRefusal> {
+        let shown = sanitize(repo_path);
+        let given = Path::new(repo_path);
+        let Ok(real) = std::fs::canonicalize(given) else {
+            return Err(RepoRefusal {
+                code: "REPO_NOT_FOUND",
+                message: format!("repo_path {shown}: no such folder"),
+            });
+        };
+        let same = |p: &Path| std::fs::canonicalize(p).is_ok_and(|p| p == real);
+        if same(&self.project_root) {
+            return Ok(RepoTarget::Project);
+        }
+        if let Some(s) = self.configured.iter().find(|s| same(&s.path)) {
+            return Ok(RepoTarget::Source(s.name.clone()));
+        }
+        let what = if real.is_dir() {
+            "is not the folder this server serves nor one of its sources"
+        } else {
+            "is not a folder"
+        };
+        Err(RepoRefusal {
+            code: "INVALID_REPO",
+            message: format!(
+                "repo_path {shown} {what} (serving {}; sources: {})",
+                crate::engine::base::text::display_path(&self.project_root),
+                self.names()
+            ),
+        })
     }
 
     fn names(&self) -> String {
@@ -1042,7 +1218,33 @@ pub struct ExplainDoc<'a> {
     cutoff_position: Option<usize>,
     cheapest: Option<DefCostDoc<'a>>,
     budget_needed: Option<usize>,
+    /// How uses of the file's names elsewhere were bound or dropped, per identifier.
+    bindings: Vec<BindingDoc<'a>>,
     reasons: &'a [String],
+}
+
+#[derive(serde::Serialize)]
+struct BindingDoc<'a> {
+    name: &'a str,
+    /// `import`, `same_package`, `member`, `method_guess`, `name_guess`; dropped:
+    /// `language_name`, `not_visible`.
+    how: &'static str,
+    uses: u32,
+    files: u32,
+}
+
+/// The JSON name of a way a use was bound.
+fn bound_by_name(how: crate::engine::link::graph::BoundBy) -> &'static str {
+    use crate::engine::link::graph::BoundBy;
+    match how {
+        BoundBy::Import => "import",
+        BoundBy::SamePackage => "same_package",
+        BoundBy::Member => "member",
+        BoundBy::MethodGuess => "method_guess",
+        BoundBy::NameGuess => "name_guess",
+        BoundBy::LanguageName => "language_name",
+        BoundBy::NotVisible => "not_visible",
+    }
 }
 
 #[derive(serde::Serialize)]
@@ -1075,6 +1277,16 @@ impl<'a> ExplainDoc<'a> {
                 tokens: c.tokens,
             }),
             budget_needed: e.budget_needed,
+            bindings: e
+                .bindings
+                .iter()
+                .map(|b| BindingDoc {
+                    name: &b.name,
+                    how: bound_by_name(b.how),
+                    uses: b.uses,
+                    files: b.files,
+                })
+                .collect(),
             reasons: &e.reasons,
         }
     }

@@ -95,12 +95,23 @@ pub struct SearchArgs {
 }
 
 /// `repo_symbol_answer`'s arguments: the retrieval tools' contract names (`question`,
-/// `languages`, `max_sources`) over the same search.
+/// `languages`, `max_sources`) over the same search. The seed's shape nests the options
+/// (`{question, repo_path, options: {paths, languages, max_sources, answer_style}}`); the
+/// flat form takes them beside `question`. One option given both ways is refused
+/// (`SearchCall::parse_answer`), so neither silently wins.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SymbolAnswerArgs {
     /// The question, in words or identifiers.
     pub question: NonBlank,
+    /// The repository asked about: the folder this server serves, or one of the sources it
+    /// was started with (`--source`). Absent: the served folder.
+    #[serde(default)]
+    pub repo_path: Text,
+    /// The options of the seed's shape (the same as the flat arguments of those names).
+    #[serde(default)]
+    #[schemars(with = "SymbolAnswerOptions")]
+    pub options: Option<SymbolAnswerOptions>,
     #[serde(default)]
     #[schemars(description = PATHS)]
     pub paths: Strings,
@@ -139,6 +150,24 @@ pub struct RepoReferencesArgs {
     /// Use sites listed per section and definition (the counts are whole).
     #[serde(default)]
     pub top: Bounded<1, MAX_REFS_TOP, REFS_DEFAULT_TOP>,
+}
+
+/// `repo_symbol_answer`'s `options` (the seed's shape).
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SymbolAnswerOptions {
+    #[serde(default)]
+    #[schemars(description = PATHS)]
+    pub paths: Strings,
+    #[serde(default)]
+    #[schemars(description = LANGS)]
+    pub languages: Langs,
+    /// Number of sources.
+    #[serde(default)]
+    pub max_sources: Bounded<1, MAX_ANSWER_SOURCES, ANSWER_SOURCES>,
+    #[serde(default)]
+    #[schemars(description = ANSWER_STYLE)]
+    pub answer_style: Choice<AnswerStyle>,
 }
 
 /// `repo_stats` takes no argument.
@@ -590,6 +619,15 @@ mod tests {
             "boolean" => json!(true),
             "string" => json!("word"),
             "array" => json!([allowed(&schema["items"])]),
+            // An object of options: each of its own properties at an allowed value.
+            "object" => Value::Object(
+                schema["properties"]
+                    .as_object()
+                    .into_iter()
+                    .flatten()
+                    .map(|(k, v)| (k.clone(), allowed(v)))
+                    .collect(),
+            ),
             other => panic!("no sample for {other}"),
         }
     }
@@ -664,12 +702,15 @@ mod tests {
         check_schema_and_type_agree::<SearchArgs>(&["query"]);
         check_schema_and_type_agree::<SymbolAnswerArgs>(&["question"]);
         check_schema_and_type_agree::<RepoReferencesArgs>(&[]);
+        check_schema_and_type_agree::<SymbolAnswerOptions>(&[]);
         check_schema_and_type_agree::<RepoStatsArgs>(&[]);
         assert!(field_names::<RepoStatsArgs>().is_empty());
         assert_eq!(
             field_names::<SymbolAnswerArgs>(),
             [
                 "question",
+                "repo_path",
+                "options",
                 "paths",
                 "languages",
                 "max_sources",

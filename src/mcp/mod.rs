@@ -744,6 +744,118 @@ mod tests {
     }
 
     #[test]
+    fn repo_symbol_answer_takes_the_seed_shape() {
+        let root = fixture("search-app");
+        let mut s = server(root.clone());
+        let r = call(
+            &mut s,
+            "repo_symbol_answer",
+            json!({"question": "where is exportOrdersCsv defined",
+                   "repo_path": root.display().to_string(),
+                   "options": {"paths": ["src/**"], "languages": ["ts"], "max_sources": 2,
+                               "answer_style": "concise"}}),
+        );
+        let v = &r["result"]["structuredContent"];
+        assert_eq!(v["success"], true, "{r}");
+        let sources = v["sources"].as_array().unwrap();
+        assert!(!sources.is_empty() && sources.len() <= 2, "{v}");
+        assert_eq!(sources[0]["evidence_type"], "definition");
+        assert_eq!(v["lookup"]["intent"], "definition", "{v}");
+        assert!(v["answer"]
+            .as_str()
+            .unwrap()
+            .starts_with("`exportOrdersCsv` is defined in `src/orders/export.ts:4"));
+        // The seed's evidence values only, whatever matched; their counts under those names.
+        let r = call(
+            &mut s,
+            "repo_symbol_answer",
+            json!({"question": "export orders csv", "options": {"max_sources": 12}}),
+        );
+        let v = &r["result"]["structuredContent"];
+        for source in v["sources"].as_array().unwrap() {
+            let e = source["evidence_type"].as_str().unwrap();
+            assert!(
+                ["definition", "reference", "call", "grep"].contains(&e),
+                "{e}"
+            );
+        }
+        let counts = v["diagnostics"]["retrieval_counts"].as_object().unwrap();
+        let mut names: Vec<&str> = counts.keys().map(String::as_str).collect();
+        names.sort_unstable();
+        assert_eq!(names, ["call", "definition", "grep", "reference"], "{v}");
+    }
+
+    #[test]
+    fn repo_symbol_answer_checks_repo_path_in_the_seed_error_form() {
+        let mut s = server(fixture("search-app"));
+        let elsewhere = tempfile::tempdir().unwrap();
+        let file = elsewhere.path().join("f.txt");
+        std::fs::write(&file, "x").unwrap();
+        for (repo_path, code) in [
+            ("/no/such/folder/anywhere".to_string(), "REPO_NOT_FOUND"),
+            (elsewhere.path().display().to_string(), "INVALID_REPO"),
+            (file.display().to_string(), "INVALID_REPO"),
+        ] {
+            let r = call(
+                &mut s,
+                "repo_symbol_answer",
+                json!({"question": "orders", "repo_path": repo_path}),
+            );
+            let v = &r["result"]["structuredContent"];
+            assert_eq!(v["success"], false, "{r}");
+            assert_eq!(v["code"], code, "{r}");
+            assert!(v["error"].as_str().unwrap().contains("repo_path"), "{r}");
+            assert_eq!(r["result"]["isError"], true);
+        }
+        // An option given twice, and one `options` does not have, are refused by name.
+        for (args, says) in [
+            (
+                json!({"question": "x", "max_sources": 2, "options": {"max_sources": 3}}),
+                "`max_sources` given twice",
+            ),
+            (json!({"question": "x", "options": {"top": 3}}), "top"),
+            (
+                json!({"question": "x", "options": {"max_sources": 99}}),
+                "max_sources",
+            ),
+        ] {
+            let r = call(&mut s, "repo_symbol_answer", args.clone());
+            let message = r["error"]["message"].as_str().unwrap_or_default();
+            assert!(message.contains(says), "{args}: {r}");
+        }
+    }
+
+    #[test]
+    fn repo_path_may_name_a_configured_source_which_is_then_answered_alone() {
+        let source = fixture("go-app");
+        let mut s = Server::with_sources(
+            fixture("search-app"),
+            IndexOptions::default(),
+            false,
+            vec![SourceSpec {
+                name: "go".into(),
+                path: source.clone(),
+            }],
+            SourceLimits::default(),
+        );
+        let r = call(
+            &mut s,
+            "repo_symbol_answer",
+            json!({"question": "main", "repo_path": source.display().to_string()}),
+        );
+        let v = &r["result"]["structuredContent"];
+        assert_eq!(v["success"], true, "{r}");
+        let sources = v["sources"].as_array().unwrap();
+        assert!(!sources.is_empty(), "{v}");
+        assert!(
+            sources
+                .iter()
+                .all(|x| x["file_path"].as_str().unwrap().ends_with(".go")),
+            "{v}"
+        );
+    }
+
+    #[test]
     fn repo_symbol_answer_refuses_bad_arguments() {
         let mut s = server(fixture("search-app"));
         for (args, says) in [

@@ -66,7 +66,11 @@ impl Server {
                 }))
             }
             "repo_symbol_answer" => {
-                let request = SearchCall::answer(parse_args(args)?)?;
+                let mut request = SearchCall::parse_answer(args)?;
+                // The seed's error form: a tool result, not a protocol error.
+                if let Err(refusal) = request.check_repo(&self.policy) {
+                    return Ok(coded_error(refusal.code, &refusal.message));
+                }
                 let selected = request
                     .selected_sources(&self.policy)
                     .map_err(ArgError::from)?;

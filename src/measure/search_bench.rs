@@ -15,6 +15,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 
+use crate::engine::base::words::split_words;
 use crate::engine::index::{Index, IndexOptions};
 use crate::engine::ingest::history::HistorySource;
 use crate::engine::search::SearchOptions;
@@ -190,25 +191,10 @@ fn drawn_queries(index: &Index) -> Vec<String> {
     out
 }
 
-/// `createServerConfig`, `create_server_config` → `create server config`.
+/// `createServerConfig`, `create_server_config` → `create server config`: the engine's own
+/// identifier words (`base::words`), so a drawn query splits a name as search does.
 fn words(name: &str) -> String {
-    let mut out = String::with_capacity(name.len() + 4);
-    let mut prev_lower = false;
-    for c in name.chars() {
-        if c == '_' || c == '-' {
-            if !out.ends_with(' ') && !out.is_empty() {
-                out.push(' ');
-            }
-            prev_lower = false;
-            continue;
-        }
-        if c.is_uppercase() && prev_lower {
-            out.push(' ');
-        }
-        prev_lower = c.is_lowercase() || c.is_ascii_digit();
-        out.extend(c.to_lowercase());
-    }
-    out.trim().to_owned()
+    split_words(name).join(" ")
 }
 
 pub(crate) fn latency(mut samples: Vec<f64>) -> Latency {
@@ -233,7 +219,7 @@ mod tests {
     fn names_become_words() {
         assert_eq!(words("createServerConfig"), "create server config");
         assert_eq!(words("create_server_config"), "create server config");
-        assert_eq!(words("HTTPServer"), "httpserver");
+        assert_eq!(words("HTTPServer"), "http server");
         assert_eq!(words("_private"), "private");
     }
 

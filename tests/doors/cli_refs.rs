@@ -36,7 +36,7 @@ fn repo() -> tempfile::TempDir {
                 "shapes/square.py",
                 "class Square:\n    def area(self):\n        return 4\n",
             ),
-            ("report.py", "def total(c, s):\n    return c.area() + s.area()\n"),
+            ("report.py", "def total(c, s):\n    return c.area() + s.area()\n\n\nimport shapes.circle\nimport shapes.square\n"),
         ],
     );
     dir

@@ -565,3 +565,48 @@ fn unquoted_words_are_joined_into_one_query() {
         String::from_utf8_lossy(&quoted.stdout)
     );
 }
+
+/// `mapscope search DIR QUERY --json` on a repository written by the test.
+fn search_dir_json(dir: &Path, query: &str) -> Value {
+    let o = search(&[dir.to_str().unwrap(), query, "--json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).expect("valid JSON")
+}
+
+#[test]
+fn a_qualified_look_up_is_answered_with_the_member_it_names() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_files(
+        dir.path(),
+        &[
+            (
+                "src/routing.rs",
+                "pub struct Router;\npub struct MethodRouter;\n\nimpl Router {\n    pub fn fallback(self) -> Self {\n        helper();\n        self\n    }\n}\n\nimpl MethodRouter {\n    pub fn fallback(self) -> Self {\n        self\n    }\n}\n\npub fn method_not_allowed_fallback() {}\n\nfn helper() {}\n",
+            ),
+            (
+                "src/main.rs",
+                "mod routing;\nuse routing::Router;\n\nfn main() {\n    Router.fallback();\n}\n",
+            ),
+        ],
+    );
+    let v = search_dir_json(dir.path(), "Router::fallback");
+    assert_eq!(v["sources"][0]["file_path"], "src/routing.rs");
+    assert_eq!(v["sources"][0]["line_range"][0], 5);
+    assert_eq!(v["lookup"]["container"], serde_json::json!(["Router"]));
+    let answer = v["answer"].as_str().unwrap();
+    assert!(
+        answer.starts_with("`Router::fallback` is defined in `src/routing.rs:5–8`"),
+        "{answer}"
+    );
+    let v = search_dir_json(dir.path(), "MethodRouter::fallback");
+    assert_eq!(v["sources"][0]["line_range"][0], 12, "{v}");
+
+    let v = search_dir_json(dir.path(), "what does Router::fallback call");
+    assert_eq!(v["lookup"]["intent"], "callees");
+    let answer = v["answer"].as_str().unwrap();
+    assert!(answer.contains("It calls `helper`."), "{answer}");
+
+    let v = search_dir_json(dir.path(), "谁调用了 Router::fallback");
+    assert_eq!(v["lookup"]["intent"], "callers");
+    assert_eq!(v["sources"][0]["line_range"][0], 5, "{v}");
+}

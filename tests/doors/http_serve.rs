@@ -341,7 +341,7 @@ fn refs_marks_a_method_called_on_two_receiver_types_ambiguous() {
             ),
             (
                 "report.py",
-                "def total(c, s):\n    return c.area() + s.area()\n",
+                "def total(c, s):\n    return c.area() + s.area()\n\n\nimport shapes.circle\nimport shapes.square\n",
             ),
         ],
     );

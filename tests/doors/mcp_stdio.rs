@@ -607,7 +607,7 @@ fn repo_references_marks_a_method_of_two_classes_ambiguous_over_stdio() {
             ),
             (
                 "report.py",
-                "def total(c, s):\n    return c.area() + s.area()\n",
+                "def total(c, s):\n    return c.area() + s.area()\n\n\nimport shapes.circle\nimport shapes.square\n",
             ),
             (
                 "odd\x1b]0;x\x07\u{9b}.py",

@@ -80,7 +80,9 @@ fn full(root: &Path) -> Index {
 }
 
 /// Paths an edit script may touch: Python and TypeScript modules that import each other,
-/// a doc file, and one in a skipped directory.
+/// a doc file, one in a skipped directory, and Ruby and Java files whose uses bind through
+/// scope (a class `File` moving into and out of a module, Java's `Optional` shadowed in a
+/// package).
 const PATHS: &[&str] = &[
     "a.py",
     "pkg/b.py",
@@ -90,6 +92,11 @@ const PATHS: &[&str] = &[
     "src/e.tsx",
     "notes.md",
     "node_modules/x/index.ts",
+    "rb/app/file.rb",
+    "rb/app/renderer.rb",
+    "rb/site.rb",
+    "src/acme/util/Optional.java",
+    "src/acme/util/Seen.java",
 ];
 
 /// Contents for a path, varied by `variant` so definitions, references and imports change
@@ -123,6 +130,26 @@ fn content(path: &str, variant: u8) -> String {
             6 => "export function helper(): number { return 2; }\nexport function value() { return 1; }\n"
                 .to_string(),
             _ => "export function (\n".to_string(),
+        }
+    } else if path.ends_with(".rb") {
+        match v {
+            0 => "module App\n  class Renderer\n    class File\n      def self.join(*a)\n        a\n      end\n    end\n  end\nend\n".to_string(),
+            1 => "module App\n  class Renderer\n    def render\n      File.join('x')\n    end\n  end\nend\n".to_string(),
+            2 => "module App\n  class Site\n    def to_s\n      File.read('y').to_s\n    end\n  end\nend\n".to_string(),
+            3 => "class File\n  def self.join(*a)\n    a\n  end\nend\n".to_string(),
+            5 => "module App\n  class Renderer\n    File.new('z')\n    App::File.load\n  end\nend\n".to_string(),
+            6 => "module App\n  class File\n    def self.load\n      1\n    end\n  end\nend\n".to_string(),
+            _ => "def broken(\n".to_string(),
+        }
+    } else if path.ends_with(".java") {
+        match v {
+            0 => "package acme.util;\n\npublic class Optional {\n  public static Optional empty() { return null; }\n}\n".to_string(),
+            1 => "package acme.util;\n\npublic class Seen {\n  Object run() { return Optional.empty(); }\n}\n".to_string(),
+            2 => "package acme.app;\n\npublic class Use {\n  Object run() { return Optional.empty(); }\n}\n".to_string(),
+            3 => "package acme.util;\n\npublic class Other {\n  boolean eq(Object o) { return o.equals(this); }\n}\n".to_string(),
+            5 => "package acme.util;\n\npublic class Empty {\n  static Object empty() { return null; }\n}\n".to_string(),
+            6 => "package acme.util;\n\npublic class Optional {\n}\n".to_string(),
+            _ => "package acme.util;\nclass {\n".to_string(),
         }
     } else {
         format!("# Notes {v}\nThe helper returns a value.\n")
@@ -178,6 +205,16 @@ fn seed(root: &Path) {
             ("pkg/b.py", &content("pkg/b.py", 3)),
             ("c.ts", &content("c.ts", 0)),
             ("src/d.ts", &content("src/d.ts", 2)),
+            ("rb/app/file.rb", &content("rb/app/file.rb", 0)),
+            ("rb/app/renderer.rb", &content("rb/app/renderer.rb", 1)),
+            (
+                "src/acme/util/Optional.java",
+                &content("src/acme/util/Optional.java", 0),
+            ),
+            (
+                "src/acme/util/Seen.java",
+                &content("src/acme/util/Seen.java", 1),
+            ),
         ],
     );
 }
@@ -297,7 +334,7 @@ fn refresh_reuses_what_did_not_change_and_reparses_the_rest() {
     let root = tmp.path();
     seed(root);
     let first = full(root);
-    assert_eq!(first.reuse.parsed, 4);
+    assert_eq!(first.reuse.parsed, 8);
 
     common::write_files(root, &[("a.py", &content("a.py", 1))]);
     let changed = BTreeSet::from(["a.py".to_string()]);
@@ -305,7 +342,7 @@ fn refresh_reuses_what_did_not_change_and_reparses_the_rest() {
         .refresh(&IndexOptions::default(), &changed, &|_| {})
         .unwrap();
     assert_eq!(second.reuse.parsed, 1, "{:?}", second.reuse);
-    assert_eq!(second.reuse.unchanged, 3, "{:?}", second.reuse);
+    assert_eq!(second.reuse.unchanged, 7, "{:?}", second.reuse);
 
     // A reported change whose content is the same is read but not re-parsed.
     let third = second
@@ -338,7 +375,7 @@ fn tags_from_the_disk_cache_give_the_same_index() {
     )
     .unwrap();
     assert_eq!(warm.reuse.parsed, 1, "{:?}", warm.reuse);
-    assert_eq!(warm.reuse.hash_hits, 3, "{:?}", warm.reuse);
+    assert_eq!(warm.reuse.hash_hits, 7, "{:?}", warm.reuse);
     assert_eq!(observe(&warm), observe(&full(&root)));
 }
 

@@ -8,6 +8,7 @@
 mod common;
 
 mod architecture;
+mod engine_bind_scope;
 mod engine_budget;
 mod engine_containers;
 mod engine_fuzz;
@@ -19,6 +20,7 @@ mod engine_nesting;
 mod engine_rank;
 mod engine_search;
 mod engine_search_evidence;
+mod engine_search_exact;
 mod engine_search_order;
 mod engine_tags;
 mod engine_walk;

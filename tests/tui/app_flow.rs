@@ -1075,7 +1075,7 @@ fn references_of_a_method_of_two_classes_show_the_guess_as_ambiguous() {
             ),
             (
                 "report.py",
-                "def total(c, s):\n    return c.area() + s.area()\n",
+                "def total(c, s):\n    return c.area() + s.area()\n\n\nimport shapes.circle\nimport shapes.square\n",
             ),
         ],
     );

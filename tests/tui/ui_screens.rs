@@ -248,6 +248,7 @@ impl SessionEngine for Scripted {
                         cutoff_position: None,
                         cheapest: None,
                         budget_needed: None,
+                        bindings: Vec::new(),
                         reasons: vec![
                             "search ranks it #1 for the query (score 12.40, best hit: definition \
                          `User` at line 3; matched words: user): pinned, its matching \

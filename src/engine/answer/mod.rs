@@ -16,7 +16,27 @@ pub mod llm;
 use std::fmt::Write as _;
 
 use crate::engine::base::text::sanitize;
-use crate::engine::search::{Evidence, SearchHit, SearchResponse};
+use crate::engine::base::words::normalize_name;
+use crate::engine::search::{Evidence, Intent, NameMatch, SearchHit, SearchResponse};
+
+/// What the answer learns about a definition hit from the index it came from: the files
+/// that use it, and the names its body calls. A closure over `users` alone is one (calling
+/// nothing); `Index::links` gives both.
+pub trait SymbolLinks {
+    /// The files that use the definition's symbol (not the defining file itself).
+    fn users(&self, def: &SearchHit) -> Vec<String>;
+    /// The distinct names the definition's body calls, in order ("what does X call"; the
+    /// `refs` engine will answer with the definitions they bind to).
+    fn callees(&self, _def: &SearchHit) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+impl<F: Fn(&SearchHit) -> Vec<String>> SymbolLinks for F {
+    fn users(&self, def: &SearchHit) -> Vec<String> {
+        self(def)
+    }
+}
 
 /// How much the answer says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -49,13 +69,21 @@ const USERS_NAMED: usize = 3;
 /// Other matches named by the default style.
 const OTHERS_DEFAULT: usize = 3;
 
-/// The answer for `hits` (best first, already cut to the sources shown). `users(hit)` lists
-/// the files that use a definition hit's symbol (not the defining file itself).
+/// Callees named before the rest is counted.
+const CALLEES_NAMED: usize = 8;
+
+/// The answer for `hits` (best first, already cut to the sources shown). `links` tells who
+/// uses a definition hit's symbol and what it calls.
+///
+/// A look-up (`response.read`) is answered in its own terms: the definition in the typed
+/// container is named as typed (`Router::fallback`), and when none is, the answer says so
+/// before naming the nearest. A phrase's intent shapes the rest: "who calls X" lists the
+/// uses among the hits, "what does X call" the names X's body calls.
 pub fn extractive_answer(
     response: &SearchResponse,
     hits: &[SearchHit],
     style: AnswerStyle,
-    users: &dyn Fn(&SearchHit) -> Vec<String>,
+    links: &dyn SymbolLinks,
 ) -> String {
     if hits.is_empty() {
         return "Nothing in the index matches the question.".into();
@@ -85,16 +113,67 @@ pub fn extractive_answer(
         AnswerStyle::Detailed => &defs,
         _ => &defs[..1],
     };
+    let lookup = response.read.lookup.as_ref();
+    let qualified = lookup.is_some_and(|l| !l.container.is_empty() || l.file.is_some());
     for (i, d) in shown_defs.iter().enumerate() {
         if i > 0 {
             out.push(' ');
         }
-        out.push_str(&definition_sentence(d, style, &users(d)));
+        let m = response
+            .hits
+            .iter()
+            .position(|h| std::ptr::eq(h, *d))
+            .and_then(|at| response.match_of(at));
+        let symbol = d.symbol.as_deref().unwrap_or("");
+        let name = match lookup {
+            Some(l) if qualified && m.is_some_and(NameMatch::in_container) => l.qualified(symbol),
+            _ => symbol.to_string(),
+        };
+        if i == 0 && qualified && !m.is_some_and(NameMatch::in_container) {
+            if let Some(l) = lookup {
+                let _ = write!(
+                    out,
+                    "No definition of `{}` was found; the nearest: ",
+                    sanitize(&l.qualified(&l.name))
+                );
+            }
+        }
+        out.push_str(&definition_sentence(d, &name, style, &links.users(d)));
     }
-    let others: Vec<&SearchHit> = hits
+    let intent = response.read.intent;
+    if let (Some(Intent::Callees), Some(d)) = (intent, shown_defs.first()) {
+        let callees = links.callees(d);
+        let named = callees
+            .iter()
+            .take(CALLEES_NAMED)
+            .map(|c| format!("`{}`", sanitize(c)));
+        if callees.is_empty() {
+            out.push_str(" Its body calls nothing by name.");
+        } else {
+            let _ = write!(out, " It calls {}.", list_with_more(named, callees.len()));
+        }
+    }
+    let mut others: Vec<&SearchHit> = hits
         .iter()
         .filter(|h| !shown_defs.iter().any(|d| std::ptr::eq(*d, *h)))
         .collect();
+    if intent == Some(Intent::Callers) {
+        // "Who calls X": the uses of X among the sources, before anything else matched.
+        let asked = lookup.map(|l| normalize_name(&l.name));
+        let (uses, rest): (Vec<&SearchHit>, Vec<&SearchHit>) = others.iter().partition(|h| {
+            matches!(
+                h.evidence,
+                Evidence::Call | Evidence::Reference | Evidence::Import
+            ) && h
+                .symbol
+                .as_deref()
+                .is_some_and(|s| asked.as_deref() == Some(normalize_name(s).as_str()))
+        });
+        if !uses.is_empty() && style != AnswerStyle::Concise {
+            let _ = write!(out, " Uses: {}.", list(uses.iter().map(|h| place(h))));
+        }
+        others = rest;
+    }
     let n = match style {
         AnswerStyle::Concise => 0,
         AnswerStyle::Default => OTHERS_DEFAULT,
@@ -111,8 +190,8 @@ pub fn extractive_answer(
 }
 
 /// "`name` is defined in `path:a–b` (kind) and used in N files: a, b, c and 2 more."
-fn definition_sentence(d: &SearchHit, style: AnswerStyle, users: &[String]) -> String {
-    let name = sanitize(d.symbol.as_deref().unwrap_or(""));
+fn definition_sentence(d: &SearchHit, name: &str, style: AnswerStyle, users: &[String]) -> String {
+    let name = sanitize(name);
     let kind = d
         .kind
         .as_deref()
@@ -223,6 +302,8 @@ mod tests {
             low_score: low,
             retrieval_counts: RetrievalCounts::default(),
             latency_ms: 0.0,
+            read: Default::default(),
+            matches: Vec::new(),
         }
     }
 
@@ -308,6 +389,66 @@ mod tests {
         assert!(
             !a.chars().any(crate::engine::base::text::is_unsafe),
             "{a:?}"
+        );
+    }
+
+    /// `hits` answering `query`, the first matching as `first`.
+    fn looked_up(
+        query: &str,
+        hits: Vec<SearchHit>,
+        first: crate::engine::search::NameMatch,
+    ) -> SearchResponse {
+        let mut r = response(false);
+        r.read = crate::engine::search::read_query(query);
+        r.matches = std::iter::once(Some(first))
+            .chain(std::iter::repeat(None))
+            .take(hits.len())
+            .collect();
+        r.hits = hits;
+        r
+    }
+
+    #[test]
+    fn a_qualified_look_up_is_answered_in_its_own_terms() {
+        let r = looked_up("Router::fallback", hits(), NameMatch::InContainer);
+        let a = extractive_answer(&r, &r.hits, AnswerStyle::Concise, &users);
+        // `verify` stands for the method of that name in `Router`.
+        assert!(
+            a.starts_with("`Router::verify` is defined in `src/jwt.ts:96–188`"),
+            "{a}"
+        );
+        let r = looked_up("Router::fallback", hits(), NameMatch::Exact);
+        let a = extractive_answer(&r, &r.hits, AnswerStyle::Concise, &users);
+        assert!(
+            a.starts_with(
+                "No definition of `Router::fallback` was found; the nearest: `verify` is defined"
+            ),
+            "{a}"
+        );
+    }
+
+    struct Calls;
+    impl SymbolLinks for Calls {
+        fn users(&self, _: &SearchHit) -> Vec<String> {
+            Vec::new()
+        }
+        fn callees(&self, _: &SearchHit) -> Vec<String> {
+            vec!["decode".into(), "check".into()]
+        }
+    }
+
+    #[test]
+    fn phrases_shape_the_answer() {
+        let r = looked_up("what does verify call", hits(), NameMatch::Exact);
+        let a = extractive_answer(&r, &r.hits, AnswerStyle::Concise, &Calls);
+        assert!(a.ends_with("It calls `decode` and `check`."), "{a}");
+        let r = looked_up("who calls verify", hits(), NameMatch::Exact);
+        let a = extractive_answer(&r, &r.hits, AnswerStyle::Default, &users);
+        assert!(
+            a.contains(
+                "Uses: `src/auth.ts:12` (call of `verify`). Other matches: `src/sign.ts:3–40`"
+            ),
+            "{a}"
         );
     }
 

@@ -5,8 +5,9 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
+use crate::engine::answer::SymbolLinks;
 use crate::engine::base::heap::release_free_memory;
-use crate::engine::base::model::RefList;
+use crate::engine::base::model::{RefKind, RefList};
 use crate::engine::base::scope::Scope;
 use crate::engine::index::parts::GraphSignals;
 use crate::engine::index::{Index, MapRequest, MAX_QUERY_CHARS};
@@ -17,7 +18,9 @@ use crate::engine::rank::pagerank::{
 };
 use crate::engine::rank::repo_map::{build_map, MapOptions, RepoMap};
 use crate::engine::rank::task::Task;
-use crate::engine::search::{HistoryIndex, SearchContext, SearchOptions, SearchResponse, MAX_TOP};
+use crate::engine::search::{
+    HistoryIndex, SearchContext, SearchHit, SearchOptions, SearchResponse, MAX_TOP,
+};
 
 impl Index {
     /// Runs a search query against this index.
@@ -79,6 +82,36 @@ impl Index {
             .collect();
         users.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(b.2)));
         users.into_iter().map(|(_, _, p)| p.to_string()).collect()
+    }
+
+    /// The distinct names called inside lines `lines` of `def_path` (a definition's body),
+    /// in order of first call, leaving out `own` (recursion). What "what does X call"
+    /// answers until the `refs` engine binds each call to its definition.
+    pub fn symbol_callees(
+        &self,
+        def_path: &str,
+        lines: crate::engine::base::model::LineRange,
+        own: &str,
+    ) -> Vec<String> {
+        let Some(file) = self.file_index(def_path).and_then(|i| self.files.get(i)) else {
+            return Vec::new();
+        };
+        let mut out: Vec<String> = Vec::new();
+        for r in &file.tags.refs {
+            if r.kind == RefKind::Call
+                && lines.contains(r.line)
+                && r.name != own
+                && !out.iter().any(|n| n == r.name)
+            {
+                out.push(r.name.to_string());
+            }
+        }
+        out
+    }
+
+    /// Who uses a definition hit and what it calls, for the extractive answer.
+    pub fn links(&self) -> IndexLinks<'_> {
+        IndexLinks(self)
     }
 
     /// Ranks definitions for `req` (personalized PageRank over the file graph), with the
@@ -308,4 +341,23 @@ pub(super) fn graph_signals(graph: &FileGraph, n: usize) -> GraphSignals {
         neighbors[b].push((a, w));
     }
     GraphSignals { prior, neighbors }
+}
+
+/// An index as the answer's [`SymbolLinks`]: users from the file graph, callees from the
+/// definition's body.
+pub struct IndexLinks<'a>(&'a Index);
+
+impl SymbolLinks for IndexLinks<'_> {
+    fn users(&self, def: &SearchHit) -> Vec<String> {
+        self.0
+            .symbol_users(&def.file_path, def.symbol.as_deref().unwrap_or(""))
+    }
+
+    fn callees(&self, def: &SearchHit) -> Vec<String> {
+        self.0.symbol_callees(
+            &def.file_path,
+            def.line_range,
+            def.symbol.as_deref().unwrap_or(""),
+        )
+    }
 }

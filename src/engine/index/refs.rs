@@ -1154,9 +1154,11 @@ mod tests {
                 "shapes/square.py",
                 "class Square:\n    def area(self):\n        return 4\n",
             ),
+            // Both modules imported (below the use, so its line stays 2): a method guess binds
+            // only to files in view.
             (
                 "report.py",
-                "def total(c, s):\n    return c.area() + s.area()\n",
+                "def total(c, s):\n    return c.area() + s.area()\n\n\nimport shapes.circle\nimport shapes.square\n",
             ),
         ]);
         let a = refs(&index, "area", Direction::Callers);

@@ -28,7 +28,7 @@ use crate::engine::live::watch::ChangeBatch;
 use crate::engine::rank::pagerank::RankOutput;
 use crate::engine::rank::repo_map::{render, MapFormat, RepoMap};
 use crate::engine::search::sources::SourceSpec;
-use crate::engine::search::{SearchHit, SearchOptions};
+use crate::engine::search::SearchOptions;
 
 /// Hits kept per query (the pane scrolls).
 pub const TOP_HITS: usize = 50;
@@ -329,12 +329,10 @@ impl SessionIndex {
                 .collect(),
             None => Vec::new(),
         };
-        let users =
-            |h: &SearchHit| index.symbol_users(&h.file_path, h.symbol.as_deref().unwrap_or(""));
         let answer = if resp.hits.is_empty() {
             String::new()
         } else {
-            extractive_answer(&resp, &resp.hits, AnswerStyle::Concise, &users)
+            extractive_answer(&resp, &resp.hits, AnswerStyle::Concise, &index.links())
         };
         let snapshot = HitsSnapshot {
             generation,

@@ -5,7 +5,7 @@
 use super::lex::{self, Seg};
 use super::tokenize::{term_hash, Tokenizer};
 use super::{ChunkKind, Evidence, SearchContext, SearchIndex, NO_DEF};
-use crate::engine::base::model::{Definition, LineRange, ParsedFile, RefKind};
+use crate::engine::base::model::{DefKind, Definition, Lang, LineRange, ParsedFile, RefKind};
 use crate::engine::base::text::safe_char;
 
 /// Longest excerpt, in characters.
@@ -28,6 +28,33 @@ pub(super) fn def_of<'a>(
         .tags
         .defs
         .get(ch.def as usize)
+}
+
+/// Whether `def` only binds what an import brings in (`const x = require('./x').x`, `var
+/// y = require('y')`): a variable or constant on the line of one of the file's imports. A
+/// use of another file's definition, not a definition of its own.
+pub(super) fn is_import_binding(file: &ParsedFile, def: &Definition) -> bool {
+    matches!(def.kind, DefKind::Variable | DefKind::Constant)
+        && def.lines.end - def.lines.start < 4
+        && file.tags.imports.iter().any(|i| def.lines.contains(i.line))
+}
+
+/// Longest prototype read as a declaration, in lines (a signature wrapped over a few).
+const DECLARATION_LINES: u32 = 8;
+
+/// Whether `def` is a C/C++ declaration without a body: a function or method whose lines
+/// hold no `{` and end with `;` (`void f(int);`, a member declared in its class, an API
+/// prototype in a header, a forward declaration in a source file), whose body is elsewhere.
+pub(super) fn is_declaration(file: &ParsedFile, def: &Definition) -> bool {
+    let code = |n: u32| {
+        file.line(n)
+            .map(|l| l.split("//").next().unwrap_or(l).trim_end())
+    };
+    matches!(file.lang, Lang::C | Lang::Cpp)
+        && matches!(def.kind, DefKind::Function | DefKind::Method)
+        && def.lines.end.saturating_sub(def.lines.start) < DECLARATION_LINES
+        && (def.lines.start..=def.lines.end).all(|n| code(n).is_some_and(|l| !l.contains('{')))
+        && code(def.lines.end).is_some_and(|l| l.ends_with(';'))
 }
 
 pub(super) struct Described {
@@ -104,6 +131,15 @@ pub(super) fn describe(
     let def = def_of(idx, ctx, c);
     let file = ctx.files.get(u);
     if let (Some(def), Some(file)) = (def, file) {
+        if matched_name && is_import_binding(file, def) {
+            return Described {
+                lines: LineRange::new(def.lines.start, def.lines.start),
+                excerpt: definition_excerpt(file, def),
+                evidence: Evidence::Import,
+                symbol: Some(def.name.clone()),
+                kind: None,
+            };
+        }
         if matched_name {
             return Described {
                 lines: def.lines,

@@ -10,13 +10,21 @@
 //! PageRank prior, and a demotion of tests and other secondary files. Chinese text is
 //! indexed as character bigrams and queries are expanded through an embedded glossary.
 //! Every weight lives in [`SearchWeights`].
+//!
+//! A query that is one symbol (`getRoute`, `Router::fallback`, `(*T).M`, `a/b.go:Run`, also
+//! inside "where is X defined" or "who calls X") is a look-up ([`read_query`]): its hits are
+//! ranked exact first, in tiers (`run`'s `Tier`: the name in the typed container, case-exact
+//! then case-folded; the container itself; the name elsewhere, case-exact then case-folded;
+//! then everything else by score), implementation before tests within a tier.
 
 mod build;
+mod container;
 mod describe;
 mod glossary;
 mod history;
 mod lex;
 mod matcher;
+mod phrase;
 mod query;
 mod run;
 pub mod sources;
@@ -32,7 +40,71 @@ use crate::engine::base::model::{Lang, LineRange, ParsedFile};
 pub use crate::engine::base::paths::{is_code_path, is_impl_path};
 pub use history::HistoryIndex;
 pub(crate) use query::is_test_word;
+pub use query::{read as read_query, QueryRead};
 pub use weights::SearchWeights;
+
+/// What a phrase around a symbol asked for ("where is X defined", "who calls X", "what does
+/// X call", and their Chinese forms).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Intent {
+    Definition,
+    Callers,
+    Callees,
+}
+
+impl Intent {
+    /// `definition`, `callers` or `callees`: the name every output uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            Intent::Definition => "definition",
+            Intent::Callers => "callers",
+            Intent::Callees => "callees",
+        }
+    }
+}
+
+/// A query read as one symbol: its name, the containers and file typed before it.
+/// `Router::fallback` is `fallback` in `["Router"]`; `fmt::detail::buffer::append` is
+/// `append` in `["fmt", "detail", "buffer"]`; `(*T).M` is `M` in `["T"]`; `pkg/a.go:Run` is
+/// `Run` in the file `pkg/a.go`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lookup {
+    pub name: String,
+    /// Outermost first; empty for a bare name.
+    pub container: Vec<String>,
+    /// A file (or the end of a path) typed before the symbol, as typed.
+    pub file: Option<String>,
+    /// Everything typed before the name (`Router::`, `(*T).`, `pkg/a.go:`), to show the
+    /// symbol as it was asked for.
+    pub qualifier: String,
+}
+
+/// How a hit's definition answers a look-up, best first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum NameMatch {
+    /// The name, exactly as typed, in the typed container (or file).
+    InContainer,
+    /// The name up to case and `_`, in the typed container.
+    InContainerFolded,
+    /// The typed container itself, when nothing of that name is known in it.
+    Container,
+    /// The name exactly as typed (for a qualified look-up: in another container).
+    Exact,
+    /// The name up to case and `_` (`_truncate` for `Truncate`).
+    Folded,
+}
+
+impl NameMatch {
+    /// Whether the hit is a definition of the name asked for (not its container).
+    pub fn is_name(self) -> bool {
+        self != NameMatch::Container
+    }
+
+    /// Whether the hit is in the container (or file) the look-up typed.
+    pub fn in_container(self) -> bool {
+        matches!(self, NameMatch::InContainer | NameMatch::InContainerFolded)
+    }
+}
 
 /// A prose or config document searched as text (README, `.md`, `.json`, `.yaml`, `.toml`).
 #[derive(Debug, Clone)]
@@ -224,10 +296,14 @@ pub struct SearchResponse {
     pub low_score: bool,
     pub retrieval_counts: RetrievalCounts,
     pub latency_ms: f64,
+    /// How the query was read: a look-up's symbol, a phrase's intent.
+    pub read: QueryRead,
+    /// Per hit (same order as `hits`): how its definition answers the look-up, if it does.
+    pub matches: Vec<Option<NameMatch>>,
 }
 
 impl SearchResponse {
-    fn empty(latency_ms: f64) -> SearchResponse {
+    fn empty(latency_ms: f64, read: QueryRead) -> SearchResponse {
         SearchResponse {
             hits: Vec::new(),
             files: Vec::new(),
@@ -235,7 +311,14 @@ impl SearchResponse {
             low_score: true,
             retrieval_counts: RetrievalCounts::default(),
             latency_ms,
+            read,
+            matches: Vec::new(),
         }
+    }
+
+    /// How hit `i` answers the look-up, if it does.
+    pub fn match_of(&self, i: usize) -> Option<NameMatch> {
+        self.matches.get(i).copied().flatten()
     }
 }
 

@@ -7,11 +7,20 @@
 //! are alternatives (a word's identifier parts; a Chinese word's bigrams and English
 //! expansions). Adjacent positions are also joined (`export order` → `exportorder`) to meet
 //! identifiers written as one word.
+//!
+//! Before any of that, [`read`] decides whether the query is a look-up: one symbol, bare or
+//! qualified in any notation people type (`A::b`, `A.b`, `A#b`, `Ns\\Class::method`,
+//! `(*T).M`, `path/to/file.go:Func`, `file.py::test`), alone or inside a phrase ("where is X
+//! defined", "who calls X", "X 在哪定义": `super::phrase`). A look-up is searched by its name
+//! and ranked exact first (`run`'s tiers); its container and file say which definition of
+//! that name comes first.
 
 use super::build::name_key;
 use super::glossary::Glossary;
+use super::phrase;
 use super::tokenize::{is_cjk, term_hash, TermClass, Tokenizer};
-use super::SearchWeights;
+use super::{Intent, Lookup, SearchWeights};
+use crate::engine::base::model::Lang;
 use crate::engine::base::words::normalize_name;
 
 /// Longest query considered, in bytes.
@@ -136,6 +145,195 @@ const TEST_WORDS: &[&str] = &[
     "单测",
     "单元测试",
 ];
+
+/// Longest symbol read as a look-up, in bytes (a longer one is searched as words).
+const MAX_SYMBOL_BYTES: usize = 512;
+
+/// What a query asks, before its words are searched: a look-up's symbol, and the intent a
+/// phrase gave it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct QueryRead {
+    /// Set when a phrase asked where a symbol is defined, who calls it or what it calls.
+    pub intent: Option<Intent>,
+    /// Set when the query is one symbol (bare or qualified), alone or inside a phrase.
+    pub lookup: Option<Lookup>,
+}
+
+impl QueryRead {
+    /// The text whose words are searched: a look-up's name, else the query as typed.
+    pub(crate) fn search_text<'q>(&'q self, query: &'q str) -> &'q str {
+        self.lookup.as_ref().map_or(query, |l| l.name.as_str())
+    }
+}
+
+/// How `query` reads: a phrase around a symbol, a symbol alone, or neither (words to search).
+pub fn read(query: &str) -> QueryRead {
+    let query = cut(query, MAX_QUERY_BYTES);
+    if let Some((intent, symbol, strict)) = phrase::match_phrase(query) {
+        if let Some(lookup) = Lookup::parse(symbol).filter(|l| !strict || l.looks_like_code()) {
+            return QueryRead {
+                intent: Some(intent),
+                lookup: Some(lookup),
+            };
+        }
+    }
+    QueryRead {
+        intent: None,
+        lookup: Lookup::parse(query),
+    }
+}
+
+/// `s` cut to at most `max` bytes, at a character boundary.
+fn cut(s: &str, max: usize) -> &str {
+    let mut end = s.len().min(max);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+/// A character of an identifier as a look-up reads one: letters and digits of any script
+/// but CJK (Chinese text is words to search, or a phrase around the symbol), `_` and `$`.
+pub(crate) fn is_ident_char(c: char) -> bool {
+    (c.is_alphanumeric() || c == '_' || c == '$') && !is_cjk(c)
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| is_ident_char(c) && !c.is_ascii_digit())
+        && chars.all(is_ident_char)
+}
+
+/// The extensions of prose and config files: `README.md` or `config.json` typed alone is a
+/// file name, not `README` qualifying `md`.
+const DOC_EXTENSIONS: &[&str] = &[
+    "md", "mdx", "txt", "rst", "json", "yaml", "yml", "toml", "lock", "html", "css", "xml", "ini",
+    "cfg", "sh", "sql", "proto", "scm",
+];
+
+/// Whether `path` names a file by its extension (a code file mapscope reads, or a document).
+fn is_file_name(path: &str) -> bool {
+    let base = path.rsplit('/').next().unwrap_or(path);
+    let Some((stem, ext)) = base.rsplit_once('.') else {
+        return false;
+    };
+    !stem.is_empty()
+        && (Lang::from_path(base).is_some()
+            || DOC_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str()))
+}
+
+impl Lookup {
+    /// `text` read as one symbol, or None when it is not one (words, a sentence, a path, a
+    /// number, punctuation). Notations: `::`, `.`, `#`, `\\` and `->` between segments;
+    /// Go's `(*T).M` and `pkg.(*T).M`; generic arguments (`Vec<T>::new`) and a call's
+    /// parentheses (`parse()`) dropped; `FILE:SYMBOL` or `FILE::SYMBOL` where FILE ends with
+    /// a code file's extension; one pair of backticks around it all.
+    pub fn parse(text: &str) -> Option<Lookup> {
+        let text = text.trim();
+        let text = text
+            .strip_prefix('`')
+            .and_then(|t| t.strip_suffix('`'))
+            .unwrap_or(text)
+            .trim();
+        if text.is_empty() || text.len() > MAX_SYMBOL_BYTES || text.contains(char::is_whitespace) {
+            return None;
+        }
+        // `FILE:SYMBOL`: the first colon after a file name with a known extension.
+        let mut file = None;
+        let mut rest = text;
+        for (i, _) in text.match_indices(':') {
+            let head = &text[..i];
+            if is_file_name(head) && !head.contains("::") {
+                file = Some(head.trim_start_matches("./").to_string());
+                rest = text[i..].trim_start_matches(':');
+                break;
+            }
+        }
+        let segments = symbol_segments(rest)?;
+        let (name, container) = segments.split_last()?;
+        if file.is_none()
+            && !container.is_empty()
+            && !rest.contains([':', '#', '\\', '(', '<'])
+            && is_file_name(rest)
+        {
+            // `utils.js`, `README.md`: a file's name.
+            return None;
+        }
+        // The qualifier as typed: everything before the name's last occurrence.
+        let qualifier = text.rfind(name.as_str()).map_or("", |at| &text[..at]);
+        Some(Lookup {
+            name: name.clone(),
+            container: container.to_vec(),
+            file,
+            qualifier: qualifier.to_string(),
+        })
+    }
+
+    /// Whether the symbol is written like code rather than like an English word: qualified,
+    /// or an identifier with case changes, inner underscores or digits.
+    pub(crate) fn looks_like_code(&self) -> bool {
+        !self.container.is_empty() || self.file.is_some() || identifier_like(&self.name)
+    }
+
+    /// The symbol as typed, with `name` for its name: the qualifier as typed, then `name`
+    /// (`Router::` + `fallback`).
+    pub fn qualified(&self, name: &str) -> String {
+        format!("{}{name}", self.qualifier)
+    }
+}
+
+/// The identifier segments of a qualified symbol, outermost first; None unless it is one
+/// (every segment an identifier, only separators between them).
+fn symbol_segments(s: &str) -> Option<Vec<String>> {
+    let s = s.strip_suffix("()").unwrap_or(s);
+    let mut out: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    // Generic arguments being skipped (`Vec<T>::new`, `Map<K,V>.get`), nesting depth.
+    let mut depth = 0usize;
+    // Inside a receiver group `(*T)`: the segment count when it opened.
+    let mut receiver: Option<usize> = None;
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if depth > 0 {
+            match c {
+                '<' | '[' => depth += 1,
+                '>' | ']' => depth -= 1,
+                _ => {}
+            }
+            continue;
+        }
+        if is_ident_char(c) {
+            cur.push(c);
+            continue;
+        }
+        if !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+        match c {
+            '<' | '[' => depth = 1,
+            ':' | '.' | '#' | '\\' => {}
+            '-' if chars.peek() == Some(&'>') => {
+                chars.next();
+            }
+            '(' if receiver.is_none() => receiver = Some(out.len()),
+            '*' | '&' if receiver == Some(out.len()) => {}
+            // A receiver holds one identifier and is followed by a separator: `(*T).M`.
+            ')' if receiver.is_some_and(|open| out.len() == open + 1)
+                && matches!(chars.peek(), Some('.' | '-')) =>
+            {
+                receiver = None;
+            }
+            _ => return None,
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    (depth == 0 && receiver.is_none() && !out.is_empty() && out.iter().all(|g| is_identifier(g)))
+        .then_some(out)
+}
 
 #[derive(Debug, Clone)]
 pub(crate) struct QTerm {
@@ -647,5 +845,95 @@ mod tests {
         let p = plan(&long);
         assert!(p.concepts.len() <= 64);
         let _ = plan("é\u{0}日");
+    }
+
+    fn lookup(q: &str) -> Option<(String, Vec<String>, Option<String>)> {
+        Lookup::parse(q).map(|l| (l.name, l.container, l.file))
+    }
+
+    type Parts = (String, Vec<String>, Option<String>);
+
+    // An Option to compare with `lookup`'s.
+    #[allow(clippy::unnecessary_wraps)]
+    fn qualified(name: &str, container: &[&str]) -> Option<Parts> {
+        Some((
+            name.to_string(),
+            container.iter().map(|s| (*s).to_string()).collect(),
+            None,
+        ))
+    }
+
+    #[test]
+    fn symbols_in_every_notation() {
+        assert_eq!(lookup("getRoute"), qualified("getRoute", &[]));
+        assert_eq!(
+            lookup("Router::fallback"),
+            qualified("fallback", &["Router"])
+        );
+        assert_eq!(
+            lookup("shared.updatePullRequest"),
+            qualified("updatePullRequest", &["shared"])
+        );
+        assert_eq!(lookup("A::B#m"), qualified("m", &["A", "B"]));
+        assert_eq!(lookup("Slim\\App::run"), qualified("run", &["Slim", "App"]));
+        assert_eq!(lookup("(*T).M"), qualified("M", &["T"]));
+        assert_eq!(
+            lookup("store.(*Memory).Get"),
+            qualified("Get", &["store", "Memory"])
+        );
+        assert_eq!(lookup("Vec<T>::new"), qualified("new", &["Vec"]));
+        assert_eq!(lookup("$this->run"), qualified("run", &["$this"]));
+        assert_eq!(lookup("`parse()`"), qualified("parse", &[]));
+        assert_eq!(
+            lookup("pkg/cmd/a.go:Run"),
+            Some(("Run".into(), Vec::new(), Some("pkg/cmd/a.go".into())))
+        );
+        assert_eq!(
+            lookup("./tests/test_x.py::test_get"),
+            Some((
+                "test_get".into(),
+                Vec::new(),
+                Some("tests/test_x.py".into())
+            ))
+        );
+        let l = Lookup::parse("(*T).M").unwrap();
+        assert_eq!(l.qualifier, "(*T).");
+        assert_eq!(l.qualified("M"), "(*T).M");
+    }
+
+    #[test]
+    fn words_paths_and_files_are_not_symbols() {
+        for q in [
+            "",
+            "   ",
+            "two words",
+            "utils.js",
+            "README.md",
+            "src/a/b.rs",
+            "42",
+            "a+b",
+            "(x",
+            "Vec<T",
+            "::",
+        ] {
+            assert_eq!(lookup(q), None, "{q:?}");
+        }
+    }
+
+    #[test]
+    fn phrases_read_as_look_ups_with_an_intent() {
+        let r = read("who calls Router::fallback?");
+        assert_eq!(r.intent, Some(Intent::Callers));
+        assert_eq!(r.lookup.unwrap().name, "fallback");
+        let r = read("谁调用了 parseConfig");
+        assert_eq!(r.intent, Some(Intent::Callers));
+        let r = read("parseConfig 在哪定义");
+        assert_eq!(r.intent, Some(Intent::Definition));
+        assert_eq!(r.search_text("parseConfig 在哪定义"), "parseConfig");
+        // A loose phrase around an English word is words, not a look-up.
+        let r = read("find duplicates");
+        assert_eq!(r.intent, None);
+        assert_eq!(r.lookup, None);
+        assert_eq!(read("how auth works"), QueryRead::default());
     }
 }

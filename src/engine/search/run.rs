@@ -4,6 +4,14 @@
 //!
 //! Per-query work is proportional to the matched postings; the only corpus-sized memory is
 //! the reusable score arrays, which are reset through their touched lists.
+//!
+//! A look-up (`query::read`: one symbol, bare or qualified, alone or in a phrase) ranks in
+//! tiers ([`Tier`]): each definition of its name gets one (how its name and container match,
+//! then implementation before tests, a class before its own constructor, a C/C++ body before
+//! its header declaration), and a hit or file in a better tier is lifted above every one in
+//! a worse tier, keeping the score order within each. What is not a definition of the name
+//! (its uses, text, stem and fuzzy matches) stays below, by score. Queries that are not
+//! look-ups (words, sentences, commit messages) have no tiers and score as before.
 
 use std::cell::RefCell;
 use std::cmp::Ordering;
@@ -12,15 +20,18 @@ use std::time::Instant;
 use crate::engine::base::scope::{Scope, ScopeSpec};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
-use super::describe::{def_of, describe};
+use super::container::{container_of, file_matches, match_container, outer_match};
+use super::describe::{def_of, describe, is_declaration, is_import_binding};
 use super::glossary::Glossary;
 use super::matcher::{FuzzyMatcher, FuzzyNeedle};
-use super::query::{self, QueryPlan};
+use super::query::{self, QueryPlan, QueryRead};
 use super::tokenize::Tokenizer;
 use super::{
-    field, Confidence, Evidence, RetrievalCounts, SearchContext, SearchError, SearchHit,
-    SearchIndex, SearchOptions, SearchResponse, SearchWeights, Signals, TermEntry, Unit, MAX_TOP,
+    field, Confidence, Evidence, Intent, NameMatch, RetrievalCounts, SearchContext, SearchError,
+    SearchHit, SearchIndex, SearchOptions, SearchResponse, SearchWeights, Signals, TermEntry, Unit,
+    MAX_TOP,
 };
+use crate::engine::base::model::DefKind;
 use crate::engine::base::paths::PathClass;
 use crate::engine::base::words::normalize_name;
 
@@ -29,6 +40,24 @@ const NO_CHUNK: u32 = u32::MAX;
 const RUNNERS_UP: usize = 3;
 /// The best this-many implementation files lend score to their tests.
 const COMPANION_SOURCES: usize = 16;
+/// Hits considered for "who calls X" before its uses are put first.
+const CALLERS_POOL: usize = 32;
+
+/// Where a definition stands in a look-up's ranking; smaller is better, field by field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct Tier {
+    level: NameMatch,
+    /// Outer container segments typed but not found (`axum::routing::Router`).
+    outer_missing: u8,
+    /// The container matched only up to case.
+    container_folded: bool,
+    /// A test, example, fixture or other demoted file (unless the query is about tests).
+    secondary: bool,
+    /// A member named like its own container: a constructor, after its class.
+    own_member: bool,
+    /// A C/C++ declaration in a header, after the definition with the body.
+    declaration: bool,
+}
 
 /// Path globs and the scope (`--include`, `--exclude`, `--lang`) from `SearchOptions`.
 pub(crate) struct Filter {
@@ -128,6 +157,8 @@ struct ChunkAcc {
     touched: bool,
     /// A typed identifier equals this definition's name.
     exact_typed: bool,
+    /// A look-up's tier, for the definitions it names.
+    tier: Option<Tier>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -169,6 +200,9 @@ struct UnitAcc {
     /// The score of the last hit of this file that would be shown (hit mode, for
     /// `cap_test_hits`).
     hit_floor: f32,
+    /// A look-up's best tier among the file's chunks, and that chunk.
+    tier: Option<Tier>,
+    tier_chunk: u32,
 }
 
 impl Default for UnitAcc {
@@ -198,6 +232,8 @@ impl Default for UnitAcc {
             pair: 0,
             tested: false,
             hit_floor: 0.0,
+            tier: None,
+            tier_chunk: NO_CHUNK,
         }
     }
 }
@@ -274,37 +310,56 @@ pub(super) fn search(
     let elapsed = || t0.elapsed().as_secs_f64() * 1000.0;
     let consistent =
         ctx.files.len() == idx.n_files && ctx.docs.len() == idx.units.len() - idx.n_files;
+    let read = query::read(query);
     let Ok(filter) = Filter::new(opts) else {
-        return SearchResponse::empty(elapsed());
+        return SearchResponse::empty(elapsed(), read);
     };
     if !consistent {
-        return SearchResponse::empty(elapsed());
+        return SearchResponse::empty(elapsed(), read);
     }
-    let plan = query::parse(query, &idx.weights, Glossary::embedded());
+    let plan = query::parse(read.search_text(query), &idx.weights, Glossary::embedded());
     if plan.terms.is_empty() && plan.names.is_empty() {
-        return SearchResponse::empty(elapsed());
+        return SearchResponse::empty(elapsed(), read);
     }
-    let mut resp = SCRATCH.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut s) => run(idx, ctx, &plan, opts, &filter, &mut s),
-        Err(_) => run(idx, ctx, &plan, opts, &filter, &mut Scratch::default()),
+    // A file qualifier restricts the search to the files it names, when it names any.
+    let only_file = read
+        .lookup
+        .as_ref()
+        .and_then(|l| l.file.as_deref())
+        .filter(|f| {
+            idx.units
+                .iter()
+                .any(|u| !u.hidden && file_matches(&u.path, f))
+        });
+    let mut resp = SCRATCH.with(|cell| {
+        let args = (&plan, &read, only_file, opts, &filter);
+        match cell.try_borrow_mut() {
+            Ok(mut s) => run(idx, ctx, args, &mut s),
+            Err(_) => run(idx, ctx, args, &mut Scratch::default()),
+        }
     });
     resp.latency_ms = elapsed();
+    resp.read = read;
     resp
 }
 
-fn run(
-    idx: &SearchIndex,
-    ctx: &SearchContext,
-    plan: &QueryPlan,
-    opts: &SearchOptions,
-    filter: &Filter,
-    s: &mut Scratch,
-) -> SearchResponse {
+type RunArgs<'q> = (
+    &'q QueryPlan,
+    &'q QueryRead,
+    Option<&'q str>,
+    &'q SearchOptions,
+    &'q Filter,
+);
+
+fn run(idx: &SearchIndex, ctx: &SearchContext, args: RunArgs, s: &mut Scratch) -> SearchResponse {
+    let (plan, read, only_file, opts, filter) = args;
     s.prepare(idx.chunks.len(), idx.units.len());
     let pass = Pass {
         idx,
         ctx,
         plan,
+        read,
+        only_file,
         opts,
         filter,
         w: &idx.weights,
@@ -316,6 +371,7 @@ fn run(
     };
     pass.score_terms(s);
     pass.score_names(s, &mut counts);
+    pass.tier_lookup(s);
     counts.chunks_matched = s.touched_chunks.len();
     pass.gather_files(s);
     pass.diffuse(s);
@@ -324,6 +380,7 @@ fn run(
         pass.lift_companions(s, &mut files);
     }
     let pairs = pass.tests_under_impl(s, &mut files);
+    lift_tiers(&mut files, |u| s.units[u as usize].tier);
     files.sort_by(|a, b| {
         b.0.total_cmp(&a.0).then_with(|| {
             idx.units[a.1 as usize]
@@ -333,9 +390,18 @@ fn run(
     });
     let top = opts.top.clamp(1, MAX_TOP);
     files.truncate(top);
-    let chosen = pass.choose_hits(s, &files, &pairs, top);
-    let hits = pass.hits(s, &chosen);
+    let callers = read.intent == Some(Intent::Callers) && !opts.files_mode;
+    let pool = if callers { top.max(CALLERS_POOL) } else { top };
+    let mut chosen = pass.choose_hits(s, &files, &pairs, pool);
+    let mut hits = pass.hits(s, &chosen);
+    if callers {
+        uses_first(read, s, &mut chosen, &mut hits, top);
+    }
     let confidence = pass.confidence(s, &chosen, &files, &hits);
+    let matches = chosen
+        .iter()
+        .map(|&(_, c)| s.chunks[c as usize].tier.map(|t| t.level))
+        .collect();
     SearchResponse {
         hits,
         files: files
@@ -346,6 +412,89 @@ fn run(
         low_score: confidence == Confidence::Low,
         retrieval_counts: counts,
         latency_ms: 0.0,
+        read: QueryRead::default(),
+        matches,
+    }
+}
+
+/// "Who calls X": the best definition of X first, then the hits that use X (calls,
+/// references, imports), then the rest, cut to `top`.
+fn uses_first(
+    read: &QueryRead,
+    s: &Scratch,
+    chosen: &mut Vec<(f32, u32)>,
+    hits: &mut Vec<SearchHit>,
+    top: usize,
+) {
+    let Some(lookup) = &read.lookup else {
+        hits.truncate(top);
+        chosen.truncate(top);
+        return;
+    };
+    let name = normalize_name(&lookup.name);
+    let rank = |i: usize, h: &SearchHit| -> u8 {
+        let c = chosen[i].1;
+        let uses = matches!(
+            h.evidence,
+            Evidence::Call | Evidence::Reference | Evidence::Import
+        ) && h
+            .symbol
+            .as_deref()
+            .is_some_and(|sym| normalize_name(sym) == name);
+        if i == 0 && s.chunks[c as usize].tier.is_some() {
+            0
+        } else if uses {
+            1
+        } else {
+            2
+        }
+    };
+    let mut order: Vec<(u8, usize)> = hits
+        .iter()
+        .enumerate()
+        .map(|(i, h)| (rank(i, h), i))
+        .collect();
+    order.sort_unstable();
+    order.truncate(top);
+    let mut new_hits = Vec::with_capacity(order.len());
+    let mut new_chosen = Vec::with_capacity(order.len());
+    for &(_, i) in &order {
+        new_hits.push(hits[i].clone());
+        new_chosen.push(chosen[i]);
+    }
+    *hits = new_hits;
+    *chosen = new_chosen;
+}
+
+/// Lifts each tier's items above every item of a worse tier (and above the untiered),
+/// adding one offset per tier so that the score order within it is kept: after this, score
+/// order is tier order.
+fn lift_tiers(items: &mut [(f32, u32)], tier_of: impl Fn(u32) -> Option<Tier>) {
+    let mut tiers: Vec<Tier> = items.iter().filter_map(|x| tier_of(x.1)).collect();
+    if tiers.is_empty() {
+        return;
+    }
+    tiers.sort_unstable();
+    tiers.dedup();
+    let mut floor = items
+        .iter()
+        .filter(|x| tier_of(x.1).is_none())
+        .map(|x| x.0)
+        .fold(0.0f32, f32::max);
+    for tier in tiers.iter().rev() {
+        let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
+        for x in items.iter().filter(|x| tier_of(x.1) == Some(*tier)) {
+            lo = lo.min(x.0);
+            hi = hi.max(x.0);
+        }
+        let margin = (floor.abs() * 0.01).max(1e-3);
+        let offset = (floor + margin - lo).max(0.0);
+        if offset > 0.0 {
+            for x in items.iter_mut().filter(|x| tier_of(x.1) == Some(*tier)) {
+                x.0 += offset;
+            }
+        }
+        floor = floor.max(hi + offset);
     }
 }
 
@@ -356,6 +505,9 @@ struct Pass<'a, 'c> {
     idx: &'a SearchIndex,
     ctx: &'a SearchContext<'c>,
     plan: &'a QueryPlan,
+    read: &'a QueryRead,
+    /// A look-up's file qualifier, when some file matches it: the only files searched.
+    only_file: Option<&'a str>,
     opts: &'a SearchOptions,
     filter: &'a Filter,
     w: &'a SearchWeights,
@@ -480,6 +632,87 @@ impl Pass<'_, '_> {
         }
     }
 
+    /// A look-up's tiers: each definition of its name (and, qualified, of its innermost
+    /// container) gets the `Tier` its name, container and place give it. Import bindings
+    /// (`const x = require('./x').x`) are uses, not definitions: they get none.
+    fn tier_lookup(&self, s: &mut Scratch) {
+        let Some(lookup) = &self.read.lookup else {
+            return;
+        };
+        let (idx, ctx) = (self.idx, self.ctx);
+        let qualified = !lookup.container.is_empty() || self.only_file.is_some();
+        let wants_tests = self.plan.wants_tests;
+        let defs_named = |name: &str| -> Vec<u32> {
+            let norm = normalize_name(name);
+            let key = super::build::name_key(&norm);
+            let lo = idx.names.partition_point(|x| x.0 < key);
+            let hi = idx.names.partition_point(|x| x.0 <= key);
+            idx.names[lo..hi]
+                .iter()
+                .map(|&(_, c)| c)
+                .filter(|&c| def_of(idx, ctx, c).is_some_and(|d| normalize_name(&d.name) == norm))
+                .collect()
+        };
+        let place = |c: u32| {
+            let u = idx.chunks[c as usize].unit as usize;
+            let def = def_of(idx, ctx, c)?;
+            let file = ctx.files.get(u)?;
+            (!is_import_binding(file, def)).then_some((u, def, file))
+        };
+        for c in defs_named(&lookup.name) {
+            let Some((u, def, file)) = place(c) else {
+                continue;
+            };
+            let path = container_of(def, file);
+            let in_container = if lookup.container.is_empty() {
+                self.only_file.map(|_| Default::default())
+            } else {
+                match_container(&lookup.container, &path)
+            };
+            let exact = def.name == lookup.name;
+            let level = match (qualified && in_container.is_some(), exact) {
+                (true, true) => NameMatch::InContainer,
+                (true, false) => NameMatch::InContainerFolded,
+                (false, true) => NameMatch::Exact,
+                (false, false) => NameMatch::Folded,
+            };
+            let m = in_container.unwrap_or_default();
+            let tier = Tier {
+                level,
+                outer_missing: m.outer_missing,
+                container_folded: m.folded,
+                secondary: penalty(idx, u, wants_tests) < 1.0,
+                own_member: matches!(def.kind, DefKind::Function | DefKind::Method)
+                    && path.innermost() == Some(def.name.as_str()),
+                declaration: is_declaration(file, def),
+            };
+            let acc = s.chunk(c);
+            acc.tier = Some(acc.tier.map_or(tier, |t| t.min(tier)));
+        }
+        let Some((inner, outer)) = lookup.container.split_last() else {
+            return;
+        };
+        // The container itself: below its members of the name, above that name elsewhere.
+        for c in defs_named(inner) {
+            let Some((u, def, file)) = place(c) else {
+                continue;
+            };
+            let m = outer_match(outer, &container_of(def, file));
+            let tier = Tier {
+                level: NameMatch::Container,
+                outer_missing: m.outer_missing,
+                container_folded: m.folded || def.name != *inner,
+                secondary: penalty(idx, u, wants_tests) < 1.0,
+                own_member: false,
+                declaration: is_declaration(file, def),
+            };
+            let strength = self.w.name_container as f32;
+            let acc = s.chunk(c);
+            acc.name = acc.name.max(strength);
+            acc.tier = Some(acc.tier.map_or(tier, |t| t.min(tier)));
+        }
+    }
+
     /// Each touched chunk's score to its file: the best chunk, and the runners-up a little.
     fn gather_files(&self, s: &mut Scratch) {
         let name_w = self.w.name as f32;
@@ -491,6 +724,23 @@ impl Pass<'_, '_> {
             let ua = s.unit(u);
             ua.has_text = true;
             ua.concepts |= acc.concepts;
+            if let Some(t) = acc.tier {
+                let shown = ua.tier_chunk;
+                let better = match ua.tier {
+                    None => true,
+                    Some(b) if t != b => t < b,
+                    Some(_) => {
+                        let was = s.chunks[shown as usize];
+                        total > was.bm25 + name_w * was.name
+                    }
+                };
+                if better {
+                    let ua = s.unit(u);
+                    ua.tier = Some(t);
+                    ua.tier_chunk = c;
+                }
+            }
+            let ua = s.unit(u);
             let mut x = total;
             if ua.best_chunk == NO_CHUNK || x > ua.best {
                 if ua.best_chunk == NO_CHUNK {
@@ -519,9 +769,11 @@ impl Pass<'_, '_> {
             return;
         }
         let idx = self.idx;
+        let unit = &idx.units[u];
         let ua = UnitAcc {
             prepared: true,
-            allowed: self.filter.allows(&idx.units[u]),
+            allowed: self.filter.allows(unit)
+                && self.only_file.is_none_or(|f| file_matches(&unit.path, f)),
             penalty: penalty(idx, u, self.plan.wants_tests),
             prior_mult: prior_mult(self.ctx, u, idx.n_files, self.w.prior),
             len_norm: len_norm(idx, u),
@@ -716,7 +968,14 @@ impl Pass<'_, '_> {
         if self.opts.files_mode {
             return files
                 .iter()
-                .map(|&(_, u)| s.units[u as usize].best_chunk)
+                .map(|&(_, u)| {
+                    let ua = &s.units[u as usize];
+                    if ua.tier.is_some() {
+                        ua.tier_chunk
+                    } else {
+                        ua.best_chunk
+                    }
+                })
                 .filter(|&c| c != NO_CHUNK)
                 .map(|c| (self.hit_score(s, c), c))
                 .collect();
@@ -732,6 +991,7 @@ impl Pass<'_, '_> {
         if !pairs.is_empty() {
             cap_test_hits(idx, s, &mut cands, per_file);
         }
+        lift_tiers(&mut cands, |c| s.chunks[c as usize].tier);
         pick_hits(idx, &mut cands, top, per_file)
     }
 

@@ -44,6 +44,9 @@ pub struct SearchWeights {
     pub name_folded: f64,
     /// Strength of a fuzzy name match, times the matcher score.
     pub name_fuzzy: f64,
+    /// Name strength given to the container a qualified look-up typed (`Router` for
+    /// `Router::fallback`), so it is a hit even when none of its words is searched.
+    pub name_container: f64,
     /// Matcher score below which a fuzzy name match is ignored.
     pub fuzzy_min: f64,
     /// At most this many fuzzy name matches per query word.
@@ -174,6 +177,7 @@ impl Default for SearchWeights {
             name: 6.0,
             name_folded: 0.9,
             name_fuzzy: 0.6,
+            name_container: 0.5,
             fuzzy_min: 0.6,
             fuzzy_max_matches: 16,
             fuzzy_typos: true,

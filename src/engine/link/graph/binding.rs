@@ -36,6 +36,52 @@ pub(crate) enum Binding {
     MethodFallback,
 }
 
+/// How a use reached a definition, or why it did not, as `map --explain` counts it: the
+/// weights are `Binding`'s (an import and the same package both bind `Resolved`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum BoundBy {
+    /// An import names it or its module (named, namespace, wildcard, require, include).
+    Import,
+    /// The referencing file's own package, namespace or lexical scope has it.
+    SamePackage,
+    /// A member of a bound name (`Imported.member`).
+    Member,
+    /// A method call on a receiver of unknown type, guessed by the method's name.
+    MethodGuess,
+    /// A bare name no import or scope binds, guessed by the name.
+    NameGuess,
+    /// Dropped: the language provides the name (Ruby's `File`, Python's `len`), or the method
+    /// every value has (`to_s`), and the definition is not visible from the use.
+    LanguageName,
+    /// Dropped: a method guess into a file that the use's file neither imports nor shares a
+    /// package with (its receiver's type is not in view).
+    NotVisible,
+}
+
+/// How many uses of `name`, from how many files, reached a file `how` (`explain_bindings`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BindingCount {
+    pub name: String,
+    pub how: BoundBy,
+    pub uses: u32,
+    pub files: u32,
+}
+
+impl BoundBy {
+    /// Words for `map --explain`.
+    pub fn label(self) -> &'static str {
+        match self {
+            BoundBy::Import => "by import",
+            BoundBy::SamePackage => "same package or scope",
+            BoundBy::Member => "member of a bound name",
+            BoundBy::MethodGuess => "method guess",
+            BoundBy::NameGuess => "bare-name guess",
+            BoundBy::LanguageName => "dropped as the language's own name",
+            BoundBy::NotVisible => "dropped: method guess out of view",
+        }
+    }
+}
+
 impl Binding {
     pub(super) fn weight(self) -> f64 {
         match self {
@@ -77,45 +123,6 @@ pub(super) fn is_distinctive(name: &str) -> bool {
         chars += 1;
     }
     (snake || camel) && chars >= 8
-}
-
-/// Objects every JS runtime (browser or Node) provides without an import: their members are
-/// the runtime's, never a repository's methods. Only consulted for a qualifier that no
-/// import of the file binds.
-pub(super) fn is_js_global_object(name: &str) -> bool {
-    const GLOBALS: [&str; 30] = [
-        "Array",
-        "Atomics",
-        "BigInt",
-        "Buffer",
-        "Date",
-        "Error",
-        "Intl",
-        "JSON",
-        "Map",
-        "Math",
-        "Number",
-        "Object",
-        "Promise",
-        "Proxy",
-        "Reflect",
-        "RegExp",
-        "Set",
-        "String",
-        "Symbol",
-        "URL",
-        "WeakMap",
-        "WebAssembly",
-        "console",
-        "document",
-        "globalThis",
-        "localStorage",
-        "location",
-        "navigator",
-        "process",
-        "window",
-    ];
-    GLOBALS.binary_search(&name).is_ok()
 }
 
 /// Languages whose wildcard imports load another file's names into every file that loads

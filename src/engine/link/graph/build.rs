@@ -11,6 +11,11 @@ use std::sync::OnceLock;
 use super::binding::*;
 use super::words::{def_words, path_tables, PathTables};
 use super::*;
+use crate::engine::link::builtins::language_names;
+
+mod visible;
+pub(super) use visible::enclosing_classes;
+use visible::is_constant;
 
 /// Interned identifier ids, assigned in first-seen order (deterministic: files are visited
 /// in index order). The names are owned (they become the graph's `ident_names` and
@@ -60,17 +65,42 @@ type ContributionKey = (u32, u32, Binding);
 pub(super) struct Acc {
     from: usize,
     map: FastMap<ContributionKey, (f64, f64)>,
+    /// How many references the use being bound stands for (`UseCounts`), for the census.
+    uses: u32,
+    /// Set only for `map --explain`: how the uses that reach one file were bound.
+    census: Option<Census>,
+}
+
+/// How the uses reaching `target` were bound (and how many that could have were dropped):
+/// per (identifier id, how), the number of uses.
+struct Census {
+    target: usize,
+    counts: FastMap<(u32, BoundBy), u32>,
 }
 
 impl Acc {
+    fn new(from: usize, census_of: Option<usize>) -> Acc {
+        Acc {
+            from,
+            map: FastMap::default(),
+            uses: 1,
+            census: census_of.map(|target| Census {
+                target,
+                counts: FastMap::default(),
+            }),
+        }
+    }
+
     /// Record a use bound to `targets` (split among them). A target that does not define the
-    /// identifier (the module an import resolved to) is demoted to `ModuleOnly`.
+    /// identifier (the module an import resolved to) is demoted to `ModuleOnly`. `how` says,
+    /// for the census, how each target was reached.
     fn add(
         &mut self,
         targets: &[(usize, u32)],
         binding: Binding,
         w: f64,
         defines: impl Fn(usize, u32) -> bool,
+        how: impl Fn(usize) -> BoundBy,
     ) {
         let split = targets.len() as f64;
         for &(t, id) in targets {
@@ -86,6 +116,23 @@ impl Acc {
             e.0 += w;
             e.1 = e.1.max(split);
         }
+        self.count(targets, how);
+    }
+
+    /// A use not bound to `targets`, which a guess would have reached (the census only).
+    fn dropped(&mut self, targets: &[(usize, u32)], how: BoundBy) {
+        self.count(targets, |_| how);
+    }
+
+    fn count(&mut self, targets: &[(usize, u32)], how: impl Fn(usize) -> BoundBy) {
+        let (from, uses) = (self.from, self.uses);
+        if let Some(c) = &mut self.census {
+            for &(t, id) in targets {
+                if t == c.target && t != from {
+                    *c.counts.entry((id, how(t))).or_insert(0) += uses;
+                }
+            }
+        }
     }
 }
 
@@ -98,6 +145,12 @@ pub(super) type Target = (usize, u32);
 pub(super) struct Memo {
     definers: FastMap<(u32, u32), Vec<Target>>,
     bound: FastMap<(usize, usize), Option<Vec<Target>>>,
+    /// The files the file's imports reach (`Builder::in_view`), made on the first guess.
+    view: Option<Box<[u32]>>,
+    /// Ruby: the namespaces the file opens, and the constants they reach
+    /// (`Builder::ruby_lexical_definers`).
+    nesting: Option<Vec<Vec<u32>>>,
+    lexical: FastMap<u32, Vec<Target>>,
 }
 
 pub(super) struct Builder<'a> {
@@ -111,6 +164,9 @@ pub(super) struct Builder<'a> {
     definers: Vec<Csr<u32>>,
     method_definers: Vec<Csr<u32>>,
     resolved: Vec<Vec<ResolvedImport>>,
+    /// Java, C#, PHP: per (family, declared package or namespace), the files declaring it,
+    /// in file order (`namespace_files`).
+    namespace_files: FastMap<(usize, String), Vec<u32>>,
     file_dir: Vec<&'a str>,
     go_dirs: FastMap<&'a str, Vec<u32>>,
     /// Per file: a Python stub of code outside the repository (`external_stub_files`).
@@ -267,6 +323,60 @@ pub fn build_graph_consuming(
     build(files, go_modules, Some(uses))
 }
 
+/// How the uses in `files` that reach file `target` were bound, per identifier and way
+/// (`BoundBy`), with the uses a guess would have sent there but a rule dropped: what
+/// `map --explain` says of a "used by" count. A second binding pass, with a census, over
+/// the files that mention a name `target` defines (the graph keeps only the weights);
+/// needs the files' references (not a map-only index's undecoded ones).
+pub fn explain_bindings(
+    files: &[ParsedFile],
+    go_modules: &[GoModule],
+    target: usize,
+) -> Vec<BindingCount> {
+    let Some(file) = files.get(target) else {
+        return Vec::new();
+    };
+    let wanted: FastSet<&str> = file.tags.defs.iter().map(|d| d.name.as_str()).collect();
+    let b = new_builder(files, go_modules, None, None, true);
+    let mentions = |f: &ParsedFile| {
+        f.tags.refs.names().any(|n| wanted.contains(n))
+            || f.tags.imports.iter().any(|imp| {
+                imp.names.iter().any(|nm| {
+                    wanted.contains(nm.name.as_str())
+                        || nm.alias.as_deref().is_some_and(|a| wanted.contains(a))
+                })
+            })
+    };
+    let per_file: Vec<Vec<((u32, BoundBy), u32)>> = (0..files.len())
+        .into_par_iter()
+        .filter(|&fi| fi != target && mentions(&files[fi]))
+        .map(|fi| {
+            b.contributions(fi, uses_of(&files[fi].tags.refs), Some(target))
+                .census
+                .map(|c| c.counts.into_iter().collect())
+                .unwrap_or_default()
+        })
+        .collect();
+    let mut merged: std::collections::BTreeMap<(&str, BoundBy), (u32, u32)> =
+        std::collections::BTreeMap::new();
+    for counts in per_file {
+        for ((id, how), uses) in counts {
+            let e = merged.entry((b.interner.name(id), how)).or_insert((0, 0));
+            e.0 += uses;
+            e.1 += 1;
+        }
+    }
+    merged
+        .into_iter()
+        .map(|((name, how), (uses, files))| BindingCount {
+            name: name.to_string(),
+            how,
+            uses,
+            files,
+        })
+        .collect()
+}
+
 pub(super) fn build(
     files: &[ParsedFile],
     go_modules: &[GoModule],
@@ -313,7 +423,7 @@ fn build_reaching(
         ),
         None => (None, None, false, true),
     };
-    let mut b = prepare(
+    let mut b = new_builder(
         files,
         go_modules,
         owned_refs.as_deref(),
@@ -353,10 +463,10 @@ fn build_reaching(
     b.into_graph(n, per_file, trim_heap, query_words, prior)
 }
 
-/// The binder of `files`: identifiers interned, definer tables made, every import resolved
-/// (what binding any file needs). `owned_refs`/`owned_imports`: the files' uses taken out
-/// of them (a one-shot build); `use_reach`: see `build_reaching`.
-fn prepare<'a>(
+/// The builder's tables for binding `files` (their uses in `owned_refs` and their imports in
+/// `owned_imports` when taken out of them): definition names and reference names interned,
+/// the definer tables, every import resolved.
+fn new_builder<'a>(
     files: &'a [ParsedFile],
     go_modules: &[GoModule],
     owned_refs: Option<&[UseCounts]>,
@@ -365,7 +475,7 @@ fn prepare<'a>(
 ) -> Builder<'a> {
     let n = files.len();
     let ref_names_of = |fi: usize| -> Box<dyn Iterator<Item = &str> + '_> {
-        match &owned_refs {
+        match owned_refs {
             Some(lists) => Box::new(lists.get(fi).into_iter().flat_map(UseCounts::names)),
             None => Box::new(files[fi].tags.refs.names()),
         }
@@ -458,6 +568,7 @@ fn prepare<'a>(
         })
         .collect();
     drop(resolver);
+    let namespace_files = namespace_files(files, &imports_of);
 
     let file_dir: Vec<&str> = files.iter().map(|f| split_dir(&f.path).0).collect();
     let mut go_dirs: FastMap<&str, Vec<u32>> = FastMap::default();
@@ -477,6 +588,7 @@ fn prepare<'a>(
         definers,
         method_definers,
         resolved,
+        namespace_files,
         file_dir,
         go_dirs,
         supporting: supporting_paths
@@ -534,7 +646,7 @@ pub(crate) fn bind_uses(
     go_modules: &[GoModule],
     which: &[usize],
 ) -> Vec<Vec<BoundUse>> {
-    let b = prepare(files, go_modules, None, None, true);
+    let b = new_builder(files, go_modules, None, None, true);
     which
         .par_iter()
         .map(|&fi| {
@@ -545,6 +657,43 @@ pub(crate) fn bind_uses(
             }
         })
         .collect()
+}
+
+/// Java, C#, PHP: the files declaring each package or namespace (`package a.b;`,
+/// `namespace A.B`, PHP's `namespace A\B;`), per language family. A declaration is an
+/// import that resolves to nothing (it binds no name by itself); the scope rules ask which
+/// files share one (`Builder::own_namespace_definers`).
+fn namespace_files<'i>(
+    files: &[ParsedFile],
+    imports_of: &impl Fn(usize) -> &'i [Import],
+) -> FastMap<(usize, String), Vec<u32>> {
+    let mut out: FastMap<(usize, String), Vec<u32>> = FastMap::default();
+    for (fi, f) in files.iter().enumerate() {
+        if !declares_namespaces(f.lang) {
+            continue;
+        }
+        for imp in imports_of(fi) {
+            if is_namespace_declaration(imp) {
+                let list = out
+                    .entry((family(f.lang), imp.specifier.clone()))
+                    .or_default();
+                if list.last() != Some(&(fi as u32)) {
+                    list.push(fi as u32);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Languages whose files declare the package or namespace they belong to.
+pub(super) fn declares_namespaces(lang: Lang) -> bool {
+    matches!(lang, Lang::Java | Lang::CSharp | Lang::Php)
+}
+
+/// A package or namespace declaration, as the tags record it: a wildcard that re-exports.
+pub(super) fn is_namespace_declaration(imp: &Import) -> bool {
+    imp.wildcard && imp.reexport
 }
 
 /// File `fi`'s imports: taken out of the files (a one-shot build) or still in them.
@@ -840,12 +989,20 @@ impl<'a> Builder<'a> {
         fi: usize,
         uses: impl Iterator<Item = Use<'r>>,
     ) -> FastMap<ContributionKey, (f64, f64)> {
+        self.contributions(fi, uses, None).map
+    }
+
+    /// File `fi`'s contributions, with a census of how its uses reaching `census_of` were
+    /// bound (`map --explain`).
+    pub(super) fn contributions<'r>(
+        &self,
+        fi: usize,
+        uses: impl Iterator<Item = Use<'r>>,
+        census_of: Option<usize>,
+    ) -> Acc {
         let memo = &mut Memo::default();
         let scope = self.scope(fi);
-        let mut acc = Acc {
-            from: fi,
-            map: FastMap::default(),
-        };
+        let mut acc = Acc::new(fi, census_of);
         self.import_statement_uses(memo, fi, &mut acc);
         for r in uses {
             if r.kind == RefKind::Import {
@@ -856,12 +1013,13 @@ impl<'a> Builder<'a> {
             };
             // Exact: see `UseCounts`.
             let w = kind_weight(r.kind) * f64::from(r.count);
+            acc.uses = r.count;
             match r.qualifier {
                 Some(q) => self.bind_qualified(memo, fi, &scope, &r, q, id, w, &mut acc),
                 None => self.bind_unqualified(memo, fi, &scope, &r, id, w, &mut acc),
             }
         }
-        acc.map
+        acc
     }
 
     /// `bind_uses` for one file: each distinct use bound on its own (its own `Acc`), so
@@ -890,10 +1048,7 @@ impl<'a> Builder<'a> {
             out.sort_by(|a, b| (a.file, &a.name, a.binding).cmp(&(b.file, &b.name, b.binding)));
             out
         };
-        let new_acc = || Acc {
-            from: fi,
-            map: FastMap::default(),
-        };
+        let new_acc = || Acc::new(fi, None);
         let counts = UseCounts::from_refs(&self.files[fi].tags.refs);
         let mut out = Vec::new();
         for r in counts.uses() {
@@ -919,7 +1074,13 @@ impl<'a> Builder<'a> {
                     let mut acc = new_acc();
                     if let Some(found) = self.bind_named(memo, fi, i, k) {
                         let w = kind_weight(RefKind::Import);
-                        acc.add(&found, Binding::Resolved, w, |t, id| self.defines(t, id));
+                        acc.add(
+                            &found,
+                            Binding::Resolved,
+                            w,
+                            |t, id| self.defines(t, id),
+                            |_| BoundBy::Import,
+                        );
                     }
                     out.push(BoundUse {
                         name: nm.name.clone(),
@@ -940,11 +1101,18 @@ impl<'a> Builder<'a> {
         if self.files[fi].lang == Lang::Go {
             return;
         }
+        acc.uses = 1;
         for (i, imp) in self.imports(fi).iter().enumerate() {
             for k in 0..imp.names.len() {
                 if let Some(targets) = self.bind_named(memo, fi, i, k) {
                     let w = kind_weight(RefKind::Import);
-                    acc.add(&targets, Binding::Resolved, w, |t, id| self.defines(t, id));
+                    acc.add(
+                        &targets,
+                        Binding::Resolved,
+                        w,
+                        |t, id| self.defines(t, id),
+                        |_| BoundBy::Import,
+                    );
                 }
             }
             if imp.wildcard && imp.reexport {
@@ -959,14 +1127,17 @@ impl<'a> Builder<'a> {
                     Binding::ModuleOnly,
                     kind_weight(RefKind::Import),
                     |_, _| true,
+                    |_| BoundBy::Import,
                 );
             }
         }
     }
 
     /// A member or selector use `q.name` (`ns.foo`, `pkg.Foo`, `mod.func`, `obj.method`):
-    /// through the module `q` names, the definition `q` is bound to, or else (a receiver,
-    /// `this`, `self`, a local) a method of that name somewhere.
+    /// through the module `q` names, the definition `q` is bound to, a Ruby constant's
+    /// container (`Jekyll::Site`), or else (a receiver, `this`, `self`, a local) a method of
+    /// that name in view. Not a member of the language's own classes and objects
+    /// (`File.join`, `JSON.parse`, `std::move`) unless `q` is the repository's there.
     #[allow(clippy::too_many_arguments)]
     fn bind_qualified(
         &self,
@@ -980,7 +1151,6 @@ impl<'a> Builder<'a> {
         acc: &mut Acc,
     ) {
         let file = &self.files[fi];
-        let fam = family(file.lang);
         // `ns.foo`, `pkg.Foo`, `mod.func`: the qualifier is a module binding.
         if let Some(imps) = scope.namespaces.get(q) {
             let mut module: Vec<usize> = imps
@@ -994,12 +1164,24 @@ impl<'a> Builder<'a> {
             }
             let found = self.find_definers(memo, &module, id);
             if !found.is_empty() {
-                acc.add(&found, Binding::Resolved, w, |t, id| self.defines(t, id));
+                acc.add(
+                    &found,
+                    Binding::Resolved,
+                    w,
+                    |t, id| self.defines(t, id),
+                    |_| BoundBy::Import,
+                );
             } else if file.lang != Lang::Go {
                 // Go packages are resolved exactly; elsewhere the name may be a
                 // submodule or an attribute the tags missed.
                 let targets: Vec<Target> = module.iter().map(|&m| (m, id)).collect();
-                acc.add(&targets, Binding::ModuleOnly, w, |_, _| true);
+                acc.add(
+                    &targets,
+                    Binding::ModuleOnly,
+                    w,
+                    |_, _| true,
+                    |_| BoundBy::Import,
+                );
             }
             return;
         }
@@ -1028,39 +1210,88 @@ impl<'a> Builder<'a> {
             if !hit.is_empty() {
                 hit.sort_unstable();
                 hit.dedup();
-                let binding = if module_binding {
-                    Binding::Resolved
+                let (binding, how) = if module_binding {
+                    (Binding::Resolved, BoundBy::Import)
                 } else {
-                    Binding::Member
+                    (Binding::Member, BoundBy::Member)
                 };
-                acc.add(&hit, binding, w, |_, _| true);
+                acc.add(&hit, binding, w, |_, _| true, |_| how);
                 return;
             }
         }
-        // A receiver, `this`, `self`, a local: a method somewhere. Not the members of
-        // the JS runtime's own objects (`console.log`, `JSON.parse`, `Object.keys`):
-        // a repo's `log` method is not what those call.
-        if self.defines(fi, id)
-            || r.name.chars().count() < 2
-            || (fam == family(Lang::JavaScript) && is_js_global_object(q))
-        {
+        if self.defines(fi, id) || r.name.chars().count() < 2 {
             return;
         }
-        self.guess_method(fi, id, w, acc);
-    }
-
-    /// A method call on a receiver of unknown type: the method of that name in the file's
-    /// own Go package, else any file defining a method of that name if only a few do.
-    fn guess_method(&self, fi: usize, id: u32, w: f64, acc: &mut Acc) {
-        let file = &self.files[fi];
-        let fam = family(file.lang);
-        if file.lang == Lang::Go {
-            let same = self.same_package_definers(fi, id, true);
-            if !same.is_empty() {
-                acc.add(&same, Binding::PackageMethod, w, |_, _| true);
-                return;
+        let lang_names = language_names(file.lang);
+        if file.lang == Lang::Ruby {
+            if let Some(qid) = self.interner.get(q) {
+                // `Jekyll::Site`: a constant of a repository class or module of that name.
+                if is_constant(r.name) && is_constant(q) {
+                    let hits = self.ruby_members_of(fi, qid, id);
+                    if !hits.is_empty() {
+                        acc.add(&hits, Binding::Member, w, |_, _| true, |_| BoundBy::Member);
+                        return;
+                    }
+                }
+                // `File.join` where the nesting makes `File` the repository's own.
+                if lang_names.is_type(q) {
+                    let mut hits: Vec<Target> = self
+                        .ruby_lexical_definers(memo, fi, qid)
+                        .into_iter()
+                        .filter(|&(t, _)| self.defines(t, id))
+                        .map(|(t, _)| (t, id))
+                        .collect();
+                    hits.dedup();
+                    if !hits.is_empty() {
+                        acc.add(&hits, Binding::Member, w, |_, _| true, |_| BoundBy::Member);
+                        return;
+                    }
+                }
             }
         }
+        // Java, C#, PHP: `Optional.empty()` where the file's own package or namespace
+        // defines a class `Optional` is that class's (it shadows the language's).
+        if lang_names.is_type(q) {
+            if let Some(qid) = self.interner.get(q) {
+                let mut hits: Vec<Target> = self
+                    .own_scope_type_definers(fi, qid)
+                    .into_iter()
+                    .filter(|&(t, _)| self.defines(t, id))
+                    .map(|(t, _)| (t, id))
+                    .collect();
+                hits.sort_unstable();
+                hits.dedup();
+                if !hits.is_empty() {
+                    acc.add(
+                        &hits,
+                        Binding::Member,
+                        w,
+                        |_, _| true,
+                        |_| BoundBy::SamePackage,
+                    );
+                    return;
+                }
+            }
+        }
+        // A member of the language's own classes, modules and objects (`File.join`,
+        // `JSON.parse`, `console.log`, `std::move`): the runtime's, never a repository
+        // method (no import of the file binds the qualifier).
+        if lang_names.is_type(q) {
+            if acc.census.is_some() {
+                let cands = self.method_candidates(fi, id);
+                acc.dropped(&cands, BoundBy::LanguageName);
+            }
+            return;
+        }
+        self.guess_method(memo, fi, r.name, id, w, acc);
+    }
+
+    /// The files a method guess from `fi` may land in: those defining a method `id`, if only
+    /// a few do, but not `fi` itself, its own Go package (bound before any guess) nor
+    /// supporting code (`may_guess`). Empty when there are too many.
+    fn method_candidates(&self, fi: usize, id: u32) -> Vec<Target> {
+        let file = &self.files[fi];
+        let fam = family(file.lang);
         let dir = self.file_dir[fi];
         let is_go = file.lang == Lang::Go;
         let all = self.method_definers[fam].row(id as usize);
@@ -1072,7 +1303,7 @@ impl<'a> Builder<'a> {
             1
         };
         if all.len() > FALLBACK_MAX_DEFINERS + own {
-            return;
+            return Vec::new();
         }
         let cands: Vec<Target> = all
             .iter()
@@ -1081,13 +1312,65 @@ impl<'a> Builder<'a> {
             .filter(|&t| self.may_guess(fi, t))
             .map(|t| (t, id))
             .collect();
-        if !cands.is_empty() && cands.len() <= FALLBACK_MAX_DEFINERS {
-            acc.add(&cands, Binding::MethodFallback, w, |_, _| true);
+        if cands.len() > FALLBACK_MAX_DEFINERS {
+            return Vec::new();
+        }
+        cands
+    }
+
+    /// A method call on a receiver of unknown type: the method of that name in the file's
+    /// own Go package, else the files defining a method of that name if only a few do and the
+    /// use's file has them in view (`in_view`: it imports them or shares their package),
+    /// the weight shared among them. Not a method every value of the language has (`to_s`,
+    /// `equals`, Go's `Error`): that says nothing of the receiver's type.
+    fn guess_method(&self, memo: &mut Memo, fi: usize, name: &str, id: u32, w: f64, acc: &mut Acc) {
+        let file = &self.files[fi];
+        if language_names(file.lang).is_method(name) {
+            if acc.census.is_some() {
+                let mut cands = self.method_candidates(fi, id);
+                if file.lang == Lang::Go {
+                    cands.extend(self.same_package_definers(fi, id, true));
+                }
+                acc.dropped(&cands, BoundBy::LanguageName);
+            }
+            return;
+        }
+        if file.lang == Lang::Go {
+            let same = self.same_package_definers(fi, id, true);
+            if !same.is_empty() {
+                acc.add(
+                    &same,
+                    Binding::PackageMethod,
+                    w,
+                    |_, _| true,
+                    |_| BoundBy::SamePackage,
+                );
+                return;
+            }
+        }
+        let cands = self.method_candidates(fi, id);
+        if cands.is_empty() {
+            return;
+        }
+        let (seen, unseen): (Vec<Target>, Vec<Target>) =
+            cands.iter().partition(|&&(t, _)| self.in_view(memo, fi, t));
+        acc.dropped(&unseen, BoundBy::NotVisible);
+        if !seen.is_empty() {
+            acc.add(
+                &seen,
+                Binding::MethodFallback,
+                w,
+                |_, _| true,
+                |_| BoundBy::MethodGuess,
+            );
         }
     }
 
     /// A bare name: what the file imports under it, else what its wildcard imports, its
     /// Go package or its Java package define, else a guess among the few files defining it.
+    /// A name the language provides (Ruby's `File`, Python's `len`) is never guessed: it
+    /// binds only where the repository's definition is visible (imported, the same package
+    /// or namespace, Ruby's lexical nesting).
     #[allow(clippy::too_many_arguments)]
     fn bind_unqualified(
         &self,
@@ -1100,11 +1383,16 @@ impl<'a> Builder<'a> {
         acc: &mut Acc,
     ) {
         let file = &self.files[fi];
-        let fam = family(file.lang);
         if let Some(bindings) = scope.named.get(r.name) {
             for &(i, k) in bindings {
                 if let Some(targets) = self.bind_named(memo, fi, i, k) {
-                    acc.add(&targets, Binding::Resolved, w, |t, id| self.defines(t, id));
+                    acc.add(
+                        &targets,
+                        Binding::Resolved,
+                        w,
+                        |t, id| self.defines(t, id),
+                        |_| BoundBy::Import,
+                    );
                 }
             }
             return;
@@ -1121,6 +1409,8 @@ impl<'a> Builder<'a> {
                     .filter(|&(f, d)| self.defines(f, d)),
             );
         }
+        // What the imports bound, for the census (the rest is the file's own package).
+        let imported = wild.len();
         if file.lang == Lang::Go {
             wild.extend(self.same_package_definers(fi, id, false));
         }
@@ -1134,26 +1424,82 @@ impl<'a> Builder<'a> {
         if !wild.is_empty() || file.lang == Lang::Go {
             // Never a bare-name guess across Go packages: an unresolved name there is a
             // builtin or a local.
+            let mut by_import: Vec<usize> = wild[..imported].iter().map(|&(t, _)| t).collect();
+            by_import.sort_unstable();
             wild.sort_unstable();
             wild.dedup();
-            acc.add(&wild, Binding::Resolved, w, |_, _| true);
+            let how = |t: usize| {
+                if by_import.binary_search(&t).is_ok() {
+                    BoundBy::Import
+                } else {
+                    BoundBy::SamePackage
+                }
+            };
+            acc.add(&wild, Binding::Resolved, w, |_, _| true, how);
             return;
         }
         if r.name.chars().count() < 2 {
             return;
         }
-        let cands = self.definers[fam].row(id as usize);
-        if !cands.is_empty() && cands.len() <= FALLBACK_MAX_DEFINERS {
-            let cands: Vec<Target> = cands
-                .iter()
-                .map(|&t| t as usize)
-                .filter(|&t| self.may_guess(fi, t))
-                .map(|t| (t, id))
-                .collect();
-            if !cands.is_empty() {
-                acc.add(&cands, Binding::Fallback, w, |_, _| true);
+        let language_name = language_names(file.lang).is_bare(r.name);
+        if language_name && file.lang == Lang::Ruby {
+            // Ruby's constant lookup: the referencing file's own nesting first.
+            let hits = self.ruby_lexical_definers(memo, fi, id);
+            if !hits.is_empty() {
+                acc.add(
+                    &hits,
+                    Binding::Resolved,
+                    w,
+                    |_, _| true,
+                    |_| BoundBy::SamePackage,
+                );
+                return;
             }
         }
+        if language_name {
+            // C#, PHP, Java: a repository type of that name in the file's own namespace.
+            let own = self.own_namespace_definers(fi, id);
+            if !own.is_empty() {
+                acc.add(
+                    &own,
+                    Binding::Resolved,
+                    w,
+                    |_, _| true,
+                    |_| BoundBy::SamePackage,
+                );
+                return;
+            }
+            if acc.census.is_some() {
+                let cands = self.name_candidates(fi, id);
+                acc.dropped(&cands, BoundBy::LanguageName);
+            }
+            return;
+        }
+        let cands = self.name_candidates(fi, id);
+        if !cands.is_empty() {
+            acc.add(
+                &cands,
+                Binding::Fallback,
+                w,
+                |_, _| true,
+                |_| BoundBy::NameGuess,
+            );
+        }
+    }
+
+    /// The files a bare-name guess from `fi` lands in: the few of its family defining `id`
+    /// (none past `FALLBACK_MAX_DEFINERS`), not supporting code (`may_guess`).
+    fn name_candidates(&self, fi: usize, id: u32) -> Vec<Target> {
+        let cands = self.definers[family(self.files[fi].lang)].row(id as usize);
+        if cands.is_empty() || cands.len() > FALLBACK_MAX_DEFINERS {
+            return Vec::new();
+        }
+        cands
+            .iter()
+            .map(|&t| t as usize)
+            .filter(|&t| self.may_guess(fi, t))
+            .map(|t| (t, id))
+            .collect()
     }
 
     /// Whether a name guess (bare-name or method fallback) from `from` may land in `target`:

@@ -10,12 +10,15 @@
 //! So when the paths, languages and Go modules are unchanged and the edited files kept their
 //! imports and module kind, a file's bindings can change only if it is edited itself or
 //! mentions (in a reference, a qualifier or an import) a name whose definers changed: one
-//! that an edited file started or stopped defining, or defining as a method. Anything else
+//! that an edited file started or stopped defining, or defining as a method, or (Ruby, whose
+//! constants bind through the modules they are nested in) a class, module or constant it
+//! moved into or out of a module. Anything else
 //! (a file added, removed or renamed, an import edited, many files at once) relinks in full.
 //!
 //! Threads: the engine worker (or whichever thread refreshes the index); binding fans out on
 //! rayon as in a full build.
 
+use super::build::enclosing_classes;
 use super::words::{def_word_counts, PathTables};
 use super::*;
 use rayon::prelude::*;
@@ -135,6 +138,25 @@ fn defined(f: &ParsedFile, methods: bool) -> HashSet<&str> {
         .collect()
 }
 
+/// Ruby: each class, module and constant `f` defines, with the names of the classes and
+/// modules it is nested in (`build::enclosing_classes`). Empty for other languages.
+fn nested(f: &ParsedFile) -> HashSet<(&str, Vec<&str>)> {
+    if f.lang != Lang::Ruby {
+        return HashSet::new();
+    }
+    let defs = &f.tags.defs;
+    (0..defs.len())
+        .filter(|&d| matches!(defs[d].kind, DefKind::Class | DefKind::Constant))
+        .map(|d| {
+            let path = enclosing_classes(defs, d)
+                .into_iter()
+                .map(|c| defs[c].name.as_str())
+                .collect();
+            (defs[d].name.as_str(), path)
+        })
+        .collect()
+}
+
 /// Per file, whether it must be bound again, and the files whose tags changed; `None`:
 /// everything must be bound again (see the module header for when).
 fn affected_files(
@@ -175,6 +197,10 @@ fn affected_files(
             let (before, after) = (defined(old, methods), defined(new, methods));
             changed_names.extend(before.symmetric_difference(&after).copied());
         }
+        // Ruby binds a constant through the modules it is nested in: a class that moved
+        // into or out of a module changes what the files naming it bind to.
+        let (before, after) = (nested(old), nested(new));
+        changed_names.extend(before.symmetric_difference(&after).map(|(name, _)| *name));
     }
     if changed_names.is_empty() {
         return Some((edited, edited_list));

@@ -1,0 +1,505 @@
+//! References bind through scope (issue 43, item 4), per language, on small sources parsed
+//! for real: a repository definition named like one of the language's own names is not
+//! what a use elsewhere means unless it is visible there; a method call on a receiver of
+//! unknown type reaches only the files in view, its weight shared when several are; and
+//! `map --explain` says how a "used by" count was reached.
+
+use crate::common;
+
+use mapscope::engine::base::model::ParsedFile;
+use mapscope::engine::index::explain::{explain_file, render_text};
+use mapscope::engine::index::{Index, IndexOptions, MapRequest};
+use mapscope::engine::link::graph::{build_graph, explain_bindings, BoundBy, FileGraph};
+
+fn parse(files: &[(&str, &str)]) -> Vec<ParsedFile> {
+    files.iter().map(|(p, s)| common::parsed(p, s)).collect()
+}
+
+/// The weight the edge `from → to` gives `ident` (0 without one).
+fn weight(files: &[ParsedFile], g: &FileGraph, from: &str, to: &str, ident: &str) -> f64 {
+    let index = |p: &str| {
+        files
+            .iter()
+            .position(|f| f.path == p)
+            .unwrap_or_else(|| panic!("no file {p}"))
+    };
+    let (a, b) = (index(from), index(to));
+    g.outgoing(a)
+        .into_iter()
+        .find(|(t, _)| *t == b)
+        .and_then(|(_, e)| {
+            g.edge_idents(e)
+                .into_iter()
+                .find(|(n, _)| *n == ident)
+                .map(|(_, w)| w)
+        })
+        .unwrap_or(0.0)
+}
+
+/// A shadowed built-in: `lib/…` defines a name the language provides; `app/use` names it
+/// without anything making the repository's visible (no edge), `seen` names it where
+/// the language's scope does (an edge). `control` (from, to, name) is a plain name used as
+/// the built-in is, which a guess does reach: the rule is about the language's names.
+struct Shadowed {
+    lang: &'static str,
+    files: &'static [(&'static str, &'static str)],
+    definer: &'static str,
+    builtin: &'static str,
+    user: &'static str,
+    seen: Option<&'static str>,
+    control: Option<(&'static str, &'static str, &'static str)>,
+}
+
+#[test]
+fn a_shadowed_built_in_binds_only_where_the_repository_s_is_visible() {
+    let cases = [
+        Shadowed {
+            lang: "ruby",
+            files: &[
+                (
+                    "lib/app/renderer/file.rb",
+                    "module App\n  class Renderer\n    class File\n      def self.join(*parts)\n        parts\n      end\n    end\n  end\nend\n",
+                ),
+                (
+                    "lib/app/site.rb",
+                    "module App\n  class Site\n    def paths\n      File.join('a', 'b')\n      File.read('c')\n    end\n  end\nend\n",
+                ),
+                (
+                    "lib/app/renderer.rb",
+                    "module App\n  class Renderer\n    def render\n      File.new('x')\n    end\n  end\nend\n",
+                ),
+                (
+                    "lib/app/helpers.rb",
+                    "module Helpers\n  def self.slugify_title(x)\n    x\n  end\nend\n",
+                ),
+                (
+                    "lib/app/page.rb",
+                    "class Page\n  def title\n    slugify_title('t')\n  end\nend\n",
+                ),
+            ],
+            definer: "lib/app/renderer/file.rb",
+            builtin: "File",
+            user: "lib/app/site.rb",
+            seen: Some("lib/app/renderer.rb"),
+            control: Some(("lib/app/page.rb", "lib/app/helpers.rb", "slugify_title")),
+        },
+        Shadowed {
+            lang: "python",
+            files: &[
+                ("lib/shim.py", "def open(path):\n    return path\n\ndef read_config_file(p):\n    return p\n"),
+                ("app/use.py", "def main():\n    open('x')\n    read_config_file('y')\n"),
+                ("app/seen.py", "from lib.shim import open\n\ndef main():\n    open('x')\n"),
+            ],
+            definer: "lib/shim.py",
+            builtin: "open",
+            user: "app/use.py",
+            seen: Some("app/seen.py"),
+            control: Some(("app/use.py", "lib/shim.py", "read_config_file")),
+        },
+        Shadowed {
+            lang: "java",
+            files: &[
+                (
+                    "src/acme/util/Optional.java",
+                    "package acme.util;\n\npublic class Optional {\n  public static Optional empty() { return null; }\n}\n",
+                ),
+                (
+                    "src/acme/app/Use.java",
+                    "package acme.app;\n\npublic class Use {\n  Object run() { return Optional.empty(); }\n}\n",
+                ),
+                (
+                    "src/acme/util/Seen.java",
+                    "package acme.util;\n\npublic class Seen {\n  Object run() { return Optional.empty(); }\n}\n",
+                ),
+            ],
+            definer: "src/acme/util/Optional.java",
+            builtin: "empty",
+            user: "src/acme/app/Use.java",
+            seen: Some("src/acme/util/Seen.java"),
+            control: None,
+        },
+        Shadowed {
+            lang: "javascript",
+            files: &[
+                (
+                    "src/json.js",
+                    "var JSON = { parse: function (s) { return s } }\nfunction parseConfigText(s) { return s }\n",
+                ),
+                (
+                    "src/use.js",
+                    "function load(s) { return JSON.parse(s) + parseConfigText(s) }\n",
+                ),
+            ],
+            definer: "src/json.js",
+            builtin: "parse",
+            user: "src/use.js",
+            seen: None,
+            control: Some(("src/use.js", "src/json.js", "parseConfigText")),
+        },
+        Shadowed {
+            lang: "c",
+            files: &[
+                (
+                    "lib/compat.c",
+                    "int printf(const char *f) { return 0; }\nint compat_flush_all(void) { return 0; }\n",
+                ),
+                (
+                    "src/main.c",
+                    "int main(void) { printf(\"x\"); compat_flush_all(); return 0; }\n",
+                ),
+                (
+                    "src/seen.c",
+                    "#include \"../lib/compat.c\"\nint g(void) { return printf(\"y\"); }\n",
+                ),
+            ],
+            definer: "lib/compat.c",
+            builtin: "printf",
+            user: "src/main.c",
+            seen: Some("src/seen.c"),
+            control: Some(("src/main.c", "lib/compat.c", "compat_flush_all")),
+        },
+        Shadowed {
+            lang: "php",
+            files: &[
+                (
+                    "lib/compat.php",
+                    "<?php\nfunction count($x) { return 0; }\nfunction compat_count_items($x) { return 0; }\n",
+                ),
+                (
+                    "src/use.php",
+                    "<?php\nfunction f($a) { return count($a) + compat_count_items($a); }\n",
+                ),
+            ],
+            definer: "lib/compat.php",
+            builtin: "count",
+            user: "src/use.php",
+            seen: None,
+            control: Some(("src/use.php", "lib/compat.php", "compat_count_items")),
+        },
+        Shadowed {
+            lang: "typescript",
+            files: &[
+                (
+                    "src/globals.d.ts",
+                    "declare class Promise { then(): void }\ndeclare function parseConfigText(s: string): string\n",
+                ),
+                (
+                    "src/use.ts",
+                    "export function f(p: Promise): string { return parseConfigText('x') }\n",
+                ),
+            ],
+            definer: "src/globals.d.ts",
+            builtin: "Promise",
+            user: "src/use.ts",
+            seen: None,
+            control: Some(("src/use.ts", "src/globals.d.ts", "parseConfigText")),
+        },
+        Shadowed {
+            lang: "rust",
+            files: &[
+                (
+                    "src/vec.rs",
+                    "pub struct Vec;\nimpl Vec {\n    pub fn new() -> Vec { Vec }\n}\npub struct Store;\nimpl Store {\n    pub fn open_store() -> Store { Store }\n}\n",
+                ),
+                (
+                    "src/main.rs",
+                    "fn main() {\n    let v = Vec::new();\n    let s = Store::open_store();\n}\n",
+                ),
+            ],
+            definer: "src/vec.rs",
+            builtin: "new",
+            user: "src/main.rs",
+            seen: None,
+            control: Some(("src/main.rs", "src/vec.rs", "open_store")),
+        },
+        Shadowed {
+            lang: "c#",
+            files: &[
+                (
+                    "src/Acme/Console.cs",
+                    "namespace Acme {\n  public class Console {\n    public static void WriteLine(string s) {}\n  }\n}\n",
+                ),
+                (
+                    "src/Other/Use.cs",
+                    "namespace Other {\n  class Use {\n    void Run() { Console.WriteLine(\"x\"); }\n  }\n}\n",
+                ),
+                (
+                    "src/Acme/Seen.cs",
+                    "namespace Acme {\n  class Seen {\n    void Run() { Console.WriteLine(\"x\"); }\n  }\n}\n",
+                ),
+            ],
+            definer: "src/Acme/Console.cs",
+            builtin: "WriteLine",
+            user: "src/Other/Use.cs",
+            seen: Some("src/Acme/Seen.cs"),
+            control: None,
+        },
+        Shadowed {
+            lang: "go",
+            files: &[
+                (
+                    "lib/errs/errs.go",
+                    "package errs\n\ntype error interface{ Error() string }\n",
+                ),
+                ("app/use.go", "package app\n\nfunc F() error { return nil }\n"),
+                (
+                    "lib/errs/seen.go",
+                    "package errs\n\nfunc G() error { return nil }\n",
+                ),
+            ],
+            definer: "lib/errs/errs.go",
+            builtin: "error",
+            user: "app/use.go",
+            seen: Some("lib/errs/seen.go"),
+            control: None,
+        },
+    ];
+    for case in cases {
+        let files = parse(case.files);
+        let g = build_graph(&files, &[]);
+        let lang = case.lang;
+        assert_eq!(
+            weight(&files, &g, case.user, case.definer, case.builtin),
+            0.0,
+            "{lang}: {} binds the language's {} to the repository's",
+            case.user,
+            case.builtin
+        );
+        if let Some(seen) = case.seen {
+            assert!(
+                weight(&files, &g, seen, case.definer, case.builtin) > 0.0,
+                "{lang}: {seen} sees the repository's {}",
+                case.builtin
+            );
+        }
+        if let Some((from, to, name)) = case.control {
+            assert!(
+                weight(&files, &g, from, to, name) > 0.0,
+                "{lang}: a plain {name} is still guessed"
+            );
+        }
+    }
+}
+
+/// A language's sources for the receiver test: its extension, a class `T` with a method
+/// `save_record` (Go: `SaveRecord`), and a function calling `x.save_record()` on a parameter.
+type Receivers = (&'static str, fn(&str) -> String, &'static str);
+
+/// `recv.save()` in `app/use`: `app/a` (same directory, in view) and `other/b` (neither
+/// imported nor in the directory) define a method `save`. Only `app/a` is reached; with a
+/// second in-view definer `app/c`, the weight is shared equally between the two.
+#[test]
+fn a_method_on_an_unknown_receiver_reaches_only_the_files_in_view_sharing_its_weight() {
+    let langs: [Receivers; 9] = [
+        (
+            "rb",
+            |t| format!("class {t}\n  def save_record\n    1\n  end\nend\n"),
+            "def run(x)\n  x.save_record\nend\n",
+        ),
+        (
+            "py",
+            |t| format!("class {t}:\n    def save_record(self):\n        return 1\n"),
+            "def run(x):\n    x.save_record()\n",
+        ),
+        (
+            "go",
+            |t| {
+                format!("package p\n\ntype {t} struct{{}}\n\nfunc (t *{t}) SaveRecord() int {{ return 1 }}\n")
+            },
+            "package p\n\nfunc Run(x I) { x.SaveRecord() }\n",
+        ),
+        (
+            "java",
+            |t| format!("class {t} {{\n  int save_record() {{ return 1; }}\n}}\n"),
+            "class Use {\n  void run(Object x) { x.save_record(); }\n}\n",
+        ),
+        (
+            "cs",
+            |t| format!("class {t} {{\n  int save_record() {{ return 1; }}\n}}\n"),
+            "class Use {\n  void Run(dynamic x) { x.save_record(); }\n}\n",
+        ),
+        (
+            "ts",
+            |t| format!("class {t} {{\n  save_record() {{ return 1 }}\n}}\n"),
+            "function run(x: any) { x.save_record() }\n",
+        ),
+        (
+            "php",
+            |t| format!("<?php\nclass {t} {{\n  function save_record() {{ return 1; }}\n}}\n"),
+            "<?php\nfunction run($x) { $x->save_record(); }\n",
+        ),
+        (
+            "cpp",
+            |t| format!("class {t} {{\n public:\n  int save_record() {{ return 1; }}\n}};\n"),
+            "int run(T &x) { return x.save_record(); }\n",
+        ),
+        (
+            "rs",
+            |t| {
+                format!("pub struct {t};\nimpl {t} {{\n    pub fn save_record(&self) -> i32 {{ 1 }}\n}}\n")
+            },
+            "fn run(x: &dyn Any) { x.save_record(); }\n",
+        ),
+    ];
+    for (ext, class, call) in langs {
+        let method = if ext == "go" {
+            "SaveRecord"
+        } else {
+            "save_record"
+        };
+        let (user, a, b, c) = (
+            format!("app/use.{ext}"),
+            format!("app/a.{ext}"),
+            format!("other/b.{ext}"),
+            format!("app/c.{ext}"),
+        );
+        let (class_a, class_b, class_c) = (class("A"), class("B"), class("C"));
+        let one = parse(&[
+            (a.as_str(), class_a.as_str()),
+            (b.as_str(), class_b.as_str()),
+            (user.as_str(), call),
+        ]);
+        let g = build_graph(&one, &[]);
+        let alone = weight(&one, &g, &user, &a, method);
+        assert!(alone > 0.0, "{ext}: the method in view is reached");
+        assert_eq!(
+            weight(&one, &g, &user, &b, method),
+            0.0,
+            "{ext}: a method out of view is not"
+        );
+
+        let two = parse(&[
+            (a.as_str(), class_a.as_str()),
+            (b.as_str(), class_b.as_str()),
+            (c.as_str(), class_c.as_str()),
+            (user.as_str(), call),
+        ]);
+        let g = build_graph(&two, &[]);
+        let (wa, wc) = (
+            weight(&two, &g, &user, &a, method),
+            weight(&two, &g, &user, &c, method),
+        );
+        assert!(wa > 0.0 && (wa - wc).abs() < 1e-9, "{ext}: {wa} vs {wc}");
+        assert!(
+            (wa + wc - alone).abs() < 1e-9,
+            "{ext}: shared, not doubled: {wa} + {wc} vs {alone}"
+        );
+        assert_eq!(weight(&two, &g, &user, &b, method), 0.0, "{ext}");
+    }
+}
+
+/// A method every value has (`to_s`, `toString`, `equals`, Go's `Error`) is no particular
+/// definition's, even in view.
+#[test]
+fn a_method_every_value_has_is_never_guessed() {
+    let cases: [(&str, &str, &str, &str); 4] = [
+        (
+            "rb",
+            "class A\n  def to_s\n    'a'\n  end\nend\n",
+            "def f(x)\n  x.to_s\nend\n",
+            "to_s",
+        ),
+        (
+            "java",
+            "class A {\n  public boolean equals(Object o) { return true; }\n}\n",
+            "class U {\n  boolean f(Object x) { return x.equals(x); }\n}\n",
+            "equals",
+        ),
+        (
+            "ts",
+            "class A {\n  toString() { return 'a' }\n}\n",
+            "function f(x: any) { return x.toString() }\n",
+            "toString",
+        ),
+        (
+            "go",
+            "package p\n\ntype E struct{}\n\nfunc (e *E) Error() string { return \"\" }\n",
+            "package p\n\nfunc F(err error) string { return err.Error() }\n",
+            "Error",
+        ),
+    ];
+    for (ext, def, call, name) in cases {
+        let (a, u) = (format!("app/a.{ext}"), format!("app/u.{ext}"));
+        let files = parse(&[(a.as_str(), def), (u.as_str(), call)]);
+        let g = build_graph(&files, &[]);
+        assert_eq!(weight(&files, &g, &u, &a, name), 0.0, "{ext}: {name}");
+    }
+}
+
+/// Ruby `App::File` names the repository's class: `A::B` binds to a constant `B` defined
+/// in a class or module `A`, even where the bare `File` would be the language's.
+#[test]
+fn ruby_a_qualified_constant_binds_to_its_container_s() {
+    let files = parse(&[
+        (
+            "lib/app/file.rb",
+            "module App\n  class File\n    def self.load_all\n      1\n    end\n  end\nend\n",
+        ),
+        (
+            "lib/other/file.rb",
+            "module Other\n  class File\n  end\nend\n",
+        ),
+        ("bin/run.rb", "App::File.load_all\n"),
+    ]);
+    let g = build_graph(&files, &[]);
+    assert!(weight(&files, &g, "bin/run.rb", "lib/app/file.rb", "File") > 0.0);
+    assert_eq!(
+        weight(&files, &g, "bin/run.rb", "lib/other/file.rb", "File"),
+        0.0
+    );
+}
+
+/// The census behind `map --explain`: uses dropped as the language's own name and uses
+/// bound through the nesting are counted apart, and the explanation says so in words.
+#[test]
+fn explain_says_how_a_used_by_count_was_reached() {
+    let mut sources: Vec<(String, String)> = vec![
+        (
+            "lib/app/renderer/file.rb".into(),
+            "module App\n  class Renderer\n    class File\n      def initialize(path)\n        @path = path\n      end\n    end\n  end\nend\n".into(),
+        ),
+        (
+            "lib/app/renderer.rb".into(),
+            "module App\n  class Renderer\n    def render\n      File.new('x')\n    end\n  end\nend\n".into(),
+        ),
+    ];
+    for i in 0..4 {
+        sources.push((
+            format!("lib/app/step{i}.rb"),
+            format!("module App\n  class Step{i}\n    def run\n      File.join('a', 'b')\n      File.read('c')\n    end\n  end\nend\n"),
+        ));
+    }
+    let refs: Vec<(&str, &str)> = sources
+        .iter()
+        .map(|(p, s)| (p.as_str(), s.as_str()))
+        .collect();
+    let files = parse(&refs);
+    let target = 0;
+    let counts = explain_bindings(&files, &[], target);
+    let of = |how: BoundBy| {
+        counts
+            .iter()
+            .find(|b| b.name == "File" && b.how == how)
+            .map(|b| (b.uses, b.files))
+    };
+    assert_eq!(of(BoundBy::SamePackage), Some((1, 1)), "{counts:?}");
+    // `File.join` and `File.read`: two uses of `File` in each of four files.
+    assert_eq!(of(BoundBy::LanguageName), Some((8, 4)), "{counts:?}");
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    common::write_files(dir.path(), &refs);
+    let index = Index::build(dir.path(), &IndexOptions::default()).expect("fixture builds");
+    let req = MapRequest {
+        budget: 1024,
+        ..MapRequest::default()
+    };
+    let (map, ranked) = index.map(&req);
+    let e = explain_file(&index, &req, &ranked, &map, "lib/app/renderer/file.rb");
+    let text = render_text(&e);
+    assert!(text.contains("how uses of its names were bound"), "{text}");
+    assert!(
+        text.contains("`File`: 1 use from 1 file same package or scope")
+            && text.contains("8 uses from 4 files dropped as the language's own name"),
+        "{text}"
+    );
+}
