@@ -4,7 +4,6 @@
 
 pub mod captures;
 pub mod content;
-pub mod headers;
 pub mod history;
 pub mod lang;
 pub mod tags;

@@ -26,6 +26,8 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use crate::engine::base::error::EngineError;
 use crate::engine::base::guarded::{self, Follow};
 use crate::engine::base::model::{GoModule, Lang, SkipReason, Skipped};
+
+mod headers;
 use crate::engine::ingest::content::{is_minified_name, strip_bom};
 
 /// The per-directory ignore file that mapscope honours on top of the git ones.
@@ -202,11 +204,11 @@ pub fn walk_observed(
     out.files.sort_unstable_by(|a, b| {
         (a.rel_path.as_str(), &a.abs_path).cmp(&(b.rel_path.as_str(), &b.abs_path))
     });
-    crate::engine::ingest::headers::settle(&mut out.files);
+    headers::settle(&mut out.files);
     for file in out
         .files
         .iter()
-        .filter(|f| crate::engine::ingest::headers::is_shared_header(&f.rel_path))
+        .filter(|f| headers::is_shared_header(&f.rel_path))
     {
         observe(file);
     }
@@ -333,7 +335,7 @@ impl<'w> TreeWalk<'w> {
         // A shared header's language is settled after the walk (`headers::settle`), and
         // observed then.
         if let Found::File(file) = &found {
-            if !crate::engine::ingest::headers::is_shared_header(&file.rel_path) {
+            if !headers::is_shared_header(&file.rel_path) {
                 (self.observe)(file);
             }
         }

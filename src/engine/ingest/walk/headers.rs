@@ -10,9 +10,9 @@
 
 use std::collections::HashMap;
 
+use super::WalkedFile;
 use crate::engine::base::guarded::{self, Follow};
 use crate::engine::base::model::Lang;
-use crate::engine::ingest::walk::WalkedFile;
 
 /// How much of a header is read for its C++ forms: a C++ header shows one early (its
 /// namespace or first class), and reading more would cost a C tree more than its parse.
