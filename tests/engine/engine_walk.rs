@@ -752,3 +752,46 @@ fn an_index_keeps_walk_order_whatever_the_file_sizes() {
         }
     }
 }
+
+/// A `.h` header takes the language of the sources around it: C beside `.c` files, C++
+/// beside `.cc` files or wherever its own text uses a C++-only form.
+#[test]
+fn a_header_is_read_in_the_language_of_the_sources_around_it() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            (
+                "clib/list.c",
+                "#include \"list.h\"\nint list_len(struct list *l) { return 0; }\n",
+            ),
+            ("clib/main.c", "int main(void) { return 0; }\n"),
+            (
+                "clib/list.h",
+                "struct list { int new; int class; };\nint list_len(struct list *l);\n",
+            ),
+            ("clib/shim.h", "namespace shim {\nint f();\n}\n"),
+            (
+                "cpplib/vec.cc",
+                "#include \"vec.h\"\nint vec_len() { return 0; }\n",
+            ),
+            ("cpplib/vec.h", "int vec_len();\n"),
+        ],
+    );
+    let out = walk_default(dir.path());
+    let lang_of = |p: &str| {
+        out.files
+            .iter()
+            .find(|f| f.rel_path == p)
+            .map(|f| f.lang)
+            .unwrap_or_else(|| panic!("{p} not walked"))
+    };
+    use mapscope::engine::base::model::Lang;
+    assert_eq!(lang_of("clib/list.h"), Lang::C);
+    assert_eq!(
+        lang_of("clib/shim.h"),
+        Lang::Cpp,
+        "a C++-only form keeps C++"
+    );
+    assert_eq!(lang_of("cpplib/vec.h"), Lang::Cpp);
+}

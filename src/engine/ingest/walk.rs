@@ -26,6 +26,8 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use crate::engine::base::error::EngineError;
 use crate::engine::base::guarded::{self, Follow};
 use crate::engine::base::model::{GoModule, Lang, SkipReason, Skipped};
+
+mod headers;
 use crate::engine::ingest::content::{is_minified_name, strip_bom};
 
 /// The per-directory ignore file that mapscope honours on top of the git ones.
@@ -202,6 +204,14 @@ pub fn walk_observed(
     out.files.sort_unstable_by(|a, b| {
         (a.rel_path.as_str(), &a.abs_path).cmp(&(b.rel_path.as_str(), &b.abs_path))
     });
+    headers::settle(&mut out.files);
+    for file in out
+        .files
+        .iter()
+        .filter(|f| headers::is_shared_header(&f.rel_path))
+    {
+        observe(file);
+    }
     out.docs.sort_unstable_by(|a, b| {
         (a.rel_path.as_str(), &a.abs_path).cmp(&(b.rel_path.as_str(), &b.abs_path))
     });
@@ -322,8 +332,12 @@ impl<'w> TreeWalk<'w> {
             return Some(path);
         }
         let found = visit_file(self.root, self.opts, entry, &name, path, file_type)?;
+        // A shared header's language is settled after the walk (`headers::settle`), and
+        // observed then.
         if let Found::File(file) = &found {
-            (self.observe)(file);
+            if !headers::is_shared_header(&file.rel_path) {
+                (self.observe)(file);
+            }
         }
         if let (
             Some(budget),
