@@ -783,8 +783,7 @@ fn a_header_is_read_in_the_language_of_the_sources_around_it() {
         out.files
             .iter()
             .find(|f| f.rel_path == p)
-            .map(|f| f.lang)
-            .unwrap_or_else(|| panic!("{p} not walked"))
+            .map_or_else(|| panic!("{p} not walked"), |f| f.lang)
     };
     use mapscope::engine::base::model::Lang;
     assert_eq!(lang_of("clib/list.h"), Lang::C);
