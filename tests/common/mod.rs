@@ -190,6 +190,34 @@ pub fn parsed(path: &str, src: &str) -> mapscope::engine::base::model::ParsedFil
     )
 }
 
+/// The weight the edge `from → to` of `g` gives `ident` (0 without such an edge or
+/// identifier).
+pub fn ident_weight(
+    files: &[mapscope::engine::base::model::ParsedFile],
+    g: &mapscope::engine::link::graph::FileGraph,
+    from: &str,
+    to: &str,
+    ident: &str,
+) -> f64 {
+    let index = |p: &str| {
+        files
+            .iter()
+            .position(|f| f.path == p)
+            .unwrap_or_else(|| panic!("no file {p}"))
+    };
+    let (a, b) = (index(from), index(to));
+    g.outgoing(a)
+        .into_iter()
+        .find(|(t, _)| *t == b)
+        .and_then(|(_, e)| {
+            g.edge_idents(e)
+                .into_iter()
+                .find(|(n, _)| *n == ident)
+                .map(|(_, w)| w)
+        })
+        .unwrap_or(0.0)
+}
+
 /// `query` searched over `files` alone (no docs, a flat prior, no graph, no history), top 20.
 pub fn search_parsed(
     files: &[mapscope::engine::base::model::ParsedFile],

@@ -9,31 +9,10 @@ use crate::common;
 use mapscope::engine::base::model::ParsedFile;
 use mapscope::engine::index::explain::{explain_file, render_text};
 use mapscope::engine::index::{Index, IndexOptions, MapRequest};
-use mapscope::engine::link::graph::{build_graph, explain_bindings, BoundBy, FileGraph};
+use mapscope::engine::link::graph::{build_graph, explain_bindings, BoundBy};
 
 fn parse(files: &[(&str, &str)]) -> Vec<ParsedFile> {
     files.iter().map(|(p, s)| common::parsed(p, s)).collect()
-}
-
-/// The weight the edge `from → to` gives `ident` (0 without one).
-fn weight(files: &[ParsedFile], g: &FileGraph, from: &str, to: &str, ident: &str) -> f64 {
-    let index = |p: &str| {
-        files
-            .iter()
-            .position(|f| f.path == p)
-            .unwrap_or_else(|| panic!("no file {p}"))
-    };
-    let (a, b) = (index(from), index(to));
-    g.outgoing(a)
-        .into_iter()
-        .find(|(t, _)| *t == b)
-        .and_then(|(_, e)| {
-            g.edge_idents(e)
-                .into_iter()
-                .find(|(n, _)| *n == ident)
-                .map(|(_, w)| w)
-        })
-        .unwrap_or(0.0)
 }
 
 /// A shadowed built-in: `lib/…` defines a name the language provides; `app/use` names it
@@ -259,7 +238,7 @@ fn a_shadowed_built_in_binds_only_where_the_repository_s_is_visible() {
         let g = build_graph(&files, &[]);
         let lang = case.lang;
         assert_eq!(
-            weight(&files, &g, case.user, case.definer, case.builtin),
+            common::ident_weight(&files, &g, case.user, case.definer, case.builtin),
             0.0,
             "{lang}: {} binds the language's {} to the repository's",
             case.user,
@@ -267,14 +246,14 @@ fn a_shadowed_built_in_binds_only_where_the_repository_s_is_visible() {
         );
         if let Some(seen) = case.seen {
             assert!(
-                weight(&files, &g, seen, case.definer, case.builtin) > 0.0,
+                common::ident_weight(&files, &g, seen, case.definer, case.builtin) > 0.0,
                 "{lang}: {seen} sees the repository's {}",
                 case.builtin
             );
         }
         if let Some((from, to, name)) = case.control {
             assert!(
-                weight(&files, &g, from, to, name) > 0.0,
+                common::ident_weight(&files, &g, from, to, name) > 0.0,
                 "{lang}: a plain {name} is still guessed"
             );
         }
@@ -360,10 +339,10 @@ fn a_method_on_an_unknown_receiver_reaches_only_the_files_in_view_sharing_its_we
             (user.as_str(), call),
         ]);
         let g = build_graph(&one, &[]);
-        let alone = weight(&one, &g, &user, &a, method);
+        let alone = common::ident_weight(&one, &g, &user, &a, method);
         assert!(alone > 0.0, "{ext}: the method in view is reached");
         assert_eq!(
-            weight(&one, &g, &user, &b, method),
+            common::ident_weight(&one, &g, &user, &b, method),
             0.0,
             "{ext}: a method out of view is not"
         );
@@ -376,15 +355,19 @@ fn a_method_on_an_unknown_receiver_reaches_only_the_files_in_view_sharing_its_we
         ]);
         let g = build_graph(&two, &[]);
         let (wa, wc) = (
-            weight(&two, &g, &user, &a, method),
-            weight(&two, &g, &user, &c, method),
+            common::ident_weight(&two, &g, &user, &a, method),
+            common::ident_weight(&two, &g, &user, &c, method),
         );
         assert!(wa > 0.0 && (wa - wc).abs() < 1e-9, "{ext}: {wa} vs {wc}");
         assert!(
             (wa + wc - alone).abs() < 1e-9,
             "{ext}: shared, not doubled: {wa} + {wc} vs {alone}"
         );
-        assert_eq!(weight(&two, &g, &user, &b, method), 0.0, "{ext}");
+        assert_eq!(
+            common::ident_weight(&two, &g, &user, &b, method),
+            0.0,
+            "{ext}"
+        );
     }
 }
 
@@ -422,7 +405,11 @@ fn a_method_every_value_has_is_never_guessed() {
         let (a, u) = (format!("app/a.{ext}"), format!("app/u.{ext}"));
         let files = parse(&[(a.as_str(), def), (u.as_str(), call)]);
         let g = build_graph(&files, &[]);
-        assert_eq!(weight(&files, &g, &u, &a, name), 0.0, "{ext}: {name}");
+        assert_eq!(
+            common::ident_weight(&files, &g, &u, &a, name),
+            0.0,
+            "{ext}: {name}"
+        );
     }
 }
 
@@ -442,9 +429,9 @@ fn ruby_a_qualified_constant_binds_to_its_container_s() {
         ("bin/run.rb", "App::File.load_all\n"),
     ]);
     let g = build_graph(&files, &[]);
-    assert!(weight(&files, &g, "bin/run.rb", "lib/app/file.rb", "File") > 0.0);
+    assert!(common::ident_weight(&files, &g, "bin/run.rb", "lib/app/file.rb", "File") > 0.0);
     assert_eq!(
-        weight(&files, &g, "bin/run.rb", "lib/other/file.rb", "File"),
+        common::ident_weight(&files, &g, "bin/run.rb", "lib/other/file.rb", "File"),
         0.0
     );
 }

@@ -19,27 +19,6 @@ fn parse_repo(repo: &str) -> Vec<ParsedFile> {
         .collect()
 }
 
-/// The weight the edge `from → to` gives `ident`, if there is such an edge.
-fn ident_weight(files: &[ParsedFile], g: &FileGraph, from: &str, to: &str, ident: &str) -> f64 {
-    let index = |p: &str| {
-        files
-            .iter()
-            .position(|f| f.path == p)
-            .unwrap_or_else(|| panic!("no file {p}"))
-    };
-    let (a, b) = (index(from), index(to));
-    g.outgoing(a)
-        .into_iter()
-        .find(|(t, _)| *t == b)
-        .and_then(|(_, e)| {
-            g.edge_idents(e)
-                .into_iter()
-                .find(|(n, _)| *n == ident)
-                .map(|(_, w)| w)
-        })
-        .unwrap_or(0.0)
-}
-
 /// A bare-name guess weighs at most 0.1 × 3 (a long name) × √(uses); a resolved plain use
 /// √0.5 ≈ 0.71, a resolved call or type use 1.
 const RESOLVED: f64 = 0.7;
@@ -136,7 +115,7 @@ fn uses_bind_through_each_languages_imports() {
             graphs.push((repo, files, g));
         }
         let (_, files, g) = graphs.iter().find(|(r, _, _)| *r == repo).unwrap();
-        let w = ident_weight(files, g, from, to, ident);
+        let w = common::ident_weight(files, g, from, to, ident);
         assert!(
             w >= RESOLVED,
             "{repo}: {from} → {to} gives {ident} {w}, not a resolved use"
