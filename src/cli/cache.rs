@@ -1,4 +1,5 @@
-//! `mapscope cache`: where the caches are, and clearing them (only mapscope's own files).
+//! `mapscope cache`: where the caches are, clearing them (only mapscope's own files), and
+//! building them ahead (`warm`, in its own file).
 //! Runs on the main thread.
 
 use std::path::{Path, PathBuf};
@@ -25,6 +26,17 @@ pub enum CacheCommand {
         /// Repository whose cache to locate (default: the current directory).
         path: Option<PathBuf>,
     },
+    /// Build every cache a later command reads (tags, graph, search index, history), so the
+    /// first `search` is as fast as the next. A `map` that had to parse starts one in the
+    /// background by itself (`MAPSCOPE_NO_WARM=1` turns that off).
+    Warm {
+        /// Repository whose caches to build (default: the current directory).
+        path: Option<PathBuf>,
+        /// Run as the detached warm-up a map starts: at low priority, silent, and not at all
+        /// while another warm-up of the repository runs.
+        #[arg(long, hide = true)]
+        background: bool,
+    },
 }
 
 pub(super) fn cmd_cache(cmd: &CacheCommand) -> anyhow::Result<()> {
@@ -44,6 +56,7 @@ pub(super) fn cmd_cache(cmd: &CacheCommand) -> anyhow::Result<()> {
             print_cleared(&cache.clear()?, Some(cache.dir()))
         }
         CacheCommand::Path { path } => print(&shown(repo_cache(path)?.dir())),
+        CacheCommand::Warm { path, background } => cmd_warm(path, *background),
     }
 }
 

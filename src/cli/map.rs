@@ -118,17 +118,23 @@ pub(super) fn cmd_map(args: &MapArgs) -> anyhow::Result<()> {
         history,
     )?;
     report(&index);
-    if explaining {
-        return answered(index.answer_saving(|index| explain_map(index, args)));
+    // Decided before the map consumes the index; started once the output is written.
+    let warm = wanted_after_map(&index, has_query).then(|| index.root.clone());
+    let shown = if explaining {
+        answered(index.answer_saving(|index| explain_map(index, args)))
+    } else if args.format == MapOutput::Map(MapFormat::Markdown) {
+        // Markdown is fitted again when its fences take it over the budget, which needs the
+        // ranking (`map_once` drops the graph behind it).
+        answered(index.answer_saving(|index| print_markdown(index, args)))
+    } else {
+        answered(index.map_once_saving(&map_request(args), |map, index| {
+            print_map(map, index, args.format)
+        }))
+    };
+    if let (Ok(()), Some(root)) = (&shown, warm) {
+        start_detached(&root);
     }
-    // Markdown is fitted again when its fences take it over the budget, which needs the
-    // ranking (`map_once` drops the graph behind it).
-    if args.format == MapOutput::Map(MapFormat::Markdown) {
-        return answered(index.answer_saving(|index| print_markdown(index, args)));
-    }
-    answered(index.map_once_saving(&map_request(args), |map, index| {
-        print_map(map, index, args.format)
-    }))
+    shown
 }
 
 /// `map --explain FILE…`: why each file is in the map or not. `--explain` without a file:

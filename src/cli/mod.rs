@@ -33,6 +33,7 @@ mod refs;
 mod search;
 mod serve;
 mod stats;
+mod warm;
 
 use bench::*;
 use cache::*;
@@ -43,6 +44,7 @@ use refs::*;
 use search::*;
 use serve::*;
 use stats::*;
+use warm::*;
 
 #[derive(Parser, Debug)]
 #[command(

@@ -1,6 +1,6 @@
 //! The persistent cache through the real binary: where it lives, that it is used and
-//! rebuilt when corrupt, `--no-cache`, `mapscope cache clear|path`, concurrent runs, and
-//! that the repository itself is never written to.
+//! rebuilt when corrupt, `--no-cache`, `mapscope cache clear|path|warm`, the warm-up a map
+//! leaves behind, concurrent runs, and that the repository itself is never written to.
 
 use crate::common;
 
@@ -9,9 +9,13 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// Runs the binary with no detached warm-up after a map (`cache warm`): these tests count
+/// the files a command itself leaves in the cache. The warm-up has tests of its own.
 fn run(cache_env: &[(&str, &Path)], args: &[&str]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_mapscope"));
-    cmd.args(args).env_remove("MAPSCOPE_CACHE_DIR");
+    cmd.args(args)
+        .env_remove("MAPSCOPE_CACHE_DIR")
+        .env("MAPSCOPE_NO_WARM", "1");
     for (k, v) in cache_env {
         cmd.env(k, v);
     }
@@ -355,6 +359,7 @@ fn concurrent_runs_leave_a_valid_cache() {
         .map(|_| {
             Command::new(env!("CARGO_BIN_EXE_mapscope"))
                 .args(["stats", &repo_s])
+                .env("MAPSCOPE_NO_WARM", "1")
                 .env("MAPSCOPE_CACHE_DIR", &cache)
                 .stdout(std::process::Stdio::null())
                 .stderr(std::process::Stdio::piped())
@@ -632,6 +637,7 @@ fn sigkilled_writers_leave_nothing_after_the_next_run() {
     for i in 0..12u64 {
         let mut child = Command::new(env!("CARGO_BIN_EXE_mapscope"))
             .args(["map", repo_s])
+            .env("MAPSCOPE_NO_WARM", "1")
             .env("MAPSCOPE_CACHE_DIR", &cache)
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
@@ -1009,4 +1015,84 @@ fn every_command_in_every_order_answers_as_its_no_cache_twin() {
             });
         }
     });
+}
+
+/// The size and modification time of the cache's file `name`, or `None` while it is missing.
+fn stamp(cache: &Path, name: &str) -> Option<(u64, std::time::SystemTime)> {
+    let path = cache_files(cache).into_iter().find(|p| p.ends_with(name))?;
+    let meta = fs::metadata(path).ok()?;
+    Some((meta.len(), meta.modified().ok()?))
+}
+
+#[test]
+fn cache_warm_builds_what_search_reads_and_search_then_rebuilds_nothing() {
+    let (_tmp, repo, cache) = setup();
+    common::git(&repo, &["init", "-q"]);
+    common::git(&repo, &["add", "."]);
+    common::git(&repo, &["commit", "-q", "-m", "Add the helper"]);
+    let env = [("MAPSCOPE_CACHE_DIR", cache.as_path())];
+    let repo_s = repo.to_str().unwrap();
+    let before = tree(&repo);
+
+    let warm = run(&env, &["cache", "warm", repo_s]);
+    assert!(warm.status.success(), "{}", stderr(&warm));
+    let line = String::from_utf8_lossy(&warm.stdout).into_owned();
+    assert!(line.starts_with("warmed: "), "{line}");
+    assert!(line.contains("history of 1 commit)"), "{line}");
+    for name in ["tags.bin", "graph.bin", "search.bin", "history-index.bin"] {
+        assert!(
+            stamp(&cache, name).is_some(),
+            "{name}: {:?}",
+            cache_names(&cache)
+        );
+    }
+    let stamps = |c: &Path| {
+        ["search.bin", "history-index.bin", "graph.bin", "tags.bin"].map(|n| stamp(c, n))
+    };
+    let warmed = stamps(&cache);
+
+    // What a search reads is what the warm-up built: nothing is built or written again.
+    let search = run(&env, &["search", repo_s, "helper", "--json"]);
+    assert!(search.status.success(), "{}", stderr(&search));
+    assert_eq!(stamps(&cache), warmed);
+    let again = run(&env, &["cache", "warm", repo_s]);
+    assert!(String::from_utf8_lossy(&again.stdout).starts_with("already warm: "));
+    assert_eq!(stamps(&cache), warmed);
+    assert_eq!(tree(&repo), before, "the repository was written to");
+}
+
+#[test]
+fn a_cold_map_leaves_a_warm_up_behind_that_builds_the_search_index() {
+    let (_tmp, repo, cache) = setup();
+    let repo_s = repo.to_str().unwrap();
+    // The warm-up is on by default: this run does not set MAPSCOPE_NO_WARM.
+    let map = Command::new(env!("CARGO_BIN_EXE_mapscope"))
+        .args(["map", repo_s])
+        .env("MAPSCOPE_CACHE_DIR", &cache)
+        .env_remove("MAPSCOPE_NO_WARM")
+        .output()
+        .unwrap();
+    assert!(map.status.success(), "{}", stderr(&map));
+    // The map's own output never waits for it, and it is not the map's to report.
+    assert_eq!(stderr(&map), "");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_mins(1);
+    while stamp(&cache, "search.bin").is_none() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no search index 60 s after a cold map: {:?}",
+            cache_names(&cache)
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // Once it is done (its lock is free), a search finds the index it needs in the cache.
+    let env = [("MAPSCOPE_CACHE_DIR", cache.as_path())];
+    let done = run(&env, &["cache", "warm", repo_s]);
+    assert!(String::from_utf8_lossy(&done.stdout).starts_with("already warm: "));
+    let built = stamp(&cache, "search.bin");
+    let search = run(&env, &["search", repo_s, "helper", "--json"]);
+    assert!(search.status.success(), "{}", stderr(&search));
+    assert_eq!(stamp(&cache, "search.bin"), built);
+    // A warm map with the search index in the cache starts none: nothing is left to build.
+    let warm_map = run(&env, &["map", repo_s]);
+    assert_eq!(warm_map.stdout, map.stdout);
 }

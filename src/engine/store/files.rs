@@ -56,6 +56,31 @@ pub fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()>
     written
 }
 
+/// An exclusive lock on `dir/name` (created empty if missing, `dir` too), held until the
+/// returned file is dropped or the process ends, however it ends; `None` while another
+/// process holds it. With `wait`, blocks until the lock is free instead. A symbolic link
+/// in its place is refused, like every file mapscope opens in a cache.
+pub fn lock_file(dir: &Path, name: &str, wait: bool) -> std::io::Result<Option<fs::File>> {
+    fs::create_dir_all(dir)?;
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW);
+    }
+    let file = options.open(dir.join(name))?;
+    if wait {
+        file.lock()?;
+        return Ok(Some(file));
+    }
+    match file.try_lock() {
+        Ok(()) => Ok(Some(file)),
+        Err(fs::TryLockError::WouldBlock) => Ok(None),
+        Err(fs::TryLockError::Error(e)) => Err(e),
+    }
+}
+
 /// Renames the finished temporary file `tmp` over `target`. An empty directory in the way
 /// is removed first: `rename` replaces a FIFO or a link there itself, but not a directory,
 /// so a cache file replaced by one would be ignored (with a warning) and rebuilt on every
