@@ -688,7 +688,10 @@ fn namespace_files<'i>(
 
 /// Languages whose files declare the package or namespace they belong to.
 pub(super) fn declares_namespaces(lang: Lang) -> bool {
-    matches!(lang, Lang::Java | Lang::CSharp | Lang::Php)
+    matches!(
+        lang,
+        Lang::Java | Lang::CSharp | Lang::Php | Lang::Kotlin | Lang::Scala | Lang::Elixir
+    )
 }
 
 /// A package or namespace declaration, as the tags record it: a wildcard that re-exports.
@@ -1419,6 +1422,17 @@ impl<'a> Builder<'a> {
         // (types, constants): an unqualified lowercase call is the class's own or an
         // inherited method, not whatever the package's other classes call by that name.
         if file.lang == Lang::Java && r.name.starts_with(|c: char| c.is_ascii_uppercase()) {
+            wild.extend(self.same_directory_definers(fi, id));
+        }
+        // Kotlin and Scala likewise, the package being the files that declare it (they
+        // may live in any directory).
+        if matches!(file.lang, Lang::Kotlin | Lang::Scala)
+            && r.name.starts_with(|c: char| c.is_ascii_uppercase())
+        {
+            wild.extend(self.own_namespace_definers(fi, id));
+        }
+        // Terraform: the `.tf` files of one directory are one module, sharing every name.
+        if file.lang == Lang::Hcl {
             wild.extend(self.same_directory_definers(fi, id));
         }
         if !wild.is_empty() || file.lang == Lang::Go {
