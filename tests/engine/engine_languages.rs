@@ -234,3 +234,60 @@ fn external_imports_bind_nothing_and_tests_get_no_guesses() {
         }
     }
 }
+
+/// The README and the CLI docs name every language of the table, its extensions and its
+/// `--lang` family: adding a row without them fails here.
+#[test]
+fn readme_and_docs_list_every_language() {
+    use mapscope::engine::base::model::LANGS;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let cli = std::fs::read_to_string(root.join("docs/cli.md")).unwrap();
+    let files_line = readme
+        .split("Files: `")
+        .nth(1)
+        .and_then(|rest| rest.split('`').next())
+        .unwrap();
+    let listed: Vec<&str> = files_line.split_whitespace().collect();
+    let families = readme
+        .split("`--lang` takes their families (`")
+        .nth(1)
+        .and_then(|rest| rest.split('`').next())
+        .unwrap();
+    let cli_families = cli
+        .split("(the families `")
+        .nth(1)
+        .and_then(|rest| rest.split('`').next())
+        .unwrap();
+    for spec in &LANGS {
+        let row = format!("\n| {}", spec.display);
+        let named = readme.contains(&row)
+            || readme.lines().any(|l| {
+                l.starts_with("| ")
+                    && l.split('|')
+                        .nth(1)
+                        .is_some_and(|c| c.contains(spec.display))
+            });
+        assert!(named, "README's language table lacks {}", spec.display);
+        for ext in spec.extensions {
+            assert!(
+                listed.contains(&format!(".{ext}").as_str()),
+                "README's files lack .{ext}"
+            );
+        }
+        assert!(
+            families.split_whitespace().any(|f| f == spec.family),
+            "README's --lang families lack {}",
+            spec.family
+        );
+        assert!(
+            cli_families.split_whitespace().any(|f| f == spec.family),
+            "docs/cli.md's --lang families lack {}",
+            spec.family
+        );
+    }
+    assert_eq!(
+        families.split_whitespace().collect::<Vec<_>>(),
+        mapscope::engine::base::model::Lang::families()
+    );
+}

@@ -141,6 +141,11 @@ pub fn lang_family(name: &str) -> Option<&'static str> {
     Lang::family_named(name)
 }
 
+/// A `--lang` option's help: `LEAD: ts,js,py,…,tf.`, from the language table.
+pub fn lang_help(lead: &str) -> String {
+    format!("{lead}: {}.", Lang::families().join(","))
+}
+
 /// The `--lang` families as prose: `ts, js, …, ex or tf`.
 pub fn lang_list() -> String {
     let families = Lang::families();
