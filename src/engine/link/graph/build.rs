@@ -1428,6 +1428,7 @@ impl<'a> Builder<'a> {
         // may live in any directory).
         if matches!(file.lang, Lang::Kotlin | Lang::Scala)
             && r.name.starts_with(|c: char| c.is_ascii_uppercase())
+            && !language_names(file.lang).is_bare(r.name)
         {
             wild.extend(self.own_namespace_definers(fi, id));
         }
@@ -1472,7 +1473,13 @@ impl<'a> Builder<'a> {
         }
         if language_name {
             // C#, PHP, Java: a repository type of that name in the file's own namespace.
-            let own = self.own_namespace_definers(fi, id);
+            // Not Kotlin's or Scala's: a package's `fun String(…)` (a factory named like
+            // the type it makes) is no type, and `: String` still means the language's.
+            let own = if matches!(file.lang, Lang::Kotlin | Lang::Scala) {
+                Vec::new()
+            } else {
+                self.own_namespace_definers(fi, id)
+            };
             if !own.is_empty() {
                 acc.add(
                     &own,
