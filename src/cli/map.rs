@@ -44,8 +44,11 @@ pub struct MapArgs {
     /// repeatable). The graph still learns from every file.
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
-    /// Rank and show only these languages: ts,js,py,go,rs,java,c,cs,rb,php.
-    #[arg(long, value_delimiter = ',')]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        help = crate::engine::base::scope::lang_help("Rank and show only these languages")
+    )]
     pub lang: Vec<String>,
     /// Instead of the map, say why FILE is in it (which signals) or why not (its rank, the
     /// cut-off, its cheapest definition's cost, and the budget or steering that would bring

@@ -34,8 +34,11 @@ pub struct SearchArgs {
     /// Only paths matching this glob (repeatable; `!GLOB` excludes).
     #[arg(long = "paths", value_name = "GLOB")]
     pub paths: Vec<String>,
-    /// Only these languages: ts,js,py,go,rs,java,c,cs,rb,php.
-    #[arg(long, value_delimiter = ',')]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        help = crate::engine::base::scope::lang_help("Only these languages")
+    )]
     pub lang: Vec<String>,
     /// Only paths matching this pattern (gitignore syntax, relative to the root; repeatable).
     #[arg(long, value_name = "GLOB")]

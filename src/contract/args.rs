@@ -461,8 +461,7 @@ impl JsonSchema for Langs {
         true
     }
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        let mut families: Vec<&str> = Lang::ALL.iter().map(|l| l.family()).collect();
-        families.dedup();
+        let families = Lang::families();
         json_schema!({"type": "array", "items": {"type": "string", "enum": families}})
     }
 }
@@ -776,7 +775,10 @@ mod tests {
         assert_eq!(properties::<SearchArgs>()["top"]["maximum"], 50);
         assert_eq!(
             properties::<SearchArgs>()["lang"]["items"]["enum"],
-            json!(["ts", "js", "py", "go", "rs", "java", "c", "cs", "rb", "php"])
+            json!([
+                "ts", "js", "py", "go", "rs", "java", "c", "cs", "rb", "php", "kt", "swift", "sh",
+                "scala", "lua", "ex", "tf"
+            ])
         );
     }
 

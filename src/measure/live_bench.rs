@@ -144,6 +144,13 @@ fn appended_definition(lang: Lang, i: usize) -> String {
         Lang::C | Lang::Cpp => format!("\n\nint mapscope_bench_{i}(void) {{ return {i}; }}\n"),
         Lang::Ruby => format!("\n\ndef mapscope_bench_{i}\n  {i}\nend\n"),
         Lang::Php => format!("\n\nfunction mapscope_bench_{i}() {{ return {i}; }}\n"),
+        Lang::Kotlin => format!("\n\nfun mapscopeBench{i}(): Int = {i}\n"),
+        Lang::Swift => format!("\n\nfunc mapscopeBench{i}() -> Int {{ return {i} }}\n"),
+        Lang::Bash => format!("\n\nmapscope_bench_{i}() {{\n  echo {i}\n}}\n"),
+        Lang::Scala => format!("\n\ndef mapscopeBench{i}(): Int = {i}\n"),
+        Lang::Lua => format!("\n\nfunction mapscope_bench_{i}()\n  return {i}\nend\n"),
+        Lang::Elixir => format!("\n\ndefmodule MapscopeBench{i} do\n  def value, do: {i}\nend\n"),
+        Lang::Hcl => format!("\n\nvariable \"mapscope_bench_{i}\" {{\n  default = {i}\n}}\n"),
     }
 }
 

@@ -111,17 +111,17 @@ fn a_missing_repository_is_one_line_with_its_code() {
 #[test]
 fn repo_empty_names_what_was_found_instead() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("Main.kt"), "fun main() {}\n").unwrap();
-    std::fs::write(dir.path().join("App.swift"), "let x = 1\n").unwrap();
+    std::fs::write(dir.path().join("main.dart"), "void main() {}\n").unwrap();
+    std::fs::write(dir.path().join("app.zig"), "const x = 1;\n").unwrap();
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_mapscope"))
         .args(["map", dir.path().to_str().unwrap(), "--no-cache"])
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("REPO_EMPTY"), "{err}");
-    assert!(err.contains("1 kotlin, 1 swift"), "{err}");
-    std::fs::remove_file(dir.path().join("Main.kt")).unwrap();
-    std::fs::remove_file(dir.path().join("App.swift")).unwrap();
+    assert!(err.contains("1 dart, 1 zig"), "{err}");
+    std::fs::remove_file(dir.path().join("main.dart")).unwrap();
+    std::fs::remove_file(dir.path().join("app.zig")).unwrap();
     std::fs::write(dir.path().join("notes.txt"), "prose\n").unwrap();
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_mapscope"))
         .args(["map", dir.path().to_str().unwrap(), "--no-cache"])

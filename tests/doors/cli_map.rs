@@ -94,10 +94,10 @@ fn stats_counts_a_repository_without_supported_code() {
     common::write_files(
         dir.path(),
         &[
-            ("app/src/Main.kt", "fun main() {}\n"),
-            ("app/src/Screen.kt", "fun screen() {}\n"),
-            ("ios/View.swift", "struct View {}\n"),
-            ("scripts/build.sh", "echo hi\n"),
+            ("app/lib/main.dart", "void main() {}\n"),
+            ("app/lib/screen.dart", "void screen() {}\n"),
+            ("src/view.zig", "const View = struct {};\n"),
+            ("scripts/build.zsh", "echo hi\n"),
             ("README.md", "# app\n"),
         ],
     );
@@ -111,11 +111,11 @@ fn stats_counts_a_repository_without_supported_code() {
     assert_eq!(v["files"], 0);
     assert_eq!(v["docs"], 1);
     assert_eq!(v["unsupported_files"], 4);
-    assert_eq!(v["unsupported_by_extension"][".kt"], 2);
-    assert_eq!(v["unsupported_by_extension"][".swift"], 1);
-    assert_eq!(v["unsupported_by_extension"][".sh"], 1);
-    assert_eq!(v["unsupported_by_language"]["kotlin"], 2);
-    assert_eq!(v["unsupported_by_language"]["swift"], 1);
+    assert_eq!(v["unsupported_by_extension"][".dart"], 2);
+    assert_eq!(v["unsupported_by_extension"][".zig"], 1);
+    assert_eq!(v["unsupported_by_extension"][".zsh"], 1);
+    assert_eq!(v["unsupported_by_language"]["dart"], 2);
+    assert_eq!(v["unsupported_by_language"]["zig"], 1);
     assert_eq!(v["skipped_by_reason"]["binary"], 1);
     let skipped = v["skipped_files"].as_array().unwrap();
     assert!(
@@ -130,7 +130,7 @@ fn stats_counts_a_repository_without_supported_code() {
     let text = stdout(&o);
     assert!(text.contains("files: 0 code, 1 docs"), "{text}");
     assert!(text.contains("no grammar: 4 files"), "{text}");
-    for (ext, n, lang) in [(".kt", 2, "kotlin"), (".swift", 1, "swift")] {
+    for (ext, n, lang) in [(".dart", 2, "dart"), (".zig", 1, "zig")] {
         assert!(
             text.lines().any(|l| {
                 let words: Vec<&str> = l.split_whitespace().collect();
@@ -144,7 +144,7 @@ fn stats_counts_a_repository_without_supported_code() {
     let o = mapscope(&["map", root]);
     assert_error(&o, "REPO_EMPTY");
     let err = stderr(&o);
-    assert!(err.contains("2 kotlin") && err.contains("1 swift"), "{err}");
+    assert!(err.contains("2 dart") && err.contains("1 zig"), "{err}");
 }
 
 #[test]
@@ -506,14 +506,14 @@ fn files_without_a_grammar_are_counted_and_noted() {
         ("src/a.rs".into(), "pub fn run() {}\n".into()),
         // Syntax errors: indexed, and listed as a parse-error file.
         ("src/broken.rs".into(), "fn broken( {\n".into()),
-        ("scripts/build.sh".into(), "echo hi\n".into()),
+        ("scripts/build.zsh".into(), "echo hi\n".into()),
         ("README.md".into(), "# app\n".into()),
-        (".hidden/x.kt".into(), "fun hidden() {}\n".into()),
+        (".hidden/x.dart".into(), "void hidden() {}\n".into()),
     ];
     for i in 0..6 {
         files.push((
-            format!("android/src/Screen{i}.kt"),
-            "fun screen() {}\n".into(),
+            format!("app/lib/screen{i}.dart"),
+            "void screen() {}\n".into(),
         ));
     }
     let refs: Vec<(&str, &str)> = files
@@ -527,11 +527,11 @@ fn files_without_a_grammar_are_counted_and_noted() {
     let o = mapscope(&["stats", root, "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    // The hidden folder is not walked; the shell script and the Kotlin files are counted.
+    // The hidden folder is not walked; the zsh script and the Dart files are counted.
     assert_eq!(v["unsupported_files"], 7);
-    assert_eq!(v["unsupported_by_extension"][".kt"], 6);
-    assert_eq!(v["unsupported_by_extension"][".sh"], 1);
-    assert_eq!(v["unsupported_by_language"]["kotlin"], 6);
+    assert_eq!(v["unsupported_by_extension"][".dart"], 6);
+    assert_eq!(v["unsupported_by_extension"][".zsh"], 1);
+    assert_eq!(v["unsupported_by_language"]["dart"], 6);
     let parse_errors = v["parse_error_files"].as_array().unwrap();
     assert_eq!(parse_errors.len(), 1, "{parse_errors:?}");
     assert_eq!(parse_errors[0]["path"], "src/broken.rs");
@@ -547,7 +547,7 @@ fn files_without_a_grammar_are_counted_and_noted() {
     let o = mapscope(&["stats", root]);
     let text = stdout(&o);
     assert!(text.contains("no grammar: 7 files"), "{text}");
-    assert!(text.contains(".kt") && text.contains("kotlin"), "{text}");
+    assert!(text.contains(".dart") && text.contains("dart"), "{text}");
     assert!(
         !text.contains("src/broken.rs"),
         "listed only with --verbose: {text}"
@@ -567,14 +567,14 @@ fn files_without_a_grammar_are_counted_and_noted() {
     assert!(
         notes[0]
             .starts_with("mapscope: note: 7 of 10 code files are in languages without a grammar")
-            && notes[0].contains("kotlin 6, shell 1")
+            && notes[0].contains("dart 6, shell 1")
             && notes[0].contains("supported: typescript, javascript, python, go, rust"),
         "{err}"
     );
     let o = mapscope(&["map", root, "--format", "json"]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let notes = v["notes"].as_array().unwrap();
-    assert!(notes[0].as_str().unwrap().contains("kotlin 6"), "{notes:?}");
+    assert!(notes[0].as_str().unwrap().contains("dart 6"), "{notes:?}");
 
     // A repository that is mostly supported code gets no note.
     let o = mapscope(&["map", fixture("go-app").to_str().unwrap()]);

@@ -1,5 +1,5 @@
 //! Cross-file binding in the languages with data-driven rules (Rust, Java, C, C++, C#, Ruby,
-//! PHP), on their fixture repositories: a use in one file reaches the file that defines the
+//! PHP, Kotlin, Swift, shell, Scala, Lua, Elixir, HCL), on their fixture repositories: a use in one file reaches the file that defines the
 //! name through the language's imports, as a resolved edge (not a bare-name guess).
 
 use crate::common;
@@ -107,8 +107,78 @@ fn uses_bind_through_each_languages_imports() {
             "Item",
         ),
     ];
+    check_bindings(&cases);
+}
+
+#[test]
+fn uses_bind_through_the_added_languages_imports() {
+    let cases: [(&str, &str, &str, &str); 16] = [
+        // Kotlin: a named import, and a wildcard import of the package.
+        (
+            "kt-app",
+            "src/main/kotlin/com/acme/cli/Main.kt",
+            "src/main/kotlin/com/acme/store/Store.kt",
+            "Store",
+        ),
+        (
+            "kt-app",
+            "src/main/kotlin/com/acme/cli/Main.kt",
+            "src/main/kotlin/com/acme/store/Item.kt",
+            "Kind",
+        ),
+        // Kotlin: the same package needs no import.
+        (
+            "kt-app",
+            "src/test/kotlin/com/acme/store/StoreTest.kt",
+            "src/main/kotlin/com/acme/store/Item.kt",
+            "Item",
+        ),
+        // Swift: `import Store` is the target `Sources/Store/`.
+        (
+            "swift-app",
+            "Sources/App/main.swift",
+            "Sources/Store/Store.swift",
+            "Store",
+        ),
+        (
+            "swift-app",
+            "Sources/App/main.swift",
+            "Sources/Store/Item.swift",
+            "Item",
+        ),
+        // Shell: `source "$HERE/../lib/store.sh"` and `. "$HERE/../lib/log.sh"`.
+        ("sh-app", "bin/acme.sh", "lib/store.sh", "store_put"),
+        ("sh-app", "bin/acme.sh", "lib/log.sh", "log_info"),
+        // Scala: selectors `{Item, Store}` and the package's wildcard.
+        (
+            "scala-app",
+            "src/main/scala/acme/cli/Main.scala",
+            "src/main/scala/acme/store/Store.scala",
+            "Store",
+        ),
+        (
+            "scala-app",
+            "src/main/scala/acme/cli/Main.scala",
+            "src/main/scala/acme/store/Item.scala",
+            "Kind",
+        ),
+        // Lua: `local store = require("acme.store")` + `store.open()`.
+        ("lua-app", "lua/acme/init.lua", "lua/acme/store.lua", "open"),
+        ("lua-app", "lua/acme/init.lua", "lua/acme/item.lua", "new"),
+        // Elixir: `alias Acme.{Item, Store}` + `Store.put`, `Item.new`.
+        ("ex-app", "lib/acme/cli.ex", "lib/acme/store.ex", "put"),
+        ("ex-app", "lib/acme/cli.ex", "lib/acme/item.ex", "new"),
+        // Terraform: the module's own directory, and a module's output through `source`.
+        ("tf-app", "main.tf", "variables.tf", "region"),
+        ("tf-app", "main.tf", "modules/store/main.tf", "bucket_arn"),
+        ("tf-app", "outputs.tf", "main.tf", "events"),
+    ];
+    check_bindings(&cases);
+}
+
+fn check_bindings(cases: &[(&str, &str, &str, &str)]) {
     let mut graphs: Vec<(&str, Vec<ParsedFile>, FileGraph)> = Vec::new();
-    for (repo, from, to, ident) in cases {
+    for &(repo, from, to, ident) in cases {
         if !graphs.iter().any(|(r, _, _)| *r == repo) {
             let files = parse_repo(repo);
             let g = build_graph(&files, &[]);
@@ -163,4 +233,61 @@ fn external_imports_bind_nothing_and_tests_get_no_guesses() {
             }
         }
     }
+}
+
+/// The README and the CLI docs name every language of the table, its extensions and its
+/// `--lang` family: adding a row without them fails here.
+#[test]
+fn readme_and_docs_list_every_language() {
+    use mapscope::engine::base::model::LANGS;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let cli = std::fs::read_to_string(root.join("docs/cli.md")).unwrap();
+    let files_line = readme
+        .split("Files: `")
+        .nth(1)
+        .and_then(|rest| rest.split('`').next())
+        .unwrap();
+    let listed: Vec<&str> = files_line.split_whitespace().collect();
+    let families = readme
+        .split("`--lang` takes their families (`")
+        .nth(1)
+        .and_then(|rest| rest.split('`').next())
+        .unwrap();
+    let cli_families = cli
+        .split("(the families `")
+        .nth(1)
+        .and_then(|rest| rest.split('`').next())
+        .unwrap();
+    for spec in &LANGS {
+        let row = format!("\n| {}", spec.display);
+        let named = readme.contains(&row)
+            || readme.lines().any(|l| {
+                l.starts_with("| ")
+                    && l.split('|')
+                        .nth(1)
+                        .is_some_and(|c| c.contains(spec.display))
+            });
+        assert!(named, "README's language table lacks {}", spec.display);
+        for ext in spec.extensions {
+            assert!(
+                listed.contains(&format!(".{ext}").as_str()),
+                "README's files lack .{ext}"
+            );
+        }
+        assert!(
+            families.split_whitespace().any(|f| f == spec.family),
+            "README's --lang families lack {}",
+            spec.family
+        );
+        assert!(
+            cli_families.split_whitespace().any(|f| f == spec.family),
+            "docs/cli.md's --lang families lack {}",
+            spec.family
+        );
+    }
+    assert_eq!(
+        families.split_whitespace().collect::<Vec<_>>(),
+        mapscope::engine::base::model::Lang::families()
+    );
 }

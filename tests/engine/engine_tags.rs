@@ -208,10 +208,61 @@ fn snapshot_php_app() {
     insta::assert_snapshot!("php_app", render_repo("php-app"));
 }
 
+#[test]
+fn snapshot_kt_app() {
+    insta::assert_snapshot!("kt_app", render_repo("kt-app"));
+}
+
+#[test]
+fn snapshot_swift_app() {
+    insta::assert_snapshot!("swift_app", render_repo("swift-app"));
+}
+
+#[test]
+fn snapshot_sh_app() {
+    insta::assert_snapshot!("sh_app", render_repo("sh-app"));
+}
+
+#[test]
+fn snapshot_scala_app() {
+    insta::assert_snapshot!("scala_app", render_repo("scala-app"));
+}
+
+#[test]
+fn snapshot_lua_app() {
+    insta::assert_snapshot!("lua_app", render_repo("lua-app"));
+}
+
+#[test]
+fn snapshot_ex_app() {
+    insta::assert_snapshot!("ex_app", render_repo("ex-app"));
+}
+
+#[test]
+fn snapshot_tf_app() {
+    insta::assert_snapshot!("tf_app", render_repo("tf-app"));
+}
+
 /// The fixture repositories of every language.
-const FIXTURE_REPOS: [&str; 11] = [
-    "ts-app", "js-app", "py-app", "go-app", "rust-app", "java-app", "c-app", "cpp-app", "cs-app",
-    "rb-app", "php-app",
+const FIXTURE_REPOS: [&str; 18] = [
+    "ts-app",
+    "js-app",
+    "py-app",
+    "go-app",
+    "rust-app",
+    "java-app",
+    "c-app",
+    "cpp-app",
+    "cs-app",
+    "rb-app",
+    "php-app",
+    "kt-app",
+    "swift-app",
+    "sh-app",
+    "scala-app",
+    "lua-app",
+    "ex-app",
+    "tf-app",
 ];
 
 #[test]

@@ -431,7 +431,7 @@ fn editor_opens_the_hit_at_its_line() {
 fn an_empty_repo_is_reported_in_the_ui() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("notes.txt"), "nothing to index").unwrap();
-    std::fs::write(dir.path().join("Main.kt"), "fun main() {}").unwrap();
+    std::fs::write(dir.path().join("main.dart"), "void main() {}").unwrap();
     let app = app_on(dir.path(), ClipboardEnv::default());
     let view = app.view();
     let empty = view.empty.as_ref().expect("the nothing-to-map screen");
@@ -439,7 +439,7 @@ fn an_empty_repo_is_reported_in_the_ui() {
     assert!(
         empty
             .reason
-            .contains("languages without a grammar here: 1 kotlin"),
+            .contains("languages without a grammar here: 1 dart"),
         "{}",
         empty.reason
     );

@@ -177,7 +177,9 @@ pub(crate) fn classify(path: &str) -> PathClass {
 /// / `StoreIT.java` / `TestStore.java`, C# `StoreTests.cs` / `StoreTest.cs`, PHP
 /// `StoreTest.php`, Ruby `store_spec.rb` / `store_test.rb` / `test_store.rb`, Rust
 /// `store_test.rs` / `tests.rs`, C/C++ `store_test.c(c|pp)` / `store_unittest.cc` /
-/// `test_store.c`.
+/// `test_store.c`, Kotlin `StoreTest.kt`, Swift `StoreTests.swift`, Scala `StoreSpec.scala`
+/// / `StoreTest.scala`, shell `store_test.sh` / `test_store.sh`, Lua `store_spec.lua` /
+/// `store_test.lua`, Elixir `store_test.exs`.
 fn is_test_file_of_other_languages(base: &str) -> bool {
     let Some((stem, ext)) = base.rsplit_once('.') else {
         return false;
@@ -200,6 +202,11 @@ fn is_test_file_of_other_languages(base: &str) -> bool {
         "rb" => snake_test(&["_spec", "_test"]),
         "rs" => lower == "tests" || snake_test(&["_test", "_tests"]),
         "c" | "cc" | "cpp" | "cxx" => snake_test(&["_test", "_tests", "_unittest"]),
+        "kt" | "swift" => camel_test(stem),
+        "scala" => camel_test(stem) || (stem.len() > 4 && stem.ends_with("Spec")),
+        "sh" | "bash" => snake_test(&["_test", "_tests"]),
+        "lua" => snake_test(&["_spec", "_test"]),
+        "exs" => snake_test(&["_test"]),
         _ => false,
     }
 }
@@ -420,6 +427,26 @@ mod tests {
         ];
         for (p, want) in cases {
             assert_eq!(is_impl_path(p), want, "{p}");
+        }
+    }
+
+    #[test]
+    fn test_files_of_the_added_languages() {
+        for path in [
+            "src/test/kotlin/a/StoreTest.kt",
+            "Tests/StoreTests/StoreTests.swift",
+            "src/test/scala/a/StoreSpec.scala",
+            "test/store_test.sh",
+            "spec/store_spec.lua",
+            "test/store_test.exs",
+        ] {
+            assert!(
+                is_test_file_of_other_languages(path.rsplit('/').next().unwrap()),
+                "{path}"
+            );
+        }
+        for base in ["Store.kt", "Spec.scala", "store.sh", "test.lua", "mix.exs"] {
+            assert!(!is_test_file_of_other_languages(base), "{base}");
         }
     }
 

@@ -35,7 +35,7 @@ impl ScopeSpec {
 pub enum ScopeError {
     #[error("invalid path glob {glob:?}: {message}")]
     BadGlob { glob: String, message: String },
-    #[error("unknown language {0:?} (expected ts, js, py, go, rs, java, c, cpp, cs, rb or php)")]
+    #[error("unknown language {0:?} (expected {list})", list = lang_list())]
     UnknownLang(String),
 }
 
@@ -136,21 +136,23 @@ fn glob_message(e: &ignore::Error) -> String {
 }
 
 /// The family (`Lang::family`) a `--lang` name stands for: short names, full names and
-/// common extensions.
+/// extensions (the language table's).
 pub fn lang_family(name: &str) -> Option<&'static str> {
-    Some(match name.trim().to_ascii_lowercase().as_str() {
-        "ts" | "tsx" | "typescript" | "mts" | "cts" => "ts",
-        "js" | "jsx" | "javascript" | "mjs" | "cjs" => "js",
-        "py" | "python" => "py",
-        "go" | "golang" => "go",
-        "rs" | "rust" => "rs",
-        "java" => "java",
-        "c" | "h" | "cpp" | "c++" | "cc" | "cxx" | "hpp" => "c",
-        "cs" | "csharp" | "c#" => "cs",
-        "rb" | "ruby" => "rb",
-        "php" => "php",
-        _ => return None,
-    })
+    Lang::family_named(name)
+}
+
+/// A `--lang` option's help: `LEAD: ts,js,py,…,tf.`, from the language table.
+pub fn lang_help(lead: &str) -> String {
+    format!("{lead}: {}.", Lang::families().join(","))
+}
+
+/// The `--lang` families as prose: `ts, js, …, ex or tf`.
+pub fn lang_list() -> String {
+    let families = Lang::families();
+    match families.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => families.join(", "),
+    }
 }
 
 #[cfg(test)]

@@ -27,13 +27,19 @@ const CPP_TAGS: &str = include_str!("../../../assets/queries/cpp-tags.scm");
 const CSHARP_TAGS: &str = include_str!("../../../assets/queries/csharp-tags.scm");
 const RUBY_TAGS: &str = include_str!("../../../assets/queries/ruby-tags.scm");
 const PHP_TAGS: &str = include_str!("../../../assets/queries/php-tags.scm");
+const KOTLIN_TAGS: &str = include_str!("../../../assets/queries/kotlin-tags.scm");
+const SWIFT_TAGS: &str = include_str!("../../../assets/queries/swift-tags.scm");
+const BASH_TAGS: &str = include_str!("../../../assets/queries/bash-tags.scm");
+const SCALA_TAGS: &str = include_str!("../../../assets/queries/scala-tags.scm");
+const LUA_TAGS: &str = include_str!("../../../assets/queries/lua-tags.scm");
+const ELIXIR_TAGS: &str = include_str!("../../../assets/queries/elixir-tags.scm");
+const HCL_TAGS: &str = include_str!("../../../assets/queries/hcl-tags.scm");
 
 /// Programming languages mapscope has no grammar for, by file extension (lowercase): the walk
 /// counts their files (`stats`, and the map's note when they are a notable share of the code)
 /// instead of passing over them in silence. Markup, styles, data and config are not listed.
 const UNSUPPORTED: &[(&str, &str)] = &[
     ("asm", "assembly"),
-    ("bash", "shell"),
     ("clj", "clojure"),
     ("cljc", "clojure"),
     ("cljs", "clojure"),
@@ -43,8 +49,6 @@ const UNSUPPORTED: &[(&str, &str)] = &[
     ("dart", "dart"),
     ("elm", "elm"),
     ("erl", "erlang"),
-    ("ex", "elixir"),
-    ("exs", "elixir"),
     ("f90", "fortran"),
     ("fs", "f#"),
     ("fsx", "f#"),
@@ -53,9 +57,6 @@ const UNSUPPORTED: &[(&str, &str)] = &[
     ("hrl", "erlang"),
     ("hs", "haskell"),
     ("jl", "julia"),
-    ("kt", "kotlin"),
-    ("kts", "kotlin"),
-    ("lua", "lua"),
     ("m", "objective-c"),
     ("ml", "ocaml"),
     ("mli", "ocaml"),
@@ -66,11 +67,8 @@ const UNSUPPORTED: &[(&str, &str)] = &[
     ("ps1", "powershell"),
     ("r", "r"),
     ("s", "assembly"),
-    ("scala", "scala"),
-    ("sh", "shell"),
     ("sol", "solidity"),
     ("svelte", "svelte"),
-    ("swift", "swift"),
     ("vb", "visual basic"),
     ("vue", "vue"),
     ("zig", "zig"),
@@ -87,61 +85,140 @@ pub fn unsupported_language(path: &str) -> Option<&'static str> {
         .map(|i| UNSUPPORTED[i].1)
 }
 
-/// The display names of the supported languages, for messages (`c++`, `c#`; TSX is
-/// TypeScript).
-pub fn supported_language_names() -> Vec<&'static str> {
-    let mut names: Vec<&'static str> = Vec::new();
-    for lang in Lang::ALL {
-        let name = match lang {
-            Lang::Tsx => continue,
-            Lang::Cpp => "c++",
-            Lang::CSharp => "c#",
-            other => other.name(),
-        };
-        names.push(name);
-    }
-    names
+/// The names of the supported languages, for messages: their display names in lowercase
+/// (`c++`, `c#`, `shell`; TSX is TypeScript's).
+pub fn supported_language_names() -> Vec<String> {
+    Lang::ALL
+        .iter()
+        .filter(|&&lang| lang != Lang::Tsx)
+        .map(|lang| lang.spec().display.to_lowercase())
+        .collect()
 }
+
+/// A language's grammar and tags query: its row of the table below.
+struct Grammar {
+    /// Checked against `Lang::ALL` by the tests.
+    #[cfg_attr(not(test), allow(dead_code))]
+    lang: Lang,
+    language: fn() -> Language,
+    query: &'static str,
+}
+
+/// The grammar and tags query of each language, in `Lang::ALL` order (the facts about a
+/// language are its row of `model::LANGS`).
+const GRAMMARS: [Grammar; Lang::ALL.len()] = [
+    Grammar {
+        lang: Lang::TypeScript,
+        language: || tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+        query: TYPESCRIPT_TAGS,
+    },
+    // TSX's own grammar, TypeScript's query (its JSX references are the reference walk's).
+    Grammar {
+        lang: Lang::Tsx,
+        language: || tree_sitter_typescript::LANGUAGE_TSX.into(),
+        query: TYPESCRIPT_TAGS,
+    },
+    Grammar {
+        lang: Lang::JavaScript,
+        language: || tree_sitter_javascript::LANGUAGE.into(),
+        query: JAVASCRIPT_TAGS,
+    },
+    Grammar {
+        lang: Lang::Python,
+        language: || tree_sitter_python::LANGUAGE.into(),
+        query: PYTHON_TAGS,
+    },
+    Grammar {
+        lang: Lang::Go,
+        language: || tree_sitter_go::LANGUAGE.into(),
+        query: GO_TAGS,
+    },
+    Grammar {
+        lang: Lang::Rust,
+        language: || tree_sitter_rust::LANGUAGE.into(),
+        query: RUST_TAGS,
+    },
+    Grammar {
+        lang: Lang::Java,
+        language: || tree_sitter_java::LANGUAGE.into(),
+        query: JAVA_TAGS,
+    },
+    Grammar {
+        lang: Lang::C,
+        language: || tree_sitter_c::LANGUAGE.into(),
+        query: C_TAGS,
+    },
+    Grammar {
+        lang: Lang::Cpp,
+        language: || tree_sitter_cpp::LANGUAGE.into(),
+        query: CPP_TAGS,
+    },
+    Grammar {
+        lang: Lang::CSharp,
+        language: || tree_sitter_c_sharp::LANGUAGE.into(),
+        query: CSHARP_TAGS,
+    },
+    Grammar {
+        lang: Lang::Ruby,
+        language: || tree_sitter_ruby::LANGUAGE.into(),
+        query: RUBY_TAGS,
+    },
+    // The PHP grammar proper (`LANGUAGE_PHP_ONLY` is for PHP embedded without `<?php`).
+    Grammar {
+        lang: Lang::Php,
+        language: || tree_sitter_php::LANGUAGE_PHP.into(),
+        query: PHP_TAGS,
+    },
+    Grammar {
+        lang: Lang::Kotlin,
+        language: || tree_sitter_kotlin_ng::LANGUAGE.into(),
+        query: KOTLIN_TAGS,
+    },
+    Grammar {
+        lang: Lang::Swift,
+        language: || tree_sitter_swift::LANGUAGE.into(),
+        query: SWIFT_TAGS,
+    },
+    Grammar {
+        lang: Lang::Bash,
+        language: || tree_sitter_bash::LANGUAGE.into(),
+        query: BASH_TAGS,
+    },
+    Grammar {
+        lang: Lang::Scala,
+        language: || tree_sitter_scala::LANGUAGE.into(),
+        query: SCALA_TAGS,
+    },
+    Grammar {
+        lang: Lang::Lua,
+        language: || tree_sitter_lua::LANGUAGE.into(),
+        query: LUA_TAGS,
+    },
+    Grammar {
+        lang: Lang::Elixir,
+        language: || tree_sitter_elixir::LANGUAGE.into(),
+        query: ELIXIR_TAGS,
+    },
+    Grammar {
+        lang: Lang::Hcl,
+        language: || tree_sitter_hcl::LANGUAGE.into(),
+        query: HCL_TAGS,
+    },
+];
 
 /// The tree-sitter grammar for a language (cheap: a reference-counted handle).
 pub fn grammar(lang: Lang) -> Language {
-    match lang {
-        Lang::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
-        Lang::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
-        Lang::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
-        Lang::Python => tree_sitter_python::LANGUAGE.into(),
-        Lang::Go => tree_sitter_go::LANGUAGE.into(),
-        Lang::Rust => tree_sitter_rust::LANGUAGE.into(),
-        Lang::Java => tree_sitter_java::LANGUAGE.into(),
-        Lang::C => tree_sitter_c::LANGUAGE.into(),
-        Lang::Cpp => tree_sitter_cpp::LANGUAGE.into(),
-        Lang::CSharp => tree_sitter_c_sharp::LANGUAGE.into(),
-        Lang::Ruby => tree_sitter_ruby::LANGUAGE.into(),
-        // The PHP grammar proper (`LANGUAGE_PHP_ONLY` is for PHP embedded without `<?php`).
-        Lang::Php => tree_sitter_php::LANGUAGE_PHP.into(),
-    }
+    (GRAMMARS[slot(lang)].language)()
 }
 
 /// The source text of a language's tags query.
 pub fn tags_query_source(lang: Lang) -> &'static str {
-    match lang {
-        Lang::TypeScript | Lang::Tsx => TYPESCRIPT_TAGS,
-        Lang::JavaScript => JAVASCRIPT_TAGS,
-        Lang::Python => PYTHON_TAGS,
-        Lang::Go => GO_TAGS,
-        Lang::Rust => RUST_TAGS,
-        Lang::Java => JAVA_TAGS,
-        Lang::C => C_TAGS,
-        Lang::Cpp => CPP_TAGS,
-        Lang::CSharp => CSHARP_TAGS,
-        Lang::Ruby => RUBY_TAGS,
-        Lang::Php => PHP_TAGS,
-    }
+    GRAMMARS[slot(lang)].query
 }
 
 /// A language's position in `Lang::ALL`: the index of its per-language tables.
 pub(crate) fn slot(lang: Lang) -> usize {
-    Lang::ALL.iter().position(|&l| l == lang).unwrap_or(0)
+    lang as usize
 }
 
 /// A compiled tags query and the node kinds its patterns start with.
@@ -324,8 +401,8 @@ mod tests {
     fn unsupported_languages_by_extension() {
         // The table is searched by binary search: it must stay sorted, without duplicates.
         assert!(UNSUPPORTED.windows(2).all(|w| w[0].0 < w[1].0));
-        assert_eq!(unsupported_language("app/src/Main.kt"), Some("kotlin"));
-        assert_eq!(unsupported_language("scripts/x.SH"), Some("shell"));
+        assert_eq!(unsupported_language("app/lib/main.dart"), Some("dart"));
+        assert_eq!(unsupported_language("scripts/x.ZSH"), Some("shell"));
         assert_eq!(unsupported_language("src/App.vue"), Some("vue"));
         // Supported languages, prose, data and names without an extension are not listed.
         for path in [
@@ -344,7 +421,15 @@ mod tests {
         }
         let names = supported_language_names();
         assert_eq!(names.len(), Lang::ALL.len() - 1);
-        assert!(names.contains(&"c++") && names.contains(&"typescript"));
+        assert!(names.iter().any(|n| n == "c++") && names.iter().any(|n| n == "typescript"));
+    }
+
+    #[test]
+    fn grammar_table_is_in_lang_order() {
+        for (i, row) in GRAMMARS.iter().enumerate() {
+            assert_eq!(row.lang, Lang::ALL[i]);
+            assert_eq!(slot(row.lang), i);
+        }
     }
 
     #[test]

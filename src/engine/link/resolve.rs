@@ -19,7 +19,8 @@
 //! - Go: an import path below a module path declared by a `go.mod` (longest module wins, so
 //!   nested modules work) → that package directory → its `.go` files (`_test.go` files only for
 //!   a `_test.go` importer).
-//! - Rust, Java, C, C++, C#, Ruby, PHP: see `langs`.
+//! - Rust, Java, C, C++, C#, Ruby, PHP, Kotlin, Swift, shell, Scala, Lua, Elixir, HCL: see
+//!   `langs`.
 
 mod langs;
 
@@ -130,7 +131,14 @@ impl<'a> Resolver<'a> {
                 | Lang::Cpp
                 | Lang::CSharp
                 | Lang::Ruby
-                | Lang::Php => {}
+                | Lang::Php
+                | Lang::Kotlin
+                | Lang::Swift
+                | Lang::Bash
+                | Lang::Scala
+                | Lang::Lua
+                | Lang::Elixir
+                | Lang::Hcl => {}
             }
         }
         let mut py_modules: HashMap<String, Vec<(u8, usize)>> = HashMap::new();
@@ -192,7 +200,14 @@ impl<'a> Resolver<'a> {
             | Lang::Cpp
             | Lang::CSharp
             | Lang::Ruby
-            | Lang::Php => self.langs.resolve(self.files, &self.by_path, from, import),
+            | Lang::Php
+            | Lang::Kotlin
+            | Lang::Swift
+            | Lang::Bash
+            | Lang::Scala
+            | Lang::Lua
+            | Lang::Elixir
+            | Lang::Hcl => self.langs.resolve(self.files, &self.by_path, from, import),
         };
         r.names.resize(import.names.len(), Vec::new());
         r.module.retain(|&f| f != from);

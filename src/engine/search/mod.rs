@@ -168,7 +168,7 @@ pub const MAX_TOP: usize = 50;
 pub enum SearchError {
     #[error("invalid path glob {glob:?}: {message}")]
     BadGlob { glob: String, message: String },
-    #[error("unknown language {0:?} (expected ts, js, py, go, rs, java, c, cpp, cs, rb or php)")]
+    #[error("unknown language {0:?} (expected {list})", list = crate::engine::base::scope::lang_list())]
     UnknownLang(String),
 }
 

@@ -39,6 +39,8 @@ enum Name {
     CppNamespace,
     /// No name: a Ruby `class << self`.
     Unnamed,
+    /// The `name` field, else `Companion` (a Kotlin companion object's default name).
+    Companion,
 }
 
 /// Which part of the file a captured container holds.
@@ -142,6 +144,39 @@ const RULES: &[Rule] = &[
         extent: Extent::Node,
     },
     Rule {
+        langs: &[Lang::Kotlin],
+        node: "package_header",
+        kind: ContainerKind::Namespace,
+        notation: Notation::Dot,
+        name: Name::Child(&["qualified_identifier", "identifier"]),
+        extent: Extent::BodyOrRest,
+    },
+    Rule {
+        langs: &[Lang::Kotlin],
+        node: "companion_object",
+        kind: ContainerKind::Type,
+        notation: Notation::Dot,
+        name: Name::Companion,
+        extent: Extent::Node,
+    },
+    // An extension (`extension Store { … }`): the query captures only those.
+    Rule {
+        langs: &[Lang::Swift],
+        node: "class_declaration",
+        kind: ContainerKind::Type,
+        notation: Notation::Dot,
+        name: Name::Field("name"),
+        extent: Extent::Node,
+    },
+    Rule {
+        langs: &[Lang::Scala],
+        node: "package_clause",
+        kind: ContainerKind::Namespace,
+        notation: Notation::Dot,
+        name: Name::Field("name"),
+        extent: Extent::BodyOrRest,
+    },
+    Rule {
         langs: TS,
         node: "internal_module",
         kind: ContainerKind::Namespace,
@@ -192,7 +227,14 @@ fn notation_of(lang: Lang) -> Notation {
         | Lang::Python
         | Lang::Go
         | Lang::Java
-        | Lang::CSharp => Notation::Dot,
+        | Lang::CSharp
+        | Lang::Kotlin
+        | Lang::Swift
+        | Lang::Bash
+        | Lang::Scala
+        | Lang::Lua
+        | Lang::Elixir
+        | Lang::Hcl => Notation::Dot,
     }
 }
 
@@ -200,8 +242,12 @@ fn notation_of(lang: Lang) -> Notation {
 pub(super) enum Member<'s> {
     /// Go `func (t *T) M()`: a method of `T`, in the file's package.
     Receiver(&'s str),
-    /// C++ `void T::f() {}` out of line: a method of `T`, in the namespace around it.
+    /// C++ `void T::f() {}` out of line: a method of `T`, in the namespace around it; the
+    /// same for a Kotlin extension function `fun T.f()` and a Lua `function T.f()`.
     OutOfLine(&'s str),
+    /// A Terraform block's address: `var.region`, `local.name`, `aws_s3_bucket.items`,
+    /// `data.aws_caller_identity.current` (an optional fixed prefix, then an optional type).
+    Address(Option<&'static str>, Option<&'s str>),
     /// Ruby `def self.m`: a method of the enclosing class's singleton.
     SelfSingleton,
     /// Ruby `def Foo.m`: a method of `Foo`'s singleton.
@@ -432,7 +478,20 @@ impl<'s> Nesting<'s> {
         match member {
             Member::Plain => base,
             Member::Receiver(ty) => self.made(base, ContainerKind::Type, Notation::Dot, ty),
-            Member::OutOfLine(ty) => self.made(base, ContainerKind::Type, Notation::Colons, ty),
+            Member::OutOfLine(ty) => {
+                let notation = notation_of(self.lang);
+                self.made(base, ContainerKind::Type, notation, ty)
+            }
+            Member::Address(prefix, ty) => {
+                let mut at = base;
+                if let Some(prefix) = prefix {
+                    at = self.made(at, ContainerKind::Namespace, Notation::Dot, prefix);
+                }
+                if let Some(ty) = ty {
+                    at = self.made(at, ContainerKind::Type, Notation::Dot, ty);
+                }
+                at
+            }
             Member::SelfSingleton if base.is_none() => base,
             Member::SelfSingleton => {
                 self.made(base, ContainerKind::Singleton, Notation::RubySingleton, "")
@@ -545,7 +604,11 @@ impl<'s> Extractor<'s, '_> {
     ) -> Member<'s> {
         match self.lang {
             Lang::Go => receiver.map_or(Member::Plain, Member::Receiver),
-            Lang::Cpp => owner.map_or(Member::Plain, Member::OutOfLine),
+            Lang::Cpp | Lang::Kotlin => owner.map_or(Member::Plain, Member::OutOfLine),
+            Lang::Lua => self
+                .lua_table(node)
+                .map_or(Member::Plain, Member::OutOfLine),
+            Lang::Hcl => self.hcl_address(node),
             Lang::Ruby if node.kind() == "singleton_method" => {
                 match node.child_by_field_name("object") {
                     Some(o) if o.kind() == "self" => Member::SelfSingleton,
@@ -556,6 +619,65 @@ impl<'s> Extractor<'s, '_> {
                 }
             }
             // A Rust method's `impl` block is the innermost open container already.
+            _ => Member::Plain,
+        }
+    }
+
+    /// Lua: the table a function is stored in (`function M.f()`, `function M:f()`, `M.f =
+    /// function () end`), when it is a plain name.
+    fn lua_table(&self, node: Node) -> Option<&'s str> {
+        let name = match node.kind() {
+            "function_declaration" => node.child_by_field_name("name")?,
+            "assignment_statement" => {
+                let mut cursor = node.walk();
+                let list = node
+                    .named_children(&mut cursor)
+                    .find(|c| c.kind() == "variable_list")?;
+                list.child_by_field_name("name")?
+            }
+            _ => return None,
+        };
+        if !matches!(
+            name.kind(),
+            "dot_index_expression" | "method_index_expression"
+        ) {
+            return None;
+        }
+        let table = name.child_by_field_name("table")?;
+        (table.kind() == "identifier")
+            .then(|| self.text(table))
+            .flatten()
+    }
+
+    /// Terraform: the address a top-level block's name is written in (`var.`, `local.`,
+    /// `module.`, `output.`, the resource type, `data.` and the data source's type).
+    fn hcl_address(&self, node: Node) -> Member<'s> {
+        let block = if node.kind() == "attribute" {
+            // A `locals` entry: attribute → body → block.
+            return Member::Address(Some("local"), None);
+        } else {
+            node
+        };
+        let mut cursor = block.walk();
+        let mut parts = block.named_children(&mut cursor);
+        let Some(kind) = parts.next().and_then(|t| self.text(t)) else {
+            return Member::Plain;
+        };
+        let labels: Vec<Node> = parts.filter(|c| c.kind() == "string_lit").collect();
+        let first_label = || {
+            let label = labels.first()?;
+            let mut cursor = label.walk();
+            let literal = label
+                .named_children(&mut cursor)
+                .find(|c| c.kind() == "template_literal");
+            literal.and_then(|l| self.text(l))
+        };
+        match kind {
+            "variable" => Member::Address(Some("var"), None),
+            "module" => Member::Address(Some("module"), None),
+            "output" => Member::Address(Some("output"), None),
+            "resource" if labels.len() == 2 => Member::Address(None, first_label()),
+            "data" if labels.len() == 2 => Member::Address(Some("data"), first_label()),
             _ => Member::Plain,
         }
     }
@@ -588,6 +710,10 @@ impl<'s> Extractor<'s, '_> {
                 None => Some("(anonymous namespace)".to_owned()),
             },
             Name::Unnamed => Some(String::new()),
+            Name::Companion => match node.child_by_field_name("name") {
+                Some(name) => text(name),
+                None => Some("Companion".to_owned()),
+            },
         }
         .filter(|n| !n.is_empty() || matches!(name, Name::Unnamed))
     }

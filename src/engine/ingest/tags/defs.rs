@@ -177,10 +177,56 @@ impl<'s> Extractor<'s, '_> {
                         DefKind::Variable
                     })
                 }
+                Lang::Kotlin if self.has_modifier(node, "const") => Some(DefKind::Constant),
                 _ => Some(kind),
             },
+            DefSpec::Kind(DefKind::Class) => Some(self.class_kind(node)),
             DefSpec::Kind(kind) => Some(kind),
         }
+    }
+
+    /// Kotlin and Swift declare classes, interfaces, enums and structs with one node kind:
+    /// the keyword says which.
+    fn class_kind(&self, node: Node) -> DefKind {
+        match (self.lang, node.kind()) {
+            (Lang::Kotlin, "class_declaration") => {
+                let mut cursor = node.walk();
+                let interface = node.children(&mut cursor).any(|c| c.kind() == "interface");
+                if interface {
+                    DefKind::Interface
+                } else if self.has_modifier(node, "enum") {
+                    DefKind::Enum
+                } else {
+                    DefKind::Class
+                }
+            }
+            (Lang::Swift, "class_declaration") => {
+                match node
+                    .child_by_field_name("declaration_kind")
+                    .map(|k| k.kind())
+                {
+                    Some("struct") => DefKind::Struct,
+                    Some("enum") => DefKind::Enum,
+                    _ => DefKind::Class,
+                }
+            }
+            _ => DefKind::Class,
+        }
+    }
+
+    /// Kotlin: whether a declaration's `modifiers` hold this keyword.
+    fn has_modifier(&self, node: Node, keyword: &str) -> bool {
+        let mut cursor = node.walk();
+        let modifiers = node
+            .named_children(&mut cursor)
+            .find(|c| c.kind() == "modifiers");
+        modifiers.is_some_and(|m| {
+            let mut cursor = m.walk();
+            let found = m
+                .named_children(&mut cursor)
+                .any(|c| self.text(c) == Some(keyword));
+            found
+        })
     }
 
     /// `require('x')`, `import('x')` or `await import('x')`.
@@ -258,6 +304,44 @@ impl<'s> Extractor<'s, '_> {
                         .is_some_and(|before| before.trim().is_empty());
                 Some(if brace_alone { row - 1 } else { row })
             }
+            Lang::Kotlin | Lang::Swift | Lang::Bash | Lang::Scala | Lang::Elixir | Lang::Hcl => {
+                let body = node.child_by_field_name("body").or_else(|| {
+                    let mut cursor = node.walk();
+                    let body = node.children(&mut cursor).find(|c| {
+                        matches!(
+                            c.kind(),
+                            "class_body"
+                                | "enum_class_body"
+                                | "function_body"
+                                | "computed_value"
+                                | "do_block"
+                                | "block_start"
+                        )
+                    });
+                    body
+                })?;
+                let row = body.start_position().row;
+                let line_start = body.start_byte() - body.start_position().column;
+                let brace_alone = row > node.start_position().row
+                    && self
+                        .src
+                        .get(line_start..body.start_byte())
+                        .is_some_and(|before| before.trim().is_empty());
+                Some(if brace_alone { row - 1 } else { row })
+            }
+            // The body starts at its first statement: the header ends with the parameters.
+            Lang::Lua => {
+                let function = if node.kind() == "assignment_statement" {
+                    let mut cursor = node.walk();
+                    let values = node
+                        .named_children(&mut cursor)
+                        .find(|c| c.kind() == "expression_list")?;
+                    values.named_child(0)?
+                } else {
+                    node
+                };
+                Some(end_row(function.child_by_field_name("parameters")?))
+            }
             Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
                 if node.kind() == "variable_declarator" {
                     let value = node.child_by_field_name("value")?;
@@ -307,6 +391,30 @@ impl<'s> Extractor<'s, '_> {
                 };
                 self.text(scope)
             }
+            // `extension Store { func f() }` → `Store`.
+            Lang::Swift => {
+                let body = node.parent().filter(|p| p.kind() == "class_body")?;
+                let extension = body.parent()?;
+                let ty = extension
+                    .child_by_field_name("name")
+                    .filter(|n| n.kind() == "user_type")?;
+                let mut cursor = ty.walk();
+                let name = ty
+                    .named_children(&mut cursor)
+                    .filter(|c| c.kind() == "type_identifier")
+                    .last();
+                self.text(name?)
+            }
+            // An extension function `fun Store.count()` → `Store`.
+            Lang::Kotlin => {
+                let name = node.child_by_field_name("name")?;
+                let mut cursor = node.walk();
+                let receiver = node
+                    .named_children(&mut cursor)
+                    .take_while(|c| c.id() != name.id())
+                    .find(|c| c.kind() == "user_type")?;
+                self.text(receiver.named_child(0)?)
+            }
             _ => None,
         }
     }
@@ -331,11 +439,20 @@ impl<'s> Extractor<'s, '_> {
 }
 
 /// Languages whose functions inside a type's body are its methods (captured as functions by
-/// their queries where the grammar does not tell the two apart).
+/// their queries where the grammar does not tell the two apart). An Elixir module or a Lua
+/// table holds functions.
 fn has_methods_in_types(lang: Lang) -> bool {
     !matches!(
         lang,
-        Lang::TypeScript | Lang::Tsx | Lang::JavaScript | Lang::Python | Lang::Go
+        Lang::TypeScript
+            | Lang::Tsx
+            | Lang::JavaScript
+            | Lang::Python
+            | Lang::Go
+            | Lang::Bash
+            | Lang::Lua
+            | Lang::Elixir
+            | Lang::Hcl
     )
 }
 

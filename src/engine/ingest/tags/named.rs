@@ -25,7 +25,10 @@
 //! - Ruby assignment: its `left` side when that is a constant (`VERSION = "1.0"`);
 //! - C# type, delegate, method, constructor or property: its `name`, an identifier;
 //! - TypeScript function, generator, function signature or enum: its `name`, an identifier;
-//!   class, abstract class, interface or type alias: its `name`, a `type_identifier`.
+//!   class, abstract class, interface or type alias: its `name`, a `type_identifier`;
+//! - Elixir `defmodule A.B` (or `defprotocol`): the alias `A.B`; `def f(x)`, `def f(x) when
+//!   …`, `def f` (and `defp`, `defmacro`, …): `f`;
+//! - Terraform block: its last label (`resource "t" "name"`, `variable "name"`).
 
 use tree_sitter::Node;
 
@@ -38,9 +41,45 @@ pub(super) fn field_names(lang: Lang, node: Node<'_>) -> Vec<Node<'_>> {
         Lang::CSharp => name_of_kind(node, "identifier").into_iter().collect(),
         Lang::TypeScript | Lang::Tsx => ts_name(node).into_iter().collect(),
         Lang::C | Lang::Cpp => c_names(node),
+        Lang::Elixir => elixir_name(node).into_iter().collect(),
+        Lang::Hcl => hcl_name(node).into_iter().collect(),
         // No other language's query captures `@named`.
         _ => Vec::new(),
     }
+}
+
+/// An Elixir definition's name: the first argument of the `def…` call, through a call head
+/// (`f(x)`) and a guard (`f(x) when …`).
+fn elixir_name(node: Node<'_>) -> Option<Node<'_>> {
+    let mut cursor = node.walk();
+    let arguments = node
+        .named_children(&mut cursor)
+        .find(|c| c.kind() == "arguments")?;
+    let mut head = arguments.named_child(0)?;
+    if head.kind() == "binary_operator" {
+        head = head.child_by_field_name("left")?;
+    }
+    match head.kind() {
+        "alias" | "identifier" => Some(head),
+        "call" => head
+            .child_by_field_name("target")
+            .filter(|t| t.kind() == "identifier"),
+        _ => None,
+    }
+}
+
+/// A Terraform block's last label, without its quotes.
+fn hcl_name(node: Node<'_>) -> Option<Node<'_>> {
+    let mut cursor = node.walk();
+    let label = node
+        .named_children(&mut cursor)
+        .filter(|c| c.kind() == "string_lit")
+        .last()?;
+    let mut cursor = label.walk();
+    let literal = label
+        .named_children(&mut cursor)
+        .find(|c| c.kind() == "template_literal");
+    literal
 }
 
 fn c_names<'t>(node: Node<'t>) -> Vec<Node<'t>> {

@@ -273,7 +273,8 @@ enum Ids {
         jsx: bool,
     },
     Py(PyIds),
-    Table(TableIds),
+    /// Boxed: the data rules' lists make it the largest variant by far.
+    Table(Box<TableIds>),
 }
 
 /// The reference rules of one language, with per-kind lookup tables.
@@ -295,6 +296,8 @@ pub(super) struct Rules {
     /// Per parent kind, the field whose child's subtree the walk does not classify (0: none;
     /// `TableSpec::opaque_fields`).
     opaque_field: Vec<u16>,
+    /// Kinds whose first named child is their qualifier (`TableSpec::positional`).
+    positional: Vec<bool>,
 }
 
 impl Rules {
@@ -310,7 +313,7 @@ impl Rules {
         let count = language.node_kind_count();
         let mut rules = Rules {
             ids: match (lang, table_spec(lang)) {
-                (_, Some(spec)) => Ids::Table(TableIds::new(&language, spec)),
+                (_, Some(spec)) => Ids::Table(Box::new(TableIds::new(&language, spec))),
                 (Lang::Go, None) => Ids::Go(GoIds::new(&language)),
                 (Lang::Python, None) => Ids::Py(PyIds::new(&language)),
                 (Lang::JavaScript, None) => Ids::Js {
@@ -332,6 +335,7 @@ impl Rules {
             plain: Vec::new(),
             opaque: vec![false; count],
             opaque_field: vec![0; count],
+            positional: vec![false; count],
         };
         let mut opaque: Vec<u16> = Vec::new();
         let mut field_parents: Vec<u16> = Vec::new();
@@ -443,6 +447,7 @@ impl Rules {
                     .chain(&t.heritage)
                     .chain(&t.bindings)
                     .chain(&t.opaque_fields)
+                    .chain(&t.keys)
                     .map(|&(k, _)| k);
                 field_parents.extend(parents);
                 field_parents.extend(t.members.iter().map(|&(k, _, _)| k));
@@ -458,6 +463,17 @@ impl Rules {
                         .map(|&(k, _, q)| (k, q)),
                 );
                 opaque.extend(&t.opaque);
+                wildcard.extend(&t.positional);
+                for &kind in &t.positional {
+                    if let Some(slot) = rules.positional.get_mut(usize::from(kind)) {
+                        *slot = kind != 0;
+                    }
+                }
+                for &(suffix, _, chain, qual) in &t.chains {
+                    field_parents.extend([suffix, chain]);
+                    wildcard.push(suffix);
+                    quals.push((chain, qual));
+                }
                 for &(kind, field) in &t.opaque_fields {
                     if let Some(slot) = rules.opaque_field.get_mut(usize::from(kind)) {
                         *slot = field;
@@ -502,6 +518,12 @@ impl Rules {
     /// Record `child` as `parent`'s qualifier if it sits in the parent's qualifier field.
     #[inline]
     pub fn note_qualifier<'t>(&self, parent: &mut Frame<'t>, child: &Frame<'t>) {
+        if self.positional.get(usize::from(parent.kind)) == Some(&true) {
+            if parent.qual.is_none() && child.node.is_named() {
+                parent.qual = Some(child.node);
+            }
+            return;
+        }
         let Some(&field) = self.qual_field.get(usize::from(parent.kind)) else {
             return;
         };
@@ -621,9 +643,36 @@ impl Rules {
                 }
             }
         }
-        if (is_ref || is_type) && in_pos(&t.bindings) {
+        if node.node.is_named() && t.positional.contains(&p.kind) {
+            // `a.b`: a name after the qualifier, which is the first named child.
+            if let Some(qual) = p.qual.filter(|q| q.id() != node.node.id()) {
+                let q = self.plain_qualifier(Some(qual));
+                v.add(RefKind::Reference, q);
+                if at(&t.calls, gk, p.field) {
+                    v.add(RefKind::Call, q);
+                }
+            }
+        }
+        for &(suffix, name_field, chain, _) in &t.chains {
+            if p.kind == suffix && f == name_field && gk == chain && (is_ref || is_type) {
+                let q = self.plain_qualifier(g.and_then(|g| g.qual));
+                v.add(RefKind::Reference, q);
+                if at(&t.calls, ggk, gf) {
+                    v.add(RefKind::Call, q);
+                }
+            }
+        }
+        let bound = if t.direct_bindings {
+            at(&t.bindings, p.kind, f)
+        } else {
+            in_pos(&t.bindings)
+        };
+        if (is_ref || is_type) && bound {
             v.ignored = true;
             v.binds = is_ref;
+        }
+        if (is_ref || is_type) && at(&t.keys, p.kind, f) {
+            v.ignored = true;
         }
     }
 

@@ -126,30 +126,21 @@ pub(super) fn is_distinctive(name: &str) -> bool {
 }
 
 /// Languages whose wildcard imports load another file's names into every file that loads
-/// this one (Python star imports, C/C++ includes, Ruby requires, PHP includes).
+/// this one (Python star imports, C/C++ includes, Ruby requires, PHP includes, shell
+/// `source`).
 pub(super) fn includes_are_transitive(lang: Lang) -> bool {
     matches!(
         lang,
-        Lang::Python | Lang::C | Lang::Cpp | Lang::Ruby | Lang::Php
+        Lang::Python | Lang::C | Lang::Cpp | Lang::Ruby | Lang::Php | Lang::Bash
     )
 }
 
-/// Language family: references only fall back to definitions of the same family.
+/// Language family: references only fall back to definitions of the same family (the
+/// language table's link families: TS and JS, C and C++ share one).
 pub(super) fn family(lang: Lang) -> usize {
-    match lang {
-        Lang::TypeScript | Lang::Tsx | Lang::JavaScript => 0,
-        Lang::Python => 1,
-        Lang::Go => 2,
-        Lang::Rust => 3,
-        Lang::Java => 4,
-        // C code calls into C++ headers and back: one family.
-        Lang::C | Lang::Cpp => 5,
-        Lang::CSharp => 6,
-        Lang::Ruby => 7,
-        Lang::Php => 8,
-    }
+    lang.link_index()
 }
-pub(super) const FAMILIES: usize = 9;
+pub(super) const FAMILIES: usize = Lang::LINK_FAMILIES;
 
 #[cfg(test)]
 mod tests {

@@ -688,7 +688,10 @@ fn namespace_files<'i>(
 
 /// Languages whose files declare the package or namespace they belong to.
 pub(super) fn declares_namespaces(lang: Lang) -> bool {
-    matches!(lang, Lang::Java | Lang::CSharp | Lang::Php)
+    matches!(
+        lang,
+        Lang::Java | Lang::CSharp | Lang::Php | Lang::Kotlin | Lang::Scala | Lang::Elixir
+    )
 }
 
 /// A package or namespace declaration, as the tags record it: a wildcard that re-exports.
@@ -1421,6 +1424,18 @@ impl<'a> Builder<'a> {
         if file.lang == Lang::Java && r.name.starts_with(|c: char| c.is_ascii_uppercase()) {
             wild.extend(self.same_directory_definers(fi, id));
         }
+        // Kotlin and Scala likewise, the package being the files that declare it (they
+        // may live in any directory).
+        if matches!(file.lang, Lang::Kotlin | Lang::Scala)
+            && r.name.starts_with(|c: char| c.is_ascii_uppercase())
+            && !language_names(file.lang).is_bare(r.name)
+        {
+            wild.extend(self.own_namespace_definers(fi, id));
+        }
+        // Terraform: the `.tf` files of one directory are one module, sharing every name.
+        if file.lang == Lang::Hcl {
+            wild.extend(self.same_directory_definers(fi, id));
+        }
         if !wild.is_empty() || file.lang == Lang::Go {
             // Never a bare-name guess across Go packages: an unresolved name there is a
             // builtin or a local.
@@ -1458,7 +1473,13 @@ impl<'a> Builder<'a> {
         }
         if language_name {
             // C#, PHP, Java: a repository type of that name in the file's own namespace.
-            let own = self.own_namespace_definers(fi, id);
+            // Not Kotlin's or Scala's: a package's `fun String(…)` (a factory named like
+            // the type it makes) is no type, and `: String` still means the language's.
+            let own = if matches!(file.lang, Lang::Kotlin | Lang::Scala) {
+                Vec::new()
+            } else {
+                self.own_namespace_definers(fi, id)
+            };
             if !own.is_empty() {
                 acc.add(
                     &own,

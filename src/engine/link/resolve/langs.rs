@@ -24,6 +24,14 @@
 //!   `lib/a/b.rb` anywhere in the repository, or `a/b.rb` at its root.
 //! - PHP `require`/`include` of a literal path: relative to the file, then to the root, then
 //!   by the closest file with that path suffix.
+//! - Kotlin, Scala: as Java (packages from `package` declarations; a file may live anywhere).
+//! - Elixir: a module → the files that define it (`defmodule A.B`).
+//! - Swift: `import M` → the files of the target `M`, a SwiftPM `Sources/M/` directory.
+//! - Shell: `source`/`.` of a path: relative to the file, then to the root, then the closest
+//!   file with that path suffix (a `$DIR/` before it was dropped when it was read).
+//! - Lua: `require("a.b")` → the closest `a/b.lua` or `a/b/init.lua` (a `lua/` directory on
+//!   `package.path` in practice).
+//! - Terraform: a module's local `source` directory → its `.tf` files.
 
 use std::collections::{HashMap, HashSet};
 
@@ -41,6 +49,10 @@ pub(super) struct LangTables<'a> {
     rust_roots: HashSet<&'a str>,
     /// Rust crate name (underscores) → its `src` directory; `None` when two crates share it.
     rust_crates: HashMap<String, Option<&'a str>>,
+    /// Swift target name (the directory below `Sources/`) → its files, ascending.
+    swift_modules: HashMap<&'a str, Vec<usize>>,
+    /// Directory → the HCL files in it, ascending (a Terraform module).
+    hcl_dirs: HashMap<&'a str, Vec<usize>>,
 }
 
 /// Which languages share packages: Java with Java, C# with C#, PHP with PHP.
@@ -49,6 +61,9 @@ fn package_family(lang: Lang) -> Option<u8> {
         Lang::Java => Some(0),
         Lang::CSharp => Some(1),
         Lang::Php => Some(2),
+        Lang::Kotlin => Some(3),
+        Lang::Scala => Some(4),
+        Lang::Elixir => Some(5),
         _ => None,
     }
 }
@@ -71,6 +86,14 @@ impl<'a> LangTables<'a> {
             }
             let (dir, name) = split_dir(&f.path);
             t.by_name.entry(name).or_default().push(i);
+            if f.lang == Lang::Swift {
+                if let Some(module) = swift_target(&f.path) {
+                    t.swift_modules.entry(module).or_default().push(i);
+                }
+            }
+            if f.lang == Lang::Hcl {
+                t.hcl_dirs.entry(dir).or_default().push(i);
+            }
             if f.lang == Lang::Rust && (name == "lib.rs" || name == "main.rs") {
                 t.rust_roots.insert(dir);
                 if name == "lib.rs" {
@@ -122,7 +145,9 @@ impl<'a> LangTables<'a> {
         };
         match file.lang {
             Lang::Rust => ctx.rust(&file.path, import),
-            Lang::Java | Lang::CSharp | Lang::Php if is_declaration(file.lang, import) => {
+            Lang::Java | Lang::CSharp | Lang::Php | Lang::Kotlin | Lang::Scala | Lang::Elixir
+                if is_declaration(file.lang, import) =>
+            {
                 ResolvedImport::default()
             }
             Lang::Java => ctx.java(import),
@@ -143,11 +168,48 @@ impl<'a> LangTables<'a> {
                 module: ctx.c_include(&file.path, &import.specifier),
                 names: Vec::new(),
             },
+            Lang::Kotlin => ctx.jvm(Lang::Kotlin, import, ".kt"),
+            Lang::Scala => ctx.jvm(Lang::Scala, import, ".scala"),
+            Lang::Elixir => ResolvedImport {
+                module: ctx.package(Lang::Elixir, &import.specifier),
+                names: Vec::new(),
+            },
+            Lang::Swift => ResolvedImport {
+                module: self
+                    .swift_modules
+                    .get(import.specifier.as_str())
+                    .cloned()
+                    .unwrap_or_default(),
+                names: Vec::new(),
+            },
+            Lang::Bash => ResolvedImport {
+                module: ctx.shell_source(&file.path, &import.specifier),
+                names: Vec::new(),
+            },
+            Lang::Lua => ResolvedImport {
+                module: ctx.lua_require(&file.path, &import.specifier),
+                names: Vec::new(),
+            },
+            Lang::Hcl => ResolvedImport {
+                module: ctx.terraform_module(&file.path, &import.specifier),
+                names: Vec::new(),
+            },
             Lang::TypeScript | Lang::Tsx | Lang::JavaScript | Lang::Python | Lang::Go => {
                 ResolvedImport::default()
             }
         }
     }
+}
+
+/// The SwiftPM target a file belongs to: the directory right below a `Sources` directory
+/// (`Sources/Alamofire/Core/Request.swift` → `Alamofire`).
+fn swift_target(path: &str) -> Option<&str> {
+    let mut parts = path.split('/');
+    parts.find(|&p| p == "Sources")?;
+    let module = parts.next()?;
+    // The file itself is not a directory.
+    parts.next()?;
+    Some(module)
 }
 
 struct Ctx<'r, 'a> {
@@ -368,6 +430,23 @@ impl Ctx<'_, '_> {
         }
     }
 
+    /// Kotlin and Scala, as Java: a package's files; `import a.b.C.m` (a member of class `C`)
+    /// → the file of `a.b` named after `C`.
+    fn jvm(&self, lang: Lang, import: &Import, ext: &str) -> ResolvedImport {
+        let spec = import.specifier.as_str();
+        let mut module = self.package(lang, spec);
+        if module.is_empty() {
+            if let Some((package, class)) = spec.rsplit_once('.') {
+                let files = self.package(lang, package);
+                module.extend(self.class_file(&files, class, ext));
+            }
+        }
+        ResolvedImport {
+            module,
+            names: Vec::new(),
+        }
+    }
+
     fn php_use(&self, import: &Import) -> ResolvedImport {
         let module = self.package(Lang::Php, &import.specifier);
         let names = import
@@ -477,6 +556,48 @@ impl Ctx<'_, '_> {
             return vec![i];
         }
         self.closest_with_suffix(from_path, &normalize(spec))
+    }
+}
+
+impl Ctx<'_, '_> {
+    fn shell_source(&self, from_path: &str, spec: &str) -> Vec<usize> {
+        let hits = self.path_include(from_path, spec, true);
+        if !hits.is_empty() || spec.starts_with('/') {
+            return hits;
+        }
+        // `"$DIR/../lib/x.sh"`: the directory the variable held is not known.
+        let tail = spec.trim_start_matches(['.', '/']);
+        if tail.is_empty() {
+            return Vec::new();
+        }
+        self.closest_with_suffix(from_path, &normalize(tail))
+    }
+
+    fn lua_require(&self, from_path: &str, spec: &str) -> Vec<usize> {
+        if spec.is_empty() || spec.contains(['/', '\\']) {
+            return Vec::new();
+        }
+        let path = spec.replace('.', "/");
+        let hits = self.closest_with_suffix(from_path, &format!("{path}.lua"));
+        if !hits.is_empty() {
+            return hits;
+        }
+        self.closest_with_suffix(from_path, &format!("{path}/init.lua"))
+    }
+
+    fn terraform_module(&self, from_path: &str, spec: &str) -> Vec<usize> {
+        if !(spec.starts_with("./") || spec.starts_with("../")) {
+            return Vec::new();
+        }
+        let (dir, _) = split_dir(from_path);
+        let Some(target) = normalize_join(dir, spec) else {
+            return Vec::new();
+        };
+        self.t
+            .hcl_dirs
+            .get(target.trim_end_matches('/'))
+            .cloned()
+            .unwrap_or_default()
     }
 }
 

@@ -11,13 +11,16 @@
 
 mod c;
 mod csharp;
+mod elixir;
 mod go;
 mod java;
 mod js;
+mod jvm;
 mod php;
 mod python;
 mod ruby;
 mod rust;
+mod script;
 
 use tree_sitter::Node;
 
@@ -53,6 +56,13 @@ impl Extractor<'_, '_> {
                 Lang::Php => self.php_import(*node, &mut found, &mut refs),
                 Lang::Ruby => self.ruby_import(*node, &mut found),
                 Lang::C | Lang::Cpp => self.c_include(*node, &mut found),
+                Lang::Kotlin => self.kotlin_import(*node, &mut found, &mut refs),
+                Lang::Scala => self.scala_import(*node, &mut found, &mut refs),
+                Lang::Swift => self.swift_import(*node, &mut found),
+                Lang::Bash => self.shell_import(*node, &mut found),
+                Lang::Lua => self.lua_import(*node, &mut found),
+                Lang::Elixir => self.elixir_import(*node, &mut found),
+                Lang::Hcl => self.hcl_import(*node, &mut found),
             }
         }
         // Source order; several imports from one statement keep their order (stable sort).
@@ -90,8 +100,8 @@ impl Extractor<'_, '_> {
 
     // ------------------------------------------------------------------ calls captured whole
 
-    /// Whether a node the query captured as `@import` is one. The Ruby and TS/JS queries
-    /// capture every call, the extractor keeping the imports among them: patterns naming the
+    /// Whether a node the query captured as `@import` is one. The Ruby, TS/JS, shell and Lua
+    /// queries capture every call, the extractor keeping the imports among them: patterns naming the
     /// method and its string argument cost ~7 ms of Ruby's ~21 ms compile and ~4 ms of
     /// TypeScript's (`ruby_import` and `js_import` read the argument). Every other capture
     /// is exact.
@@ -104,6 +114,9 @@ impl Extractor<'_, '_> {
             Lang::TypeScript | Lang::Tsx | Lang::JavaScript if node.kind() == "call_expression" => {
                 self.is_require(node) || is_dynamic_import(node)
             }
+            // The shell and Lua queries capture every command or call too.
+            Lang::Bash => self.is_source(node),
+            Lang::Lua => self.is_require_call(node),
             _ => true,
         }
     }

@@ -39,6 +39,20 @@ pub(super) struct TableSpec {
     pub(super) opaque_fields: &'static [(&'static str, &'static str)],
     /// Kinds of a plain-name qualifier.
     pub(super) plain: &'static [&'static str],
+    /// Member accesses without fields (Kotlin's `navigation_expression`): the first named
+    /// child is the qualifier, a later name is the member.
+    pub(super) positional: &'static [&'static str],
+    /// (suffix kind, name field, chain kind, qualifier field): a member whose name sits in a
+    /// suffix node of a chain (Swift's `a.b` is `navigation_expression target: a suffix:
+    /// (navigation_suffix suffix: b)`); the chain is in a call position when it is called.
+    pub(super) chains: &'static [(&'static str, &'static str, &'static str, &'static str)],
+    /// Bindings hold only where the name is the binding node's own child, not through the
+    /// wrappers (Kotlin's and Swift's parameters hold their name and their type side by side,
+    /// in one field or none).
+    pub(super) direct_bindings: bool,
+    /// (parent kind, field): a name there is neither a use nor a local binding (a Terraform
+    /// attribute's or block's key: `name = var.name` still uses `name`).
+    pub(super) keys: &'static [(&'static str, &'static str)],
 }
 
 pub(super) const RUST_SPEC: TableSpec = TableSpec {
@@ -69,6 +83,10 @@ pub(super) const RUST_SPEC: TableSpec = TableSpec {
     opaque: &["use_declaration", "attribute_item", "inner_attribute_item"],
     opaque_fields: &[],
     plain: &["identifier", "self"],
+    positional: &[],
+    chains: &[],
+    direct_bindings: false,
+    keys: &[],
 };
 
 pub(super) const JAVA_SPEC: TableSpec = TableSpec {
@@ -103,6 +121,10 @@ pub(super) const JAVA_SPEC: TableSpec = TableSpec {
     opaque: &["package_declaration", "import_declaration"],
     opaque_fields: &[],
     plain: &["identifier", "this", "super"],
+    positional: &[],
+    chains: &[],
+    direct_bindings: false,
+    keys: &[],
 };
 
 pub(super) const C_SPEC: TableSpec = TableSpec {
@@ -127,6 +149,10 @@ pub(super) const C_SPEC: TableSpec = TableSpec {
     opaque: &["preproc_include"],
     opaque_fields: &[],
     plain: &["identifier"],
+    positional: &[],
+    chains: &[],
+    direct_bindings: false,
+    keys: &[],
 };
 
 pub(super) const CPP_SPEC: TableSpec = TableSpec {
@@ -155,6 +181,10 @@ pub(super) const CPP_SPEC: TableSpec = TableSpec {
     opaque: &["preproc_include", "using_declaration"],
     opaque_fields: &[],
     plain: &["identifier", "this"],
+    positional: &[],
+    chains: &[],
+    direct_bindings: false,
+    keys: &[],
 };
 
 pub(super) const CSHARP_SPEC: TableSpec = TableSpec {
@@ -198,6 +228,10 @@ pub(super) const CSHARP_SPEC: TableSpec = TableSpec {
         ("file_scoped_namespace_declaration", "name"),
     ],
     plain: &["identifier"],
+    positional: &[],
+    chains: &[],
+    direct_bindings: false,
+    keys: &[],
 };
 
 pub(super) const RUBY_SPEC: TableSpec = TableSpec {
@@ -229,6 +263,10 @@ pub(super) const RUBY_SPEC: TableSpec = TableSpec {
     opaque: &[],
     opaque_fields: &[],
     plain: &["identifier", "constant", "self"],
+    positional: &[],
+    chains: &[],
+    direct_bindings: false,
+    keys: &[],
 };
 
 pub(super) const PHP_SPEC: TableSpec = TableSpec {
@@ -256,6 +294,197 @@ pub(super) const PHP_SPEC: TableSpec = TableSpec {
     opaque: &["namespace_use_declaration", "namespace_name"],
     opaque_fields: &[],
     plain: &["name", "variable_name"],
+    positional: &[],
+    chains: &[],
+    direct_bindings: false,
+    keys: &[],
+};
+
+pub(super) const KOTLIN_SPEC: TableSpec = TableSpec {
+    refs: &["identifier"],
+    types: &[],
+    type_fields: &[("user_type", "")],
+    // The grammar has no fields here: the callee is the call's one identifier child.
+    calls: &[
+        ("call_expression", ""),
+        ("constructor_invocation", ""),
+        ("annotation", ""),
+    ],
+    members: &[],
+    heritage: &[("delegation_specifier", "")],
+    wrappers: &["user_type", "constructor_invocation", "nullable_type"],
+    bindings: &[
+        ("variable_declaration", ""),
+        ("parameter", ""),
+        ("class_parameter", ""),
+        ("type_parameter", ""),
+        ("catch_block", ""),
+    ],
+    opaque: &["import", "package_header"],
+    opaque_fields: &[],
+    plain: &["identifier", "this_expression", "super_expression"],
+    positional: &["navigation_expression"],
+    chains: &[],
+    direct_bindings: true,
+    keys: &[],
+};
+
+// The grammar puts a parameter's type in its `name` field too: bindings are direct.
+pub(super) const SWIFT_SPEC: TableSpec = TableSpec {
+    refs: &["simple_identifier"],
+    types: &["type_identifier"],
+    type_fields: &[],
+    calls: &[
+        ("call_expression", ""),
+        ("constructor_expression", ""),
+        ("attribute", ""),
+    ],
+    members: &[],
+    heritage: &[("inheritance_specifier", "inherits_from")],
+    wrappers: &["user_type"],
+    bindings: &[
+        ("parameter", "name"),
+        ("parameter", "external_name"),
+        ("pattern", "bound_identifier"),
+        ("value_argument_label", ""),
+        ("lambda_parameter", ""),
+        ("enum_entry", "name"),
+        ("type_parameter", ""),
+    ],
+    opaque: &["import_declaration"],
+    opaque_fields: &[],
+    plain: &["simple_identifier", "self_expression", "super_expression"],
+    positional: &[],
+    chains: &[(
+        "navigation_suffix",
+        "suffix",
+        "navigation_expression",
+        "target",
+    )],
+    direct_bindings: true,
+    keys: &[],
+};
+
+pub(super) const BASH_SPEC: TableSpec = TableSpec {
+    // A command's name is a use of the function it runs; `$x` of the variable.
+    refs: &["command_name", "variable_name"],
+    types: &[],
+    type_fields: &[],
+    calls: &[("command", "name")],
+    members: &[],
+    heritage: &[],
+    wrappers: &[],
+    bindings: &[
+        ("variable_assignment", "name"),
+        ("for_statement", "variable"),
+    ],
+    opaque: &[],
+    opaque_fields: &[],
+    plain: &[],
+    positional: &[],
+    chains: &[],
+    direct_bindings: false,
+    keys: &[],
+};
+
+pub(super) const SCALA_SPEC: TableSpec = TableSpec {
+    refs: &["identifier"],
+    types: &["type_identifier"],
+    type_fields: &[],
+    calls: &[
+        ("call_expression", "function"),
+        ("generic_function", "function"),
+        ("instance_expression", ""),
+        ("annotation", "name"),
+    ],
+    members: &[("field_expression", "field", "value")],
+    heritage: &[("extends_clause", "type")],
+    wrappers: &["generic_type", "generic_function"],
+    bindings: &[
+        ("parameter", "name"),
+        ("class_parameter", "name"),
+        ("val_definition", "pattern"),
+        ("var_definition", "pattern"),
+        ("binding", "name"),
+        ("bindings", ""),
+        ("typed_pattern", "pattern"),
+        ("type_parameters", ""),
+        ("lambda_expression", "parameters"),
+        ("enumerator", ""),
+    ],
+    opaque: &["import_declaration", "package_clause"],
+    opaque_fields: &[],
+    plain: &["identifier"],
+    positional: &[],
+    chains: &[],
+    direct_bindings: false,
+    keys: &[],
+};
+
+pub(super) const LUA_SPEC: TableSpec = TableSpec {
+    refs: &["identifier"],
+    types: &[],
+    type_fields: &[],
+    calls: &[("function_call", "name")],
+    members: &[
+        ("dot_index_expression", "field", "table"),
+        ("method_index_expression", "method", "table"),
+    ],
+    heritage: &[],
+    wrappers: &[],
+    bindings: &[
+        ("parameters", "name"),
+        ("variable_list", "name"),
+        ("for_numeric_clause", "name"),
+        ("attribute", ""),
+    ],
+    opaque: &[],
+    opaque_fields: &[],
+    plain: &["identifier"],
+    positional: &[],
+    chains: &[],
+    direct_bindings: false,
+    keys: &[],
+};
+
+pub(super) const ELIXIR_SPEC: TableSpec = TableSpec {
+    // `alias` is a module name (`Acme.Store`), used bare or as a call's qualifier.
+    refs: &["identifier", "alias"],
+    types: &[],
+    type_fields: &[],
+    calls: &[("call", "target")],
+    members: &[("dot", "right", "left")],
+    heritage: &[],
+    wrappers: &[],
+    bindings: &[],
+    opaque: &[],
+    opaque_fields: &[],
+    plain: &["identifier", "alias"],
+    positional: &[],
+    chains: &[],
+    direct_bindings: false,
+    keys: &[],
+};
+
+pub(super) const HCL_SPEC: TableSpec = TableSpec {
+    // `var.x`, `module.m.out`: each segment is a use; its own qualifier is the segment
+    // before it, a sibling, which a reference does not keep.
+    refs: &["identifier"],
+    types: &[],
+    type_fields: &[],
+    calls: &[("function_call", "")],
+    members: &[],
+    heritage: &[],
+    wrappers: &[],
+    bindings: &[],
+    opaque: &[],
+    opaque_fields: &[],
+    plain: &[],
+    positional: &[],
+    chains: &[],
+    direct_bindings: false,
+    // A block's type, an attribute's or an object key's name: not uses.
+    keys: &[("block", ""), ("attribute", ""), ("object_elem", "key")],
 };
 
 /// The data rules of a language, or `None` for those with hand-written rules.
@@ -268,6 +497,13 @@ pub(super) fn table_spec(lang: Lang) -> Option<&'static TableSpec> {
         Lang::CSharp => &CSHARP_SPEC,
         Lang::Ruby => &RUBY_SPEC,
         Lang::Php => &PHP_SPEC,
+        Lang::Kotlin => &KOTLIN_SPEC,
+        Lang::Swift => &SWIFT_SPEC,
+        Lang::Bash => &BASH_SPEC,
+        Lang::Scala => &SCALA_SPEC,
+        Lang::Lua => &LUA_SPEC,
+        Lang::Elixir => &ELIXIR_SPEC,
+        Lang::Hcl => &HCL_SPEC,
         Lang::TypeScript | Lang::Tsx | Lang::JavaScript | Lang::Python | Lang::Go => return None,
     })
 }
@@ -286,6 +522,11 @@ pub(super) struct TableIds {
     pub(super) opaque: Vec<u16>,
     pub(super) opaque_fields: Vec<(u16, u16)>,
     pub(super) plain: Vec<u16>,
+    pub(super) positional: Vec<u16>,
+    /// (suffix kind, name field, chain kind, qualifier field).
+    pub(super) chains: Vec<(u16, u16, u16, u16)>,
+    pub(super) direct_bindings: bool,
+    pub(super) keys: Vec<(u16, u16)>,
     #[cfg_attr(not(test), allow(dead_code))]
     pub(super) missing: Vec<&'static str>,
 }
@@ -308,6 +549,8 @@ impl TableIds {
         let wrappers = kinds(spec.wrappers, &mut kind);
         let opaque = kinds(spec.opaque, &mut kind);
         let plain = kinds(spec.plain, &mut kind);
+        let direct_bindings = spec.direct_bindings;
+        let positional = kinds(spec.positional, &mut kind);
         let mut fields_missing = Vec::new();
         let mut field = |name: &'static str| -> u16 {
             if name.is_empty() {
@@ -328,10 +571,18 @@ impl TableIds {
         let heritage = pairs(spec.heritage);
         let bindings = pairs(spec.bindings);
         let opaque_fields = pairs(spec.opaque_fields);
+        let keys = pairs(spec.keys);
         let members = spec
             .members
             .iter()
             .map(|&(k, n, q)| (kind(k), field(n), field(q)))
+            .collect();
+        let chains = spec
+            .chains
+            .iter()
+            .map(|&(suffix, name, chain, qual)| {
+                (kind(suffix), field(name), kind(chain), field(qual))
+            })
             .collect();
         missing.extend(fields_missing);
         TableIds {
@@ -346,6 +597,10 @@ impl TableIds {
             opaque,
             opaque_fields,
             plain,
+            positional,
+            chains,
+            direct_bindings,
+            keys,
             missing,
         }
     }
