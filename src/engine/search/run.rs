@@ -55,7 +55,8 @@ pub(super) struct Tier {
     secondary: bool,
     /// A member named like its own container: a constructor, after its class.
     own_member: bool,
-    /// A C/C++ declaration in a header, after the definition with the body.
+    /// A declaration without a body (a C/C++ prototype, an interface or abstract member),
+    /// after the definition with the body.
     declaration: bool,
 }
 

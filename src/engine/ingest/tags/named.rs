@@ -1,7 +1,7 @@
 //! Definitions named by their own fields: the name (or names) of a node the tags query
 //! captures as `@named`, read here rather than in the query. C and C++ types, typedefs,
 //! aliases and macros; Ruby classes, modules, methods and constants; C# and TypeScript
-//! declarations.
+//! declarations; TS/JS named callbacks.
 //!
 //! Runs on rayon workers, inside `Extractor::run`. Why here: tree-sitter analyses every query
 //! pattern with child nodes against the grammar when it compiles the query. The patterns
@@ -25,7 +25,9 @@
 //! - Ruby assignment: its `left` side when that is a constant (`VERSION = "1.0"`);
 //! - C# type, delegate, method, constructor or property: its `name`, an identifier;
 //! - TypeScript function, generator, function signature or enum: its `name`, an identifier;
-//!   class, abstract class, interface or type alias: its `name`, a `type_identifier`.
+//!   class, abstract class, interface or type alias: its `name`, a `type_identifier`;
+//! - TS/JS function expression passed as an argument (a named callback): its `name`, an
+//!   identifier.
 
 use tree_sitter::Node;
 
@@ -36,7 +38,7 @@ pub(super) fn field_names(lang: Lang, node: Node<'_>) -> Vec<Node<'_>> {
     match lang {
         Lang::Ruby => ruby_name(node).into_iter().collect(),
         Lang::CSharp => name_of_kind(node, "identifier").into_iter().collect(),
-        Lang::TypeScript | Lang::Tsx => ts_name(node).into_iter().collect(),
+        Lang::TypeScript | Lang::Tsx | Lang::JavaScript => ts_name(node).into_iter().collect(),
         Lang::C | Lang::Cpp => c_names(node),
         // No other language's query captures `@named`.
         _ => Vec::new(),
@@ -68,6 +70,14 @@ fn c_names<'t>(node: Node<'t>) -> Vec<Node<'t>> {
 
 fn ts_name(node: Node<'_>) -> Option<Node<'_>> {
     let kind = match node.kind() {
+        // A named callback (`boot(function manageTimeout (err) {…})`); a named function
+        // bound to a name (`const f = function g() {}`) is defined by that name instead.
+        "function_expression" => {
+            return node
+                .parent()
+                .filter(|p| p.kind() == "arguments")
+                .and_then(|_| name_of_kind(node, "identifier"));
+        }
         "function_declaration"
         | "generator_function_declaration"
         | "function_signature"
