@@ -1,6 +1,7 @@
 //! Definitions the tags used to miss, each found first by a bare and a qualified look-up:
-//! TypeScript interface and abstract members (declarations, below a concrete implementation
-//! of the name, found where they are the only one), Rust `mod name;`, Java enum constants with
+//! TypeScript interface and abstract members (declarations: found where they are the only
+//! definition of their name; an overload's signatures below its implementation), Rust `mod
+//! name;`, Java enum constants with
 //! a body, C++ classes behind an export macro and members after a specifier macro, JavaScript
 //! members assigned a function (`Type.prototype.m = function …`, `req.m = …`, `exports.f =
 //! …`) and named callbacks. Small fixtures parsed by the real tag extractor and searched
@@ -76,6 +77,12 @@ export class ConsoleLogger implements HMRLogger {
 export function respondWith(r: Response): Response {
   return r
 }
+
+export function format(x: string): string
+export function format(x: number): string
+export function format(x: unknown): string {
+  return String(x)
+}
 ";
 
 #[test]
@@ -129,16 +136,24 @@ fn typescript_interface_and_abstract_members_are_declarations_of_their_type() {
         10,
         "respondWith",
     );
-    // Bare: the implementation above the declaration; the declaration where it is alone.
-    let r = search(&files, "error");
-    top_is(&r, "src/client/logger.ts", 4, "error");
-    assert_eq!(
-        (r.hits[1].file_path.as_str(), r.hits[1].line_range.start),
-        ("src/shared/hmr.ts", 2),
-        "{:#?}",
-        r.hits
-    );
+    // Bare: a member is found where it is the only definition of its name; an overload's
+    // signatures go below the implementation of the same qualified name.
     top_is(&search(&files, "listen"), "src/shared/hmr.ts", 4, "listen");
+    let logger = &files[1];
+    let overloads: Vec<bool> = logger
+        .tags
+        .defs
+        .iter()
+        .filter(|d| d.name == "format")
+        .map(|d| d.declaration)
+        .collect();
+    assert_eq!(overloads, [true, true, false]);
+    top_is(
+        &search(&files, "format"),
+        "src/client/logger.ts",
+        16,
+        "format",
+    );
     top_is(
         &search(&files, "where is passThroughOnException defined"),
         "src/shared/hmr.ts",

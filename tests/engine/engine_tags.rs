@@ -213,8 +213,8 @@ fn snapshot_php_app() {
 
 /// The definition forms the tags used to miss, one source per language, with their
 /// containers: TS interface and abstract members (declarations), JS members assigned a
-/// function and named callbacks, Rust `mod name;`, Java enum constants with a body, C++
-/// classes and members behind attribute and scope macros.
+/// function and named callbacks, Rust `mod name;`, Java enum constants with a body, C
+/// function-type typedefs, C++ classes and members behind attribute and scope macros.
 #[test]
 fn snapshot_definition_forms() {
     let sources = [
@@ -233,6 +233,10 @@ fn snapshot_definition_forms() {
         (
             Lang::Java,
             "package com.google.gson;\n\npublic enum FieldNamingPolicy {\n  IDENTITY,\n  UPPER_CAMEL_CASE() {\n    @Override\n    public String translateName(String f) {\n      return f;\n    }\n  };\n\n  abstract String translateName(String f);\n}\n",
+        ),
+        (
+            Lang::C,
+            "typedef void (*jq_util_msg_cb)(void *, const char *);\ntypedef int handler_fn(int);\ntypedef struct item { int x; } item_t, *item_p;\n",
         ),
         (
             Lang::Cpp,

@@ -42,15 +42,10 @@ pub(super) fn is_import_binding(file: &ParsedFile, def: &Definition) -> bool {
 /// Longest prototype read as a declaration, in lines (a signature wrapped over a few).
 const DECLARATION_LINES: u32 = 8;
 
-/// Whether `def` is declared without a body, which is elsewhere: one the tags say is
-/// (`Definition::declaration`: an interface or abstract member, a signature, a prototype),
-/// or a C/C++ function or method whose lines hold no `{` and end with `;` (`void f(int);`,
-/// a member declared in its class, an API prototype in a header, a forward declaration in a
-/// source file).
+/// Whether `def` is a C/C++ declaration without a body: a function or method whose lines
+/// hold no `{` and end with `;` (`void f(int);`, a member declared in its class, an API
+/// prototype in a header, a forward declaration in a source file), whose body is elsewhere.
 pub(super) fn is_declaration(file: &ParsedFile, def: &Definition) -> bool {
-    if def.declaration {
-        return true;
-    }
     let code = |n: u32| {
         file.line(n)
             .map(|l| l.split("//").next().unwrap_or(l).trim_end())

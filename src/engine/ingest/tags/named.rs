@@ -15,7 +15,7 @@
 //! - C/C++ class, struct, union or enum specifier: its `name` when that is a plain
 //!   `type_identifier` and it has a `body` (a definition, not `struct S *p;`);
 //! - C/C++ typedef: each `declarator` that is a plain `type_identifier` (`typedef struct s S,
-//!   *P;` names `S` only, as a function-pointer typedef names nothing);
+//!   *P;` names `S` only), or a function type's (`typedef void (*cb)(int)` names `cb`);
 //! - C++ alias declaration (`using T = …;`): its `name`, a `type_identifier`;
 //! - C/C++ macro: its `name`, an identifier; an object-like macro only with a value
 //!   (`#define GUARD_H` defines nothing a map shows);
@@ -57,7 +57,11 @@ fn c_names<'t>(node: Node<'t>) -> Vec<Node<'t>> {
             let mut cursor = node.walk();
             let names = node
                 .children_by_field_name("declarator", &mut cursor)
-                .filter(|d| d.kind() == "type_identifier")
+                .filter_map(|d| match d.kind() {
+                    "type_identifier" => Some(d),
+                    "function_declarator" => function_type_name(d),
+                    _ => None,
+                })
                 .collect();
             names
         }
@@ -65,6 +69,25 @@ fn c_names<'t>(node: Node<'t>) -> Vec<Node<'t>> {
         "preproc_def" => one(name_of_kind("identifier").filter(|_| named_field("value").is_some())),
         "preproc_function_def" => one(name_of_kind("identifier")),
         _ => Vec::new(),
+    }
+}
+
+/// The name a function type's typedef declares: `typedef void (*cb)(int)` (a pointer to
+/// it, in parentheses) or `typedef void fn_t(int)`; none for a pointer to a pointer or an
+/// array of them.
+fn function_type_name(declarator: Node<'_>) -> Option<Node<'_>> {
+    let inner = declarator.child_by_field_name("declarator")?;
+    match inner.kind() {
+        "type_identifier" => Some(inner),
+        "parenthesized_declarator" => {
+            let pointer = inner
+                .named_child(0)
+                .filter(|p| p.kind() == "pointer_declarator")?;
+            pointer
+                .child_by_field_name("declarator")
+                .filter(|n| n.kind() == "type_identifier")
+        }
+        _ => None,
     }
 }
 
@@ -161,7 +184,13 @@ mod tests {
     fn a_typedef_names_its_plain_declarators() {
         assert_eq!(names("typedef struct s S, *P;", "type_definition"), ["S"]);
         assert_eq!(names("typedef int A, B;", "type_definition"), ["A", "B"]);
-        assert!(names("typedef int (*fp)(int);", "type_definition").is_empty());
+        assert_eq!(names("typedef int (*fp)(int);", "type_definition"), ["fp"]);
+        assert_eq!(
+            names("typedef void fn_t(int);", "type_definition"),
+            ["fn_t"]
+        );
+        assert!(names("typedef int (**fpp)(int);", "type_definition").is_empty());
+        assert!(names("typedef int (*arr[4])(int);", "type_definition").is_empty());
     }
 
     #[test]
