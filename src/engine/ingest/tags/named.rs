@@ -17,6 +17,8 @@
 //! - C/C++ typedef: each `declarator` that is a plain `type_identifier` (`typedef struct s S,
 //!   *P;` names `S` only), or a function type's (`typedef void (*cb)(int)` names `cb`);
 //! - C++ alias declaration (`using T = …;`): its `name`, a `type_identifier`;
+//! - but no typedef or alias in a function's body (a local: `using T = limits<To>;` there
+//!   would take every use of a template's `T`);
 //! - C/C++ macro: its `name`, an identifier; an object-like macro only with a value
 //!   (`#define GUARD_H` defines nothing a map shows);
 //! - Ruby class or module: its `name`, a constant or a `A::B` scope resolution (then the whole
@@ -46,6 +48,14 @@ pub(super) fn field_names(lang: Lang, node: Node<'_>) -> Vec<Node<'_>> {
 }
 
 fn c_names<'t>(node: Node<'t>) -> Vec<Node<'t>> {
+    // A typedef or alias in a function's body is a local, as a variable there is.
+    if matches!(node.kind(), "type_definition" | "alias_declaration")
+        && node
+            .parent()
+            .is_some_and(|p| p.kind() == "compound_statement")
+    {
+        return Vec::new();
+    }
     let named_field = |field: &str| node.child_by_field_name(field).filter(Node::is_named);
     let name_of_kind = |kind: &str| name_of_kind(node, kind);
     let one = |name: Option<Node<'t>>| name.into_iter().collect();
@@ -202,6 +212,9 @@ mod tests {
             ["SQ"]
         );
         assert_eq!(names("using T = int;", "alias_declaration"), ["T"]);
+        // Locals of a function body.
+        assert!(names("void f() { using T = int; }", "alias_declaration").is_empty());
+        assert!(names("void f() { typedef int T; }", "type_definition").is_empty());
     }
 
     #[test]
