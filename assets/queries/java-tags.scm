@@ -11,6 +11,9 @@
 (enum_declaration name: (identifier) @name) @definition.enum
 (method_declaration name: (identifier) @name) @definition.method
 (constructor_declaration name: (identifier) @name) @definition.method
+; An enum constant with a body (`UPPER_CAMEL_CASE() { … }`) is a constant whose methods are
+; its own; a plain one (`A, B(1)`) is a value, as enum members are in every language.
+(enum_constant name: (identifier) @name body: (class_body)) @definition.constant
 ; Constants: static final fields (`static final int MAX = 3`).
 (field_declaration
   (modifiers "static" "final")

@@ -1,4 +1,5 @@
-; JavaScript (+JSX) tags. Capture names are those of typescript-tags.scm (see its header).
+; JavaScript (+JSX) tags. Capture names are those of typescript-tags.scm (see its header),
+; @named included.
 
 ; ---------------------------------------------------------------- definitions
 
@@ -20,7 +21,13 @@
 ; extractor finds both among the program's statements (`scan_module` in
 ; src/engine/tags.rs). Spelt out here, the eleven patterns for those
 ; places took about half of this query's compile. Locals stay out: they are not part of a map.
+; A named function expression passed as an argument (`boot(function manageTimeout () {…})`),
+; named by the extractor (src/engine/tags/named.rs).
+(function_expression) @definition.function @named
 (program) @module
+; Members assigned a function (`Type.prototype.m = function …`; at module level `obj.m =
+; …`, `exports.f = …`): the extractor keeps those forms (`scan_assignment`).
+(assignment_expression) @assignment
 
 ; ---------------------------------------------------------------- references
 

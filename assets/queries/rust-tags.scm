@@ -1,7 +1,7 @@
 ; Rust tags. Capture names are those of typescript-tags.scm (see its header). A function
 ; inside an `impl` or `trait` is a method (its parent is the implemented type, found by the
-; extractor); `use` declarations and `mod name;` are imports; an `impl` block and a `mod`
-; with a body are containers.
+; extractor); `use` declarations and `mod name;` are imports (and `mod name;` a definition
+; of kind module); an `impl` block and a `mod` with a body are containers.
 
 ; ---------------------------------------------------------------- definitions
 
@@ -15,6 +15,8 @@
 (const_item name: (identifier) @name) @definition.constant
 (static_item name: (identifier) @name) @definition.constant
 (macro_definition name: (identifier) @name) @definition.function
+; `mod name;`: the module is defined here, its body is the file `name.rs` (also an import).
+(mod_item !body name: (identifier) @name) @definition.module
 
 ; Containers that are not definitions: the extractor names an `impl` by its type and keeps a
 ; `mod` only with a body (src/engine/tags/containers.rs).

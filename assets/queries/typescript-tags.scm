@@ -1,10 +1,12 @@
 ; TypeScript tags (TSX uses this query too). Capture names (read by src/engine/tags.rs):
 ;   @definition.<kind>  the definition node; <kind> = function method class interface
-;                       type_alias enum constant variable (a const/let/var declarator whose
-;                       value is a function or class becomes a function/class)
+;                       type_alias enum constant variable module (a const/let/var
+;                       declarator whose value is a function or class becomes a
+;                       function/class; module: a Rust `mod name;`)
 ;   @name               the definition's name (never also reported as a reference)
 ;   @outer              a wrapper whose first line starts the signature (`export`, `declare`)
-;   @class_body         a class body: its methods are definitions (found by the extractor),
+;   @class_body         a class or interface body: its methods are definitions (found by
+;                       the extractor; an interface's and abstract ones are declarations),
 ;                       decorators before a method are part of its signature
 ;   @named              a declaration named by its own `name` field (see cpp-tags.scm)
 ;   @object_members     an object literal: its methods and function-valued properties are
@@ -13,6 +15,9 @@
 ;                       constants, `let`/`var` variables; `export` or the declaration is
 ;                       the wrapper) and object literals (read as @object_members) are
 ;                       found by the extractor
+;   @assignment         an assignment: the members it assigns a function to are definitions
+;                       (`Type.prototype.m = function …` anywhere; at module level `obj.m =
+;                       …`, `exports.f = …`), found by the extractor
 ;   @container          a node that holds definitions without being one (a namespace, a
 ;                       package, a Rust `impl`), named by the extractor
 ;                       (src/engine/tags/containers.rs)
@@ -43,6 +48,7 @@
 (type_alias_declaration) @definition.type_alias @named
 (enum_declaration) @definition.enum @named
 (class_body) @class_body
+(interface_body) @class_body
 ; `namespace A.B { … }`, `module M { … }`, `declare module "m" { … }`.
 (internal_module) @container
 (module) @container
@@ -75,7 +81,13 @@
 ; extractor finds both among the program's statements (`scan_module` in
 ; src/engine/tags.rs). Spelt out here, the eleven patterns for those
 ; places took about half of this query's compile. Locals stay out: they are not part of a map.
+; A named function expression passed as an argument (`boot(function manageTimeout () {…})`),
+; named by the extractor (src/engine/tags/named.rs).
+(function_expression) @definition.function @named
 (program) @module
+; Members assigned a function (`Type.prototype.m = function …`; at module level `obj.m =
+; …`, `exports.f = …`): the extractor keeps those forms (`scan_assignment`).
+(assignment_expression) @assignment
 
 ; ---------------------------------------------------------------- references
 

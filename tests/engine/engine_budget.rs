@@ -151,6 +151,7 @@ fn synth_file(rng: &mut Rng, idx: usize, n_lines: usize, n_defs: usize) -> Parse
             parent: None,
             scope_lines,
             container: ContainerRef::NONE,
+            declaration: false,
         });
     }
     ParsedFile::new(
@@ -368,6 +369,7 @@ fn big_synth(n_files: usize, defs_per_file: usize, seed: u64) -> Synth {
             parent: None,
             scope_lines: vec![],
             container: ContainerRef::NONE,
+            declaration: false,
         });
         let class_line = line_no;
         line_no += 1;
@@ -385,6 +387,7 @@ fn big_synth(n_files: usize, defs_per_file: usize, seed: u64) -> Synth {
                 parent: Some(class.clone()),
                 scope_lines: vec![class_line],
                 container: ContainerRef::NONE,
+                declaration: false,
             });
             line_no += 5;
         }

@@ -21,6 +21,7 @@ fn def(name: &str, kind: DefKind, line: u32) -> Definition {
         parent: None,
         scope_lines: Vec::new(),
         container: ContainerRef::NONE,
+        declaration: false,
     }
 }
 

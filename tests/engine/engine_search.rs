@@ -21,6 +21,7 @@ fn d(name: &str, kind: DefKind, start: u32, end: u32) -> Definition {
         parent: None,
         scope_lines: vec![],
         container: ContainerRef::NONE,
+        declaration: false,
     }
 }
 

@@ -21,8 +21,8 @@ fn tags_of(repo: &str, path: &str) -> FileTags {
     extract_tags(lang, &source)
 }
 
-/// `def <kind> <name> <lines> sig <lines> [parent=P] [qualified=Q] [scope=[..]]`, `import …`,
-/// `ref …`.
+/// `def <kind> <name> <lines> sig <lines> [parent=P] [qualified=Q] [scope=[..]]
+/// [declaration]`, `import …`, `ref …`.
 fn render(tags: &FileTags) -> String {
     let mut out = String::new();
     for d in &tags.defs {
@@ -45,6 +45,9 @@ fn render(tags: &FileTags) -> String {
         }
         if !d.scope_lines.is_empty() {
             write!(out, " scope={:?}", d.scope_lines).unwrap();
+        }
+        if d.declaration {
+            out.push_str(" declaration");
         }
         out.push('\n');
     }
@@ -243,6 +246,49 @@ fn snapshot_tf_app() {
     insta::assert_snapshot!("tf_app", render_repo("tf-app"));
 }
 
+/// The definition forms the tags used to miss, one source per language, with their
+/// containers: TS interface and abstract members (declarations), JS members assigned a
+/// function and named callbacks, Rust `mod name;`, Java enum constants with a body, C
+/// function-type typedefs, C++ classes and members behind attribute and scope macros.
+#[test]
+fn snapshot_definition_forms() {
+    let sources = [
+        (
+            Lang::TypeScript,
+            "export interface HMRLogger {\n  error(msg: string): void\n  listen?: () => void\n  verbose: boolean\n}\n\nexport abstract class FetchEventLike {\n  abstract readonly request: Request\n  abstract respondWith(r: Response): void\n  abstract close: () => void\n  done(): void {}\n}\n",
+        ),
+        (
+            Lang::JavaScript,
+            "var req = Object.create(null)\nmodule.exports = req\n\nreq.get = req.header = function header (name) {\n  return name\n}\n\nfunction Reply () {}\n\nReply.prototype.send = function (payload) {\n  boot(function onBoot (err) {\n    return err\n  })\n}\n\nexports.compileETag = (val) => val\nmodule.exports.normalizeType = function (type) {\n  return type\n}\n\nfunction later () {\n  req.patched = function () {}\n}\n",
+        ),
+        (
+            Lang::Rust,
+            "pub mod content_disposition;\nmod typed;\n\nmod inner {\n    pub fn f() {}\n}\n",
+        ),
+        (
+            Lang::Java,
+            "package com.google.gson;\n\npublic enum FieldNamingPolicy {\n  IDENTITY,\n  UPPER_CAMEL_CASE() {\n    @Override\n    public String translateName(String f) {\n      return f;\n    }\n  };\n\n  abstract String translateName(String f);\n}\n",
+        ),
+        (
+            Lang::C,
+            "typedef void (*jq_util_msg_cb)(void *, const char *);\ntypedef int handler_fn(int);\ntypedef struct item { int x; } item_t, *item_p;\n",
+        ),
+        (
+            Lang::Cpp,
+            "FMT_BEGIN_NAMESPACE\nclass FMT_API file {\n public:\n  FMT_CONSTEXPR file(int fd) : fd_(fd) {}\n  FMT_CONSTEXPR20 ~file() = default;\n  using native_handle = int;\n  auto descriptor() const noexcept -> int { return fd_; }\n  void close();\n};\nFMT_API void print(file& f);\nFMT_END_NAMESPACE\n",
+        ),
+    ];
+    let mut out = String::new();
+    for (lang, src) in sources {
+        writeln!(out, "== {}", lang.name()).unwrap();
+        let tags = extract_tags(lang, src);
+        for line in render(&tags).lines().filter(|l| l.starts_with("def ")) {
+            writeln!(out, "{line}").unwrap();
+        }
+    }
+    insta::assert_snapshot!("definition_forms", out);
+}
+
 /// The fixture repositories of every language.
 const FIXTURE_REPOS: [&str; 18] = [
     "ts-app",
@@ -322,10 +368,23 @@ fn ts_definitions() {
     let class = def(&user, "User");
     assert_eq!(class.kind, DefKind::Class);
     assert_eq!((class.lines.start, class.lines.end), (17, 36));
-    let greet = def(&user, "greet");
+    // The interface's member is a declaration of it; the class's, the implementation.
+    let declared = def(&user, "greet");
+    assert_eq!(declared.kind, DefKind::Method);
+    assert_eq!(declared.parent.as_deref(), Some("Person"));
+    assert_eq!(
+        user.qualified_name(declared).as_deref(),
+        Some("Person.greet")
+    );
+    assert!(declared.declaration);
+    let greet = user
+        .defs
+        .iter()
+        .find(|d| d.name == "greet" && d.parent.as_deref() == Some("User"))
+        .unwrap();
     assert_eq!(greet.kind, DefKind::Method);
-    assert_eq!(greet.parent.as_deref(), Some("User"));
     assert_eq!(greet.scope_lines, vec![17]);
+    assert!(!greet.declaration);
     // A constructor whose parameters span six lines: the signature runs to the body's `{`.
     let ctor = def(&user, "constructor");
     assert_eq!((ctor.signature.start, ctor.signature.end), (18, 23));
@@ -338,6 +397,7 @@ fn ts_definitions() {
         .find(|d| d.name == "isValid" && d.parent.as_deref() == Some("BaseSession"))
         .unwrap();
     assert_eq!(abstract_method.kind, DefKind::Method);
+    assert!(abstract_method.declaration);
 
     let util = tags_of("ts-app", "src/util.ts");
     assert_eq!(def(&util, "DEFAULT_LOCALE").kind, DefKind::Constant);
@@ -535,6 +595,7 @@ enum E { A }\nexport enum EE { B }\ndeclare enum DE { C }\n";
                 "ef Function",
                 "f Function",
                 "g Function",
+                "im Method",
                 "m Method",
                 "sig Function",
                 "sig Method",
@@ -1034,30 +1095,30 @@ T *Box<T>::get() { return nullptr; }
     assert_eq!(tags.parse_errors, 0, "{}", render(&tags));
     let expected = [
         "def struct Counter 5-16 sig 5-5",
-        "def method size 9-9 sig 9-9 parent=Counter qualified=Counter::size scope=[5]",
-        "def method at 10-10 sig 10-10 parent=Counter qualified=Counter::at scope=[5]",
-        "def method label 11-11 sig 11-11 parent=Counter qualified=Counter::label scope=[5]",
+        "def method size 9-9 sig 9-9 parent=Counter qualified=Counter::size scope=[5] declaration",
+        "def method at 10-10 sig 10-10 parent=Counter qualified=Counter::at scope=[5] declaration",
+        "def method label 11-11 sig 11-11 parent=Counter qualified=Counter::label scope=[5] declaration",
         "def method make 14-14 sig 14-14 parent=Counter qualified=Counter::make scope=[5]",
         "def method inline_plain 15-15 sig 15-15 parent=Counter qualified=Counter::inline_plain scope=[5]",
-        "def function plain 17-17 sig 17-17",
-        "def function make_ptr 18-18 sig 18-18",
-        "def function make_ref 19-19 sig 19-19",
-        "def function make_rref 20-20 sig 20-20",
-        "def function f1 22-22 sig 22-22",
-        "def function f2 22-22 sig 22-22",
+        "def function plain 17-17 sig 17-17 declaration",
+        "def function make_ptr 18-18 sig 18-18 declaration",
+        "def function make_ref 19-19 sig 19-19 declaration",
+        "def function make_rref 20-20 sig 20-20 declaration",
+        "def function f1 22-22 sig 22-22 declaration",
+        "def function f2 22-22 sig 22-22 declaration",
         "def method size 23-23 sig 23-23 parent=Counter qualified=Counter::size",
         "def method at 24-24 sig 24-24 parent=Counter qualified=Counter::at",
         "def method label 25-25 sig 25-25 parent=Counter qualified=Counter::label",
         "def function free_ptr 28-28 sig 28-28",
         "def function free_ref 29-29 sig 29-29",
         "def struct Inner 31-31 sig 31-31 qualified=ns::Inner scope=[31]",
-        "def method run 31-31 sig 31-31 parent=Inner qualified=ns::Inner::run scope=[31]",
+        "def method run 31-31 sig 31-31 parent=Inner qualified=ns::Inner::run scope=[31] declaration",
         // Only a plain declarator takes the `template` line into the signature.
         "def function tmpl_ptr 34-34 sig 34-34",
         "def function tmpl_plain 35-36 sig 35-36",
-        "def function tmpl_ref 38-38 sig 38-38",
+        "def function tmpl_ref 38-38 sig 38-38 declaration",
         "def struct Box 39-40 sig 39-40",
-        "def method get 40-40 sig 40-40 parent=Box qualified=Box::get scope=[40]",
+        "def method get 40-40 sig 40-40 parent=Box qualified=Box::get scope=[40] declaration",
         "def method get 42-42 sig 42-42 parent=Box qualified=Box::get",
     ];
     assert_eq!(def_lines(&tags), expected);
@@ -1090,11 +1151,11 @@ static int count_left(void) { return 1; }
     let expected = [
         "def variable n 3-3 sig 3-3",
         "def struct counter 5-8 sig 5-5",
-        "def function plain 9-9 sig 9-9",
-        "def function make_ptr 10-10 sig 10-10",
-        "def function make_ptr_ptr 11-11 sig 11-11",
-        "def function f1 13-13 sig 13-13",
-        "def function f2 13-13 sig 13-13",
+        "def function plain 9-9 sig 9-9 declaration",
+        "def function make_ptr 10-10 sig 10-10 declaration",
+        "def function make_ptr_ptr 11-11 sig 11-11 declaration",
+        "def function f1 13-13 sig 13-13 declaration",
+        "def function f2 13-13 sig 13-13 declaration",
         "def variable g 13-13 sig 13-13",
         "def function free_ptr 14-14 sig 14-14",
         "def function count_left 16-16 sig 16-16",

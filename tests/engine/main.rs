@@ -11,6 +11,7 @@ mod architecture;
 mod engine_bind_scope;
 mod engine_budget;
 mod engine_containers;
+mod engine_definition_forms;
 mod engine_fuzz;
 mod engine_languages;
 mod engine_live;

@@ -404,6 +404,8 @@ pub enum DefKind {
     Struct,
     Constant,
     Variable,
+    /// A module declared as an item: Rust `mod name;` (its body is the file `name.rs`).
+    Module,
 }
 
 impl DefKind {
@@ -418,6 +420,7 @@ impl DefKind {
             DefKind::Struct => "struct",
             DefKind::Constant => "constant",
             DefKind::Variable => "variable",
+            DefKind::Module => "module",
         }
     }
 }
@@ -469,6 +472,10 @@ pub struct Definition {
     /// Its innermost container in the file's table (`FileTags::containers`): see
     /// [`FileTags::container`] and [`FileTags::qualified_name`].
     pub container: ContainerRef,
+    /// Declared here without a body: an interface, trait or abstract member, an overload or
+    /// `declare` signature, a C/C++ prototype. Its implementation, if any, is elsewhere, and
+    /// a look-up ranks that first. (A byte of `Definition`'s padding.)
+    pub declaration: bool,
 }
 
 /// A definition's container: an index into its file's [`FileTags::containers`], or none
@@ -1420,6 +1427,7 @@ mod tests {
             parent: None,
             scope_lines: Vec::new(),
             container,
+            declaration: false,
         };
         let ruby = FileTags {
             containers: vec![
@@ -1575,6 +1583,7 @@ mod tests {
             parent: None,
             scope_lines,
             container: ContainerRef::NONE,
+            declaration: false,
         }
     }
 

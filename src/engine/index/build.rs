@@ -717,6 +717,7 @@ pub(super) fn rehomed(tags: FileTags) -> FileTags {
                 parent: None,
                 scope_lines: d.scope_lines.clone(),
                 container: d.container,
+                declaration: d.declaration,
             })
             .collect(),
         refs: RefList::new(),

@@ -25,6 +25,9 @@ pub(crate) enum CaptureRole {
     /// TS/JS: the program, whose module-level constants, variables and object literals are
     /// found by the extractor (see `scan_module`).
     Module,
+    /// TS/JS: an assignment, which defines the members it assigns a function to (see
+    /// `Extractor::scan_assignment`).
+    Assignment,
     /// A container that is not a definition: a Rust `impl` or `mod`, a namespace or package
     /// declaration, a Ruby `class << self` (see `tags::containers`).
     Container,
@@ -57,6 +60,7 @@ pub(crate) fn capture_role(name: &str) -> Option<CaptureRole> {
         "class_body" => CaptureRole::ClassBody,
         "object_members" => CaptureRole::ObjectMembers,
         "module" => CaptureRole::Module,
+        "assignment" => CaptureRole::Assignment,
         "container" => CaptureRole::Container,
         "import" => CaptureRole::Import,
         "import.binding" => CaptureRole::ImportBinding,
@@ -73,6 +77,7 @@ pub(crate) fn capture_role(name: &str) -> Option<CaptureRole> {
                 "struct" => DefKind::Struct,
                 "constant" => DefKind::Constant,
                 "variable" => DefKind::Variable,
+                "module" => DefKind::Module,
                 _ => return None,
             };
             CaptureRole::Definition(DefSpec::Kind(kind))
@@ -100,7 +105,11 @@ mod tests {
         assert_eq!(capture_role("reference.call"), None);
         assert_eq!(capture_role("ignore"), None);
         assert_eq!(capture_role("_require"), Some(CaptureRole::Helper));
-        assert_eq!(capture_role("definition.module"), None);
+        assert_eq!(
+            capture_role("definition.module"),
+            Some(CaptureRole::Definition(DefSpec::Kind(DefKind::Module)))
+        );
+        assert_eq!(capture_role("definition.namespace"), None);
         assert_eq!(capture_role("reference.class"), None);
         assert_eq!(capture_role("doc"), None);
     }

@@ -23,6 +23,7 @@ mod containers;
 mod declarators;
 mod defs;
 mod imports;
+mod macros;
 mod named;
 mod refs;
 
@@ -202,11 +203,13 @@ pub fn parse_only(lang: Lang, source: &str) -> bool {
 }
 
 /// The text the parser reads: the source itself, except in C#, whose conditional
-/// compilation keeps only the first branch of each chain (see `conditional`). Same length and
-/// lines as the source, so positions and signatures are the file's.
+/// compilation keeps only the first branch of each chain (see `conditional`), and in C++,
+/// whose attribute and scope macros are blanked where they break the parse (`macros`).
+/// Same length and lines as the source, so positions and signatures are the file's.
 fn parser_view(lang: Lang, source: &str) -> Cow<'_, str> {
     match lang {
         Lang::CSharp => conditional::first_branches(source),
+        Lang::Cpp => macros::without_macros(source),
         _ => Cow::Borrowed(source),
     }
 }
@@ -334,6 +337,20 @@ struct Extractor<'s, 't> {
     import_index: HashMap<usize, usize, IdBuild>,
     /// Nodes captured as containers that are not definitions (`containers::RULES`).
     containers: Vec<Node<'t>>,
+    /// TS/JS: name node id → the object a member assigned a function is defined on
+    /// (`scan_assignment`).
+    assigned_to: HashMap<usize, AssignedTo<'s>, IdBuild>,
+}
+
+/// What a TS/JS member assigned a function is defined on (`Extractor::scan_assignment`).
+#[derive(Clone, Copy)]
+enum AssignedTo<'s> {
+    /// `exports.f = …`, `module.exports.f = …`: the module, of which it is a function.
+    Module,
+    /// `Type.prototype.m = …`: a method of `Type`.
+    Prototype(&'s str),
+    /// `obj.m = …`: a method of the object `obj`.
+    Object(&'s str),
 }
 
 impl<'s, 't> Extractor<'s, 't> {
@@ -350,6 +367,7 @@ impl<'s, 't> Extractor<'s, 't> {
             imports: Vec::new(),
             import_index: HashMap::default(),
             containers: Vec::new(),
+            assigned_to: HashMap::default(),
         }
     }
 
@@ -553,6 +571,7 @@ impl<'s, 't> Extractor<'s, 't> {
                 CaptureRole::ClassBody => self.scan_class_body(node),
                 CaptureRole::ObjectMembers => self.scan_object_members(node),
                 CaptureRole::Module => self.scan_module(node),
+                CaptureRole::Assignment => self.scan_assignment(node),
                 CaptureRole::Container => self.containers.push(node),
                 CaptureRole::Import => import = Some(node),
                 CaptureRole::ImportBinding => binding = Some(node),
@@ -768,18 +787,102 @@ impl<'s, 't> Extractor<'s, 't> {
         }
     }
 
-    /// TypeScript: the methods of a class body (method definitions and signatures, named by
-    /// their `name`, whatever its kind), and the decorators of each, which are siblings
-    /// before it. Read here rather than by three query patterns, which took ~2 ms of the
-    /// query's ~7 ms compile.
+    /// TS/JS: the members an assignment defines, each with the object it is defined on:
+    /// `Type.prototype.m = function …` anywhere (a method of `Type`, as a class body's would
+    /// be), and at module level `obj.m = …` (a method of `obj`: `req.accepts = function …`)
+    /// and `exports.f = …` / `module.exports.f = …` (a function of the module). Only where
+    /// the value is a function, and every link of a chain (`req.get = req.header = function
+    /// …` defines both, as siblings on the outermost assignment). Inside functions, `obj.m =
+    /// …` patches an object at run time: not a definition.
+    fn scan_assignment(&mut self, assignment: Node<'t>) {
+        let Some(right) = assignment.child_by_field_name("right") else {
+            return;
+        };
+        if !is_function_value(right) && right.kind() != "assignment_expression" {
+            return;
+        }
+        // A link inside a chain: its outermost assignment defines it.
+        if assignment
+            .parent()
+            .is_some_and(|p| p.kind() == "assignment_expression")
+        {
+            return;
+        }
+        let mut lefts = Vec::new();
+        let mut value = assignment;
+        while value.kind() == "assignment_expression" {
+            let (Some(left), Some(right)) = (
+                value.child_by_field_name("left"),
+                value.child_by_field_name("right"),
+            ) else {
+                return;
+            };
+            lefts.push(left);
+            value = right;
+        }
+        if !is_function_value(value) {
+            return;
+        }
+        let module_level = assignment
+            .parent()
+            .filter(|p| p.kind() == "expression_statement")
+            .and_then(|p| p.parent())
+            .is_some_and(|p| p.kind() == "program");
+        for left in lefts {
+            let Some((name, to)) = self.assigned_member(left) else {
+                continue;
+            };
+            if !module_level && !matches!(to, AssignedTo::Prototype(_)) {
+                continue;
+            }
+            let kind = match to {
+                AssignedTo::Module => DefKind::Function,
+                AssignedTo::Prototype(_) | AssignedTo::Object(_) => DefKind::Method,
+            };
+            self.names.insert(name.id());
+            self.assigned_to.insert(name.id(), to);
+            self.add_def(assignment, name, DefSpec::Kind(kind), None);
+        }
+    }
+
+    /// The member `left` (an assignment's target) names, and what it is defined on.
+    fn assigned_member(&self, left: Node<'t>) -> Option<(Node<'t>, AssignedTo<'s>)> {
+        if left.kind() != "member_expression" {
+            return None;
+        }
+        let name = left
+            .child_by_field_name("property")
+            .filter(|p| p.kind() == "property_identifier")?;
+        let object = left.child_by_field_name("object")?;
+        let to = match object.kind() {
+            "identifier" => match self.text(object)? {
+                "exports" => AssignedTo::Module,
+                "module" => return None,
+                owner => AssignedTo::Object(owner),
+            },
+            "member_expression" => {
+                let inner = object.child_by_field_name("object")?;
+                let property = self.text(object.child_by_field_name("property")?)?;
+                match (inner.kind(), self.text(inner)?, property) {
+                    ("identifier", "module", "exports") => AssignedTo::Module,
+                    ("identifier", owner, "prototype") => AssignedTo::Prototype(owner),
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        Some((name, to))
+    }
+
+    /// TypeScript: the methods of a class or interface body (method definitions and
+    /// signatures, named by their `name`, whatever its kind; `member_is_method` says which
+    /// members count), and the decorators of each, which are siblings before it. Read here
+    /// rather than by three query patterns, which took ~2 ms of the query's ~7 ms compile.
     fn scan_class_body(&mut self, body: Node<'t>) {
         let mut cursor = body.walk();
         let mut run_start: Option<usize> = None;
         for child in body.named_children(&mut cursor) {
-            if matches!(
-                child.kind(),
-                "method_definition" | "abstract_method_signature" | "method_signature"
-            ) {
+            if member_is_method(child) {
                 if let Some(name) = child.child_by_field_name("name").filter(Node::is_named) {
                     self.names.insert(name.id());
                     self.add_def(child, name, DefSpec::Kind(DefKind::Method), None);
@@ -847,6 +950,37 @@ impl<'s, 't> Extractor<'s, 't> {
         all.sort_unstable();
         all.dedup();
         RefList::from_sorted(all)
+    }
+}
+
+/// A function written as a value: what an assignment defines a member with.
+fn is_function_value(value: Node) -> bool {
+    matches!(
+        value.kind(),
+        "function_expression" | "arrow_function" | "generator_function"
+    )
+}
+
+/// Whether a member of a TS class or interface body is a method: a method definition or
+/// signature, or a property typed as a function in an interface (`listen?: () => void`) or
+/// declared `abstract` (`abstract close: () => void`). Other properties and fields are data,
+/// as class fields are, and define nothing.
+fn member_is_method(member: Node) -> bool {
+    let typed_as_function = || {
+        member
+            .child_by_field_name("type")
+            .and_then(|t| t.named_child(0))
+            .is_some_and(|t| t.kind() == "function_type")
+    };
+    match member.kind() {
+        "method_definition" | "abstract_method_signature" | "method_signature" => true,
+        "property_signature" => typed_as_function(),
+        "public_field_definition" => {
+            let mut cursor = member.walk();
+            let is_abstract = member.children(&mut cursor).any(|c| c.kind() == "abstract");
+            is_abstract && typed_as_function()
+        }
+        _ => false,
     }
 }
 

@@ -867,6 +867,7 @@ mod tests {
             parent: None,
             scope_lines: scope.to_vec(),
             container: ContainerRef::NONE,
+            declaration: false,
         }
     }
 

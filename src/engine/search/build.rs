@@ -752,6 +752,7 @@ mod tests {
             parent: parent.map(Into::into),
             scope_lines: vec![],
             container: ContainerRef::NONE,
+            declaration: false,
         }
     }
 

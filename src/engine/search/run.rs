@@ -8,13 +8,14 @@
 //! A look-up (`query::read`: one symbol, bare or qualified, alone or in a phrase) ranks in
 //! tiers ([`Tier`]): each definition of its name gets one (how its name and container match,
 //! then implementation before tests, a class before its own constructor, a C/C++ body before
-//! its header declaration), and a hit or file in a better tier is lifted above every one in
+//! its header declaration, an implementation before its signature), and a hit or file in a better tier is lifted above every one in
 //! a worse tier, keeping the score order within each. What is not a definition of the name
 //! (its uses, text, stem and fuzzy matches) stays below, by score. Queries that are not
 //! look-ups (words, sentences, commit messages) have no tiers and score as before.
 
 use std::cell::RefCell;
 use std::cmp::Ordering;
+use std::collections::HashSet;
 use std::time::Instant;
 
 use crate::engine::base::scope::{Scope, ScopeSpec};
@@ -31,7 +32,7 @@ use super::{
     SearchHit, SearchIndex, SearchOptions, SearchResponse, SearchWeights, Signals, TermEntry, Unit,
     MAX_TOP,
 };
-use crate::engine::base::model::DefKind;
+use crate::engine::base::model::{DefKind, Definition, ParsedFile};
 use crate::engine::base::paths::PathClass;
 use crate::engine::base::words::normalize_name;
 
@@ -55,7 +56,8 @@ pub(super) struct Tier {
     secondary: bool,
     /// A member named like its own container: a constructor, after its class.
     own_member: bool,
-    /// A C/C++ declaration in a header, after the definition with the body.
+    /// A declaration without a body (a C/C++ prototype, an overload's signature), after the
+    /// definition with the body.
     declaration: bool,
 }
 
@@ -659,7 +661,23 @@ impl Pass<'_, '_> {
             let file = ctx.files.get(u)?;
             (!is_import_binding(file, def)).then_some((u, def, file))
         };
-        for c in defs_named(&lookup.name) {
+        let named = defs_named(&lookup.name);
+        // What the tags say is declared without a body (`Definition::declaration`) goes below
+        // a definition of the same qualified name that has one: an overload's or a `declare`d
+        // function's implementation. An interface's or abstract member, whose
+        // implementations are other types' members, keeps its place by score.
+        let qualified_key = |file: &ParsedFile, def: &Definition| {
+            file.tags
+                .qualified_name(def)
+                .unwrap_or_else(|| def.name.clone())
+        };
+        let with_body: HashSet<String> = named
+            .iter()
+            .filter_map(|&c| place(c))
+            .filter(|(_, def, _)| !def.declaration)
+            .map(|(_, def, file)| qualified_key(file, def))
+            .collect();
+        for c in named {
             let Some((u, def, file)) = place(c) else {
                 continue;
             };
@@ -684,7 +702,8 @@ impl Pass<'_, '_> {
                 secondary: penalty(idx, u, wants_tests) < 1.0,
                 own_member: matches!(def.kind, DefKind::Function | DefKind::Method)
                     && path.innermost() == Some(def.name.as_str()),
-                declaration: is_declaration(file, def),
+                declaration: is_declaration(file, def)
+                    || (def.declaration && with_body.contains(&qualified_key(file, def))),
             };
             let acc = s.chunk(c);
             acc.tier = Some(acc.tier.map_or(tier, |t| t.min(tier)));

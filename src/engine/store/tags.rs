@@ -64,7 +64,10 @@ use crate::engine::store::files::{create_temp, remove_orphaned_temps, rename_ove
 ///    map-only load can keep them undecoded (`Decode::MapOnly`).
 /// 11: each definition's `container` and the entry's table of them (`FileTags::containers`);
 ///    scope lines include the headers of containers that are not definitions.
-pub const FORMAT_VERSION: u32 = 11;
+/// 12: `Definition::declaration` and `DefKind::Module`; C++ files are parsed with their
+///    attribute and scope macros blanked (`tags::macros`); JS members assigned a function
+///    are definitions.
+pub const FORMAT_VERSION: u32 = 12;
 pub(super) const MAGIC: &[u8; 8] = b"MSCACHE\0";
 /// Cache files above this size are not read (a tags file of a huge repository is a few
 /// hundred MB).
@@ -611,6 +614,7 @@ mod tests {
                 parent: None,
                 scope_lines: vec![],
                 container: ContainerRef::NONE,
+                declaration: false,
             }],
             ..FileTags::default()
         };

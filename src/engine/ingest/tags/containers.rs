@@ -15,7 +15,7 @@ use std::cmp::Reverse;
 
 use tree_sitter::Node;
 
-use super::{line_of, Extractor, MAX_SCOPE_LINES};
+use super::{line_of, AssignedTo, Extractor, MAX_SCOPE_LINES};
 use crate::engine::base::model::{Container, ContainerKind, ContainerRef, DefKind, Lang, Notation};
 use crate::engine::base::FastMap;
 
@@ -206,6 +206,7 @@ fn of_definition(lang: Lang, kind: DefKind) -> (ContainerKind, Notation) {
     let container = match kind {
         DefKind::Function | DefKind::Method => ContainerKind::Function,
         DefKind::Constant | DefKind::Variable => ContainerKind::Value,
+        DefKind::Module => ContainerKind::Namespace,
         DefKind::Class
         | DefKind::Interface
         | DefKind::TypeAlias
@@ -252,7 +253,21 @@ pub(super) enum Member<'s> {
     SelfSingleton,
     /// Ruby `def Foo.m`: a method of `Foo`'s singleton.
     NamedSingleton(&'s str),
+    /// TS/JS `Type.prototype.m = function …`: a method of `Type`; `obj.m = …`: of the
+    /// object `obj` (see `Extractor::scan_assignment`).
+    Assigned(&'s str, ContainerKind),
     Plain,
+}
+
+impl<'s> Member<'s> {
+    /// How a member assigned a function is a member (`exports.f`: of no container).
+    pub(super) fn assigned(to: AssignedTo<'s>) -> Member<'s> {
+        match to {
+            AssignedTo::Module => Member::Plain,
+            AssignedTo::Prototype(owner) => Member::Assigned(owner, ContainerKind::Type),
+            AssignedTo::Object(owner) => Member::Assigned(owner, ContainerKind::Value),
+        }
+    }
 }
 
 /// A captured container, before it is open.
@@ -492,6 +507,7 @@ impl<'s> Nesting<'s> {
                 }
                 at
             }
+            Member::Assigned(owner, kind) => self.made(base, kind, Notation::Dot, owner),
             Member::SelfSingleton if base.is_none() => base,
             Member::SelfSingleton => {
                 self.made(base, ContainerKind::Singleton, Notation::RubySingleton, "")

@@ -9,7 +9,7 @@ use std::cmp::Reverse;
 
 use tree_sitter::Node;
 
-use super::containers::{rust_type_name, Nesting};
+use super::containers::{rust_type_name, Member, Nesting};
 use super::{end_row, line_of, DefCandidate, Extractor, MAX_SIGNATURE_LINES};
 use crate::engine::base::model::{Container, ContainerRef, DefKind, Definition, Lang, LineRange};
 use crate::engine::ingest::captures::DefSpec;
@@ -23,6 +23,7 @@ impl<'s> Extractor<'s, '_> {
         struct Resolved<'t, 's> {
             node: Node<'t>,
             name: &'s str,
+            name_id: usize,
             def: Definition,
         }
         let mut resolved: Vec<Resolved> = self
@@ -49,6 +50,7 @@ impl<'s> Extractor<'s, '_> {
                 Some(Resolved {
                     node,
                     name,
+                    name_id: cand.name.id(),
                     def: Definition {
                         name: name.to_owned(),
                         kind,
@@ -57,6 +59,7 @@ impl<'s> Extractor<'s, '_> {
                         parent: None,
                         scope_lines: Vec::new(),
                         container: ContainerRef::NONE,
+                        declaration: self.is_declaration(node, kind),
                     },
                 })
             })
@@ -115,7 +118,11 @@ impl<'s> Extractor<'s, '_> {
                     item.def.parent = Some(owner.to_owned());
                 }
             }
-            item.def.container = nesting.container_of(self.member(item.node, receiver, owner));
+            let member = match self.assigned_to.get(&item.name_id) {
+                Some(&to) => Member::assigned(to),
+                None => self.member(item.node, receiver, owner),
+            };
+            item.def.container = nesting.container_of(member);
             let header = line_of(item.node.start_position().row);
             nesting.open_def(
                 start,
@@ -227,6 +234,32 @@ impl<'s> Extractor<'s, '_> {
                 .any(|c| self.text(c) == Some(keyword));
             found
         })
+    }
+
+    /// Whether a definition of `kind` is declared by `node` without a body (see
+    /// `Definition::declaration`): a TS signature (an interface or abstract member, an
+    /// overload or `declare` function, a member typed as a function), a Rust trait's
+    /// function without a default, a Java, C# or PHP method without a body (interface,
+    /// abstract, `extern`), a C/C++ prototype or member declared in its class.
+    fn is_declaration(&self, node: Node, kind: DefKind) -> bool {
+        if !matches!(kind, DefKind::Function | DefKind::Method) {
+            return false;
+        }
+        match node.kind() {
+            "function_signature"
+            | "method_signature"
+            | "abstract_method_signature"
+            | "property_signature"
+            | "public_field_definition"
+            | "function_signature_item"
+            | "declaration"
+            | "field_declaration" => true,
+            // `= default` / `= delete` in C++ too.
+            "method_declaration" | "function_definition" => {
+                node.child_by_field_name("body").is_none()
+            }
+            _ => false,
+        }
     }
 
     /// `require('x')`, `import('x')` or `await import('x')`.
@@ -343,7 +376,14 @@ impl<'s> Extractor<'s, '_> {
                 Some(end_row(function.child_by_field_name("parameters")?))
             }
             Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
-                if node.kind() == "variable_declarator" {
+                if node.kind() == "assignment_expression" {
+                    // `a.m = b.m = function () {`: the function at the end of the chain.
+                    let mut value = node;
+                    while value.kind() == "assignment_expression" {
+                        value = value.child_by_field_name("right")?;
+                    }
+                    Some(value.child_by_field_name("body")?.start_position().row)
+                } else if node.kind() == "variable_declarator" {
                     let value = node.child_by_field_name("value")?;
                     match value.kind() {
                         "arrow_function"

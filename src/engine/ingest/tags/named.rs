@@ -1,7 +1,7 @@
 //! Definitions named by their own fields: the name (or names) of a node the tags query
 //! captures as `@named`, read here rather than in the query. C and C++ types, typedefs,
 //! aliases and macros; Ruby classes, modules, methods and constants; C# and TypeScript
-//! declarations.
+//! declarations; TS/JS named callbacks.
 //!
 //! Runs on rayon workers, inside `Extractor::run`. Why here: tree-sitter analyses every query
 //! pattern with child nodes against the grammar when it compiles the query. The patterns
@@ -15,8 +15,10 @@
 //! - C/C++ class, struct, union or enum specifier: its `name` when that is a plain
 //!   `type_identifier` and it has a `body` (a definition, not `struct S *p;`);
 //! - C/C++ typedef: each `declarator` that is a plain `type_identifier` (`typedef struct s S,
-//!   *P;` names `S` only, as a function-pointer typedef names nothing);
+//!   *P;` names `S` only), or a function type's (`typedef void (*cb)(int)` names `cb`);
 //! - C++ alias declaration (`using T = …;`): its `name`, a `type_identifier`;
+//! - but no typedef or alias in a function's body (a local: `using T = limits<To>;` there
+//!   would take every use of a template's `T`);
 //! - C/C++ macro: its `name`, an identifier; an object-like macro only with a value
 //!   (`#define GUARD_H` defines nothing a map shows);
 //! - Ruby class or module: its `name`, a constant or a `A::B` scope resolution (then the whole
@@ -29,6 +31,8 @@
 //! - Elixir `defmodule A.B` (or `defprotocol`): the alias `A.B`; `def f(x)`, `def f(x) when
 //!   …`, `def f` (and `defp`, `defmacro`, …): `f`;
 //! - Terraform block: its last label (`resource "t" "name"`, `variable "name"`).
+//! - TS/JS function expression passed as an argument (a named callback): its `name`, an
+//!   identifier.
 
 use tree_sitter::Node;
 
@@ -39,7 +43,7 @@ pub(super) fn field_names(lang: Lang, node: Node<'_>) -> Vec<Node<'_>> {
     match lang {
         Lang::Ruby => ruby_name(node).into_iter().collect(),
         Lang::CSharp => name_of_kind(node, "identifier").into_iter().collect(),
-        Lang::TypeScript | Lang::Tsx => ts_name(node).into_iter().collect(),
+        Lang::TypeScript | Lang::Tsx | Lang::JavaScript => ts_name(node).into_iter().collect(),
         Lang::C | Lang::Cpp => c_names(node),
         Lang::Elixir => elixir_name(node).into_iter().collect(),
         Lang::Hcl => hcl_name(node).into_iter().collect(),
@@ -83,6 +87,14 @@ fn hcl_name(node: Node<'_>) -> Option<Node<'_>> {
 }
 
 fn c_names<'t>(node: Node<'t>) -> Vec<Node<'t>> {
+    // A typedef or alias in a function's body is a local, as a variable there is.
+    if matches!(node.kind(), "type_definition" | "alias_declaration")
+        && node
+            .parent()
+            .is_some_and(|p| p.kind() == "compound_statement")
+    {
+        return Vec::new();
+    }
     let named_field = |field: &str| node.child_by_field_name(field).filter(Node::is_named);
     let name_of_kind = |kind: &str| name_of_kind(node, kind);
     let one = |name: Option<Node<'t>>| name.into_iter().collect();
@@ -94,7 +106,11 @@ fn c_names<'t>(node: Node<'t>) -> Vec<Node<'t>> {
             let mut cursor = node.walk();
             let names = node
                 .children_by_field_name("declarator", &mut cursor)
-                .filter(|d| d.kind() == "type_identifier")
+                .filter_map(|d| match d.kind() {
+                    "type_identifier" => Some(d),
+                    "function_declarator" => function_type_name(d),
+                    _ => None,
+                })
                 .collect();
             names
         }
@@ -105,8 +121,35 @@ fn c_names<'t>(node: Node<'t>) -> Vec<Node<'t>> {
     }
 }
 
+/// The name a function type's typedef declares: `typedef void (*cb)(int)` (a pointer to
+/// it, in parentheses) or `typedef void fn_t(int)`; none for a pointer to a pointer or an
+/// array of them.
+fn function_type_name(declarator: Node<'_>) -> Option<Node<'_>> {
+    let inner = declarator.child_by_field_name("declarator")?;
+    match inner.kind() {
+        "type_identifier" => Some(inner),
+        "parenthesized_declarator" => {
+            let pointer = inner
+                .named_child(0)
+                .filter(|p| p.kind() == "pointer_declarator")?;
+            pointer
+                .child_by_field_name("declarator")
+                .filter(|n| n.kind() == "type_identifier")
+        }
+        _ => None,
+    }
+}
+
 fn ts_name(node: Node<'_>) -> Option<Node<'_>> {
     let kind = match node.kind() {
+        // A named callback (`boot(function manageTimeout (err) {…})`); a named function
+        // bound to a name (`const f = function g() {}`) is defined by that name instead.
+        "function_expression" => {
+            return node
+                .parent()
+                .filter(|p| p.kind() == "arguments")
+                .and_then(|_| name_of_kind(node, "identifier"));
+        }
         "function_declaration"
         | "generator_function_declaration"
         | "function_signature"
@@ -190,7 +233,13 @@ mod tests {
     fn a_typedef_names_its_plain_declarators() {
         assert_eq!(names("typedef struct s S, *P;", "type_definition"), ["S"]);
         assert_eq!(names("typedef int A, B;", "type_definition"), ["A", "B"]);
-        assert!(names("typedef int (*fp)(int);", "type_definition").is_empty());
+        assert_eq!(names("typedef int (*fp)(int);", "type_definition"), ["fp"]);
+        assert_eq!(
+            names("typedef void fn_t(int);", "type_definition"),
+            ["fn_t"]
+        );
+        assert!(names("typedef int (**fpp)(int);", "type_definition").is_empty());
+        assert!(names("typedef int (*arr[4])(int);", "type_definition").is_empty());
     }
 
     #[test]
@@ -202,6 +251,9 @@ mod tests {
             ["SQ"]
         );
         assert_eq!(names("using T = int;", "alias_declaration"), ["T"]);
+        // Locals of a function body.
+        assert!(names("void f() { using T = int; }", "alias_declaration").is_empty());
+        assert!(names("void f() { typedef int T; }", "type_definition").is_empty());
     }
 
     #[test]

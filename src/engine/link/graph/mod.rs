@@ -303,6 +303,7 @@ mod tests {
             parent: None,
             scope_lines: Vec::new(),
             container: ContainerRef::NONE,
+            declaration: false,
         }
     }
     fn rf(name: &str, kind: RefKind, qualifier: Option<&str>) -> Reference {

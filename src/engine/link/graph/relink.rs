@@ -241,6 +241,7 @@ mod tests {
             parent: None,
             scope_lines: Vec::new(),
             container: ContainerRef::NONE,
+            declaration: false,
         }
     }
     fn call(name: &str, qualifier: Option<&str>) -> Reference {

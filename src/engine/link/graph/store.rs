@@ -183,6 +183,7 @@ mod tests {
             parent: None,
             scope_lines: Vec::new(),
             container: ContainerRef::NONE,
+            declaration: false,
         };
         let call = |name: &str| Reference {
             name: name.into(),
