@@ -26,8 +26,8 @@ pub use args::RepoReferencesArgs;
 pub use refs::{refs_error, RefsCall, RefsDoc};
 mod search;
 pub use search::{
-    answer, no_words_note, search_json, seed_evidence_name, synthesize, SearchCall, SourceHits,
-    ANSWER_SOURCES, MAX_ANSWER_SOURCES,
+    answer, no_words_note, SearchCall, SearchDoc, SearchTimes, SourceHits, ANSWER_SOURCES,
+    MAX_ANSWER_SOURCES,
 };
 mod sources;
 pub use sources::{
@@ -566,7 +566,6 @@ impl<'a> ExplainDoc<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::answer::llm::{self, LlmError};
     use crate::engine::answer::AnswerStyle;
     use crate::engine::search::sources::SourceSpec;
     use crate::engine::search::SearchOptions;
@@ -676,15 +675,9 @@ mod tests {
         assert_eq!(impl_f["container"], "[/*\u{1b}[2J*/u8]");
 
         let response = index.search("area", &SearchOptions::default());
-        let document = search_json(
-            &index,
-            "area",
-            &response,
-            0.0,
-            0.0,
-            AnswerStyle::Concise,
-            &[],
-        );
+        let times = SearchTimes::default();
+        let document =
+            SearchDoc::of(&index, "area", &response, times, AnswerStyle::Concise, &[]).into_value();
         let hit = document["sources"]
             .as_array()
             .unwrap()
@@ -821,43 +814,5 @@ mod tests {
             let e = under.resolve(Some(&[root("x", &outside)])).unwrap_err();
             assert_eq!(e.code(), "SOURCE_NOT_ALLOWED", "{outside:?}: {e:?}");
         }
-    }
-
-    fn document(sources: Value) -> Value {
-        json!({"success": true, "question": "q", "answer": "extractive",
-               "sources": sources, "diagnostics": {"used_llm": false}})
-    }
-
-    #[test]
-    fn synthesis_changes_nothing_unconfigured_and_falls_back_with_a_code() {
-        let mut doc = document(json!([]));
-        let before = doc.clone();
-        synthesize(&mut doc, AnswerStyle::Default, &None);
-        assert_eq!(doc, before, "no endpoint: untouched");
-
-        let mut doc = document(json!([{"file_path": "a.py", "line_range": [1, 2]}]));
-        let bad = Some(Err(LlmError::Config(
-            "MAPSCOPE_LLM_MODEL is not set".into(),
-        )));
-        synthesize(&mut doc, AnswerStyle::Default, &bad);
-        assert_eq!(doc["answer"], "extractive");
-        assert_eq!(doc["diagnostics"]["used_llm"], false);
-        assert_eq!(doc["diagnostics"]["llm_error"], "LLM_CONFIG");
-
-        // Nothing to cite: no model is asked (the endpoint here does not exist).
-        let config = llm::LlmConfig::from_vars(|k| match k {
-            llm::URL_VAR => Some("http://127.0.0.1:9/v1".into()),
-            llm::MODEL_VAR => Some("m".into()),
-            _ => None,
-        });
-        let mut doc = document(json!([]));
-        synthesize(&mut doc, AnswerStyle::Default, &config);
-        assert_eq!(doc["diagnostics"]["llm_error"], "LLM_NO_SOURCES");
-        assert_eq!(doc["answer"], "extractive");
-
-        let mut error = json!({"success": false, "error": "x", "code": "REPO_EMPTY"});
-        let before = error.clone();
-        synthesize(&mut error, AnswerStyle::Default, &config);
-        assert_eq!(error, before);
     }
 }
