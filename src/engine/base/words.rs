@@ -155,6 +155,25 @@ pub(crate) fn normalize_name(s: &str) -> String {
         .collect()
 }
 
+/// Whether `word` has a camelCase hump: a lowercase letter directly followed by an uppercase
+/// one (`parseHeader`), not just a capital (`Validate`, `URL`). One pass, no allocation.
+pub(crate) fn has_hump(word: &str) -> bool {
+    let mut after_lower = false;
+    for c in word.chars() {
+        if after_lower && c.is_uppercase() {
+            return true;
+        }
+        after_lower = c.is_lowercase();
+    }
+    false
+}
+
+/// Whether `word` has a capital after its first character: a hump (`parseHeader`), a second
+/// capitalized word after an acronym (`URLParser`) or an acronym alone (`URL`).
+pub(crate) fn has_inner_capital(word: &str) -> bool {
+    word.chars().skip(1).any(char::is_uppercase)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,5 +188,18 @@ mod tests {
             ["src", "file", "graph", "rs"]
         );
         assert_eq!(normalize_name("File-Graph_2"), "filegraph2");
+    }
+
+    #[test]
+    fn humps_and_inner_capitals() {
+        for w in ["parseHeader", "HttpServer", "getURL", "ÿÄ", "a_bC"] {
+            assert!(has_hump(w) && has_inner_capital(w), "{w}");
+        }
+        for w in ["XML", "URL", "Validate_X"] {
+            assert!(!has_hump(w) && has_inner_capital(w), "{w}");
+        }
+        for w in ["Validate", "parse_header", "x", ""] {
+            assert!(!has_hump(w) && !has_inner_capital(w), "{w}");
+        }
     }
 }

@@ -21,24 +21,13 @@ use super::phrase;
 use super::tokenize::{is_cjk, term_hash, TermClass, Tokenizer};
 use super::{Intent, Lookup, SearchWeights};
 use crate::engine::base::model::Lang;
-use crate::engine::base::words::normalize_name;
+use crate::engine::base::stopwords::is_stopword;
+use crate::engine::base::words::{has_hump, normalize_name};
 
 /// Longest query considered, in bytes.
 const MAX_QUERY_BYTES: usize = 2000;
 /// Concepts beyond this many do not count toward coverage (bit mask width).
 const MAX_CONCEPTS: usize = 64;
-
-const STOPWORDS: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did", "do",
-    "does", "doing", "for", "from", "had", "has", "have", "how", "i", "if", "in", "into", "is",
-    "it", "its", "itself", "just", "may", "me", "might", "more", "most", "must", "my", "no", "nor",
-    "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "out", "over", "own",
-    "same", "shall", "she", "should", "so", "some", "such", "than", "that", "the", "their", "them",
-    "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until",
-    "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom",
-    "why", "will", "with", "would", "you", "your", "also", "via", "instead", "per", "etc", "e",
-    "g", "ie", "eg", "being", "both", "each", "few", "any", "all",
-];
 
 /// Generic commit-message words: kept, but weighted low.
 const NOISE_WORDS: &[&str] = &[
@@ -417,10 +406,8 @@ enum Pos {
 
 fn identifier_like(word: &str) -> bool {
     let inner_underscore = word.trim_matches('_').contains('_');
+    let camel = has_hump(word);
     let b = word.as_bytes();
-    let camel = b
-        .windows(2)
-        .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
     let has_digit = b.iter().any(u8::is_ascii_digit);
     let has_alpha = b.iter().any(u8::is_ascii_alphabetic);
     inner_underscore || camel || (has_digit && has_alpha)
@@ -584,7 +571,7 @@ pub(crate) fn parse(query: &str, w: &SearchWeights, glossary: &Glossary) -> Quer
             Raw::Word(text, code) => {
                 let lower = text.to_lowercase();
                 let ident = code || identifier_like(&text);
-                if !ident && !single_word && STOPWORDS.contains(&lower.as_str()) {
+                if !ident && !single_word && is_stopword(&lower) {
                     positions.push(Pos::Stop);
                     continue;
                 }
