@@ -188,7 +188,7 @@ pub(super) struct Builder<'a> {
     n_def_ids: usize,
 }
 
-/// Past this many files, a file's `reach` is not kept (the search runs as before): a big
+/// Past this many files, a file's `reach` is not kept (the search runs in full): a big
 /// umbrella header reached from every file would cost memory for little.
 const MAX_REACH: usize = 1024;
 

@@ -44,8 +44,8 @@ impl Builder<'_> {
     }
 
     /// Whether no file in `t`'s `reach` defines `name`: `definers_from(t, name, …)` then
-    /// finds nothing, and need not search (a C++ file's includes, read again for every name
-    /// it uses, were 4% of a cold map's CPU on leveldb).
+    /// finds nothing, and need not search (a C++ file's includes would otherwise be read
+    /// again for every name it uses).
     pub(super) fn defined_nowhere_in_reach(&self, t: usize, name: u32) -> bool {
         let Some(reach) = self
             .reach
