@@ -11,7 +11,7 @@
 //! its header declaration), and a hit or file in a better tier is lifted above every one in
 //! a worse tier, keeping the score order within each. What is not a definition of the name
 //! (its uses, text, stem and fuzzy matches) stays below, by score. Queries that are not
-//! look-ups (words, sentences, commit messages) have no tiers and score as before.
+//! look-ups (words, sentences, commit messages) have no tiers: score order alone.
 
 use std::cell::RefCell;
 use std::cmp::Ordering;
