@@ -46,8 +46,12 @@ pub use sources::{
 pub const MIN_MAP_TOKENS: usize = 16;
 pub const MAX_MAP_TOKENS: usize = 131_072;
 pub const MAP_TOKENS: (usize, usize) = (MIN_MAP_TOKENS, MAX_MAP_TOKENS);
-/// Hits (or files) a search returns: `search` `top`, `/search?top=`, `search --top`.
+/// The map budget when none is given (every door, and the TUI's built-in config).
+pub const MAP_DEFAULT_TOKENS: usize = 1024;
+/// Hits (or files) a search returns: `search` `top`, `/search?top=`, `search --top`; and
+/// its default.
 pub const SEARCH_TOP: (usize, usize) = (1, crate::engine::search::MAX_TOP);
+pub const SEARCH_DEFAULT_TOP: usize = 8;
 /// Use sites per section and definition of a callers/callees answer: `repo_references`
 /// `top`, `/refs?top=`, `refs --top`; and its default.
 pub const REFS_TOP: (usize, usize) = (1, crate::engine::index::refs::MAX_TOP);

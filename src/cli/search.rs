@@ -26,7 +26,8 @@ pub struct SearchArgs {
     #[arg(num_args = 1.., required = true, value_name = "[PATH] QUERY")]
     pub args: Vec<String>,
     /// Number of hits (or files with --files), from 1 to 50.
-    #[arg(long, default_value_t = 8, allow_negative_numbers = true, value_parser = parse_top)]
+    #[arg(long, default_value_t = crate::contract::SEARCH_DEFAULT_TOP, allow_negative_numbers = true,
+          value_parser = parse_top)]
     pub top: usize,
     /// Rank distinct files instead of hits.
     #[arg(long)]
