@@ -475,7 +475,11 @@ mod tests {
     #[test]
     fn embedded_default_parses_and_binds_the_issue_keys() {
         let c = Config::from_toml(DEFAULT_CONFIG, "<default>").unwrap();
-        assert_eq!(c.budget, crate::contract::MAP_DEFAULT_TOKENS, "every door's default");
+        assert_eq!(
+            c.budget,
+            crate::contract::MAP_DEFAULT_TOKENS,
+            "every door's default"
+        );
         let get = |s: &str| c.keymap.get(&KeyChord::parse(s).unwrap()).cloned();
         assert_eq!(get("/"), Some(Action::FocusQuery));
         assert_eq!(get("esc"), Some(Action::Back));

@@ -9,7 +9,9 @@
 
 use crate::engine::base::model::{ParsedFile, RankedDef};
 use crate::engine::base::stopwords::is_stopword_or_change_word;
-use crate::engine::base::words::{has_inner_capital, normalize_name, split_words};
+use crate::engine::base::words::{
+    has_inner_capital, normalize_name, query_pieces, split_words, QueryChar, QueryPiece,
+};
 use crate::engine::link::graph::FileGraph;
 use crate::engine::rank::task::Pin;
 use std::collections::HashSet;
@@ -725,14 +727,18 @@ struct QueryToken {
 }
 
 fn query_tokens(query: &str) -> Vec<QueryToken> {
-    let mut out = Vec::new();
-    let mut in_ticks = false;
-    let mut cur = String::new();
-    let flush = |cur: &mut String, in_ticks: bool, out: &mut Vec<QueryToken>| {
-        if cur.is_empty() {
-            return;
+    let class = |c: char| {
+        if c.is_alphanumeric() || c == '_' || c == '$' {
+            QueryChar::Word
+        } else {
+            QueryChar::Other
         }
-        let text = std::mem::take(cur);
+    };
+    let mut out = Vec::new();
+    for piece in query_pieces(query, class) {
+        let QueryPiece::Word(text, in_ticks) = piece else {
+            continue;
+        };
         let parts = split_words(&text);
         let structured = parts.len() > 1 || text.contains('_') || has_inner_capital(&text);
         let lower = text.to_lowercase();
@@ -751,18 +757,7 @@ fn query_tokens(query: &str) -> Vec<QueryToken> {
         if code || !words.is_empty() {
             out.push(QueryToken { text, code, words });
         }
-    };
-    for c in query.chars() {
-        if c == '`' {
-            flush(&mut cur, in_ticks, &mut out);
-            in_ticks = !in_ticks;
-        } else if c.is_alphanumeric() || c == '_' || c == '$' {
-            cur.push(c);
-        } else {
-            flush(&mut cur, in_ticks, &mut out);
-        }
     }
-    flush(&mut cur, in_ticks, &mut out);
     out
 }
 

@@ -22,7 +22,7 @@ use super::tokenize::{is_cjk, term_hash, TermClass, Tokenizer};
 use super::{Intent, Lookup, SearchWeights};
 use crate::engine::base::model::Lang;
 use crate::engine::base::stopwords::is_stopword;
-use crate::engine::base::words::{has_hump, normalize_name};
+use crate::engine::base::words::{has_hump, normalize_name, query_pieces, QueryChar, QueryPiece};
 
 /// Longest query considered, in bytes.
 const MAX_QUERY_BYTES: usize = 2000;
@@ -515,13 +515,6 @@ fn segment_cjk(run: &[char], glossary: &Glossary) -> Vec<Piece> {
     out
 }
 
-/// A raw position of a query: a word, and whether it was inside `backticks` (written as
-/// code), or a run of CJK characters.
-enum Raw {
-    Word(String, bool),
-    Cjk(Vec<char>),
-}
-
 /// A query's plan, in three stages: its raw positions (words and CJK runs), then each
 /// position's concept and literal terms, then the name candidates (each typed word, each
 /// glossary word, and adjacent joins).
@@ -537,15 +530,15 @@ pub(crate) fn parse(query: &str, w: &SearchWeights, glossary: &Glossary) -> Quer
     };
     let raws = raw_positions(query);
     b.plan.wants_tests = raws.iter().any(|r| match r {
-        Raw::Word(t, _) => is_test_word(&t.to_lowercase()),
-        Raw::Cjk(cs) => is_test_word(&cs.iter().collect::<String>()),
+        QueryPiece::Word(t, _) => is_test_word(&t.to_lowercase()),
+        QueryPiece::Run(cs) => is_test_word(&cs.iter().collect::<String>()),
     });
-    let single_word = raws.len() == 1 && matches!(raws[0], Raw::Word(..));
+    let single_word = raws.len() == 1 && matches!(raws[0], QueryPiece::Word(..));
     let mut positions: Vec<Pos> = Vec::new();
     for raw in raws {
         match raw {
-            Raw::Word(text, code) => positions.push(b.word(text, code, single_word, w)),
-            Raw::Cjk(chars) => b.cjk_run(&chars, w, glossary, &mut positions),
+            QueryPiece::Word(text, code) => positions.push(b.word(text, code, single_word, w)),
+            QueryPiece::Run(chars) => b.cjk_run(&chars, w, glossary, &mut positions),
         }
     }
     b.typed_names(&positions);
@@ -553,30 +546,17 @@ pub(crate) fn parse(query: &str, w: &SearchWeights, glossary: &Glossary) -> Quer
     b.plan
 }
 
-/// Words and CJK runs, in order; a backtick toggles code.
-fn raw_positions(query: &str) -> Vec<Raw> {
-    let mut raws: Vec<Raw> = Vec::new();
-    let mut word = String::new();
-    let mut cjk: Vec<char> = Vec::new();
-    let mut in_code = false;
-    for c in query.chars().chain(std::iter::once(' ')) {
-        let is_word = (c.is_alphanumeric() || c == '_') && !is_cjk(c);
-        if !is_word && !word.is_empty() {
-            raws.push(Raw::Word(std::mem::take(&mut word), in_code));
+/// Words (letters, digits, `_`) and CJK runs, in order; a backtick toggles code.
+fn raw_positions(query: &str) -> Vec<QueryPiece> {
+    query_pieces(query, |c| {
+        if is_cjk(c) {
+            QueryChar::Run
+        } else if c.is_alphanumeric() || c == '_' {
+            QueryChar::Word
+        } else {
+            QueryChar::Other
         }
-        if c == '`' {
-            in_code = !in_code;
-        }
-        if !is_cjk(c) && !cjk.is_empty() {
-            raws.push(Raw::Cjk(std::mem::take(&mut cjk)));
-        }
-        if is_word {
-            word.push(c);
-        } else if is_cjk(c) {
-            cjk.push(c);
-        }
-    }
-    raws
+    })
 }
 
 impl Builder {
