@@ -10,18 +10,15 @@ fn main() {
 /// glibc tuning for peak RSS, both measured on `mapscope map REPO --no-cache`:
 /// - Each thread that allocates gets its own arena (up to 8 per core), and freed memory
 ///   scattered over them keeps peak RSS up. The work is parallel over rayon's pool, one
-///   thread per core: one arena per pool thread (two on a 2-core machine) measured ~2.5 MB
-///   (6%) less peak RSS on vite than glibc's default, at equal speed. Fewer arenas than pool
-///   threads make them take turns on an arena's lock. With `RAYON_NUM_THREADS=4` on the
-///   2-core machine, four pool threads in two arenas waited on it 14–126 times per cold
-///   javapoet map and in four arenas 1–4 times (CPU −4 to −6%, wall within noise, javapoet's
-///   peak +2 MB); with four real cores they would stall the parse itself. Each pool thread
-///   gets its own arena from `engine::index::memory::attach_pool_arenas`.
+///   thread per core: one arena per pool thread keeps the peak lower than glibc's default,
+///   at equal speed (BENCHMARKS.md, "Memory (peak RSS)"). Fewer arenas than pool threads
+///   make them take turns on an arena's lock, which on real cores would stall the parse
+///   itself. Each pool thread gets its own arena from
+///   `engine::index::memory::attach_pool_arenas`.
 /// - A fixed mmap threshold (glibc's initial 128 KiB): by default glibc raises it to the size
 ///   of any mmapped block that is freed, so after one big file's parse tree (tree-sitter's
 ///   node arrays reach MBs) later big blocks land in the arenas and stay as fragmentation.
-///   Fixed, they are always returned to the system: prometheus 52 → 46 MB, mypy 49 → 47 MB,
-///   vite 28.8 → 27.5 MB, at equal speed.
+///   Fixed, they are always returned to the system: a lower peak at equal speed.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn tune_malloc() {
     // SAFETY: mallopt only adjusts allocator tuning; called before any other thread exists.
@@ -37,8 +34,8 @@ fn tune_malloc() {}
 /// At least the threads rayon's global pool will have: `RAYON_NUM_THREADS` when it is a
 /// positive number, else the CPUs this process may run on. Rayon's own default (std's
 /// `available_parallelism`) is at most that: it also applies the cgroup's CPU quota, which
-/// it finds by reading `/proc/self/cgroup` and `/proc/self/mountinfo`, ~0.1 ms of every
-/// start; the affinity mask is one system call. Under a quota this allows more arenas than
+/// it finds by reading `/proc/self/cgroup` and `/proc/self/mountinfo` at every start; the
+/// affinity mask is one system call. Under a quota this allows more arenas than
 /// pool threads, which costs nothing until more threads allocate at once.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn pool_threads() -> libc::c_int {

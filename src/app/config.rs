@@ -79,7 +79,7 @@ impl Default for Config {
         Config::from_toml(DEFAULT_CONFIG, "<default>").unwrap_or_else(|_| Config {
             theme: Theme::default(),
             keymap: Keymap::default(),
-            budget: 1024,
+            budget: crate::contract::MAP_DEFAULT_TOKENS,
             tokenizer: "o200k".to_string(),
             map_width: 50,
             debounce_ms: 20,
@@ -171,7 +171,7 @@ impl Config {
         let mut config = Config {
             theme: Theme::default(),
             keymap: Keymap::default(),
-            budget: 1024,
+            budget: crate::contract::MAP_DEFAULT_TOKENS,
             tokenizer: "o200k".to_string(),
             map_width: 50,
             debounce_ms: 20,
@@ -475,6 +475,11 @@ mod tests {
     #[test]
     fn embedded_default_parses_and_binds_the_issue_keys() {
         let c = Config::from_toml(DEFAULT_CONFIG, "<default>").unwrap();
+        assert_eq!(
+            c.budget,
+            crate::contract::MAP_DEFAULT_TOKENS,
+            "every door's default"
+        );
         let get = |s: &str| c.keymap.get(&KeyChord::parse(s).unwrap()).cloned();
         assert_eq!(get("/"), Some(Action::FocusQuery));
         assert_eq!(get("esc"), Some(Action::Back));

@@ -4,18 +4,16 @@
 //! makes an older one stale: it is abandoned between lines) and sends finished files back.
 //! The syntax set takes a while to load, so it is built once, on the worker thread.
 //!
-//! syntect with the pure-Rust regex engine takes about a millisecond a line (1.35 s for
-//! vite's 1,496-line `server/index.ts` on an idle core, several times that while the index
-//! builds on the others), and a file's colours used to arrive only once its last line was
-//! done: 9–10 s of plain text under load. So a file longer than a screen is done twice: first
+//! syntect with the pure-Rust regex engine takes about a millisecond a line, several times
+//! that while the index builds on the other cores, so a long file's colours would arrive
+//! only seconds after its text. So a file longer than a screen is done twice: first
 //! the lines in view, from the nearest line above them that starts a top-level statement (a
 //! fresh parser state is right there, short of a multi-line string or comment spanning it),
 //! sent at once; then the whole file from its first line, which replaces it.
 //!
 //! Most of a first file's time is not its lines but syntect's one-time work for its syntax
-//! (the syntax's contexts decoded, each pattern's regex compiled on first use): 1.38 s for
-//! that same file cold, 72 ms for 160 of its lines once another TypeScript file was done. So
-//! once the index is ready the app hands the worker one sample file per main language
+//! (the syntax's contexts decoded, each pattern's regex compiled on first use), many times
+//! what its lines cost once another file of its syntax was done. So once the index is ready the app hands the worker one sample file per main language
 //! (`warm`); the worker highlights it for nothing but that work, and drops it the moment a
 //! real request arrives (what it compiled stays compiled).
 

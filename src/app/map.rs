@@ -90,8 +90,8 @@ impl MapState {
 
     /// Shows `m`, keeping the selected file selected if it is still in the map, unless `m`
     /// answers another query: a query's map is a new reading order (its pinned files at the
-    /// top), shown from its first file. Following the old selection instead scrolled the
-    /// pane to wherever that file had moved, often the bottom, after a pasted query.
+    /// top), shown from its first file. Following the selection would scroll the pane to
+    /// wherever that file moved, often the bottom, after a pasted query.
     fn show(&mut self, m: Arc<MapSnapshot>) {
         let same_query = self
             .snapshot()

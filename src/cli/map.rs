@@ -21,7 +21,8 @@ pub struct MapArgs {
     pub path: Option<PathBuf>,
     /// Token budget of the map (any whole number: a budget too small for anything gives an
     /// empty map and a note naming the smallest useful one).
-    #[arg(long, default_value_t = 1024, allow_negative_numbers = true, value_parser = parse_budget)]
+    #[arg(long, default_value_t = crate::contract::MAP_DEFAULT_TOKENS, allow_negative_numbers = true,
+          value_parser = parse_budget)]
     pub tokens: usize,
     /// A focus file (like aider's chat files): left out of the map, its neighbours boosted.
     #[arg(long = "focus", value_name = "FILE")]

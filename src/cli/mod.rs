@@ -331,7 +331,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             // The start flags shape the map printed, as they would the explorer's.
             cmd_map(&MapArgs {
                 path: cli.path,
-                tokens: cli.start.tokens.unwrap_or(1024),
+                tokens: cli
+                    .start
+                    .tokens
+                    .unwrap_or(crate::contract::MAP_DEFAULT_TOKENS),
                 focus: cli.start.focus,
                 ident: cli.start.ident,
                 query: cli.start.query,

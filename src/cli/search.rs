@@ -7,7 +7,7 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::Args;
 
-use crate::contract::{answer, no_words_note, search_json, warn, SourceHits};
+use crate::contract::{answer, no_words_note, warn, SearchDoc, SearchTimes, SourceHits};
 use crate::engine::answer::AnswerStyle;
 use crate::engine::base::json;
 use crate::engine::base::text::sanitize;
@@ -26,7 +26,8 @@ pub struct SearchArgs {
     #[arg(num_args = 1.., required = true, value_name = "[PATH] QUERY")]
     pub args: Vec<String>,
     /// Number of hits (or files with --files), from 1 to 50.
-    #[arg(long, default_value_t = 8, allow_negative_numbers = true, value_parser = parse_top)]
+    #[arg(long, default_value_t = crate::contract::SEARCH_DEFAULT_TOP, allow_negative_numbers = true,
+          value_parser = parse_top)]
     pub top: usize,
     /// Rank distinct files instead of hits.
     #[arg(long)]
@@ -174,36 +175,32 @@ pub(super) fn cmd_search(args: &SearchArgs) -> anyhow::Result<()> {
     };
     answered(index.answer_saving(|index| {
         let document = |synthesized: bool| {
-            let mut json = search_json(
-                index,
-                &query,
-                &response,
+            let times = SearchTimes {
                 index_ms,
-                search_build_ms,
-                args.answer_style,
-                &extra,
-            );
+                search_index_ms: search_build_ms,
+            };
+            let mut document =
+                SearchDoc::of(index, &query, &response, times, args.answer_style, &extra);
             if synthesized {
-                crate::contract::synthesize(&mut json, args.answer_style, &llm);
+                document.synthesize(args.answer_style, &llm);
             }
-            json
+            document
         };
         if args.json {
-            return print(&json::to_string_pretty(&document(llm.is_some()))?);
+            return print(&json::to_string_pretty(
+                &document(llm.is_some()).into_value(),
+            )?);
         }
         let mut text = search_text(&query, &response, args.files, args.explain);
         if args.answer {
             let answer = if llm.is_none() {
                 answer(index, &response, args.answer_style)
             } else {
-                let json = document(true);
-                if let Some(code) = json["diagnostics"]["llm_error"].as_str() {
-                    let why = json["diagnostics"]["llm_error_message"]
-                        .as_str()
-                        .unwrap_or_default();
+                let document = document(true);
+                if let Some((code, why)) = document.llm_error() {
                     warn(&format!("{code}: {why}; the answer is extractive"));
                 }
-                json["answer"].as_str().unwrap_or_default().to_string()
+                document.answer().to_string()
             };
             text.insert_str(0, &format!("{answer}\n\n"));
         }

@@ -18,15 +18,15 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use super::{
-    ArgError, ANSWER_SOURCES, MAX_ANSWER_SOURCES, MAX_MAP_TOKENS, MIN_MAP_TOKENS, REFS_DEFAULT_TOP,
+    ArgError, ANSWER_SOURCES, MAP_DEFAULT_TOKENS, MAX_ANSWER_SOURCES, MAX_MAP_TOKENS,
+    MIN_MAP_TOKENS, REFS_DEFAULT_TOP, REFS_TOP, SEARCH_DEFAULT_TOP, SEARCH_TOP,
 };
 use crate::engine::answer::AnswerStyle;
 use crate::engine::base::model::Lang;
 use crate::engine::base::text::sanitize;
 use crate::engine::base::tokenizer::TokenizerKind;
-use crate::engine::index::refs::{Direction, MAX_TOP as MAX_REFS_TOP};
+use crate::engine::index::refs::Direction;
 use crate::engine::rank::repo_map::MapFormat;
-use crate::engine::search::MAX_TOP;
 
 /// `repo_map`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -34,7 +34,7 @@ use crate::engine::search::MAX_TOP;
 pub struct RepoMapArgs {
     /// Token budget; the map never exceeds it.
     #[serde(default)]
-    pub tokens: Bounded<MIN_MAP_TOKENS, MAX_MAP_TOKENS, 1024>,
+    pub tokens: Bounded<MIN_MAP_TOKENS, MAX_MAP_TOKENS, MAP_DEFAULT_TOKENS>,
     /// Repo-relative paths of the files already in your context (like aider's chat files).
     #[serde(default)]
     pub focus_files: Strings,
@@ -70,7 +70,7 @@ pub struct SearchArgs {
     pub query: NonBlank,
     /// Number of hits (or files with `files`).
     #[serde(default)]
-    pub top: Bounded<1, MAX_TOP, 8>,
+    pub top: Bounded<{ SEARCH_TOP.0 }, { SEARCH_TOP.1 }, SEARCH_DEFAULT_TOP>,
     /// Rank distinct files instead of hits.
     #[serde(default)]
     pub files: Flag,
@@ -149,7 +149,7 @@ pub struct RepoReferencesArgs {
     pub direction: Choice<Direction>,
     /// Use sites listed per section and definition (the counts are whole).
     #[serde(default)]
-    pub top: Bounded<1, MAX_REFS_TOP, REFS_DEFAULT_TOP>,
+    pub top: Bounded<{ REFS_TOP.0 }, { REFS_TOP.1 }, REFS_DEFAULT_TOP>,
 }
 
 /// `repo_symbol_answer`'s `options` (the seed's shape).

@@ -342,22 +342,24 @@ fn search(shared: &Shared, permits: &Permits, call: SearchCall, synthesized: boo
     let style = call.style();
     let job = move |current: Result<(&Index, Freshness), EngineError>, sources: &[&SourceIndex]| {
         match current {
-            Ok((index, freshness)) => Reply::ok(call.run(index, &freshness, sources)),
-            Err(e) => engine_error(&e),
+            Ok((index, freshness)) => Ok(call.run(index, &freshness, sources)),
+            Err(e) => Err(engine_error(&e)),
         }
     };
-    let mut reply = {
+    let answered = {
         let _permit = permits.take();
-        shared
-            .service
-            .run_with_sources(sources, job)
-            .unwrap_or_else(|e| service_error(&e))
-            .with_root(&shared.root)
+        shared.service.run_with_sources(sources, job)
     };
-    if synthesized && reply.status == 200 {
-        crate::contract::synthesize(&mut reply.body, style, &shared.llm);
+    match answered {
+        Ok(Ok(mut document)) => {
+            if synthesized {
+                document.synthesize(style, &shared.llm);
+            }
+            Reply::ok(document.into_value())
+        }
+        Ok(Err(refused)) => refused.with_root(&shared.root),
+        Err(e) => service_error(&e).with_root(&shared.root),
     }
-    reply
 }
 
 /// `/refs`: the callers/callees document on the engine thread under a permit; a target

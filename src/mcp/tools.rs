@@ -62,7 +62,7 @@ impl Server {
                     .selected_sources(&self.policy)
                     .map_err(ArgError::from)?;
                 Ok(self.run_tool(selected, move |index, call, sources| {
-                    tool_json(request.run(index, call, sources))
+                    tool_json(request.run(index, call, sources).into_value())
                 }))
             }
             "repo_symbol_answer" => {
@@ -80,8 +80,8 @@ impl Server {
                 });
                 Ok(match document {
                     Ok(mut document) => {
-                        crate::contract::synthesize(&mut document, style, &self.llm);
-                        tool_json(document)
+                        document.synthesize(style, &self.llm);
+                        tool_json(document.into_value())
                     }
                     Err(error) => error,
                 })

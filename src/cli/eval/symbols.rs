@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use clap::Args;
 
-use crate::contract::{error_line, search_json};
+use crate::contract::{error_line, SearchDoc, SearchTimes};
 use crate::engine::answer::AnswerStyle;
 use crate::engine::base::json;
 use crate::engine::base::text::sanitize;
@@ -63,7 +63,8 @@ pub(in crate::cli) fn cmd_eval_symbols(
     };
     let mut search = |index: &Index, query: &str| {
         let response = index.search(query, &search_opts);
-        search_json(index, query, &response, 0.0, 0.0, AnswerStyle::Default, &[])
+        let times = SearchTimes::default();
+        SearchDoc::of(index, query, &response, times, AnswerStyle::Default, &[]).into_value()
     };
     let mut progress = |repo: &str, done: usize, total: usize| {
         if !as_json {

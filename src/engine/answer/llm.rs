@@ -180,7 +180,7 @@ impl LlmConfig {
 
 /// One source the model may cite.
 #[derive(Debug, Clone)]
-pub struct Evidence<'a> {
+pub struct CitedSource<'a> {
     pub path: &'a str,
     pub lines: (u64, u64),
     /// `definition`, `call`, `text`, …
@@ -191,7 +191,7 @@ pub struct Evidence<'a> {
     pub excerpt: &'a str,
 }
 
-impl Evidence<'_> {
+impl CitedSource<'_> {
     /// How the answer cites it: `path:start-end` (`path:line` for one line).
     pub fn citation(&self) -> String {
         if self.lines.0 == self.lines.1 {
@@ -210,7 +210,7 @@ pub struct AnswerRequest<'a> {
     /// The extractive answer, given as a hint (who uses what comes from the graph, which
     /// the excerpts do not show).
     pub extractive: &'a str,
-    pub evidence: Vec<Evidence<'a>>,
+    pub sources: Vec<CitedSource<'a>>,
 }
 
 /// A synthesized answer.
@@ -265,7 +265,7 @@ pub fn synthesize(config: &LlmConfig, request: &AnswerRequest) -> Result<Synthes
         .map_err(network)?;
     let (content, model) = completion_text(&text)?;
     Ok(Synthesis {
-        answer: cited(&clean(&content), &request.evidence),
+        answer: cited(&clean(&content), &request.sources),
         model: model.unwrap_or_else(|| config.model.clone()),
         latency_ms: started.elapsed().as_secs_f64() * 1000.0,
     })
@@ -294,7 +294,7 @@ fn request_body(config: &LlmConfig, request: &AnswerRequest) -> Value {
         );
     }
     user.push_str("Sources:\n");
-    for (i, e) in request.evidence.iter().enumerate() {
+    for (i, e) in request.sources.iter().enumerate() {
         let symbol = e.symbol.map(|s| format!(" `{s}`")).unwrap_or_default();
         let from = if e.source == "project" {
             String::new()
@@ -349,7 +349,7 @@ fn clean(content: &str) -> String {
 
 /// The answer, with the sources listed after it when it cites none of them: every
 /// synthesized answer names where it comes from.
-fn cited(answer: &str, evidence: &[Evidence]) -> String {
+fn cited(answer: &str, evidence: &[CitedSource]) -> String {
     if evidence.is_empty() || evidence.iter().any(|e| answer.contains(e.path)) {
         return answer.to_string();
     }
@@ -389,8 +389,8 @@ mod tests {
             question: "where is verify defined",
             style: AnswerStyle::Default,
             extractive: "`verify` is defined in `src/jwt.ts:96–188` (function).",
-            evidence: vec![
-                Evidence {
+            sources: vec![
+                CitedSource {
                     path: "src/jwt.ts",
                     lines: (96, 188),
                     evidence: "definition",
@@ -398,7 +398,7 @@ mod tests {
                     source: "project",
                     excerpt: "export function verify(token: string) {",
                 },
-                Evidence {
+                CitedSource {
                     path: "auth.ts",
                     lines: (3, 3),
                     evidence: "call",

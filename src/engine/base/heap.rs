@@ -59,12 +59,10 @@ pub fn install_parser_allocator() {
 /// Why: compiling a tags query builds a table of every parse state's predecessors with
 /// `calloc` (`state_count × 257 × 2` bytes: MBs for C++ and PHP), then writes to nearly all
 /// of it. glibc maps such a block fresh, so each of its 4 KiB pages costs a page fault, and
-/// in a VM a fault costs microseconds: in a cold map of `/usr/include/c++/12/tr1`, 1,871 of
-/// the process's 3,650 faults were that table's. On 2 MiB pages it takes a few; the cold map
-/// went from 44.1 to 31.5 ms (BENCHMARKS.md, "tree-sitter's big tables on huge pages").
-/// A block is rounded up to whole huge pages: PHP's tables are 1–2 MB, and guzzle's map
-/// gained nothing from blocks of 2 MiB or more alone, 12% with the rounding. The rounding
-/// is resident only while a query compiles.
+/// in a VM a fault costs microseconds: on a small C++ tree most of a cold map's faults are
+/// that table's. On 2 MiB pages it takes a few (BENCHMARKS.md, "tree-sitter's big tables on
+/// huge pages"). A block is rounded up to whole huge pages, since PHP's tables are just
+/// over one; the rounding is resident only while a query compiles.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod parser_alloc {
     use std::ffi::c_void;
@@ -77,9 +75,9 @@ mod parser_alloc {
     /// A multiple of 16 keeps the alignment malloc promises.
     pub(super) const OFFSET: usize = 64;
     /// The smallest zeroed block that gets a mapping of its own. Java's, Ruby's and
-    /// JavaScript's tables are 0.5–1 MiB: on a huge page rack's cold map took 4% less wall,
-    /// and javapoet's Java compile ended sooner (cold ÷ floor 1.29 → 1.26), for 0.6–1 MB more
-    /// peak while a compile runs. Under 512 KiB a block would leave most of its page unused.
+    /// JavaScript's tables are 0.5–1 MiB, and on a huge page their compiles end sooner, for
+    /// a little more peak while a compile runs. Under 512 KiB a block would leave most of its
+    /// page unused.
     pub(super) const BIG_BLOCK: usize = 512 << 10;
 
     /// (block address, mapping length) of each live block of ours: one per query being

@@ -2,7 +2,7 @@
 //! finds. The walk checks it per directory and counts each file it keeps; the parse checks
 //! it per file; a build over it ends with `EngineError::Stopped` instead of running to the
 //! end. It rides in `WalkOptions::budget`; a build without one (the CLI, the TUI) is
-//! unbounded, as before.
+//! unbounded.
 //!
 //! Why: a server indexes trees its clients name (`engine::live::sources`), and one of them
 //! may be a whole disk; and a server told to stop must not wait for a build to finish.

@@ -13,6 +13,7 @@ pub mod model;
 pub mod paths;
 pub mod scope;
 pub mod stats;
+pub mod stopwords;
 pub mod text;
 pub mod tokenizer;
 pub mod words;

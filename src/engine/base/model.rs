@@ -1086,7 +1086,7 @@ fn is_nonblank_line(line: &str) -> bool {
 
 impl MapLines {
     /// One pass over the lines, without a table of line starts: this runs on every file a
-    /// cold map parses (about 1% of its CPU when it built that table first).
+    /// cold map parses.
     fn new(source: &str, tags: &FileTags) -> MapLines {
         let mut numbers: Vec<u32> = Vec::new();
         for d in &tags.defs {
@@ -1528,8 +1528,8 @@ mod tests {
         );
     }
 
-    /// `MapLines::new` as it was before its one-pass form: line starts first, then each
-    /// kept line and each line's blankness looked up through them.
+    /// `MapLines::new` by its definition: line starts first, then each kept line and each
+    /// line's blankness looked up through them.
     fn map_lines_by_line_starts(source: &str, tags: &FileTags) -> MapLines {
         let starts = line_starts_of(source);
         let line_count = line_count_of(source, &starts);

@@ -155,6 +155,72 @@ pub(crate) fn normalize_name(s: &str) -> String {
         .collect()
 }
 
+/// One piece of a query as typed (`query_pieces`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum QueryPiece {
+    /// A word, and whether it was inside `backticks` (written as code).
+    Word(String, bool),
+    /// A run of the characters the caller keeps apart from words (search: CJK text).
+    Run(Vec<char>),
+}
+
+/// What a character is to `query_pieces`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum QueryChar {
+    Word,
+    Run,
+    /// Ends a word or a run; a backtick also toggles code.
+    Other,
+}
+
+/// The one query tokenizer: a query's words and runs, in order, as `class` tells its
+/// characters apart. A backtick ends a word and toggles code, so `` `parseHeader` `` is a
+/// word written as code. Search and rank read queries through it, each with its own word
+/// characters.
+pub(crate) fn query_pieces(query: &str, class: impl Fn(char) -> QueryChar) -> Vec<QueryPiece> {
+    let mut pieces = Vec::new();
+    let mut word = String::new();
+    let mut run: Vec<char> = Vec::new();
+    let mut in_code = false;
+    for c in query.chars().chain(std::iter::once(' ')) {
+        let kind = if c == '`' { QueryChar::Other } else { class(c) };
+        if kind != QueryChar::Word && !word.is_empty() {
+            pieces.push(QueryPiece::Word(std::mem::take(&mut word), in_code));
+        }
+        if c == '`' {
+            in_code = !in_code;
+        }
+        if kind != QueryChar::Run && !run.is_empty() {
+            pieces.push(QueryPiece::Run(std::mem::take(&mut run)));
+        }
+        match kind {
+            QueryChar::Word => word.push(c),
+            QueryChar::Run => run.push(c),
+            QueryChar::Other => {}
+        }
+    }
+    pieces
+}
+
+/// Whether `word` has a camelCase hump: a lowercase letter directly followed by an uppercase
+/// one (`parseHeader`), not just a capital (`Validate`, `URL`). One pass, no allocation.
+pub(crate) fn has_hump(word: &str) -> bool {
+    let mut after_lower = false;
+    for c in word.chars() {
+        if after_lower && c.is_uppercase() {
+            return true;
+        }
+        after_lower = c.is_lowercase();
+    }
+    false
+}
+
+/// Whether `word` has a capital after its first character: a hump (`parseHeader`), a second
+/// capitalized word after an acronym (`URLParser`) or an acronym alone (`URL`).
+pub(crate) fn has_inner_capital(word: &str) -> bool {
+    word.chars().skip(1).any(char::is_uppercase)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,5 +235,80 @@ mod tests {
             ["src", "file", "graph", "rs"]
         );
         assert_eq!(normalize_name("File-Graph_2"), "filegraph2");
+    }
+
+    #[test]
+    fn queries_split_into_words_code_and_runs() {
+        let class = |c: char| match c {
+            '中' | '文' => QueryChar::Run,
+            c if c.is_alphanumeric() || c == '_' => QueryChar::Word,
+            _ => QueryChar::Other,
+        };
+        let word = |w: &str, code| QueryPiece::Word(w.into(), code);
+        assert_eq!(
+            query_pieces("fix `parse_x`(a) 中文b, c`d", class),
+            [
+                word("fix", false),
+                word("parse_x", true),
+                word("a", false),
+                QueryPiece::Run(vec!['中', '文']),
+                word("b", false),
+                word("c", false),
+                word("d", true),
+            ]
+        );
+        assert!(query_pieces("", class).is_empty());
+        assert!(query_pieces("``  ..", class).is_empty());
+    }
+
+    /// Words by a loop over the characters, a backtick flushing the word and toggling code:
+    /// the tokenizer rank had of its own.
+    fn words_by_loop(query: &str, word_char: impl Fn(char) -> bool) -> Vec<(String, bool)> {
+        let (mut out, mut cur, mut ticks) = (Vec::new(), String::new(), false);
+        for c in query.chars() {
+            if c == '`' {
+                if !cur.is_empty() {
+                    out.push((std::mem::take(&mut cur), ticks));
+                }
+                ticks = !ticks;
+            } else if word_char(c) {
+                cur.push(c);
+            } else if !cur.is_empty() {
+                out.push((std::mem::take(&mut cur), ticks));
+            }
+        }
+        if !cur.is_empty() {
+            out.push((cur, ticks));
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn words_alone_are_the_loops_words(query in "[a-zA-Z_$` .é中-]{0,24}") {
+            let word_char = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+            let class = |c: char| if word_char(c) { QueryChar::Word } else { QueryChar::Other };
+            let pieces: Vec<(String, bool)> = query_pieces(&query, class)
+                .into_iter()
+                .filter_map(|p| match p {
+                    QueryPiece::Word(w, code) => Some((w, code)),
+                    QueryPiece::Run(_) => None,
+                })
+                .collect();
+            proptest::prop_assert_eq!(pieces, words_by_loop(&query, word_char));
+        }
+    }
+
+    #[test]
+    fn humps_and_inner_capitals() {
+        for w in ["parseHeader", "HttpServer", "getURL", "ÿÄ", "a_bC"] {
+            assert!(has_hump(w) && has_inner_capital(w), "{w}");
+        }
+        for w in ["XML", "URL", "Validate_X"] {
+            assert!(!has_hump(w) && has_inner_capital(w), "{w}");
+        }
+        for w in ["Validate", "parse_header", "x", ""] {
+            assert!(!has_hump(w) && !has_inner_capital(w), "{w}");
+        }
     }
 }

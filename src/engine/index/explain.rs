@@ -114,6 +114,31 @@ pub fn explain_file(
         e.map_position = Some(pos + 1);
         e.tokens = mf.tokens;
     }
+    let (focused, excluded) = request_reasons(index, req, fi, &mut e);
+    signal_reasons(req, ranked, fi, &mut e);
+    user_reasons(index, ranked, fi, &mut e);
+    if index.files.iter().all(|f| f.unread_links.is_none()) {
+        e.bindings = explain_bindings(&index.files, &index.go_modules, fi);
+        e.reasons.extend(binding_reasons(&e.bindings));
+    }
+    e.reasons.push(format!(
+        "PageRank #{} of {} files (rank {:.5}, personalization {:.4})",
+        e.rank_position, e.total_files, e.rank, e.personalization
+    ));
+    if e.in_map || focused || excluded {
+        return e;
+    }
+    absent_reasons(index, req, ranked, map, fi, &mut e);
+    e
+}
+
+/// Whether the request focuses or excludes file `fi`, with the reason said.
+fn request_reasons(
+    index: &Index,
+    req: &MapRequest,
+    fi: usize,
+    e: &mut FileExplanation,
+) -> (bool, bool) {
     let focused = req
         .focus
         .iter()
@@ -132,8 +157,11 @@ pub fn explain_file(
     if excluded {
         e.reasons.push("excluded by you".into());
     }
+    (focused, excluded)
+}
 
-    // Signals: pins (identifiers, search), search personalization, graph, base rank.
+/// The signals that steer file `fi`'s rank: identifiers pinned, search's rank of it.
+fn signal_reasons(req: &MapRequest, ranked: &RankOutput, fi: usize, e: &mut FileExplanation) {
     let mut idents: Vec<&str> = Vec::new();
     let mut search_pinned = false;
     for pin in ranked.task.pins.iter().filter(|p| p.file == fi) {
@@ -187,6 +215,10 @@ pub fn explain_file(
             ));
         }
     }
+}
+
+/// Who uses file `fi`, the heaviest users (by edge weight × rank) named.
+fn user_reasons(index: &Index, ranked: &RankOutput, fi: usize, e: &mut FileExplanation) {
     let mut users: Vec<(f64, &str)> = index
         .graph
         .incoming(fi)
@@ -217,23 +249,23 @@ pub fn explain_file(
             }
         ));
     }
-    if index.files.iter().all(|f| f.unread_links.is_none()) {
-        e.bindings = explain_bindings(&index.files, &index.go_modules, fi);
-        e.reasons.extend(binding_reasons(&e.bindings));
-    }
-    e.reasons.push(format!(
-        "PageRank #{} of {} files (rank {:.5}, personalization {:.4})",
-        e.rank_position, e.total_files, e.rank, e.personalization
-    ));
-    if e.in_map || focused || excluded {
-        return e;
-    }
+}
 
-    // Absent: where its definitions stand, what the cheapest costs, what would bring it in.
+/// For a file absent from the map: where its definitions stand, what the cheapest costs,
+/// what would bring it in.
+fn absent_reasons(
+    index: &Index,
+    req: &MapRequest,
+    ranked: &RankOutput,
+    map: &RepoMap,
+    fi: usize,
+    e: &mut FileExplanation,
+) {
+    let file = &index.files[fi];
     if file.tags.defs.is_empty() {
         e.reasons
             .push("not in the map: it has no definitions to show (a map lists definitions)".into());
-        return e;
+        return;
     }
     e.best_def_position = ranked.defs.iter().position(|d| d.file == fi).map(|p| p + 1);
     e.cutoff_position = map
@@ -288,7 +320,6 @@ pub fn explain_file(
          neighbours in the map"
             .into(),
     );
-    e
 }
 
 /// One line per identifier with the most uses (bound or dropped): how its uses reached the

@@ -6,16 +6,15 @@ use crate::engine::base::heap::take_arena;
 
 /// A one-shot build gives freed memory back to the system every this many parsed files:
 /// each parse tree is freed once its tags are extracted, and without a trim the pages it
-/// leaves in the allocator's arenas count in the resident set until the end of the phase
-/// (mypy: ~8 MB). A trim takes well under a millisecond.
+/// leaves in the allocator's arenas count in the resident set until the end of the phase.
+/// A trim takes well under a millisecond.
 pub(super) const TRIM_EVERY: usize = 16;
 
 /// Past this many parsed files, a one-shot build trims every `TRIM_EVERY_LATER` files
 /// instead. Each trim hands back pages the next parses fault in again, and a large tree's
-/// peak is its tags and graph, not the trees freed between two trims: measured, cold maps
-/// of rails, Newtonsoft.Json, vite and moby 1.2–2% faster, redis the same, none with a
-/// higher peak (BENCHMARKS.md). The first files keep the short interval: on a small tree
-/// the trims are what hold the peak (javapoet +2.4 MB without them).
+/// peak is its tags and graph, not the trees freed between two trims, so fewer trims make
+/// large cold maps faster at the same peak (BENCHMARKS.md). The first files keep the short
+/// interval: on a small tree the trims are what hold the peak.
 pub(super) const TRIM_EVERY_AFTER: usize = 256;
 
 pub(super) const TRIM_EVERY_LATER: usize = 64;
@@ -33,10 +32,9 @@ pub(super) fn trims_before_file(n: usize) -> bool {
 /// After the parse, a one-shot build gives freed memory back to the system (around binding
 /// and before the fit) only when its code files total at least this many bytes. On a small
 /// tree those trims hold the peak down by a few hundred KB at most, and each is serial time
-/// at the end of the run: javapoet (0.4 MB of code) measured up to 4% less wall without
-/// them, at +0.4 MB of peak (BENCHMARKS.md, "Small trees: the fit's piece memo").
-/// The trims during the parse (`trims_before_file`) stay at every size: they are what hold
-/// a small tree's peak (2.3 MB on javapoet).
+/// at the end of the run (BENCHMARKS.md, "Small trees: the fit's piece memo"). The trims
+/// during the parse (`trims_before_file`) stay at every size: they are what hold a small
+/// tree's peak.
 pub(super) const TRIM_AFTER_PARSE_MIN_BYTES: u64 = 2 << 20;
 
 /// Whether a one-shot build of `code_bytes` of code trims the heap after its parse.
@@ -49,15 +47,12 @@ pub(super) fn trims_heap_after_parse(code_bytes: u64) -> bool {
 ///
 /// Why: glibc ties a thread to a malloc arena at its first allocation, for good: a new
 /// arena while fewer than `M_ARENA_MAX` exist (one per pool thread, see `main.rs`), else
-/// the first arena it finds unlocked at that moment. The pool's threads used to allocate
-/// first during the walk, while other threads allocated too (the walker's own, then; the
-/// calling thread, which lists the root, now), and two of them could land in the same
-/// arena; the whole parse then took turns on that arena's lock (in 2 of 10 cold javapoet
-/// maps, ~200 waits each). In the CLI, where the only other thread waits here, this gives
-/// each pool thread but one a new arena and that one the main thread's (idle while the pool
-/// parses); elsewhere (the TUI) the arenas exist already and the pool's threads take them
-/// in turn. Measured against the build before it, 20 interleaved pairs
-/// of cold `map`s: wall −4% on javapoet and `tr1`, −2 to −3% on guzzle and ripgrep
+/// the first arena it finds unlocked at that moment. A pool thread whose first allocation
+/// came during the walk, while the calling thread (which lists the root) allocated too,
+/// could land in another's arena, and the whole parse then took turns on that arena's
+/// lock. In the CLI, where the only other thread waits here, this gives each pool thread
+/// but one a new arena and that one the main thread's (idle while the pool parses);
+/// elsewhere (the TUI) the arenas exist already and the pool's threads take them in turn
 /// (BENCHMARKS.md, "Each parse thread in its own malloc arena"). Later calls cost one
 /// wake-up of the pool; its threads keep their arenas.
 pub fn attach_pool_arenas() {
@@ -80,7 +75,7 @@ mod tests {
     }
 
     /// Only a one-shot build of a small tree skips the heap trims after its parse; a build
-    /// that keeps its index (the TUI, the servers) trims as before.
+    /// that keeps its index (the TUI, the servers) trims at every size.
     #[test]
     fn only_a_small_one_shot_build_skips_the_trims_after_its_parse() {
         assert!(!trims_heap_after_parse(0));

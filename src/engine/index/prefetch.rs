@@ -10,14 +10,13 @@ use std::sync::{Arc, Mutex, PoisonError};
 use crate::engine::ingest::lang::{claim_tags_query_prefetch, compiled_tags_query};
 
 /// Compiling the tags queries of the languages a build's walk finds, ahead of their first
-/// parse: compiling takes tens of milliseconds per language (TS, TSX and JS together ~0.19 s
-/// on vite), and the first parse of a language would otherwise compile it while the other
+/// parse: compiling takes tens of milliseconds per language, and the first parse of a language would otherwise compile it while the other
 /// parse threads wait on the same query.
 ///
 /// The walk runs on rayon's pool too, so while it runs one compile job at a time takes the
 /// languages in the order found and the other threads walk on; a compile job spawned per
-/// language would take every pool thread while the walk's directories waited behind them
-/// (guzzle's walk, which finds PHP, Python and JavaScript: 6.6 → 51 ms). Languages still
+/// language would take every pool thread while the walk's directories waited behind them.
+/// Languages still
 /// waiting when the walk ends get a job each (`walk_done`), in parallel with the parse.
 /// `compiled_tags_query` waits for a compile under way or finds it done.
 pub(super) struct QueryPrefetch {

@@ -175,9 +175,9 @@ pub fn walk_observed(
         found: &found,
     };
     // Each directory is one job on rayon's pool, the pool the parse runs on next: no walker
-    // threads to start, and the walk ends when its last directory does. (`ignore`'s parallel
-    // walker, used before, starts its own threads and puts an idle one to sleep 1 ms at a
-    // time, and its walk ends when the last sleeper wakes: ~2 ms of a 39-file tree's walk.)
+    // threads to start, and the walk ends when its last directory does (a walker with
+    // threads of its own puts an idle one to sleep, and its walk ends when the last sleeper
+    // wakes).
     // The visiting order is not deterministic; the sort below is. The root is listed on the
     // calling thread, which then only waits: a pool thread waiting for the scope would take
     // other jobs meanwhile (a tags query's compile, tens of ms) and end the walk only after.

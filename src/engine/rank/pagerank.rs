@@ -8,7 +8,10 @@
 //! distributes and sorts.
 
 use crate::engine::base::model::{ParsedFile, RankedDef};
-use crate::engine::base::words::{normalize_name, split_words};
+use crate::engine::base::stopwords::is_stopword_or_change_word;
+use crate::engine::base::words::{
+    has_inner_capital, normalize_name, query_pieces, split_words, QueryChar, QueryPiece,
+};
 use crate::engine::link::graph::FileGraph;
 use crate::engine::rank::task::Pin;
 use std::collections::HashSet;
@@ -714,124 +717,6 @@ fn uniform_prior(graph: &FileGraph, blocked: &[bool]) -> Vec<f64> {
     uniform
 }
 
-/// English and commit-message filler that says nothing about where code lives.
-const STOP_WORDS: &[&str] = &[
-    "about",
-    "above",
-    "add",
-    "added",
-    "adds",
-    "after",
-    "again",
-    "all",
-    "allow",
-    "also",
-    "and",
-    "any",
-    "are",
-    "avoid",
-    "back",
-    "been",
-    "before",
-    "being",
-    "both",
-    "but",
-    "can",
-    "cannot",
-    "correct",
-    "correctly",
-    "could",
-    "did",
-    "does",
-    "doesn",
-    "don",
-    "during",
-    "each",
-    "else",
-    "ensure",
-    "even",
-    "every",
-    "few",
-    "fix",
-    "fixed",
-    "fixes",
-    "for",
-    "from",
-    "get",
-    "had",
-    "has",
-    "have",
-    "how",
-    "improve",
-    "instead",
-    "into",
-    "its",
-    "just",
-    "make",
-    "makes",
-    "may",
-    "more",
-    "most",
-    "must",
-    "not",
-    "now",
-    "off",
-    "once",
-    "only",
-    "other",
-    "our",
-    "out",
-    "over",
-    "own",
-    "per",
-    "properly",
-    "same",
-    "should",
-    "some",
-    "such",
-    "support",
-    "than",
-    "that",
-    "the",
-    "their",
-    "them",
-    "then",
-    "there",
-    "these",
-    "they",
-    "this",
-    "those",
-    "through",
-    "too",
-    "under",
-    "until",
-    "use",
-    "used",
-    "uses",
-    "using",
-    "very",
-    "via",
-    "was",
-    "were",
-    "what",
-    "when",
-    "where",
-    "which",
-    "while",
-    "who",
-    "why",
-    "will",
-    "with",
-    "without",
-    "would",
-    "you",
-    "your",
-];
-
-fn is_stop(w: &str) -> bool {
-    STOP_WORDS.binary_search(&w).is_ok()
-}
-
 /// One token of a query: the text as written, whether it looks like code (inside backticks,
 /// or camelCase / snake_case / letters+digits), and its lowercase words worth matching.
 #[derive(Debug, Clone, PartialEq)]
@@ -842,43 +727,37 @@ struct QueryToken {
 }
 
 fn query_tokens(query: &str) -> Vec<QueryToken> {
-    let mut out = Vec::new();
-    let mut in_ticks = false;
-    let mut cur = String::new();
-    let flush = |cur: &mut String, in_ticks: bool, out: &mut Vec<QueryToken>| {
-        if cur.is_empty() {
-            return;
+    let class = |c: char| {
+        if c.is_alphanumeric() || c == '_' || c == '$' {
+            QueryChar::Word
+        } else {
+            QueryChar::Other
         }
-        let text = std::mem::take(cur);
+    };
+    let mut out = Vec::new();
+    for piece in query_pieces(query, class) {
+        let QueryPiece::Word(text, in_ticks) = piece else {
+            continue;
+        };
         let parts = split_words(&text);
-        let structured =
-            parts.len() > 1 || text.contains('_') || text.chars().skip(1).any(char::is_uppercase);
+        let structured = parts.len() > 1 || text.contains('_') || has_inner_capital(&text);
         let lower = text.to_lowercase();
         let len = text.chars().count();
         let code = ((in_ticks && len >= 2) || (structured && len >= 3))
             && text.chars().any(char::is_alphabetic)
-            && !is_stop(&lower);
+            && !is_stopword_or_change_word(&lower);
         let words: Vec<String> = parts
             .into_iter()
             .filter(|w| {
-                w.chars().count() >= 3 && !is_stop(w) && !w.chars().all(|c| c.is_ascii_digit())
+                w.chars().count() >= 3
+                    && !is_stopword_or_change_word(w)
+                    && !w.chars().all(|c| c.is_ascii_digit())
             })
             .collect();
         if code || !words.is_empty() {
             out.push(QueryToken { text, code, words });
         }
-    };
-    for c in query.chars() {
-        if c == '`' {
-            flush(&mut cur, in_ticks, &mut out);
-            in_ticks = !in_ticks;
-        } else if c.is_alphanumeric() || c == '_' || c == '$' {
-            cur.push(c);
-        } else {
-            flush(&mut cur, in_ticks, &mut out);
-        }
     }
-    flush(&mut cur, in_ticks, &mut out);
     out
 }
 
@@ -917,11 +796,6 @@ pub fn query_identifiers(query: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn stop_words_sorted() {
-        assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
-    }
 
     #[test]
     fn terms_from_commit_message() {

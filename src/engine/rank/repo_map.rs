@@ -231,122 +231,11 @@ pub fn build_map(
     let tok = tokenizer(opts.tokenizer);
     let mut fit = Fitter::new(files, opts, tok, cache.table(opts.tokenizer));
     let budget = i64::try_from(opts.budget).unwrap_or(i64::MAX);
-
-    let mut stop = ranked.len();
-    for (pos, rd) in ranked.iter().enumerate() {
-        let Some((f, lines)) = fit.def_lines(rd) else {
-            continue;
-        };
-        let added = fit.insert_lines(f, &lines);
-        if fit.total() > budget {
-            fit.remove_lines(f, &added);
-            stop = pos;
-            break;
-        }
-        fit.journal.push(Entry {
-            pos,
-            file: f,
-            added,
-        });
-    }
-
-    // One exact count of the final text. The incremental sum is exact for everything the
-    // analysis above covers; if some exotic input breaks it, drop definitions from the end
-    // until the real count fits.
-    let mut text = fit.render_text();
-    let mut tokens = tok.count(&text);
-    while tokens > opts.budget {
-        let Some(entry) = fit.journal.pop() else {
-            break;
-        };
-        fit.remove_lines(entry.file, &entry.added);
-        stop = entry.pos;
-        if !entry.added.is_empty() {
-            text = fit.render_text();
-            tokens = tok.count(&text);
-        }
-    }
-
-    // The incremental sum can also overestimate (e.g. around cut lines): try the next
-    // definitions against the exact count, a few at most, so the map is as full as the
-    // budget allows and the first cut definition's cost is exact ("it would not have fit").
-    let mut first_cut_cost = None;
-    let mut tries = 0;
-    while stop < ranked.len() && tries < MAX_EXACT_TRIES {
-        let Some((f, lines)) = fit.def_lines(&ranked[stop]) else {
-            stop += 1;
-            continue;
-        };
-        tries += 1;
-        let added = fit.insert_lines(f, &lines);
-        let candidate = fit.render_text();
-        let n = tok.count(&candidate);
-        if n > opts.budget {
-            fit.remove_lines(f, &added);
-            first_cut_cost = Some((stop, n - tokens));
-            break;
-        }
-        (text, tokens) = (candidate, n);
-        fit.journal.push(Entry {
-            pos: stop,
-            file: f,
-            added,
-        });
-        stop += 1;
-    }
-
-    // Selected definitions: the prefix, then free riders; and the best ones that were cut.
-    let mut selected: BTreeSet<(usize, usize)> = fit
-        .journal
-        .iter()
-        .map(|e| (ranked[e.pos].file, ranked[e.pos].def))
-        .collect();
-    let mut cut = Vec::new();
-    let mut cut_seen = BTreeSet::new();
-    let before = fit.total();
-    // The tail can be most of a 60k-definition ranking: test a compact per-file flag first
-    // so skipping a definition whose file is not in the map touches one byte.
-    let mut in_map = vec![false; files.len()];
-    for &f in &fit.order {
-        in_map[f] = true;
-    }
-    for (pos, rd) in ranked.iter().enumerate().skip(stop) {
-        let in_map = in_map.get(rd.file).copied().unwrap_or(false);
-        if !in_map && cut.len() >= MAX_CUT {
-            continue;
-        }
-        if selected.contains(&(rd.file, rd.def)) {
-            continue;
-        }
-        let Some((f, lines)) = fit.def_lines(rd) else {
-            continue;
-        };
-        if in_map && fit.all_shown(f, &lines) {
-            selected.insert((rd.file, rd.def));
-            continue;
-        }
-        if cut.len() < MAX_CUT && cut_seen.insert((rd.file, rd.def)) {
-            let cost = match first_cut_cost {
-                Some((at, exact)) if at == pos => exact,
-                _ => {
-                    let added = fit.insert_lines(f, &lines);
-                    let cost = fit.total() - before;
-                    fit.remove_lines(f, &added);
-                    usize::try_from(cost).unwrap_or(0)
-                }
-            };
-            let def = &files[f].tags.defs[rd.def];
-            cut.push(CutDef {
-                path: files[f].path.clone(),
-                name: def.name.clone(),
-                kind: def.kind,
-                line: def.signature.start,
-                score: rd.score,
-                tokens: cost,
-            });
-        }
-    }
-
+    let mut stop = fit.fit_prefix(ranked, budget);
+    let (mut text, mut tokens) = fit.trim_to_exact(tok, opts.budget, &mut stop);
+    let first_cut_cost =
+        fit.fill_exactly(tok, ranked, opts.budget, &mut stop, &mut text, &mut tokens);
+    let (selected, cut) = fit.selected_and_cut(files, ranked, stop, first_cut_cost);
     let map_files = fit.map_files(file_rank, &selected);
     RepoMap {
         text,
@@ -357,6 +246,160 @@ pub fn build_map(
         cut,
         next_budget: None,
         notes: Vec::new(),
+    }
+}
+
+/// The parts of `build_map`, in order.
+impl Fitter<'_, '_> {
+    /// Inserts the longest prefix of `ranked` whose every sub-prefix fits `budget` by the
+    /// incremental count; returns the position of the first definition that did not fit.
+    fn fit_prefix(&mut self, ranked: &[RankedDef], budget: i64) -> usize {
+        let mut stop = ranked.len();
+        for (pos, rd) in ranked.iter().enumerate() {
+            let Some((f, lines)) = self.def_lines(rd) else {
+                continue;
+            };
+            let added = self.insert_lines(f, &lines);
+            if self.total() > budget {
+                self.remove_lines(f, &added);
+                stop = pos;
+                break;
+            }
+            self.journal.push(Entry {
+                pos,
+                file: f,
+                added,
+            });
+        }
+        stop
+    }
+
+    /// The text and its exact count, definitions dropped from the end until it fits.
+    fn trim_to_exact(
+        &mut self,
+        tok: &Tokenizer,
+        budget: usize,
+        stop: &mut usize,
+    ) -> (String, usize) {
+        // The incremental sum is exact for everything its analysis covers; if some exotic
+        // input breaks it, definitions are dropped from the end until the real count fits.
+        let mut text = self.render_text();
+        let mut tokens = tok.count(&text);
+        while tokens > budget {
+            let Some(entry) = self.journal.pop() else {
+                break;
+            };
+            self.remove_lines(entry.file, &entry.added);
+            *stop = entry.pos;
+            if !entry.added.is_empty() {
+                text = self.render_text();
+                tokens = tok.count(&text);
+            }
+        }
+        (text, tokens)
+    }
+
+    /// Tries the next definitions against the exact count; returns the first cut one's
+    /// position and exact cost when it was tried.
+    fn fill_exactly(
+        &mut self,
+        tok: &Tokenizer,
+        ranked: &[RankedDef],
+        budget: usize,
+        stop: &mut usize,
+        text: &mut String,
+        tokens: &mut usize,
+    ) -> Option<(usize, usize)> {
+        // The incremental sum can also overestimate (e.g. around cut lines): try the next
+        // definitions against the exact count, a few at most, so the map is as full as the
+        // budget allows and the first cut definition's cost is exact ("it would not have fit").
+        let mut first_cut_cost = None;
+        let mut tries = 0;
+        while *stop < ranked.len() && tries < MAX_EXACT_TRIES {
+            let Some((f, lines)) = self.def_lines(&ranked[*stop]) else {
+                *stop += 1;
+                continue;
+            };
+            tries += 1;
+            let added = self.insert_lines(f, &lines);
+            let candidate = self.render_text();
+            let n = tok.count(&candidate);
+            if n > budget {
+                self.remove_lines(f, &added);
+                first_cut_cost = Some((*stop, n - *tokens));
+                break;
+            }
+            (*text, *tokens) = (candidate, n);
+            self.journal.push(Entry {
+                pos: *stop,
+                file: f,
+                added,
+            });
+            *stop += 1;
+        }
+        first_cut_cost
+    }
+
+    /// The selected definitions (the prefix, then free riders) and the best ones that were
+    /// cut, each with what it would add.
+    fn selected_and_cut(
+        &mut self,
+        files: &[ParsedFile],
+        ranked: &[RankedDef],
+        stop: usize,
+        first_cut_cost: Option<(usize, usize)>,
+    ) -> (BTreeSet<(usize, usize)>, Vec<CutDef>) {
+        let mut selected: BTreeSet<(usize, usize)> = self
+            .journal
+            .iter()
+            .map(|e| (ranked[e.pos].file, ranked[e.pos].def))
+            .collect();
+        let mut cut = Vec::new();
+        let mut cut_seen = BTreeSet::new();
+        let before = self.total();
+        // The tail can be most of a 60k-definition ranking: test a compact per-file flag first
+        // so skipping a definition whose file is not in the map touches one byte.
+        let mut in_map = vec![false; files.len()];
+        for &f in &self.order {
+            in_map[f] = true;
+        }
+        for (pos, rd) in ranked.iter().enumerate().skip(stop) {
+            let in_map = in_map.get(rd.file).copied().unwrap_or(false);
+            if !in_map && cut.len() >= MAX_CUT {
+                continue;
+            }
+            if selected.contains(&(rd.file, rd.def)) {
+                continue;
+            }
+            let Some((f, lines)) = self.def_lines(rd) else {
+                continue;
+            };
+            if in_map && self.all_shown(f, &lines) {
+                selected.insert((rd.file, rd.def));
+                continue;
+            }
+            if cut.len() < MAX_CUT && cut_seen.insert((rd.file, rd.def)) {
+                let cost = match first_cut_cost {
+                    Some((at, exact)) if at == pos => exact,
+                    _ => {
+                        let added = self.insert_lines(f, &lines);
+                        let cost = self.total() - before;
+                        self.remove_lines(f, &added);
+                        usize::try_from(cost).unwrap_or(0)
+                    }
+                };
+                let def = &files[f].tags.defs[rd.def];
+                cut.push(CutDef {
+                    path: files[f].path.clone(),
+                    name: def.name.clone(),
+                    kind: def.kind,
+                    line: def.signature.start,
+                    score: rd.score,
+                    tokens: cost,
+                });
+            }
+        }
+        (selected, cut)
     }
 }
 

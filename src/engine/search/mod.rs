@@ -206,6 +206,14 @@ pub enum Evidence {
 }
 
 impl Evidence {
+    pub const ALL: [Evidence; 5] = [
+        Evidence::Definition,
+        Evidence::Reference,
+        Evidence::Call,
+        Evidence::Import,
+        Evidence::Text,
+    ];
+
     /// The name used in every output (`definition`, `reference`, `call`, `import`, `text`).
     pub fn name(self) -> &'static str {
         match self {

@@ -21,24 +21,13 @@ use super::phrase;
 use super::tokenize::{is_cjk, term_hash, TermClass, Tokenizer};
 use super::{Intent, Lookup, SearchWeights};
 use crate::engine::base::model::Lang;
-use crate::engine::base::words::normalize_name;
+use crate::engine::base::stopwords::is_stopword;
+use crate::engine::base::words::{has_hump, normalize_name, query_pieces, QueryChar, QueryPiece};
 
 /// Longest query considered, in bytes.
 const MAX_QUERY_BYTES: usize = 2000;
 /// Concepts beyond this many do not count toward coverage (bit mask width).
 const MAX_CONCEPTS: usize = 64;
-
-const STOPWORDS: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did", "do",
-    "does", "doing", "for", "from", "had", "has", "have", "how", "i", "if", "in", "into", "is",
-    "it", "its", "itself", "just", "may", "me", "might", "more", "most", "must", "my", "no", "nor",
-    "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "out", "over", "own",
-    "same", "shall", "she", "should", "so", "some", "such", "than", "that", "the", "their", "them",
-    "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until",
-    "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom",
-    "why", "will", "with", "would", "you", "your", "also", "via", "instead", "per", "etc", "e",
-    "g", "ie", "eg", "being", "both", "each", "few", "any", "all",
-];
 
 /// Generic commit-message words: kept, but weighted low.
 const NOISE_WORDS: &[&str] = &[
@@ -417,10 +406,8 @@ enum Pos {
 
 fn identifier_like(word: &str) -> bool {
     let inner_underscore = word.trim_matches('_').contains('_');
+    let camel = has_hump(word);
     let b = word.as_bytes();
-    let camel = b
-        .windows(2)
-        .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
     let has_digit = b.iter().any(u8::is_ascii_digit);
     let has_alpha = b.iter().any(u8::is_ascii_alphabetic);
     inner_underscore || camel || (has_digit && has_alpha)
@@ -528,6 +515,9 @@ fn segment_cjk(run: &[char], glossary: &Glossary) -> Vec<Piece> {
     out
 }
 
+/// A query's plan, in three stages: its raw positions (words and CJK runs), then each
+/// position's concept and literal terms, then the name candidates (each typed word, each
+/// glossary word, and adjacent joins).
 pub(crate) fn parse(query: &str, w: &SearchWeights, glossary: &Glossary) -> QueryPlan {
     let mut end = query.len().min(MAX_QUERY_BYTES);
     while !query.is_char_boundary(end) {
@@ -538,210 +528,213 @@ pub(crate) fn parse(query: &str, w: &SearchWeights, glossary: &Glossary) -> Quer
         tok: Tokenizer::default(),
         plan: QueryPlan::default(),
     };
-
-    // 1. Raw positions: words and CJK runs.
-    enum Raw {
-        /// A word, and whether it was inside `backticks` (written as code).
-        Word(String, bool),
-        Cjk(Vec<char>),
-    }
-    let mut raws: Vec<Raw> = Vec::new();
-    let mut word = String::new();
-    let mut cjk: Vec<char> = Vec::new();
-    let mut in_code = false;
-    for c in query.chars().chain(std::iter::once(' ')) {
-        let is_word = (c.is_alphanumeric() || c == '_') && !is_cjk(c);
-        if !is_word && !word.is_empty() {
-            raws.push(Raw::Word(std::mem::take(&mut word), in_code));
-        }
-        if c == '`' {
-            in_code = !in_code;
-        }
-        if !is_cjk(c) && !cjk.is_empty() {
-            raws.push(Raw::Cjk(std::mem::take(&mut cjk)));
-        }
-        if is_word {
-            word.push(c);
-        } else if is_cjk(c) {
-            cjk.push(c);
-        }
-    }
-
-    let lower_all: Vec<String> = raws
-        .iter()
-        .map(|r| match r {
-            Raw::Word(t, _) => t.to_lowercase(),
-            Raw::Cjk(cs) => cs.iter().collect(),
-        })
-        .collect();
-    b.plan.wants_tests = lower_all.iter().any(|t| is_test_word(t));
-    let single_word = raws.len() == 1 && matches!(raws[0], Raw::Word(..));
-
-    // 2. Positions, concepts and literal terms.
+    let raws = raw_positions(query);
+    b.plan.wants_tests = raws.iter().any(|r| match r {
+        QueryPiece::Word(t, _) => is_test_word(&t.to_lowercase()),
+        QueryPiece::Run(cs) => is_test_word(&cs.iter().collect::<String>()),
+    });
+    let single_word = raws.len() == 1 && matches!(raws[0], QueryPiece::Word(..));
     let mut positions: Vec<Pos> = Vec::new();
     for raw in raws {
         match raw {
-            Raw::Word(text, code) => {
-                let lower = text.to_lowercase();
-                let ident = code || identifier_like(&text);
-                if !ident && !single_word && STOPWORDS.contains(&lower.as_str()) {
-                    positions.push(Pos::Stop);
-                    continue;
-                }
-                let noise = !ident && !single_word && NOISE_WORDS.contains(&lower.as_str());
-                let weight = if noise { w.noise_term as f32 } else { 1.0 };
-                let concept = b.concept(weight);
-                if ident {
-                    // A typed identifier means that identifier: its joined form keeps full
-                    // weight, its words (`CallSpec2` → `call`, `spec`) are weaker evidence.
-                    let terms = b.tok.collect(&text);
-                    let multi = terms.iter().any(|t| t.1 == TermClass::Joined);
-                    for (t, class) in terms {
-                        let part = multi && class == TermClass::Part;
-                        let tw = if part {
-                            weight * w.ident_part as f32
-                        } else {
-                            weight
-                        };
-                        b.add_term(&t, tw, bit(concept), true);
-                    }
+            QueryPiece::Word(text, code) => positions.push(b.word(text, code, single_word, w)),
+            QueryPiece::Run(chars) => b.cjk_run(&chars, w, glossary, &mut positions),
+        }
+    }
+    b.typed_names(&positions);
+    b.adjacent_joins(&positions, w);
+    b.plan
+}
+
+/// Words (letters, digits, `_`) and CJK runs, in order; a backtick toggles code.
+fn raw_positions(query: &str) -> Vec<QueryPiece> {
+    query_pieces(query, |c| {
+        if is_cjk(c) {
+            QueryChar::Run
+        } else if c.is_alphanumeric() || c == '_' {
+            QueryChar::Word
+        } else {
+            QueryChar::Other
+        }
+    })
+}
+
+impl Builder {
+    /// A word's position: a stopword, or a concept with its literal terms.
+    fn word(&mut self, text: String, code: bool, single_word: bool, w: &SearchWeights) -> Pos {
+        let lower = text.to_lowercase();
+        let ident = code || identifier_like(&text);
+        if !ident && !single_word && is_stopword(&lower) {
+            return Pos::Stop;
+        }
+        let noise = !ident && !single_word && NOISE_WORDS.contains(&lower.as_str());
+        let weight = if noise { w.noise_term as f32 } else { 1.0 };
+        let concept = self.concept(weight);
+        if ident {
+            // A typed identifier means that identifier: its joined form keeps full
+            // weight, its words (`CallSpec2` → `call`, `spec`) are weaker evidence.
+            let terms = self.tok.collect(&text);
+            let multi = terms.iter().any(|t| t.1 == TermClass::Joined);
+            for (t, class) in terms {
+                let part = multi && class == TermClass::Part;
+                let tw = if part {
+                    weight * w.ident_part as f32
                 } else {
-                    b.add_text_terms(&text, weight, bit(concept), true);
-                }
-                positions.push(Pos::Word {
-                    text,
-                    ident,
-                    concept,
-                });
+                    weight
+                };
+                self.add_term(&t, tw, bit(concept), true);
             }
-            Raw::Cjk(chars) => {
-                let pieces = segment_cjk(&chars, glossary);
-                for (s, e, words, stop) in &pieces {
-                    let piece = &chars[*s..*e];
-                    if *stop {
-                        positions.push(Pos::Stop);
-                        continue;
+        } else {
+            self.add_text_terms(&text, weight, bit(concept), true);
+        }
+        Pos::Word {
+            text,
+            ident,
+            concept,
+        }
+    }
+
+    /// A CJK run's positions: its glossary words, stop phrases and unknown stretches, each
+    /// with its literal bigrams.
+    fn cjk_run(
+        &mut self,
+        chars: &[char],
+        w: &SearchWeights,
+        glossary: &Glossary,
+        positions: &mut Vec<Pos>,
+    ) {
+        let pieces = segment_cjk(chars, glossary);
+        for (s, e, words, stop) in &pieces {
+            let piece = &chars[*s..*e];
+            if *stop {
+                positions.push(Pos::Stop);
+                continue;
+            }
+            let concept = self.concept(1.0);
+            // Literal bigrams of this piece (a lone character stays a unigram).
+            let text: String = piece.iter().collect();
+            self.add_text_terms(&text, 1.0, bit(concept), true);
+            match words {
+                Some(words) => {
+                    let gw = w.glossary_term as f32;
+                    for word in words {
+                        self.add_text_terms(word, gw, bit(concept), false);
                     }
-                    let concept = b.concept(1.0);
-                    // Literal bigrams of this piece (a lone character stays a unigram).
-                    let text: String = piece.iter().collect();
-                    b.add_text_terms(&text, 1.0, bit(concept), true);
-                    match words {
-                        Some(words) => {
-                            let gw = w.glossary_term as f32;
-                            for word in words {
-                                b.add_text_terms(word, gw, bit(concept), false);
-                            }
-                            positions.push(Pos::Gloss {
-                                words: words.clone(),
-                                concept,
-                            });
-                        }
-                        None => positions.push(Pos::Cjk),
-                    }
+                    positions.push(Pos::Gloss {
+                        words: words.clone(),
+                        concept,
+                    });
                 }
-                // Bigrams spanning two neighbouring pieces still match running text, but
-                // they stand for no single concept. Stop phrases cut the text.
-                for stretch in pieces.split(|p| p.3) {
-                    if let (Some(first), Some(last)) = (stretch.first(), stretch.last()) {
-                        if stretch.len() > 1 {
-                            let text: String = chars[first.0..last.1].iter().collect();
-                            b.add_text_terms(&text, 1.0, 0, true);
-                        }
-                    }
+                None => positions.push(Pos::Cjk),
+            }
+        }
+        // Bigrams spanning two neighbouring pieces still match running text, but
+        // they stand for no single concept. Stop phrases cut the text.
+        for stretch in pieces.split(|p| p.3) {
+            if let (Some(first), Some(last)) = (stretch.first(), stretch.last()) {
+                if stretch.len() > 1 {
+                    let text: String = chars[first.0..last.1].iter().collect();
+                    self.add_text_terms(&text, 1.0, 0, true);
                 }
             }
         }
     }
 
-    // 3. Name candidates: each typed word, each glossary word, and adjacent joins.
-    for p in &positions {
-        match p {
-            Pos::Word {
-                text,
-                ident,
-                concept,
-            } => {
-                let norm = normalize_name(text);
-                b.add_name(NameCand {
-                    key: name_key(&norm),
-                    norm,
-                    text: text.clone(),
-                    typed: true,
-                    identifier_like: *ident,
-                    words: 1,
-                    concepts: bit(*concept),
-                });
-            }
-            Pos::Gloss { words, concept } => {
-                for word in words.iter().take(2) {
-                    let norm = normalize_name(word);
-                    b.add_name(NameCand {
+    /// Name candidates of single positions: each typed word, each glossary word (its first
+    /// two expansions).
+    fn typed_names(&mut self, positions: &[Pos]) {
+        for p in positions {
+            match p {
+                Pos::Word {
+                    text,
+                    ident,
+                    concept,
+                } => {
+                    let norm = normalize_name(text);
+                    self.add_name(NameCand {
                         key: name_key(&norm),
                         norm,
-                        text: word.clone(),
-                        typed: false,
-                        identifier_like: false,
+                        text: text.clone(),
+                        typed: true,
+                        identifier_like: *ident,
                         words: 1,
                         concepts: bit(*concept),
                     });
                 }
-            }
-            Pos::Cjk | Pos::Stop => {}
-        }
-    }
-    let alternatives = |p: &Pos| -> Vec<(String, u64)> {
-        match p {
-            Pos::Word { text, concept, .. } => vec![(normalize_name(text), bit(*concept))],
-            Pos::Gloss { words, concept } => words
-                .iter()
-                .take(2)
-                .map(|w| (normalize_name(w), bit(*concept)))
-                .collect(),
-            Pos::Cjk | Pos::Stop => Vec::new(),
-        }
-    };
-    for span in 2..=3 {
-        for window in positions.windows(span) {
-            let mut combos: Vec<(String, u64)> = vec![(String::new(), 0)];
-            for p in window {
-                let alts = alternatives(p);
-                let mut next = Vec::new();
-                for (prefix, mask) in &combos {
-                    for (alt, m) in &alts {
-                        next.push((format!("{prefix}{alt}"), mask | m));
+                Pos::Gloss { words, concept } => {
+                    for word in words.iter().take(2) {
+                        let norm = normalize_name(word);
+                        self.add_name(NameCand {
+                            key: name_key(&norm),
+                            norm,
+                            text: word.clone(),
+                            typed: false,
+                            identifier_like: false,
+                            words: 1,
+                            concepts: bit(*concept),
+                        });
                     }
                 }
-                combos = next;
-                combos.truncate(8);
-            }
-            for (joined, mask) in combos {
-                if joined.is_empty() {
-                    continue;
-                }
-                b.add_term(
-                    &{
-                        let mut s = joined.clone();
-                        super::tokenize::stem_in_place(&mut s);
-                        s
-                    },
-                    w.adjacent_join_term as f32,
-                    mask,
-                    false,
-                );
-                b.add_name(NameCand {
-                    key: name_key(&joined),
-                    norm: joined.clone(),
-                    text: joined,
-                    typed: false,
-                    identifier_like: false,
-                    words: span,
-                    concepts: mask,
-                });
+                Pos::Cjk | Pos::Stop => {}
             }
         }
     }
-    b.plan
+
+    /// Joins of two or three adjacent positions (`file graph` → `filegraph`), each a stemmed
+    /// term and a name candidate; at most 8 spellings per window.
+    fn adjacent_joins(&mut self, positions: &[Pos], w: &SearchWeights) {
+        let alternatives = |p: &Pos| -> Vec<(String, u64)> {
+            match p {
+                Pos::Word { text, concept, .. } => vec![(normalize_name(text), bit(*concept))],
+                Pos::Gloss { words, concept } => words
+                    .iter()
+                    .take(2)
+                    .map(|w| (normalize_name(w), bit(*concept)))
+                    .collect(),
+                Pos::Cjk | Pos::Stop => Vec::new(),
+            }
+        };
+        for span in 2..=3 {
+            for window in positions.windows(span) {
+                let mut combos: Vec<(String, u64)> = vec![(String::new(), 0)];
+                for p in window {
+                    let alts = alternatives(p);
+                    let mut next = Vec::new();
+                    for (prefix, mask) in &combos {
+                        for (alt, m) in &alts {
+                            next.push((format!("{prefix}{alt}"), mask | m));
+                        }
+                    }
+                    combos = next;
+                    combos.truncate(8);
+                }
+                for (joined, mask) in combos {
+                    if joined.is_empty() {
+                        continue;
+                    }
+                    self.add_term(
+                        &{
+                            let mut s = joined.clone();
+                            super::tokenize::stem_in_place(&mut s);
+                            s
+                        },
+                        w.adjacent_join_term as f32,
+                        mask,
+                        false,
+                    );
+                    self.add_name(NameCand {
+                        key: name_key(&joined),
+                        norm: joined.clone(),
+                        text: joined,
+                        typed: false,
+                        identifier_like: false,
+                        words: span,
+                        concepts: mask,
+                    });
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]

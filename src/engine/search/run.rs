@@ -11,7 +11,7 @@
 //! its header declaration, an implementation before its signature), and a hit or file in a better tier is lifted above every one in
 //! a worse tier, keeping the score order within each. What is not a definition of the name
 //! (its uses, text, stem and fuzzy matches) stays below, by score. Queries that are not
-//! look-ups (words, sentences, commit messages) have no tiers and score as before.
+//! look-ups (words, sentences, commit messages) have no tiers: score order alone.
 
 use std::cell::RefCell;
 use std::cmp::Ordering;
@@ -36,6 +36,16 @@ use crate::engine::base::model::{DefKind, Definition, ParsedFile};
 use crate::engine::base::paths::PathClass;
 use crate::engine::base::words::normalize_name;
 
+mod factors;
+mod filter;
+mod graph;
+mod pairs;
+
+use factors::{len_norm, penalty, prior_mult};
+pub(crate) use filter::Filter;
+use graph::spread;
+use pairs::{cap_test_hits, order_pairs, test_pairs};
+
 const NO_CHUNK: u32 = u32::MAX;
 /// How many chunks after the best one count toward a file's score.
 const RUNNERS_UP: usize = 3;
@@ -59,94 +69,6 @@ pub(super) struct Tier {
     /// A declaration without a body (a C/C++ prototype, an overload's signature), after the
     /// definition with the body.
     declaration: bool,
-}
-
-/// Path globs and the scope (`--include`, `--exclude`, `--lang`) from `SearchOptions`.
-pub(crate) struct Filter {
-    include: Option<GlobSet>,
-    exclude: Option<GlobSet>,
-    scope: Scope,
-}
-
-impl Filter {
-    pub(crate) fn new(opts: &SearchOptions) -> Result<Filter, SearchError> {
-        let mut inc = GlobSetBuilder::new();
-        let mut exc = GlobSetBuilder::new();
-        let (mut n_inc, mut n_exc) = (0, 0);
-        for raw in &opts.path_globs {
-            let (negated, pat) = match raw.strip_prefix('!') {
-                Some(p) => (true, p),
-                None => (false, raw.as_str()),
-            };
-            let pat = pat.trim().trim_start_matches("./").trim_end_matches('/');
-            if pat.is_empty() {
-                continue;
-            }
-            let mut globs = vec![pat.to_string()];
-            if !pat.contains(['*', '?', '[', '{']) {
-                // A plain folder name also means everything under it.
-                globs.push(format!("{pat}/**"));
-            }
-            for g in globs {
-                let glob = Glob::new(&g).map_err(|e| SearchError::BadGlob {
-                    glob: raw.clone(),
-                    message: e.kind().to_string(),
-                })?;
-                if negated {
-                    exc.add(glob);
-                    n_exc += 1;
-                } else {
-                    inc.add(glob);
-                    n_inc += 1;
-                }
-            }
-        }
-        let bad = |e: globset::Error| SearchError::BadGlob {
-            glob: opts.path_globs.join(","),
-            message: e.kind().to_string(),
-        };
-        let include = if n_inc > 0 {
-            Some(inc.build().map_err(bad)?)
-        } else {
-            None
-        };
-        let exclude = if n_exc > 0 {
-            Some(exc.build().map_err(bad)?)
-        } else {
-            None
-        };
-        let scope = Scope::new(&ScopeSpec {
-            include: opts.include.clone(),
-            exclude: opts.exclude.clone(),
-            langs: opts.langs.clone(),
-        })?;
-        Ok(Filter {
-            include,
-            exclude,
-            scope,
-        })
-    }
-
-    fn allows(&self, unit: &Unit) -> bool {
-        if unit.hidden {
-            return false;
-        }
-        let path: &str = &unit.path;
-        if !self.scope.allows(path, unit.lang) {
-            return false;
-        }
-        if let Some(inc) = &self.include {
-            if !inc.is_match(path) {
-                return false;
-            }
-        }
-        if let Some(exc) = &self.exclude {
-            if exc.is_match(path) {
-                return false;
-            }
-        }
-        true
-    }
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -1108,175 +1030,6 @@ impl Pass<'_, '_> {
             Confidence::Low
         } else {
             Confidence::Medium
-        }
-    }
-}
-
-/// Just under: a test file's score relative to the implementation it follows.
-const UNDER: f32 = 0.999;
-
-/// (test unit, implementation unit) for each scored test file with a paired implementation
-/// file that is allowed: the best-scoring one when the test has several.
-fn test_pairs(idx: &SearchIndex, s: &Scratch, allowed: impl Fn(u32) -> bool) -> Vec<(u32, u32)> {
-    let mut best: Vec<(u32, u32, f32)> = Vec::new();
-    for &(i, t, _) in &idx.companions {
-        let (ti, ii) = (&s.units[t as usize], &s.units[i as usize]);
-        if !ti.touched || ti.score <= 0.0 || !allowed(i) {
-            continue;
-        }
-        let si = if ii.touched { ii.score.max(0.0) } else { 0.0 };
-        match best.iter_mut().find(|b| b.0 == t) {
-            Some(b) if si > b.2 => *b = (t, i, si),
-            Some(_) => {}
-            None => best.push((t, i, si)),
-        }
-    }
-    best.into_iter().map(|(t, i, _)| (t, i)).collect()
-}
-
-/// Puts each test file just under its implementation file in `files`: the implementation
-/// first takes `lift` × the test's score if that is more than its own, then the test is
-/// capped just under it. A test whose implementation scores nothing (and is not lifted)
-/// keeps its place. Marks each test with its implementation (`UnitAcc::pair`).
-fn order_pairs(s: &mut Scratch, files: &mut Vec<(f32, u32)>, pairs: &[(u32, u32)], lift: f32) {
-    for &(t, i) in pairs {
-        let want = lift * s.units[t as usize].score;
-        let ia = s.unit(i);
-        let was = ia.score.max(0.0);
-        if want > was {
-            ia.score = want;
-            if was <= 0.0 {
-                files.push((want, i));
-            }
-        }
-    }
-    for &(t, i) in pairs {
-        let si = s.units[i as usize].score;
-        s.units[i as usize].tested = true;
-        let ta = &mut s.units[t as usize];
-        ta.pair = i + 1;
-        if si > 0.0 && ta.score > si * UNDER {
-            ta.score = si * UNDER;
-        }
-    }
-    for f in files.iter_mut() {
-        f.0 = s.units[f.1 as usize].score;
-    }
-}
-
-/// In hit mode, a test file's hits rank under the hits of its implementation file that
-/// would be shown (its best `per_file`), when that file has any.
-fn cap_test_hits(idx: &SearchIndex, s: &mut Scratch, cands: &mut [(f32, u32)], per_file: usize) {
-    let unit_of = |c: u32| idx.chunks[c as usize].unit;
-    let mut tested: Vec<(u32, f32)> = cands
-        .iter()
-        .filter(|x| s.units[unit_of(x.1) as usize].tested)
-        .map(|&(sc, c)| (unit_of(c), sc))
-        .collect();
-    tested.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
-    for group in tested.chunk_by(|a, b| a.0 == b.0) {
-        let last = group[group.len().min(per_file) - 1];
-        s.units[last.0 as usize].hit_floor = last.1;
-    }
-    for x in cands.iter_mut() {
-        let pair = s.units[unit_of(x.1) as usize].pair;
-        if pair == 0 {
-            continue;
-        }
-        let cap = s.units[(pair - 1) as usize].hit_floor * UNDER;
-        if cap > 0.0 && x.0 > cap {
-            x.0 = cap;
-        }
-    }
-}
-
-fn penalty(idx: &SearchIndex, u: usize, wants_tests: bool) -> f32 {
-    let w = &idx.weights;
-    let unit = &idx.units[u];
-    let doc = u >= idx.n_files;
-    let class = match unit.class {
-        // A query about tests wants the tests first (commits described that way mostly
-        // touch tests); the code they exercise stays close behind.
-        PathClass::Impl if wants_tests && !doc => w.test_query_impl,
-        PathClass::Impl => 1.0,
-        PathClass::Test if wants_tests => 1.0,
-        PathClass::Test => w.penalty_test,
-        // A README under docs/ is what a prose query wants; only code there is secondary.
-        PathClass::Secondary if doc => 1.0,
-        PathClass::Secondary => w.penalty_secondary,
-    };
-    let doc_w = if doc { w.doc_chunk } else { 1.0 };
-    let fixture = if unit.fixture && !wants_tests {
-        w.penalty_fixture
-    } else {
-        1.0
-    };
-    (class * doc_w * fixture) as f32
-}
-
-/// `(chunks / mean chunks)^-chunk_len_norm` for code files: a file with many definitions
-/// has many chances to hold one chunk that happens to match, so its best chunk says less.
-fn len_norm(idx: &SearchIndex, u: usize) -> f32 {
-    let alpha = idx.weights.chunk_len_norm as f32;
-    if alpha == 0.0 || u >= idx.n_files || idx.avg_chunks <= 0.0 {
-        return 1.0;
-    }
-    let (a, b) = (
-        idx.unit_chunks.get(u).copied().unwrap_or(0),
-        idx.unit_chunks.get(u + 1).copied().unwrap_or(0),
-    );
-    let n = b.saturating_sub(a).max(1) as f32;
-    (n / idx.avg_chunks).powf(-alpha)
-}
-
-fn prior_mult(ctx: &SearchContext, u: usize, n_files: usize, weight: f64) -> f32 {
-    if u >= n_files {
-        return 1.0;
-    }
-    let n = n_files as f64;
-    let p = ctx.prior.get(u).copied().unwrap_or(0.0);
-    let p = if p.is_finite() && p > 0.0 { p } else { 0.0 };
-    (1.0 + weight * (1.0 + n * p).ln()) as f32
-}
-
-/// Total positive edge weight of a code file, cached in the scratch for this query.
-fn degree(ctx: &SearchContext, s: &mut Scratch, u: u32) -> f32 {
-    let d = s.unit(u).degree;
-    if !d.is_nan() {
-        return d;
-    }
-    let total: f64 = ctx.neighbors.get(u as usize).map_or(0.0, |n| {
-        n.iter()
-            .map(|e| e.1)
-            .filter(|&x| x.is_finite() && x > 0.0)
-            .sum()
-    });
-    s.unit(u).degree = total as f32;
-    total as f32
-}
-
-/// Spreads `v` from code file `u` to its neighbours with symmetric normalisation
-/// (`w_uj / sqrt(W_u · W_j)`), so hubs imported by everything do not collect the score of
-/// every file that matched.
-fn spread(
-    ctx: &SearchContext,
-    n_files: usize,
-    u: u32,
-    v: f32,
-    s: &mut Scratch,
-    add: impl Fn(&mut UnitAcc, f32),
-) {
-    let Some(nbrs) = ctx.neighbors.get(u as usize) else {
-        return;
-    };
-    let du = degree(ctx, s, u);
-    if du <= 0.0 {
-        return;
-    }
-    for &(j, wt) in nbrs {
-        if j < n_files && j != u as usize && wt.is_finite() && wt > 0.0 {
-            let dj = degree(ctx, s, j as u32).max(wt as f32);
-            add(s.unit(j as u32), v * wt as f32 / (du * dj).sqrt());
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Derived-structure caches next to the tag cache: the linked file graph (`graph.bin`), the
 //! search index (`search.bin`) and the history signal's postings (`history-index.bin`) of
 //! the last build, so that a warm CLI call loads them
-//! instead of rebuilding them (graph linking is ~60% of a warm `map` on mypy; the search
+//! instead of rebuilding them (graph linking would be most of a warm `map`, the search
 //! index build most of a warm `search`).
 //!
 //! Format of each file: magic (one per kind), the kind's format version, a fingerprint of

@@ -98,8 +98,8 @@ pub enum Decode {
     Full,
     /// All but the references and imports, which stay encoded in the file's buffer
     /// (`CachedTags::unread_links`) until something asks for them (`read_links`). A warm
-    /// map whose graph comes from the derived cache never does: their decoding was a fifth
-    /// of such a map's CPU on mypy.
+    /// map whose graph comes from the derived cache never does, and their decoding would be
+    /// a large share of its CPU.
     MapOnly,
 }
 

@@ -3,13 +3,12 @@
 //!
 //! Runs on rayon workers, inside `Extractor::run`. Done here rather than in the tags query:
 //! tree-sitter analyses every query pattern against the grammar when it compiles the query,
-//! and on the C++ grammar the patterns spelling out these declarator forms took ~85 ms of the
-//! ~110 ms the whole query cost, paid by every run that parses a header. A pattern that only
+//! and on the C++ grammar the patterns spelling out these declarator forms would be most of
+//! the whole query's cost, paid by every run that parses a header. A pattern that only
 //! names the declaration costs next to nothing; reading its declarators here costs a few
 //! child lookups per declaration.
 //!
-//! The forms accepted are those the query's patterns used to spell out, so the tags stay the
-//! same:
+//! The forms accepted are exactly these (the tags query would spell out the same ones):
 //! - a function declarator, or one pointer or reference around it (`int *f()`, `T &f()`;
 //!   a C prototype may have two pointers, `char **f(void)`);
 //! - named by an identifier (a field identifier in a class body), or, in a C++ function

@@ -6,9 +6,8 @@
 //! Runs on rayon workers, inside `Extractor::run`. Why here: tree-sitter analyses every query
 //! pattern with child nodes against the grammar when it compiles the query. The patterns
 //! spelling out these names (`(class_specifier name: (type_identifier) @name body: (_))` and
-//! the like) took ~13 ms of the ~18 ms the C++ query took to compile, ~10 ms of Ruby's
-//! ~21 ms, ~5 ms of C#'s ~11 ms and ~2 ms of TypeScript's ~9 ms, on every run that parses
-//! such a file. A pattern that only names the node costs next to nothing, and reading a
+//! the like) would be most of the C++ and Ruby queries' compile and a good part of C#'s and
+//! TypeScript's, on every run that parses such a file. A pattern that only names the node costs next to nothing, and reading a
 //! field or two here costs a few child lookups per node.
 //!
 //! The names are exactly those the patterns matched, so the tags stay the same:

@@ -4,6 +4,7 @@
 //! functions; read by the builder on rayon workers.
 
 use super::*;
+use crate::engine::base::words::has_hump;
 
 /// A fallback name defined in more files than this is too generic to say anything.
 pub const FALLBACK_MAX_DEFINERS: usize = 20;
@@ -114,15 +115,9 @@ pub(super) fn ident_multiplier(name: &str, binding: Binding) -> f64 {
 
 pub(super) fn is_distinctive(name: &str) -> bool {
     let snake = name.contains('_') && name.chars().any(char::is_alphabetic);
-    // A hump, not just a capital: Go's exported `Validate` is one plain word. One pass and
-    // no allocation: binding asks this for every guessed edge.
-    let (mut camel, mut after_lower, mut chars) = (false, false, 0);
-    for c in name.chars() {
-        camel |= after_lower && c.is_uppercase();
-        after_lower = c.is_lowercase();
-        chars += 1;
-    }
-    (snake || camel) && chars >= 8
+    // A hump, not just a capital: Go's exported `Validate` is one plain word. No allocation:
+    // binding asks this for every guessed edge.
+    (snake || has_hump(name)) && name.chars().count() >= 8
 }
 
 /// Languages whose wildcard imports load another file's names into every file that loads
@@ -147,8 +142,8 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// The definition `is_distinctive` had before it became one pass: the characters
-    /// collected, then looked at in pairs.
+    /// `is_distinctive` by its definition: the characters collected, then looked at in
+    /// pairs.
     fn distinctive_by_pairs(name: &str) -> bool {
         let snake = name.contains('_') && name.chars().any(char::is_alphabetic);
         let chars: Vec<char> = name.chars().collect();

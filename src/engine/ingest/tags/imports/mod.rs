@@ -101,10 +101,10 @@ impl Extractor<'_, '_> {
     // ------------------------------------------------------------------ calls captured whole
 
     /// Whether a node the query captured as `@import` is one. The Ruby, TS/JS, shell and Lua
-    /// queries capture every call, the extractor keeping the imports among them: patterns naming the
-    /// method and its string argument cost ~7 ms of Ruby's ~21 ms compile and ~4 ms of
-    /// TypeScript's (`ruby_import` and `js_import` read the argument). Every other capture
-    /// is exact.
+    /// queries capture every call, the extractor keeping the imports among them: patterns
+    /// naming the method and its string argument would be a large share of Ruby's and
+    /// TypeScript's compile (`ruby_import` and `js_import` read the argument). Every other
+    /// capture is exact.
     pub(super) fn is_import(&self, node: Node) -> bool {
         match self.lang {
             Lang::Ruby => node.child_by_field_name("method").is_some_and(|m| {
@@ -132,8 +132,8 @@ impl Extractor<'_, '_> {
     }
 
     /// TS/JS: the import a variable declarator binds, with the name it binds it to: its value
-    /// is a `require("x")` call, or `await import("x")`. The two query patterns that spelt
-    /// these out cost ~4 ms of TypeScript's compile.
+    /// is a `require("x")` call, or `await import("x")`, read here rather than by two query
+    /// patterns that would lengthen TypeScript's compile.
     pub(super) fn declared_import<'t>(&self, declarator: Node<'t>) -> Option<(Node<'t>, Node<'t>)> {
         let name = declarator
             .child_by_field_name("name")
