@@ -30,6 +30,7 @@ fn r(name: &str, kind: RefKind, line: u32) -> Reference {
         kind,
         line,
         qualifier: None,
+        receiver: None,
     }
 }
 

@@ -64,7 +64,8 @@ use crate::engine::store::files::{create_temp, remove_orphaned_temps, rename_ove
 ///    map-only load can keep them undecoded (`Decode::MapOnly`).
 /// 11: each definition's `container` and the entry's table of them (`FileTags::containers`);
 ///    scope lines include the headers of containers that are not definitions.
-pub const FORMAT_VERSION: u32 = 11;
+/// 12: each reference's receiver type (`RefView::receiver`).
+pub const FORMAT_VERSION: u32 = 12;
 pub(super) const MAGIC: &[u8; 8] = b"MSCACHE\0";
 /// Cache files above this size are not read (a tags file of a huge repository is a few
 /// hundred MB).

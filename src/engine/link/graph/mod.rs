@@ -311,6 +311,7 @@ mod tests {
             kind,
             line: 1,
             qualifier: qualifier.map(str::to_string),
+            receiver: None,
         }
     }
     fn named(spec: &str, names: &[(&str, Option<&str>)]) -> Import {
@@ -1345,10 +1346,12 @@ mod tests {
             trim_heap: false,
             query_words: true,
         };
+        // What a one-shot build keeps of each file (`index::build::rehomed`).
         let mut bare = files.clone();
         for f in &mut bare {
             f.tags = Arc::new(FileTags {
                 defs: f.tags.defs.clone(),
+                containers: f.tags.containers.clone(),
                 ..FileTags::default()
             });
         }

@@ -255,7 +255,7 @@ pub(super) const PHP_SPEC: TableSpec = TableSpec {
     // Not `namespace_definition`: a braced namespace holds the code.
     opaque: &["namespace_use_declaration", "namespace_name"],
     opaque_fields: &[],
-    plain: &["name", "variable_name"],
+    plain: &["name", "variable_name", "relative_scope"],
 };
 
 /// The data rules of a language, or `None` for those with hand-written rules.
