@@ -313,3 +313,22 @@ fn refs_callers_follow_the_receiver_s_type() {
         );
     }
 }
+
+/// Ruby `Terminal::Table.new`: a gem's class (no repository module `Terminal`) is not the
+/// repository's `Table`, though it has the same name; `Jekyll::Table.new` is.
+#[test]
+fn ruby_a_qualified_constructor_is_the_qualifier_s_type() {
+    let table = "module Jekyll\n  class Table\n    def render_rows\n      1\n    end\n  end\nend\n";
+    let gem = "module Jekyll\n  class Profiler\n    def run\n      t = Terminal::Table.new\n      t.render_rows\n    end\n  end\nend\n";
+    let own = "module Jekyll\n  class Site\n    def run\n      t = Jekyll::Table.new\n      t.render_rows\n    end\n  end\nend\n";
+    let files = parse(&[
+        ("lib/jekyll/table.rb".into(), table.into()),
+        ("lib/jekyll/profiler.rb".into(), gem.into()),
+        ("lib/jekyll/site.rb".into(), own.into()),
+    ]);
+    let g = build_graph(&files, &[]);
+    let w =
+        |from: &str| common::ident_weight(&files, &g, from, "lib/jekyll/table.rb", "render_rows");
+    assert_eq!(w("lib/jekyll/profiler.rb"), 0.0);
+    assert!(w("lib/jekyll/site.rb") > 0.0);
+}

@@ -461,6 +461,11 @@ mod tests {
         fn callees(&self, _: &SearchHit) -> Vec<String> {
             vec!["decode".into(), "check".into()]
         }
+        fn callers(&self, _: &SearchHit) -> Vec<String> {
+            (1..=7)
+                .map(|i| format!("`Auth.login{i}` (`src/auth.ts:{i}`)"))
+                .collect()
+        }
     }
 
     #[test]
@@ -476,6 +481,17 @@ mod tests {
             ),
             "{a}"
         );
+        // Callers bound by the refs engine replace the uses search found.
+        let a = extractive_answer(&r, &r.hits, AnswerStyle::Default, &Calls);
+        assert!(
+            a.contains(
+                "Called from `Auth.login1` (`src/auth.ts:1`), `Auth.login2` (`src/auth.ts:2`), \
+                 `Auth.login3` (`src/auth.ts:3`), `Auth.login4` (`src/auth.ts:4`), \
+                 `Auth.login5` (`src/auth.ts:5`) and 2 more. Other matches:"
+            ),
+            "{a}"
+        );
+        assert!(!a.contains("Uses:"), "{a}");
     }
 
     #[test]

@@ -469,9 +469,7 @@ fn declared<'s, 't>(lang: Lang, src: &'s str, n: Node<'t>) -> Vec<Decl<'s>> {
                 .filter(|r| r.kind() == "call")
                 .filter(|r| field(*r, "method").and_then(|m| text(src, m)) == Some("new"))
                 .and_then(|r| field(r, "receiver"))
-                .filter(|r| matches!(r.kind(), "constant" | "scope_resolution"))
-                .and_then(|r| text(src, r))
-                .map(last_segment);
+                .and_then(|r| ruby_constant(src, r));
             push(Some(left), ty);
         }
         (Lang::Php, "simple_parameter") => {
@@ -517,6 +515,26 @@ fn declared<'s, 't>(lang: Lang, src: &'s str, n: Node<'t>) -> Vec<Decl<'s>> {
         _ => {}
     }
     out
+}
+
+/// A Ruby constant as a receiver's type: `Client`, or `Terminal::Table` as its last scope
+/// and name (`Terminal::Table`: binding reads `Terminal` as the qualifier, so a gem's
+/// `Terminal::Table` is not the repository's `Table`).
+fn ruby_constant<'s>(src: &'s str, r: Node<'_>) -> Option<&'s str> {
+    match r.kind() {
+        "constant" => text(src, r),
+        "scope_resolution" => {
+            let name = r.child_by_field_name("name")?;
+            let scope = r.child_by_field_name("scope")?;
+            let scope = match scope.kind() {
+                "constant" => scope,
+                "scope_resolution" => scope.child_by_field_name("name")?,
+                _ => return None,
+            };
+            src.get(scope.start_byte()..name.end_byte())
+        }
+        _ => None,
+    }
 }
 
 /// The one value of a Go `var_spec` (`var c = Client{}`), if it has exactly one.

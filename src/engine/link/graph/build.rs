@@ -16,7 +16,7 @@ use crate::engine::link::builtins::language_names;
 mod typed;
 mod visible;
 pub(super) use typed::{heritage_holder, members_by_name, types_by_name};
-use typed::{Ancestor, TypedMember};
+use typed::{Ancestor, Parents, TypedMember};
 pub(super) use visible::enclosing_classes;
 use visible::is_constant;
 
@@ -156,6 +156,8 @@ pub(super) struct Memo {
     lexical: FastMap<u32, Vec<Target>>,
     /// Typed member uses by (receiver id, method id) (`Builder::typed_member`).
     typed: FastMap<(u32, u32), TypedMember>,
+    /// The bases of a type (file, name id) as this file sees them (`Builder::parents`).
+    parents: FastMap<Target, Parents>,
 }
 
 pub(super) struct Builder<'a> {

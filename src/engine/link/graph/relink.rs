@@ -416,6 +416,52 @@ mod tests {
         assert_same(&back, &old);
     }
 
+    /// A type whose method a typed use reaches (through the receiver's type's base) moves
+    /// to another file: the relink binds the use to its new file, as a full build does,
+    /// binding again only the files that name what moved.
+    #[test]
+    fn a_moved_type_rebinds_its_typed_uses() {
+        let go = |path: &str, src: &str| {
+            let tags = crate::engine::ingest::tags::extract_tags(Lang::Go, src);
+            ParsedFile::new(path.into(), Lang::Go, 0, Arc::from(src), tags)
+        };
+        let alpha = "package app\n\ntype Alpha struct{ Base }\n\nfunc (a *Alpha) SaveRecord() int { return 1 }\n";
+        let base =
+            "package app\n\ntype Base struct{}\n\nfunc (b *Base) HelperMethod() int { return 1 }\n";
+        let beta = "package app\n\ntype Beta struct{}\n\nfunc (b *Beta) SaveRecord() int { return 2 }\n\nfunc (b *Beta) HelperMethod() int { return 2 }\n";
+        let user =
+            "package app\n\nfunc Run(x *Alpha) int { return x.SaveRecord() + x.HelperMethod() }\n";
+        let empty = "package app\n\nfunc Other() int { return 0 }\n";
+        let project = |base_at: usize| -> Vec<ParsedFile> {
+            let pick = |i: usize| if i == base_at { base } else { empty };
+            let mut files = vec![
+                go("app/a.go", alpha),
+                go("app/b.go", beta),
+                go("app/base.go", pick(2)),
+                go("app/c.go", pick(3)),
+                go("app/use.go", user),
+            ];
+            // Files naming nothing that moved (and enough of them that two edits are few).
+            for k in 0..4 {
+                let src = format!("package app\n\nfunc Z{k}() int {{ return {k} }}\n");
+                files.push(go(&format!("app/z{k}.go"), &src));
+            }
+            files
+        };
+        let (before, after) = (project(2), project(3));
+        let old = build_graph(&before, &[]);
+        let (relinked, bound) = build_graph_relinking(&after, &[], &before, &[], &old);
+        assert_same(&relinked, &build_graph(&after, &[]));
+        assert!(
+            bound < after.len(),
+            "{bound}: the z files are not bound again"
+        );
+        let targets =
+            |g: &FileGraph| -> Vec<usize> { g.outgoing(4).into_iter().map(|(t, _)| t).collect() };
+        assert_eq!(targets(&old), vec![0, 2], "Alpha's method, and its base's");
+        assert_eq!(targets(&relinked), vec![0, 3], "the base's, now in c.go");
+    }
+
     #[test]
     fn an_edited_import_or_a_new_file_relinks_everything() {
         let before = project(vec![def("helper", DefKind::Function)], vec![]);

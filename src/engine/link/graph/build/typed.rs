@@ -38,6 +38,17 @@ pub(super) enum TypedMember {
     Unknown,
 }
 
+/// A type's bases as a file binding sees them (`Builder::parents`).
+#[derive(Clone, Debug, Default)]
+pub(super) struct Parents {
+    /// The repository's, each a (file, type name id).
+    types: Vec<Target>,
+    /// Some base is the language's own or an external package's.
+    foreign: bool,
+    /// Some base nothing resolves.
+    unknown: bool,
+}
+
 /// One heritage name of a type in a file: `class A(B)`, `impl T for A`, `struct A { B }`.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Ancestor {
@@ -81,9 +92,13 @@ fn last_segment(name: &str) -> &str {
     &name[cut..]
 }
 
-/// `http.Client` → (`http`, `Client`); `Client` → (none, `Client`).
+/// `http.Client` → (`http`, `Client`); `Terminal::Table` → (`Terminal`, `Table`); `Client`
+/// → (none, `Client`).
 fn split_receiver(receiver: &str) -> (Option<&str>, &str) {
-    match receiver.rsplit_once('.') {
+    let split = receiver
+        .rsplit_once("::")
+        .or_else(|| receiver.rsplit_once('.'));
+    match split {
         Some((q, name)) if !q.is_empty() && !name.is_empty() => (Some(q), name),
         _ => (None, receiver),
     }
@@ -209,7 +224,7 @@ impl Builder<'_> {
         let out = match self.type_of(memo, fi, scope, q, name) {
             TypeOf::Foreign => TypedMember::Foreign,
             TypeOf::Unknown => TypedMember::Unknown,
-            TypeOf::Repo(types) => self.member_in(fi, types, id),
+            TypeOf::Repo(types) => self.member_in(memo, fi, scope, types, id),
         };
         memo.typed.insert((rid, id), out.clone());
         out
@@ -217,10 +232,15 @@ impl Builder<'_> {
 
     /// The method `id` in the types `types` (file, type name id) or their ancestors, nearest
     /// generation first.
-    fn member_in(&self, fi: usize, types: Vec<Target>, id: u32) -> TypedMember {
+    fn member_in(
+        &self,
+        memo: &mut Memo,
+        fi: usize,
+        scope: &Scope<'_>,
+        types: Vec<Target>,
+        id: u32,
+    ) -> TypedMember {
         let mut seen: FastSet<Target> = types.iter().copied().collect();
-        // Each file whose heritage is read, with its scope: the bases resolve from there.
-        let mut scopes: FastMap<usize, (Scope<'_>, Memo)> = FastMap::default();
         let mut frontier = types;
         let (mut foreign, mut unknown) = (false, false);
         for _ in 0..MAX_ANCESTRY {
@@ -229,34 +249,11 @@ impl Builder<'_> {
                 return TypedMember::Found(found);
             }
             let mut next: Vec<Target> = Vec::new();
-            for &(t, ty) in &frontier {
-                // The type's file names its bases; the use's own file may too (`impl
-                // Trait for A` beside the call, a reopened class).
-                let sources = std::iter::once(t).chain((fi != t).then_some(fi));
-                for from in sources {
-                    let bases: Vec<Ancestor> = self.ancestry[from]
-                        .iter()
-                        .filter(|a| a.ty == ty)
-                        .copied()
-                        .collect();
-                    if bases.is_empty() {
-                        continue;
-                    }
-                    let (scope, memo) = scopes
-                        .entry(from)
-                        .or_insert_with(|| (self.scope(from), Memo::default()));
-                    for a in bases {
-                        let q = a.qualifier.map(|q| self.interner.name(q));
-                        let base = self.interner.name(a.base);
-                        match self.type_of(memo, from, scope, q, base) {
-                            TypeOf::Repo(v) => {
-                                next.extend(v.into_iter().filter(|x| seen.insert(*x)));
-                            }
-                            TypeOf::Foreign => foreign = true,
-                            TypeOf::Unknown => unknown = true,
-                        }
-                    }
-                }
+            for &ty in &frontier {
+                let parents = self.parents(memo, fi, scope, ty);
+                foreign |= parents.foreign;
+                unknown |= parents.unknown;
+                next.extend(parents.types.iter().filter(|x| seen.insert(**x)));
             }
             if next.is_empty() {
                 break;
@@ -269,6 +266,48 @@ impl Builder<'_> {
         } else {
             TypedMember::Unknown
         }
+    }
+
+    /// The bases of type `(t, ty)`, resolved from the file that names each (the type's
+    /// file, or the use's file `fi`: `impl Trait for A` beside the call, a reopened class),
+    /// once per file binding (`Memo::parents`).
+    fn parents(&self, memo: &mut Memo, fi: usize, scope: &Scope<'_>, (t, ty): Target) -> Parents {
+        if let Some(hit) = memo.parents.get(&(t, ty)) {
+            return hit.clone();
+        }
+        let mut out = Parents::default();
+        for from in std::iter::once(t).chain((fi != t).then_some(fi)) {
+            let bases: Vec<Ancestor> = self.ancestry[from]
+                .iter()
+                .filter(|a| a.ty == ty)
+                .copied()
+                .collect();
+            if bases.is_empty() {
+                continue;
+            }
+            // The bases resolve from the file naming them, with its own scope.
+            let mut other = None;
+            for a in bases {
+                let q = a.qualifier.map(|q| self.interner.name(q));
+                let base = self.interner.name(a.base);
+                let found = if from == fi {
+                    self.type_of(memo, fi, scope, q, base)
+                } else {
+                    let (scope_t, memo_t) =
+                        other.get_or_insert_with(|| (self.scope(from), Memo::default()));
+                    self.type_of(memo_t, from, scope_t, q, base)
+                };
+                match found {
+                    TypeOf::Repo(v) => out.types.extend(v),
+                    TypeOf::Foreign => out.foreign = true,
+                    TypeOf::Unknown => out.unknown = true,
+                }
+            }
+        }
+        out.types.sort_unstable();
+        out.types.dedup();
+        memo.parents.insert((t, ty), out.clone());
+        out
     }
 
     /// The files defining method `id` as a member of one of `types`: the types' own files,
@@ -366,6 +405,22 @@ impl Builder<'_> {
                 files.dedup();
                 return repo(self.find_definers(memo, &files, id));
             }
+            // Ruby `Terminal::Table`: a constant of the repository's class or module of
+            // that name, or a gem's when the repository defines no such container.
+            if lang == Lang::Ruby {
+                let qid = self.interner.get(q);
+                let found = qid.map_or_else(Vec::new, |qid| self.ruby_members_of(fi, qid, id));
+                if !found.is_empty() {
+                    return repo(found);
+                }
+                let defined = qid
+                    .is_some_and(|qid| !self.definers[family(lang)].row(qid as usize).is_empty());
+                return if defined {
+                    TypeOf::Unknown
+                } else {
+                    TypeOf::Foreign
+                };
+            }
         }
         if self.defines_type(fi, id) {
             return TypeOf::Repo(vec![(fi, id)]);
@@ -401,7 +456,11 @@ impl Builder<'_> {
         if lang == Lang::Go || builtin() {
             return TypeOf::Foreign;
         }
-        // A type name only one file of the family defines is that one.
+        // A type name only one file of the family defines is that one; not where the file
+        // qualified it by something else (`other.Client`).
+        if q.is_some() {
+            return TypeOf::Unknown;
+        }
         let only: Vec<Target> = self.definers[family(lang)]
             .row(id as usize)
             .iter()
@@ -425,6 +484,10 @@ mod tests {
         assert_eq!(split_receiver("http.Client"), (Some("http"), "Client"));
         assert_eq!(split_receiver("Client"), (None, "Client"));
         assert_eq!(split_receiver(".x"), (None, ".x"));
+        assert_eq!(
+            split_receiver("Terminal::Table"),
+            (Some("Terminal"), "Table")
+        );
         assert_eq!(last_segment("Jekyll::Site"), "Site");
     }
 }
