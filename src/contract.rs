@@ -519,6 +519,8 @@ fn bound_by_name(how: crate::engine::link::graph::BoundBy) -> &'static str {
         BoundBy::NameGuess => "name_guess",
         BoundBy::LanguageName => "language_name",
         BoundBy::NotVisible => "not_visible",
+        BoundBy::Typed => "typed",
+        BoundBy::ForeignReceiver => "foreign_receiver",
     }
 }
 

@@ -643,3 +643,36 @@ fn what_a_function_calls_is_named_by_the_definitions_its_calls_bound_to() {
     );
     assert!(!answer.contains("`print`"), "{answer}");
 }
+
+/// "Who calls X" names the definitions whose uses binding sent to X (the refs engine), by
+/// qualified name and place: the call on a receiver of X's type is a caller, the call of a
+/// same-named method on another type's receiver is not.
+#[test]
+fn who_calls_a_method_is_answered_by_the_callers_bound_to_it() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_files(
+        dir.path(),
+        &[
+            (
+                "shapes/square.py",
+                "class Square:\n    def area_of_shape(self):\n        return 4\n",
+            ),
+            (
+                "shapes/circle.py",
+                "class Circle:\n    def area_of_shape(self):\n        return 3\n",
+            ),
+            (
+                "report.py",
+                "from shapes.square import Square\nfrom shapes.circle import Circle\n\n\nclass Report:\n    def total(self, s: Square):\n        return s.area_of_shape()\n\n    def round(self, c: Circle):\n        return c.area_of_shape()\n",
+            ),
+        ],
+    );
+    let v = search_dir_json(dir.path(), "who calls Square.area_of_shape");
+    assert_eq!(v["lookup"]["intent"], "callers", "{v}");
+    let answer = v["answer"].as_str().unwrap();
+    assert!(
+        answer.contains("Called from `Report.total` (`report.py:7`)."),
+        "{answer}"
+    );
+    assert!(!answer.contains("Report.round"), "{answer}");
+}

@@ -31,6 +31,7 @@ fn reference(name: &str, kind: RefKind, qualifier: Option<&str>) -> Reference {
         kind,
         line: 1,
         qualifier: qualifier.map(str::to_string),
+        receiver: None,
     }
 }
 

@@ -31,6 +31,7 @@ fn r(name: &str, kind: RefKind, line: u32) -> Reference {
         kind,
         line,
         qualifier: None,
+        receiver: None,
     }
 }
 

@@ -8,6 +8,7 @@
 mod common;
 
 mod architecture;
+mod engine_bind_receivers;
 mod engine_bind_scope;
 mod engine_budget;
 mod engine_containers;

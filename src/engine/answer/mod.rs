@@ -30,6 +30,13 @@ pub trait SymbolLinks {
     fn callees(&self, _def: &SearchHit) -> Vec<String> {
         Vec::new()
     }
+    /// Who calls the definition ("who calls X"), one entry per calling definition, each as
+    /// its qualified name and the use's place (`Router.route (src/app.ts:12)`; the place
+    /// alone at a file's top level), implementation first, strongest binding first:
+    /// `Index::links` reads them from the refs engine's bound callers (`index::refs`).
+    fn callers(&self, _def: &SearchHit) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 impl<F: Fn(&SearchHit) -> Vec<String>> SymbolLinks for F {
@@ -71,6 +78,9 @@ const OTHERS_DEFAULT: usize = 3;
 
 /// Callees named before the rest is counted.
 const CALLEES_NAMED: usize = 8;
+
+/// Callers named before the rest is counted.
+const CALLERS_NAMED: usize = 5;
 
 /// The answer for `hits` (best first, already cut to the sources shown). `links` tells who
 /// uses a definition hit's symbol and what it calls.
@@ -158,7 +168,23 @@ pub fn extractive_answer(
         .filter(|h| !shown_defs.iter().any(|d| std::ptr::eq(*d, *h)))
         .collect();
     if intent == Some(Intent::Callers) {
-        // "Who calls X": the uses of X among the sources, before anything else matched.
+        // "Who calls X": the callers binding found (the refs engine), else the uses of X
+        // among the sources; either before anything else matched.
+        let callers = shown_defs
+            .first()
+            .map(|d| links.callers(d))
+            .unwrap_or_default();
+        if !callers.is_empty() && style != AnswerStyle::Concise {
+            let named = callers
+                .iter()
+                .take(CALLERS_NAMED)
+                .map(|c| sanitize(c).into_owned());
+            let _ = write!(
+                out,
+                " Called from {}.",
+                list_with_more(named, callers.len())
+            );
+        }
         let asked = lookup.map(|l| normalize_name(&l.name));
         let (uses, rest): (Vec<&SearchHit>, Vec<&SearchHit>) = others.iter().partition(|h| {
             matches!(
@@ -169,7 +195,7 @@ pub fn extractive_answer(
                 .as_deref()
                 .is_some_and(|s| asked.as_deref() == Some(normalize_name(s).as_str()))
         });
-        if !uses.is_empty() && style != AnswerStyle::Concise {
+        if callers.is_empty() && !uses.is_empty() && style != AnswerStyle::Concise {
             let _ = write!(out, " Uses: {}.", list(uses.iter().map(|h| place(h))));
         }
         others = rest;
@@ -435,6 +461,11 @@ mod tests {
         fn callees(&self, _: &SearchHit) -> Vec<String> {
             vec!["decode".into(), "check".into()]
         }
+        fn callers(&self, _: &SearchHit) -> Vec<String> {
+            (1..=7)
+                .map(|i| format!("`Auth.login{i}` (`src/auth.ts:{i}`)"))
+                .collect()
+        }
     }
 
     #[test]
@@ -450,6 +481,17 @@ mod tests {
             ),
             "{a}"
         );
+        // Callers bound by the refs engine replace the uses search found.
+        let a = extractive_answer(&r, &r.hits, AnswerStyle::Default, &Calls);
+        assert!(
+            a.contains(
+                "Called from `Auth.login1` (`src/auth.ts:1`), `Auth.login2` (`src/auth.ts:2`), \
+                 `Auth.login3` (`src/auth.ts:3`), `Auth.login4` (`src/auth.ts:4`), \
+                 `Auth.login5` (`src/auth.ts:5`) and 2 more. Other matches:"
+            ),
+            "{a}"
+        );
+        assert!(!a.contains("Uses:"), "{a}");
     }
 
     #[test]

@@ -588,6 +588,9 @@ pub struct Reference {
     /// For a member or selector use (`pkg.Func`, `mod.func()`, `obj.method()`): the object
     /// expression when it is a plain identifier (`pkg`, `mod`, `obj`, `this`).
     pub qualifier: Option<String>,
+    /// The receiver's type where the file states it (see [`RefView::receiver`]).
+    #[serde(default)]
+    pub receiver: Option<String>,
 }
 
 impl Reference {
@@ -597,6 +600,7 @@ impl Reference {
             kind: self.kind,
             line: self.line,
             qualifier: self.qualifier.as_deref(),
+            receiver: self.receiver.as_deref(),
         }
     }
 }
@@ -609,9 +613,16 @@ pub struct RefView<'a> {
     pub name: &'a str,
     pub kind: RefKind,
     pub qualifier: Option<&'a str>,
+    /// The type of the receiver a member use is made on, where the file states it
+    /// (`ingest::tags::receivers`): the enclosing type for `self.m()` / `this.m()` and for a
+    /// method called without a receiver inside a class (Ruby, Java, C#, C++), a declared
+    /// parameter or local type (`c *http.Client` → `http.Client`), or the type a local was
+    /// constructed as (`x = Client()`, `new Client()`, `Client::new()`). As written, with a
+    /// one-segment qualifier kept before a `.` (`http.Client`); binding resolves it.
+    pub receiver: Option<&'a str>,
 }
 
-/// One reference, 12 bytes: its names are indexes into the list's table, the kind shares a
+/// One reference, 16 bytes: its names are indexes into the list's table, the kind shares a
 /// word with the name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 struct PackedRef {
@@ -620,6 +631,8 @@ struct PackedRef {
     /// Qualifier's name index + 1; 0 for none.
     qualifier: u32,
     line: u32,
+    /// Receiver type's name index + 1; 0 for none.
+    receiver: u32,
 }
 
 const KIND_BITS: u32 = 3;
@@ -664,7 +677,7 @@ pub(crate) fn unpack_name_kind(packed: u32) -> (usize, RefKind) {
 /// A file's references, sorted by (line, name, kind, qualifier) and distinct.
 ///
 /// Why packed: references are most of what an index holds (354k in mypy). As `Reference`
-/// values they took 56 bytes each plus one or two small heap strings; here each is 12 bytes
+/// values they took 56 bytes each plus one or two small heap strings; here each is 16 bytes
 /// and every distinct name of the file is stored once, in one buffer.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RefList {
@@ -760,17 +773,21 @@ impl RefList {
             let Some(name) = intern(&mut list, r.name) else {
                 break;
             };
-            let qualifier = match r.qualifier {
-                None => 0,
-                Some(q) => match intern(&mut list, q) {
-                    Some(i) => i + 1,
-                    None => break,
-                },
+            let mut optional = |list: &mut RefList, text: Option<&'a str>| match text {
+                None => Some(0),
+                Some(q) => intern(list, q).map(|i| i + 1),
+            };
+            let Some(qualifier) = optional(&mut list, r.qualifier) else {
+                break;
+            };
+            let Some(receiver) = optional(&mut list, r.receiver) else {
+                break;
             };
             list.items.push(PackedRef {
                 name_kind: pack_name_kind(name, r.kind),
                 qualifier,
                 line: r.line,
+                receiver,
             });
         }
         list.names.shrink_to_fit();
@@ -803,9 +820,20 @@ impl RefList {
     }
 
     /// Each reference as stored: (name index and kind packed by [`pack_name_kind`], qualifier
-    /// index + 1 or 0), in the list's order.
-    pub(crate) fn packed_uses(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
-        self.items.iter().map(|r| (r.name_kind, r.qualifier))
+    /// index + 1 or 0, receiver index + 1 or 0), in the list's order.
+    pub(crate) fn packed_uses(&self) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
+        self.items
+            .iter()
+            .map(|r| (r.name_kind, r.qualifier, r.receiver))
+    }
+
+    /// Each heritage use as stored: (line, name index, qualifier index + 1 or 0).
+    pub(crate) fn packed_heritage(&self) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
+        let heritage = kind_code(RefKind::Heritage);
+        self.items
+            .iter()
+            .filter(move |r| r.name_kind & ((1 << KIND_BITS) - 1) == heritage)
+            .map(|r| (r.line, r.name_kind >> KIND_BITS, r.qualifier))
     }
 
     fn name_at(&self, i: usize) -> &str {
@@ -835,6 +863,7 @@ impl<'a> RefIter<'a> {
             name: self.list.name_at(name),
             kind,
             qualifier: (r.qualifier > 0).then(|| self.list.name_at(r.qualifier as usize - 1)),
+            receiver: (r.receiver > 0).then(|| self.list.name_at(r.receiver as usize - 1)),
         }
     }
 }
@@ -1516,6 +1545,7 @@ mod tests {
             kind: RefKind::Call,
             line: 3,
             qualifier: Some("obj".into()),
+            receiver: None,
         }]);
         let flat = Flat {
             names: "call_meobj",

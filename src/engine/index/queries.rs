@@ -351,11 +351,56 @@ pub struct IndexLinks<'a>(&'a Index);
 
 /// Callee uses the answer asks the refs engine for (it names a few; the count is whole).
 const ANSWER_CALLEE_USES: usize = 50;
+/// Caller uses the answer asks the refs engine for.
+const ANSWER_CALLER_USES: usize = crate::engine::index::refs::MAX_TOP;
 
 impl SymbolLinks for IndexLinks<'_> {
     fn users(&self, def: &SearchHit) -> Vec<String> {
         self.0
             .symbol_users(&def.file_path, def.symbol.as_deref().unwrap_or(""))
+    }
+
+    fn callers(&self, def: &SearchHit) -> Vec<String> {
+        let req = RefsRequest {
+            target: RefTarget::At {
+                path: def.file_path.clone(),
+                line: def.line_range.start,
+            },
+            direction: Direction::Callers,
+            top: ANSWER_CALLER_USES,
+        };
+        let Ok(answer) = self.0.references(&req) else {
+            return Vec::new();
+        };
+        let mut seen: Vec<String> = Vec::new();
+        let mut out: Vec<String> = Vec::new();
+        for group in answer.groups.iter().take(1) {
+            for site in &group.callers {
+                let place = format!("{}:{}", site.path, site.line);
+                let caller = site
+                    .enclosing
+                    .as_ref()
+                    .map(|e| e.qualified_name.clone().unwrap_or_else(|| e.name.clone()));
+                // One entry per calling definition (its first use); top-level uses each.
+                let key = match &caller {
+                    Some(c) => format!("{}\0{c}", site.path),
+                    None => place.clone(),
+                };
+                if seen.contains(&key) {
+                    continue;
+                }
+                seen.push(key);
+                let guess = if site.ambiguous { ", ambiguous" } else { "" };
+                out.push(match caller {
+                    Some(c) => format!("`{c}` (`{place}`{guess})"),
+                    None => format!(
+                        "`{place}`{}",
+                        if guess.is_empty() { "" } else { " (ambiguous)" }
+                    ),
+                });
+            }
+        }
+        out
     }
 
     fn callees(&self, def: &SearchHit) -> Vec<String> {

@@ -18,7 +18,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::engine::base::model::{
-    DefKind, Definition, FileTags, Lang, LineRange, ParsedFile, RefKind,
+    DefKind, Definition, FileTags, Lang, LineRange, ParsedFile, RefKind, RefView,
 };
 use crate::engine::index::Index;
 use crate::engine::link::graph::{bind_uses, Binding, BoundTarget, BoundUse};
@@ -182,6 +182,9 @@ pub enum UseBinding {
     SameFile,
     /// `Imported.member`: a member looked up in the file defining the imported name.
     Member,
+    /// A member of the receiver's type (or an ancestor's), the type as the file states it:
+    /// `self.m()` in a class, `c.m()` with `c` declared or constructed as a type.
+    Typed,
     /// The import's module, which has no definition of the name (callees only).
     Module,
     /// Go: a method of that name in the same package; the receiver's type is unknown.
@@ -193,11 +196,12 @@ pub enum UseBinding {
 }
 
 impl UseBinding {
-    pub const ALL: [UseBinding; 8] = [
+    pub const ALL: [UseBinding; 9] = [
         UseBinding::Import,
         UseBinding::SamePackage,
         UseBinding::SameFile,
         UseBinding::Member,
+        UseBinding::Typed,
         UseBinding::Module,
         UseBinding::PackageMethod,
         UseBinding::NameGuess,
@@ -211,6 +215,7 @@ impl UseBinding {
             UseBinding::SamePackage => "same_package",
             UseBinding::SameFile => "same_file",
             UseBinding::Member => "member",
+            UseBinding::Typed => "typed",
             UseBinding::Module => "module",
             UseBinding::PackageMethod => "package_method",
             UseBinding::NameGuess => "name_guess",
@@ -225,6 +230,7 @@ impl UseBinding {
             UseBinding::SamePackage => "same package",
             UseBinding::SameFile => "same file",
             UseBinding::Member => "member",
+            UseBinding::Typed => "receiver's type",
             UseBinding::Module => "module",
             UseBinding::PackageMethod => "package method",
             UseBinding::NameGuess => "guess by name",
@@ -594,7 +600,7 @@ impl Index {
         for (&s, uses) in bound {
             let file = &self.files[s];
             for r in &file.tags.refs {
-                let Some(u) = uses.find(r.name, r.kind, r.qualifier, r.line) else {
+                let Some(u) = uses.find(r) else {
                     continue;
                 };
                 let site = if s == t {
@@ -680,7 +686,7 @@ impl Index {
             if !lines.contains(r.line) {
                 continue;
             }
-            let Some(u) = uses.find(r.name, r.kind, r.qualifier, r.line) else {
+            let Some(u) = uses.find(r) else {
                 continue;
             };
             if u.targets.is_empty() {
@@ -885,6 +891,7 @@ fn use_binding(
             }
         }
         Binding::Member => UseBinding::Member,
+        Binding::Typed => UseBinding::Typed,
         Binding::ModuleOnly => UseBinding::Module,
         Binding::PackageMethod => UseBinding::PackageMethod,
         Binding::Fallback => UseBinding::NameGuess,
@@ -892,11 +899,14 @@ fn use_binding(
     }
 }
 
-/// One file's bound uses, looked up by (name, kind, qualifier), import statements' names by
-/// (line, name).
+/// A bound use's key: (name, kind, qualifier, receiver).
+type UseKey = (String, RefKind, Option<String>, Option<String>);
+
+/// One file's bound uses, looked up by (name, kind, qualifier, receiver), import statements'
+/// names by (line, name).
 struct FileUses {
     uses: Vec<BoundUse>,
-    by_key: HashMap<(String, RefKind, Option<String>), usize>,
+    by_key: HashMap<UseKey, usize>,
 }
 
 impl FileUses {
@@ -905,20 +915,23 @@ impl FileUses {
             .iter()
             .enumerate()
             .filter(|(_, u)| u.import.is_none())
-            .map(|(i, u)| ((u.name.clone(), u.kind, u.qualifier.clone()), i))
+            .map(|(i, u)| {
+                let key = (
+                    u.name.clone(),
+                    u.kind,
+                    u.qualifier.clone(),
+                    u.receiver.clone(),
+                );
+                (key, i)
+            })
             .collect();
         FileUses { uses, by_key }
     }
 
     /// The bound use a reference is: an import statement's name by its line and name (the
-    /// imported or the local one), anything else by (name, kind, qualifier).
-    fn find(
-        &self,
-        name: &str,
-        kind: RefKind,
-        qualifier: Option<&str>,
-        line: u32,
-    ) -> Option<&BoundUse> {
+    /// imported or the local one), anything else by (name, kind, qualifier, receiver).
+    fn find(&self, r: RefView<'_>) -> Option<&BoundUse> {
+        let (name, kind, qualifier, line) = (r.name, r.kind, r.qualifier, r.line);
         if kind == RefKind::Import {
             let named = |u: &&BoundUse| {
                 u.import
@@ -931,7 +944,12 @@ impl FileUses {
                 .find(|u| u.import.as_ref().is_some_and(|(l, _)| *l == line))
                 .or_else(|| imports().find(named));
         }
-        let key = (name.to_string(), kind, qualifier.map(str::to_string));
+        let key = (
+            name.to_string(),
+            kind,
+            qualifier.map(str::to_string),
+            r.receiver.map(str::to_string),
+        );
         self.by_key.get(&key).and_then(|&i| self.uses.get(i))
     }
 }
@@ -1032,7 +1050,7 @@ mod tests {
             };
             for r in &index.files[s].tags.refs {
                 if r.kind != RefKind::Import {
-                    add(file_uses.find(r.name, r.kind, r.qualifier, r.line).unwrap());
+                    add(file_uses.find(r).unwrap());
                 }
             }
             for u in uses.iter().filter(|u| u.import.is_some()) {

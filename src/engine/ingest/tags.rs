@@ -25,6 +25,7 @@ mod defs;
 mod imports;
 mod macros;
 mod named;
+mod receivers;
 mod refs;
 
 use std::borrow::Cow;
@@ -39,7 +40,7 @@ use tree_sitter::{
 
 use crate::engine::base::cpu_clock::CpuDeadline;
 use crate::engine::base::model::{
-    DefKind, FileTags, Import, Lang, RefKind, RefList, RefView, Reference,
+    Container, DefKind, Definition, FileTags, Import, Lang, RefKind, RefList, RefView, Reference,
 };
 use crate::engine::ingest::captures::{capture_role, CaptureRole, DefSpec};
 use crate::engine::ingest::lang::{self, TagsQuery};
@@ -308,6 +309,9 @@ struct RefCandidate<'s> {
     name: &'s str,
     kind: RefKind,
     qualifier: Option<&'s str>,
+    /// Made on a receiver that is not a plain name (`a.b().m()`, `@x.m`): no qualifier is
+    /// kept, and yet it is not a call on the enclosing instance (`receivers`).
+    chained: bool,
 }
 
 /// Node ids (addresses) hashed by FxHash: SipHash showed up in profiles for these small
@@ -340,6 +344,8 @@ struct Extractor<'s, 't> {
     /// TS/JS: name node id → the object a member assigned a function is defined on
     /// (`scan_assignment`).
     assigned_to: HashMap<usize, AssignedTo<'s>, IdBuild>,
+    /// Nodes that declare a name with a type (`receivers::DeclKinds`).
+    decls: Vec<Node<'t>>,
 }
 
 /// What a TS/JS member assigned a function is defined on (`Extractor::scan_assignment`).
@@ -368,6 +374,7 @@ impl<'s, 't> Extractor<'s, 't> {
             import_index: HashMap::default(),
             containers: Vec::new(),
             assigned_to: HashMap::default(),
+            decls: Vec::new(),
         }
     }
 
@@ -395,7 +402,7 @@ impl<'s, 't> Extractor<'s, 't> {
         let mut tags = FileTags::default();
         let (imports, import_refs) = self.build_imports();
         (tags.defs, tags.containers) = self.build_defs();
-        tags.refs = self.build_refs(&imports, import_refs);
+        tags.refs = self.build_refs(&imports, import_refs, &tags.defs, &tags.containers);
         tags.imports = imports;
         tags.imports.shrink_to_fit();
         tags.module_scoped = self.is_js_module(tree.root_node(), !tags.imports.is_empty());
@@ -459,6 +466,7 @@ impl<'s, 't> Extractor<'s, 't> {
         query_cursor.set_max_start_depth(Some(0));
         let src = self.src.as_bytes();
         let mut cursor = tree.walk();
+        let decl_kinds = receivers::DeclKinds::of(self.lang);
         let mut stack: Vec<Frame<'t>> = Vec::with_capacity(64);
         // Ancestors whose subtree holds no references (`Rules::is_opaque`: import statements
         // of the languages with data rules, a C# namespace's name).
@@ -495,6 +503,9 @@ impl<'s, 't> Extractor<'s, 't> {
             }
             if let Some(parent) = stack.last_mut() {
                 rules.note_qualifier(parent, &frame);
+            }
+            if decl_kinds.records(kind) {
+                self.decls.push(node);
             }
             visited = visited.wrapping_add(1);
             if visited.is_multiple_of(CLOCK_EVERY_NODES) && deadline.passed() {
@@ -538,10 +549,13 @@ impl<'s, 't> Extractor<'s, 't> {
             return;
         }
         let qualifier = rules.plain_qualifier(qualifier).and_then(|q| self.text(q));
+        // The member's node has a receiver the rules did not keep (not a plain name).
+        let chained = stack.last().is_some_and(|p| p.qual.is_some());
         self.refs.push(RefCandidate {
             line: line_of(frame.node.start_position().row),
             name,
             kind,
+            chained: chained && qualifier.is_none(),
             qualifier,
         });
     }
@@ -905,11 +919,25 @@ impl<'s, 't> Extractor<'s, 't> {
 
     // ------------------------------------------------------------------ references
 
-    fn build_refs(&mut self, imports: &[Import], import_refs: Vec<Reference>) -> RefList {
+    fn build_refs(
+        &mut self,
+        imports: &[Import],
+        import_refs: Vec<Reference>,
+        defs: &[Definition],
+        containers: &[Container],
+    ) -> RefList {
         // Sorted and deduplicated while still borrowed (most candidates repeat a name on its
         // line), then packed: each distinct name is copied once per file.
         self.refs.sort_unstable();
-        self.refs.dedup();
+        // One use per (line, name, kind, qualifier): a bare one among them makes it bare.
+        self.refs.dedup_by(|b, a| {
+            let same =
+                (a.line, a.name, a.kind, a.qualifier) == (b.line, b.name, b.kind, b.qualifier);
+            if same {
+                a.chained &= b.chained;
+            }
+            same
+        });
         // A plain use of a name the file binds itself (`const app = express()` …
         // `app.use(…)`) means that binding, not a same-named definition elsewhere: left out,
         // it cannot become a bare-name guess into another file.
@@ -931,21 +959,32 @@ impl<'s, 't> Extractor<'s, 't> {
                     || !bound.contains(r.name)
             });
         }
-        if import_refs.is_empty() {
-            return RefList::from_sorted(self.refs.iter().map(|r| RefView {
+        let uses: Vec<receivers::UseAt<'_>> = self
+            .refs
+            .iter()
+            .map(|r| receivers::UseAt {
                 line: r.line,
                 name: r.name,
                 kind: r.kind,
                 qualifier: r.qualifier,
-            }));
-        }
-        let mut all: Vec<RefView<'_>> = Vec::with_capacity(self.refs.len() + import_refs.len());
-        all.extend(self.refs.iter().map(|r| RefView {
+                chained: r.chained,
+            })
+            .collect();
+        let (receiver_of, types) =
+            receivers::receivers(self.lang, self.src, &self.decls, defs, containers, &uses);
+        drop(uses);
+        let views = self.refs.iter().zip(&receiver_of).map(|(r, &ty)| RefView {
             line: r.line,
             name: r.name,
             kind: r.kind,
             qualifier: r.qualifier,
-        }));
+            receiver: ty.and_then(|t| types.get(t as usize)).map(String::as_str),
+        });
+        if import_refs.is_empty() {
+            return RefList::from_sorted(views);
+        }
+        let mut all: Vec<RefView<'_>> = Vec::with_capacity(self.refs.len() + import_refs.len());
+        all.extend(views);
         all.extend(import_refs.iter().map(Reference::view));
         // RefView orders by (line, name, kind, qualifier), the candidates' order.
         all.sort_unstable();

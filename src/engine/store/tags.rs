@@ -67,7 +67,8 @@ use crate::engine::store::files::{create_temp, remove_orphaned_temps, rename_ove
 /// 12: `Definition::declaration` and `DefKind::Module`; C++ files are parsed with their
 ///    attribute and scope macros blanked (`tags::macros`); JS members assigned a function
 ///    are definitions.
-pub const FORMAT_VERSION: u32 = 12;
+/// 13: each reference's receiver type (`RefView::receiver`).
+pub const FORMAT_VERSION: u32 = 13;
 pub(super) const MAGIC: &[u8; 8] = b"MSCACHE\0";
 /// Cache files above this size are not read (a tags file of a huge repository is a few
 /// hundred MB).

@@ -27,6 +27,9 @@ pub(crate) enum Binding {
     Resolved,
     /// `Imported.member`: a member found in the file defining the imported name.
     Member,
+    /// A member use on a receiver whose type the file states, found in that type or an
+    /// ancestor (`build::typed`).
+    Typed,
     /// The import resolved, but no definition of the name was found in the module.
     ModuleOnly,
     /// A Go method call matched to a method of the same package.
@@ -47,6 +50,8 @@ pub enum BoundBy {
     SamePackage,
     /// A member of a bound name (`Imported.member`).
     Member,
+    /// A member of the receiver's type (or an ancestor's), the type as the file states it.
+    Typed,
     /// A method call on a receiver of unknown type, guessed by the method's name.
     MethodGuess,
     /// A bare name no import or scope binds, guessed by the name.
@@ -57,6 +62,9 @@ pub enum BoundBy {
     /// Dropped: a method guess into a file that the use's file neither imports nor shares a
     /// package with (its receiver's type is not in view).
     NotVisible,
+    /// Dropped: a method guess on a receiver whose type the file states, and which is the
+    /// language's own or an external package's (or inherits the method from one).
+    ForeignReceiver,
 }
 
 /// How many uses of `name`, from how many files, reached a file `how` (`explain_bindings`).
@@ -79,6 +87,8 @@ impl BoundBy {
             BoundBy::NameGuess => "bare-name guess",
             BoundBy::LanguageName => "dropped as the language's own name",
             BoundBy::NotVisible => "dropped: method guess out of view",
+            BoundBy::Typed => "receiver's type",
+            BoundBy::ForeignReceiver => "dropped: receiver's type is not the repository's",
         }
     }
 }
@@ -88,6 +98,10 @@ impl Binding {
         match self {
             Binding::Resolved => 1.0,
             Binding::Member => 0.7,
+            // The type is known (declared, constructed or enclosing) and the member found in
+            // its container: as sure as `Imported.member`, and more, since the container is
+            // checked and not only the file; short of an import naming the definition.
+            Binding::Typed => 0.8,
             Binding::ModuleOnly | Binding::PackageMethod => 0.5,
             Binding::Fallback => 0.1,
             Binding::MethodFallback => 0.02,

@@ -16,8 +16,11 @@ use crate::engine::link::builtins::language_names;
 mod qualified;
 mod reexports;
 mod tables;
+mod typed;
 mod unqualified;
 mod visible;
+pub(super) use typed::{heritage_holder, members_by_name, types_by_name};
+use typed::{Ancestor, Parents, TypedMember};
 pub(super) use visible::enclosing_classes;
 use visible::is_constant;
 
@@ -155,6 +158,10 @@ pub(super) struct Memo {
     /// (`Builder::ruby_lexical_definers`).
     nesting: Option<Vec<Vec<u32>>>,
     lexical: FastMap<u32, Vec<Target>>,
+    /// Typed member uses by (receiver id, method id) (`Builder::typed_member`).
+    typed: FastMap<(u32, u32), TypedMember>,
+    /// The bases of a type (file, name id) as this file sees them (`Builder::parents`).
+    parents: FastMap<Target, Parents>,
 }
 
 pub(super) struct Builder<'a> {
@@ -186,6 +193,11 @@ pub(super) struct Builder<'a> {
     def_files: OnceLock<Csr<u32>>,
     /// Definition names were interned first: ids below this are theirs.
     n_def_ids: usize,
+    /// Per file: the heritage names of the types it defines (`typed::ancestry_of`).
+    ancestry: Vec<Vec<Ancestor>>,
+    /// Per (method id, type name id): the files defining that method in that type. Made on
+    /// the first typed use (`typed::member_files`).
+    member_files: OnceLock<FastMap<(u32, u32), Vec<u32>>>,
 }
 
 /// Past this many files, a file's `reach` is not kept (the search runs in full): a big
@@ -245,9 +257,12 @@ pub struct TakenUses {
 pub struct UseCounts {
     /// The list's distinct names, in its order.
     names: NameTable,
-    /// (name index and kind packed by `pack_name_kind`, qualifier index + 1 or 0, uses),
-    /// sorted.
-    pub(super) items: Vec<(u32, u32, u32)>,
+    /// (name index and kind packed by `pack_name_kind`, qualifier index + 1 or 0, receiver
+    /// index + 1 or 0, uses), sorted.
+    pub(super) items: Vec<(u32, u32, u32, u32)>,
+    /// The heritage uses with their lines (line, name index, qualifier index + 1 or 0):
+    /// which type each names a base of (`typed::ancestry_of`).
+    heritage: Vec<(u32, u32, u32)>,
 }
 
 impl UseCounts {
@@ -256,22 +271,36 @@ impl UseCounts {
     /// is a sort of two words per reference, with no name hashed or copied one by one (this
     /// runs on every parsed file of a one-shot build).
     pub fn from_refs(refs: &RefList) -> UseCounts {
-        let mut keys: Vec<(u32, u32)> = refs
+        let mut keys: Vec<(u32, u32, u32)> = refs
             .packed_uses()
-            .filter(|&(name_kind, _)| unpack_name_kind(name_kind).1 != RefKind::Import)
+            .filter(|&(name_kind, _, _)| unpack_name_kind(name_kind).1 != RefKind::Import)
             .collect();
         keys.sort_unstable();
-        let mut items: Vec<(u32, u32, u32)> = Vec::new();
-        for (name_kind, qualifier) in keys {
+        let mut items: Vec<(u32, u32, u32, u32)> = Vec::new();
+        for (name_kind, qualifier, receiver) in keys {
             match items.last_mut() {
-                Some(last) if (last.0, last.1) == (name_kind, qualifier) => last.2 += 1,
-                _ => items.push((name_kind, qualifier, 1)),
+                Some(last) if (last.0, last.1, last.2) == (name_kind, qualifier, receiver) => {
+                    last.3 += 1;
+                }
+                _ => items.push((name_kind, qualifier, receiver, 1)),
             }
         }
         UseCounts {
             names: refs.name_table().clone(),
             items,
+            heritage: refs.packed_heritage().collect(),
         }
+    }
+
+    /// The heritage uses: (line, name, qualifier).
+    pub(super) fn heritage(&self) -> impl Iterator<Item = (u32, &str, Option<&str>)> {
+        self.heritage.iter().map(|&(line, name, q)| {
+            (
+                line,
+                self.name_at(name as usize),
+                (q > 0).then(|| self.name_at(q as usize - 1)),
+            )
+        })
     }
 
     /// The distinct names, in the references' first-use order.
@@ -283,14 +312,15 @@ impl UseCounts {
         self.names.get(i)
     }
 
-    /// (name, kind, qualifier, number of uses).
+    /// (name, kind, qualifier, receiver, number of uses).
     pub(super) fn uses(&self) -> impl Iterator<Item = Use<'_>> {
-        self.items.iter().map(|&(nk, q, count)| {
+        self.items.iter().map(|&(nk, q, recv, count)| {
             let (name, kind) = unpack_name_kind(nk);
             Use {
                 name: self.name_at(name),
                 kind,
                 qualifier: (q > 0).then(|| self.name_at(q as usize - 1)),
+                receiver: (recv > 0).then(|| self.name_at(recv as usize - 1)),
                 count,
             }
         })
@@ -302,6 +332,8 @@ pub(super) struct Use<'r> {
     pub(super) name: &'r str,
     pub(super) kind: RefKind,
     pub(super) qualifier: Option<&'r str>,
+    /// The receiver's type where the file states it (`RefView::receiver`).
+    pub(super) receiver: Option<&'r str>,
     pub(super) count: u32,
 }
 
@@ -310,6 +342,7 @@ pub(super) fn uses_of(refs: &RefList) -> impl Iterator<Item = Use<'_>> {
         name: r.name,
         kind: r.kind,
         qualifier: r.qualifier,
+        receiver: r.receiver,
         count: 1,
     })
 }
@@ -584,6 +617,26 @@ fn new_builder<'a>(
 
     let supporting_paths: Vec<bool> = files.iter().map(|f| is_supporting_path(&f.path)).collect();
     let external_stubs = external_stub_files(files, &supporting_paths);
+    let ancestry: Vec<Vec<Ancestor>> = (0..n)
+        .into_par_iter()
+        .map(|fi| {
+            let tags = &files[fi].tags;
+            match owned_refs {
+                Some(lists) => match lists.get(fi) {
+                    Some(uses) => typed::ancestry_of(tags, uses.heritage(), &interner),
+                    None => Vec::new(),
+                },
+                None => typed::ancestry_of(
+                    tags,
+                    tags.refs
+                        .iter()
+                        .filter(|r| r.kind == RefKind::Heritage)
+                        .map(|r| (r.line, r.name, r.qualifier)),
+                    &interner,
+                ),
+            }
+        })
+        .collect();
     Builder {
         files,
         owned_imports,
@@ -608,6 +661,8 @@ fn new_builder<'a>(
         },
         def_files: OnceLock::new(),
         n_def_ids,
+        ancestry,
+        member_files: OnceLock::new(),
     }
 }
 
@@ -618,6 +673,8 @@ pub(crate) struct BoundUse {
     pub name: String,
     pub kind: RefKind,
     pub qualifier: Option<String>,
+    /// The receiver's type as the file states it (`RefView::receiver`).
+    pub receiver: Option<String>,
     /// An import statement's name: the statement's line, and the local name when it is an
     /// alias (`name` is the imported one). `None` for every other use.
     pub import: Option<(u32, Option<String>)>,
@@ -916,6 +973,7 @@ impl<'a> Builder<'a> {
                 name: r.name.to_string(),
                 kind: r.kind,
                 qualifier: r.qualifier.map(str::to_string),
+                receiver: r.receiver.map(str::to_string),
                 import: None,
                 targets: targets(acc, r.kind),
             });
@@ -938,6 +996,7 @@ impl<'a> Builder<'a> {
                         name: nm.name.clone(),
                         kind: RefKind::Import,
                         qualifier: None,
+                        receiver: None,
                         import: Some((imp.line, nm.alias.clone())),
                         targets: targets(acc, RefKind::Import),
                     });

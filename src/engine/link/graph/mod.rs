@@ -17,6 +17,20 @@
 //!    are listed once per file (`Builder::reach_of`) and a name none of them defines is not
 //!    searched for at all: the search could only have found definitions there.
 //! 2. Defined in its own file: no edge.
+//!
+//!    Then a member use whose receiver's type the file states (`RefView::receiver`, read at
+//!    tag time: the enclosing type for `self.m()` / `this.m()` / `$this->m()` / `Self::m()`
+//!    and for Ruby's, Java's, C#'s and C++'s calls without a receiver; a declared parameter,
+//!    local or field type, `c *http.Client`; a plain construction, `x = Client()`): the type
+//!    is resolved from the file as a name is (import, package, namespace, Ruby's nesting, a
+//!    type only one file defines), and the use binds to the method of that name whose
+//!    container is the type (in the type's files, or a file holding its members without
+//!    defining a type of that name: a Go method in another file of the package, a Rust
+//!    `impl`, a C++ member out of line), else to the nearest ancestor's (the heritage the
+//!    type's files or the use's file name for it, up to 4 generations: `build::typed`). A
+//!    type that is the language's own or an external package's, or that inherits the method
+//!    from one, drops the use; a type nothing resolves leaves it to the rules below (a call
+//!    without a receiver only ever binds this way when it finds the method).
 //! 3. Go: an unqualified name → the files of the same package (directory) defining it, or a
 //!    dot-import; never anything else. Python `from m import *` likewise. Java: a
 //!    capitalized unqualified name → the same directory's files defining it (its package),
@@ -36,8 +50,8 @@
 //!    what `Object.keys` means elsewhere); names with more than `FALLBACK_MAX_DEFINERS`
 //!    definers and single-character names are skipped. A member use with a qualifier that is
 //!    not an import (`x.Close()`, `self.m()`) only matches method definitions, much weaker,
-//!    and in Go first the same package's methods; a receiver's type is not known, so the
-//!    guess lands only in files the use's file has in view (`Builder::in_view`: what its
+//!    and in Go first the same package's methods; where the receiver's type is not known,
+//!    the guess lands only in files the use's file has in view (`Builder::in_view`: what its
 //!    imports reach, transitively where includes are, or its own directory, its package by
 //!    convention), split among them: `client.Do` on a stdlib `*http.Client` is not any
 //!    repository `Do` the file cannot see. A method every value has (`to_s`, `equals`,
@@ -57,9 +71,10 @@
 //! splitting over targets makes one ambiguous reference worth as much as an unambiguous one
 //! in total.
 //! - kind: Heritage 2, Call 1, Type 1, Reference 0.5, the import statement's own name 0.5;
-//! - class: resolved (import, Go package) 1, `Imported.member` 0.7, module without the
-//!   definition 0.5, Go same-package method 0.5, bare-name fallback 0.1, method fallback 0.02
-//!   (so a resolved use outweighs a guess 10-50×, before the split over definers);
+//! - class: resolved (import, Go package) 1, a member of the receiver's stated type 0.8,
+//!   `Imported.member` 0.7, module without the definition 0.5, Go same-package method 0.5,
+//!   bare-name fallback 0.1, method fallback 0.02 (so a resolved use outweighs a guess
+//!   10-50×, before the split over definers);
 //! - identifier: `_private` ×0.1; a long camelCase/snake_case name ×3 on guesses only (it makes
 //!   a bare-name match more likely right; on resolved edges it says nothing). Mentioned
 //!   identifiers (×10) are applied per request in `rank`.
@@ -312,6 +327,7 @@ mod tests {
             kind,
             line: 1,
             qualifier: qualifier.map(str::to_string),
+            receiver: None,
         }
     }
     fn named(spec: &str, names: &[(&str, Option<&str>)]) -> Import {
@@ -1346,10 +1362,12 @@ mod tests {
             trim_heap: false,
             query_words: true,
         };
+        // What a one-shot build keeps of each file (`index::build::rehomed`).
         let mut bare = files.clone();
         for f in &mut bare {
             f.tags = Arc::new(FileTags {
                 defs: f.tags.defs.clone(),
+                containers: f.tags.containers.clone(),
                 ..FileTags::default()
             });
         }

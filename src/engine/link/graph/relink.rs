@@ -18,7 +18,7 @@
 //! Threads: the engine worker (or whichever thread refreshes the index); binding fans out on
 //! rayon as in a full build.
 
-use super::build::enclosing_classes;
+use super::build::{enclosing_classes, heritage_holder, members_by_name, types_by_name};
 use super::words::{def_word_counts, PathTables};
 use super::*;
 use rayon::prelude::*;
@@ -138,6 +138,20 @@ fn defined(f: &ParsedFile, methods: bool) -> HashSet<&str> {
         .collect()
 }
 
+fn set<T: std::hash::Hash + Eq>(items: Vec<T>) -> HashSet<T> {
+    items.into_iter().collect()
+}
+
+/// Each heritage use of `f` with the type it names a base of (`build::heritage_holder`).
+fn heritage(f: &ParsedFile) -> HashSet<(Option<&str>, &str, Option<&str>)> {
+    f.tags
+        .refs
+        .iter()
+        .filter(|r| r.kind == RefKind::Heritage)
+        .map(|r| (heritage_holder(&f.tags, r.line), r.name, r.qualifier))
+        .collect()
+}
+
 /// Ruby: each class, module and constant `f` defines, with the names of the classes and
 /// modules it is nested in (`build::enclosing_classes`). Empty for other languages.
 fn nested(f: &ParsedFile) -> HashSet<(&str, Vec<&str>)> {
@@ -201,24 +215,45 @@ fn affected_files(
         // into or out of a module changes what the files naming it bind to.
         let (before, after) = (nested(old), nested(new));
         changed_names.extend(before.symmetric_difference(&after).map(|(name, _)| *name));
+        // A typed member use reads which names are types, which type each method is a
+        // member of, and each type's bases. A base reaches every type derived from it,
+        // however far: a change of bases relinks in full.
+        if heritage(old) != heritage(new) {
+            return None;
+        }
+        let (before, after) = (set(types_by_name(&old.tags)), set(types_by_name(&new.tags)));
+        changed_names.extend(before.symmetric_difference(&after).copied());
+        let (before, after) = (
+            set(members_by_name(&old.tags)),
+            set(members_by_name(&new.tags)),
+        );
+        for &(method, ty) in before.symmetric_difference(&after) {
+            changed_names.insert(method);
+            changed_names.insert(ty);
+        }
     }
     if changed_names.is_empty() {
         return Some((edited, edited_list));
     }
+    // A receiver is named as written (`http.Client`): its type's name is the last segment.
     let mentions = |f: &ParsedFile| {
-        f.tags.refs.names().any(|name| changed_names.contains(name))
-            || f.tags.imports.iter().any(|imp| {
-                imp.names.iter().any(|nm| {
-                    changed_names.contains(nm.name.as_str())
-                        || nm
-                            .alias
-                            .as_deref()
-                            .is_some_and(|a| changed_names.contains(a))
-                }) || imp
-                    .namespace
-                    .as_deref()
-                    .is_some_and(|ns| changed_names.contains(ns))
-            })
+        f.tags.refs.names().any(|name| {
+            changed_names.contains(name)
+                || name
+                    .rsplit_once('.')
+                    .is_some_and(|(_, last)| changed_names.contains(last))
+        }) || f.tags.imports.iter().any(|imp| {
+            imp.names.iter().any(|nm| {
+                changed_names.contains(nm.name.as_str())
+                    || nm
+                        .alias
+                        .as_deref()
+                        .is_some_and(|a| changed_names.contains(a))
+            }) || imp
+                .namespace
+                .as_deref()
+                .is_some_and(|ns| changed_names.contains(ns))
+        })
     };
     let mentioned: Vec<bool> = files.par_iter().map(mentions).collect();
     let affected = edited.iter().zip(mentioned).map(|(&e, m)| e || m).collect();
@@ -250,6 +285,7 @@ mod tests {
             kind: RefKind::Call,
             line: 1,
             qualifier: qualifier.map(str::to_string),
+            receiver: None,
         }
     }
     fn file(
@@ -379,6 +415,52 @@ mod tests {
         // And back: removed again.
         let (back, _) = build_graph_relinking(&before, &[], &after, &[], &relinked);
         assert_same(&back, &old);
+    }
+
+    /// A type whose method a typed use reaches (through the receiver's type's base) moves
+    /// to another file: the relink binds the use to its new file, as a full build does,
+    /// binding again only the files that name what moved.
+    #[test]
+    fn a_moved_type_rebinds_its_typed_uses() {
+        let go = |path: &str, src: &str| {
+            let tags = crate::engine::ingest::tags::extract_tags(Lang::Go, src);
+            ParsedFile::new(path.into(), Lang::Go, 0, Arc::from(src), tags)
+        };
+        let alpha = "package app\n\ntype Alpha struct{ Base }\n\nfunc (a *Alpha) SaveRecord() int { return 1 }\n";
+        let base =
+            "package app\n\ntype Base struct{}\n\nfunc (b *Base) HelperMethod() int { return 1 }\n";
+        let beta = "package app\n\ntype Beta struct{}\n\nfunc (b *Beta) SaveRecord() int { return 2 }\n\nfunc (b *Beta) HelperMethod() int { return 2 }\n";
+        let user =
+            "package app\n\nfunc Run(x *Alpha) int { return x.SaveRecord() + x.HelperMethod() }\n";
+        let empty = "package app\n\nfunc Other() int { return 0 }\n";
+        let project = |base_at: usize| -> Vec<ParsedFile> {
+            let pick = |i: usize| if i == base_at { base } else { empty };
+            let mut files = vec![
+                go("app/a.go", alpha),
+                go("app/b.go", beta),
+                go("app/base.go", pick(2)),
+                go("app/c.go", pick(3)),
+                go("app/use.go", user),
+            ];
+            // Files naming nothing that moved (and enough of them that two edits are few).
+            for k in 0..4 {
+                let src = format!("package app\n\nfunc Z{k}() int {{ return {k} }}\n");
+                files.push(go(&format!("app/z{k}.go"), &src));
+            }
+            files
+        };
+        let (before, after) = (project(2), project(3));
+        let old = build_graph(&before, &[]);
+        let (relinked, bound) = build_graph_relinking(&after, &[], &before, &[], &old);
+        assert_same(&relinked, &build_graph(&after, &[]));
+        assert!(
+            bound < after.len(),
+            "{bound}: the z files are not bound again"
+        );
+        let targets =
+            |g: &FileGraph| -> Vec<usize> { g.outgoing(4).into_iter().map(|(t, _)| t).collect() };
+        assert_eq!(targets(&old), vec![0, 2], "Alpha's method, and its base's");
+        assert_eq!(targets(&relinked), vec![0, 3], "the base's, now in c.go");
     }
 
     #[test]

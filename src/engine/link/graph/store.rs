@@ -190,6 +190,7 @@ mod tests {
             kind: RefKind::Call,
             line: 1,
             qualifier: None,
+            receiver: None,
         };
         let file = |path: &str, defs: Vec<Definition>, refs: Vec<Reference>, imports| {
             let tags = FileTags {

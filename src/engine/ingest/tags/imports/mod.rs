@@ -76,6 +76,7 @@ impl Extractor<'_, '_> {
             kind: RefKind::Import,
             line: line_of(node.start_position().row),
             qualifier: None,
+            receiver: None,
         }
     }
 

@@ -293,7 +293,7 @@ pub(super) const PHP_SPEC: TableSpec = TableSpec {
     // Not `namespace_definition`: a braced namespace holds the code.
     opaque: &["namespace_use_declaration", "namespace_name"],
     opaque_fields: &[],
-    plain: &["name", "variable_name"],
+    plain: &["name", "variable_name", "relative_scope"],
     positional: &[],
     chains: &[],
     direct_bindings: false,

@@ -95,6 +95,25 @@ impl Builder<'_> {
         if self.defines(fi, id) || r.name.chars().count() < 2 {
             return;
         }
+        if let Some(receiver) = r.receiver {
+            match self.typed_member(memo, fi, scope, receiver, id) {
+                TypedMember::Found(hits) => {
+                    acc.add(&hits, Binding::Typed, w, |_, _| true, |_| BoundBy::Typed);
+                    return;
+                }
+                TypedMember::Foreign => {
+                    if acc.census.is_some() {
+                        let mut cands = self.method_candidates(fi, id);
+                        if file.lang == Lang::Go {
+                            cands.extend(self.same_package_definers(fi, id, true));
+                        }
+                        acc.dropped(&cands, BoundBy::ForeignReceiver);
+                    }
+                    return;
+                }
+                TypedMember::Unknown => {}
+            }
+        }
         let lang_names = language_names(file.lang);
         if file.lang == Lang::Ruby {
             if let Some(qid) = self.interner.get(q) {

@@ -40,6 +40,14 @@ impl Builder<'_> {
         if self.defines(fi, id) {
             return;
         }
+        // A method called on the instance without a receiver (Ruby, Java, C#, C++): the
+        // enclosing type's or an ancestor's, before anything the file's imports name.
+        if let Some(receiver) = r.receiver {
+            if let TypedMember::Found(hits) = self.typed_member(memo, fi, scope, receiver, id) {
+                acc.add(&hits, Binding::Typed, w, |_, _| true, |_| BoundBy::Typed);
+                return;
+            }
+        }
         let mut wild: Vec<Target> = Vec::new();
         for &i in &scope.wildcards {
             let module = self.resolved[fi][i].module.clone();
