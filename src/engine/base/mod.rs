@@ -8,6 +8,7 @@ pub mod error;
 pub mod guarded;
 pub mod heap;
 pub mod json;
+pub mod languages;
 pub mod limits;
 pub mod model;
 pub mod paths;
