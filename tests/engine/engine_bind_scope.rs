@@ -491,3 +491,114 @@ fn explain_says_how_a_used_by_count_was_reached() {
         "{text}"
     );
 }
+
+/// A type's member is not a bare name elsewhere: `use` names `name` bare (a call, a type,
+/// `enum_type::name`), and `member` defines it only inside a type (a method, a member alias,
+/// a specialization's method), so no edge joins them, neither by an include, a star import
+/// nor a guess; `free` defines it at top level or in a namespace, which the use reaches.
+/// (Java, C#, Kotlin, Scala and Ruby can bring a type's members into bare names: their
+/// static imports and mixins.)
+#[test]
+fn a_bare_name_does_not_bind_to_another_file_s_type_member() {
+    struct Case {
+        lang: &'static str,
+        files: &'static [(&'static str, &'static str)],
+        user: &'static str,
+        member: &'static str,
+        free: Option<&'static str>,
+        name: &'static str,
+    }
+    let cases = [
+        Case {
+            lang: "c++ include",
+            files: &[
+                (
+                    "inc/chrono.h",
+                    "#include \"format.h\"\nnamespace fmt {\ntemplate <typename C> struct formatter<tm, C> {\n  auto format_value(tm t) const -> int { return 0; }\n};\n}\n",
+                ),
+                (
+                    "inc/format.h",
+                    "namespace fmt {\ntemplate <typename T> auto format_value(T t) -> int { return 0; }\n}\n",
+                ),
+                (
+                    "src/use.cc",
+                    "#include \"../inc/chrono.h\"\nint run() { return fmt::format_value(1) + format_value(2); }\n",
+                ),
+            ],
+            user: "src/use.cc",
+            member: "inc/chrono.h",
+            free: Some("inc/format.h"),
+            name: "format_value",
+        },
+        Case {
+            lang: "c++ guess",
+            files: &[
+                (
+                    "inc/stream.h",
+                    "template <typename B> class formatbuf : public B {\n  using stream_int_type = typename B::int_type;\n};\n",
+                ),
+                (
+                    "inc/base.h",
+                    "enum class type { none_type, stream_int_type };\nint f() { return (int)type::stream_int_type; }\n",
+                ),
+            ],
+            user: "inc/base.h",
+            member: "inc/stream.h",
+            free: None,
+            name: "stream_int_type",
+        },
+        Case {
+            lang: "python",
+            files: &[
+                (
+                    "pkg/model.py",
+                    "class Record:\n    def save_record_now(self):\n        return 1\n",
+                ),
+                (
+                    "pkg/helpers.py",
+                    "def save_record_now(x):\n    return x\n",
+                ),
+                ("pkg/use.py", "def run(x):\n    return save_record_now(x)\n"),
+            ],
+            user: "pkg/use.py",
+            member: "pkg/model.py",
+            free: Some("pkg/helpers.py"),
+            name: "save_record_now",
+        },
+        Case {
+            lang: "python star import",
+            files: &[
+                (
+                    "pkg/model.py",
+                    "class Record:\n    def save_record_now(self):\n        return 1\n",
+                ),
+                ("pkg/use.py", "from pkg.model import *\n\ndef run(x):\n    return save_record_now(x)\n"),
+            ],
+            user: "pkg/use.py",
+            member: "pkg/model.py",
+            free: None,
+            name: "save_record_now",
+        },
+    ];
+    for case in cases {
+        let files = parse(case.files);
+        let g = build_graph(&files, &[]);
+        let lang = case.lang;
+        assert_eq!(
+            common::ident_weight(&files, &g, case.user, case.member, case.name),
+            0.0,
+            "{lang}: {} binds a bare {} to {}'s type member",
+            case.user,
+            case.name,
+            case.member
+        );
+        if let Some(free) = case.free {
+            assert!(
+                common::ident_weight(&files, &g, case.user, free, case.name) > 0.0,
+                "{lang}: {} reaches {free}'s {}",
+                case.user,
+                case.name
+            );
+        }
+    }
+}

@@ -68,7 +68,9 @@ use crate::engine::store::files::{create_temp, remove_orphaned_temps, rename_ove
 ///    attribute and scope macros blanked (`tags::macros`); JS members assigned a function
 ///    are definitions.
 /// 13: each reference's receiver type (`RefView::receiver`).
-pub const FORMAT_VERSION: u32 = 13;
+/// 14: a C++ class template specialization (`struct formatter<T, C> { … }`) defines its
+///    template's name and holds its members.
+pub const FORMAT_VERSION: u32 = 14;
 pub(super) const MAGIC: &[u8; 8] = b"MSCACHE\0";
 /// Cache files above this size are not read (a tags file of a huge repository is a few
 /// hundred MB).

@@ -12,7 +12,8 @@
 //!
 //! The names are exactly those the patterns matched, so the tags stay the same:
 //! - C/C++ class, struct, union or enum specifier: its `name` when that is a plain
-//!   `type_identifier` and it has a `body` (a definition, not `struct S *p;`);
+//!   `type_identifier`, or a specialization's template name (`struct formatter<T, C>`
+//!   names `formatter`), and it has a `body` (a definition, not `struct S *p;`);
 //! - C/C++ typedef: each `declarator` that is a plain `type_identifier` (`typedef struct s S,
 //!   *P;` names `S` only), or a function type's (`typedef void (*cb)(int)` names `cb`);
 //! - C++ alias declaration (`using T = …;`): its `name`, a `type_identifier`;
@@ -99,7 +100,16 @@ fn c_names<'t>(node: Node<'t>) -> Vec<Node<'t>> {
     let one = |name: Option<Node<'t>>| name.into_iter().collect();
     match node.kind() {
         "class_specifier" | "struct_specifier" | "union_specifier" | "enum_specifier" => {
-            one(name_of_kind("type_identifier").filter(|_| named_field("body").is_some()))
+            // A specialization (`struct formatter<std::tm, Char> { … }`) defines the
+            // template's name again, for these arguments: its members are that type's.
+            let specialized = || {
+                name_of_kind("template_type")
+                    .and_then(|t| t.child_by_field_name("name"))
+                    .filter(|n| n.kind() == "type_identifier")
+            };
+            one(name_of_kind("type_identifier")
+                .or_else(specialized)
+                .filter(|_| named_field("body").is_some()))
         }
         "type_definition" => {
             let mut cursor = node.walk();
@@ -225,6 +235,14 @@ mod tests {
         assert!(names("struct S *p;", "struct_specifier").is_empty());
         assert!(names("struct { int x; } anon;", "struct_specifier").is_empty());
         assert!(names("class ns::C {};", "class_specifier").is_empty());
+        assert_eq!(
+            names(
+                "template <typename C> struct formatter<std::tm, C> { int f(); };",
+                "struct_specifier"
+            ),
+            ["formatter"]
+        );
+        assert!(names("struct formatter<std::tm, char> *p;", "struct_specifier").is_empty());
         assert_eq!(names("enum E { A, B };", "enum_specifier"), ["E"]);
     }
 

@@ -144,6 +144,20 @@ pub(super) fn includes_are_transitive(lang: Lang) -> bool {
     )
 }
 
+/// Languages where a bare name in one file can mean a type's member defined in another:
+/// Java's and Kotlin's static imports, C#'s `using static`, Scala's `import A._`, and Ruby's
+/// mixins (a module's methods are bare inside whatever includes it, which a require alone
+/// does not show). Elsewhere a bare name reaches top-level and namespace names only, through
+/// a wildcard (a C/C++ include, a Python star import, a PHP include, `export *`, a Go dot
+/// import, a Rust glob) or a guess: a member is reached through its receiver or qualifier,
+/// or from inside its type.
+pub(super) fn wildcards_reach_members(lang: Lang) -> bool {
+    matches!(
+        lang,
+        Lang::Java | Lang::Kotlin | Lang::CSharp | Lang::Scala | Lang::Ruby
+    )
+}
+
 /// Language family: references only fall back to definitions of the same family (the
 /// language table's link families: TS and JS, C and C++ share one).
 pub(super) fn family(lang: Lang) -> usize {

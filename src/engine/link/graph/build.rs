@@ -11,6 +11,7 @@ use std::sync::OnceLock;
 use super::binding::*;
 use super::words::{def_words, path_tables, PathTables};
 use super::*;
+use crate::engine::base::model::ContainerKind;
 use crate::engine::link::builtins::language_names;
 
 mod qualified;
@@ -784,6 +785,24 @@ impl<'a> Builder<'a> {
         self.file_defs[file]
             .binary_search_by(|&(i, _)| i.cmp(&id))
             .is_ok()
+    }
+
+    /// Whether `file` defines `id` as something a bare name can reach from another file:
+    /// not only as a member of a type (`formatter<T>::format`, `formatbuf::int_type`), which
+    /// a use reaches through a receiver or a qualifier, or from inside the type.
+    fn defines_outside_types(&self, file: usize, id: u32) -> bool {
+        let defs = &self.file_defs[file];
+        let tags = &self.files[file].tags;
+        let start = defs.partition_point(|&(i, _)| i < id);
+        defs[start..]
+            .iter()
+            .take_while(|&&(i, _)| i == id)
+            .filter_map(|&(_, d)| tags.defs.get(d as usize))
+            .any(|def| {
+                !tags.container_at(def.container).is_some_and(|c| {
+                    matches!(c.kind, ContainerKind::Type | ContainerKind::Singleton)
+                })
+            })
     }
 
     fn scope(&self, fi: usize) -> Scope<'_> {

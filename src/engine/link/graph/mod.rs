@@ -35,7 +35,11 @@
 //!    dot-import; never anything else. Python `from m import *` likewise. Java: a
 //!    capitalized unqualified name → the same directory's files defining it (its package),
 //!    else rule 5; C/C++ includes, Ruby requires and PHP includes are wildcards that reach
-//!    what the included file includes (`includes_are_transitive`).
+//!    what the included file includes (`includes_are_transitive`). A type's member (a
+//!    method, a member alias, a C++ specialization's `format`) is not a bare name another
+//!    file reaches, through a wildcard or a guess (rule 5), except where the language's
+//!    static imports or mixins can make it one (Java, C#, Kotlin, Scala, Ruby:
+//!    `wildcards_reach_members`).
 //! 4. The language's own names (`link::builtins`, one table per language in
 //!    `assets/builtins/`: Ruby's `File`, Python's `len`, Go's `error`, Java's `String`) are
 //!    never guessed: a bare one binds to a repository definition only where rules 1-3 or the

@@ -49,12 +49,17 @@ impl Builder<'_> {
             }
         }
         let mut wild: Vec<Target> = Vec::new();
+        // A type's members are not names a wildcard import brings, where the language's
+        // wildcards cannot import a type's members.
+        let members_too = wildcards_reach_members(file.lang);
         for &i in &scope.wildcards {
             let module = self.resolved[fi][i].module.clone();
             wild.extend(
                 self.find_definers(memo, &module, id)
                     .into_iter()
-                    .filter(|&(f, d)| self.defines(f, d)),
+                    .filter(|&(f, d)| {
+                        self.defines(f, d) && (members_too || self.defines_outside_types(f, d))
+                    }),
             );
         }
         // What the imports bound, for the census (the rest is the file's own package).
@@ -154,16 +159,20 @@ impl Builder<'_> {
     }
 
     /// The files a bare-name guess from `fi` lands in: the few of its family defining `id`
-    /// (none past `FALLBACK_MAX_DEFINERS`), not supporting code (`may_guess`).
+    /// (none past `FALLBACK_MAX_DEFINERS`), not supporting code (`may_guess`), and not a
+    /// file defining it only as a type's member where a bare name cannot mean one.
     pub(super) fn name_candidates(&self, fi: usize, id: u32) -> Vec<Target> {
-        let cands = self.definers[family(self.files[fi].lang)].row(id as usize);
+        let lang = self.files[fi].lang;
+        let cands = self.definers[family(lang)].row(id as usize);
         if cands.is_empty() || cands.len() > FALLBACK_MAX_DEFINERS {
             return Vec::new();
         }
+        let members_too = wildcards_reach_members(lang);
         cands
             .iter()
             .map(|&t| t as usize)
             .filter(|&t| self.may_guess(fi, t))
+            .filter(|&t| members_too || self.defines_outside_types(t, id))
             .map(|t| (t, id))
             .collect()
     }
