@@ -77,9 +77,11 @@ fn write(root: &Path, rel: &str, text: &str) {
 }
 
 fn run(root: &Path, cache: &Path, args: &[&str]) -> String {
+    // `mapscope COMMAND ROOT ARGS…`
     let out = Command::new(env!("CARGO_BIN_EXE_mapscope"))
-        .args(args)
+        .arg(args[0])
         .arg(root)
+        .args(&args[1..])
         .env("MAPSCOPE_CACHE_DIR", cache)
         .output()
         .expect("run mapscope");
@@ -118,7 +120,7 @@ fn block<'a>(map: &'a str, path: &str) -> Vec<&'a str> {
 #[test]
 fn components_are_mapped_at_their_own_lines() {
     let (_tmp, root, cache) = vue_app();
-    let map = run(&root, &cache, &["map", "--budget", "4096"]);
+    let map = run(&root, &cache, &["map", "--tokens", "4096"]);
     let card = block(&map, "src/components/UserCard.vue");
     // The component (its first script's opening tag) and its script's definitions.
     assert!(card.contains(&"<script setup lang=\"ts\">"), "{card:?}");
@@ -141,7 +143,7 @@ fn components_are_mapped_at_their_own_lines() {
     let json = run(
         &root,
         &cache,
-        &["map", "--budget", "4096", "--format", "json"],
+        &["map", "--tokens", "4096", "--format", "json"],
     );
     let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
     let files = doc["files"].as_array().unwrap();
