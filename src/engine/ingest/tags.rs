@@ -1112,7 +1112,8 @@ mod tests {
         for (lang, source) in &sources {
             let whole = extract_tags(*lang, source);
             let parsed = parse_ahead(*lang, source).expect("fixtures parse in time");
-            assert_eq!(parsed.lang(), *lang);
+            // A component is parsed as its scripts' language.
+            assert_eq!(parsed.lang(), parser_view(*lang, source).0);
             assert_eq!(finish_tags(parsed, source), whole, "{lang:?}: {source}");
         }
         // With no query compiling, `extract_tags_or_parse` is `extract_tags`.
@@ -1168,7 +1169,14 @@ mod tests {
             let Some(lang) = Lang::from_path(&path.to_string_lossy()) else {
                 continue;
             };
-            let source = std::fs::read_to_string(&path).unwrap();
+            let text = std::fs::read_to_string(&path).unwrap();
+            // A component is its masked scripts, in their language.
+            let (lang, source) = if lang.is_component() {
+                let (script, view) = parser_view(lang, &text);
+                (script, view.into_owned())
+            } else {
+                (lang, text)
+            };
             let whole = TagsQuery {
                 query: Query::new(&lang::grammar(lang), lang::tags_query_source(lang)).unwrap(),
                 roots: None,
