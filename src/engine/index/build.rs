@@ -785,7 +785,7 @@ pub(super) fn parse_guarded(
                 add_component_definition(lang, path, text, &mut tags);
                 Tagging::Done(tags)
             }
-            ahead => ahead,
+            ahead @ Tagging::QueryCompiling(_) => ahead,
         },
     ))
     .unwrap_or_else(|_| Tagging::Done(unparsed()))

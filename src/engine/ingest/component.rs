@@ -262,8 +262,9 @@ fn template_end(bytes: &[u8], open: usize) -> usize {
 }
 
 fn line_of(bytes: &[u8], at: usize) -> u32 {
-    let breaks = bytes[..at].iter().filter(|&&b| b == b'\n').count();
-    u32::try_from(breaks + 1).unwrap_or(u32::MAX)
+    // The pieces between line breaks before `at`: its 1-based line.
+    let line = bytes[..at].split(|&b| b == b'\n').count();
+    u32::try_from(line).unwrap_or(u32::MAX)
 }
 
 fn find_byte(bytes: &[u8], from: usize, byte: u8) -> Option<usize> {
