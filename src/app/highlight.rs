@@ -66,6 +66,8 @@ impl Highlighter {
             "jsx" => by_name("JavaScript (Babel)").or_else(|| by_name("JavaScript")),
             "py" | "pyi" => by_name("Python"),
             "go" => by_name("Go"),
+            // A component is HTML around its scripts and styles, which HTML's syntax embeds.
+            "vue" | "svelte" => by_name("HTML"),
             _ => None,
         }
         .or_else(|| self.syntaxes.find_syntax_by_extension(&ext))
@@ -335,6 +337,19 @@ mod tests {
             )
             .unwrap();
         assert!(tsx[0].spans.len() > 3);
+    }
+
+    #[test]
+    fn components_get_colour_line_for_line() {
+        let h = Highlighter::new("base16-ocean.dark");
+        let src = "<template>\n  <div>{{ a }}</div>\n</template>\n<script setup lang=\"ts\">\nconst a = 1\n</script>\n";
+        for path in ["src/App.vue", "src/Counter.svelte"] {
+            let lines = h.highlight(path, src, &|| false).unwrap();
+            assert_eq!(lines.len(), 6, "{path}");
+            let text: String = lines[4].spans.iter().map(|s| s.content.as_ref()).collect();
+            assert_eq!(text, "const a = 1");
+            assert!(lines[4].spans.len() > 1, "{path}");
+        }
     }
 
     #[test]

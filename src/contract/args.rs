@@ -777,7 +777,7 @@ mod tests {
             properties::<SearchArgs>()["lang"]["items"]["enum"],
             json!([
                 "ts", "js", "py", "go", "rs", "java", "c", "cs", "rb", "php", "kt", "swift", "sh",
-                "scala", "lua", "ex", "tf"
+                "scala", "lua", "ex", "tf", "vue", "svelte"
             ])
         );
     }

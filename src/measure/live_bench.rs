@@ -137,6 +137,11 @@ fn appended_definition(lang: Lang, i: usize) -> String {
             format!("\n\nexport function mapscopeBench{i}(): number {{ return {i}; }}\n")
         }
         Lang::JavaScript => format!("\n\nexport function mapscopeBench{i}() {{ return {i}; }}\n"),
+        Lang::Vue | Lang::Svelte => {
+            format!(
+                "\n\n<script>\nexport function mapscopeBench{i}() {{ return {i}; }}\n</script>\n"
+            )
+        }
         Lang::Rust => format!("\n\npub fn mapscope_bench_{i}() -> usize {{ {i} }}\n"),
         Lang::Java | Lang::CSharp => {
             format!("\n\nclass MapscopeBench{i} {{ int Value() {{ return {i}; }} }}\n")

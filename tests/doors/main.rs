@@ -7,6 +7,7 @@
 mod common;
 
 mod cli_cache;
+mod cli_components;
 mod cli_errors;
 mod cli_eval_symbols;
 mod cli_map;

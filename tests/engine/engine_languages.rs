@@ -176,6 +176,47 @@ fn uses_bind_through_the_added_languages_imports() {
     check_bindings(&cases);
 }
 
+/// Components import each other and `.ts` files by their full names, and a `.ts` file
+/// imports a component: each use reaches the other file's definition (a component's own
+/// name included) as a resolved edge.
+#[test]
+fn components_bind_through_imports() {
+    let cases: [(&str, &str, &str, &str); 6] = [
+        (
+            "vue-app",
+            "src/App.vue",
+            "src/components/UserCard.vue",
+            "UserCard",
+        ),
+        (
+            "vue-app",
+            "src/App.vue",
+            "src/stores/user.ts",
+            "useUserStore",
+        ),
+        (
+            "vue-app",
+            "src/components/UserCard.vue",
+            "src/stores/user.ts",
+            "User",
+        ),
+        (
+            "vue-app",
+            "src/components/UserList/index.vue",
+            "src/components/UserCard.vue",
+            "UserCard",
+        ),
+        ("vue-app", "src/main.ts", "src/App.vue", "App"),
+        (
+            "vue-app",
+            "src/main.ts",
+            "src/lib/Counter.svelte",
+            "Counter",
+        ),
+    ];
+    check_bindings(&cases);
+}
+
 fn check_bindings(cases: &[(&str, &str, &str, &str)]) {
     let mut graphs: Vec<(&str, Vec<ParsedFile>, FileGraph)> = Vec::new();
     for &(repo, from, to, ident) in cases {

@@ -18,7 +18,9 @@ use common::fixture_sources as source_files;
 fn tags_of(repo: &str, path: &str) -> FileTags {
     let lang = Lang::from_path(path).unwrap();
     let source = std::fs::read_to_string(common::fixture(repo).join(path)).unwrap();
-    extract_tags(lang, &source)
+    let mut tags = extract_tags(lang, &source);
+    mapscope::engine::ingest::tags::add_component_definition(lang, path, &source, &mut tags);
+    tags
 }
 
 /// `def <kind> <name> <lines> sig <lines> [parent=P] [qualified=Q] [scope=[..]]
@@ -159,6 +161,13 @@ fn queries_compile() {
 #[test]
 fn snapshot_ts_app() {
     insta::assert_snapshot!("ts_app", render_repo("ts-app"));
+}
+
+/// Vue and Svelte components: their scripts' tags at the component's lines, and the
+/// component itself.
+#[test]
+fn snapshot_vue_app() {
+    insta::assert_snapshot!("vue_app", render_repo("vue-app"));
 }
 
 #[test]

@@ -31,6 +31,8 @@ pub enum Lang {
     Lua,
     Elixir,
     Hcl,
+    Vue,
+    Svelte,
 }
 
 /// One row of the language table: the facts every layer reads about a language.
@@ -54,10 +56,14 @@ pub struct LangSpec {
     pub link_family: &'static str,
     /// File extensions, lowercase, without the dot.
     pub extensions: &'static [&'static str],
+    /// A single-file component (Vue, Svelte): markup around `<script>` blocks, which are read
+    /// as TypeScript or JavaScript by their `lang` attribute (`ingest::component`), and the
+    /// file's own name is a definition.
+    pub component: bool,
 }
 
 /// The language table, in `Lang` order (`Lang::ALL` is read from it).
-pub const LANGS: [LangSpec; 19] = [
+pub const LANGS: [LangSpec; 21] = [
     LangSpec {
         lang: Lang::TypeScript,
         name: "typescript",
@@ -66,6 +72,7 @@ pub const LANGS: [LangSpec; 19] = [
         aliases: &[],
         link_family: "js",
         extensions: &["ts", "mts", "cts"],
+        component: false,
     },
     LangSpec {
         lang: Lang::Tsx,
@@ -75,6 +82,7 @@ pub const LANGS: [LangSpec; 19] = [
         aliases: &[],
         link_family: "js",
         extensions: &["tsx"],
+        component: false,
     },
     LangSpec {
         lang: Lang::JavaScript,
@@ -84,6 +92,7 @@ pub const LANGS: [LangSpec; 19] = [
         aliases: &[],
         link_family: "js",
         extensions: &["js", "mjs", "cjs", "jsx"],
+        component: false,
     },
     LangSpec {
         lang: Lang::Python,
@@ -93,6 +102,7 @@ pub const LANGS: [LangSpec; 19] = [
         aliases: &[],
         link_family: "py",
         extensions: &["py", "pyi"],
+        component: false,
     },
     LangSpec {
         lang: Lang::Go,
@@ -102,6 +112,7 @@ pub const LANGS: [LangSpec; 19] = [
         aliases: &["golang"],
         link_family: "go",
         extensions: &["go"],
+        component: false,
     },
     LangSpec {
         lang: Lang::Rust,
@@ -111,6 +122,7 @@ pub const LANGS: [LangSpec; 19] = [
         aliases: &[],
         link_family: "rs",
         extensions: &["rs"],
+        component: false,
     },
     LangSpec {
         lang: Lang::Java,
@@ -120,6 +132,7 @@ pub const LANGS: [LangSpec; 19] = [
         aliases: &[],
         link_family: "java",
         extensions: &["java"],
+        component: false,
     },
     LangSpec {
         lang: Lang::C,
@@ -129,6 +142,7 @@ pub const LANGS: [LangSpec; 19] = [
         aliases: &[],
         link_family: "c",
         extensions: &["c"],
+        component: false,
     },
     // A `.h` header is C++ by its extension (`walk::headers` reads one as C where the code
     // around it is C): the C++ grammar reads C declarations too, while the C grammar turns a
@@ -143,6 +157,7 @@ pub const LANGS: [LangSpec; 19] = [
         extensions: &[
             "h", "cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++", "ipp", "tpp", "inl",
         ],
+        component: false,
     },
     LangSpec {
         lang: Lang::CSharp,
@@ -152,6 +167,7 @@ pub const LANGS: [LangSpec; 19] = [
         aliases: &["c#"],
         link_family: "cs",
         extensions: &["cs"],
+        component: false,
     },
     LangSpec {
         lang: Lang::Ruby,
@@ -161,6 +177,7 @@ pub const LANGS: [LangSpec; 19] = [
         aliases: &[],
         link_family: "rb",
         extensions: &["rb", "rake", "gemspec"],
+        component: false,
     },
     LangSpec {
         lang: Lang::Php,
@@ -170,6 +187,7 @@ pub const LANGS: [LangSpec; 19] = [
         aliases: &[],
         link_family: "php",
         extensions: &["php"],
+        component: false,
     },
     LangSpec {
         lang: Lang::Kotlin,
@@ -179,6 +197,7 @@ pub const LANGS: [LangSpec; 19] = [
         aliases: &[],
         link_family: "kt",
         extensions: &["kt", "kts"],
+        component: false,
     },
     LangSpec {
         lang: Lang::Swift,
@@ -188,6 +207,7 @@ pub const LANGS: [LangSpec; 19] = [
         aliases: &[],
         link_family: "swift",
         extensions: &["swift"],
+        component: false,
     },
     // `.zsh` stays out: zsh's own syntax (globs, `${(f)…}` flags) is parse errors to the
     // bash grammar.
@@ -199,6 +219,7 @@ pub const LANGS: [LangSpec; 19] = [
         aliases: &["shell"],
         link_family: "sh",
         extensions: &["sh", "bash"],
+        component: false,
     },
     LangSpec {
         lang: Lang::Scala,
@@ -208,6 +229,7 @@ pub const LANGS: [LangSpec; 19] = [
         aliases: &[],
         link_family: "scala",
         extensions: &["scala", "sc"],
+        component: false,
     },
     LangSpec {
         lang: Lang::Lua,
@@ -217,6 +239,7 @@ pub const LANGS: [LangSpec; 19] = [
         aliases: &[],
         link_family: "lua",
         extensions: &["lua"],
+        component: false,
     },
     LangSpec {
         lang: Lang::Elixir,
@@ -226,6 +249,7 @@ pub const LANGS: [LangSpec; 19] = [
         aliases: &[],
         link_family: "ex",
         extensions: &["ex", "exs"],
+        component: false,
     },
     // Terraform, Packer, Nomad and the like; `.tfvars` holds values only.
     LangSpec {
@@ -236,6 +260,28 @@ pub const LANGS: [LangSpec; 19] = [
         aliases: &["terraform"],
         link_family: "tf",
         extensions: &["tf", "hcl"],
+        component: false,
+    },
+    // Components bind names with TS and JS (`import X from './X.vue'` both ways).
+    LangSpec {
+        lang: Lang::Vue,
+        name: "vue",
+        display: "Vue",
+        family: "vue",
+        aliases: &[],
+        link_family: "js",
+        extensions: &["vue"],
+        component: true,
+    },
+    LangSpec {
+        lang: Lang::Svelte,
+        name: "svelte",
+        display: "Svelte",
+        family: "svelte",
+        aliases: &[],
+        link_family: "js",
+        extensions: &["svelte"],
+        component: true,
     },
 ];
 
@@ -299,6 +345,17 @@ impl Lang {
                     || s.extensions.contains(&name)
             })
             .map(|s| s.family)
+    }
+
+    /// Whether files of the language are single-file components (`LangSpec::component`).
+    pub fn is_component(self) -> bool {
+        self.spec().component
+    }
+
+    /// Whether the language is read by the TypeScript or JavaScript rules: TS, TSX, JS, and
+    /// the components whose scripts are TS or JS.
+    pub fn is_script(self) -> bool {
+        self.spec().link_family == "js"
     }
 
     /// The families, each once, in table order: what `--lang` lists.
@@ -405,7 +462,7 @@ mod tests {
                 .unwrap();
             assert_eq!(first.lang.link_index(), spec.lang.link_index());
         }
-        assert_eq!(Lang::families().len(), 17);
+        assert_eq!(Lang::families().len(), 19);
         assert_eq!(Lang::from_path("x.D.TS"), Some(Lang::TypeScript));
         assert_eq!(Lang::from_path("Makefile"), None);
         assert_eq!(Lang::from_path("a.h"), Some(Lang::Cpp));

@@ -29,7 +29,7 @@ use crate::engine::ingest::content::load_source;
 use crate::engine::ingest::history::CommitHistory;
 use crate::engine::ingest::lang::{tags_query_compiling, tags_query_prefetched};
 use crate::engine::ingest::tags::{
-    extract_tags_or_parse, finish_tags, unparsed, ParsedAhead, Tagging,
+    add_component_definition, extract_tags_or_parse, finish_tags, unparsed, ParsedAhead, Tagging,
 };
 use crate::engine::ingest::walk::WalkOutput;
 use crate::engine::ingest::walk::{walk_observed, DocFile, UnsupportedFile, WalkedFile};
@@ -455,7 +455,7 @@ impl Build<'_> {
                         return Step::Done(with_tags(f, text, hash, tags, Origin::HashHit));
                     }
                     let may_defer = ahead_bytes.load(Ordering::Relaxed) < MAX_PARSED_AHEAD_BYTES;
-                    match parse_guarded(f.lang, &text, may_defer) {
+                    match parse_guarded(f.lang, &f.rel_path, &text, may_defer) {
                         Tagging::Done(tags) => {
                             Step::Done(with_tags(f, text, hash, Arc::new(tags), Origin::Parsed))
                         }
@@ -771,14 +771,23 @@ pub(super) fn canonical_root(root: &Path) -> Result<PathBuf, EngineError> {
 /// must never take the whole index down) into an empty, error-flagged result.
 /// With `may_defer`, a file whose query is still compiling comes back parsed
 /// (`tags::extract_tags_or_parse`).
+/// A component's own definition is added here, where its path is known
+/// (`tags::add_component_definition`); components are never parsed ahead.
 pub(super) fn parse_guarded(
     lang: crate::engine::base::model::Lang,
+    path: &str,
     text: &str,
     may_defer: bool,
 ) -> Tagging {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        extract_tags_or_parse(lang, text, may_defer)
-    }))
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(
+        || match extract_tags_or_parse(lang, text, may_defer) {
+            Tagging::Done(mut tags) => {
+                add_component_definition(lang, path, text, &mut tags);
+                Tagging::Done(tags)
+            }
+            ahead @ Tagging::QueryCompiling(_) => ahead,
+        },
+    ))
     .unwrap_or_else(|_| Tagging::Done(unparsed()))
 }
 

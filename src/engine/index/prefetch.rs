@@ -41,7 +41,8 @@ impl QueryPrefetch {
     /// A file of `lang` found by the walk (on a pool thread): queues its query, unless this
     /// process claimed it before, and starts the compile job if none runs.
     pub(super) fn during_walk(&self, lang: crate::engine::base::model::Lang) {
-        if !claim_tags_query_prefetch(lang) {
+        // A component's scripts are TS or JS, which its file decides: its first parse compiles.
+        if lang.is_component() || !claim_tags_query_prefetch(lang) {
             return;
         }
         self.state.waiting().push_back(lang);

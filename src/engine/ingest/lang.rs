@@ -68,9 +68,7 @@ const UNSUPPORTED: &[(&str, &str)] = &[
     ("r", "r"),
     ("s", "assembly"),
     ("sol", "solidity"),
-    ("svelte", "svelte"),
     ("vb", "visual basic"),
-    ("vue", "vue"),
     ("zig", "zig"),
     ("zsh", "shell"),
 ];
@@ -203,6 +201,18 @@ const GRAMMARS: [Grammar; Lang::ALL.len()] = [
         lang: Lang::Hcl,
         language: || tree_sitter_hcl::LANGUAGE.into(),
         query: HCL_TAGS,
+    },
+    // A component's scripts are read as TypeScript or JavaScript (`ingest::component`), by
+    // their grammars and queries: these rows are never parsed with.
+    Grammar {
+        lang: Lang::Vue,
+        language: || tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+        query: TYPESCRIPT_TAGS,
+    },
+    Grammar {
+        lang: Lang::Svelte,
+        language: || tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+        query: TYPESCRIPT_TAGS,
     },
 ];
 
@@ -403,7 +413,7 @@ mod tests {
         assert!(UNSUPPORTED.windows(2).all(|w| w[0].0 < w[1].0));
         assert_eq!(unsupported_language("app/lib/main.dart"), Some("dart"));
         assert_eq!(unsupported_language("scripts/x.ZSH"), Some("shell"));
-        assert_eq!(unsupported_language("src/App.vue"), Some("vue"));
+        assert_eq!(unsupported_language("src/App.vue"), None);
         // Supported languages, prose, data and names without an extension are not listed.
         for path in [
             "a.rs",

@@ -43,6 +43,7 @@ use crate::engine::base::model::{
     Container, DefKind, Definition, FileTags, Import, Lang, RefKind, RefList, RefView, Reference,
 };
 use crate::engine::ingest::captures::{capture_role, CaptureRole, DefSpec};
+use crate::engine::ingest::component;
 use crate::engine::ingest::lang::{self, TagsQuery};
 use refs::{Frame, Rules};
 
@@ -92,10 +93,11 @@ pub fn extract_tags(lang: Lang, source: &str) -> FileTags {
 
 /// `extract_tags` with the deadline given.
 fn extract_tags_until(lang: Lang, source: &str, deadline: CpuDeadline) -> FileTags {
+    let (lang, view) = parser_view(lang, source);
+    let source = &*view;
     let Ok(query) = lang::compiled_tags_query(lang) else {
         return FileTags::default();
     };
-    let source = &*parser_view(lang, source);
     let Some(tree) = parse(lang, source, deadline) else {
         return unparsed();
     };
@@ -155,7 +157,7 @@ impl ParsedAhead {
 /// (tens of milliseconds; C++ ~40 ms), which otherwise kept the other core idle on a small
 /// repository. With `may_defer` false it is `extract_tags`.
 pub(crate) fn extract_tags_or_parse(lang: Lang, source: &str, may_defer: bool) -> Tagging {
-    if !may_defer || !lang::tags_query_compiling(lang) {
+    if !may_defer || lang.is_component() || !lang::tags_query_compiling(lang) {
         return Tagging::Done(extract_tags(lang, source));
     }
     match parse_ahead(lang, source) {
@@ -172,7 +174,7 @@ pub(crate) fn extract_tags_or_parse(lang: Lang, source: &str, may_defer: bool) -
 /// budget.
 fn parse_ahead(lang: Lang, source: &str) -> Option<ParsedAhead> {
     let deadline = CpuDeadline::after(time_budget(source));
-    let view = parser_view(lang, source);
+    let (lang, view) = parser_view(lang, source);
     let tree = parse(lang, &view, deadline)?;
     Some(ParsedAhead {
         lang,
@@ -199,19 +201,38 @@ pub(crate) fn finish_tags(parsed: ParsedAhead, source: &str) -> FileTags {
 /// Parses `source` and drops the tree: what a file costs tree-sitter alone (`mapscope bench
 /// --parse-floor`). False when the parse ran out of its time budget.
 pub fn parse_only(lang: Lang, source: &str) -> bool {
-    let source = &*parser_view(lang, source);
+    let (lang, view) = parser_view(lang, source);
+    let source = &*view;
     parse(lang, source, CpuDeadline::after(time_budget(source))).is_some()
 }
 
-/// The text the parser reads: the source itself, except in C#, whose conditional
-/// compilation keeps only the first branch of each chain (see `conditional`), and in C++,
-/// whose attribute and scope macros are blanked where they break the parse (`macros`).
-/// Same length and lines as the source, so positions and signatures are the file's.
-fn parser_view(lang: Lang, source: &str) -> Cow<'_, str> {
+/// The text the parser reads and the language it is read as: the source itself, except in
+/// C#, whose conditional compilation keeps only the first branch of each chain (see
+/// `conditional`), in C++, whose attribute and scope macros are blanked where they break the
+/// parse (`macros`), and in a component, of which only the script blocks are kept, read as
+/// their TS or JS (`component`). Same length and lines as the source, so positions and
+/// signatures are the file's.
+fn parser_view(lang: Lang, source: &str) -> (Lang, Cow<'_, str>) {
     match lang {
-        Lang::CSharp => conditional::first_branches(source),
-        Lang::Cpp => macros::without_macros(source),
-        _ => Cow::Borrowed(source),
+        Lang::CSharp => (lang, conditional::first_branches(source)),
+        Lang::Cpp => (lang, macros::without_macros(source)),
+        _ if lang.is_component() => {
+            let view = component::script_view(source);
+            (view.lang, Cow::Owned(view.text))
+        }
+        _ => (lang, Cow::Borrowed(source)),
+    }
+}
+
+/// A component's own definition (`component::component_definition`), put first among the
+/// tags of the component at `path`; other files' tags are left as they are.
+pub fn add_component_definition(lang: Lang, path: &str, source: &str, tags: &mut FileTags) {
+    if !lang.is_component() {
+        return;
+    }
+    let view = component::script_view(source);
+    if let Some(def) = component::component_definition(path, source, &view) {
+        tags.defs.insert(0, def);
     }
 }
 
@@ -1091,7 +1112,8 @@ mod tests {
         for (lang, source) in &sources {
             let whole = extract_tags(*lang, source);
             let parsed = parse_ahead(*lang, source).expect("fixtures parse in time");
-            assert_eq!(parsed.lang(), *lang);
+            // A component is parsed as its scripts' language.
+            assert_eq!(parsed.lang(), parser_view(*lang, source).0);
             assert_eq!(finish_tags(parsed, source), whole, "{lang:?}: {source}");
         }
         // With no query compiling, `extract_tags_or_parse` is `extract_tags`.
@@ -1147,7 +1169,14 @@ mod tests {
             let Some(lang) = Lang::from_path(&path.to_string_lossy()) else {
                 continue;
             };
-            let source = std::fs::read_to_string(&path).unwrap();
+            let text = std::fs::read_to_string(&path).unwrap();
+            // A component is its masked scripts, in their language.
+            let (lang, source) = if lang.is_component() {
+                let (script, view) = parser_view(lang, &text);
+                (script, view.into_owned())
+            } else {
+                (lang, text)
+            };
             let whole = TagsQuery {
                 query: Query::new(&lang::grammar(lang), lang::tags_query_source(lang)).unwrap(),
                 roots: None,

@@ -110,7 +110,7 @@ impl<'a> Resolver<'a> {
                         init_dirs.insert(dir);
                     }
                 }
-                Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
+                Lang::TypeScript | Lang::Tsx | Lang::JavaScript | Lang::Vue | Lang::Svelte => {
                     let mut parts = f.path.splitn(3, '/');
                     if let (Some(root), Some(pkg), Some(_)) =
                         (parts.next(), parts.next(), parts.next())
@@ -185,10 +185,12 @@ impl<'a> Resolver<'a> {
             return ResolvedImport::default();
         };
         let mut r = match file.lang {
-            Lang::TypeScript | Lang::Tsx | Lang::JavaScript => ResolvedImport {
-                module: self.resolve_ts(&file.path, &import.specifier),
-                names: Vec::new(),
-            },
+            Lang::TypeScript | Lang::Tsx | Lang::JavaScript | Lang::Vue | Lang::Svelte => {
+                ResolvedImport {
+                    module: self.resolve_ts(&file.path, &import.specifier),
+                    names: Vec::new(),
+                }
+            }
             Lang::Python => self.resolve_python(from, &file.path, import),
             Lang::Go => ResolvedImport {
                 module: self.resolve_go(&file.path, &import.specifier),
@@ -251,14 +253,10 @@ impl<'a> Resolver<'a> {
         Vec::new()
     }
 
-    /// The first existing TS/JS file for a path as written in an import.
+    /// The first existing TS/JS file for a path as written in an import (a component by its
+    /// full name: `./UserCard.vue`).
     fn ts_candidate(&self, path: &str) -> Option<usize> {
-        let is_script = |i: usize| {
-            matches!(
-                self.files[i].lang,
-                Lang::TypeScript | Lang::Tsx | Lang::JavaScript
-            )
-        };
+        let is_script = |i: usize| self.files[i].lang.is_script();
         let path = path.trim_end_matches('/');
         if let Some(i) = self.file_at(path).filter(|&i| is_script(i)) {
             return Some(i);

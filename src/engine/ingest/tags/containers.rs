@@ -235,7 +235,9 @@ fn notation_of(lang: Lang) -> Notation {
         | Lang::Scala
         | Lang::Lua
         | Lang::Elixir
-        | Lang::Hcl => Notation::Dot,
+        | Lang::Hcl
+        | Lang::Vue
+        | Lang::Svelte => Notation::Dot,
     }
 }
 

@@ -375,7 +375,8 @@ impl<'s> Extractor<'s, '_> {
                 };
                 Some(end_row(function.child_by_field_name("parameters")?))
             }
-            Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
+            // Components are tagged as the TS or JS of their scripts (`tags::parser_view`).
+            Lang::TypeScript | Lang::Tsx | Lang::JavaScript | Lang::Vue | Lang::Svelte => {
                 if node.kind() == "assignment_expression" {
                     // `a.m = b.m = function () {`: the function at the end of the chain.
                     let mut value = node;

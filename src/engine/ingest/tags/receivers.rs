@@ -63,7 +63,7 @@ fn decl_kinds(lang: Lang) -> &'static [&'static str] {
     match lang {
         Lang::Go => &["parameter_declaration", "var_spec", "short_var_declaration"],
         Lang::Python => &["typed_parameter", "typed_default_parameter", "assignment"],
-        Lang::TypeScript | Lang::Tsx => &[
+        Lang::TypeScript | Lang::Tsx | Lang::Vue | Lang::Svelte => &[
             "required_parameter",
             "optional_parameter",
             "variable_declarator",
@@ -98,6 +98,8 @@ fn is_own(lang: Lang, q: &str) -> bool {
         Lang::TypeScript
         | Lang::Tsx
         | Lang::JavaScript
+        | Lang::Vue
+        | Lang::Svelte
         | Lang::Java
         | Lang::Kotlin
         | Lang::Scala => matches!(q, "this" | "super"),

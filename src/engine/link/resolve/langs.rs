@@ -80,7 +80,13 @@ impl<'a> LangTables<'a> {
         for (i, f) in files.iter().enumerate() {
             if matches!(
                 f.lang,
-                Lang::TypeScript | Lang::Tsx | Lang::JavaScript | Lang::Python | Lang::Go
+                Lang::TypeScript
+                    | Lang::Tsx
+                    | Lang::JavaScript
+                    | Lang::Vue
+                    | Lang::Svelte
+                    | Lang::Python
+                    | Lang::Go
             ) {
                 continue;
             }
@@ -194,9 +200,13 @@ impl<'a> LangTables<'a> {
                 module: ctx.terraform_module(&file.path, &import.specifier),
                 names: Vec::new(),
             },
-            Lang::TypeScript | Lang::Tsx | Lang::JavaScript | Lang::Python | Lang::Go => {
-                ResolvedImport::default()
-            }
+            Lang::TypeScript
+            | Lang::Tsx
+            | Lang::JavaScript
+            | Lang::Vue
+            | Lang::Svelte
+            | Lang::Python
+            | Lang::Go => ResolvedImport::default(),
         }
     }
 }

@@ -45,7 +45,7 @@ impl Extractor<'_, '_> {
         let mut refs = Vec::new();
         for (node, binding) in &self.imports {
             match self.lang {
-                Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
+                Lang::TypeScript | Lang::Tsx | Lang::JavaScript | Lang::Vue | Lang::Svelte => {
                     self.js_import(*node, *binding, &mut found, &mut refs);
                 }
                 Lang::Python => self.py_import(*node, &mut found, &mut refs),

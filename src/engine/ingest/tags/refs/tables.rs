@@ -504,7 +504,13 @@ pub(super) fn table_spec(lang: Lang) -> Option<&'static TableSpec> {
         Lang::Lua => &LUA_SPEC,
         Lang::Elixir => &ELIXIR_SPEC,
         Lang::Hcl => &HCL_SPEC,
-        Lang::TypeScript | Lang::Tsx | Lang::JavaScript | Lang::Python | Lang::Go => return None,
+        Lang::TypeScript
+        | Lang::Tsx
+        | Lang::JavaScript
+        | Lang::Vue
+        | Lang::Svelte
+        | Lang::Python
+        | Lang::Go => return None,
     })
 }
 
