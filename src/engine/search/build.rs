@@ -120,7 +120,11 @@ pub(super) fn build(files: &[ParsedFile], docs: &[TextDoc], weights: SearchWeigh
         .map(|f| Unit {
             path: f.path.as_str().into(),
             lang: Some(f.lang),
-            class: paths::classify(&f.path),
+            class: if paths::is_vendored(&f.path, f.size) {
+                paths::PathClass::Test
+            } else {
+                paths::classify(&f.path)
+            },
             fixture: paths::is_fixture(&f.path),
             hidden: paths::is_build_output(&f.path),
         })
