@@ -40,7 +40,6 @@ mod factors;
 mod filter;
 mod graph;
 mod pairs;
-mod signals;
 
 use factors::{len_norm, penalty, prior_mult};
 pub(crate) use filter::Filter;
@@ -96,9 +95,6 @@ struct UnitAcc {
     /// Total edge weight of this file in the graph, computed on first use (NaN before).
     degree: f32,
     path: f32,
-    /// The file's stem is a query word or join (`signals::match_stems`): that candidate's
-    /// cover, 0 when none.
-    stem: f32,
     /// File-level BM25.
     file: f32,
     /// BM25 over the file's past commit subjects.
@@ -141,7 +137,6 @@ impl Default for UnitAcc {
             best_chunk: NO_CHUNK,
             degree: f32::NAN,
             path: 0.0,
-            stem: 0.0,
             file: 0.0,
             hist: 0.0,
             concepts: 0,
@@ -300,11 +295,9 @@ fn run(idx: &SearchIndex, ctx: &SearchContext, args: RunArgs, s: &mut Scratch) -
     };
     pass.score_terms(s);
     pass.score_names(s, &mut counts);
-    pass.match_name_words(s);
     pass.tier_lookup(s);
     counts.chunks_matched = s.touched_chunks.len();
     pass.gather_files(s);
-    pass.match_stems(s);
     pass.diffuse(s);
     let mut files = pass.score_files(s, &mut counts);
     if pass.w.test_companion > 0.0 {
@@ -737,7 +730,6 @@ impl Pass<'_, '_> {
         let w = self.w;
         let text = (ua.best + w.file_rest as f32 * ua.runners_up.iter().sum::<f32>()) * ua.len_norm
             + w.path as f32 * ua.path
-            + w.stem_match as f32 * ua.stem
             + w.file_bm25 as f32 * ua.file
             + w.history as f32 * ua.hist;
         let total_concepts = self.plan.total_concept_weight();

@@ -64,13 +64,6 @@ pub struct SearchWeights {
     /// token itself (0 = off). Both words must be used elsewhere in the code.
     pub path_compound: f64,
 
-    /// A file whose stem (or, for `index`/`__init__`, its folder) is a query word or a
-    /// join of adjacent ones scores this × the word's share of the query (0 = off).
-    pub stem_match: f64,
-    /// A definition whose name is two or more of the query's words in any order gets a
-    /// name match of this strength × the name's rarity among definitions (0 = off).
-    pub name_words: f64,
-
     /// Score of a file from its chunks: best chunk plus this times the next three.
     pub file_rest: f64,
     /// Multiplier of file-level BM25 (each code file as one document), added to the score
@@ -195,8 +188,6 @@ impl Default for SearchWeights {
             path: 1.5,
             path_dir_token: 0.5,
             path_compound: 1.0,
-            stem_match: 0.0,
-            name_words: 0.0,
 
             file_rest: 0.1,
             file_bm25: 1.0,
