@@ -23,6 +23,7 @@ mod engine_rank;
 mod engine_search;
 mod engine_search_evidence;
 mod engine_search_exact;
+mod engine_search_mixed;
 mod engine_search_order;
 mod engine_tags;
 mod engine_walk;

@@ -172,6 +172,39 @@ pub(crate) fn classify(path: &str) -> PathClass {
     class
 }
 
+/// Folder names that hold a copy of another project: the generic ones, and googletest's,
+/// the library most often bundled whole into C and C++ repositories.
+const VENDORED_DIRS: &[&str] = &[
+    "third_party",
+    "third-party",
+    "thirdparty",
+    "3rdparty",
+    "vendored",
+    "googletest",
+    "gtest",
+    "gmock",
+];
+
+/// Below this size a source file is never taken for an amalgamation.
+const AMALGAMATION_MIN_BYTES: u64 = 256 * 1024;
+
+/// Vendored code: another project's code kept in this repository (`vendor/` itself is
+/// never walked). A folder named in `VENDORED_DIRS`, or an amalgamation: one very large
+/// source file concatenated from a library's sources (`gmock-gtest-all.cc`,
+/// `sqlite3-amalgamation.c`), told by its size and an `-all` / `_all` / `amalgamat…`
+/// stem. The map ranks it as it ranks tests, and search demotes it as a test.
+pub(crate) fn is_vendored(path: &str, size: u64) -> bool {
+    let lower = path.to_lowercase();
+    let mut parts: Vec<&str> = lower.split('/').collect();
+    let base = parts.pop().unwrap_or_default();
+    if parts.iter().any(|d| VENDORED_DIRS.contains(d)) {
+        return true;
+    }
+    let stem = base.split('.').next().unwrap_or(base);
+    size >= AMALGAMATION_MIN_BYTES
+        && (stem.ends_with("-all") || stem.ends_with("_all") || stem.contains("amalgamat"))
+}
+
 /// Test file names of the languages the retrieval eval does not cover (kept out of
 /// `nonimpl_base`, which must stay the eval's rule): Java `StoreTest.java` / `StoreTests.java`
 /// / `StoreIT.java` / `TestStore.java`, C# `StoreTests.cs` / `StoreTest.cs`, PHP
@@ -387,6 +420,20 @@ pub(crate) fn subject_dirs(path: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn vendored_folders_and_amalgamations() {
+        assert!(is_vendored("test/gtest/gtest/gtest.h", 10));
+        assert!(is_vendored("deps/third_party/zlib/inflate.c", 10));
+        assert!(is_vendored("src/3rdparty/x.cc", 10));
+        assert!(is_vendored("test/gtest/gmock-gtest-all.cc", 532_839));
+        assert!(is_vendored("src/sqlite3-amalgamation.c", 8_000_000));
+        // Size alone is not enough, nor the name alone.
+        assert!(!is_vendored("mypy/checker.py", 455_901));
+        assert!(!is_vendored("src/run-all.c", 2_000));
+        assert!(!is_vendored("src/gtest_helpers.cc", 10));
+        assert!(!is_vendored("packages/vite/src/node/server/index.ts", 10));
+    }
 
     #[test]
     fn impl_rule_matches_evalcommon() {

@@ -8,6 +8,7 @@
 //! distributes and sorts.
 
 use crate::engine::base::model::{ParsedFile, RankedDef};
+use crate::engine::base::paths::is_vendored;
 use crate::engine::base::stopwords::is_stopword_or_change_word;
 use crate::engine::base::words::{
     has_inner_capital, normalize_name, query_pieces, split_words, QueryChar, QueryPiece,
@@ -434,13 +435,20 @@ fn ranked_definitions(
             continue;
         }
         let nd = file.tags.defs.len();
+        // Vendored code is reached through the tests that use it, not through the project:
+        // its definitions weigh as a supporting file's prior does.
+        let scale = if is_vendored(&file.path, file.size) {
+            SUPPORTING_PRIOR
+        } else {
+            1.0
+        };
         let base = DEF_BASELINE * file_rank[fi] / nd.max(1) as f64;
         let off = graph.def_offset[fi] as usize;
         for (di, d) in file.tags.defs.iter().enumerate() {
             if skip_names.contains(d.name.as_str()) {
                 continue;
             }
-            let s = score.get(off + di).copied().unwrap_or(0.0) + base;
+            let s = scale * (score.get(off + di).copied().unwrap_or(0.0) + base);
             defs.push(RankedDef {
                 file: fi,
                 def: di,

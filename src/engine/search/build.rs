@@ -120,8 +120,13 @@ pub(super) fn build(files: &[ParsedFile], docs: &[TextDoc], weights: SearchWeigh
         .map(|f| Unit {
             path: f.path.as_str().into(),
             lang: Some(f.lang),
-            class: paths::classify(&f.path),
+            class: if paths::is_vendored(&f.path, f.size) {
+                paths::PathClass::Test
+            } else {
+                paths::classify(&f.path)
+            },
             fixture: paths::is_fixture(&f.path),
+            vendored: paths::is_vendored(&f.path, f.size),
             hidden: paths::is_build_output(&f.path),
         })
         .collect();
@@ -130,6 +135,7 @@ pub(super) fn build(files: &[ParsedFile], docs: &[TextDoc], weights: SearchWeigh
         lang: None,
         class: paths::classify(&d.path),
         fixture: paths::is_fixture(&d.path),
+        vendored: false,
         hidden: paths::is_build_output(&d.path),
     }));
 
@@ -832,6 +838,7 @@ mod tests {
             lang: Some(Lang::Python),
             class: paths::classify(path),
             fixture: false,
+            vendored: false,
             hidden: false,
         };
         let units = [unit("testing/test_pluginmanager.py"), unit("src/plugin.py")];

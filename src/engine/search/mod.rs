@@ -372,6 +372,9 @@ struct Unit {
     class: crate::engine::base::paths::PathClass,
     /// Under a fixture or test-data folder: material tests read, rarely what a change edits.
     fixture: bool,
+    /// Vendored code (`paths::is_vendored`): another project's, demoted even for a query
+    /// about tests.
+    vendored: bool,
     /// Build output or dependency folders: indexed by mistake, never shown.
     hidden: bool,
 }

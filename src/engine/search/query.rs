@@ -681,7 +681,10 @@ impl Builder {
     }
 
     /// Joins of two or three adjacent positions (`file graph` → `filegraph`), each a stemmed
-    /// term and a name candidate; at most 8 spellings per window.
+    /// term and a name candidate; at most 8 spellings per window. A window holding a
+    /// glossary word is joined in reverse order as well: Chinese puts the object before the
+    /// verb (`折扣计算`, discount computing) where code names put the verb first
+    /// (`computeDiscount`).
     fn adjacent_joins(&mut self, positions: &[Pos], w: &SearchWeights) {
         let alternatives = |p: &Pos| -> Vec<(String, u64)> {
             match p {
@@ -694,8 +697,18 @@ impl Builder {
                 Pos::Cjk | Pos::Stop => Vec::new(),
             }
         };
+        let mut windows: Vec<Vec<&Pos>> = Vec::new();
         for span in 2..=3 {
             for window in positions.windows(span) {
+                windows.push(window.iter().collect());
+                if window.iter().any(|p| matches!(p, Pos::Gloss { .. })) {
+                    windows.push(window.iter().rev().collect());
+                }
+            }
+        }
+        for window in windows {
+            let span = window.len();
+            {
                 let mut combos: Vec<(String, u64)> = vec![(String::new(), 0)];
                 for p in window {
                     let alts = alternatives(p);
@@ -801,6 +814,20 @@ mod tests {
         assert_eq!(has_term(&p, "export"), Some(0.8));
         assert_eq!(has_term(&p, "order"), Some(0.8));
         assert!(p.names.iter().any(|n| n.norm == "exportorder" && !n.typed));
+    }
+
+    #[test]
+    fn chinese_words_join_in_code_order_too() {
+        // 折扣计算: discount, compute; code says `computeDiscount`.
+        let p = plan("购物车 折扣 计算");
+        assert!(p
+            .names
+            .iter()
+            .any(|n| n.norm == "computediscount" && n.words == 2));
+        assert!(p.names.iter().any(|n| n.norm == "discountcompute"));
+        // English words keep their typed order only.
+        let p = plan("discount compute");
+        assert!(!p.names.iter().any(|n| n.norm == "computediscount"));
     }
 
     #[test]

@@ -93,6 +93,9 @@ pub struct SearchWeights {
     /// Extra multiplier for files under fixture / mock / test-data folders (test inputs are
     /// rarely what a change is about), lifted with the test demotion.
     pub penalty_fixture: f64,
+    /// Extra multiplier for vendored code (`paths::is_vendored`: another project's copy),
+    /// kept for queries about tests too: the weight the map gives a supporting file's prior.
+    pub penalty_vendored: f64,
     /// A test file gets this share of the score of the implementation file it tests (by
     /// name: `python.py` → `test_python.py`), so a change's tests rank near its code.
     pub test_companion: f64,
@@ -198,6 +201,7 @@ impl Default for SearchWeights {
 
             penalty_test: 0.85,
             penalty_fixture: 1.0,
+            penalty_vendored: 0.2,
             test_query_impl: 0.7,
             test_companion: 0.7,
             test_companion_own: 0.5,

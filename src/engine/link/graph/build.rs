@@ -616,7 +616,10 @@ fn new_builder<'a>(
         }
     }
 
-    let supporting_paths: Vec<bool> = files.iter().map(|f| is_supporting_path(&f.path)).collect();
+    let supporting_paths: Vec<bool> = files
+        .iter()
+        .map(|f| is_supporting_path(&f.path) || is_vendored(&f.path, f.size))
+        .collect();
     let external_stubs = external_stub_files(files, &supporting_paths);
     let ancestry: Vec<Vec<Ancestor>> = (0..n)
         .into_par_iter()

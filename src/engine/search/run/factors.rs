@@ -24,7 +24,12 @@ pub(super) fn penalty(idx: &SearchIndex, u: usize, wants_tests: bool) -> f32 {
     } else {
         1.0
     };
-    (class * doc_w * fixture) as f32
+    let vendored = if unit.vendored {
+        w.penalty_vendored
+    } else {
+        1.0
+    };
+    (class * doc_w * fixture * vendored) as f32
 }
 
 /// `(chunks / mean chunks)^-chunk_len_norm` for code files: a file with many definitions
