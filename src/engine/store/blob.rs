@@ -82,10 +82,33 @@ const MAX_BLOB_FILE: u64 = 4 << 30;
 /// (a merge, a fix that forgot to bump a version) invalidates every derived cache, because
 /// a stale graph or index would silently change maps and hits. Embedded in the binary
 /// (a few hundred KB) and hashed once per call: cheaper than trusting a version number.
-const GRAPH_SOURCES: [&[u8]; 12] = [
+const GRAPH_SOURCES: [&[u8]; 35] = [
     include_bytes!("../link/graph/mod.rs"),
     include_bytes!("../link/graph/binding.rs"),
     include_bytes!("../link/graph/build.rs"),
+    include_bytes!("../link/graph/build/qualified.rs"),
+    include_bytes!("../link/graph/build/reexports.rs"),
+    include_bytes!("../link/graph/build/tables.rs"),
+    include_bytes!("../link/graph/build/typed.rs"),
+    include_bytes!("../link/graph/build/unqualified.rs"),
+    include_bytes!("../link/graph/build/visible.rs"),
+    include_bytes!("../link/builtins.rs"),
+    include_bytes!("../../../assets/builtins/c.txt"),
+    include_bytes!("../../../assets/builtins/csharp.txt"),
+    include_bytes!("../../../assets/builtins/elixir.txt"),
+    include_bytes!("../../../assets/builtins/go.txt"),
+    include_bytes!("../../../assets/builtins/java.txt"),
+    include_bytes!("../../../assets/builtins/js.txt"),
+    include_bytes!("../../../assets/builtins/kotlin.txt"),
+    include_bytes!("../../../assets/builtins/lua.txt"),
+    include_bytes!("../../../assets/builtins/php.txt"),
+    include_bytes!("../../../assets/builtins/python.txt"),
+    include_bytes!("../../../assets/builtins/ruby.txt"),
+    include_bytes!("../../../assets/builtins/rust.txt"),
+    include_bytes!("../../../assets/builtins/scala.txt"),
+    include_bytes!("../../../assets/builtins/shell.txt"),
+    include_bytes!("../../../assets/builtins/swift.txt"),
+    include_bytes!("../../../assets/builtins/terraform.txt"),
     include_bytes!("../link/graph/words.rs"),
     include_bytes!("../link/graph/relink.rs"),
     include_bytes!("../link/resolve.rs"),
@@ -356,17 +379,23 @@ fn decode<T: DeserializeOwned>(
 #[cfg(test)]
 mod tests {
 
-    /// Every source file of the graph's and the resolver's submodules is in the fingerprint
-    /// list: a new one left out would let a graph cached by older code be trusted.
+    /// Every source file of the graph's and the resolver's submodules, and every table of
+    /// the languages' own names binding reads, is in the fingerprint list: one left out
+    /// would let a graph cached by older code be trusted.
     #[test]
     fn the_fingerprint_lists_every_graph_and_resolver_source() {
-        let engine = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/engine");
-        let this = std::fs::read_to_string(engine.join("store/blob.rs")).unwrap();
-        for dir in ["link/graph", "link/resolve"] {
-            for entry in std::fs::read_dir(engine.join(dir)).unwrap() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let this = std::fs::read_to_string(root.join("src/engine/store/blob.rs")).unwrap();
+        for (dir, ext, prefix) in [
+            ("src/engine/link/graph", ".rs", "../link/graph"),
+            ("src/engine/link/graph/build", ".rs", "../link/graph/build"),
+            ("src/engine/link/resolve", ".rs", "../link/resolve"),
+            ("assets/builtins", ".txt", "../../../assets/builtins"),
+        ] {
+            for entry in std::fs::read_dir(root.join(dir)).unwrap() {
                 let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-                if name.ends_with(".rs") {
-                    let listed = format!("include_bytes!(\"../{dir}/{name}\")");
+                if name.ends_with(ext) {
+                    let listed = format!("include_bytes!(\"{prefix}/{name}\")");
                     assert!(
                         this.contains(&listed),
                         "{listed} missing from GRAPH_SOURCES"
