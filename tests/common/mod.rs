@@ -180,8 +180,11 @@ pub fn repo_with_history(
 /// A source file parsed by the real tag extractor, as an index would hold it.
 pub fn parsed(path: &str, src: &str) -> mapscope::engine::base::model::ParsedFile {
     let lang = mapscope::engine::base::model::Lang::from_path(path).expect("known language");
-    let mut tags = mapscope::engine::ingest::tags::extract_tags(lang, src);
-    mapscope::engine::ingest::tags::add_component_definition(lang, path, src, &mut tags);
+    let tags = if lang.is_component() {
+        mapscope::engine::ingest::tags::extract_component_tags(path, src)
+    } else {
+        mapscope::engine::ingest::tags::extract_tags(lang, src)
+    };
     mapscope::engine::base::model::ParsedFile::new(
         path.into(),
         lang,

@@ -18,9 +18,11 @@ use common::fixture_sources as source_files;
 fn tags_of(repo: &str, path: &str) -> FileTags {
     let lang = Lang::from_path(path).unwrap();
     let source = std::fs::read_to_string(common::fixture(repo).join(path)).unwrap();
-    let mut tags = extract_tags(lang, &source);
-    mapscope::engine::ingest::tags::add_component_definition(lang, path, &source, &mut tags);
-    tags
+    if lang.is_component() {
+        mapscope::engine::ingest::tags::extract_component_tags(path, &source)
+    } else {
+        extract_tags(lang, &source)
+    }
 }
 
 /// `def <kind> <name> <lines> sig <lines> [parent=P] [qualified=Q] [scope=[..]]

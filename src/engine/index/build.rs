@@ -29,7 +29,7 @@ use crate::engine::ingest::content::load_source;
 use crate::engine::ingest::history::CommitHistory;
 use crate::engine::ingest::lang::{tags_query_compiling, tags_query_prefetched};
 use crate::engine::ingest::tags::{
-    add_component_definition, extract_tags_or_parse, finish_tags, unparsed, ParsedAhead, Tagging,
+    extract_component_tags, extract_tags_or_parse, finish_tags, unparsed, ParsedAhead, Tagging,
 };
 use crate::engine::ingest::walk::WalkOutput;
 use crate::engine::ingest::walk::{walk_observed, DocFile, UnsupportedFile, WalkedFile};
@@ -771,23 +771,21 @@ pub(super) fn canonical_root(root: &Path) -> Result<PathBuf, EngineError> {
 /// must never take the whole index down) into an empty, error-flagged result.
 /// With `may_defer`, a file whose query is still compiling comes back parsed
 /// (`tags::extract_tags_or_parse`).
-/// A component's own definition is added here, where its path is known
-/// (`tags::add_component_definition`); components are never parsed ahead.
+/// A component is tagged here, where its path (its own definition's name) is known
+/// (`tags::extract_component_tags`); components are never parsed ahead.
 pub(super) fn parse_guarded(
     lang: crate::engine::base::model::Lang,
     path: &str,
     text: &str,
     may_defer: bool,
 ) -> Tagging {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(
-        || match extract_tags_or_parse(lang, text, may_defer) {
-            Tagging::Done(mut tags) => {
-                add_component_definition(lang, path, text, &mut tags);
-                Tagging::Done(tags)
-            }
-            ahead @ Tagging::QueryCompiling(_) => ahead,
-        },
-    ))
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        if lang.is_component() {
+            Tagging::Done(extract_component_tags(path, text))
+        } else {
+            extract_tags_or_parse(lang, text, may_defer)
+        }
+    }))
     .unwrap_or_else(|_| Tagging::Done(unparsed()))
 }
 

@@ -224,16 +224,16 @@ fn parser_view(lang: Lang, source: &str) -> (Lang, Cow<'_, str>) {
     }
 }
 
-/// A component's own definition (`component::component_definition`), put first among the
-/// tags of the component at `path`; other files' tags are left as they are.
-pub fn add_component_definition(lang: Lang, path: &str, source: &str, tags: &mut FileTags) {
-    if !lang.is_component() {
-        return;
-    }
+/// A component's tags: those of its masked scripts, read as their TS or JS (what
+/// `parser_view` gives), with the component's own definition first
+/// (`component::component_definition`). One masking serves both.
+pub fn extract_component_tags(path: &str, source: &str) -> FileTags {
     let view = component::script_view(source);
+    let mut tags = extract_tags(view.lang, &view.text);
     if let Some(def) = component::component_definition(path, source, &view) {
         tags.defs.insert(0, def);
     }
+    tags
 }
 
 /// How long one file may take: `TIME_BUDGET` plus `TIME_PER_LINE` per line, at most

@@ -117,17 +117,20 @@ pub(super) fn build(files: &[ParsedFile], docs: &[TextDoc], weights: SearchWeigh
 
     let mut units: Vec<Unit> = files
         .iter()
-        .map(|f| Unit {
-            path: f.path.as_str().into(),
-            lang: Some(f.lang),
-            class: if paths::is_vendored(&f.path, f.size) {
-                paths::PathClass::Test
-            } else {
-                paths::classify(&f.path)
-            },
-            fixture: paths::is_fixture(&f.path),
-            vendored: paths::is_vendored(&f.path, f.size),
-            hidden: paths::is_build_output(&f.path),
+        .map(|f| {
+            let vendored = paths::is_vendored(&f.path, f.size);
+            Unit {
+                path: f.path.as_str().into(),
+                lang: Some(f.lang),
+                class: if vendored {
+                    paths::PathClass::Test
+                } else {
+                    paths::classify(&f.path)
+                },
+                fixture: paths::is_fixture(&f.path),
+                vendored,
+                hidden: paths::is_build_output(&f.path),
+            }
         })
         .collect();
     units.extend(docs.iter().map(|d| Unit {
