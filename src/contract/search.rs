@@ -261,6 +261,11 @@ struct SourceDoc {
     container: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     qualified_name: Option<String>,
+    /// A definition declared without a body (a C/C++ prototype, an interface, trait or
+    /// abstract member, an overload signature): its implementation, if any, is elsewhere.
+    /// Left out when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    declaration: bool,
 }
 
 /// A hit's score breakdown (`search::Signals`).
@@ -380,18 +385,22 @@ impl SearchDoc {
         }
         let mut sources = Vec::new();
         let mut files = Vec::new();
-        let project = hit_containers(index, r);
+        let project = hit_definitions(index, r);
         let all = std::iter::once((PROJECT, r, &project)).chain(
             extra
                 .iter()
-                .map(|x| (x.name.as_str(), &x.response, &x.containers)),
+                .map(|x| (x.name.as_str(), &x.response, &x.definitions)),
         );
         for (source, response, containers) in all {
             let best = response.hits.first().map_or(0.0, |h| h.score);
-            for (h, container) in response.hits.iter().zip(containers) {
+            for (h, facts) in response.hits.iter().zip(containers) {
                 let evidence = h.evidence.name();
                 *counts.entry(evidence).or_default() += 1;
-                let (container, qualified_name) = container.clone().unzip();
+                let DefinitionFacts {
+                    container,
+                    qualified_name,
+                    declaration,
+                } = facts.clone();
                 sources.push(SourceDoc {
                     file_path: h.file_path.clone(),
                     line_range: [h.line_range.start, h.line_range.end],
@@ -406,6 +415,7 @@ impl SearchDoc {
                     kind: h.kind.clone(),
                     container,
                     qualified_name,
+                    declaration,
                 });
             }
             files.extend(response.files.iter().map(|(path, score)| FileDoc {
@@ -589,9 +599,19 @@ impl SignalsDoc {
     }
 }
 
-/// Each hit's container and qualified name when it is a definition that has one
-/// (`FileTags::container`, `FileTags::qualified_name`), from the index it came from.
-fn hit_containers(index: &Index, r: &SearchResponse) -> Vec<Option<(String, String)>> {
+/// What a hit that is a definition says of it beyond its name (all empty for other hits).
+#[derive(Debug, Clone, Default)]
+struct DefinitionFacts {
+    /// Its container and its name qualified by it (`FileTags::container`,
+    /// `FileTags::qualified_name`), when it has one.
+    container: Option<String>,
+    qualified_name: Option<String>,
+    /// `Definition::declaration`.
+    declaration: bool,
+}
+
+/// Each hit's `DefinitionFacts`, from the index it came from.
+fn hit_definitions(index: &Index, r: &SearchResponse) -> Vec<DefinitionFacts> {
     let of = |h: &SearchHit| {
         let name = h.symbol.as_deref().filter(|_| h.kind.is_some())?;
         let tags = &index.files.get(index.file_index(&h.file_path)?)?.tags;
@@ -599,9 +619,17 @@ fn hit_containers(index: &Index, r: &SearchResponse) -> Vec<Option<(String, Stri
             .defs
             .iter()
             .find(|d| d.name == name && d.lines == h.line_range)?;
-        Some((tags.container(def)?, tags.qualified_name(def)?))
+        let (container, qualified_name) = tags
+            .container(def)
+            .zip(tags.qualified_name(def))
+            .unzip();
+        Some(DefinitionFacts {
+            container,
+            qualified_name,
+            declaration: def.declaration,
+        })
     };
-    r.hits.iter().map(of).collect()
+    r.hits.iter().map(|h| of(h).unwrap_or_default()).collect()
 }
 
 /// One extra source's answer to a search (`engine::search::sources`), listed after the project's.
@@ -610,8 +638,8 @@ pub struct SourceHits {
     pub root: String,
     pub parsed_files: usize,
     pub response: SearchResponse,
-    /// `hit_containers` of the response.
-    containers: Vec<Option<(String, String)>>,
+    /// `hit_definitions` of the response.
+    definitions: Vec<DefinitionFacts>,
 }
 
 impl SourceHits {
@@ -628,7 +656,7 @@ impl SourceHits {
             name: name.to_string(),
             root: crate::engine::base::text::display_path(root),
             parsed_files: index.files.len(),
-            containers: hit_containers(index, &response),
+            definitions: hit_definitions(index, &response),
             response,
         }
     }

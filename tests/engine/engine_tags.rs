@@ -1101,6 +1101,10 @@ template <typename T>
 struct Box { T *get(); };
 template <typename T>
 T *Box<T>::get() { return nullptr; }
+template <typename K>
+struct Outer { struct It { bool ok() const; }; };
+template <typename K>
+bool Outer<K>::It::ok() const { return true; }
 ";
     let tags = extract_tags(Lang::Cpp, src);
     assert_eq!(tags.parse_errors, 0, "{}", render(&tags));
@@ -1124,6 +1128,8 @@ T *Box<T>::get() { return nullptr; }
         "def function free_ref 29-29 sig 29-29",
         "def struct Inner 31-31 sig 31-31 qualified=ns::Inner scope=[31]",
         "def method run 31-31 sig 31-31 parent=Inner qualified=ns::Inner::run scope=[31] declaration",
+        // Qualified through a namespace or a nested type: a member of the innermost scope.
+        "def method run 32-32 sig 32-32 parent=Inner qualified=ns::Inner::run",
         // Only a plain declarator takes the `template` line into the signature.
         "def function tmpl_ptr 34-34 sig 34-34",
         "def function tmpl_plain 35-36 sig 35-36",
@@ -1131,6 +1137,10 @@ T *Box<T>::get() { return nullptr; }
         "def struct Box 39-40 sig 39-40",
         "def method get 40-40 sig 40-40 parent=Box qualified=Box::get scope=[40] declaration",
         "def method get 42-42 sig 42-42 parent=Box qualified=Box::get",
+        "def struct Outer 43-44 sig 43-44",
+        "def struct It 44-44 sig 44-44 parent=Outer qualified=Outer::It scope=[44]",
+        "def method ok 44-44 sig 44-44 parent=It qualified=Outer::It::ok scope=[44] declaration",
+        "def method ok 46-46 sig 46-46 parent=It qualified=Outer::It::ok",
     ];
     assert_eq!(def_lines(&tags), expected);
 }

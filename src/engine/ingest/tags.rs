@@ -26,6 +26,7 @@ mod imports;
 mod macros;
 mod named;
 mod receivers;
+mod recover;
 mod refs;
 
 use std::borrow::Cow;
@@ -94,14 +95,20 @@ pub fn extract_tags(lang: Lang, source: &str) -> FileTags {
 /// `extract_tags` with the deadline given.
 fn extract_tags_until(lang: Lang, source: &str, deadline: CpuDeadline) -> FileTags {
     let (lang, view) = parser_view(lang, source);
-    let source = &*view;
     let Ok(query) = lang::compiled_tags_query(lang) else {
         return FileTags::default();
     };
-    let Some(tree) = parse(lang, source, deadline) else {
+    let Some(parsed) = parse_recovering(lang, view, deadline) else {
         return unparsed();
     };
-    tag_tree(lang, source, query, &tree, deadline)
+    tag_tree(
+        lang,
+        &parsed.view,
+        query,
+        &parsed.tree,
+        parsed.errors,
+        parsed.walk_deadline,
+    )
 }
 
 /// What a file that could not be tagged gives: no tags, one parse error (its parse ran out
@@ -113,16 +120,18 @@ pub(crate) fn unparsed() -> FileTags {
     }
 }
 
-/// Runs the query and the reference walk over a parsed `tree` of `source` (the parser's view).
+/// Runs the query and the reference walk over a parsed `tree` of `source` (the parser's view);
+/// `errors` are the syntax errors of the file as written (`parse_recovering`).
 fn tag_tree(
     lang: Lang,
     source: &str,
     query: &TagsQuery,
     tree: &Tree,
+    errors: u32,
     deadline: CpuDeadline,
 ) -> FileTags {
     let mut tags = Extractor::new(lang, source).run(query, tree, deadline);
-    tags.parse_errors = count_errors(tree);
+    tags.parse_errors = errors;
     tags
 }
 
@@ -138,8 +147,11 @@ pub(crate) enum Tagging {
 pub(crate) struct ParsedAhead {
     lang: Lang,
     tree: Tree,
-    /// The parser's view of the source when it is not the source itself (C#).
+    /// The parser's view of the source when it is not the source itself (C#, C++, a
+    /// recovered cascade).
     owned_view: Option<String>,
+    /// The syntax errors of the file as written.
+    errors: u32,
     /// What was left of the file's time budget when its parse ended: the wait for the query
     /// is not charged to the file.
     budget_left: Duration,
@@ -175,15 +187,16 @@ pub(crate) fn extract_tags_or_parse(lang: Lang, source: &str, may_defer: bool) -
 fn parse_ahead(lang: Lang, source: &str) -> Option<ParsedAhead> {
     let deadline = CpuDeadline::after(time_budget(source));
     let (lang, view) = parser_view(lang, source);
-    let tree = parse(lang, &view, deadline)?;
+    let parsed = parse_recovering(lang, view, deadline)?;
     Some(ParsedAhead {
         lang,
-        tree,
-        owned_view: match view {
+        tree: parsed.tree,
+        owned_view: match parsed.view {
             Cow::Owned(text) => Some(text),
             Cow::Borrowed(_) => None,
         },
-        budget_left: deadline.left(),
+        errors: parsed.errors,
+        budget_left: parsed.walk_deadline.left(),
     })
 }
 
@@ -195,7 +208,14 @@ pub(crate) fn finish_tags(parsed: ParsedAhead, source: &str) -> FileTags {
     };
     let view = parsed.owned_view.as_deref().unwrap_or(source);
     let deadline = CpuDeadline::after(parsed.budget_left);
-    tag_tree(parsed.lang, view, query, &parsed.tree, deadline)
+    tag_tree(
+        parsed.lang,
+        view,
+        query,
+        &parsed.tree,
+        parsed.errors,
+        deadline,
+    )
 }
 
 /// Parses `source` and drops the tree: what a file costs tree-sitter alone (`mapscope bench
@@ -287,6 +307,74 @@ fn parse(lang: Lang, source: &str, deadline: CpuDeadline) -> Option<Tree> {
             Err(_) => run(&mut fresh()),
         })
         .unwrap_or_else(|_| run(&mut fresh()))
+}
+
+/// What `parse_recovering` gives: the tree, the view it was parsed from, the number of
+/// syntax errors in the file as written, and the deadline the tag walk runs to.
+struct Parsed<'v> {
+    tree: Tree,
+    view: Cow<'v, str>,
+    errors: u32,
+    walk_deadline: CpuDeadline,
+}
+
+/// `parse`, and when one syntax error swallowed a large part of the file (an ERROR node over
+/// `recover::CASCADE_MIN_LINES` lines), parses again with the broken statements blanked,
+/// round after round until no cascade is left (`recover`). The recovered parse is kept only
+/// if it has fewer errors than the file as written; otherwise the first parse is, and its
+/// walk gets the budget that was left after it, so a recovery that failed costs the file's
+/// tags nothing. Files without a cascade, or over `recover::MAX_RECOVERED_LEN`, are parsed
+/// once.
+fn parse_recovering<'v>(
+    lang: Lang,
+    view: Cow<'v, str>,
+    deadline: CpuDeadline,
+) -> Option<Parsed<'v>> {
+    let tree = parse(lang, &view, deadline)?;
+    let errors = count_errors(&tree);
+    let first = |tree, view| Parsed {
+        tree,
+        view,
+        errors,
+        walk_deadline: deadline,
+    };
+    if view.len() > recover::MAX_RECOVERED_LEN
+        || recover::largest_error_span(&tree) < recover::CASCADE_MIN_LINES
+    {
+        return Some(first(tree, view));
+    }
+    let left_after_first_parse = deadline.left();
+    let mut current: Option<(Tree, String)> = None;
+    for _ in 0..recover::MAX_ROUNDS {
+        let (tree_now, view_now) = match &current {
+            Some((t, v)) => (t, v.as_str()),
+            None => (&tree, &*view),
+        };
+        let Some(blanked) = recover::blank_first_error(view_now, tree_now) else {
+            break;
+        };
+        let Some(next) = parse(lang, &blanked, deadline) else {
+            break;
+        };
+        if recover::largest_error_span(&next) < recover::CASCADE_MIN_LINES {
+            if count_errors(&next) < errors {
+                return Some(Parsed {
+                    tree: next,
+                    view: Cow::Owned(blanked),
+                    errors,
+                    walk_deadline: deadline,
+                });
+            }
+            // The ERROR node was one tree-sitter had recovered inside (its definitions are
+            // read): blanking would lose them.
+            break;
+        }
+        current = Some((next, blanked));
+    }
+    Some(Parsed {
+        walk_deadline: CpuDeadline::after(left_after_first_parse),
+        ..first(tree, view)
+    })
 }
 
 /// Number of ERROR and MISSING nodes, visiting only subtrees that contain errors.
@@ -1136,6 +1224,37 @@ mod tests {
         }
         let tags = extract_tags(Lang::Python, "def f():\n    pass\n");
         assert_eq!((tags.parse_errors, tags.defs.len()), (0, 1));
+    }
+
+    #[test]
+    fn an_error_cascade_is_parsed_again_without_the_broken_statement() {
+        // Newline-separated generic call signatures (semicolon-free TypeScript) put the
+        // rest of the file into one ERROR node: `Later` and `After` were not read.
+        let overload = "  <\n    P extends string,\n    R = any,\n  >(\n    path: P,\n    \
+                        handler: H<P, R>\n  ): Base<\n    E,\n    P\n  >\n";
+        let source = format!(
+            "export type First = {{ a: string }}\n\nexport interface Handlers<E> {{\n{}}}\n\n\
+             export type Later<A> = A extends string ? A : never\n\n\
+             export class After {{\n  run(): void {{}}\n}}\n",
+            overload.repeat(8)
+        );
+        let tags = extract_tags(Lang::TypeScript, &source);
+        let start_of = |name: &str| {
+            tags.defs
+                .iter()
+                .find(|d| d.name == name)
+                .map(|d| d.lines.start)
+        };
+        let later = source
+            .lines()
+            .position(|l| l.starts_with("export type Later"))
+            .map(line_of);
+        assert_eq!(start_of("First"), Some(1));
+        assert_eq!(start_of("Handlers"), Some(3));
+        assert_eq!(start_of("Later"), later);
+        assert!(start_of("After").is_some() && start_of("run").is_some());
+        // The errors are those of the file as written.
+        assert!(tags.parse_errors > 0);
     }
 
     #[test]

@@ -70,7 +70,11 @@ use crate::engine::store::files::{create_temp, remove_orphaned_temps, rename_ove
 /// 13: each reference's receiver type (`RefView::receiver`).
 /// 14: a C++ class template specialization (`struct formatter<T, C> { … }`) defines its
 ///    template's name and holds its members.
-pub const FORMAT_VERSION: u32 = 14;
+/// 15: a file whose syntax error swallowed a large part of it is parsed again with the
+///    broken statement blanked (`tags::recover`).
+/// 16: a C++ member defined out of line through a nested type or a namespace
+///    (`bool A<K>::B::f() {}`) is a definition, in the container `A::B`.
+pub const FORMAT_VERSION: u32 = 16;
 pub(super) const MAGIC: &[u8; 8] = b"MSCACHE\0";
 /// Cache files above this size are not read (a tags file of a huge repository is a few
 /// hundred MB).

@@ -246,8 +246,14 @@ pub(super) enum Member<'s> {
     /// Go `func (t *T) M()`: a method of `T`, in the file's package.
     Receiver(&'s str),
     /// C++ `void T::f() {}` out of line: a method of `T`, in the namespace around it; the
-    /// same for a Kotlin extension function `fun T.f()` and a Lua `function T.f()`.
-    OutOfLine(&'s str),
+    /// same for a Kotlin extension function `fun T.f()` and a Lua `function T.f()`. A C++
+    /// `void A<K>::B::f() {}` is a method of `B` in `A`: the scopes outside `T`, outermost
+    /// first, are in `outer` (the `T` of `ns::T::f` is in the namespace `ns`, written the
+    /// same way).
+    OutOfLine {
+        outer: Vec<&'s str>,
+        ty: &'s str,
+    },
     /// A Terraform block's address: `var.region`, `local.name`, `aws_s3_bucket.items`,
     /// `data.aws_caller_identity.current` (an optional fixed prefix, then an optional type).
     Address(Option<&'static str>, Option<&'s str>),
@@ -495,9 +501,12 @@ impl<'s> Nesting<'s> {
         match member {
             Member::Plain => base,
             Member::Receiver(ty) => self.made(base, ContainerKind::Type, Notation::Dot, ty),
-            Member::OutOfLine(ty) => {
+            Member::OutOfLine { outer, ty } => {
                 let notation = notation_of(self.lang);
-                self.made(base, ContainerKind::Type, notation, ty)
+                let at = outer.iter().fold(base, |at, scope| {
+                    self.made(at, ContainerKind::Type, notation, scope)
+                });
+                self.made(at, ContainerKind::Type, notation, ty)
             }
             Member::Address(prefix, ty) => {
                 let mut at = base;
@@ -622,10 +631,20 @@ impl<'s> Extractor<'s, '_> {
     ) -> Member<'s> {
         match self.lang {
             Lang::Go => receiver.map_or(Member::Plain, Member::Receiver),
-            Lang::Cpp | Lang::Kotlin => owner.map_or(Member::Plain, Member::OutOfLine),
+            Lang::Cpp => owner.map_or(Member::Plain, |ty| Member::OutOfLine {
+                outer: self.cpp_outer_scopes(node),
+                ty,
+            }),
+            Lang::Kotlin => owner.map_or(Member::Plain, |ty| Member::OutOfLine {
+                outer: Vec::new(),
+                ty,
+            }),
             Lang::Lua => self
                 .lua_table(node)
-                .map_or(Member::Plain, Member::OutOfLine),
+                .map_or(Member::Plain, |ty| Member::OutOfLine {
+                    outer: Vec::new(),
+                    ty,
+                }),
             Lang::Hcl => self.hcl_address(node),
             Lang::Ruby if node.kind() == "singleton_method" => {
                 match node.child_by_field_name("object") {
@@ -639,6 +658,21 @@ impl<'s> Extractor<'s, '_> {
             // A Rust method's `impl` block is the innermost open container already.
             _ => Member::Plain,
         }
+    }
+
+    /// The scopes outside the type a C++ out-of-line definition is a member of, outermost
+    /// first, by the names they are written with (`A<K>::B::f` → `A`).
+    fn cpp_outer_scopes(&self, node: Node) -> Vec<&'s str> {
+        let mut scopes = self.cpp_owner_scopes(node);
+        scopes.pop();
+        scopes
+            .into_iter()
+            .filter_map(|scope| match scope.kind() {
+                "template_type" => scope.child_by_field_name("name"),
+                _ => Some(scope),
+            })
+            .filter_map(|scope| self.text(scope))
+            .collect()
     }
 
     /// Lua: the table a function is stored in (`function M.f()`, `function M:f()`, `M.f =

@@ -12,14 +12,20 @@
 //! - a function declarator, or one pointer or reference around it (`int *f()`, `T &f()`;
 //!   a C prototype may have two pointers, `char **f(void)`);
 //! - named by an identifier (a field identifier in a class body), or, in a C++ function
-//!   definition, by `Type::name` qualified once (a method of `Type`).
+//!   definition, by a qualified `Type::name` (a method of `Type`), also through a nested
+//!   type or a namespace (`Outer<K>::Inner::name`, `ns::Type::name`), at most
+//!   `MAX_QUALIFIERS` deep.
 //!
 //! Anything else declares no function: variables and fields (`int x;`, `char *p = "";`,
-//! `int (*fp)(int);`), destructors, operators, and names qualified twice.
+//! `int (*fp)(int);`), destructors, operators.
 
 use tree_sitter::Node;
 
 use crate::engine::base::model::Lang;
+
+/// The deepest qualification read (`a::b::c::name` has three qualifiers): the out-of-line
+/// definitions of nested types' members; deeper is namespace paths of no use to a look-up.
+pub(super) const MAX_QUALIFIERS: usize = 4;
 
 /// The function one declarator declares.
 pub(super) struct Declared<'t> {
@@ -73,9 +79,7 @@ pub(super) fn declared_function<'t>(
             wrapped,
         }),
         "qualified_identifier" if is_definition => {
-            let name = name
-                .child_by_field_name("name")
-                .filter(|n| n.kind() == "identifier")?;
+            let name = innermost_name(name)?;
             Some(Declared {
                 name,
                 qualified: true,
@@ -84,4 +88,36 @@ pub(super) fn declared_function<'t>(
         }
         _ => None,
     }
+}
+
+/// The name a qualified identifier ends with (`A<K>::B::name` → `name`; tree-sitter nests
+/// `B::name` as the outer one's `name`), when it is an identifier within `MAX_QUALIFIERS`.
+fn innermost_name(qualified: Node<'_>) -> Option<Node<'_>> {
+    let mut name = qualified.child_by_field_name("name")?;
+    for _ in 1..MAX_QUALIFIERS {
+        if name.kind() != "qualified_identifier" {
+            break;
+        }
+        name = name.child_by_field_name("name")?;
+    }
+    (name.kind() == "identifier").then_some(name)
+}
+
+/// The scopes of a qualified identifier's owner, outermost first: (`A<K>::B::name` → the
+/// nodes `A<K>` and `B`; `T::name` → `T` alone). The innermost is the type the name is a
+/// member of.
+pub(super) fn owner_scopes(qualified: Node<'_>) -> Vec<Node<'_>> {
+    let mut scopes = Vec::new();
+    let mut at = qualified;
+    while at.kind() == "qualified_identifier" && scopes.len() < MAX_QUALIFIERS {
+        let Some(scope) = at.child_by_field_name("scope") else {
+            break;
+        };
+        scopes.push(scope);
+        match at.child_by_field_name("name") {
+            Some(name) => at = name,
+            None => break,
+        }
+    }
+    scopes
 }

@@ -10,7 +10,7 @@ use std::cmp::Reverse;
 use tree_sitter::Node;
 
 use super::containers::{rust_type_name, Member, Nesting};
-use super::{end_row, line_of, DefCandidate, Extractor, MAX_SIGNATURE_LINES};
+use super::{declarators, end_row, line_of, DefCandidate, Extractor, MAX_SIGNATURE_LINES};
 use crate::engine::base::model::{Container, ContainerRef, DefKind, Definition, Lang, LineRange};
 use crate::engine::ingest::captures::DefSpec;
 
@@ -411,26 +411,8 @@ impl<'s> Extractor<'s, '_> {
                 self.text(rust_type_name(item.child_by_field_name("type")?)?)
             }
             Lang::Cpp => {
-                let mut declarator = node.child_by_field_name("declarator")?;
-                while matches!(
-                    declarator.kind(),
-                    "pointer_declarator" | "reference_declarator"
-                ) {
-                    let mut cursor = declarator.walk();
-                    declarator = declarator
-                        .named_children(&mut cursor)
-                        .find(|c| c.kind().ends_with("declarator"))?;
-                }
-                let name = declarator.child_by_field_name("declarator")?;
-                if name.kind() != "qualified_identifier" {
-                    return None;
-                }
-                let scope = name.child_by_field_name("scope")?;
-                let scope = match scope.kind() {
-                    "template_type" => scope.child_by_field_name("name")?,
-                    _ => scope,
-                };
-                self.text(scope)
+                let scopes = self.cpp_owner_scopes(node);
+                self.text(cpp_scope_name(*scopes.last()?)?)
             }
             // `extension Store { func f() }` → `Store`.
             Lang::Swift => {
@@ -457,6 +439,31 @@ impl<'s> Extractor<'s, '_> {
                 self.text(receiver.named_child(0)?)
             }
             _ => None,
+        }
+    }
+
+    /// The scopes naming a C++ function defined out of line, outermost first
+    /// (`bool A<K>::B::f() {}` → `A<K>`, `B`); none when its name is not qualified.
+    pub(super) fn cpp_owner_scopes<'n>(&self, node: Node<'n>) -> Vec<Node<'n>> {
+        let Some(mut declarator) = node.child_by_field_name("declarator") else {
+            return Vec::new();
+        };
+        while matches!(
+            declarator.kind(),
+            "pointer_declarator" | "reference_declarator"
+        ) {
+            let mut cursor = declarator.walk();
+            let inner = declarator
+                .named_children(&mut cursor)
+                .find(|c| c.kind().ends_with("declarator"));
+            match inner {
+                Some(inner) => declarator = inner,
+                None => return Vec::new(),
+            }
+        }
+        match declarator.child_by_field_name("declarator") {
+            Some(name) if name.kind() == "qualified_identifier" => declarators::owner_scopes(name),
+            _ => Vec::new(),
         }
     }
 
@@ -508,6 +515,14 @@ fn signature_lines(lines: LineRange, body_open: Option<u32>) -> LineRange {
         None => lines.start,
     };
     LineRange::new(lines.start, end)
+}
+
+/// The name a C++ scope is written with: `SkipList<K, C>` → `SkipList`.
+fn cpp_scope_name(scope: Node<'_>) -> Option<Node<'_>> {
+    match scope.kind() {
+        "template_type" => scope.child_by_field_name("name"),
+        _ => Some(scope),
+    }
 }
 
 #[cfg(test)]
