@@ -619,10 +619,7 @@ fn hit_definitions(index: &Index, r: &SearchResponse) -> Vec<DefinitionFacts> {
             .defs
             .iter()
             .find(|d| d.name == name && d.lines == h.line_range)?;
-        let (container, qualified_name) = tags
-            .container(def)
-            .zip(tags.qualified_name(def))
-            .unzip();
+        let (container, qualified_name) = tags.container(def).zip(tags.qualified_name(def)).unzip();
         Some(DefinitionFacts {
             container,
             qualified_name,

@@ -676,3 +676,37 @@ fn who_calls_a_method_is_answered_by_the_callers_bound_to_it() {
     );
     assert!(!answer.contains("Report.round"), "{answer}");
 }
+
+/// A C++ member of a nested type defined out of line (`Outer<K>::Iter::valid`) is found in
+/// its container, its body before the in-class declaration, and the JSON marks the
+/// declaration (`declaration: true`), leaving the field out of the body's hit.
+#[test]
+fn a_nested_member_defined_out_of_line_is_found_before_its_declaration() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_files(
+        dir.path(),
+        &[
+            (
+                "src/list.h",
+                "namespace db {\ntemplate <typename K>\nclass List {\n public:\n  class Iter {\n   public:\n    bool valid() const;\n  };\n};\n\ntemplate <typename K>\ninline bool List<K>::Iter::valid() const {\n  return true;\n}\n}  // namespace db\n",
+            ),
+            (
+                "src/iterator.h",
+                "namespace db {\nclass Iter {\n public:\n  virtual bool valid() const = 0;\n};\n}  // namespace db\n",
+            ),
+        ],
+    );
+    let v = search_dir_json(dir.path(), "List::Iter::valid");
+    let top = &v["sources"][0];
+    assert_eq!(top["file_path"], "src/list.h", "{v}");
+    assert_eq!(top["line_range"][0], 12, "{v}");
+    assert_eq!(top["qualified_name"], "db::List::Iter::valid", "{v}");
+    assert!(top.get("declaration").is_none(), "{v}");
+    let declared = v["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["file_path"] == "src/list.h" && s["line_range"][0] == 7)
+        .unwrap_or_else(|| panic!("the in-class declaration is a hit: {v}"));
+    assert_eq!(declared["declaration"], true, "{v}");
+}

@@ -325,11 +325,7 @@ struct Parsed<'v> {
 /// walk gets the budget that was left after it, so a recovery that failed costs the file's
 /// tags nothing. Files without a cascade, or over `recover::MAX_RECOVERED_LEN`, are parsed
 /// once.
-fn parse_recovering<'v>(
-    lang: Lang,
-    view: Cow<'v, str>,
-    deadline: CpuDeadline,
-) -> Option<Parsed<'v>> {
+fn parse_recovering(lang: Lang, view: Cow<'_, str>, deadline: CpuDeadline) -> Option<Parsed<'_>> {
     let tree = parse(lang, &view, deadline)?;
     let errors = count_errors(&tree);
     let first = |tree, view| Parsed {
