@@ -379,6 +379,7 @@ fn build_index_with(
         skip_docs: map_only,
         map_lines_only: map_only,
         consume_refs: map_only,
+        lazy_sources: true,
         history,
         ..IndexOptions::default()
     };

@@ -173,7 +173,7 @@ pub(super) fn cmd_search(args: &SearchArgs) -> anyhow::Result<()> {
     } else {
         None
     };
-    answered(index.answer_saving(|index| {
+    let shown = answered(index.answer_saving(|index| {
         let document = |synthesized: bool| {
             let times = SearchTimes {
                 index_ms,
@@ -209,7 +209,11 @@ pub(super) fn cmd_search(args: &SearchArgs) -> anyhow::Result<()> {
             text.push_str(&search_text(&query, &x.response, args.files, args.explain));
         }
         print(&text)
-    }))
+    }));
+    // The process exits next: freeing every file's tags one by one would cost more than
+    // the search (as `Index::map_once_saving` says of a map).
+    std::mem::forget(index);
+    shown
 }
 
 /// The `--source NAME=PATH` arguments, parsed and checked against the project at `root`.

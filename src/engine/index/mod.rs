@@ -75,6 +75,12 @@ pub struct IndexOptions {
     /// parsed (`Index::take_cache_write`). A cache with entries is read as usual, and this
     /// is ignored: its tags are shared with the index and are saved again if stale.
     pub consume_refs: bool,
+    /// With `use_cache`, take a file unchanged by size and mtime from the tag cache without
+    /// reading it (as a map-only build does), and read its text only when something asks
+    /// for a line the cache did not keep (`ParsedFile::lazy`): a warm search reads only the
+    /// files it shows. For a one-shot call (the CLI); the TUI and the servers, which show
+    /// any file's text, read them all while they build.
+    pub lazy_sources: bool,
     /// Where to read the commit history search uses (`history`); off by default. It is read
     /// by `git` on a thread of its own while the files parse. A refresh keeps the history
     /// its previous index read.

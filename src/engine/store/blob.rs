@@ -126,7 +126,7 @@ const HISTORY_SOURCES: [&[u8]; 5] = [
     include_bytes!("../search/build.rs"),
     include_bytes!("../ingest/history.rs"),
 ];
-const SEARCH_SOURCES: [&[u8]; 9] = [
+const SEARCH_SOURCES: [&[u8]; 10] = [
     include_bytes!("../search/build.rs"),
     include_bytes!("../search/mod.rs"),
     include_bytes!("../search/tokenize.rs"),
@@ -136,6 +136,7 @@ const SEARCH_SOURCES: [&[u8]; 9] = [
     include_bytes!("../search/matcher.rs"),
     include_bytes!("../search/weights.rs"),
     include_bytes!("../base/model.rs"),
+    include_bytes!("../base/source_text.rs"),
 ];
 
 /// What identifies the code that built a structure of `kind`: the crate version, the tags
