@@ -147,7 +147,7 @@ pub(super) fn cmd_search(args: &SearchArgs) -> anyhow::Result<()> {
     } else {
         HistorySource::Repo
     };
-    let index = match build_index_with(&path, None, args.cache, false, history) {
+    let index = match build_index_with(&path, None, args.cache, Purpose::Search, history) {
         Ok(index) => index,
         Err(e) if args.json => {
             let code = e
@@ -239,7 +239,7 @@ pub(super) fn search_sources(
         .iter()
         .map(|spec| {
             let path = Some(spec.path.clone());
-            let index = build_index_with(&path, None, cache, false, HistorySource::Off)
+            let index = build_index_with(&path, None, cache, Purpose::Search, HistorySource::Off)
                 .with_context(|| format!("source `{}`", spec.name))?;
             report(&index);
             if let Err(e) = index.save_cache() {

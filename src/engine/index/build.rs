@@ -17,7 +17,7 @@ use crate::engine::base::lock;
 use crate::engine::base::model::GoModule;
 use crate::engine::base::model::{Definition, FileTags, ParsedFile, RefList, SkipReason, Skipped};
 use crate::engine::base::stats::{IndexStats, PhaseTimes};
-use crate::engine::index::derived::{load_graph, load_history};
+use crate::engine::index::derived::{load_graph, load_history, SearchAhead};
 use crate::engine::index::history_job::HistoryJob;
 use crate::engine::index::memory::{attach_pool_arenas, trims_before_file, trims_heap_after_parse};
 use crate::engine::index::parts::{ms_since, DocStamp};
@@ -119,8 +119,10 @@ impl Index {
             use_cache: true,
             ..opts.clone()
         };
+        let mut search_ahead = None;
         let (cache, loaded) = match cache {
             Ok(cache) => {
+                search_ahead = opts.search_soon.then(|| SearchAhead::start(&cache)).flatten();
                 // A map-only build reads references only if the graph must be linked again.
                 let decode = if opts.map_lines_only {
                     Decode::MapOnly
@@ -150,6 +152,7 @@ impl Index {
         let reuse = Reuse::Store(&loaded.store);
         let derived = cache.as_ref();
         let mut index = Self::build_inner(root, opts, reuse, writer.as_ref(), derived, progress)?;
+        index.search_ahead = Mutex::new(search_ahead);
         index.cache = cache;
         index.cache_warning = loaded.warning;
         if writer.is_some() {
@@ -302,6 +305,7 @@ impl Index {
             by_path,
             line_costs: LineCostCache::default(),
             search: OnceLock::new(),
+            search_ahead: Mutex::default(),
             history: history.history,
             history_index: history.index,
             history_status: history.status,

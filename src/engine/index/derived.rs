@@ -1,12 +1,16 @@
 //! The caches derived from an index, kept beside the tag cache (`store::blob`): the graph,
 //! the search index and the history index, each loaded when the cache holds the one built
 //! from the same inputs and saved once when it does not, and the tag cache's own save. Runs
-//! on the thread that builds or saves (a save may run beside the output, `once`).
+//! on the thread that builds or saves (a save may run beside the output, `once`); the search
+//! index of a build that will search at once is read on a thread of its own beside the
+//! build (`SearchAhead`).
 
 use std::sync::atomic::Ordering;
+use std::thread::JoinHandle;
 use std::time::Instant;
 
 use crate::engine::base::error::EngineError;
+use crate::engine::base::lock;
 use crate::engine::base::model::ParsedFile;
 use crate::engine::index::parts::{ms_since, BuiltSearch};
 use crate::engine::index::Index;
@@ -68,9 +72,14 @@ impl Index {
                 .as_ref()
                 .map(|_| InputKey::search(&self.files, &self.docs, &SearchWeights::default()));
             let mut warning = None;
+            let ahead = lock(&self.search_ahead).take();
             let loaded = match (&self.cache, key) {
                 (Some(cache), Some(key)) => {
-                    match blob::load::<SearchIndex>(cache, &blob::SEARCH, key) {
+                    let load = match ahead.and_then(|ahead| ahead.take(key)) {
+                        Some(index) => BlobLoad::Hit(index),
+                        None => blob::load::<SearchIndex>(cache, &blob::SEARCH, key),
+                    };
+                    match load {
                         BlobLoad::Hit(index) => match index.check_fits(&self.files, &self.docs) {
                             Ok(()) => Some(index),
                             Err(why) => {
@@ -154,6 +163,29 @@ impl Index {
     /// derived graph cache may still be pending (see `take_graph_save`).
     pub fn take_cache_write(&mut self) -> Option<CacheWriter> {
         self.cache_write.take()
+    }
+}
+
+/// The search index in the derived cache, read on a thread of its own while the build that
+/// yields its key runs (`IndexOptions::search_soon`): decoding it is a good part of a warm
+/// search, and the build leaves a core idle for much of its time. Kept only if it was
+/// built from the inputs the build yields; anything else is read again the usual way
+/// (`blob::load`), which says what, if anything, was wrong with it.
+pub(super) struct SearchAhead(JoinHandle<Option<(InputKey, SearchIndex)>>);
+
+impl SearchAhead {
+    pub(super) fn start(cache: &DiskCache) -> Option<SearchAhead> {
+        let cache = cache.clone();
+        std::thread::Builder::new()
+            .name("mapscope-search-load".into())
+            .spawn(move || blob::load_any::<SearchIndex>(&cache, &blob::SEARCH))
+            .ok()
+            .map(SearchAhead)
+    }
+
+    fn take(self, key: InputKey) -> Option<SearchIndex> {
+        let (read, index) = self.0.join().ok().flatten()?;
+        (read == key).then_some(index)
     }
 }
 

@@ -282,6 +282,20 @@ pub fn load<T: DeserializeOwned>(cache: &DiskCache, kind: &BlobKind, key: InputK
     }
 }
 
+/// Loads the `kind` structure of `cache`'s repository whatever inputs it was built from,
+/// with their key: for a caller that reads it before it knows the key it wants (a search
+/// loads its index beside the build that yields the key), and keeps it only if they match.
+pub fn load_any<T: DeserializeOwned>(cache: &DiskCache, kind: &BlobKind) -> Option<(InputKey, T)> {
+    let path = cache.dir().join(kind.file_name);
+    let bytes = guarded::read(&path, MAX_BLOB_FILE, Follow::No).ok()?;
+    let key = bytes.get(20..HEAD_LEN)?.try_into().ok().map(u64::from_le_bytes)?;
+    let key = InputKey(key);
+    decode(kind, key, cache.root(), &bytes)
+        .ok()
+        .flatten()
+        .map(|value| (key, value))
+}
+
 /// Saves `value`, built from `key`, atomically.
 pub fn save<T: Serialize>(
     cache: &DiskCache,
