@@ -361,7 +361,13 @@ fn build_index(
     max_file_size: Option<u64>,
     cache: CacheArgs,
 ) -> anyhow::Result<Index> {
-    build_index_with(path, max_file_size, cache, Purpose::Other, HistorySource::Off)
+    build_index_with(
+        path,
+        max_file_size,
+        cache,
+        Purpose::Other,
+        HistorySource::Off,
+    )
 }
 
 /// What a command builds its index for, which decides what the build keeps and reads.

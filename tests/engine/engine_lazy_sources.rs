@@ -20,7 +20,7 @@ fn aged_copy(name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
     let root = dir.path().join("repo");
     let mut stack = vec![common::fixture(name)];
     let from = stack[0].clone();
-    let old = SystemTime::now() - Duration::from_secs(3600);
+    let old = SystemTime::now() - Duration::from_hours(1);
     while let Some(d) = stack.pop() {
         for entry in std::fs::read_dir(&d).expect("read fixture") {
             let path = entry.expect("entry").path();
@@ -144,5 +144,8 @@ fn a_search_index_read_ahead_of_other_inputs_is_not_used() {
     for q in QUERIES {
         assert_eq!(hits(&warm, q), hits(&full, q), "{q}");
     }
-    assert!(warm.cache_pending(), "the search index was rebuilt for the edit");
+    assert!(
+        warm.cache_pending(),
+        "the search index was rebuilt for the edit"
+    );
 }

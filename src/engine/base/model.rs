@@ -6,9 +6,9 @@ use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 pub use super::languages::{Lang, LangSpec, LANGS};
+use super::source_text::SourceText;
 pub(crate) use super::source_text::MAP_SIGNATURE_LINES;
 pub use super::source_text::{LazyText, MapLines};
-use super::source_text::SourceText;
 
 /// An inclusive, 1-based line range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -676,7 +676,6 @@ impl UnreadLinks {
         self.buf.get(self.range.clone()).unwrap_or_default()
     }
 }
-
 
 impl ParsedFile {
     pub fn new(

@@ -105,8 +105,11 @@ impl SourceText {
 pub struct LazyText {
     lines: Arc<MapLines>,
     read: Box<dyn Fn() -> Option<String> + Send + Sync>,
-    full: OnceLock<Option<(Arc<str>, Arc<[u32]>)>>,
+    full: OnceLock<Option<WholeText>>,
 }
+
+/// A whole text and the byte offset of each of its lines' starts.
+type WholeText = (Arc<str>, Arc<[u32]>);
 
 impl LazyText {
     fn full(&self) -> Option<(&Arc<str>, &[u32])> {
@@ -265,7 +268,6 @@ impl MapLines {
         kept
     }
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -122,7 +122,10 @@ impl Index {
         let mut search_ahead = None;
         let (cache, loaded) = match cache {
             Ok(cache) => {
-                search_ahead = opts.search_soon.then(|| SearchAhead::start(&cache)).flatten();
+                search_ahead = opts
+                    .search_soon
+                    .then(|| SearchAhead::start(&cache))
+                    .flatten();
                 // A map-only build reads references only if the graph must be linked again.
                 let decode = if opts.map_lines_only {
                     Decode::MapOnly

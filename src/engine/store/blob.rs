@@ -288,7 +288,11 @@ pub fn load<T: DeserializeOwned>(cache: &DiskCache, kind: &BlobKind, key: InputK
 pub fn load_any<T: DeserializeOwned>(cache: &DiskCache, kind: &BlobKind) -> Option<(InputKey, T)> {
     let path = cache.dir().join(kind.file_name);
     let bytes = guarded::read(&path, MAX_BLOB_FILE, Follow::No).ok()?;
-    let key = bytes.get(20..HEAD_LEN)?.try_into().ok().map(u64::from_le_bytes)?;
+    let key = bytes
+        .get(20..HEAD_LEN)?
+        .try_into()
+        .ok()
+        .map(u64::from_le_bytes)?;
     let key = InputKey(key);
     decode(kind, key, cache.root(), &bytes)
         .ok()
