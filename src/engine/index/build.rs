@@ -17,10 +17,10 @@ use crate::engine::base::lock;
 use crate::engine::base::model::GoModule;
 use crate::engine::base::model::{Definition, FileTags, ParsedFile, RefList, SkipReason, Skipped};
 use crate::engine::base::stats::{IndexStats, PhaseTimes};
-use crate::engine::index::derived::{load_graph, load_history, SearchAhead};
+use crate::engine::index::derived::{load_graph, load_history};
 use crate::engine::index::history_job::HistoryJob;
 use crate::engine::index::memory::{attach_pool_arenas, trims_before_file, trims_heap_after_parse};
-use crate::engine::index::parts::{ms_since, DocStamp};
+use crate::engine::index::parts::{ms_since, DocStamp, SearchAhead};
 use crate::engine::index::prefetch::QueryPrefetch;
 use crate::engine::index::{
     BuildPhase, BuildProgress, HistoryStatus, Index, IndexOptions, Reuse, ReuseCounts,

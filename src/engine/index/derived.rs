@@ -3,10 +3,9 @@
 //! from the same inputs and saved once when it does not, and the tag cache's own save. Runs
 //! on the thread that builds or saves (a save may run beside the output, `once`); the search
 //! index of a build that will search at once is read on a thread of its own beside the
-//! build (`SearchAhead`).
+//! build (`parts::SearchAhead`).
 
 use std::sync::atomic::Ordering;
-use std::thread::JoinHandle;
 use std::time::Instant;
 
 use crate::engine::base::error::EngineError;
@@ -163,29 +162,6 @@ impl Index {
     /// derived graph cache may still be pending (see `take_graph_save`).
     pub fn take_cache_write(&mut self) -> Option<CacheWriter> {
         self.cache_write.take()
-    }
-}
-
-/// The search index in the derived cache, read on a thread of its own while the build that
-/// yields its key runs (`IndexOptions::search_soon`): decoding it is a good part of a warm
-/// search, and the build leaves a core idle for much of its time. Kept only if it was
-/// built from the inputs the build yields; anything else is read again the usual way
-/// (`blob::load`), which says what, if anything, was wrong with it.
-pub(super) struct SearchAhead(JoinHandle<Option<(InputKey, SearchIndex)>>);
-
-impl SearchAhead {
-    pub(super) fn start(cache: &DiskCache) -> Option<SearchAhead> {
-        let cache = cache.clone();
-        std::thread::Builder::new()
-            .name("mapscope-search-load".into())
-            .spawn(move || blob::load_any::<SearchIndex>(&cache, &blob::SEARCH))
-            .ok()
-            .map(SearchAhead)
-    }
-
-    fn take(self, key: InputKey) -> Option<SearchIndex> {
-        let (read, index) = self.0.join().ok().flatten()?;
-        (read == key).then_some(index)
     }
 }
 
