@@ -118,7 +118,13 @@ pub(super) fn cmd_map(args: &MapArgs) -> anyhow::Result<()> {
         &args.path,
         Some(args.max_file_size),
         args.cache,
-        !has_query && !explaining,
+        if has_query {
+            Purpose::Search
+        } else if explaining {
+            Purpose::Other
+        } else {
+            Purpose::Map
+        },
         history,
     )?;
     report(&index);

@@ -361,24 +361,46 @@ fn build_index(
     max_file_size: Option<u64>,
     cache: CacheArgs,
 ) -> anyhow::Result<Index> {
-    build_index_with(path, max_file_size, cache, false, HistorySource::Off)
+    build_index_with(
+        path,
+        max_file_size,
+        cache,
+        Purpose::Other,
+        HistorySource::Off,
+    )
 }
 
-/// `map_only`: the index only serves maps, so prose/config files stay unread and each file
-/// keeps only the lines a map renders, and the graph build frees the references as it binds
-/// them (`IndexOptions::skip_docs`, `map_lines_only`, `consume_refs`).
+/// What a command builds its index for, which decides what the build keeps and reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Purpose {
+    /// Only maps without a query: prose/config files stay unread, each file keeps only the
+    /// lines a map renders, and the graph build frees the references as it binds them
+    /// (`IndexOptions::skip_docs`, `map_lines_only`, `consume_refs`).
+    Map,
+    /// A search right after the build: its index is read beside the build
+    /// (`IndexOptions::search_soon`).
+    Search,
+    /// Anything else (stats, refs, explain).
+    Other,
+}
+
+/// Unchanged files are taken from the cache unread, their text read only where an answer
+/// shows it (`IndexOptions::lazy_sources`): a one-shot command shows few of them.
 fn build_index_with(
     path: &Option<PathBuf>,
     max_file_size: Option<u64>,
     cache: CacheArgs,
-    map_only: bool,
+    purpose: Purpose,
     history: HistorySource,
 ) -> anyhow::Result<Index> {
+    let map_only = purpose == Purpose::Map;
     let mut opts = IndexOptions {
         use_cache: !cache.no_cache,
         skip_docs: map_only,
         map_lines_only: map_only,
         consume_refs: map_only,
+        lazy_sources: true,
+        search_soon: purpose == Purpose::Search,
         history,
         ..IndexOptions::default()
     };

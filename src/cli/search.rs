@@ -147,7 +147,7 @@ pub(super) fn cmd_search(args: &SearchArgs) -> anyhow::Result<()> {
     } else {
         HistorySource::Repo
     };
-    let index = match build_index_with(&path, None, args.cache, false, history) {
+    let index = match build_index_with(&path, None, args.cache, Purpose::Search, history) {
         Ok(index) => index,
         Err(e) if args.json => {
             let code = e
@@ -173,7 +173,7 @@ pub(super) fn cmd_search(args: &SearchArgs) -> anyhow::Result<()> {
     } else {
         None
     };
-    answered(index.answer_saving(|index| {
+    let shown = answered(index.answer_saving(|index| {
         let document = |synthesized: bool| {
             let times = SearchTimes {
                 index_ms,
@@ -209,7 +209,11 @@ pub(super) fn cmd_search(args: &SearchArgs) -> anyhow::Result<()> {
             text.push_str(&search_text(&query, &x.response, args.files, args.explain));
         }
         print(&text)
-    }))
+    }));
+    // The process exits next: freeing every file's tags one by one would cost more than
+    // the search (as `Index::map_once_saving` says of a map).
+    std::mem::forget(index);
+    shown
 }
 
 /// The `--source NAME=PATH` arguments, parsed and checked against the project at `root`.
@@ -235,7 +239,7 @@ pub(super) fn search_sources(
         .iter()
         .map(|spec| {
             let path = Some(spec.path.clone());
-            let index = build_index_with(&path, None, cache, false, HistorySource::Off)
+            let index = build_index_with(&path, None, cache, Purpose::Search, HistorySource::Off)
                 .with_context(|| format!("source `{}`", spec.name))?;
             report(&index);
             if let Err(e) = index.save_cache() {

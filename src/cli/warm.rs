@@ -84,7 +84,7 @@ pub(super) fn cmd_warm(path: &Option<PathBuf>, background: bool) -> anyhow::Resu
         &Some(canonical),
         None,
         CacheArgs::default(),
-        false,
+        Purpose::Search,
         HistorySource::Repo,
     )?;
     if !background {

@@ -131,12 +131,12 @@ fn only_the_named_modules_start_threads() {
         // notify's watcher and the debounce/poll thread.
         "src/engine/live/watch.rs",
         // Scoped helpers and rayon: git log beside the parse, the walk and the parse, a
-        // one-shot call's cache save beside its output, parallel graph and search-index
-        // builds.
+        // one-shot call's cache save beside its output, the tag cache's load decoding
+        // references in parallel, parallel graph and search-index builds.
         "src/engine/index/",
         "src/engine/ingest/walk.rs",
         "src/engine/ingest/history.rs",
-        "src/engine/store/cache.rs",
+        "src/engine/store/tags.rs",
         "src/engine/link/graph/build.rs",
         "src/engine/link/graph/relink.rs",
         "src/engine/search/build.rs",

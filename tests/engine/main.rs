@@ -15,6 +15,7 @@ mod engine_containers;
 mod engine_definition_forms;
 mod engine_fuzz;
 mod engine_languages;
+mod engine_lazy_sources;
 mod engine_live;
 mod engine_map_lines;
 mod engine_map_task;

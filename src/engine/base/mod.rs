@@ -1,4 +1,5 @@
-//! The bottom layer: plain data every engine phase shares (`model`), the engine's errors,
+//! The bottom layer: plain data every engine phase shares (`model`; a file's text,
+//! `source_text`), the engine's errors,
 //! what output may contain (`text`, `json`), identifier words, path classes, the exact token
 //! counter, the one guarded way to open files, the heap policy, and a request's scope. It
 //! imports no other layer. Pure functions and types; they run on whichever thread calls.
@@ -13,6 +14,7 @@ pub mod limits;
 pub mod model;
 pub mod paths;
 pub mod scope;
+mod source_text;
 pub mod stats;
 pub mod stopwords;
 pub mod text;

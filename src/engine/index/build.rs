@@ -1,7 +1,7 @@
 //! The build pipeline: walk → load and parse in parallel → graph → history, and the
 //! refresh that takes over what did not change. Runs on the caller's thread; the walk and the
 //! parse fan out over rayon's pool, one tree-sitter parser per thread, and the history is
-//! read on a thread of its own (`history_job`).
+//! read on a thread of its own (`history_job`) from the start of the walk.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -20,7 +20,7 @@ use crate::engine::base::stats::{IndexStats, PhaseTimes};
 use crate::engine::index::derived::{load_graph, load_history};
 use crate::engine::index::history_job::HistoryJob;
 use crate::engine::index::memory::{attach_pool_arenas, trims_before_file, trims_heap_after_parse};
-use crate::engine::index::parts::{ms_since, DocStamp};
+use crate::engine::index::parts::{ms_since, DocStamp, SearchAhead};
 use crate::engine::index::prefetch::QueryPrefetch;
 use crate::engine::index::{
     BuildPhase, BuildProgress, HistoryStatus, Index, IndexOptions, Reuse, ReuseCounts,
@@ -119,8 +119,13 @@ impl Index {
             use_cache: true,
             ..opts.clone()
         };
+        let mut search_ahead = None;
         let (cache, loaded) = match cache {
             Ok(cache) => {
+                search_ahead = opts
+                    .search_soon
+                    .then(|| SearchAhead::start(&cache))
+                    .flatten();
                 // A map-only build reads references only if the graph must be linked again.
                 let decode = if opts.map_lines_only {
                     Decode::MapOnly
@@ -150,6 +155,7 @@ impl Index {
         let reuse = Reuse::Store(&loaded.store);
         let derived = cache.as_ref();
         let mut index = Self::build_inner(root, opts, reuse, writer.as_ref(), derived, progress)?;
+        index.search_ahead = Mutex::new(search_ahead);
         index.cache = cache;
         index.cache_warning = loaded.warning;
         if writer.is_some() {
@@ -217,8 +223,14 @@ impl Index {
             progress,
             one_shot: opts.consume_refs && (!opts.use_cache || cache_write.is_some()),
         };
+        // The history is read beside the walk and the parse (a root that does not resolve
+        // fails the walk, below).
+        let history_job = root
+            .canonicalize()
+            .map(|root| HistoryJob::start(&root, &opts.history, opts.use_cache, reuse));
         let (walked, root, walk_ms) = build.walk(root)?;
-        let history_job = HistoryJob::start(&root, &opts.history, opts.use_cache, reuse);
+        let history_job = history_job
+            .unwrap_or_else(|_| HistoryJob::start(&root, &opts.history, opts.use_cache, reuse));
         // Only a small one-shot build skips the trims after its parse.
         let trim_heap =
             !build.one_shot || trims_heap_after_parse(walked.files.iter().map(|f| f.size).sum());
@@ -296,6 +308,7 @@ impl Index {
             by_path,
             line_costs: LineCostCache::default(),
             search: OnceLock::new(),
+            search_ahead: Mutex::default(),
             history: history.history,
             history_index: history.index,
             history_status: history.status,
@@ -436,7 +449,7 @@ impl Build<'_> {
         // `MAX_PARSED_AHEAD_BYTES` a parse waits for its query instead (the trees are kept).
         let ahead_bytes = AtomicUsize::new(0);
         let load_one = |f: &WalkedFile| -> Step<Loaded, ParsedAheadFile> {
-            if let Some(same) = unchanged_file(reuse, f, opts.map_lines_only) {
+            if let Some(same) = unchanged_file(reuse, f, opts) {
                 if let Some(w) = cache_write {
                     w.add_file(&same);
                 }
@@ -672,28 +685,40 @@ pub(super) fn previous_unchanged<'i>(
 pub(super) fn unchanged_file(
     reuse: Reuse<'_>,
     f: &WalkedFile,
-    map_only: bool,
+    opts: &IndexOptions,
 ) -> Option<ParsedFile> {
     let (index, changed) = match reuse {
         Reuse::Previous { index, changed } => (index, changed),
         // A map-only build takes a cache entry unread when the file is unchanged by size
-        // and mtime: the entry holds all a map needs of it (`MapLines`).
-        Reuse::Store(store) if map_only => {
+        // and mtime: the entry holds all a map needs of it (`MapLines`). So does a build
+        // with lazy sources, which reads the text only if asked for more.
+        Reuse::Store(store) if opts.map_lines_only || opts.lazy_sources => {
             let hit = store.unchanged_for_map(&f.rel_path, f.lang, f.size, f.mtime_ns)?;
             let lines = hit.lines.clone()?;
-            let mut file = ParsedFile::from_map_lines(
-                f.rel_path.clone(),
-                f.lang,
-                f.size,
-                lines,
-                hit.tags.clone(),
-            );
+            let (path, tags) = (f.rel_path.clone(), hit.tags.clone());
+            let mut file = if opts.map_lines_only {
+                ParsedFile::from_map_lines(path, f.lang, f.size, lines, tags)
+            } else {
+                let read = lazy_read(f, opts.walk.max_file_size, hit.hash);
+                ParsedFile::lazy(path, f.lang, f.size, lines, tags, read)
+            };
             file.unread_links.clone_from(&hit.unread_links);
             return Some(file.with_stamp(f.mtime_ns, hit.hash));
         }
         Reuse::Store(_) | Reuse::Nothing => return None,
     };
     previous_unchanged(index, changed, f).cloned()
+}
+
+/// How a file taken unread is read when its text is first needed: as the parse reads it,
+/// and only if it still holds the content its tags came from (`hash`).
+fn lazy_read(f: &WalkedFile, max_size: u64, hash: u64) -> impl Fn() -> Option<String> {
+    let (abs_path, rel_path) = (f.abs_path.clone(), f.rel_path.clone());
+    move || {
+        load_source(&abs_path, &rel_path, max_size)
+            .ok()
+            .filter(|text| content_hash(text) == hash)
+    }
 }
 
 /// A one-shot map's copy of a file's fresh tags, in new allocations, without what only

@@ -1,12 +1,15 @@
 //! The caches derived from an index, kept beside the tag cache (`store::blob`): the graph,
 //! the search index and the history index, each loaded when the cache holds the one built
 //! from the same inputs and saved once when it does not, and the tag cache's own save. Runs
-//! on the thread that builds or saves (a save may run beside the output, `once`).
+//! on the thread that builds or saves (a save may run beside the output, `once`); the search
+//! index of a build that will search at once is read on a thread of its own beside the
+//! build (`parts::SearchAhead`).
 
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use crate::engine::base::error::EngineError;
+use crate::engine::base::lock;
 use crate::engine::base::model::ParsedFile;
 use crate::engine::index::parts::{ms_since, BuiltSearch};
 use crate::engine::index::Index;
@@ -68,9 +71,14 @@ impl Index {
                 .as_ref()
                 .map(|_| InputKey::search(&self.files, &self.docs, &SearchWeights::default()));
             let mut warning = None;
+            let ahead = lock(&self.search_ahead).take();
             let loaded = match (&self.cache, key) {
                 (Some(cache), Some(key)) => {
-                    match blob::load::<SearchIndex>(cache, &blob::SEARCH, key) {
+                    let load = match ahead.and_then(|ahead| ahead.take(key)) {
+                        Some(index) => BlobLoad::Hit(index),
+                        None => blob::load::<SearchIndex>(cache, &blob::SEARCH, key),
+                    };
+                    match load {
                         BlobLoad::Hit(index) => match index.check_fits(&self.files, &self.docs) {
                             Ok(()) => Some(index),
                             Err(why) => {

@@ -31,7 +31,7 @@ pub mod stats;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::Serialize;
 
@@ -39,7 +39,7 @@ use crate::engine::base::model::{GoModule, ParsedFile, Skipped};
 use crate::engine::base::scope::ScopeSpec;
 use crate::engine::base::stats::PhaseTimes;
 use crate::engine::base::tokenizer::TokenizerKind;
-use crate::engine::index::parts::{BuiltSearch, DerivedSaved, DocStamp, GraphSignals};
+use crate::engine::index::parts::{BuiltSearch, DerivedSaved, DocStamp, GraphSignals, SearchAhead};
 use crate::engine::ingest::history::{CommitHistory, HistorySource};
 use crate::engine::ingest::walk::{UnsupportedFile, WalkOptions};
 use crate::engine::link::graph::FileGraph;
@@ -75,6 +75,15 @@ pub struct IndexOptions {
     /// parsed (`Index::take_cache_write`). A cache with entries is read as usual, and this
     /// is ignored: its tags are shared with the index and are saved again if stale.
     pub consume_refs: bool,
+    /// With `use_cache`, take a file unchanged by size and mtime from the tag cache without
+    /// reading it (as a map-only build does), and read its text only when something asks
+    /// for a line the cache did not keep (`ParsedFile::lazy`): a warm search reads only the
+    /// files it shows. For a one-shot call (the CLI); the TUI and the servers, which show
+    /// any file's text, read them all while they build.
+    pub lazy_sources: bool,
+    /// The caller searches the index as soon as it is built (`mapscope search`): with
+    /// `use_cache`, the search index is read from the derived cache beside the build.
+    pub search_soon: bool,
     /// Where to read the commit history search uses (`history`); off by default. It is read
     /// by `git` on a thread of its own while the files parse. A refresh keeps the history
     /// its previous index read.
@@ -229,6 +238,9 @@ pub struct Index {
     history_unsaved: Option<InputKey>,
     /// Built (or loaded from the derived cache) on first use: `map` never pays for it.
     search: OnceLock<BuiltSearch>,
+    /// The search index being read beside the build (`IndexOptions::search_soon`), taken by
+    /// the first use.
+    search_ahead: Mutex<Option<SearchAhead>>,
     /// Which derived structures `save_cache` has stored already.
     derived_saved: DerivedSaved,
     /// The commit history read for search (see `IndexOptions::history`), and its postings.

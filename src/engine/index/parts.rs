@@ -1,12 +1,15 @@
 //! The parts of an `Index` that its modules fill and read: each is built in one of them
 //! (`build`, `derived`, `queries`) and held by the `Index` itself, so they sit below all of
-//! them. Plain data.
+//! them. Plain data, but for `SearchAhead`, which reads the search index on a thread of its
+//! own.
 
 use std::sync::atomic::AtomicBool;
+use std::thread::JoinHandle;
 use std::time::Instant;
 
 use crate::engine::search::SearchIndex;
-use crate::engine::store::blob::InputKey;
+use crate::engine::store::blob::{self, InputKey};
+use crate::engine::store::dir::DiskCache;
 
 /// What identifies a doc's content for a refresh: size and mtime as the walk saw them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,4 +45,27 @@ pub(super) struct GraphSignals {
 /// Milliseconds since `t`.
 pub(super) fn ms_since(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1000.0
+}
+
+/// The search index in the derived cache, read on a thread of its own while the build that
+/// yields its key runs (`IndexOptions::search_soon`): decoding it is a good part of a warm
+/// search, and the build leaves a core idle for much of its time. Kept only if it was
+/// built from the inputs the build yields; anything else is read again the usual way
+/// (`blob::load`), which says what, if anything, was wrong with it.
+pub(super) struct SearchAhead(JoinHandle<Option<(InputKey, SearchIndex)>>);
+
+impl SearchAhead {
+    pub(super) fn start(cache: &DiskCache) -> Option<SearchAhead> {
+        let cache = cache.clone();
+        std::thread::Builder::new()
+            .name("mapscope-search-load".into())
+            .spawn(move || blob::load_any::<SearchIndex>(&cache, &blob::SEARCH))
+            .ok()
+            .map(SearchAhead)
+    }
+
+    pub(super) fn take(self, key: InputKey) -> Option<SearchIndex> {
+        let (read, index) = self.0.join().ok().flatten()?;
+        (read == key).then_some(index)
+    }
 }

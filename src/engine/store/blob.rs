@@ -126,7 +126,7 @@ const HISTORY_SOURCES: [&[u8]; 5] = [
     include_bytes!("../search/build.rs"),
     include_bytes!("../ingest/history.rs"),
 ];
-const SEARCH_SOURCES: [&[u8]; 9] = [
+const SEARCH_SOURCES: [&[u8]; 10] = [
     include_bytes!("../search/build.rs"),
     include_bytes!("../search/mod.rs"),
     include_bytes!("../search/tokenize.rs"),
@@ -136,6 +136,7 @@ const SEARCH_SOURCES: [&[u8]; 9] = [
     include_bytes!("../search/matcher.rs"),
     include_bytes!("../search/weights.rs"),
     include_bytes!("../base/model.rs"),
+    include_bytes!("../base/source_text.rs"),
 ];
 
 /// What identifies the code that built a structure of `kind`: the crate version, the tags
@@ -279,6 +280,24 @@ pub fn load<T: DeserializeOwned>(cache: &DiskCache, kind: &BlobKind, key: InputK
         Ok(None) => BlobLoad::Miss,
         Err(why) => ignored(&why),
     }
+}
+
+/// Loads the `kind` structure of `cache`'s repository whatever inputs it was built from,
+/// with their key: for a caller that reads it before it knows the key it wants (a search
+/// loads its index beside the build that yields the key), and keeps it only if they match.
+pub fn load_any<T: DeserializeOwned>(cache: &DiskCache, kind: &BlobKind) -> Option<(InputKey, T)> {
+    let path = cache.dir().join(kind.file_name);
+    let bytes = guarded::read(&path, MAX_BLOB_FILE, Follow::No).ok()?;
+    let key = bytes
+        .get(20..HEAD_LEN)?
+        .try_into()
+        .ok()
+        .map(u64::from_le_bytes)?;
+    let key = InputKey(key);
+    decode(kind, key, cache.root(), &bytes)
+        .ok()
+        .flatten()
+        .map(|value| (key, value))
 }
 
 /// Saves `value`, built from `key`, atomically.

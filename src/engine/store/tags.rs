@@ -26,7 +26,8 @@
 //! `cache clear` removes only what this module can tell it wrote (`owned_files`), and
 //! refuses a cache root that is or holds a repository or a source tree (`check_root`).
 //!
-//! Threads: `load` runs on the thread that builds the index; `save` may run on a side thread
+//! Threads: `load` runs on the thread that builds the index (a full load decodes the
+//! entries' references on rayon's pool); `save` may run on a side thread
 //! while the caller renders its output. A `CacheWriter` takes entries from the parse
 //! phase's rayon workers and is finished on any one thread.
 
@@ -37,6 +38,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::SystemTime;
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
@@ -560,10 +562,15 @@ fn decode_store(bytes: Vec<u8>, root: &Path, decode: Decode) -> Result<TagStore,
     if Path::new(&cached_root) != root {
         return Err(format!("belongs to another repository ({cached_root})"));
     }
-    let mut files = HashMap::new();
+    let mut entries: Vec<Entry> = Vec::new();
     while !rest.is_empty() {
         let (e, after): (Entry, &[u8]) = postcard::take_from_bytes(rest).map_err(undecodable)?;
         rest = after;
+        entries.push(e);
+    }
+    // The entries follow one another without an index, so they are taken apart in order;
+    // their references, the bulk of a large repository's tags, are decoded in parallel.
+    let cached = |e: Entry| -> Result<(String, CachedTags), String> {
         let (refs, imports, unread_links) = match decode {
             Decode::Full => {
                 let links: Links = postcard::from_bytes(e.links).map_err(undecodable)?;
@@ -598,8 +605,18 @@ fn decode_store(bytes: Vec<u8>, root: &Path, decode: Decode) -> Result<TagStore,
             lines: Some(Arc::new(e.lines)),
             unread_links,
         };
-        files.insert(e.path, tags);
-    }
+        Ok((e.path, tags))
+    };
+    let files: HashMap<String, CachedTags> = match decode {
+        Decode::Full => entries
+            .into_par_iter()
+            .with_min_len(64)
+            .map(cached)
+            .collect::<Result<Vec<_>, String>>()?
+            .into_iter()
+            .collect(),
+        Decode::MapOnly => entries.into_iter().map(cached).collect::<Result<_, _>>()?,
+    };
     Ok(TagStore {
         files,
         read_since_ns: Some(read_since_ns),
