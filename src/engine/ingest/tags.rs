@@ -319,7 +319,8 @@ struct Parsed<'v> {
 }
 
 /// `parse`, and when one syntax error swallowed a large part of the file (an ERROR node over
-/// `recover::CASCADE_MIN_LINES` lines), parses again with the broken statements blanked,
+/// `recover::CASCADE_MIN_LINES` lines with no whole statement after its first error:
+/// `recover::has_cascade`), parses again with the broken statements blanked,
 /// round after round until no cascade is left (`recover`). The recovered parse is kept only
 /// if it has fewer errors than the file as written; otherwise the first parse is, and its
 /// walk gets the budget that was left after it, so a recovery that failed costs the file's
@@ -334,9 +335,7 @@ fn parse_recovering(lang: Lang, view: Cow<'_, str>, deadline: CpuDeadline) -> Op
         errors,
         walk_deadline: deadline,
     };
-    if view.len() > recover::MAX_RECOVERED_LEN
-        || recover::largest_error_span(&tree) < recover::CASCADE_MIN_LINES
-    {
+    if view.len() > recover::MAX_RECOVERED_LEN || !recover::has_cascade(&tree) {
         return Some(first(tree, view));
     }
     let left_after_first_parse = deadline.left();
@@ -361,8 +360,12 @@ fn parse_recovering(lang: Lang, view: Cow<'_, str>, deadline: CpuDeadline) -> Op
                     walk_deadline: deadline,
                 });
             }
-            // The ERROR node was one tree-sitter had recovered inside (its definitions are
-            // read): blanking would lose them.
+            // Blanking moved the errors rather than removing their cause.
+            break;
+        }
+        if !recover::has_cascade(&next) {
+            // What is left is an error tree-sitter recovered inside: blanking more would
+            // lose what it read.
             break;
         }
         current = Some((next, blanked));

@@ -15,7 +15,13 @@
 //! the first ERROR leaf) up to the next line that starts in column 0, where top-level
 //! statements and the braces closing them start in the languages mapscope reads. What was
 //! inside the broken statement after the error is lost; without this, everything after it
-//! was. A round that does not shrink the cascade is not kept, and the rounds are bounded.
+//! was. Rounds go on while a cascade is left (at most `MAX_ROUNDS`); the result is kept only
+//! when no large ERROR node at all is left and the view has fewer errors than the file.
+//!
+//! What is a cascade (`has_cascade`): a large ERROR node with no whole statement or
+//! declaration after its first error. A large ERROR in which tree-sitter did find its footing
+//! again (a C header whose `#ifndef` guard became the ERROR around declarations that parse
+//! fine) is left alone: its definitions are read, and re-parsing it would only cost time.
 
 use tree_sitter::{Node, Tree};
 
@@ -32,19 +38,19 @@ pub(super) const MAX_RECOVERED_LEN: usize = 256 * 1024;
 /// At most this many re-parses per file, each with one more statement blanked.
 pub(super) const MAX_ROUNDS: usize = 8;
 
-/// The largest number of lines one ERROR node spans in `tree` (0 without errors), visiting
-/// only the subtrees that contain errors.
-pub(super) fn largest_error_span(tree: &Tree) -> usize {
+/// The ERROR node spanning the most lines in `tree`, visiting only the subtrees that contain
+/// errors; `None` without errors.
+fn largest_error(tree: &Tree) -> Option<Node<'_>> {
     let root = tree.root_node();
     if !root.has_error() {
-        return 0;
+        return None;
     }
-    let mut largest = 0usize;
+    let mut largest: Option<Node<'_>> = None;
     let mut cursor = root.walk();
     loop {
         let node = cursor.node();
-        if node.is_error() {
-            largest = largest.max(lines_spanned(node));
+        if node.is_error() && largest.is_none_or(|l| lines_spanned(node) > lines_spanned(l)) {
+            largest = Some(node);
         }
         if node.has_error() && cursor.goto_first_child() {
             continue;
@@ -55,6 +61,40 @@ pub(super) fn largest_error_span(tree: &Tree) -> usize {
             }
         }
     }
+}
+
+/// The number of lines of `tree`'s largest ERROR node (0 without errors).
+pub(super) fn largest_error_span(tree: &Tree) -> usize {
+    largest_error(tree).map_or(0, lines_spanned)
+}
+
+/// Whether `tree` has an error cascade worth a second parse: an ERROR node over
+/// `CASCADE_MIN_LINES` lines in which tree-sitter never found its footing again after the
+/// first error, that is, no statement or declaration after that error's line came out whole
+/// (a node of a kind ending in `_statement`, `_declaration`, `_definition` or `_item`, the
+/// grammars' names for them, without an error inside). A large ERROR that does hold whole
+/// declarations after its first error is one tree-sitter recovered inside (a C header whose
+/// `#ifndef` guard became the ERROR): its definitions are read, and a second parse would
+/// only cost time.
+pub(super) fn has_cascade(tree: &Tree) -> bool {
+    let Some(error) = largest_error(tree) else {
+        return false;
+    };
+    if lines_spanned(error) < CASCADE_MIN_LINES {
+        return false;
+    }
+    let Some(first) = first_error_row(tree) else {
+        return false;
+    };
+    let mut cursor = error.walk();
+    let resynchronized = error.named_children(&mut cursor).any(|child| {
+        child.start_position().row > first
+            && !child.has_error()
+            && ["_statement", "_declaration", "_definition", "_item"]
+                .iter()
+                .any(|suffix| child.kind().ends_with(suffix))
+    });
+    !resynchronized
 }
 
 fn lines_spanned(node: Node<'_>) -> usize {
@@ -153,10 +193,10 @@ mod tests {
     #[test]
     fn nothing_to_blank_in_a_clean_parse_or_in_the_last_statement() {
         let clean = "fn a() {}\n";
-        assert_eq!(
-            largest_error_span(&parse(tree_sitter_rust::LANGUAGE.into(), clean)),
-            0
-        );
+        assert!(!has_cascade(&parse(
+            tree_sitter_rust::LANGUAGE.into(),
+            clean
+        )));
         assert!(
             blank_first_error(clean, &parse(tree_sitter_rust::LANGUAGE.into(), clean)).is_none()
         );
