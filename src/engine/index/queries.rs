@@ -345,8 +345,9 @@ impl Index {
         counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
         let skipped: Vec<String> = counts.iter().map(|(l, n)| format!("{l} {n}")).collect();
         Some(format!(
-            "{unsupported} of {code} code files are in languages without a grammar and are in \
-             the map by their path alone ({}); supported: {}",
+            "{unsupported} of {code} code files are in languages without a grammar: the map \
+             lists them by path alone, after the code unless code names them ({}); \
+             supported: {}",
             skipped.join(", "),
             crate::engine::ingest::lang::supported_language_names().join(", ")
         ))
