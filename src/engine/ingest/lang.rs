@@ -99,14 +99,23 @@ const UNSUPPORTED_NAMES: &[(&str, &str)] = &[
 /// `Makefile` → `make`), by its extension or its whole name; `None` for supported languages
 /// and for anything that is not source (see `UNSUPPORTED`).
 pub fn unsupported_language(path: &str) -> Option<&'static str> {
+    // Called on every word of every file that looks like a file name (`ingest::mentions`):
+    // no allocation.
     let name = path.rsplit('/').next().unwrap_or(path);
-    let lower = name.to_ascii_lowercase();
-    if let Some(&(_, language)) = UNSUPPORTED_NAMES.iter().find(|(n, _)| *n == lower) {
+    if let Some(&(_, language)) = UNSUPPORTED_NAMES
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+    {
         return Some(language);
     }
-    let ext = lower.rsplit_once('.')?.1;
+    let ext = name.rsplit_once('.')?.1.as_bytes();
+    let mut lower = [0u8; 8];
+    let lower = lower.get_mut(..ext.len())?;
+    for (l, b) in lower.iter_mut().zip(ext) {
+        *l = b.to_ascii_lowercase();
+    }
     UNSUPPORTED
-        .binary_search_by(|(e, _)| (*e).cmp(ext))
+        .binary_search_by(|(e, _)| e.as_bytes().cmp(lower))
         .ok()
         .map(|i| UNSUPPORTED[i].1)
 }
@@ -452,6 +461,12 @@ mod tests {
     fn unsupported_languages_by_extension() {
         // The table is searched by binary search: it must stay sorted, without duplicates.
         assert!(UNSUPPORTED.windows(2).all(|w| w[0].0 < w[1].0));
+        // `unsupported_language` lowercases an extension into 8 bytes, and
+        // `mentions::file_mentions` tries a word without a `.` only at these lengths.
+        assert!(UNSUPPORTED.iter().all(|(e, _)| e.len() <= 8));
+        assert!(UNSUPPORTED_NAMES
+            .iter()
+            .all(|(n, _)| matches!(n.len(), 8 | 10 | 11)));
         assert_eq!(unsupported_language("app/lib/main.dart"), Some("dart"));
         assert_eq!(unsupported_language("scripts/x.ZSH"), Some("shell"));
         assert_eq!(unsupported_language("src/App.vue"), None);

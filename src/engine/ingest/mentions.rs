@@ -35,7 +35,12 @@ pub fn file_mentions(source: &str) -> Vec<String> {
         }
         // A sentence's full stop is not part of the name (`see schema.sql.`).
         let run = source[start..i].trim_end_matches('.');
-        if run.len() > MAX_NAME_LEN || !run.bytes().any(|b| b.is_ascii_alphabetic()) {
+        // Most runs are plain words: only one with a `.` or of a length `UNSUPPORTED_NAMES`
+        // has (`Makefile`, `Dockerfile`, `GNUmakefile`) can name such a file.
+        if !(run.contains('.') || matches!(run.len(), 8 | 10 | 11)) || run.len() > MAX_NAME_LEN {
+            continue;
+        }
+        if !run.bytes().any(|b| b.is_ascii_alphabetic()) {
             continue;
         }
         // `x.m` in `self.m` or `a.r` would match an extension: a name needs a stem of two
