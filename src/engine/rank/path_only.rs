@@ -6,9 +6,10 @@
 //! names it (`FileTags::mentions`: `include_str!("schema.sql")`, `import q from
 //! './q.graphql'`) and the query's words in its path. Its score is the rank it would get as
 //! a node of the same PageRank that passes nothing on, in the units of a definition's score
-//! (`pagerank::definition_scores`): each code file naming it gives it the share a reference
-//! of a call's weight would carry out of that file (`file_rank / (out-weight + its names)`,
-//! split over the path-only files of that name), and a query matching its path gives it the
+//! (`pagerank::definition_scores`): each code file naming it gives it the share a bare-name
+//! guess would carry out of that file (`file_rank × 0.1 / (out-weight + its names)`, the
+//! out-weight counted as at least one call's), to the nearest of the files of that name
+//! (a vendored one at a fifth, as vendored definitions), and a query matching its path gives it the
 //! teleport a code file with the same match would get (`(1 - damping) × personalization`).
 //! The code files' own ranks are not touched (the extra node is not fed back into the
 //! iteration), so a map gains path lines and otherwise keeps its order; a file nobody names
@@ -16,7 +17,7 @@
 //! cannot tag after its ranked ones. Pure functions, on the engine worker thread.
 
 use crate::engine::base::model::{ParsedFile, RankedPath};
-use crate::engine::base::paths::{classify, PathClass};
+use crate::engine::base::paths::{classify, is_vendored, PathClass};
 use crate::engine::base::words::split_words;
 use crate::engine::link::graph::FileGraph;
 use crate::engine::rank::pagerank::{
@@ -25,8 +26,13 @@ use crate::engine::rank::pagerank::{
 };
 use std::collections::HashMap;
 
-/// What a name in a file weighs against its out-edges: a call's weight (`graph::binding`).
-const MENTION_WEIGHT: f64 = 1.0;
+/// What a name in a file weighs against its out-edges: a bare-name guess's (the graph's
+/// fallback class, `graph::binding`): a file name in text is matched by name, not resolved.
+const MENTION_WEIGHT: f64 = 0.1;
+/// A file's out-weight counts as at least one call's in the share a name gets: a file with
+/// few or no edges (a config header every file includes) would otherwise hand its whole rank
+/// to a file name in a comment.
+const MIN_OUT_WEIGHT: f64 = 1.0;
 
 /// Ranks `paths` (relative, `/`-separated) for a request already ranked as `ranked` over
 /// `files` and `graph`; `allowed[i]` says whether `paths[i]` may be listed (scope, excluded
@@ -73,6 +79,17 @@ fn mention_scores(
     file_rank: &[f64],
 ) -> Vec<f64> {
     let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
+    // Vendored copies weigh as their definitions do (`pagerank::ranked_definitions`).
+    let scale: Vec<f64> = paths
+        .iter()
+        .map(|p| {
+            if is_vendored(p, 0) {
+                SUPPORTING_PRIOR
+            } else {
+                1.0
+            }
+        })
+        .collect();
     for (i, p) in paths.iter().enumerate() {
         let name = p.rsplit('/').next().unwrap_or(p);
         by_name.entry(name.to_lowercase()).or_default().push(i);
@@ -97,14 +114,48 @@ fn mention_scores(
             .range(fi)
             .filter_map(|e| graph.edge_w.get(e))
             .sum();
-        let per_name = rank * MENTION_WEIGHT / (out_weight + MENTION_WEIGHT * named.len() as f64);
-        for targets in named {
-            for &t in targets {
-                score[t] += per_name / targets.len() as f64;
+        let per_name = rank * MENTION_WEIGHT
+            / (out_weight.max(MIN_OUT_WEIGHT) + MENTION_WEIGHT * named.len() as f64);
+        for namesakes in named {
+            let targets = nearest(&f.path, namesakes, paths);
+            for &t in &targets {
+                score[t] += scale[t] * per_name / targets.len() as f64;
             }
         }
     }
     score
+}
+
+/// Of the files named alike (`Makefile` in nineteen folders), those nearest to the file that
+/// names one: the most leading directories in common with it. A bare file name in a comment
+/// or string means the one beside the code, as a relative path would.
+fn nearest(from: &str, namesakes: &[usize], paths: &[&str]) -> Vec<usize> {
+    if namesakes.len() < 2 {
+        return namesakes.to_vec();
+    }
+    let dirs = |p: &str| -> Vec<String> {
+        let mut parts: Vec<String> = p.split('/').map(str::to_string).collect();
+        parts.pop();
+        parts
+    };
+    let from_dirs = dirs(from);
+    let depth: Vec<usize> = namesakes
+        .iter()
+        .map(|&t| {
+            from_dirs
+                .iter()
+                .zip(dirs(paths[t]))
+                .take_while(|(a, b)| **a == *b)
+                .count()
+        })
+        .collect();
+    let best = depth.iter().copied().max().unwrap_or(0);
+    namesakes
+        .iter()
+        .zip(&depth)
+        .filter(|(_, &d)| d == best)
+        .map(|(&t, _)| t)
+        .collect()
 }
 
 /// Per path: the personalization the query's words give it, on the scale of the code
@@ -247,6 +298,13 @@ mod tests {
         let paths = ["a/schema.sql", "b/schema.sql", "c/x.sql"];
         let all = rank_path_only(&files, &graph, &paths, &[true; 3], None, &ranked);
         assert_eq!(all[0].score, all[1].score);
+        assert!(all[0].score > 0.0);
+        // Beside the code that names it, one namesake takes it all.
+        let near = ["app/schema.sql", "b/schema.sql"];
+        let out = rank_path_only(&files, &graph, &near, &[true; 2], None, &ranked);
+        assert_eq!(near[out[0].path], "app/schema.sql");
+        assert!(out[0].score > 0.0);
+        assert_eq!(out[1].score, 0.0);
         let some = rank_path_only(&files, &graph, &paths, &[true, false, true], None, &ranked);
         assert_eq!(some.len(), 2);
         assert!(some.iter().all(|r| r.path != 1));
