@@ -8,7 +8,7 @@
 //! a node of the same PageRank that passes nothing on, in the units of a definition's score
 //! (`pagerank::definition_scores`): each code file naming it gives it the share a bare-name
 //! guess would carry out of that file (`file_rank × 0.1 / (out-weight + its names)`, the
-//! out-weight counted as at least one call's), to the nearest of the files of that name
+//! out-weight counted as at least ten calls'), to the nearest of the files of that name
 //! (a vendored one at a fifth, as vendored definitions), and a query matching its path gives it the
 //! teleport a code file with the same match would get (`(1 - damping) × personalization`).
 //! The code files' own ranks are not touched (the extra node is not fed back into the
@@ -29,10 +29,11 @@ use std::collections::HashMap;
 /// What a name in a file weighs against its out-edges: a bare-name guess's (the graph's
 /// fallback class, `graph::binding`): a file name in text is matched by name, not resolved.
 const MENTION_WEIGHT: f64 = 0.1;
-/// A file's out-weight counts as at least one call's in the share a name gets: a file with
-/// few or no edges (a config header every file includes) would otherwise hand its whole rank
-/// to a file name in a comment.
-const MIN_OUT_WEIGHT: f64 = 1.0;
+/// A file's out-weight counts as at least ten calls' in the share a name gets, so a name
+/// takes at most about a hundredth of the naming file's rank: a file with few or no edges (a
+/// config header every file includes, whose rank is a tenth of the repository's) would
+/// otherwise hand all of it to a file name in a comment.
+const MIN_OUT_WEIGHT: f64 = 10.0;
 
 /// Ranks `paths` (relative, `/`-separated) for a request already ranked as `ranked` over
 /// `files` and `graph`; `allowed[i]` says whether `paths[i]` may be listed (scope, excluded
