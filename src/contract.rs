@@ -304,6 +304,10 @@ struct MapFileDoc<'a> {
     rank: f64,
     tokens: usize,
     symbols: Vec<SymbolDoc<'a>>,
+    /// `true` for a source file without a grammar, which the map shows by its path alone
+    /// (no symbols); left out for every other file, so a map without one is unchanged.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    path_only: bool,
 }
 
 #[derive(serde::Serialize)]
@@ -343,6 +347,7 @@ impl<'a> MapDoc<'a> {
                     path: &f.path,
                     rank: f.rank,
                     tokens: f.tokens,
+                    path_only: f.is_path_only(),
                     symbols: f
                         .symbols
                         .iter()

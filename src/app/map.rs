@@ -45,6 +45,8 @@ struct ShownMap {
     lines: Vec<String>,
     /// The line of each file's header.
     headers: Vec<usize>,
+    /// The header lines of the files shown by their path alone, ascending.
+    path_only: Vec<usize>,
 }
 
 impl MapState {
@@ -88,6 +90,10 @@ impl MapState {
         self.shown.as_ref().map_or(&[], |s| &s.headers)
     }
 
+    fn path_only(&self) -> &[usize] {
+        self.shown.as_ref().map_or(&[], |s| &s.path_only)
+    }
+
     /// Shows `m`, keeping the selected file selected if it is still in the map, unless `m`
     /// answers another query: a query's map is a new reading order (its pinned files at the
     /// top), shown from its first file. Following the selection would scroll the pane to
@@ -110,6 +116,7 @@ impl MapState {
             cut: views::cut_view(&m),
             lines: ui::text::sanitize_lines(&m.text),
             headers: m.files.iter().map(|f| f.header_line).collect(),
+            path_only: path_only_lines(&m),
             snapshot: m,
         });
     }
@@ -197,6 +204,7 @@ impl MapState {
         MapPaneView {
             lines: self.lines(),
             headers: self.headers(),
+            path_only: self.path_only(),
             selected: self.headers().get(self.selected).copied(),
             scroll: self.scroll,
             title_note: self.title(),
@@ -207,6 +215,18 @@ impl MapState {
                 || self.due.is_some(),
         }
     }
+}
+
+/// The header lines of `m`'s path-only files, ascending (headers are in map order).
+fn path_only_lines(m: &MapSnapshot) -> Vec<usize> {
+    let mut lines: Vec<usize> = m
+        .files
+        .iter()
+        .filter(|f| f.path_only)
+        .map(|f| f.header_line)
+        .collect();
+    lines.sort_unstable();
+    lines
 }
 
 impl App {
@@ -562,6 +582,7 @@ mod tests {
                     tokens: 0,
                     header_line: i * len,
                     def_lines: Vec::new(),
+                    path_only: false,
                 })
                 .collect(),
             budget: 0,

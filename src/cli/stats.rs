@@ -90,7 +90,7 @@ pub(super) fn print_stats(stats: &IndexStats, json: bool, verbose: bool) -> anyh
         "no grammar: {} files{}",
         stats.unsupported_files,
         if stats.unsupported_files > 0 {
-            " (not in the map)"
+            " (in the map by path)"
         } else {
             ""
         }

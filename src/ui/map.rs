@@ -1,5 +1,6 @@
 //! The repo-map pane: the budgeted map exactly as `mapscope map` prints it (sanitized for the
-//! terminal only), with file headers coloured and the selected file highlighted.
+//! terminal only), with file headers coloured (a path-only file's in italics, not bold) and
+//! the selected file highlighted.
 
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -15,6 +16,9 @@ pub struct MapPaneView<'a> {
     pub lines: &'a [String],
     /// Line indices of the file headers, ascending.
     pub headers: &'a [usize],
+    /// Those of files shown by their path alone (a source file without a grammar),
+    /// ascending: drawn in the header colour, not bold, in italics.
+    pub path_only: &'a [usize],
     /// Header line of the selected file.
     pub selected: Option<usize>,
     pub scroll: usize,
@@ -66,7 +70,11 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, v: &MapPaneView<'_>, focused: boo
     for idx in scroll..(scroll + height).min(v.lines.len()) {
         let text = &v.lines[idx];
         let is_header = v.headers.binary_search(&idx).is_ok();
-        let mut style = if is_header {
+        let mut style = if v.path_only.binary_search(&idx).is_ok() {
+            Style::default()
+                .fg(theme.map_path)
+                .add_modifier(Modifier::ITALIC)
+        } else if is_header {
             Style::default()
                 .fg(theme.map_path)
                 .add_modifier(Modifier::BOLD)

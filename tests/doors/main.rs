@@ -12,6 +12,7 @@ mod cli_errors;
 mod cli_eval_symbols;
 mod cli_map;
 mod cli_output_safety;
+mod cli_path_only;
 mod cli_refs;
 mod cli_search;
 mod cli_special_files;

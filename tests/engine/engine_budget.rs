@@ -3,10 +3,12 @@
 //! and the output is deterministic. Also an ignored timing run (`--ignored --nocapture`).
 
 use mapscope::engine::base::model::{
-    ContainerRef, DefKind, Definition, FileTags, Lang, LineRange, ParsedFile, RankedDef,
+    ContainerRef, DefKind, Definition, FileTags, Lang, LineRange, ParsedFile, RankedDef, RankedPath,
 };
 use mapscope::engine::base::tokenizer::{tokenizer, TokenizerKind};
-use mapscope::engine::rank::repo_map::{build_map, LineCostCache, MapOptions, RepoMap};
+use mapscope::engine::rank::repo_map::{
+    build_map, build_map_with_paths, LineCostCache, MapOptions, PathOnly, RepoMap,
+};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -300,6 +302,82 @@ proptest! {
         // Deterministic, with a warm or a cold cache.
         let again = build_map(&s.files, &s.ranked, &s.file_rank, &opts(lo), &LineCostCache::new());
         prop_assert_eq!(&small, &again);
+    }
+}
+
+/// Random path-only files (some with awkward names), ranked with scores drawn among the
+/// definitions' (`Synth::ranked` scores run from 1 down), some 0 (nobody names them).
+fn synth_paths(seed: u64, n: usize) -> (Vec<String>, Vec<RankedPath>) {
+    let mut rng = Rng::new(seed ^ 0x9e37_79b9);
+    let paths: Vec<String> = (0..n)
+        .map(|i| format!("{}/{}_{i}.sql", rng.pick(WORDS), rng.pick(WORDS)))
+        .collect();
+    let mut ranked: Vec<RankedPath> = (0..n)
+        .map(|path| RankedPath {
+            path,
+            score: if rng.below(3) == 0 {
+                0.0
+            } else {
+                rng.below(1000) as f64 / 1000.0
+            },
+        })
+        .collect();
+    ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.path.cmp(&b.path)));
+    (paths, ranked)
+}
+
+/// Every path line and definition a map shows.
+fn shown(map: &RepoMap) -> BTreeSet<(String, String, u32, u32)> {
+    let mut out = symbols(map);
+    for f in map.files.iter().filter(|f| f.is_path_only()) {
+        out.insert((f.path.clone(), String::new(), 0, 0));
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// With path-only files in the ranking: never over budget, a larger budget keeps every
+    /// definition and path line, each path line is in the text, and no path is ever `cut`.
+    #[test]
+    fn path_lines_keep_the_budget_and_monotone(
+        seed in any::<u64>(),
+        n_files in 0usize..30,
+        n_paths in 0usize..12,
+        pinned in 0usize..3,
+        b1 in 0usize..2048,
+        b2 in 0usize..2048,
+        o200k in any::<bool>(),
+    ) {
+        let s = synth(seed, n_files);
+        let (names, ranked_paths) = synth_paths(seed, n_paths);
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let paths = PathOnly { paths: &names, ranked: &ranked_paths };
+        let kind = kind_of(o200k);
+        let cache = LineCostCache::new();
+        let (lo, hi) = (b1.min(b2), b1.max(b2));
+        let opts = |budget| MapOptions { budget, tokenizer: kind, max_line_chars: 120 };
+        let fit = |budget| build_map_with_paths(
+            &s.files, &s.ranked, pinned, &paths, &s.file_rank, &opts(budget), &cache,
+        );
+        let (small, large) = (fit(lo), fit(hi));
+        check_fits(&small, kind);
+        check_fits(&large, kind);
+        let (ss, ls) = (shown(&small), shown(&large));
+        prop_assert!(ss.is_subset(&ls), "dropped: {:?}", ss.difference(&ls).collect::<Vec<_>>());
+        for map in [&small, &large] {
+            for f in map.files.iter().filter(|f| f.is_path_only()) {
+                prop_assert!(map.text.lines().any(|l| l == f.path), "{} not in {}", f.path, map.text);
+            }
+            prop_assert!(map.cut.iter().all(|c| !names.contains(&c.path.as_str())));
+        }
+        // Without paths, the same as `build_map`.
+        let plain = build_map(&s.files, &s.ranked, &s.file_rank, &opts(lo), &cache);
+        let none = build_map_with_paths(
+            &s.files, &s.ranked, 0, &PathOnly::default(), &s.file_rank, &opts(lo), &cache,
+        );
+        prop_assert_eq!(plain, none);
     }
 }
 

@@ -20,6 +20,7 @@ mod engine_live;
 mod engine_map_lines;
 mod engine_map_task;
 mod engine_nesting;
+mod engine_path_only;
 mod engine_rank;
 mod engine_search;
 mod engine_search_evidence;

@@ -9,4 +9,5 @@ mod common;
 mod app_clipboard_x11;
 mod app_flow;
 mod e2e_tmux;
+mod ui_path_only;
 mod ui_screens;

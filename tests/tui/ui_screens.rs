@@ -92,6 +92,7 @@ impl SessionEngine for Scripted {
                             tokens: 30,
                             header_line: 0,
                             def_lines: vec![17, 29],
+                            path_only: false,
                         },
                         MapFile {
                             path: "src/util.ts".into(),
@@ -99,6 +100,7 @@ impl SessionEngine for Scripted {
                             tokens: 27,
                             header_line: 7,
                             def_lines: vec![1],
+                            path_only: false,
                         },
                     ],
                     budget: params.budget,
@@ -648,6 +650,7 @@ fn control_characters_in_the_map_are_harmless() {
                             tokens: 9,
                             header_line: 0,
                             def_lines: Vec::new(),
+                            path_only: false,
                         }],
                         budget: 0,
                         cut: Vec::new(),

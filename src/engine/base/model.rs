@@ -576,6 +576,10 @@ pub struct FileTags {
     /// only those that hold a definition, and the namespaces and blocks the tags query
     /// captured (`tags::containers`).
     pub containers: Vec<Container>,
+    /// File names the text mentions that could name a source file without a grammar
+    /// (`schema.sql`, `Makefile`: `ingest::mentions`), sorted: what ranks a path-only file.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mentions: Vec<String>,
 }
 
 impl FileTags {
@@ -830,6 +834,15 @@ pub struct RankedDef {
     pub file: usize,
     /// Index into that file's `tags.defs`.
     pub def: usize,
+    pub score: f64,
+}
+
+/// A path-only file (a source file without a grammar) with its rank, as produced by
+/// `rank::path_only`: the map shows it by its path alone.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RankedPath {
+    /// Index into the path list the ranking was given (`Index::unsupported`).
+    pub path: usize,
     pub score: f64,
 }
 

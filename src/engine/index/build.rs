@@ -28,6 +28,7 @@ use crate::engine::index::{
 use crate::engine::ingest::content::load_source;
 use crate::engine::ingest::history::CommitHistory;
 use crate::engine::ingest::lang::{tags_query_compiling, tags_query_prefetched};
+use crate::engine::ingest::mentions::file_mentions;
 use crate::engine::ingest::tags::{
     extract_component_tags, extract_tags_or_parse, finish_tags, unparsed, ParsedAhead, Tagging,
 };
@@ -750,6 +751,7 @@ pub(super) fn rehomed(tags: FileTags) -> FileTags {
         parse_errors: tags.parse_errors,
         module_scoped: tags.module_scoped,
         containers: tags.containers.clone(),
+        mentions: tags.mentions.clone(),
     }
 }
 
@@ -804,14 +806,25 @@ pub(super) fn parse_guarded(
     text: &str,
     may_defer: bool,
 ) -> Tagging {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+    let tagging = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         if lang.is_component() {
             Tagging::Done(extract_component_tags(path, text))
         } else {
             extract_tags_or_parse(lang, text, may_defer)
         }
     }))
-    .unwrap_or_else(|_| Tagging::Done(unparsed()))
+    .unwrap_or_else(|_| Tagging::Done(unparsed()));
+    match tagging {
+        Tagging::Done(tags) => Tagging::Done(with_mentions(tags, text)),
+        waiting @ Tagging::QueryCompiling(_) => waiting,
+    }
+}
+
+/// `tags` with the file names `text` mentions (`ingest::mentions`): read from the whole
+/// text, whatever the parser's view of it (a component's template names files too).
+fn with_mentions(mut tags: FileTags, text: &str) -> FileTags {
+    tags.mentions = file_mentions(text);
+    tags
 }
 
 /// Runs `run` on each item of `order` on the rayon pool, each pool thread taking the next
@@ -873,8 +886,9 @@ pub(super) fn run_with_waiting<T: Send, W: Send>(
 
 /// `finish_tags` with the same guard as `parse_guarded`.
 pub(super) fn finish_guarded(parsed: ParsedAhead, text: &str) -> FileTags {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| finish_tags(parsed, text)))
-        .unwrap_or_else(|_| unparsed())
+    let tags = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| finish_tags(parsed, text)))
+        .unwrap_or_else(|_| unparsed());
+    with_mentions(tags, text)
 }
 
 /// Reads the prose and config files search's text evidence needs, with their stamps. A

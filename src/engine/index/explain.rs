@@ -93,9 +93,11 @@ pub fn explain_file(
         reasons: Vec::new(),
     };
     let Some(fi) = index.resolve_user_path(path) else {
-        e.reasons.push(
-            "not an indexed code file (prose and config files are searched, not mapped)".into(),
-        );
+        if !explain_path_only(index, ranked, map, path, &mut e) {
+            e.reasons.push(
+                "not an indexed code file (prose and config files are searched, not mapped)".into(),
+            );
+        }
         return e;
     };
     let file = &index.files[fi];
@@ -454,6 +456,54 @@ pub fn render_cut_text(map: &RepoMap) -> String {
         )),
     }
     s
+}
+
+/// Explains a source file without a grammar (`Index::unsupported`), which the map shows by
+/// its path alone; false when `path` is not one.
+fn explain_path_only(
+    index: &Index,
+    ranked: &RankOutput,
+    map: &RepoMap,
+    path: &str,
+    e: &mut FileExplanation,
+) -> bool {
+    let typed = path.trim_start_matches("./");
+    let Some(k) = index.unsupported.iter().position(|u| u.rel_path == typed) else {
+        return false;
+    };
+    let u = &index.unsupported[k];
+    e.path.clone_from(&u.rel_path);
+    if let Some((pos, mf)) = map
+        .files
+        .iter()
+        .enumerate()
+        .find(|(_, f)| f.is_path_only() && f.path == u.rel_path)
+    {
+        e.in_map = true;
+        e.map_position = Some(pos + 1);
+        e.tokens = mf.tokens;
+    }
+    let name = u.rel_path.rsplit('/').next().unwrap_or(&u.rel_path);
+    let naming = index
+        .files
+        .iter()
+        .filter(|f| f.tags.mentions.iter().any(|m| m.eq_ignore_ascii_case(name)))
+        .count();
+    let score = ranked.paths.iter().find(|r| r.path == k).map(|r| r.score);
+    e.rank = score.unwrap_or(0.0);
+    e.reasons.push(format!(
+        "a {} file without a grammar: the map shows it by its path alone",
+        u.language
+    ));
+    e.reasons.push(match score {
+        Some(s) => format!(
+            "named in {naming} code file{}; score {s:.5} (the names and the query's words in \
+             its path; 0 comes after every definition)",
+            if naming == 1 { "" } else { "s" }
+        ),
+        None => "left out by the request's scope or exclusions".into(),
+    });
+    true
 }
 
 /// The explanation as text lines: a heading, then one line per reason.

@@ -17,7 +17,8 @@ use crate::engine::rank::budget::budget_for_next_cut;
 use crate::engine::rank::pagerank::{
     pagerank, query_identifiers, query_terms, rank, PageRankOptions, Personalization, RankOutput,
 };
-use crate::engine::rank::repo_map::{build_map, MapOptions, RepoMap};
+use crate::engine::rank::path_only::rank_path_only;
+use crate::engine::rank::repo_map::{build_map_with_paths, MapOptions, PathOnly, RepoMap};
 use crate::engine::rank::task::Task;
 use crate::engine::search::{
     HistoryIndex, SearchContext, SearchHit, SearchOptions, SearchResponse, MAX_TOP,
@@ -127,9 +128,21 @@ impl Index {
         };
         let mut task = self.task(req);
         let mut exclude_files = resolve_all(&req.exclude_files);
+        let mut paths_allowed: Vec<bool> = self
+            .unsupported
+            .iter()
+            .map(|u| {
+                !req.exclude_files
+                    .iter()
+                    .any(|x| is_same_path(x, &u.rel_path))
+            })
+            .collect();
         // Out of scope: no definitions listed and no personalization, edges kept.
         match Scope::new(&req.scope) {
             Ok(scope) if !scope.is_empty() => {
+                for (allowed, u) in paths_allowed.iter_mut().zip(&self.unsupported) {
+                    *allowed &= scope.allows(&u.rel_path, None);
+                }
                 exclude_files.extend(
                     self.files
                         .iter()
@@ -160,6 +173,19 @@ impl Index {
             pins: task.pins.clone(),
         };
         let mut out = rank(&self.files, &self.graph, &personalization);
+        let paths: Vec<&str> = self
+            .unsupported
+            .iter()
+            .map(|u| u.rel_path.as_str())
+            .collect();
+        out.paths = rank_path_only(
+            &self.files,
+            &self.graph,
+            &paths,
+            &paths_allowed,
+            req.query.as_deref(),
+            &out,
+        );
         out.task = task;
         out
     }
@@ -278,9 +304,20 @@ impl Index {
             tokenizer: req.tokenizer,
             ..MapOptions::default()
         };
-        let mut map = build_map(
+        let paths: Vec<&str> = self
+            .unsupported
+            .iter()
+            .map(|u| u.rel_path.as_str())
+            .collect();
+        let path_only = PathOnly {
+            paths: &paths,
+            ranked: &ranked.paths,
+        };
+        let mut map = build_map_with_paths(
             &self.files,
             &ranked.defs,
+            ranked.pinned,
+            &path_only,
             &ranked.file_rank,
             &opts,
             &self.line_costs,
@@ -290,7 +327,7 @@ impl Index {
         map
     }
 
-    /// One line naming the languages the map could not show, when their files are at least
+    /// One line naming the languages the map shows by path alone, when their files are at least
     /// `UNSUPPORTED_NOTE_SHARE` of the code (and `UNSUPPORTED_NOTE_MIN_FILES` files).
     pub fn unsupported_note(&self) -> Option<String> {
         let unsupported = self.unsupported.len();
@@ -308,12 +345,18 @@ impl Index {
         counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
         let skipped: Vec<String> = counts.iter().map(|(l, n)| format!("{l} {n}")).collect();
         Some(format!(
-            "{unsupported} of {code} code files are in languages without a grammar and are not \
-             in the map ({}); supported: {}",
+            "{unsupported} of {code} code files are in languages without a grammar: the map \
+             lists them by path alone, after the code unless code names them ({}); \
+             supported: {}",
             skipped.join(", "),
             crate::engine::ingest::lang::supported_language_names().join(", ")
         ))
     }
+}
+
+/// Whether a path the user typed (`./db/schema.sql`) names the repository path `path`.
+fn is_same_path(typed: &str, path: &str) -> bool {
+    typed.trim_start_matches("./").trim_end_matches('/') == path
 }
 
 /// The map notes the languages without a grammar when their files are at least this share of

@@ -49,7 +49,7 @@ impl Index {
 
 impl IndexStats {
     /// Adds what the walk and the loading left out: skipped files by reason, and code files
-    /// in languages without a grammar by extension (`.kt`) and by language (`kotlin`).
+    /// in languages without a grammar by extension (`.kt`; a build script by name, `Makefile`) and by language (`kotlin`).
     pub(super) fn count_walk(&mut self, skipped: &[Skipped], unsupported: &[UnsupportedFile]) {
         for s in skipped {
             *self.skipped_by_reason.entry(s.reason.name()).or_default() += 1;
@@ -57,14 +57,7 @@ impl IndexStats {
         self.skipped_files = skipped.to_vec();
         self.unsupported_files = unsupported.len();
         for u in unsupported {
-            let ext = u
-                .rel_path
-                .rsplit('/')
-                .next()
-                .and_then(|name| name.rsplit_once('.'))
-                .map_or(String::new(), |(_, e)| {
-                    format!(".{}", e.to_ascii_lowercase())
-                });
+            let ext = crate::engine::ingest::lang::unsupported_group(&u.rel_path);
             *self.unsupported_by_extension.entry(ext).or_default() += 1;
             *self.unsupported_by_language.entry(u.language).or_default() += 1;
         }

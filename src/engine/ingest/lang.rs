@@ -35,14 +35,21 @@ const LUA_TAGS: &str = include_str!("../../../assets/queries/lua-tags.scm");
 const ELIXIR_TAGS: &str = include_str!("../../../assets/queries/elixir-tags.scm");
 const HCL_TAGS: &str = include_str!("../../../assets/queries/hcl-tags.scm");
 
-/// Programming languages mapscope has no grammar for, by file extension (lowercase): the walk
-/// counts their files (`stats`, and the map's note when they are a notable share of the code)
-/// instead of passing over them in silence. Markup, styles, data and config are not listed.
+/// Source files mapscope has no grammar for, by file extension (lowercase): the walk lists
+/// them (`stats`), and the map shows each by its path alone, ranked by the code that names
+/// it and by the query (`rank::pagerank::rank_path_only`). What counts as a source file is
+/// kept conservative: text people write as code, whose file name other code mentions
+/// (programming languages; schema and query languages: `.proto`, `.thrift`, `.graphql`,
+/// `.sql`; build scripts: `.mk`, `.cmake`, and the names in `UNSUPPORTED_NAMES`). Markup,
+/// styles, templates, data, config, prose, lockfiles, test expectations, images and binaries
+/// are not listed: a map line naming them says little about the code, and most repositories
+/// hold many of them.
 const UNSUPPORTED: &[(&str, &str)] = &[
     ("asm", "assembly"),
     ("clj", "clojure"),
     ("cljc", "clojure"),
     ("cljs", "clojure"),
+    ("cmake", "cmake"),
     ("cr", "crystal"),
     ("cu", "cuda"),
     ("cuh", "cuda"),
@@ -53,34 +60,77 @@ const UNSUPPORTED: &[(&str, &str)] = &[
     ("fs", "f#"),
     ("fsx", "f#"),
     ("gd", "gdscript"),
+    ("gql", "graphql"),
+    ("graphql", "graphql"),
     ("groovy", "groovy"),
     ("hrl", "erlang"),
     ("hs", "haskell"),
     ("jl", "julia"),
+    ("jq", "jq"),
     ("m", "objective-c"),
+    ("mk", "make"),
     ("ml", "ocaml"),
     ("mli", "ocaml"),
     ("mm", "objective-c"),
     ("nim", "nim"),
     ("pl", "perl"),
     ("pm", "perl"),
+    ("proto", "protobuf"),
     ("ps1", "powershell"),
     ("r", "r"),
     ("s", "assembly"),
     ("sol", "solidity"),
+    ("sql", "sql"),
+    ("tcl", "tcl"),
+    ("thrift", "thrift"),
     ("vb", "visual basic"),
     ("zig", "zig"),
     ("zsh", "shell"),
 ];
 
-/// The language of a code file mapscope has no grammar for (`Foo.kt` → `kotlin`), by its
-/// extension; `None` for supported languages and for anything that is not code.
+/// Build scripts known by their whole file name (lowercase), which have no extension.
+const UNSUPPORTED_NAMES: &[(&str, &str)] = &[
+    ("dockerfile", "dockerfile"),
+    ("gnumakefile", "make"),
+    ("makefile", "make"),
+];
+
+/// The language of a source file mapscope has no grammar for (`main.dart` → `dart`,
+/// `Makefile` → `make`), by its extension or its whole name; `None` for supported languages
+/// and for anything that is not source (see `UNSUPPORTED`).
 pub fn unsupported_language(path: &str) -> Option<&'static str> {
-    let ext = path.rsplit_once('.')?.1.to_ascii_lowercase();
+    // Called on every word of every file that looks like a file name (`ingest::mentions`):
+    // no allocation.
+    let name = path.rsplit('/').next().unwrap_or(path);
+    if let Some(&(_, language)) = UNSUPPORTED_NAMES
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+    {
+        return Some(language);
+    }
+    let ext = name.rsplit_once('.')?.1.as_bytes();
+    let mut lower = [0u8; 8];
+    let lower = lower.get_mut(..ext.len())?;
+    for (l, b) in lower.iter_mut().zip(ext) {
+        *l = b.to_ascii_lowercase();
+    }
     UNSUPPORTED
-        .binary_search_by(|(e, _)| (*e).cmp(ext.as_str()))
+        .binary_search_by(|(e, _)| e.as_bytes().cmp(lower))
         .ok()
         .map(|i| UNSUPPORTED[i].1)
+}
+
+/// How `stats` groups a file of `unsupported_language`: its extension (`.sql`), or its
+/// name for a file known by name (`Makefile`).
+pub fn unsupported_group(path: &str) -> String {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let lower = name.to_ascii_lowercase();
+    if UNSUPPORTED_NAMES.iter().any(|(n, _)| *n == lower) {
+        return name.to_string();
+    }
+    lower
+        .rsplit_once('.')
+        .map_or(String::new(), |(_, e)| format!(".{e}"))
 }
 
 /// The names of the supported languages, for messages: their display names in lowercase
@@ -411,9 +461,20 @@ mod tests {
     fn unsupported_languages_by_extension() {
         // The table is searched by binary search: it must stay sorted, without duplicates.
         assert!(UNSUPPORTED.windows(2).all(|w| w[0].0 < w[1].0));
+        // `unsupported_language` lowercases an extension into 8 bytes, and
+        // `mentions::file_mentions` tries a word without a `.` only at these lengths.
+        assert!(UNSUPPORTED.iter().all(|(e, _)| e.len() <= 8));
+        assert!(UNSUPPORTED_NAMES
+            .iter()
+            .all(|(n, _)| matches!(n.len(), 8 | 10 | 11)));
         assert_eq!(unsupported_language("app/lib/main.dart"), Some("dart"));
         assert_eq!(unsupported_language("scripts/x.ZSH"), Some("shell"));
         assert_eq!(unsupported_language("src/App.vue"), None);
+        assert_eq!(unsupported_language("db/schema.sql"), Some("sql"));
+        assert_eq!(unsupported_language("api/Makefile"), Some("make"));
+        assert_eq!(unsupported_language("Dockerfile"), Some("dockerfile"));
+        assert_eq!(unsupported_group("api/Makefile"), "Makefile");
+        assert_eq!(unsupported_group("db/Schema.SQL"), ".sql");
         // Supported languages, prose, data and names without an extension are not listed.
         for path in [
             "a.rs",
@@ -421,8 +482,10 @@ mod tests {
             "a.h",
             "README.md",
             "a.json",
-            "Makefile",
+            "Makefile.am",
             "a.css",
+            "a.png",
+            "yarn.lock",
         ] {
             assert_eq!(unsupported_language(path), None, "{path}");
         }

@@ -1,5 +1,5 @@
 //! Reading a repository: which files are indexed (`walk`), their languages and tags queries
-//! (`lang`), the tree-sitter tags of each file (`tags`; the scripts of Vue and Svelte components:
+//! (`lang`), the file names a text mentions (`mentions`), the tree-sitter tags of each file (`tags`; the scripts of Vue and Svelte components:
 //! `component`) and the commit history search reads
 //! (`history`). Imports only `base`. The walk and the parse run on rayon's pool.
 
@@ -8,5 +8,6 @@ pub mod component;
 pub mod content;
 pub mod history;
 pub mod lang;
+pub mod mentions;
 pub mod tags;
 pub mod walk;

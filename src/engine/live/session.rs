@@ -186,6 +186,8 @@ pub struct MapFile {
     /// The first line of each definition of the file the map shows, in source order (what
     /// the file's callers and callees are asked for).
     pub def_lines: Vec<u32>,
+    /// A source file without a grammar, shown by its path alone (`repo_map::MapFile::lang`).
+    pub path_only: bool,
 }
 
 /// A fitted map.

@@ -635,6 +635,7 @@ fn header_lines(text: &str, map: &RepoMap) -> Vec<MapFile> {
             tokens: f.tokens,
             header_line: line,
             def_lines: f.symbols.iter().map(|s| s.line_range.start).collect(),
+            path_only: f.is_path_only(),
         });
         cursor = line + 1;
         expected = line + 1 + f.lines.len() + 1;

@@ -7,7 +7,7 @@
 //! preparation happened in `graph::build_graph`, so a call only re-personalizes, iterates,
 //! distributes and sorts.
 
-use crate::engine::base::model::{ParsedFile, RankedDef};
+use crate::engine::base::model::{ParsedFile, RankedDef, RankedPath};
 use crate::engine::base::paths::is_vendored;
 use crate::engine::base::stopwords::is_stopword_or_change_word;
 use crate::engine::base::words::{
@@ -20,7 +20,7 @@ use std::collections::HashSet;
 /// Share of the personalization mass the focus files get when other signals exist too.
 const FOCUS_SHARE: f64 = 0.6;
 /// A small uniform share, so files no signal reaches are still ordered by structure.
-const UNIFORM_SHARE: f64 = 0.01;
+pub(crate) const UNIFORM_SHARE: f64 = 0.01;
 /// Weight of a supporting file (test, fixture, example, playground; `graph::FileGraph::
 /// supporting`) in the uniform share, against 1 for implementation. Why: an unpersonalized
 /// map is about the project's code, and small closed import cycles among fixtures keep the
@@ -44,7 +44,7 @@ const SUPPORTING_WORDS: &[&str] = &[
 ];
 
 /// Whether a query's words ask for tests, fixtures, examples or playgrounds.
-fn wants_supporting(tokens: &[QueryToken]) -> bool {
+pub(crate) fn wants_supporting(tokens: &[QueryToken]) -> bool {
     tokens
         .iter()
         .flat_map(|t| &t.words)
@@ -277,6 +277,9 @@ pub struct RankOutput {
     pub file_rank: Vec<f64>,
     pub personalization: Vec<f64>,
     pub defs: Vec<RankedDef>,
+    /// Path-only files (`Index::unsupported`), best first (`rank::path_only`; filled by
+    /// `Index::rank`).
+    pub paths: Vec<RankedPath>,
     /// How many of `defs` are pins (at the front, in pin order).
     pub pinned: usize,
     /// What the request's query and identifiers pointed at (filled by `Index::rank`).
@@ -307,6 +310,7 @@ pub fn rank(files: &[ParsedFile], graph: &FileGraph, p: &Personalization) -> Ran
         file_rank,
         personalization: pers,
         defs,
+        paths: Vec::new(),
         pinned,
         task: crate::engine::rank::task::Task::default(),
     }
@@ -640,7 +644,7 @@ fn mention_weights(graph: &FileGraph, mentions: &[&str]) -> Vec<f64> {
 /// (idf) so a specific word outweighs a common one, squared (a file matching several words
 /// pulls clearly ahead of one matching one), supporting files down-weighted unless the query
 /// asks for them; only the best `QUERY_TOP_FILES` kept.
-fn query_word_weights(graph: &FileGraph, tokens: &[QueryToken]) -> Vec<f64> {
+pub(crate) fn query_word_weights(graph: &FileGraph, tokens: &[QueryToken]) -> Vec<f64> {
     let n = graph.n;
     let mut query = vec![0.0; n];
     let mut words: Vec<&str> = tokens
@@ -728,13 +732,13 @@ fn uniform_prior(graph: &FileGraph, blocked: &[bool]) -> Vec<f64> {
 /// One token of a query: the text as written, whether it looks like code (inside backticks,
 /// or camelCase / snake_case / letters+digits), and its lowercase words worth matching.
 #[derive(Debug, Clone, PartialEq)]
-struct QueryToken {
+pub(crate) struct QueryToken {
     text: String,
     code: bool,
-    words: Vec<String>,
+    pub(crate) words: Vec<String>,
 }
 
-fn query_tokens(query: &str) -> Vec<QueryToken> {
+pub(crate) fn query_tokens(query: &str) -> Vec<QueryToken> {
     let class = |c: char| {
         if c.is_alphanumeric() || c == '_' || c == '$' {
             QueryChar::Word

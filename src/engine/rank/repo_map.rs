@@ -20,7 +20,7 @@
 //! within 5% from a few hundred tokens up). Skipping it to squeeze in cheaper ones would let a
 //! larger budget drop symbols a smaller one showed; stability across budgets wins.
 
-use crate::engine::base::model::{DefKind, Lang, LineRange, ParsedFile, RankedDef};
+use crate::engine::base::model::{DefKind, Lang, LineRange, ParsedFile, RankedDef, RankedPath};
 use crate::engine::base::text::sanitize;
 use crate::engine::base::tokenizer::{tokenizer, Tokenizer, TokenizerKind};
 
@@ -78,15 +78,18 @@ pub struct MapSymbol {
 #[derive(Debug, Clone, PartialEq)]
 pub struct MapFile {
     pub path: String,
-    /// The file's rank (from `file_rank`), for display.
+    /// The file's rank (from `file_rank`; a path-only file's score), for display.
     pub rank: f64,
     /// Tokens of this file's block (path line and its lines; the blank separator excluded).
     pub tokens: usize,
     /// Selected definitions, in source order.
     pub symbols: Vec<MapSymbol>,
-    /// Index into the `files` the map was built from.
+    /// Index into the `files` the map was built from; for a path-only file, `files.len()`
+    /// plus its index in the path list.
     pub file: usize,
-    pub lang: Lang,
+    /// `None` for a path-only file: a source file without a grammar, shown by its path line
+    /// alone (no `:`, no lines, no symbols), as aider lists the files it cannot tag.
+    pub lang: Option<Lang>,
     /// The rendered lines under the path line, `⋮` included, exactly as in the text.
     pub lines: Vec<String>,
     /// The source line numbers (1-based) shown, ascending.
@@ -131,6 +134,58 @@ impl RepoMap {
     pub fn symbol_count(&self) -> usize {
         self.files.iter().map(|f| f.symbols.len()).sum()
     }
+}
+
+impl MapFile {
+    /// Whether the map shows this file by its path alone (see `lang`).
+    pub fn is_path_only(&self) -> bool {
+        self.lang.is_none()
+    }
+}
+
+/// The path-only files a fit may show (`rank::path_only`): their paths, and those ranked,
+/// best first.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PathOnly<'a> {
+    pub paths: &'a [&'a str],
+    pub ranked: &'a [RankedPath],
+}
+
+/// One entry of the ranking the fit takes a prefix of.
+#[derive(Debug, Clone, Copy)]
+enum Item {
+    Def(RankedDef),
+    /// Index into `PathOnly::paths`, with its score.
+    Path(usize, f64),
+}
+
+/// The definitions and the path-only files in one ranking: the first `pinned` definitions,
+/// then both by score, a definition before a path on a tie (so a path nobody names, score
+/// 0, comes after every definition).
+fn merge_ranking(ranked: &[RankedDef], pinned: usize, paths: &PathOnly<'_>) -> Vec<Item> {
+    let pinned = pinned.min(ranked.len());
+    let mut out: Vec<Item> = Vec::with_capacity(ranked.len() + paths.ranked.len());
+    out.extend(ranked[..pinned].iter().copied().map(Item::Def));
+    let mut defs = ranked[pinned..].iter().peekable();
+    let mut rest = paths
+        .ranked
+        .iter()
+        .filter(|p| p.path < paths.paths.len())
+        .peekable();
+    loop {
+        let take_def = match (defs.peek(), rest.peek()) {
+            (Some(d), Some(p)) => d.score >= p.score || !p.score.is_finite(),
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => break,
+        };
+        if take_def {
+            out.extend(defs.next().copied().map(Item::Def));
+        } else {
+            out.extend(rest.next().map(|p| Item::Path(p.path, p.score)));
+        }
+    }
+    out
 }
 
 /// Output format of [`render`].
@@ -228,8 +283,33 @@ pub fn build_map(
     opts: &MapOptions,
     cache: &LineCostCache,
 ) -> RepoMap {
+    build_map_with_paths(
+        files,
+        ranked,
+        0,
+        &PathOnly::default(),
+        file_rank,
+        opts,
+        cache,
+    )
+}
+
+/// `build_map` over the definitions (the first `pinned` of them first whatever their
+/// score) and the path-only files in one ranking (`merge_ranking`): a path-only file is one
+/// path line, counted in the budget like any line.
+pub fn build_map_with_paths(
+    files: &[ParsedFile],
+    ranked: &[RankedDef],
+    pinned: usize,
+    paths: &PathOnly<'_>,
+    file_rank: &[f64],
+    opts: &MapOptions,
+    cache: &LineCostCache,
+) -> RepoMap {
+    let ranked = merge_ranking(ranked, pinned, paths);
+    let ranked = ranked.as_slice();
     let tok = tokenizer(opts.tokenizer);
-    let mut fit = Fitter::new(files, opts, tok, cache.table(opts.tokenizer));
+    let mut fit = Fitter::new(files, paths.paths, opts, tok, cache.table(opts.tokenizer));
     let budget = i64::try_from(opts.budget).unwrap_or(i64::MAX);
     let mut stop = fit.fit_prefix(ranked, budget);
     let (mut text, mut tokens) = fit.trim_to_exact(tok, opts.budget, &mut stop);
@@ -253,10 +333,10 @@ pub fn build_map(
 impl Fitter<'_, '_> {
     /// Inserts the longest prefix of `ranked` whose every sub-prefix fits `budget` by the
     /// incremental count; returns the position of the first definition that did not fit.
-    fn fit_prefix(&mut self, ranked: &[RankedDef], budget: i64) -> usize {
+    fn fit_prefix(&mut self, ranked: &[Item], budget: i64) -> usize {
         let mut stop = ranked.len();
-        for (pos, rd) in ranked.iter().enumerate() {
-            let Some((f, lines)) = self.def_lines(rd) else {
+        for (pos, item) in ranked.iter().enumerate() {
+            let Some((f, lines)) = self.item_lines(item) else {
                 continue;
             };
             let added = self.insert_lines(f, &lines);
@@ -304,7 +384,7 @@ impl Fitter<'_, '_> {
     fn fill_exactly(
         &mut self,
         tok: &Tokenizer,
-        ranked: &[RankedDef],
+        ranked: &[Item],
         budget: usize,
         stop: &mut usize,
         text: &mut String,
@@ -316,7 +396,7 @@ impl Fitter<'_, '_> {
         let mut first_cut_cost = None;
         let mut tries = 0;
         while *stop < ranked.len() && tries < MAX_EXACT_TRIES {
-            let Some((f, lines)) = self.def_lines(&ranked[*stop]) else {
+            let Some((f, lines)) = self.item_lines(&ranked[*stop]) else {
                 *stop += 1;
                 continue;
             };
@@ -345,14 +425,17 @@ impl Fitter<'_, '_> {
     fn selected_and_cut(
         &mut self,
         files: &[ParsedFile],
-        ranked: &[RankedDef],
+        ranked: &[Item],
         stop: usize,
         first_cut_cost: Option<(usize, usize)>,
     ) -> (BTreeSet<(usize, usize)>, Vec<CutDef>) {
         let mut selected: BTreeSet<(usize, usize)> = self
             .journal
             .iter()
-            .map(|e| (ranked[e.pos].file, ranked[e.pos].def))
+            .filter_map(|e| match ranked[e.pos] {
+                Item::Def(rd) => Some((rd.file, rd.def)),
+                Item::Path(..) => None,
+            })
             .collect();
         let mut cut = Vec::new();
         let mut cut_seen = BTreeSet::new();
@@ -361,9 +444,15 @@ impl Fitter<'_, '_> {
         // so skipping a definition whose file is not in the map touches one byte.
         let mut in_map = vec![false; files.len()];
         for &f in &self.order {
-            in_map[f] = true;
+            if let Some(x) = in_map.get_mut(f) {
+                *x = true;
+            }
         }
-        for (pos, rd) in ranked.iter().enumerate().skip(stop) {
+        for (pos, item) in ranked.iter().enumerate().skip(stop) {
+            // A path-only file left out is not a definition cut: `cut` lists definitions.
+            let Item::Def(rd) = item else {
+                continue;
+            };
             let in_map = in_map.get(rd.file).copied().unwrap_or(false);
             if !in_map && cut.len() >= MAX_CUT {
                 continue;
@@ -420,6 +509,12 @@ fn render_markdown(map: &RepoMap) -> String {
         if i > 0 {
             out.push('\n');
         }
+        let Some(lang) = f.lang else {
+            // A path-only file: its path, no block.
+            out.push_str(&sanitize(&f.path));
+            out.push('\n');
+            continue;
+        };
         // A fence longer than any backtick run inside, so source cannot close it early.
         let longest = f
             .lines
@@ -431,7 +526,7 @@ fn render_markdown(map: &RepoMap) -> String {
         out.push_str(&sanitize(&f.path));
         out.push('\n');
         out.push_str(&fence);
-        out.push_str(f.lang.fence_tag());
+        out.push_str(lang.fence_tag());
         out.push('\n');
         for line in &f.lines {
             out.push_str(line);
@@ -490,7 +585,14 @@ struct FileState {
     block: i64,
     /// Tokens the blank separator after this block costs, in context.
     sep: i64,
+    /// A path-only file's score: its block is the path line alone, shown while `shown`
+    /// holds `PATH_ONLY_LINE`.
+    path_only: Option<f64>,
 }
+
+/// The key a path-only file's block is shown under in `FileState::shown` (no source line
+/// is 0).
+const PATH_ONLY_LINE: u32 = 0;
 
 impl FileState {
     fn new(file: &ParsedFile) -> Self {
@@ -511,6 +613,20 @@ impl FileState {
             shown: BTreeMap::new(),
             block: 0,
             sep: 0,
+            path_only: None,
+        }
+    }
+
+    /// A path-only file's state: its path line has no `:`, as it heads no lines.
+    fn path_only(path: &str, score: f64) -> Self {
+        FileState {
+            path_line: sanitize(path).into_owned().into_boxed_str(),
+            line_count: 0,
+            nonblank: vec![0],
+            shown: BTreeMap::new(),
+            block: 0,
+            sep: 0,
+            path_only: Some(score),
         }
     }
 
@@ -535,6 +651,9 @@ impl FileState {
     }
 
     fn items(&self) -> Vec<&str> {
+        if self.path_only.is_some() {
+            return Vec::new();
+        }
         let mut out = Vec::with_capacity(self.shown.len() * 2 + 1);
         let mut prev = 0;
         for (&n, sh) in &self.shown {
@@ -551,6 +670,9 @@ impl FileState {
     }
 
     fn last_item(&self) -> Option<&str> {
+        if self.path_only.is_some() {
+            return Some(&self.path_line);
+        }
         let (&n, sh) = self.shown.last_key_value()?;
         Some(if self.gap(n, self.end()) {
             ELISION
@@ -616,6 +738,8 @@ impl Costs<'_> {
 
 struct Fitter<'a, 'c> {
     files: &'a [ParsedFile],
+    /// Path-only files; state `files.len() + k` is `paths[k]`'s.
+    paths: &'a [&'a str],
     max_line_chars: usize,
     costs: Costs<'c>,
     states: Vec<Option<FileState>>,
@@ -629,15 +753,17 @@ struct Fitter<'a, 'c> {
 impl<'a, 'c> Fitter<'a, 'c> {
     fn new(
         files: &'a [ParsedFile],
+        paths: &'a [&'a str],
         opts: &MapOptions,
         tok: &'static Tokenizer,
         table: MutexGuard<'c, HashMap<Box<str>, u32>>,
     ) -> Self {
         Fitter {
             files,
+            paths,
             max_line_chars: opts.max_line_chars,
             costs: Costs { tok, table },
-            states: (0..files.len()).map(|_| None).collect(),
+            states: (0..files.len() + paths.len()).map(|_| None).collect(),
             order: Vec::new(),
             sum: 0,
             journal: Vec::new(),
@@ -658,6 +784,20 @@ impl<'a, 'c> Fitter<'a, 'c> {
         self.states[f]
             .as_ref()
             .is_some_and(|s| lines.iter().all(|n| s.shown.contains_key(n)))
+    }
+
+    /// What showing a ranked item takes: a definition's lines (`def_lines`), or a path-only
+    /// file's path line (`PATH_ONLY_LINE` of its state).
+    fn item_lines(&mut self, item: &Item) -> Option<(usize, Vec<u32>)> {
+        match *item {
+            Item::Def(ref rd) => self.def_lines(rd),
+            Item::Path(k, score) => {
+                let path = self.paths.get(k)?;
+                let f = self.files.len() + k;
+                self.states[f].get_or_insert_with(|| FileState::path_only(path, score));
+                Some((f, vec![PATH_ONLY_LINE]))
+            }
+        }
     }
 
     /// The renderable lines of a definition (scope headers and signature, non-blank, in
@@ -707,6 +847,9 @@ impl<'a, 'c> Fitter<'a, 'c> {
     }
 
     fn insert(&mut self, f: usize, n: u32) -> bool {
+        if f >= self.files.len() {
+            return self.insert_path_only(f);
+        }
         let Some(raw) = self.files[f].line(n) else {
             return false;
         };
@@ -767,7 +910,54 @@ impl<'a, 'c> Fitter<'a, 'c> {
         true
     }
 
+    /// Shows path-only file state `f`: its path line, then the separator.
+    fn insert_path_only(&mut self, f: usize) -> bool {
+        let Fitter {
+            costs,
+            states,
+            order,
+            sum,
+            ..
+        } = self;
+        let Some(st) = states.get_mut(f).and_then(Option::as_mut) else {
+            return false;
+        };
+        if st.path_only.is_none() || !st.shown.is_empty() {
+            return false;
+        }
+        st.block = costs.cost(&st.path_line);
+        st.sep = costs.separator(&st.path_line);
+        st.shown.insert(
+            PATH_ONLY_LINE,
+            Shown {
+                text: Box::from(""),
+            },
+        );
+        *sum += st.block + st.sep;
+        order.push(f);
+        true
+    }
+
+    /// Undoes `insert_path_only`.
+    fn remove_path_only(&mut self, f: usize) {
+        let Some(st) = self.states.get_mut(f).and_then(Option::as_mut) else {
+            return;
+        };
+        if st.shown.remove(&PATH_ONLY_LINE).is_none() {
+            return;
+        }
+        self.sum -= st.block + st.sep;
+        st.block = 0;
+        st.sep = 0;
+        if let Some(i) = self.order.iter().rposition(|&x| x == f) {
+            self.order.remove(i);
+        }
+    }
+
     fn remove(&mut self, f: usize, n: u32) {
+        if f >= self.files.len() {
+            return self.remove_path_only(f);
+        }
         let Fitter {
             costs,
             states,
@@ -869,6 +1059,19 @@ impl<'a, 'c> Fitter<'a, 'c> {
             let Some(st) = self.states[f].as_ref() else {
                 continue;
             };
+            if let Some(score) = st.path_only {
+                out.push(MapFile {
+                    path: self.paths[f - self.files.len()].to_string(),
+                    rank: score,
+                    tokens: usize::try_from(st.block).unwrap_or(0),
+                    symbols: Vec::new(),
+                    file: f,
+                    lang: None,
+                    lines: Vec::new(),
+                    shown_lines: Vec::new(),
+                });
+                continue;
+            }
             let pf = &self.files[f];
             let mut symbols = by_file.remove(&f).unwrap_or_default();
             symbols.sort_by(|a, b| {
@@ -880,7 +1083,7 @@ impl<'a, 'c> Fitter<'a, 'c> {
                 tokens: usize::try_from(st.block).unwrap_or(0),
                 symbols,
                 file: f,
-                lang: pf.lang,
+                lang: Some(pf.lang),
                 lines: st.items().into_iter().map(str::to_owned).collect(),
                 shown_lines: st.shown.keys().copied().collect(),
             });
@@ -890,567 +1093,4 @@ impl<'a, 'c> Fitter<'a, 'c> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::engine::base::model::{ContainerRef, Definition, FileTags};
-    use std::sync::Arc;
-
-    fn def(
-        name: &str,
-        kind: DefKind,
-        lines: (u32, u32),
-        sig: (u32, u32),
-        scope: &[u32],
-    ) -> Definition {
-        Definition {
-            name: name.to_string(),
-            kind,
-            lines: LineRange::new(lines.0, lines.1),
-            signature: LineRange::new(sig.0, sig.1),
-            parent: None,
-            scope_lines: scope.to_vec(),
-            container: ContainerRef::NONE,
-            declaration: false,
-        }
-    }
-
-    fn file(path: &str, src: &str, defs: Vec<Definition>) -> ParsedFile {
-        let lang = Lang::from_path(path).unwrap();
-        ParsedFile::new(
-            path.to_string(),
-            lang,
-            src.len() as u64,
-            Arc::from(src),
-            FileTags {
-                defs,
-                ..FileTags::default()
-            },
-        )
-    }
-
-    fn rd(file: usize, def: usize) -> RankedDef {
-        RankedDef {
-            file,
-            def,
-            score: 1.0 / (1 + file * 10 + def) as f64,
-        }
-    }
-
-    fn opts(budget: usize) -> MapOptions {
-        MapOptions {
-            budget,
-            ..MapOptions::default()
-        }
-    }
-
-    const FOO_TS: &str = "import { x } from './x';\n\nexport class Foo {\n  private y = 1;\n\n  bar(a: number): string {\n    return '';\n  }\n}\n";
-
-    fn foo_file() -> ParsedFile {
-        file(
-            "src/foo.ts",
-            FOO_TS,
-            vec![
-                def("Foo", DefKind::Class, (3, 9), (3, 3), &[]),
-                def("bar", DefKind::Method, (6, 8), (6, 6), &[3]),
-            ],
-        )
-    }
-
-    #[test]
-    fn method_is_shown_under_its_class_header() {
-        let files = vec![foo_file()];
-        let cache = LineCostCache::new();
-        let map = build_map(&files, &[rd(0, 1)], &[1.0], &opts(1000), &cache);
-        assert_eq!(
-            map.text,
-            "src/foo.ts:\n⋮\nexport class Foo {\n⋮\n  bar(a: number): string {\n⋮\n"
-        );
-        assert_eq!(map.tokens, tokenizer(TokenizerKind::O200k).count(&map.text));
-        assert_eq!(map.files.len(), 1);
-        assert_eq!(map.files[0].shown_lines, vec![3, 6]);
-        assert_eq!(map.files[0].symbols.len(), 1);
-        assert_eq!(map.files[0].symbols[0].name, "bar");
-        assert!(map.cut.is_empty());
-    }
-
-    #[test]
-    fn elision_marks_only_spans_with_content() {
-        // Line 1 shown: no leading ⋮. Lines 2-3 blank: no ⋮ between 1 and 4. Last line
-        // shown: no trailing ⋮.
-        let src = "def a():\n\n   \ndef b():\n    pass\nx = 1\n";
-        let files = vec![file(
-            "m.py",
-            src,
-            vec![
-                def("a", DefKind::Function, (1, 1), (1, 1), &[]),
-                def("b", DefKind::Function, (4, 5), (4, 4), &[]),
-                def("x", DefKind::Variable, (6, 6), (6, 6), &[]),
-            ],
-        )];
-        let cache = LineCostCache::new();
-        let map = build_map(
-            &files,
-            &[rd(0, 0), rd(0, 1), rd(0, 2)],
-            &[1.0],
-            &opts(1000),
-            &cache,
-        );
-        assert_eq!(map.text, "m.py:\ndef a():\ndef b():\n⋮\nx = 1\n");
-        // Trailing whitespace-only lines after the last shown line are not elided content.
-        let src2 = "def a():\n    pass\n\n";
-        let files2 = vec![file(
-            "n.py",
-            src2,
-            vec![def("a", DefKind::Function, (1, 2), (1, 1), &[])],
-        )];
-        let map2 = build_map(&files2, &[rd(0, 0)], &[1.0], &opts(1000), &cache);
-        assert_eq!(map2.text, "n.py:\ndef a():\n⋮\n");
-    }
-
-    #[test]
-    fn multi_line_signature_keeps_indentation_and_strips_trailing_space() {
-        let src =
-            "class K:\n    @property   \n    def v(\n\tself,\n    ) -> int:   \n        return 1\n";
-        let files = vec![file(
-            "k.py",
-            src,
-            vec![def("v", DefKind::Method, (2, 6), (2, 5), &[1])],
-        )];
-        let cache = LineCostCache::new();
-        let map = build_map(&files, &[rd(0, 0)], &[1.0], &opts(1000), &cache);
-        assert_eq!(
-            map.text,
-            "k.py:\nclass K:\n    @property\n    def v(\n\tself,\n    ) -> int:\n⋮\n"
-        );
-    }
-
-    #[test]
-    fn long_lines_are_cut_with_an_ellipsis() {
-        let long = format!("function f({}) {{", "a, ".repeat(40).trim_end());
-        let src = format!("{long}\n}}\n");
-        let files = vec![file(
-            "f.js",
-            &src,
-            vec![def("f", DefKind::Function, (1, 2), (1, 1), &[])],
-        )];
-        let cache = LineCostCache::new();
-        let o = MapOptions {
-            max_line_chars: 20,
-            ..opts(1000)
-        };
-        let map = build_map(&files, &[rd(0, 0)], &[1.0], &o, &cache);
-        let line = map.text.lines().nth(1).unwrap();
-        assert_eq!(line.chars().count(), 20);
-        assert!(line.ends_with('…'));
-        assert!(long.starts_with(line.trim_end_matches('…')));
-        // 0 disables cutting.
-        let o0 = MapOptions {
-            max_line_chars: 0,
-            ..opts(1000)
-        };
-        let map0 = build_map(&files, &[rd(0, 0)], &[1.0], &o0, &cache);
-        assert_eq!(map0.text.lines().nth(1).unwrap(), long);
-    }
-
-    #[test]
-    fn control_characters_are_replaced() {
-        let src = "const a = '\x1b[31m';\nconst b = 'x\ry';\n";
-        let files = vec![file(
-            "c.js",
-            src,
-            vec![
-                def("a", DefKind::Constant, (1, 1), (1, 1), &[]),
-                def("b", DefKind::Constant, (2, 2), (2, 2), &[]),
-            ],
-        )];
-        let cache = LineCostCache::new();
-        let map = build_map(&files, &[rd(0, 0), rd(0, 1)], &[1.0], &opts(1000), &cache);
-        assert_eq!(map.text, "c.js:\nconst a = '␛[31m';\nconst b = 'x␍y';\n");
-    }
-
-    fn two_files() -> Vec<ParsedFile> {
-        vec![
-            file(
-                "b/util.go",
-                "package util\n\nfunc Helper(x int) int {\n\treturn x\n}\n\nfunc Other() {}\n",
-                vec![
-                    def("Helper", DefKind::Function, (3, 5), (3, 3), &[]),
-                    def("Other", DefKind::Function, (7, 7), (7, 7), &[]),
-                ],
-            ),
-            file(
-                "a/main.py",
-                "import os\n\nclass App:\n    def run(self):\n        pass\n",
-                vec![
-                    def("App", DefKind::Class, (3, 5), (3, 3), &[]),
-                    def("run", DefKind::Method, (4, 5), (4, 4), &[3]),
-                ],
-            ),
-        ]
-    }
-
-    #[test]
-    fn files_are_ordered_by_their_best_definition() {
-        let files = two_files();
-        let cache = LineCostCache::new();
-        let ranked = [rd(1, 1), rd(0, 0), rd(1, 0), rd(0, 1)];
-        let map = build_map(&files, &ranked, &[0.2, 0.8], &opts(1000), &cache);
-        assert_eq!(
-            map.text,
-            "a/main.py:\n⋮\nclass App:\n    def run(self):\n⋮\n\nb/util.go:\n⋮\nfunc Helper(x int) int {\n⋮\nfunc Other() {}\n"
-        );
-        assert_eq!(map.files[0].path, "a/main.py");
-        assert_eq!(map.files[0].rank, 0.8);
-        let names: Vec<_> = map.files[0]
-            .symbols
-            .iter()
-            .map(|s| s.name.as_str())
-            .collect();
-        assert_eq!(names, ["App", "run"]);
-        assert_eq!(map.tokens, tokenizer(TokenizerKind::O200k).count(&map.text));
-        // Deterministic, and the cache does not change the result.
-        let again = build_map(&files, &ranked, &[0.2, 0.8], &opts(1000), &cache);
-        assert_eq!(map, again);
-        let fresh = build_map(
-            &files,
-            &ranked,
-            &[0.2, 0.8],
-            &opts(1000),
-            &LineCostCache::new(),
-        );
-        assert_eq!(map, fresh);
-    }
-
-    #[test]
-    fn markdown_uses_fence_tags() {
-        let files = two_files();
-        let cache = LineCostCache::new();
-        let ranked = [rd(1, 1), rd(0, 0)];
-        let map = build_map(&files, &ranked, &[0.2, 0.8], &opts(1000), &cache);
-        let md = render(&map, &files, MapFormat::Markdown);
-        assert_eq!(
-            md,
-            "a/main.py\n```python\n⋮\nclass App:\n    def run(self):\n⋮\n```\n\nb/util.go\n```go\n⋮\nfunc Helper(x int) int {\n⋮\n```\n"
-        );
-        assert_eq!(render(&map, &files, MapFormat::Text), map.text);
-    }
-
-    #[test]
-    fn markdown_fence_outgrows_backticks_in_source() {
-        let src = "const s = ```;\n";
-        let files = vec![file(
-            "t.ts",
-            src,
-            vec![def("s", DefKind::Constant, (1, 1), (1, 1), &[])],
-        )];
-        let map = build_map(
-            &files,
-            &[rd(0, 0)],
-            &[1.0],
-            &opts(1000),
-            &LineCostCache::new(),
-        );
-        let md = render(&map, &files, MapFormat::Markdown);
-        assert_eq!(md, "t.ts\n````typescript\nconst s = ```;\n````\n");
-    }
-
-    #[test]
-    fn formats_parse() {
-        for f in MapFormat::ALL {
-            assert_eq!(MapFormat::parse(f.name()), Some(f));
-        }
-        assert_eq!("md".parse::<MapFormat>(), Ok(MapFormat::Markdown));
-        assert!("yaml".parse::<MapFormat>().is_err());
-    }
-
-    #[test]
-    fn empty_inputs_give_an_empty_map() {
-        let cache = LineCostCache::new();
-        let map = build_map(&[], &[], &[], &opts(100), &cache);
-        assert_eq!(map.text, "");
-        assert_eq!(map.tokens, 0);
-        assert!(map.files.is_empty() && map.cut.is_empty());
-        // Out-of-range indices and definitions outside the file are ignored, not a panic.
-        let files = vec![file(
-            "z.ts",
-            "let a = 1;\n",
-            vec![def("ghost", DefKind::Variable, (40, 41), (40, 41), &[99])],
-        )];
-        let ranked = [rd(0, 0), rd(0, 7), rd(3, 0)];
-        let map = build_map(&files, &ranked, &[], &opts(100), &cache);
-        assert_eq!(map.text, "");
-        assert_eq!(map.tokens, 0);
-    }
-
-    #[test]
-    fn tiny_budget_cuts_everything_and_reports_costs() {
-        let files = two_files();
-        let ranked = [rd(1, 1), rd(0, 0)];
-        let map = build_map(
-            &files,
-            &ranked,
-            &[0.2, 0.8],
-            &opts(3),
-            &LineCostCache::new(),
-        );
-        assert_eq!(map.tokens, 0);
-        assert_eq!(map.cut.len(), 2);
-        assert_eq!(map.cut[0].name, "run");
-        assert_eq!(map.cut[0].line, 4);
-        let full = build_map(
-            &files,
-            &ranked[..1],
-            &[0.2, 0.8],
-            &opts(1000),
-            &LineCostCache::new(),
-        );
-        assert_eq!(map.cut[0].tokens, full.tokens);
-    }
-
-    #[test]
-    fn free_definitions_ride_along() {
-        // Budget fits `bar` (which shows the class header) but not `Other`; `Foo`, ranked
-        // after the cut, has only the class header line, already shown: it is in the map.
-        let mut files = vec![foo_file()];
-        files.push(file(
-            "z/other.ts",
-            &format!(
-                "export function other({}) {{}}\n",
-                "aaaa: number, ".repeat(8)
-            ),
-            vec![def("other", DefKind::Function, (1, 1), (1, 1), &[])],
-        ));
-        let cache = LineCostCache::new();
-        let ranked = [rd(0, 1), rd(1, 0), rd(0, 0)];
-        let small = build_map(&files, &ranked[..1], &[1.0, 1.0], &opts(1000), &cache);
-        let map = build_map(
-            &files,
-            &ranked,
-            &[1.0, 1.0],
-            &opts(small.tokens + 5),
-            &cache,
-        );
-        assert_eq!(map.text, small.text);
-        let names: Vec<_> = map.files[0]
-            .symbols
-            .iter()
-            .map(|s| s.name.as_str())
-            .collect();
-        assert_eq!(names, ["Foo", "bar"]);
-        assert_eq!(map.cut.len(), 1);
-        assert_eq!(map.cut[0].name, "other");
-    }
-
-    /// Code lines of every flavour the map shows: indentation, tabs, punctuation at either
-    /// end, digits, Unicode, emoji, comments, the map's own marks.
-    const CORPUS: &[&str] = &[
-        "export class Foo<T extends Bar> implements Baz {",
-        "  constructor(private readonly svc: Service) {}",
-        "\tfunc (s *Server) Handle(w http.ResponseWriter, r *http.Request) error {",
-        "def __init__(self, a: int = 0, *args, **kwargs) -> None:",
-        "    async def fetch(self, url: str) -> dict[str, Any]:",
-        "@app.route('/api/v1/users/<int:id>', methods=['GET'])",
-        "type Handler = (req: Request, res: Response) => Promise<void>;",
-        "interface Props { children?: React.ReactNode }",
-        "const MAX_RETRIES = 3_000;",
-        "x = 12345678901234",
-        "}",
-        "},",
-        ");",
-        "})",
-        "{",
-        "[",
-        "    ]",
-        "// comment: explains why",
-        "/// Doc comment for the thing.",
-        "/** JSDoc summary. */",
-        " * @param a the first",
-        "/^[a-z]+\\/$/.test(s)",
-        "# python comment",
-        "func Größe(ä, ö, ü int) string {",
-        "let 名前 = \"テスト\"; // 日本語",
-        "const emoji = '🦀🚀 ok';",
-        "const s = `template ${x}`;",
-        "it's a 'quoted' value, isn't it",
-        "class Ω:",
-        "⋮",
-        "src/engine/repo_map.rs:",
-        "a/b/c.py:",
-        "function f(aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa…",
-        "  return a<=b && c>=d || e!==f;",
-        "\t\t\tcase 'x':",
-        "} else if (a) {",
-        "    '''docstring'''",
-        "/",
-        "//",
-        "/*",
-    ];
-
-    /// Lines consisting of one punctuation run starting with `/` can chain merges across two
-    /// boundaries; the pairwise correction does not cover that (verification does).
-    fn is_chainable(line: &str) -> bool {
-        line.starts_with('/')
-            && line
-                .chars()
-                .all(|c| !c.is_alphanumeric() && !c.is_whitespace())
-    }
-
-    #[test]
-    fn line_sum_identity_holds_for_code_lines() {
-        for kind in TokenizerKind::ALL {
-            let tok = tokenizer(kind);
-            let cache = LineCostCache::new();
-            let mut costs = Costs {
-                tok,
-                table: cache.table(kind),
-            };
-            // Every ordered pair, then pseudo-random longer sequences.
-            let mut seqs: Vec<Vec<&str>> = Vec::new();
-            for a in CORPUS {
-                for b in CORPUS {
-                    seqs.push(vec![a, b]);
-                }
-            }
-            let mut seed = 0x2545_f491_4f6c_dd1du64;
-            for _ in 0..300 {
-                let len = 2 + (seed % 12) as usize;
-                let mut seq = Vec::with_capacity(len);
-                for _ in 0..len {
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
-                    seq.push(CORPUS[(seed % CORPUS.len() as u64) as usize]);
-                }
-                seqs.push(seq);
-            }
-            let mut plain_pairs = 0;
-            for seq in seqs {
-                let chain = seq
-                    .windows(3)
-                    .any(|w| w[1].starts_with('/') && w[2].starts_with('/') && is_chainable(w[1]));
-                if chain {
-                    continue;
-                }
-                let text: String = seq.iter().map(|l| format!("{l}\n")).collect();
-                let first = seq[0];
-                let estimate = costs.cost(first) + costs.window(first, &seq[1..], None);
-                assert_eq!(estimate, tok.count(&text) as i64, "{kind:?} {seq:?}");
-                // Without a line starting with `/`, the plain sum is already exact.
-                if seq.iter().skip(1).all(|l| !l.starts_with('/')) {
-                    let sum: i64 = seq.iter().map(|l| costs.cost(l)).sum();
-                    assert_eq!(sum, tok.count(&text) as i64, "{kind:?} {seq:?}");
-                    plain_pairs += 1;
-                }
-            }
-            assert!(plain_pairs > 100);
-        }
-    }
-
-    #[test]
-    fn separator_cost_is_exact_in_context() {
-        for kind in TokenizerKind::ALL {
-            let tok = tokenizer(kind);
-            let cache = LineCostCache::new();
-            let mut costs = Costs {
-                tok,
-                table: cache.table(kind),
-            };
-            for last in CORPUS {
-                for path in ["src/a.ts:", "x.py:", "_private/mod.go:", "ünï/cödé.js:"] {
-                    let text = format!("{last}\n\n{path}\n");
-                    let estimate = costs.cost(last) + costs.separator(last) + costs.cost(path);
-                    assert_eq!(estimate, tok.count(&text) as i64, "{kind:?} {last:?}");
-                }
-            }
-        }
-    }
-
-    /// Many files and definitions with lines drawn from the corpus: the incremental total
-    /// equals a full count at every prefix.
-    #[test]
-    fn incremental_total_matches_full_count() {
-        let mut files = Vec::new();
-        let mut seed = 7u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (seed >> 33) as usize
-        };
-        for fi in 0..6 {
-            let n_lines = 10 + next() % 30;
-            let mut src = String::new();
-            for _ in 0..n_lines {
-                let l = if next() % 5 == 0 {
-                    ""
-                } else {
-                    CORPUS[next() % CORPUS.len()]
-                };
-                if is_chainable(l) {
-                    src.push_str("x\n");
-                } else {
-                    src.push_str(l);
-                    src.push('\n');
-                }
-            }
-            let mut defs = Vec::new();
-            for d in 0..8 {
-                let s = 1 + (next() % n_lines) as u32;
-                let e = s + (next() % 3) as u32;
-                let scope: Vec<u32> = if d % 2 == 0 {
-                    vec![1 + (next() % n_lines) as u32]
-                } else {
-                    vec![]
-                };
-                defs.push(def(
-                    &format!("d{d}"),
-                    DefKind::Function,
-                    (s, e),
-                    (s, e),
-                    &scope,
-                ));
-            }
-            files.push(file(&format!("dir{fi}/f{fi}.ts"), &src, defs));
-        }
-        let mut ranked = Vec::new();
-        for _ in 0..40 {
-            ranked.push(rd(next() % 6, next() % 8));
-        }
-        for kind in TokenizerKind::ALL {
-            let o = MapOptions {
-                tokenizer: kind,
-                max_line_chars: 40,
-                budget: usize::MAX,
-            };
-            let cache = LineCostCache::new();
-            let mut fit = Fitter::new(&files, &o, tokenizer(kind), cache.table(kind));
-            for r in &ranked {
-                if let Some((f, lines)) = fit.def_lines(r) {
-                    fit.insert_lines(f, &lines);
-                    let text = fit.render_text();
-                    assert_eq!(
-                        fit.total(),
-                        tokenizer(kind).count(&text) as i64,
-                        "{kind:?}\n{text}"
-                    );
-                }
-            }
-            // Removing everything in reverse returns to zero.
-            let order = fit.order.clone();
-            for f in order {
-                let lines: Vec<u32> = fit.states[f]
-                    .as_ref()
-                    .unwrap()
-                    .shown
-                    .keys()
-                    .copied()
-                    .collect();
-                fit.remove_lines(f, &lines);
-                let text = fit.render_text();
-                assert_eq!(fit.total(), tokenizer(kind).count(&text) as i64);
-            }
-            assert_eq!(fit.total(), 0);
-            assert_eq!(fit.sum, 0);
-        }
-    }
-}
+mod tests;

@@ -76,7 +76,8 @@ use crate::engine::store::files::{create_temp, remove_orphaned_temps, rename_ove
 ///    broken statement blanked (`tags::recover`).
 /// 16: a C++ member defined out of line through a nested type or a namespace
 ///    (`bool A<K>::B::f() {}`) is a definition, in the container `A::B`.
-pub const FORMAT_VERSION: u32 = 16;
+/// 17: the file names each file mentions (`FileTags::mentions`).
+pub const FORMAT_VERSION: u32 = 17;
 pub(super) const MAGIC: &[u8; 8] = b"MSCACHE\0";
 /// Cache files above this size are not read (a tags file of a huge repository is a few
 /// hundred MB).
@@ -326,6 +327,7 @@ impl CacheWriter {
             containers: &f.tags.containers,
             parse_errors: f.tags.parse_errors,
             module_scoped: f.tags.module_scoped,
+            mentions: &f.tags.mentions,
             links: Bytes(links),
             lines: &lines,
         };
@@ -450,6 +452,7 @@ struct EntryRef<'a> {
     containers: &'a [Container],
     parse_errors: u32,
     module_scoped: bool,
+    mentions: &'a [String],
     /// `encode_links` of the tags (or the bytes a map-only load left undecoded).
     links: Bytes<'a>,
     lines: &'a MapLines,
@@ -466,6 +469,7 @@ struct Entry<'a> {
     containers: Vec<Container>,
     parse_errors: u32,
     module_scoped: bool,
+    mentions: Vec<String>,
     #[serde(borrow)]
     links: &'a [u8],
     lines: MapLines,
@@ -513,6 +517,7 @@ fn with_links(tags: &FileTags, links: &UnreadLinks) -> Result<FileTags, String> 
         parse_errors: tags.parse_errors,
         module_scoped: tags.module_scoped,
         containers: tags.containers.clone(),
+        mentions: tags.mentions.clone(),
     })
 }
 
@@ -601,6 +606,7 @@ fn decode_store(bytes: Vec<u8>, root: &Path, decode: Decode) -> Result<TagStore,
                 parse_errors: e.parse_errors,
                 module_scoped: e.module_scoped,
                 containers: e.containers,
+                mentions: e.mentions,
             }),
             lines: Some(Arc::new(e.lines)),
             unread_links,
