@@ -640,6 +640,17 @@ fn mention_weights(graph: &FileGraph, mentions: &[&str]) -> Vec<f64> {
     mention
 }
 
+/// The distinct words of a query's tokens, sorted.
+pub(crate) fn distinct_words(tokens: &[QueryToken]) -> Vec<&str> {
+    let mut words: Vec<&str> = tokens
+        .iter()
+        .flat_map(|t| t.words.iter().map(String::as_str))
+        .collect();
+    words.sort_unstable();
+    words.dedup();
+    words
+}
+
 /// Query words: path components, file stems and definition-name words, weighted by rarity
 /// (idf) so a specific word outweighs a common one, squared (a file matching several words
 /// pulls clearly ahead of one matching one), supporting files down-weighted unless the query
@@ -647,13 +658,7 @@ fn mention_weights(graph: &FileGraph, mentions: &[&str]) -> Vec<f64> {
 pub(crate) fn query_word_weights(graph: &FileGraph, tokens: &[QueryToken]) -> Vec<f64> {
     let n = graph.n;
     let mut query = vec![0.0; n];
-    let mut words: Vec<&str> = tokens
-        .iter()
-        .flat_map(|t| t.words.iter().map(String::as_str))
-        .collect();
-    words.sort_unstable();
-    words.dedup();
-    for w in words {
+    for w in distinct_words(tokens) {
         let in_path = graph.path_words.get(w).map_or(&[][..], Vec::as_slice);
         let in_defs = graph.def_words.get(w).map_or(&[][..], Vec::as_slice);
         let stems = graph.stem_files.get(w).map_or(&[][..], Vec::as_slice);

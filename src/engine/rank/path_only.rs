@@ -21,8 +21,8 @@ use crate::engine::base::paths::{classify, is_vendored, PathClass};
 use crate::engine::base::words::split_words;
 use crate::engine::link::graph::FileGraph;
 use crate::engine::rank::pagerank::{
-    query_tokens, query_word_weights, wants_supporting, PageRankOptions, RankOutput,
-    SUPPORTING_PRIOR, UNIFORM_SHARE,
+    distinct_words, query_tokens, query_word_weights, wants_supporting, PageRankOptions,
+    RankOutput, SUPPORTING_PRIOR, UNIFORM_SHARE,
 };
 use std::collections::HashMap;
 
@@ -170,12 +170,7 @@ fn query_personalization(graph: &FileGraph, paths: &[&str], query: Option<&str>)
     if tokens.is_empty() {
         return out;
     }
-    let mut words: Vec<&str> = tokens
-        .iter()
-        .flat_map(|t| t.words.iter().map(String::as_str))
-        .collect();
-    words.sort_unstable();
-    words.dedup();
+    let words = distinct_words(&tokens);
     let path_words: Vec<Vec<String>> = paths
         .iter()
         .map(|p| {

@@ -15,6 +15,7 @@ use std::cmp::Reverse;
 
 use tree_sitter::Node;
 
+use super::declarators;
 use super::{line_of, AssignedTo, Extractor, MAX_SCOPE_LINES};
 use crate::engine::base::model::{Container, ContainerKind, ContainerRef, DefKind, Lang, Notation};
 use crate::engine::base::FastMap;
@@ -667,10 +668,7 @@ impl<'s> Extractor<'s, '_> {
         scopes.pop();
         scopes
             .into_iter()
-            .filter_map(|scope| match scope.kind() {
-                "template_type" => scope.child_by_field_name("name"),
-                _ => Some(scope),
-            })
+            .filter_map(declarators::scope_name)
             .filter_map(|scope| self.text(scope))
             .collect()
     }

@@ -121,3 +121,11 @@ pub(super) fn owner_scopes(qualified: Node<'_>) -> Vec<Node<'_>> {
     }
     scopes
 }
+
+/// The name a C++ scope is written with: `SkipList<K, C>` → `SkipList`.
+pub(super) fn scope_name(scope: Node<'_>) -> Option<Node<'_>> {
+    match scope.kind() {
+        "template_type" => scope.child_by_field_name("name"),
+        _ => Some(scope),
+    }
+}

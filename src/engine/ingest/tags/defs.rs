@@ -412,7 +412,7 @@ impl<'s> Extractor<'s, '_> {
             }
             Lang::Cpp => {
                 let scopes = self.cpp_owner_scopes(node);
-                self.text(cpp_scope_name(*scopes.last()?)?)
+                self.text(declarators::scope_name(*scopes.last()?)?)
             }
             // `extension Store { func f() }` → `Store`.
             Lang::Swift => {
@@ -515,14 +515,6 @@ fn signature_lines(lines: LineRange, body_open: Option<u32>) -> LineRange {
         None => lines.start,
     };
     LineRange::new(lines.start, end)
-}
-
-/// The name a C++ scope is written with: `SkipList<K, C>` → `SkipList`.
-fn cpp_scope_name(scope: Node<'_>) -> Option<Node<'_>> {
-    match scope.kind() {
-        "template_type" => scope.child_by_field_name("name"),
-        _ => Some(scope),
-    }
 }
 
 #[cfg(test)]
