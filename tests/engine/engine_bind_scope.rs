@@ -602,3 +602,57 @@ fn a_bare_name_does_not_bind_to_another_file_s_type_member() {
         }
     }
 }
+
+/// An object-like macro without a value (`#define FLAG_H_`, an include guard or a feature
+/// flag) is a definition a look-up finds, but defines no code: a `#ifdef` elsewhere does
+/// not bind to it, and the map does not show it.
+#[test]
+fn a_valueless_macro_is_neither_bound_nor_shown() {
+    let sources = [
+        (
+            "src/config.h",
+            "#ifndef CONFIG_H_\n#define CONFIG_H_\n#define HAVE_EPOLL\n#define MAX_CLIENTS 64\nint config_load(const char *path);\n#endif\n",
+        ),
+        (
+            "src/net.c",
+            "#ifdef HAVE_EPOLL\nint use_epoll = 1;\n#endif\n",
+        ),
+        (
+            "src/server.c",
+            "#include <stdio.h>\nint limit(void) { return MAX_CLIENTS; }\n",
+        ),
+    ];
+    let files = parse(&sources);
+    let defs: Vec<(&str, bool)> = files[0]
+        .tags
+        .defs
+        .iter()
+        .map(|d| (d.name.as_str(), d.marker))
+        .collect();
+    assert!(
+        defs.contains(&("CONFIG_H_", true)) && defs.contains(&("HAVE_EPOLL", true)),
+        "{defs:?}"
+    );
+    assert!(defs.contains(&("MAX_CLIENTS", false)), "{defs:?}");
+    let g = build_graph(&files, &[]);
+    assert_eq!(
+        common::ident_weight(&files, &g, "src/net.c", "src/config.h", "HAVE_EPOLL"),
+        0.0
+    );
+    // The control: a macro with a value is bound by its use.
+    assert!(common::ident_weight(&files, &g, "src/server.c", "src/config.h", "MAX_CLIENTS") > 0.0);
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    common::write_files(dir.path(), &sources);
+    let index = Index::build(dir.path(), &IndexOptions::default()).expect("fixture builds");
+    let (map, _) = index.map(&MapRequest {
+        budget: 1024,
+        ..MapRequest::default()
+    });
+    let text = &map.text;
+    assert!(text.contains("#define MAX_CLIENTS 64"), "{text}");
+    assert!(
+        !text.contains("#define CONFIG_H_") && !text.contains("#define HAVE_EPOLL"),
+        "{text}"
+    );
+}

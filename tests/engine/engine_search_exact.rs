@@ -370,3 +370,62 @@ fn phrases_route_to_the_definition_its_callers_or_its_callees() {
         .lookup
         .is_none());
 }
+
+#[test]
+fn an_include_guard_is_found_where_it_is_defined() {
+    let files = [
+        parsed(
+            "src/util.h",
+            "#ifndef PROJECT_UTIL_H_\n#define PROJECT_UTIL_H_\nint parse_line(const char *s);\n#endif\n",
+        ),
+        parsed(
+            "src/main.c",
+            "#include \"util.h\"\n#ifdef PROJECT_UTIL_H_\nint main(void) { return 0; }\n#endif\n",
+        ),
+    ];
+    // The `#define` line, not the `#ifndef` above it or a use elsewhere.
+    top_is(
+        &search(&files, "PROJECT_UTIL_H_"),
+        "src/util.h",
+        2,
+        "PROJECT_UTIL_H_",
+    );
+}
+
+#[test]
+fn a_name_defined_again_further_down_its_file_ranks_its_first_definition_first() {
+    // Each `#if` branch defines the macro again; the later, shorter one would win on length.
+    let files = [parsed(
+        "include/hedley.h",
+        "#if defined(A)\n#  define HEDLEY_PREDICT(expr, expected, probability) \\\n    (((probability) >= 0.9) ? __builtin_expect((expr), (expected)) : (HEDLEY_STATIC_CAST(void, expected), (expr)))\n#else\n#  define HEDLEY_PREDICT(expr, expected, probability) (expr)\n#endif\n",
+    )];
+    top_is(
+        &search(&files, "HEDLEY_PREDICT"),
+        "include/hedley.h",
+        2,
+        "HEDLEY_PREDICT",
+    );
+}
+
+#[test]
+fn js_named_function_expressions_and_aliases_of_imported_members() {
+    let files = [
+        parsed(
+            "lib/view.js",
+            "var path = require('path');\nvar resolve = path.resolve;\n\nfunction View(name) {\n  this.name = name;\n}\n\nView.prototype.lookup = function lookup(name) {\n  return resolve(this.root, name);\n};\n\nView.prototype.resolve = function resolve(dir, file) {\n  return path.join(dir, file);\n};\n\nmodule.exports = View;\n",
+        ),
+        parsed(
+            "lib/application.js",
+            "var app = exports = module.exports = {};\n\napp.init = function init() {\n  Object.defineProperty(this, 'router', {\n    configurable: true,\n    get: function getrouter() {\n      return this._router;\n    }\n  });\n};\n",
+        ),
+    ];
+    // `var resolve = path.resolve` uses the `path` module's member: the method is the definition.
+    top_is(&search(&files, "resolve"), "lib/view.js", 12, "resolve");
+    // A property's named function is a definition.
+    top_is(
+        &search(&files, "getrouter"),
+        "lib/application.js",
+        6,
+        "getrouter",
+    );
+}

@@ -113,6 +113,10 @@ pub struct Definition {
     /// `declare` signature, a C/C++ prototype. Its implementation, if any, is elsewhere, and
     /// a look-up ranks that first. (A byte of `Definition`'s padding.)
     pub declaration: bool,
+    /// An object-like macro defined without a value (`#define FOO_H_`: an include guard, a
+    /// feature flag). A look-up finds it where it is written, but references do not bind to
+    /// it and a map does not show it: it defines no code. (A byte of `Definition`'s padding.)
+    pub marker: bool,
 }
 
 /// A definition's container: an index into its file's [`FileTags::containers`], or none
@@ -812,7 +816,7 @@ impl ParsedFile {
 /// (`repo_map::Fitter::def_lines`). Numbers past the last line are dropped by `MapLines`.
 fn map_line_numbers(tags: &FileTags) -> Vec<u32> {
     let mut numbers: Vec<u32> = Vec::new();
-    for d in &tags.defs {
+    for d in tags.defs.iter().filter(|d| !d.marker) {
         let sig_start = d.signature.start.max(1);
         let sig_end = d
             .signature
@@ -932,6 +936,7 @@ mod tests {
             scope_lines: Vec::new(),
             container,
             declaration: false,
+            marker: false,
         };
         let ruby = FileTags {
             containers: vec![
@@ -1049,6 +1054,7 @@ mod tests {
             scope_lines,
             container: ContainerRef::NONE,
             declaration: false,
+            marker: false,
         }
     }
 

@@ -744,6 +744,7 @@ pub(super) fn rehomed(tags: FileTags) -> FileTags {
                 scope_lines: d.scope_lines.clone(),
                 container: d.container,
                 declaration: d.declaration,
+                marker: d.marker,
             })
             .collect(),
         refs: RefList::new(),

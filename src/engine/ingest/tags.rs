@@ -710,7 +710,7 @@ impl<'s, 't> Extractor<'s, 't> {
         } else if let (Some((node, spec)), Some(name)) = (def, name) {
             self.add_def(node, name, spec, outer);
         } else if let (Some((node, spec)), true) = (def, named) {
-            for name in named::field_names(self.lang, node) {
+            for name in named::field_names(self.lang, node, self.src) {
                 self.names.insert(name.id());
                 self.add_def(node, name, spec, outer);
             }

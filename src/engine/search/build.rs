@@ -762,6 +762,7 @@ mod tests {
             scope_lines: vec![],
             container: ContainerRef::NONE,
             declaration: false,
+            marker: false,
         }
     }
 

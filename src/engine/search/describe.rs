@@ -36,7 +36,42 @@ pub(super) fn def_of<'a>(
 pub(super) fn is_import_binding(file: &ParsedFile, def: &Definition) -> bool {
     matches!(def.kind, DefKind::Variable | DefKind::Constant)
         && def.lines.end - def.lines.start < 4
-        && file.tags.imports.iter().any(|i| def.lines.contains(i.line))
+        && (file.tags.imports.iter().any(|i| def.lines.contains(i.line))
+            || aliases_imported_member(file, def))
+}
+
+/// Whether `def` is a one-line alias of an imported module's member of the same name (`var
+/// resolve = path.resolve;`, `join = os.path.join`): the definition is the module's.
+fn aliases_imported_member(file: &ParsedFile, def: &Definition) -> bool {
+    if def.lines.start != def.lines.end {
+        return false;
+    }
+    let Some(line) = file.line(def.lines.start) else {
+        return false;
+    };
+    let Some((_, value)) = line.split_once('=') else {
+        return false;
+    };
+    let value = value.trim().trim_end_matches(';').trim_end();
+    let mut segments = value.split('.');
+    let (Some(head), Some(last)) = (segments.next(), value.rsplit('.').next()) else {
+        return false;
+    };
+    let is_ident = |s: &str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+            && !s.starts_with(|c: char| c.is_ascii_digit())
+    };
+    last == def.name
+        && head != last
+        && value.split('.').all(is_ident)
+        && file.tags.imports.iter().any(|i| {
+            i.namespace.as_deref() == Some(head)
+                || i.names
+                    .iter()
+                    .any(|n| n.alias.as_deref().unwrap_or(n.name.as_str()) == head)
+        })
 }
 
 /// Longest prototype read as a declaration, in lines (a signature wrapped over a few).

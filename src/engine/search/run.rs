@@ -15,7 +15,7 @@
 
 use std::cell::RefCell;
 use std::cmp::Ordering;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 use crate::engine::base::scope::{Scope, ScopeSpec};
@@ -69,6 +69,10 @@ pub(super) struct Tier {
     /// A declaration without a body (a C/C++ prototype, an overload's signature), after the
     /// definition with the body.
     declaration: bool,
+    /// The same qualified name defined again further down the same file (a macro under
+    /// another `#if` branch, a conditional redefinition): after the first, which is where a
+    /// reader meets it.
+    redefinition: bool,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -599,6 +603,13 @@ impl Pass<'_, '_> {
             .filter(|(_, def, _)| !def.declaration)
             .map(|(_, def, file)| qualified_key(file, def))
             .collect();
+        let mut first_line: HashMap<(usize, String), u32> = HashMap::new();
+        for (u, def, file) in named.iter().filter_map(|&c| place(c)) {
+            let line = first_line
+                .entry((u, qualified_key(file, def)))
+                .or_insert(u32::MAX);
+            *line = (*line).min(def.lines.start);
+        }
         for c in named {
             let Some((u, def, file)) = place(c) else {
                 continue;
@@ -626,6 +637,9 @@ impl Pass<'_, '_> {
                     && path.innermost() == Some(def.name.as_str()),
                 declaration: is_declaration(file, def)
                     || (def.declaration && with_body.contains(&qualified_key(file, def))),
+                redefinition: first_line
+                    .get(&(u, qualified_key(file, def)))
+                    .is_some_and(|&first| def.lines.start > first),
             };
             let acc = s.chunk(c);
             acc.tier = Some(acc.tier.map_or(tier, |t| t.min(tier)));
@@ -646,6 +660,7 @@ impl Pass<'_, '_> {
                 secondary: penalty(idx, u, wants_tests) < 1.0,
                 own_member: false,
                 declaration: is_declaration(file, def),
+                redefinition: false,
             };
             let strength = self.w.name_container as f32;
             let acc = s.chunk(c);

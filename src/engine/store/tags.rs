@@ -77,7 +77,8 @@ use crate::engine::store::files::{create_temp, remove_orphaned_temps, rename_ove
 /// 16: a C++ member defined out of line through a nested type or a namespace
 ///    (`bool A<K>::B::f() {}`) is a definition, in the container `A::B`.
 /// 17: the file names each file mentions (`FileTags::mentions`).
-pub const FORMAT_VERSION: u32 = 17;
+/// 18: C/C++ object-like macros without a value are definitions (`Definition::marker`).
+pub const FORMAT_VERSION: u32 = 18;
 pub(super) const MAGIC: &[u8; 8] = b"MSCACHE\0";
 /// Cache files above this size are not read (a tags file of a huge repository is a few
 /// hundred MB).
@@ -645,6 +646,7 @@ mod tests {
                 scope_lines: vec![],
                 container: ContainerRef::NONE,
                 declaration: false,
+                marker: false,
             }],
             ..FileTags::default()
         };

@@ -15,12 +15,13 @@
 //!   `type_identifier`, or a specialization's template name (`struct formatter<T, C>`
 //!   names `formatter`), and it has a `body` (a definition, not `struct S *p;`);
 //! - C/C++ typedef: each `declarator` that is a plain `type_identifier` (`typedef struct s S,
-//!   *P;` names `S` only), or a function type's (`typedef void (*cb)(int)` names `cb`);
+//!   *P;` names `S` only), or a function type's (`typedef void (*cb)(int)` names `cb`,
+//!   `typedef void *(*load)(int)` names `load`);
 //! - C++ alias declaration (`using T = …;`): its `name`, a `type_identifier`;
 //! - but no typedef or alias in a function's body (a local: `using T = limits<To>;` there
 //!   would take every use of a template's `T`);
-//! - C/C++ macro: its `name`, an identifier; an object-like macro only with a value
-//!   (`#define GUARD_H` defines nothing a map shows);
+//! - C/C++ macro: its `name`, an identifier; an object-like macro without a value
+//!   (`#define GUARD_H`) is a marker (`Definition::marker`): found by a look-up, not shown;
 //! - Ruby class or module: its `name`, a constant or a `A::B` scope resolution (then the whole
 //!   of it, which the extractor reads);
 //! - Ruby method or singleton method: its `name`;
@@ -39,11 +40,11 @@ use tree_sitter::Node;
 use crate::engine::base::model::Lang;
 
 /// The names `node` defines, in source order (none when it defines nothing by these rules).
-pub(super) fn field_names(lang: Lang, node: Node<'_>) -> Vec<Node<'_>> {
+pub(super) fn field_names<'t>(lang: Lang, node: Node<'t>, src: &str) -> Vec<Node<'t>> {
     match lang {
         Lang::Ruby => ruby_name(node).into_iter().collect(),
         Lang::CSharp => name_of_kind(node, "identifier").into_iter().collect(),
-        Lang::TypeScript | Lang::Tsx | Lang::JavaScript => ts_name(node).into_iter().collect(),
+        Lang::TypeScript | Lang::Tsx | Lang::JavaScript => ts_name(node, src).into_iter().collect(),
         Lang::C | Lang::Cpp => c_names(node),
         Lang::Elixir => elixir_name(node).into_iter().collect(),
         Lang::Hcl => hcl_name(node).into_iter().collect(),
@@ -118,13 +119,24 @@ fn c_names<'t>(node: Node<'t>) -> Vec<Node<'t>> {
                 .filter_map(|d| match d.kind() {
                     "type_identifier" => Some(d),
                     "function_declarator" => function_type_name(d),
+                    // A function type returning a pointer (`typedef void *(*load_fn)(int)`):
+                    // the return type's stars wrap the function declarator.
+                    "pointer_declarator" => {
+                        let mut inner = d;
+                        while inner.kind() == "pointer_declarator" {
+                            inner = inner.child_by_field_name("declarator")?;
+                        }
+                        (inner.kind() == "function_declarator")
+                            .then(|| function_type_name(inner))
+                            .flatten()
+                    }
                     _ => None,
                 })
                 .collect();
             names
         }
         "alias_declaration" => one(name_of_kind("type_identifier")),
-        "preproc_def" => one(name_of_kind("identifier").filter(|_| named_field("value").is_some())),
+        "preproc_def" => one(name_of_kind("identifier")),
         "preproc_function_def" => one(name_of_kind("identifier")),
         _ => Vec::new(),
     }
@@ -149,15 +161,24 @@ fn function_type_name(declarator: Node<'_>) -> Option<Node<'_>> {
     }
 }
 
-fn ts_name(node: Node<'_>) -> Option<Node<'_>> {
+fn ts_name<'t>(node: Node<'t>, src: &str) -> Option<Node<'t>> {
     let kind = match node.kind() {
-        // A named callback (`boot(function manageTimeout (err) {…})`); a named function
-        // bound to a name (`const f = function g() {}`) is defined by that name instead.
+        // A named callback (`boot(function manageTimeout (err) {…})`) or a property's named
+        // function (`get: function getRouter() {…}`); a named function bound to a name
+        // (`const f = function g() {}`, `parse: function parse()`) is defined by that name
+        // instead. A returned one (`return function jwk(c, next)` in `const jwk = …`) mostly
+        // repeats its factory's name.
         "function_expression" => {
-            return node
-                .parent()
-                .filter(|p| p.kind() == "arguments")
-                .and_then(|_| name_of_kind(node, "identifier"));
+            let name = name_of_kind(node, "identifier")?;
+            let parent = node.parent()?;
+            let named_here = match parent.kind() {
+                "arguments" => true,
+                "pair" => parent
+                    .child_by_field_name("key")
+                    .is_some_and(|key| src.get(key.byte_range()) != src.get(name.byte_range())),
+                _ => false,
+            };
+            return named_here.then_some(name);
         }
         "function_declaration"
         | "generator_function_declaration"
@@ -218,7 +239,7 @@ mod tests {
         let mut stack = vec![tree.root_node()];
         while let Some(node) = stack.pop() {
             if node.kind() == kind {
-                for name in field_names(lang, node) {
+                for name in field_names(lang, node, src) {
                     out.push(src[name.byte_range()].to_string());
                 }
             }
@@ -255,14 +276,23 @@ mod tests {
             names("typedef void fn_t(int);", "type_definition"),
             ["fn_t"]
         );
+        assert_eq!(
+            names("typedef void *(*load_fn)(int);", "type_definition"),
+            ["load_fn"]
+        );
+        assert_eq!(
+            names("typedef char **(*argv_fn)(void);", "type_definition"),
+            ["argv_fn"]
+        );
         assert!(names("typedef int (**fpp)(int);", "type_definition").is_empty());
         assert!(names("typedef int (*arr[4])(int);", "type_definition").is_empty());
     }
 
     #[test]
-    fn a_macro_is_named_when_it_defines_something() {
+    fn a_macro_is_named_with_or_without_a_value() {
         assert_eq!(names("#define MAX 10\n", "preproc_def"), ["MAX"]);
-        assert!(names("#define GUARD_H\n", "preproc_def").is_empty());
+        // A marker (`Definition::marker`, set by the extractor): named all the same.
+        assert_eq!(names("#define GUARD_H\n", "preproc_def"), ["GUARD_H"]);
         assert_eq!(
             names("#define SQ(x) ((x) * (x))\n", "preproc_function_def"),
             ["SQ"]

@@ -374,7 +374,13 @@ pub fn explain_bindings(
     let Some(file) = files.get(target) else {
         return Vec::new();
     };
-    let wanted: FastSet<&str> = file.tags.defs.iter().map(|d| d.name.as_str()).collect();
+    let wanted: FastSet<&str> = file
+        .tags
+        .defs
+        .iter()
+        .filter(|d| !d.marker)
+        .map(|d| d.name.as_str())
+        .collect();
     let b = new_builder(files, go_modules, None, None, true);
     let mentions = |f: &ParsedFile| {
         f.tags.refs.names().any(|n| wanted.contains(n))
@@ -527,6 +533,8 @@ fn new_builder<'a>(
             .defs
             .iter()
             .enumerate()
+            // A marker (`#define FOO_H_`) defines no code: nothing binds to it.
+            .filter(|(_, d)| !d.marker)
             .map(|(i, d)| (interner.intern(&d.name), i as u32))
             .collect();
         defs.sort_unstable();

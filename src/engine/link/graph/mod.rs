@@ -323,6 +323,7 @@ mod tests {
             scope_lines: Vec::new(),
             container: ContainerRef::NONE,
             declaration: false,
+            marker: false,
         }
     }
     fn rf(name: &str, kind: RefKind, qualifier: Option<&str>) -> Reference {

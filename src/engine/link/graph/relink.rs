@@ -277,6 +277,7 @@ mod tests {
             scope_lines: Vec::new(),
             container: ContainerRef::NONE,
             declaration: false,
+            marker: false,
         }
     }
     fn call(name: &str, qualifier: Option<&str>) -> Reference {

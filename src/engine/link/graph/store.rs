@@ -184,6 +184,7 @@ mod tests {
             scope_lines: Vec::new(),
             container: ContainerRef::NONE,
             declaration: false,
+            marker: false,
         };
         let call = |name: &str| Reference {
             name: name.into(),
