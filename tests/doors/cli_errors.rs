@@ -106,8 +106,9 @@ fn a_missing_repository_is_one_line_with_its_code() {
     );
 }
 
-/// A repository with only code mapscope has no grammar for says which languages it found;
-/// one with no code at all names the languages mapscope reads.
+/// A repository with only code mapscope has no grammar for is mapped by its paths (issue 41
+/// item 3), not refused; one with no code at all is `REPO_EMPTY` and names the languages
+/// mapscope reads.
 #[test]
 fn repo_empty_names_what_was_found_instead() {
     let dir = tempfile::tempdir().unwrap();
@@ -117,9 +118,9 @@ fn repo_empty_names_what_was_found_instead() {
         .args(["map", dir.path().to_str().unwrap(), "--no-cache"])
         .output()
         .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("REPO_EMPTY"), "{err}");
-    assert!(err.contains("1 dart, 1 zig"), "{err}");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(out, "app.zig\n\nmain.dart\n");
     std::fs::remove_file(dir.path().join("main.dart")).unwrap();
     std::fs::remove_file(dir.path().join("app.zig")).unwrap();
     std::fs::write(dir.path().join("notes.txt"), "prose\n").unwrap();
@@ -128,6 +129,7 @@ fn repo_empty_names_what_was_found_instead() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("REPO_EMPTY"), "{err}");
     assert!(err.contains("languages read: typescript"), "{err}");
     assert!(err.contains("rust") && err.contains("php"), "{err}");
 }

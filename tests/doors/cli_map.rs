@@ -87,7 +87,7 @@ fn nothing_supported_is_repo_empty_with_reasons() {
 }
 
 /// A repository with no file in a supported language: `stats` prints the counts by extension
-/// (text and JSON) and succeeds; the map is `REPO_EMPTY` and names the languages it found.
+/// (text and JSON) and succeeds; the map lists those files by their paths.
 #[test]
 fn stats_counts_a_repository_without_supported_code() {
     let dir = tempfile::tempdir().unwrap();
@@ -141,10 +141,18 @@ fn stats_counts_a_repository_without_supported_code() {
     }
     assert!(text.contains("binary"), "{text}");
 
+    // The map lists those files by their paths (issue 41 item 3): not empty.
     let o = mapscope(&["map", root]);
-    assert_error(&o, "REPO_EMPTY");
-    let err = stderr(&o);
-    assert!(err.contains("2 dart") && err.contains("1 zig"), "{err}");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    for path in [
+        "app/lib/main.dart",
+        "app/lib/screen.dart",
+        "scripts/build.zsh",
+        "src/view.zig",
+    ] {
+        assert!(text.lines().any(|l| l == path), "{path}: {text}");
+    }
 }
 
 #[test]

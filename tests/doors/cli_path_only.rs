@@ -86,3 +86,31 @@ fn json_marks_path_only_files_and_only_them() {
         "{text}"
     );
 }
+
+/// A repository of only source files without a grammar is mapped by their paths, the same
+/// text on the command line and over HTTP; a repository with nothing at all stays empty.
+#[test]
+fn a_repository_of_only_path_only_files_is_mapped_by_its_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_files(
+        dir.path(),
+        &[
+            ("db/schema.sql", "CREATE TABLE users (id int);\n"),
+            ("Makefile", "all:\n\techo hi\n"),
+        ],
+    );
+    let root = dir.path().to_str().unwrap();
+    let o = mapscope(&["map", root, "--no-cache"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(text, "Makefile\n\ndb/schema.sql\n");
+    let o = mapscope(&["map", root, "--format", "json", "--no-cache"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["files"][1]["path"], "db/schema.sql", "{v}");
+    assert_eq!(v["files"][1]["path_only"], true, "{v}");
+
+    let server = crate::http_serve::start(dir.path());
+    let (status, v) = crate::http_serve::get(&server.base, "/map?tokens=1024");
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["text"].as_str(), Some(text.as_str()), "{v}");
+}

@@ -890,7 +890,9 @@ fn slow_clients_are_cut_at_their_deadline_without_holding_workers() {
 #[test]
 fn a_connection_flood_gets_503_and_requests_go_on() {
     let dir = shop();
-    let server = start_deadline(dir.path(), 4000);
+    // The flood's unfinished heads time out after 6 s; everything up to `truncate` below has
+    // to happen before that, on a loaded machine too.
+    let server = start_deadline(dir.path(), 6000);
     let mut flood: Vec<TcpStream> = (0..SLOTS)
         .map(|i| {
             let from = [127, 0, 2, (i / PER_ADDRESS) as u8];
@@ -899,7 +901,16 @@ fn a_connection_flood_gets_503_and_requests_go_on() {
             s
         })
         .collect();
-    std::thread::sleep(Duration::from_millis(300));
+    // Until the server has taken in the whole flood, a request still finds a free slot:
+    // wait for the first refusal rather than for a fixed time.
+    let full_by = Instant::now() + Duration::from_secs(3);
+    while get(&server.base, "/stats").0 != 503 {
+        assert!(
+            Instant::now() < full_by,
+            "the flood never filled the server"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
     for _ in 0..3 {
         let t = Instant::now();
         let mut extra = TcpStream::connect(server.addr()).unwrap();

@@ -685,3 +685,27 @@ fn repo_references_marks_a_method_of_two_classes_ambiguous_over_stdio() {
     }
     assert!(client.finish().success());
 }
+
+/// A repository of only source files without a grammar is mapped by their paths over MCP, as
+/// on the command line (`cli_path_only`) and over HTTP: not refused as empty.
+#[test]
+fn repo_map_lists_a_repository_of_only_path_only_files() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_files(
+        dir.path(),
+        &[
+            ("db/schema.sql", "CREATE TABLE users (id int);\n"),
+            ("Makefile", "all:\n\techo hi\n"),
+        ],
+    );
+    let mut c = Client::start(&[dir.path().to_str().unwrap(), "--no-watch", "--no-history"]);
+    c.request("initialize", json!({"protocolVersion": "2025-06-18"}));
+    let r = c.request(
+        "tools/call",
+        json!({"name": "repo_map", "arguments": {"tokens": 256}}),
+    );
+    let text = r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert_eq!(text, "Makefile\n\ndb/schema.sql\n", "{r}");
+}

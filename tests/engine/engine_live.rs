@@ -477,3 +477,51 @@ fn a_refresh_keeps_the_history_on_the_right_files() {
     assert!(plain.history_index().is_none());
     assert_eq!(top(&plain), None);
 }
+
+/// Source files without a grammar (issue 41 item 3) come and go with a refresh as code files
+/// do: an added `.sql` gets its path line, a removed one loses it, and a repository left with
+/// only such files is still mapped by their paths, as a full build maps it.
+#[test]
+fn a_refresh_adds_and_drops_path_only_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    common::write_files(
+        root,
+        &[(
+            "src/db.ts",
+            "export const schema = 'db/schema.sql'\nexport function migrate() {}\n",
+        )],
+    );
+    let opts = IndexOptions::default();
+    let text = |index: &Index| {
+        let (map, _) = index.map(&MapRequest::default());
+        render(&map, &index.files, MapFormat::Text)
+    };
+    // The path line itself (the source of `src/db.ts` names the file too).
+    let lists_sql = |index: &Index| text(index).lines().any(|l| l == "db/schema.sql");
+    let first = full(root);
+    assert!(!lists_sql(&first), "{}", text(&first));
+
+    common::write_files(root, &[("db/schema.sql", "CREATE TABLE t (id int);\n")]);
+    let added = BTreeSet::from(["db/schema.sql".to_string()]);
+    let second = first.refresh(&opts, &added, &|_| {}).unwrap();
+    assert!(lists_sql(&second), "{}", text(&second));
+    assert_eq!(text(&second), text(&full(root)));
+
+    fs::remove_file(root.join("src/db.ts")).unwrap();
+    let removed = BTreeSet::from(["src/db.ts".to_string()]);
+    let third = second.refresh(&opts, &removed, &|_| {}).unwrap();
+    assert_eq!(text(&third), "db/schema.sql\n");
+    assert_eq!(text(&third), text(&full(root)));
+
+    common::write_files(root, &[("src/db.ts", "export function migrate() {}\n")]);
+    fs::remove_file(root.join("db/schema.sql")).unwrap();
+    let both = BTreeSet::from(["src/db.ts".to_string(), "db/schema.sql".to_string()]);
+    let fourth = third.refresh(&opts, &both, &|_| {}).unwrap();
+    assert!(
+        !text(&fourth).contains("db/schema.sql"),
+        "{}",
+        text(&fourth)
+    );
+    assert_eq!(text(&fourth), text(&full(root)));
+}

@@ -431,15 +431,13 @@ fn editor_opens_the_hit_at_its_line() {
 fn an_empty_repo_is_reported_in_the_ui() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("notes.txt"), "nothing to index").unwrap();
-    std::fs::write(dir.path().join("main.dart"), "void main() {}").unwrap();
+    std::fs::write(dir.path().join("blob.ts"), b"\0\0\0binary").unwrap();
     let app = app_on(dir.path(), ClipboardEnv::default());
     let view = app.view();
     let empty = view.empty.as_ref().expect("the nothing-to-map screen");
     assert_eq!(empty.code, "REPO_EMPTY");
     assert!(
-        empty
-            .reason
-            .contains("languages without a grammar here: 1 dart"),
+        empty.reason.contains("skipped: 1 binary"),
         "{}",
         empty.reason
     );

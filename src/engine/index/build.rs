@@ -81,7 +81,8 @@ pub(super) enum Origin {
 
 impl Index {
     /// Walks, parses and links `root`. Fails with `RepoNotFound`, `InvalidRepo`, or
-    /// `RepoEmpty` (with a summary of what was skipped and why) when nothing is indexable.
+    /// `RepoEmpty` (with a summary of what was skipped and why) when nothing is indexable:
+    /// no code file, and no source file without a grammar to map by its path.
     pub fn build(root: &Path, opts: &IndexOptions) -> Result<Index, EngineError> {
         Self::build_with_progress(root, opts, &|_| {})
     }
@@ -245,7 +246,9 @@ impl Index {
         skipped.extend(parsed.skipped);
         skipped.sort_by(|a, b| a.path.cmp(&b.path));
         let mut files = parsed.files;
-        if files.is_empty() {
+        // Source files without a grammar are still mapped by their paths: a repository of
+        // only those is not empty.
+        if files.is_empty() && walked.unsupported.is_empty() {
             let mut stats = IndexStats {
                 root: root.display().to_string(),
                 docs: docs.len(),

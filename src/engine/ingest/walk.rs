@@ -657,7 +657,11 @@ impl PathFilter {
         }
         if is_dir {
             WalkClass::Dir
-        } else if is_candidate_name(&name.to_string_lossy()) {
+        } else if is_candidate_name(&name.to_string_lossy())
+            || crate::engine::ingest::lang::unsupported_language(&name.to_string_lossy()).is_some()
+        {
+            // A source file without a grammar is in the map by its path: its coming and
+            // going is a change too.
             WalkClass::File
         } else {
             WalkClass::Outside
@@ -1236,6 +1240,8 @@ mod tests {
             .iter()
             .map(|f| f.rel_path.clone())
             .chain(out.docs.iter().map(|d| d.rel_path.clone()))
+            // Source files without a grammar: listed for the map by their paths.
+            .chain(out.unsupported.iter().map(|u| u.rel_path.clone()))
             .chain(out.go_modules.iter().map(|m| {
                 if m.dir.is_empty() {
                     GO_MOD.to_string()
@@ -1309,6 +1315,7 @@ mod tests {
             "sub/go.mod",
             "pkg/lib/l.js",
             "app/src/main.ts",
+            "Makefile",
         ] {
             assert!(
                 walked.contains(expected),
@@ -1331,7 +1338,6 @@ mod tests {
             "app/build/y.js",
             "node_modules/p/index.js",
             "link.ts",
-            "Makefile",
             "package-lock.json",
         ] {
             assert!(!walked.contains(excluded), "{excluded} walked");

@@ -1214,6 +1214,15 @@ mod tests {
         assert!(batches.iter().all(|b| !b.rescan && b.error.is_none()));
     }
 
+    /// A source file without a grammar is in the map by its path (`rank::path_only`): its
+    /// coming is a change, as a code file's is.
+    #[test]
+    fn a_source_file_without_a_grammar_is_a_change() {
+        let (dir, w) = watched(&[("a.ts", "export const a = 1;\n")]);
+        write(dir.path(), "schema.sql", "CREATE TABLE t (id int);\n");
+        expect_paths(&w, &["schema.sql"]);
+    }
+
     #[test]
     fn ignored_paths_and_reads_produce_nothing() {
         let (dir, w) = watched(&[
@@ -1232,7 +1241,7 @@ mod tests {
         write(root, ".git/objects/12/3456", "blob");
         write(root, ".git/HEAD", "ref: refs/heads/other\n");
         write(root, ".a.ts.swp", "swap");
-        write(root, "Makefile", "all:\n");
+        write(root, "build.log", "ok\n");
         fs::read(root.join("a.ts")).unwrap();
         // The positive control: inotify keeps one ordered queue, so once the control shows
         // up every earlier event has been judged.
