@@ -36,7 +36,7 @@ pub(super) fn def_of<'a>(
 pub(super) fn is_import_binding(file: &ParsedFile, def: &Definition) -> bool {
     matches!(def.kind, DefKind::Variable | DefKind::Constant)
         && def.lines.end - def.lines.start < 4
-        && file.tags.imports.iter().any(|i| def.lines.contains(i.line))
+        && file.imports().iter().any(|i| def.lines.contains(i.line))
 }
 
 /// Longest prototype read as a declaration, in lines (a signature wrapped over a few).
@@ -158,7 +158,7 @@ pub(super) fn describe(
     let get_line = |n: u32| -> Option<&str> {
         match (file, doc_text) {
             (Some(f), _) => f.line(n),
-            (None, Some(d)) => doc_line(idx, &d.text, u - idx.n_files, n),
+            (None, Some(d)) => doc_line(idx, d.text(), u - idx.n_files, n),
             _ => None,
         }
     };
@@ -218,7 +218,7 @@ pub(super) fn describe(
     let matches =
         |s: &str, tok: &mut Tokenizer, seen: &mut Vec<u64>| line_weight(s, terms, tok, seen) > 0.0;
 
-    for imp in file.tags.imports.iter().filter(|i| i.line == line) {
+    for imp in file.imports().iter().filter(|i| i.line == line) {
         let name = imp
             .names
             .iter()
@@ -242,7 +242,7 @@ pub(super) fn describe(
         }
     }
     let mut best_ref: Option<(u8, &str, RefKind)> = None;
-    for r in file.tags.refs.iter().filter(|r| r.line == line) {
+    for r in file.refs().iter().filter(|r| r.line == line) {
         if !matches(r.name, tok, &mut seen) {
             continue;
         }

@@ -31,7 +31,7 @@ pub mod sources;
 mod tokenize;
 mod weights;
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 
@@ -111,7 +111,82 @@ impl NameMatch {
 pub struct TextDoc {
     /// Path relative to the repo root, with `/` separators.
     pub path: String,
-    pub text: Arc<str>,
+    /// xxh3 of the text (what the search index's key is made of).
+    pub hash: u64,
+    text: DocText,
+}
+
+#[derive(Clone)]
+enum DocText {
+    Read(Arc<str>),
+    /// Not read yet: a doc a build took as unchanged (by size and mtime) from the last
+    /// one, read when its text is first asked for (shared by the clones).
+    Lazy(Arc<LazyDoc>),
+}
+
+struct LazyDoc {
+    /// Reads the text, if the file still holds the content `hash` names.
+    read: Box<dyn Fn() -> Option<String> + Send + Sync>,
+    text: OnceLock<Arc<str>>,
+}
+
+impl std::fmt::Debug for DocText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DocText::Read(text) => write!(f, "Read({} bytes)", text.len()),
+            DocText::Lazy(lazy) => match lazy.text.get() {
+                Some(text) => write!(f, "Lazy({} bytes)", text.len()),
+                None => f.write_str("Lazy(unread)"),
+            },
+        }
+    }
+}
+
+impl TextDoc {
+    /// A doc whose text is read.
+    pub fn new(path: String, text: Arc<str>) -> TextDoc {
+        let hash = xxhash_rust::xxh3::xxh3_64(text.as_bytes());
+        TextDoc {
+            path,
+            hash,
+            text: DocText::Read(text),
+        }
+    }
+
+    /// A doc of text `hash` not read yet: `read` reads it the first time it is asked for,
+    /// and gives `None` when the file no longer holds that text (its text is then empty).
+    pub fn lazy(
+        path: String,
+        hash: u64,
+        read: impl Fn() -> Option<String> + Send + Sync + 'static,
+    ) -> TextDoc {
+        TextDoc {
+            path,
+            hash,
+            text: DocText::Lazy(Arc::new(LazyDoc {
+                read: Box::new(read),
+                text: OnceLock::new(),
+            })),
+        }
+    }
+
+    /// The text, read now if it was not.
+    pub fn text(&self) -> &Arc<str> {
+        match &self.text {
+            DocText::Read(text) => text,
+            DocText::Lazy(lazy) => lazy
+                .text
+                .get_or_init(|| (lazy.read)().map_or_else(|| Arc::from(""), Arc::from)),
+        }
+    }
+
+    /// Whether the text has been read (a lazy doc's, once asked for).
+    pub fn is_read(&self) -> bool {
+        match &self.text {
+            DocText::Read(_) => true,
+            DocText::Lazy(lazy) => lazy.text.get().is_some(),
+        }
+    }
 }
 
 /// What a search runs against: the same files and docs the index was built from, plus the
