@@ -453,6 +453,52 @@ pub(crate) mod tests {
         (dir, first)
     }
 
+    /// `HEAD` read from git's files is the commit git names, through a branch's loose ref,
+    /// a packed one, a detached `HEAD` and a worktree's; where the files are not plain (a
+    /// subdirectory of the repository, an unborn branch), they name none and git is asked.
+    #[test]
+    fn head_from_files_is_the_commit_git_names() {
+        let (dir, first) = two_commits();
+        let repo = dir.path();
+        let git_head = |at: &Path| git(at, &["rev-parse", "HEAD"]).trim().to_string();
+        let second = git_head(repo);
+        assert_ne!(first.trim(), second);
+        assert_eq!(head_from_files(repo).as_deref(), Some(second.as_str()));
+        // Packed: the loose ref file is gone.
+        git(repo, &["pack-refs", "--all"]);
+        assert_eq!(head_from_files(repo).as_deref(), Some(second.as_str()));
+        // A commit after packing writes a loose ref, which wins over the packed one.
+        std::fs::write(repo.join("top.py"), "X = 3\n").expect("write");
+        git(repo, &["commit", "-qam", "Third"]);
+        let third = git_head(repo);
+        assert_eq!(head_from_files(repo).as_deref(), Some(third.as_str()));
+        assert_eq!(head_commit(repo).ok().flatten().as_deref(), Some(third.as_str()));
+        // Detached.
+        git(repo, &["checkout", "-q", "--detach", first.trim()]);
+        assert_eq!(head_from_files(repo).as_deref(), Some(first.trim()));
+        git(repo, &["checkout", "-q", "-"]);
+        assert_eq!(head_from_files(repo).as_deref(), Some(third.as_str()));
+        // A worktree on another branch: its own HEAD, the common directory's refs.
+        let wt = dir.path().join("wt");
+        git(repo, &["worktree", "add", "-q", "-b", "side", wt.to_str().expect("utf-8"), &second]);
+        assert_eq!(head_from_files(&wt).as_deref(), Some(second.as_str()));
+        std::fs::write(wt.join("top.py"), "X = 4\n").expect("write");
+        git(&wt, &["commit", "-qam", "On the side"]);
+        let side = git_head(&wt);
+        assert_eq!(head_from_files(&wt).as_deref(), Some(side.as_str()));
+        assert_eq!(head_from_files(repo).as_deref(), Some(third.as_str()));
+        // Not at the top of the repository: git is asked.
+        assert_eq!(head_from_files(&repo.join("pkg")), None);
+        assert_eq!(
+            head_commit(&repo.join("pkg")).ok().flatten().as_deref(),
+            Some(third.as_str())
+        );
+        // An unborn branch names no commit.
+        git(repo, &["checkout", "-q", "--orphan", "fresh"]);
+        assert_eq!(head_from_files(repo), None);
+        assert_eq!(head_commit(repo).ok().flatten(), None);
+    }
+
     #[test]
     fn a_git_dir_at_a_revision_sees_only_its_ancestors() {
         let (dir, first) = two_commits();

@@ -475,7 +475,10 @@ mod tests {
             .map(|e| e.file_name().to_string_lossy().into_owned())
             .collect();
         names.sort();
-        assert_eq!(names, ["graph.bin", "history-index.bin", "search.bin"]);
+        assert_eq!(
+            names,
+            ["docs.bin", "graph.bin", "history-index.bin", "search.bin"]
+        );
         // Each kind proves the directory is a mapscope cache (`cache clear` may remove it).
         assert!(crate::engine::store::clear::owned_files(cache.dir())
             .unwrap()
