@@ -1056,8 +1056,14 @@ fn cache_warm_builds_what_search_reads_and_search_then_rebuilds_nothing() {
         );
     }
     let stamps = |c: &Path| {
-        ["search.bin", "history-index.bin", "graph.bin", "tags.bin", "docs.bin"]
-            .map(|n| stamp(c, n))
+        [
+            "search.bin",
+            "history-index.bin",
+            "graph.bin",
+            "tags.bin",
+            "docs.bin",
+        ]
+        .map(|n| stamp(c, n))
     };
     let warmed = stamps(&cache);
 

@@ -274,7 +274,10 @@ fn a_warm_search_follows_head_to_its_own_history() {
             ("src/ledger.py", settle),
             ("src/users.py", "def lookup(name):\n    return name\n"),
         ],
-        &[("src/users.py", "def lookup(name):\n    return name.lower()\n")],
+        &[(
+            "src/users.py",
+            "def lookup(name):\n    return name.lower()\n",
+        )],
         "Fold the case of user names",
     );
     let history = |query: &str| -> Value {
@@ -294,9 +297,7 @@ fn a_warm_search_follows_head_to_its_own_history() {
             "matches": v["diagnostics"]["matched"]["history_matches"],
         })
     };
-    let seen = |commits: u64, cached: bool, matches: u64| {
-        serde_json::json!({"commits": commits, "cached": cached, "matches": matches})
-    };
+    let seen = |commits: u64, cached: bool, matches: u64| serde_json::json!({"commits": commits, "cached": cached, "matches": matches});
     assert_eq!(history("zebra striping"), seen(2, false, 0));
     assert_eq!(history("zebra striping"), seen(2, true, 0));
 

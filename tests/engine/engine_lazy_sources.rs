@@ -103,8 +103,14 @@ fn a_warm_lazy_build_reads_no_file_and_searches_as_a_full_one() {
     assert!(warm.files.iter().all(|f| f.unread_links.is_some()));
     assert!(!warm.docs.is_empty() && warm.docs.iter().all(|d| !d.is_read()));
     assert_eq!(
-        warm.docs.iter().map(|d| (&d.path, d.hash)).collect::<Vec<_>>(),
-        full.docs.iter().map(|d| (&d.path, d.hash)).collect::<Vec<_>>()
+        warm.docs
+            .iter()
+            .map(|d| (&d.path, d.hash))
+            .collect::<Vec<_>>(),
+        full.docs
+            .iter()
+            .map(|d| (&d.path, d.hash))
+            .collect::<Vec<_>>()
     );
     assert!(!warm.cache_pending());
     // A file no search shows, rewritten now that the build is done: had the build read it,
@@ -227,7 +233,8 @@ fn a_doc_changed_since_the_doc_table_is_read_again() {
     let readme = root.join("README.md");
     let original = std::fs::read_to_string(&readme).expect("read");
     // The same length as `original`, ending in `word`.
-    let same_size = |word: &str| format!("{}{word}\n", &original[..original.len() - word.len() - 1]);
+    let same_size =
+        |word: &str| format!("{}{word}\n", &original[..original.len() - word.len() - 1]);
 
     let (_, unread) = warm_build(&root, cache_base.path());
     assert!(!unread, "a cold build reads its docs");
@@ -265,7 +272,10 @@ fn a_doc_changed_since_the_doc_table_is_read_again() {
     std::fs::write(&readme, same_size(" narwhalia")).expect("write");
     set_mtime(&readme, recent);
     let (index, unread) = warm_build(&root, cache_base.path());
-    assert!(!unread, "a doc modified within the racy window is read again");
+    assert!(
+        !unread,
+        "a doc modified within the racy window is read again"
+    );
     assert!(readme_found(&index, "narwhalia"));
     assert!(!readme_found(&index, "quokkacab"));
 }

@@ -678,26 +678,50 @@ pub struct DecodedLinks {
 
 /// A slice of a tag cache file read into memory, holding one file's encoded references and
 /// imports (see `store::tags::read_links`). Shares the file's buffer instead of copying it,
-/// and, once asked for, the decoded lists (every clone shares them).
+/// and, once asked for, the decoded lists (every clone shares them). One pointer wide, so
+/// that a file that has none pays little for the field.
 #[derive(Debug, Clone)]
-pub struct UnreadLinks {
-    pub(crate) buf: Arc<Vec<u8>>,
-    pub(crate) range: std::ops::Range<usize>,
+pub struct UnreadLinks(Arc<Unread>);
+
+#[derive(Debug)]
+struct Unread {
+    buf: Arc<Vec<u8>>,
+    range: std::ops::Range<usize>,
     /// How the bytes decode (the tag cache's format, which lives above this layer). An
     /// entry that does not decode (a bug, behind the cache's checksum) has none.
-    pub(crate) decode: fn(&[u8]) -> Option<DecodedLinks>,
-    pub(crate) decoded: Arc<std::sync::OnceLock<DecodedLinks>>,
+    decode: fn(&[u8]) -> Option<DecodedLinks>,
+    decoded: std::sync::OnceLock<DecodedLinks>,
 }
 
 impl UnreadLinks {
+    /// The bytes `range` of `buf`, which `decode` decodes.
+    pub(crate) fn new(
+        buf: Arc<Vec<u8>>,
+        range: std::ops::Range<usize>,
+        decode: fn(&[u8]) -> Option<DecodedLinks>,
+    ) -> UnreadLinks {
+        UnreadLinks(Arc::new(Unread {
+            buf,
+            range,
+            decode,
+            decoded: std::sync::OnceLock::new(),
+        }))
+    }
+
     pub fn bytes(&self) -> &[u8] {
-        self.buf.get(self.range.clone()).unwrap_or_default()
+        self.0.buf.get(self.0.range.clone()).unwrap_or_default()
     }
 
     /// The references and imports, decoded the first time any clone asks.
     pub fn decoded(&self) -> &DecodedLinks {
-        self.decoded
-            .get_or_init(|| (self.decode)(self.bytes()).unwrap_or_default())
+        self.0
+            .decoded
+            .get_or_init(|| (self.0.decode)(self.bytes()).unwrap_or_default())
+    }
+
+    /// The decoded references and imports, if a clone has asked for them.
+    pub(crate) fn decoded_if_done(&self) -> Option<&DecodedLinks> {
+        self.0.decoded.get()
     }
 }
 

@@ -227,12 +227,25 @@ impl Index {
         };
         // The history is read beside the walk and the parse (a root that does not resolve
         // fails the walk, below).
-        let history_job = root
-            .canonicalize()
-            .map(|root| HistoryJob::start(&root, &opts.history, opts.use_cache, reuse, opts.lazy_sources));
+        let history_job = root.canonicalize().map(|root| {
+            HistoryJob::start(
+                &root,
+                &opts.history,
+                opts.use_cache,
+                reuse,
+                opts.lazy_sources,
+            )
+        });
         let (walked, root, walk_ms) = build.walk(root)?;
-        let history_job = history_job
-            .unwrap_or_else(|_| HistoryJob::start(&root, &opts.history, opts.use_cache, reuse, opts.lazy_sources));
+        let history_job = history_job.unwrap_or_else(|_| {
+            HistoryJob::start(
+                &root,
+                &opts.history,
+                opts.use_cache,
+                reuse,
+                opts.lazy_sources,
+            )
+        });
         // Only a small one-shot build skips the trims after its parse.
         let trim_heap =
             !build.one_shot || trims_heap_after_parse(walked.files.iter().map(|f| f.size).sum());
@@ -655,8 +668,8 @@ impl Build<'_> {
                 // The cached postings of this `HEAD` are of other files: the history is read
                 // now after all.
                 let (opts, reuse) = (self.opts, Reuse::Nothing);
-                outcome = HistoryJob::start(root, &opts.history, opts.use_cache, reuse, false)
-                    .finish();
+                outcome =
+                    HistoryJob::start(root, &opts.history, opts.use_cache, reuse, false).finish();
                 key = key_of(&outcome);
             }
         }
@@ -960,11 +973,19 @@ impl Build<'_> {
             .filter(|_| matches!(self.reuse, Reuse::Store(_)));
         let key = InputKey::doc_table(max_size);
         let table: Option<DocTable> = cache.and_then(|cache| {
-            load_checked(cache, &blob::DOCS, key, "doc table", "reading the docs", warnings, Ok)
+            load_checked(
+                cache,
+                &blob::DOCS,
+                key,
+                "doc table",
+                "reading the docs",
+                warnings,
+                Ok,
+            )
         });
         let table = table.as_ref();
         let trusted = table.filter(|_| self.opts.lazy_sources);
-        let found: Vec<(Option<(TextDoc, DocStamp)>, Option<DocEntry>)> = walked
+        let found: Vec<FoundDoc> = walked
             .par_iter()
             .map(|d| {
                 let stamp = DocStamp {
@@ -987,7 +1008,8 @@ impl Build<'_> {
                 }
                 if let Some(entry) = trusted.and_then(|t| t.unchanged(&d.rel_path, stamp)) {
                     let doc = entry.hash.map(|hash| {
-                        let doc = TextDoc::lazy(d.rel_path.clone(), hash, lazy_doc(d, max_size, hash));
+                        let doc =
+                            TextDoc::lazy(d.rel_path.clone(), hash, lazy_doc(d, max_size, hash));
                         (doc, stamp)
                     });
                     return (doc, Some(entry.clone()));
@@ -1029,6 +1051,10 @@ impl Build<'_> {
         out
     }
 }
+
+/// One walked doc: the doc kept (none: its content keeps it out, or it could not be read)
+/// and its doc table entry (none: unreadable, so read again next time).
+type FoundDoc = (Option<(TextDoc, DocStamp)>, Option<DocEntry>);
 
 /// How a doc taken unread is read when its text is first needed: as a build reads it, and
 /// only if it still holds the text `hash` names.

@@ -62,9 +62,7 @@ impl HistoryJob {
             .name("mapscope-history".into())
             .spawn(move || {
                 let t = Instant::now();
-                let cache = use_cache
-                    .then(|| DiskCache::for_repo(&root).ok())
-                    .flatten();
+                let cache = use_cache.then(|| DiskCache::for_repo(&root).ok()).flatten();
                 if postings_only && source == HistorySource::Repo {
                     if let Some(outcome) = cache.as_ref().and_then(|c| stored_of_head(&root, c)) {
                         let mut outcome = outcome;

@@ -472,7 +472,10 @@ pub(crate) mod tests {
         git(repo, &["commit", "-qam", "Third"]);
         let third = git_head(repo);
         assert_eq!(head_from_files(repo).as_deref(), Some(third.as_str()));
-        assert_eq!(head_commit(repo).ok().flatten().as_deref(), Some(third.as_str()));
+        assert_eq!(
+            head_commit(repo).ok().flatten().as_deref(),
+            Some(third.as_str())
+        );
         // Detached.
         git(repo, &["checkout", "-q", "--detach", first.trim()]);
         assert_eq!(head_from_files(repo).as_deref(), Some(first.trim()));
@@ -480,7 +483,18 @@ pub(crate) mod tests {
         assert_eq!(head_from_files(repo).as_deref(), Some(third.as_str()));
         // A worktree on another branch: its own HEAD, the common directory's refs.
         let wt = dir.path().join("wt");
-        git(repo, &["worktree", "add", "-q", "-b", "side", wt.to_str().expect("utf-8"), &second]);
+        git(
+            repo,
+            &[
+                "worktree",
+                "add",
+                "-q",
+                "-b",
+                "side",
+                wt.to_str().expect("utf-8"),
+                &second,
+            ],
+        );
         assert_eq!(head_from_files(&wt).as_deref(), Some(second.as_str()));
         std::fs::write(wt.join("top.py"), "X = 4\n").expect("write");
         git(&wt, &["commit", "-qam", "On the side"]);

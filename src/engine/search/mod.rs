@@ -24,6 +24,7 @@ mod glossary;
 mod history;
 mod lex;
 mod matcher;
+mod packed;
 mod phrase;
 mod query;
 mod run;
@@ -504,22 +505,33 @@ pub struct SearchIndex {
     n_files: usize,
     units: Vec<Unit>,
     /// Chunks of unit `u` are `unit_chunks[u]..unit_chunks[u + 1]` (chunks are in unit order).
+    #[serde(with = "packed")]
     unit_chunks: Vec<u32>,
     /// Mean number of chunks of the code files that have any.
     avg_chunks: f32,
+    #[serde(with = "packed")]
     chunks: Vec<Chunk>,
+    #[serde(with = "packed")]
     terms: Vec<TermEntry>,
+    #[serde(with = "packed")]
     postings: Vec<Posting>,
+    #[serde(with = "packed")]
     path_terms: Vec<TermEntry>,
+    #[serde(with = "packed")]
     path_postings: Vec<PathPosting>,
     /// File-level BM25 over code files (unit, impact).
+    #[serde(with = "packed")]
     file_terms: Vec<TermEntry>,
+    #[serde(with = "packed")]
     file_postings: Vec<PathPosting>,
     /// (hash of stemmed normalised name, def chunk), sorted.
+    #[serde(with = "packed")]
     names: Vec<(u64, u32)>,
     fuzzy: Vec<FuzzyName>,
+    #[serde(with = "packed")]
     fuzzy_chunks: Vec<u32>,
     /// (implementation unit, its test unit, share), sorted: tests paired with what they test.
+    #[serde(with = "packed")]
     companions: Vec<(u32, u32, f32)>,
     /// Per prose document, the byte offset of each line start.
     doc_lines: Vec<Vec<u32>>,

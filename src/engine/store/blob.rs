@@ -56,7 +56,7 @@ pub const GRAPH: BlobKind = BlobKind {
 pub const SEARCH: BlobKind = BlobKind {
     file_name: dir::SEARCH_FILE,
     magic: b"MSSEARC\0",
-    version: 1,
+    version: 2,
     what: "search index",
 };
 
@@ -140,9 +140,10 @@ const DOCS_SOURCES: [&[u8]; 2] = [
     include_bytes!("../ingest/content.rs"),
     include_bytes!("../index/parts.rs"),
 ];
-const SEARCH_SOURCES: [&[u8]; 10] = [
+const SEARCH_SOURCES: [&[u8]; 11] = [
     include_bytes!("../search/build.rs"),
     include_bytes!("../search/mod.rs"),
+    include_bytes!("../search/packed.rs"),
     include_bytes!("../search/tokenize.rs"),
     include_bytes!("../search/lex.rs"),
     include_bytes!("../base/paths.rs"),

@@ -523,7 +523,7 @@ fn decode_links(bytes: &[u8]) -> Option<DecodedLinks> {
 /// `tags` (whose references and imports are `links`, undecoded) with them decoded (a copy
 /// of those a clone of `links` decoded already).
 fn with_links(tags: &FileTags, links: &UnreadLinks) -> Result<FileTags, String> {
-    let decoded = match links.decoded.get() {
+    let decoded = match links.decoded_if_done() {
         Some(done) => Links {
             refs: done.refs.clone(),
             imports: done.imports.clone(),
@@ -607,12 +607,11 @@ fn decode_store(bytes: Vec<u8>, root: &Path, decode: Decode) -> Result<TagStore,
                     .checked_sub(bytes.as_ptr() as usize)
                     .filter(|start| start + e.links.len() <= bytes.len())
                     .ok_or("undecodable (references outside the file)")?;
-                let links = UnreadLinks {
-                    buf: Arc::clone(&bytes),
-                    range: start..start + e.links.len(),
-                    decode: decode_links,
-                    decoded: Arc::default(),
-                };
+                let links = UnreadLinks::new(
+                    Arc::clone(&bytes),
+                    start..start + e.links.len(),
+                    decode_links,
+                );
                 (RefList::default(), Vec::new(), Some(links))
             }
         };
