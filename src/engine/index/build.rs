@@ -953,8 +953,8 @@ pub(super) struct LoadedDocs {
 impl Build<'_> {
     /// The docs `walked` lists: a refresh keeps those unchanged since the previous index; a
     /// build with lazy sources takes those unchanged since the derived cache's doc table was
-    /// written (by size and mtime, the racy-clean rule) unread; the rest are read. A build
-    /// with a derived cache keeps the table of what it found, to store if it changed.
+    /// written (by size and mtime, the racy-clean rule) unread, and keeps the table of what
+    /// it found, to store if it changed; the rest are read.
     fn load_docs(
         &self,
         walked: &[DocFile],
@@ -966,11 +966,12 @@ impl Build<'_> {
             Reuse::Previous { index, changed } => Some((index, changed)),
             Reuse::Store(_) | Reuse::Nothing => None,
         };
-        // Only a build from the persistent cache keeps a table (a refresh has its previous
-        // index's docs), and only one with lazy sources takes docs unread from it.
+        // Only a build from the persistent cache with lazy sources (a one-shot command's)
+        // takes docs unread from the table, and keeps it: the TUI and the servers read every
+        // doc, and a refresh has its previous index's.
         let cache = self
             .derived
-            .filter(|_| matches!(self.reuse, Reuse::Store(_)));
+            .filter(|_| matches!(self.reuse, Reuse::Store(_)) && self.opts.lazy_sources);
         let key = InputKey::doc_table(max_size);
         let table: Option<DocTable> = cache.and_then(|cache| {
             load_checked(
@@ -984,7 +985,6 @@ impl Build<'_> {
             )
         });
         let table = table.as_ref();
-        let trusted = table.filter(|_| self.opts.lazy_sources);
         let found: Vec<FoundDoc> = walked
             .par_iter()
             .map(|d| {
@@ -1006,7 +1006,7 @@ impl Build<'_> {
                 if let Some(doc) = kept {
                     return (Some((doc, stamp)), None);
                 }
-                if let Some(entry) = trusted.and_then(|t| t.unchanged(&d.rel_path, stamp)) {
+                if let Some(entry) = table.and_then(|t| t.unchanged(&d.rel_path, stamp)) {
                     let doc = entry.hash.map(|hash| {
                         let doc =
                             TextDoc::lazy(d.rel_path.clone(), hash, lazy_doc(d, max_size, hash));
