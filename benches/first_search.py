@@ -8,7 +8,8 @@ a warm `map`, the first `search` and a second `search` are timed. Medians over t
     benches/first_search.py --mapscope target/release/mapscope --rounds 5 DIR...
 
 Prints one line per tree: warm map, first search, second search (wall, s), first ÷ second
-and second ÷ warm map. The cache lives in a scratch dir of its own.
+and second ÷ warm map, then the same in CPU (user + system, children included). The cache
+lives in a scratch dir of its own.
 """
 import argparse
 import os
@@ -43,12 +44,15 @@ def main():
             run([b, "cache", "clear", tree])
             run([b, "map", tree, "--tokens", "4096"])
             run([b, "cache", "warm", tree])
-            warm_map.append(measure([b, "map", tree, "--tokens", "4096"])[0])
-            first.append(measure([b, "search", tree, QUERY, "--json"])[0])
-            second.append(measure([b, "search", tree, QUERY, "--json"])[0])
-        m, f, s = (statistics.median(x) for x in (warm_map, first, second))
+            warm_map.append(measure([b, "map", tree, "--tokens", "4096"])[:2])
+            first.append(measure([b, "search", tree, QUERY, "--json"])[:2])
+            second.append(measure([b, "search", tree, QUERY, "--json"])[:2])
+        m, f, s = (statistics.median(x[0] for x in xs) for xs in (warm_map, first, second))
+        mc, fc, sc = (statistics.median(x[1] for x in xs) for xs in (warm_map, first, second))
         print(f"{os.path.basename(tree.rstrip('/'))}: warm map {m:.3f} s, first search {f:.3f} s, "
-              f"second search {s:.3f} s, first/second {f / s:.2f}, search/map {s / m:.2f}")
+              f"second search {s:.3f} s, first/second {f / s:.2f}, search/map {s / m:.2f}; "
+              f"CPU {mc:.3f} / {fc:.3f} / {sc:.3f} s, first/second {fc / sc:.2f}, "
+              f"search/map {sc / mc:.2f}")
 
 
 if __name__ == "__main__":

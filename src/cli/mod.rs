@@ -401,6 +401,7 @@ fn build_index_with(
         consume_refs: map_only,
         lazy_sources: true,
         search_soon: purpose == Purpose::Search,
+        lazy_links: purpose == Purpose::Search,
         history,
         ..IndexOptions::default()
     };

@@ -373,7 +373,7 @@ fn concurrent_runs_leave_a_valid_cache() {
         assert_eq!(stderr(&o), "");
     }
     // One complete cache file of each kind, no temporary leftovers, and they load silently.
-    assert_eq!(cache_names(&cache), ["graph.bin", "tags.bin"]);
+    assert_eq!(cache_names(&cache), ["docs.bin", "graph.bin", "tags.bin"]);
     let o = run(
         &[("MAPSCOPE_CACHE_DIR", cache.as_path())],
         &["stats", &repo_s],
@@ -714,7 +714,10 @@ fn answers_from_the_graph_and_search_caches_equal_a_fresh_build() {
                 let fresh = search_json(&env, &[args, &["--no-cache"]].concat());
                 assert_eq!(cached, fresh, "{args:?} round {round} pass {pass}");
             }
-            assert_eq!(cache_names(&cache), ["graph.bin", "search.bin", "tags.bin"]);
+            assert_eq!(
+                cache_names(&cache),
+                ["docs.bin", "graph.bin", "search.bin", "tags.bin"]
+            );
         }
         // An edit that changes the graph (a new caller) and the search hits.
         common::write_files(
@@ -1039,7 +1042,13 @@ fn cache_warm_builds_what_search_reads_and_search_then_rebuilds_nothing() {
     let line = String::from_utf8_lossy(&warm.stdout).into_owned();
     assert!(line.starts_with("warmed: "), "{line}");
     assert!(line.contains("history of 1 commit)"), "{line}");
-    for name in ["tags.bin", "graph.bin", "search.bin", "history-index.bin"] {
+    for name in [
+        "tags.bin",
+        "graph.bin",
+        "search.bin",
+        "history-index.bin",
+        "docs.bin",
+    ] {
         assert!(
             stamp(&cache, name).is_some(),
             "{name}: {:?}",
@@ -1047,7 +1056,14 @@ fn cache_warm_builds_what_search_reads_and_search_then_rebuilds_nothing() {
         );
     }
     let stamps = |c: &Path| {
-        ["search.bin", "history-index.bin", "graph.bin", "tags.bin"].map(|n| stamp(c, n))
+        [
+            "search.bin",
+            "history-index.bin",
+            "graph.bin",
+            "tags.bin",
+            "docs.bin",
+        ]
+        .map(|n| stamp(c, n))
     };
     let warmed = stamps(&cache);
 

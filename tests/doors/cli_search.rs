@@ -259,6 +259,67 @@ fn commit_history_finds_files_by_the_words_of_their_past_changes() {
     assert!(v["diagnostics"]["history"]["error"].is_string());
 }
 
+/// A warm search takes the history index of the commit `HEAD` points at from the cache
+/// (read from git's files, without git); a new commit, a detached `HEAD` or packed refs
+/// each give the history of the commit `HEAD` points at then, never a stale one.
+#[test]
+fn a_warm_search_follows_head_to_its_own_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    let settle = "def settle(entries):\n    return sum(e.amount for e in entries)\n";
+    common::repo_with_history(
+        repo,
+        &[
+            ("src/ledger.py", settle),
+            ("src/users.py", "def lookup(name):\n    return name\n"),
+        ],
+        &[(
+            "src/users.py",
+            "def lookup(name):\n    return name.lower()\n",
+        )],
+        "Fold the case of user names",
+    );
+    let history = |query: &str| -> Value {
+        let o = Command::new(env!("CARGO_BIN_EXE_mapscope"))
+            .env("MAPSCOPE_CACHE_DIR", cache.path())
+            .env("MAPSCOPE_NO_WARM", "1")
+            .env_remove("MAPSCOPE_LLM_URL")
+            .args(["search", repo.to_str().unwrap(), query, "--files", "--json"])
+            .output()
+            .expect("run mapscope");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let h = &v["diagnostics"]["history"];
+        serde_json::json!({
+            "commits": h["commits"],
+            "cached": h["cached"],
+            "matches": v["diagnostics"]["matched"]["history_matches"],
+        })
+    };
+    let seen = |commits: u64, cached: bool, matches: u64| serde_json::json!({"commits": commits, "cached": cached, "matches": matches});
+    assert_eq!(history("zebra striping"), seen(2, false, 0));
+    assert_eq!(history("zebra striping"), seen(2, true, 0));
+
+    std::fs::write(repo.join("src/ledger.py"), settle.replace("sum", "sum ")).unwrap();
+    common::git(repo, &["commit", "-qam", "Zebra striping for ledger rows"]);
+    assert_eq!(history("zebra striping"), seen(3, false, 1));
+    assert_eq!(history("zebra striping"), seen(3, true, 1));
+
+    // The caches hold one commit's history: another is read with git.
+    common::git(repo, &["checkout", "-q", "--detach", "HEAD~1"]);
+    assert_eq!(history("zebra striping"), seen(2, false, 0));
+    assert_eq!(history("zebra striping"), seen(2, true, 0));
+    common::git(repo, &["checkout", "-q", "-"]);
+    common::git(repo, &["pack-refs", "--all"]);
+    assert_eq!(history("zebra striping"), seen(3, false, 1));
+    assert_eq!(history("zebra striping"), seen(3, true, 1));
+
+    std::fs::write(repo.join("src/users.py"), "def lookup(n):\n    return n\n").unwrap();
+    common::git(repo, &["commit", "-qam", "Shorter quagga names"]);
+    assert_eq!(history("quagga"), seen(4, false, 1));
+}
+
 #[test]
 fn text_hits_show_the_matched_word_and_line() {
     let v = search_json("drop older", &[]);

@@ -1,12 +1,16 @@
 //! `IndexOptions::lazy_sources` (what the CLI's one-shot commands use): a warm build takes
 //! files unchanged since the tag cache was written without reading them, and reads a file's
-//! text only when something asks for a line the cache did not keep. Searches answer as from
-//! a build that read everything, and the search index read beside the build
-//! (`search_soon`) is the one a fresh build makes.
+//! text only when something asks for a line the cache did not keep; with `lazy_links` (the
+//! CLI's search), their references and imports stay undecoded until asked for; docs
+//! unchanged since the doc table was written are taken unread too. Searches and reference
+//! answers are those of a build that read everything, the search index read beside the
+//! build (`search_soon`) is the one a fresh build makes, and a doc changed in any way the
+//! racy-clean rule can see is read again.
 
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
+use mapscope::engine::index::refs::{Direction, RefTarget, RefsRequest};
 use mapscope::engine::index::{Index, IndexOptions};
 use mapscope::engine::search::SearchOptions;
 use mapscope::engine::store::dir::DiskCache;
@@ -47,6 +51,7 @@ fn lazy_opts() -> IndexOptions {
         use_cache: true,
         lazy_sources: true,
         search_soon: true,
+        lazy_links: true,
         ..IndexOptions::default()
     }
 }
@@ -90,10 +95,23 @@ fn a_warm_lazy_build_reads_no_file_and_searches_as_a_full_one() {
     }
     assert!(cold.save_cache().expect("saved"));
 
-    // Warm: every file is taken unread, the search index comes from the derived cache.
+    // Warm: every file is taken unread, its references undecoded, every doc unread; the
+    // search index comes from the derived cache.
     let warm = Index::build_with_cache(&root, &lazy_opts(), cache(), &|_| {}).expect("builds");
     assert!(warm.warnings().is_empty(), "{:?}", warm.warnings());
     assert_eq!(warm.reuse.unchanged, full.files.len(), "{:?}", warm.reuse);
+    assert!(warm.files.iter().all(|f| f.unread_links.is_some()));
+    assert!(!warm.docs.is_empty() && warm.docs.iter().all(|d| !d.is_read()));
+    assert_eq!(
+        warm.docs
+            .iter()
+            .map(|d| (&d.path, d.hash))
+            .collect::<Vec<_>>(),
+        full.docs
+            .iter()
+            .map(|d| (&d.path, d.hash))
+            .collect::<Vec<_>>()
+    );
     assert!(!warm.cache_pending());
     // A file no search shows, rewritten now that the build is done: had the build read it,
     // it would still give its old text; it gives none, since its content is no longer the
@@ -113,6 +131,27 @@ fn a_warm_lazy_build_reads_no_file_and_searches_as_a_full_one() {
         assert_eq!(hits(&warm, q), hits(&full, q), "{q}");
     }
     assert!(!warm.cache_pending(), "the search index was not rebuilt");
+    // Each file's references and imports, decoded as asked for, are a full build's; so is
+    // every answer of the refs engine, which binds over all of them.
+    for (w, f) in warm.files.iter().zip(&full.files) {
+        assert_eq!(w.refs(), f.refs(), "{}", w.path);
+        assert_eq!(w.imports(), f.imports(), "{}", w.path);
+    }
+    let (ws, fs) = (warm.stats(), full.stats());
+    assert_eq!((ws.references, ws.imports), (fs.references, fs.imports));
+    for f in &full.files {
+        for d in &f.tags.defs {
+            let req = RefsRequest {
+                target: RefTarget::At {
+                    path: f.path.clone(),
+                    line: d.lines.start,
+                },
+                direction: Direction::Both,
+                top: 50,
+            };
+            assert_eq!(warm.references(&req), full.references(&req), "{req:?}");
+        }
+    }
     assert_eq!(unshown.source(), None, "{} was read", unshown.path);
     assert_eq!(unshown.line_count(), whole.line_count());
     for d in &unshown.tags.defs {
@@ -148,4 +187,95 @@ fn a_search_index_read_ahead_of_other_inputs_is_not_used() {
         warm.cache_pending(),
         "the search index was rebuilt for the edit"
     );
+}
+
+/// Whether a search for `word` finds README.md.
+fn readme_found(index: &Index, word: &str) -> bool {
+    index
+        .search(word, &SearchOptions::default())
+        .hits
+        .iter()
+        .any(|h| h.file_path == "README.md")
+}
+
+/// Sets `path`'s mtime.
+fn set_mtime(path: &Path, at: SystemTime) {
+    let f = std::fs::File::options()
+        .write(true)
+        .open(path)
+        .expect("open");
+    f.set_modified(at).expect("set mtime");
+}
+
+/// A warm build with lazy sources, saved, and whether its README was taken unread.
+fn warm_build(root: &Path, cache_base: &Path) -> (Index, bool) {
+    let cache = DiskCache::under(cache_base, root);
+    let index = Index::build_with_cache(root, &lazy_opts(), cache, &|_| {}).expect("builds");
+    let readme = index
+        .docs
+        .iter()
+        .find(|d| d.path == "README.md")
+        .expect("README.md is a doc");
+    let unread = !readme.is_read();
+    let _ = index.search_index();
+    index.save_cache().expect("saved");
+    (index, unread)
+}
+
+/// A doc is taken unread only while its size and mtime are those the doc table holds and it
+/// was modified well before the table's docs were read: the same size with a new mtime, the
+/// same mtime with a new size, and the same size and mtime within the racy window of the
+/// table's read are each read again, and searched as they are now.
+#[test]
+fn a_doc_changed_since_the_doc_table_is_read_again() {
+    let (_dir, root) = aged_copy("search-app");
+    let cache_base = tempfile::tempdir().expect("temp dir");
+    let readme = root.join("README.md");
+    let original = std::fs::read_to_string(&readme).expect("read");
+    // The same length as `original`, ending in `word`.
+    let same_size =
+        |word: &str| format!("{}{word}\n", &original[..original.len() - word.len() - 1]);
+
+    let (_, unread) = warm_build(&root, cache_base.path());
+    assert!(!unread, "a cold build reads its docs");
+    let (warm, unread) = warm_build(&root, cache_base.path());
+    assert!(unread, "an unchanged doc is taken unread");
+    assert!(readme_found(&warm, "tiny shop backend"));
+
+    // The same size, a new mtime (still long ago).
+    let old = SystemTime::now() - Duration::from_mins(30);
+    std::fs::write(&readme, same_size(" zebracorn")).expect("write");
+    set_mtime(&readme, old);
+    let (index, unread) = warm_build(&root, cache_base.path());
+    assert!(!unread);
+    assert!(readme_found(&index, "zebracorn"));
+    let (index, unread) = warm_build(&root, cache_base.path());
+    assert!(unread);
+    assert!(readme_found(&index, "zebracorn"));
+
+    // The same mtime, a new size.
+    std::fs::write(&readme, format!("{original}unicornfish\n")).expect("write");
+    set_mtime(&readme, old);
+    let (index, unread) = warm_build(&root, cache_base.path());
+    assert!(!unread);
+    assert!(readme_found(&index, "unicornfish"));
+    assert!(!readme_found(&index, "zebracorn"));
+
+    // Modified just now and read: the table cannot vouch for it, so a rewrite of the same
+    // size within the same mtime is still seen.
+    let recent = SystemTime::now();
+    std::fs::write(&readme, same_size(" quokkacab")).expect("write");
+    set_mtime(&readme, recent);
+    let (index, unread) = warm_build(&root, cache_base.path());
+    assert!(!unread);
+    assert!(readme_found(&index, "quokkacab"));
+    std::fs::write(&readme, same_size(" narwhalia")).expect("write");
+    set_mtime(&readme, recent);
+    let (index, unread) = warm_build(&root, cache_base.path());
+    assert!(
+        !unread,
+        "a doc modified within the racy window is read again"
+    );
+    assert!(readme_found(&index, "narwhalia"));
+    assert!(!readme_found(&index, "quokkacab"));
 }

@@ -66,7 +66,7 @@ fn observe(index: &Index) -> Observed {
         docs: index
             .docs
             .iter()
-            .map(|d| (d.path.clone(), d.text.to_string()))
+            .map(|d| (d.path.clone(), d.text().to_string()))
             .collect(),
         edges,
         prior: index.prior().iter().map(|p| p.to_bits()).collect(),
@@ -303,7 +303,7 @@ fn refresh_keeps_the_text_of_untouched_docs_and_rereads_edited_ones() {
             .iter()
             .find(|d| d.path == path)
             .unwrap()
-            .text
+            .text()
             .clone()
     };
 

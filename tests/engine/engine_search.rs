@@ -310,14 +310,11 @@ fn corpus() -> Corpus {
         ),
     ];
     let docs = vec![
-        TextDoc {
-            path: "README.md".into(),
-            text: Arc::from(README),
-        },
-        TextDoc {
-            path: "config/app.yaml".into(),
-            text: Arc::from("server:\n  port: 8080\n  timeout_seconds: 30\n"),
-        },
+        TextDoc::new("README.md".into(), Arc::from(README)),
+        TextDoc::new(
+            "config/app.yaml".into(),
+            Arc::from("server:\n  port: 8080\n  timeout_seconds: 30\n"),
+        ),
     ];
     let prior = vec![0.2, 0.15, 0.05, 0.05, 0.1, 0.1, 0.05, 0.05, 0.2, 0.05];
     let mut neighbors = vec![Vec::new(); files.len()];

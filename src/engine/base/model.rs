@@ -666,22 +666,66 @@ pub struct ParsedFile {
     pub mtime_ns: i64,
     pub hash: u64,
     /// The references and imports as the tag cache holds them, not decoded yet: `tags` then
-    /// has none. Only a map-only build takes a cache entry so (a map whose graph comes from
-    /// the derived cache never reads them); whatever needs them calls `store::tags::read_links`.
+    /// has none. A map-only build takes a cache entry so (a map whose graph comes from the
+    /// derived cache never reads them), and so does a search's (`IndexOptions::lazy_links`),
+    /// which reads a file's through `refs()` and `imports()`, decoded on first use; the
+    /// graph build calls `store::tags::read_links`.
     pub unread_links: Option<UnreadLinks>,
 }
 
+/// A file's references and imports, decoded from its [`UnreadLinks`].
+#[derive(Debug, Default)]
+pub struct DecodedLinks {
+    pub refs: RefList,
+    pub imports: Vec<Import>,
+}
+
 /// A slice of a tag cache file read into memory, holding one file's encoded references and
-/// imports (see `store::tags::read_links`). Shares the file's buffer instead of copying it.
+/// imports (see `store::tags::read_links`). Shares the file's buffer instead of copying it,
+/// and, once asked for, the decoded lists (every clone shares them). One pointer wide, so
+/// that a file that has none pays little for the field.
 #[derive(Debug, Clone)]
-pub struct UnreadLinks {
-    pub(crate) buf: Arc<Vec<u8>>,
-    pub(crate) range: std::ops::Range<usize>,
+pub struct UnreadLinks(Arc<Unread>);
+
+#[derive(Debug)]
+struct Unread {
+    buf: Arc<Vec<u8>>,
+    range: std::ops::Range<usize>,
+    /// How the bytes decode (the tag cache's format, which lives above this layer). An
+    /// entry that does not decode (a bug, behind the cache's checksum) has none.
+    decode: fn(&[u8]) -> Option<DecodedLinks>,
+    decoded: std::sync::OnceLock<DecodedLinks>,
 }
 
 impl UnreadLinks {
+    /// The bytes `range` of `buf`, which `decode` decodes.
+    pub(crate) fn new(
+        buf: Arc<Vec<u8>>,
+        range: std::ops::Range<usize>,
+        decode: fn(&[u8]) -> Option<DecodedLinks>,
+    ) -> UnreadLinks {
+        UnreadLinks(Arc::new(Unread {
+            buf,
+            range,
+            decode,
+            decoded: std::sync::OnceLock::new(),
+        }))
+    }
+
     pub fn bytes(&self) -> &[u8] {
-        self.buf.get(self.range.clone()).unwrap_or_default()
+        self.0.buf.get(self.0.range.clone()).unwrap_or_default()
+    }
+
+    /// The references and imports, decoded the first time any clone asks.
+    pub fn decoded(&self) -> &DecodedLinks {
+        self.0
+            .decoded
+            .get_or_init(|| (self.0.decode)(self.bytes()).unwrap_or_default())
+    }
+
+    /// The decoded references and imports, if a clone has asked for them.
+    pub(crate) fn decoded_if_done(&self) -> Option<&DecodedLinks> {
+        self.0.decoded.get()
     }
 }
 
@@ -785,6 +829,23 @@ impl ParsedFile {
         self.mtime_ns = mtime_ns;
         self.hash = hash;
         self
+    }
+
+    /// The file's references: its tags', or those the tag cache holds undecoded, decoded
+    /// now if no one has yet (see `unread_links`).
+    pub fn refs(&self) -> &RefList {
+        match &self.unread_links {
+            None => &self.tags.refs,
+            Some(links) => &links.decoded().refs,
+        }
+    }
+
+    /// The file's imports, as `refs` finds them.
+    pub fn imports(&self) -> &[Import] {
+        match &self.unread_links {
+            None => &self.tags.imports,
+            Some(links) => &links.decoded().imports,
+        }
     }
 
     /// The whole source text (invalid UTF-8 replaced); `None` for a file built `for_map`,

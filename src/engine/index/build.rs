@@ -17,10 +17,10 @@ use crate::engine::base::lock;
 use crate::engine::base::model::GoModule;
 use crate::engine::base::model::{Definition, FileTags, ParsedFile, RefList, SkipReason, Skipped};
 use crate::engine::base::stats::{IndexStats, PhaseTimes};
-use crate::engine::index::derived::{load_graph, load_history};
-use crate::engine::index::history_job::HistoryJob;
+use crate::engine::index::derived::{load_checked, load_graph, load_history};
+use crate::engine::index::history_job::{HistoryJob, HistoryOutcome};
 use crate::engine::index::memory::{attach_pool_arenas, trims_before_file, trims_heap_after_parse};
-use crate::engine::index::parts::{ms_since, DocStamp, SearchAhead};
+use crate::engine::index::parts::{ms_since, DocEntry, DocStamp, DocTable, SearchAhead};
 use crate::engine::index::prefetch::QueryPrefetch;
 use crate::engine::index::{
     BuildPhase, BuildProgress, HistoryStatus, Index, IndexOptions, Reuse, ReuseCounts,
@@ -40,7 +40,7 @@ use crate::engine::link::graph::{
 };
 use crate::engine::rank::repo_map::LineCostCache;
 use crate::engine::search::{HistoryIndex, TextDoc};
-use crate::engine::store::blob::InputKey;
+use crate::engine::store::blob::{self, InputKey};
 use crate::engine::store::dir::DiskCache;
 use crate::engine::store::tags::{
     content_hash, now_ns, read_links, CacheWriter, Decode, Loaded as CacheLoaded, TagStore,
@@ -128,9 +128,10 @@ impl Index {
                     .search_soon
                     .then(|| SearchAhead::start(&cache))
                     .flatten();
-                // A map-only build reads references only if the graph must be linked again.
-                let decode = if opts.map_lines_only {
-                    Decode::MapOnly
+                // A map-only build reads references only if the graph must be linked again,
+                // a search's as it needs them.
+                let decode = if opts.map_lines_only || (opts.lazy_links && opts.lazy_sources) {
+                    Decode::LinksUnread
                 } else {
                     Decode::Full
                 };
@@ -227,21 +228,36 @@ impl Index {
         };
         // The history is read beside the walk and the parse (a root that does not resolve
         // fails the walk, below).
-        let history_job = root
-            .canonicalize()
-            .map(|root| HistoryJob::start(&root, &opts.history, opts.use_cache, reuse));
+        let history_job = root.canonicalize().map(|root| {
+            HistoryJob::start(
+                &root,
+                &opts.history,
+                opts.use_cache,
+                reuse,
+                opts.lazy_sources,
+            )
+        });
         let (walked, root, walk_ms) = build.walk(root)?;
-        let history_job = history_job
-            .unwrap_or_else(|_| HistoryJob::start(&root, &opts.history, opts.use_cache, reuse));
+        let history_job = history_job.unwrap_or_else(|_| {
+            HistoryJob::start(
+                &root,
+                &opts.history,
+                opts.use_cache,
+                reuse,
+                opts.lazy_sources,
+            )
+        });
         // Only a small one-shot build skips the trims after its parse.
         let trim_heap =
             !build.one_shot || trims_heap_after_parse(walked.files.iter().map(|f| f.size).sum());
         let parsed = build.parse(&walked)?;
-        let (docs, doc_stamps) = if opts.skip_docs {
-            (Vec::new(), Vec::new())
+        let mut derived_warnings = Vec::new();
+        let loaded_docs = if opts.skip_docs {
+            LoadedDocs::default()
         } else {
-            load_docs(&walked.docs, opts.walk.max_doc_size, reuse)
+            build.load_docs(&walked.docs, read_since_ns, &mut derived_warnings)
         };
+        let (docs, doc_stamps) = (loaded_docs.docs, loaded_docs.stamps);
         let mut skipped = walked.skipped;
         skipped.extend(parsed.skipped);
         skipped.sort_by(|a, b| a.path.cmp(&b.path));
@@ -266,7 +282,6 @@ impl Index {
                 stats: Box::new(stats),
             });
         }
-        let mut derived_warnings = Vec::new();
         let linked = build.link(
             &mut files,
             parsed.counted,
@@ -274,7 +289,7 @@ impl Index {
             trim_heap,
             &mut derived_warnings,
         );
-        let history = build.read_history(history_job, &files, &mut derived_warnings);
+        let history = build.read_history(history_job, &root, &files, &mut derived_warnings);
         let by_path = files
             .iter()
             .enumerate()
@@ -302,6 +317,8 @@ impl Index {
             graph_unsaved: linked.key.filter(|_| !linked.cached),
             relinked: linked.relinked,
             history_unsaved: history.key.filter(|_| !history.cached),
+            history_head: history.head,
+            docs_unsaved: loaded_docs.unsaved,
             derived_saved: Default::default(),
             walk_warnings: walked.warnings,
             cache_stale: false,
@@ -309,6 +326,7 @@ impl Index {
             read_since_ns,
             trim_heap,
             signals: OnceLock::new(),
+            linked: OnceLock::new(),
             by_path,
             line_costs: LineCostCache::default(),
             search: OnceLock::new(),
@@ -362,6 +380,8 @@ struct History {
     index: Option<HistoryIndex>,
     status: HistoryStatus,
     key: Option<InputKey>,
+    /// The commit the history is of (`HistoryOutcome::head`).
+    head: Option<String>,
     /// The postings came from the derived cache.
     cached: bool,
 }
@@ -631,17 +651,43 @@ impl Build<'_> {
     fn read_history(
         &self,
         job: HistoryJob,
+        root: &Path,
         files: &[ParsedFile],
         derived_warnings: &mut Vec<String>,
     ) -> History {
         let derived = self.derived;
-        let (history, mut status) = job.finish();
-        let key = derived
-            .zip(history.as_deref())
-            .map(|(_, h)| InputKey::history(h, files));
-        let cached_index = derived
-            .zip(key)
-            .and_then(|(cache, key)| load_history(cache, key, files.len(), derived_warnings));
+        let mut outcome = job.finish();
+        let key_of = |outcome: &HistoryOutcome| {
+            derived
+                .zip(outcome.head.as_deref())
+                .map(|(_, head)| InputKey::history(head, files))
+        };
+        let mut key = key_of(&outcome);
+        let mut cached_index = None;
+        if let Some((stored_key, stored)) = outcome.stored.take() {
+            if key == Some(stored_key) && stored.check_fits(files.len()).is_ok() {
+                cached_index = Some(stored);
+            } else {
+                // The cached postings of this `HEAD` are of other files: the history is read
+                // now after all.
+                let (opts, reuse) = (self.opts, Reuse::Nothing);
+                outcome =
+                    HistoryJob::start(root, &opts.history, opts.use_cache, reuse, false).finish();
+                key = key_of(&outcome);
+            }
+        }
+        let HistoryOutcome {
+            history,
+            mut status,
+            head,
+            ..
+        } = outcome;
+        let cached_index = cached_index.or_else(|| {
+            derived
+                .zip(key)
+                .filter(|_| history.is_some())
+                .and_then(|(cache, key)| load_history(cache, key, files.len(), derived_warnings))
+        });
         let cached = cached_index.is_some();
         let index =
             cached_index.or_else(|| history.as_deref().map(|h| HistoryIndex::build(h, files)));
@@ -654,6 +700,7 @@ impl Build<'_> {
             index,
             status,
             key,
+            head,
             cached,
         }
     }
@@ -899,43 +946,129 @@ pub(super) fn finish_guarded(parsed: ParsedAhead, text: &str) -> FileTags {
 /// refresh takes over the text of a doc the edit did not touch (not among the changed paths,
 /// same size and mtime), as it does for code files (`unchanged_file`): rereading every doc
 /// was a fifth of a one-file refresh on terraform.
-pub(super) fn load_docs(
-    docs: &[DocFile],
-    max_size: u64,
-    reuse: Reuse<'_>,
-) -> (Vec<TextDoc>, Vec<DocStamp>) {
-    let previous = match reuse {
-        Reuse::Previous { index, changed } => Some((index, changed)),
-        Reuse::Store(_) | Reuse::Nothing => None,
-    };
-    docs.par_iter()
-        .filter_map(|d| {
-            let stamp = DocStamp {
-                size: d.size,
-                mtime_ns: d.mtime_ns,
-            };
-            let kept = previous.and_then(|(index, changed)| {
-                if d.mtime_ns == 0 || changed.contains(&d.rel_path) {
-                    return None;
+/// The docs of a build, and the doc table to store when the derived cache's differs.
+#[derive(Default)]
+pub(super) struct LoadedDocs {
+    pub(super) docs: Vec<TextDoc>,
+    pub(super) stamps: Vec<DocStamp>,
+    pub(super) unsaved: Option<(InputKey, DocTable)>,
+}
+
+impl Build<'_> {
+    /// The docs `walked` lists: a refresh keeps those unchanged since the previous index; a
+    /// build with lazy sources takes those unchanged since the derived cache's doc table was
+    /// written (by size and mtime, the racy-clean rule) unread, and keeps the table of what
+    /// it found, to store if it changed; the rest are read.
+    fn load_docs(
+        &self,
+        walked: &[DocFile],
+        read_since_ns: i64,
+        warnings: &mut Vec<String>,
+    ) -> LoadedDocs {
+        let max_size = self.opts.walk.max_doc_size;
+        let previous = match self.reuse {
+            Reuse::Previous { index, changed } => Some((index, changed)),
+            Reuse::Store(_) | Reuse::Nothing => None,
+        };
+        // Only a build from the persistent cache with lazy sources (a one-shot command's)
+        // takes docs unread from the table, and keeps it: the TUI and the servers read every
+        // doc, and a refresh has its previous index's.
+        let cache = self
+            .derived
+            .filter(|_| matches!(self.reuse, Reuse::Store(_)) && self.opts.lazy_sources);
+        let key = InputKey::doc_table(max_size);
+        let table: Option<DocTable> = cache.and_then(|cache| {
+            load_checked(
+                cache,
+                &blob::DOCS,
+                key,
+                "doc table",
+                "reading the docs",
+                warnings,
+                Ok,
+            )
+        });
+        let table = table.as_ref();
+        let found: Vec<FoundDoc> = walked
+            .par_iter()
+            .map(|d| {
+                let stamp = DocStamp {
+                    size: d.size,
+                    mtime_ns: d.mtime_ns,
+                };
+                let kept = previous.and_then(|(index, changed)| {
+                    if d.mtime_ns == 0 || changed.contains(&d.rel_path) {
+                        return None;
+                    }
+                    // The previous docs are sorted by path, as the walk lists them.
+                    let i = index
+                        .docs
+                        .binary_search_by(|p| p.path.as_str().cmp(&d.rel_path))
+                        .ok()?;
+                    (index.doc_stamps.get(i) == Some(&stamp)).then(|| index.docs[i].clone())
+                });
+                if let Some(doc) = kept {
+                    return (Some((doc, stamp)), None);
                 }
-                // The previous docs are sorted by path, as the walk lists them.
-                let i = index
-                    .docs
-                    .binary_search_by(|p| p.path.as_str().cmp(&d.rel_path))
-                    .ok()?;
-                (index.doc_stamps.get(i) == Some(&stamp)).then(|| index.docs[i].clone())
-            });
-            if let Some(doc) = kept {
-                return Some((doc, stamp));
+                if let Some(entry) = table.and_then(|t| t.unchanged(&d.rel_path, stamp)) {
+                    let doc = entry.hash.map(|hash| {
+                        let doc =
+                            TextDoc::lazy(d.rel_path.clone(), hash, lazy_doc(d, max_size, hash));
+                        (doc, stamp)
+                    });
+                    return (doc, Some(entry.clone()));
+                }
+                let entry = |hash| DocEntry {
+                    path: d.rel_path.clone(),
+                    size: d.size,
+                    mtime_ns: d.mtime_ns,
+                    hash,
+                };
+                match load_source(&d.abs_path, &d.rel_path, max_size) {
+                    Ok(text) => {
+                        let doc = TextDoc::new(d.rel_path.clone(), Arc::from(text));
+                        let hash = doc.hash;
+                        (Some((doc, stamp)), Some(entry(Some(hash))))
+                    }
+                    // An unreadable file may be readable next time: no entry.
+                    Err(SkipReason::Unreadable) => (None, None),
+                    Err(_) => (None, Some(entry(None))),
+                }
+            })
+            .collect();
+        let mut out = LoadedDocs::default();
+        let mut entries = Vec::new();
+        for (doc, entry) in found {
+            if let Some((doc, stamp)) = doc {
+                out.docs.push(doc);
+                out.stamps.push(stamp);
             }
-            let text = load_source(&d.abs_path, &d.rel_path, max_size).ok()?;
-            let doc = TextDoc {
-                path: d.rel_path.clone(),
-                text: Arc::from(text),
+            entries.extend(entry);
+        }
+        if cache.is_some() && table.is_none_or(|t| t.entries != entries) {
+            let table = DocTable {
+                read_since_ns,
+                entries,
             };
-            Some((doc, stamp))
-        })
-        .unzip()
+            out.unsaved = Some((key, table));
+        }
+        out
+    }
+}
+
+/// One walked doc: the doc kept (none: its content keeps it out, or it could not be read)
+/// and its doc table entry (none: unreadable, so read again next time).
+type FoundDoc = (Option<(TextDoc, DocStamp)>, Option<DocEntry>);
+
+/// How a doc taken unread is read when its text is first needed: as a build reads it, and
+/// only if it still holds the text `hash` names.
+fn lazy_doc(d: &DocFile, max_size: u64, hash: u64) -> impl Fn() -> Option<String> {
+    let (abs_path, rel_path) = (d.abs_path.clone(), d.rel_path.clone());
+    move || {
+        load_source(&abs_path, &rel_path, max_size)
+            .ok()
+            .filter(|text| content_hash(text) == hash)
+    }
 }
 
 /// What was found instead of code to index, for the `REPO_EMPTY` message: the languages

@@ -11,7 +11,7 @@ use std::time::Instant;
 use crate::engine::base::error::EngineError;
 use crate::engine::base::lock;
 use crate::engine::base::model::ParsedFile;
-use crate::engine::index::parts::{ms_since, BuiltSearch};
+use crate::engine::index::parts::{ms_since, BuiltSearch, StoredHistory, StoredHistoryRef};
 use crate::engine::index::Index;
 use crate::engine::link::graph::FileGraph;
 use crate::engine::search::{HistoryIndex, SearchIndex, SearchWeights};
@@ -120,8 +120,12 @@ impl Index {
     pub(super) fn derived_pending(&self) -> bool {
         let graph = self.graph_unsaved.is_some() && self.graph.n == self.files.len();
         let search = self.search.get().is_some_and(|b| b.unsaved.is_some());
-        let history = self.history_unsaved.is_some() && self.history_index.is_some();
-        (graph && !self.derived_saved.graph.load(Ordering::Acquire))
+        let history = self.history_unsaved.is_some()
+            && self.history_head.is_some()
+            && self.history_index.is_some();
+        let docs = self.docs_unsaved.is_some();
+        (docs && !self.derived_saved.docs.load(Ordering::Acquire))
+            || (graph && !self.derived_saved.graph.load(Ordering::Acquire))
             || (search && !self.derived_saved.search.load(Ordering::Acquire))
             || (history && !self.derived_saved.history.load(Ordering::Acquire))
     }
@@ -140,9 +144,20 @@ impl Index {
                 wrote = true;
             }
         }
-        if let (Some(key), Some(history)) = (self.history_unsaved, &self.history_index) {
+        if let (Some(key), Some(head), Some(index)) = (
+            self.history_unsaved,
+            &self.history_head,
+            &self.history_index,
+        ) {
             if !self.derived_saved.history.swap(true, Ordering::AcqRel) {
-                blob::save(cache, &blob::HISTORY, key, history)?;
+                let stored = StoredHistoryRef { head, index };
+                blob::save(cache, &blob::HISTORY, key, &stored)?;
+                wrote = true;
+            }
+        }
+        if let Some((key, table)) = &self.docs_unsaved {
+            if !self.derived_saved.docs.swap(true, Ordering::AcqRel) {
+                blob::save(cache, &blob::DOCS, *key, table)?;
                 wrote = true;
             }
         }
@@ -198,7 +213,7 @@ pub(super) fn load_history(
         "history index",
         "rebuilding",
         warnings,
-        |index: HistoryIndex| index.check_fits(n_files).map(|()| index),
+        |stored: StoredHistory| stored.index.check_fits(n_files).map(|()| stored.index),
     )
 }
 

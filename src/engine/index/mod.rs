@@ -39,7 +39,9 @@ use crate::engine::base::model::{GoModule, ParsedFile, Skipped};
 use crate::engine::base::scope::ScopeSpec;
 use crate::engine::base::stats::PhaseTimes;
 use crate::engine::base::tokenizer::TokenizerKind;
-use crate::engine::index::parts::{BuiltSearch, DerivedSaved, DocStamp, GraphSignals, SearchAhead};
+use crate::engine::index::parts::{
+    BuiltSearch, DerivedSaved, DocStamp, DocTable, GraphSignals, SearchAhead,
+};
 use crate::engine::ingest::history::{CommitHistory, HistorySource};
 use crate::engine::ingest::walk::{UnsupportedFile, WalkOptions};
 use crate::engine::link::graph::FileGraph;
@@ -84,6 +86,12 @@ pub struct IndexOptions {
     /// The caller searches the index as soon as it is built (`mapscope search`): with
     /// `use_cache`, the search index is read from the derived cache beside the build.
     pub search_soon: bool,
+    /// With `lazy_sources`, a file taken from the tag cache unread keeps its references and
+    /// imports encoded too (`Decode::LinksUnread`), each file's decoded when first asked
+    /// for (`ParsedFile::refs`): a search reads those of the files it shows, unless the
+    /// graph must be linked again or an answer names callers or callees (then all). For a
+    /// one-shot search (the CLI).
+    pub lazy_links: bool,
     /// Where to read the commit history search uses (`history`); off by default. It is read
     /// by `git` on a thread of its own while the files parse. A refresh keeps the history
     /// its previous index read.
@@ -234,13 +242,20 @@ pub struct Index {
     /// The key of the graph's inputs when the derived cache lacks this graph (it was
     /// linked, not loaded): `save_cache` stores it, once (`derived_saved`).
     graph_unsaved: Option<InputKey>,
-    /// The same for the history index.
+    /// The same for the history index, and the commit its history is of.
     history_unsaved: Option<InputKey>,
+    history_head: Option<String>,
+    /// The doc table (`parts::DocTable`) of what this build found, when the derived cache
+    /// holds another.
+    docs_unsaved: Option<(InputKey, DocTable)>,
     /// Built (or loaded from the derived cache) on first use: `map` never pays for it.
     search: OnceLock<BuiltSearch>,
     /// The search index being read beside the build (`IndexOptions::search_soon`), taken by
     /// the first use.
     search_ahead: Mutex<Option<SearchAhead>>,
+    /// Copies of `files` with every reference and import decoded, made for the binding
+    /// re-run when the build left some undecoded (`IndexOptions::lazy_links`).
+    linked: OnceLock<Vec<ParsedFile>>,
     /// Which derived structures `save_cache` has stored already.
     derived_saved: DerivedSaved,
     /// The commit history read for search (see `IndexOptions::history`), and its postings.

@@ -1,21 +1,77 @@
 //! The parts of an `Index` that its modules fill and read: each is built in one of them
 //! (`build`, `derived`, `queries`) and held by the `Index` itself, so they sit below all of
-//! them. Plain data, but for `SearchAhead`, which reads the search index on a thread of its
-//! own.
+//! them. Plain data (the docs' table is stored in the derived cache), but for `SearchAhead`,
+//! which reads the search index on a thread of its own.
 
 use std::sync::atomic::AtomicBool;
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-use crate::engine::search::SearchIndex;
+use serde::{Deserialize, Serialize};
+
+use crate::engine::search::{HistoryIndex, SearchIndex};
 use crate::engine::store::blob::{self, InputKey};
 use crate::engine::store::dir::DiskCache;
+use crate::engine::store::tags::stamp_trusted;
 
 /// What identifies a doc's content for a refresh: size and mtime as the walk saw them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct DocStamp {
     pub(super) size: u64,
     pub(super) mtime_ns: i64,
+}
+
+/// What the last build that read the docs found in each, kept in the derived cache
+/// (`blob::DOCS`) so that a later one with lazy sources takes a doc unchanged by size and
+/// mtime without reading it (the tag cache's racy-clean rule, against `read_since_ns`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct DocTable {
+    /// When the writer's docs were read (wall clock, ns).
+    pub(super) read_since_ns: i64,
+    /// Sorted by path, as the walk lists the docs.
+    pub(super) entries: Vec<DocEntry>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct DocEntry {
+    pub(super) path: String,
+    pub(super) size: u64,
+    pub(super) mtime_ns: i64,
+    /// The text's hash (`TextDoc::hash`); `None`: the content keeps it out of the index
+    /// (binary, minified, generated, too large).
+    pub(super) hash: Option<u64>,
+}
+
+impl DocTable {
+    /// The entry of `path` if it stands for the file's content now: the same size and
+    /// mtime, modified well before the table's docs were read.
+    pub(super) fn unchanged(&self, path: &str, stamp: DocStamp) -> Option<&DocEntry> {
+        let i = self
+            .entries
+            .binary_search_by(|e| e.path.as_str().cmp(path))
+            .ok()?;
+        let e = &self.entries[i];
+        (e.size == stamp.size
+            && e.mtime_ns == stamp.mtime_ns
+            && stamp_trusted(stamp.mtime_ns, self.read_since_ns))
+        .then_some(e)
+    }
+}
+
+/// The history index as the derived cache stores it (`blob::HISTORY`), with the commit
+/// `HEAD` pointed at when its history was read: a build can tell it is current before its
+/// files are known (the key adds their paths) and then need not read the history.
+#[derive(Deserialize)]
+pub(super) struct StoredHistory {
+    pub(super) head: String,
+    pub(super) index: HistoryIndex,
+}
+
+/// `StoredHistory`, borrowed, to save.
+#[derive(Serialize)]
+pub(super) struct StoredHistoryRef<'a> {
+    pub(super) head: &'a str,
+    pub(super) index: &'a HistoryIndex,
 }
 
 /// The search index of an index, and how it was obtained.
@@ -34,6 +90,7 @@ pub(super) struct DerivedSaved {
     pub(super) graph: AtomicBool,
     pub(super) search: AtomicBool,
     pub(super) history: AtomicBool,
+    pub(super) docs: AtomicBool,
 }
 
 /// What search takes from the file graph.

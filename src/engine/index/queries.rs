@@ -99,7 +99,7 @@ impl Index {
             return Vec::new();
         };
         let mut out: Vec<String> = Vec::new();
-        for r in &file.tags.refs {
+        for r in file.refs() {
             if r.kind == RefKind::Call
                 && lines.contains(r.line)
                 && r.name != own

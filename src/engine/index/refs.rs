@@ -17,11 +17,14 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use rayon::prelude::*;
+
 use crate::engine::base::model::{
     DefKind, Definition, FileTags, Lang, LineRange, ParsedFile, RefKind, RefView,
 };
 use crate::engine::index::Index;
 use crate::engine::link::graph::{bind_uses, Binding, BoundTarget, BoundUse};
+use crate::engine::store::tags::read_links;
 
 /// The most use sites a section (callers, callees) lists per definition.
 pub const MAX_TOP: usize = 200;
@@ -505,12 +508,33 @@ impl Index {
             }
         }
         let which: Vec<usize> = which.into_iter().collect();
-        let bound = bind_uses(&self.files, &self.go_modules, &which);
+        let bound = bind_uses(self.linked_files(), &self.go_modules, &which);
         which
             .into_iter()
             .zip(bound)
             .map(|(f, uses)| (f, FileUses::new(uses)))
             .collect()
+    }
+
+    /// The files with every reference and import decoded, for the binding re-run: the
+    /// index's own, or, when its build left some undecoded (`IndexOptions::lazy_links`),
+    /// copies with them read (once per index).
+    fn linked_files(&self) -> &[ParsedFile] {
+        if self.files.iter().all(|f| f.unread_links.is_none()) {
+            return &self.files;
+        }
+        self.linked.get_or_init(|| {
+            self.files
+                .par_iter()
+                .map(|f| {
+                    let mut f = f.clone();
+                    // An entry that does not decode is left without references, as a
+                    // graph build leaves it.
+                    let _ = read_links(&mut f);
+                    f
+                })
+                .collect()
+        })
     }
 
     /// The files with an edge into `file` that identifier `name` produced.
@@ -599,7 +623,7 @@ impl Index {
         let mut out = Vec::new();
         for (&s, uses) in bound {
             let file = &self.files[s];
-            for r in &file.tags.refs {
+            for r in file.refs() {
                 let Some(u) = uses.find(r) else {
                     continue;
                 };
@@ -682,7 +706,7 @@ impl Index {
         };
         let mut out = Vec::new();
         let mut unbound = 0;
-        for r in &file.tags.refs {
+        for r in file.refs() {
             if !lines.contains(r.line) {
                 continue;
             }
@@ -819,7 +843,7 @@ fn imports_name(file: &ParsedFile, r: crate::engine::base::model::RefView<'_>) -
         return true;
     }
     let bound = |name: &str| {
-        file.tags.imports.iter().any(|imp| {
+        file.imports().iter().any(|imp| {
             imp.namespace.as_deref() == Some(name)
                 || imp
                     .names
@@ -877,7 +901,7 @@ fn use_binding(
                 a.rsplit_once('/').map(|x| x.0) == b.rsplit_once('/').map(|x| x.0)
             };
             let package_lang = matches!(file.lang, Lang::Go | Lang::Java);
-            let imported = file.tags.imports.iter().any(|imp| {
+            let imported = file.imports().iter().any(|imp| {
                 imp.names
                     .iter()
                     .any(|n| n.alias.as_deref().unwrap_or(&n.name) == name)

@@ -22,12 +22,12 @@ impl Index {
             for d in &f.tags.defs {
                 *stats.definitions_by_kind.entry(d.kind.name()).or_default() += 1;
             }
-            for r in &f.tags.refs {
+            for r in f.refs() {
                 *stats.references_by_kind.entry(r.kind.name()).or_default() += 1;
             }
             stats.definitions += f.tags.defs.len();
-            stats.references += f.tags.refs.len();
-            stats.imports += f.tags.imports.len();
+            stats.references += f.refs().len();
+            stats.imports += f.imports().len();
             if f.tags.parse_errors > 0 {
                 stats.files_with_parse_errors += 1;
                 stats.parse_errors += f.tags.parse_errors as usize;

@@ -16,6 +16,8 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use crate::engine::base::guarded::{self, Follow};
+
 /// The newest this-many commits are read. More history adds little (files change topic
 /// slowly) and costs time: ~0.2 s per 5000 commits on this machine's test repositories.
 pub const MAX_COMMITS: usize = 5000;
@@ -80,12 +82,16 @@ pub fn may_be_in_a_repository(root: &Path) -> bool {
 const RECORD: char = '\u{1e}';
 const SUBJECT_END: char = '\u{1f}';
 
-/// The commit `HEAD` of the repository containing `root` points at, if any.
+/// The commit `HEAD` of the repository containing `root` points at, if any: read from the
+/// repository's files where they say it plainly (`head_from_files`), else asked of git.
 /// `Err` when `git` did not answer in time: then `git log` would not either, and is not
 /// tried (a `.git` leading to a FIFO blocks git itself).
 pub(crate) fn head_commit(root: &Path) -> Result<Option<String>, HistoryError> {
     if !may_be_in_a_repository(root) {
         return Err(HistoryError::NotARepository);
+    }
+    if let Some(head) = head_from_files(root) {
+        return Ok(Some(head));
     }
     let mut cmd = Command::new("git");
     cmd.arg("-C")
@@ -105,6 +111,87 @@ pub(crate) fn head_commit(root: &Path) -> Result<Option<String>, HistoryError> {
     }
     let head = String::from_utf8_lossy(&out.stdout).trim().to_string();
     Ok((out.status.success() && !head.is_empty()).then_some(head))
+}
+
+/// The largest git metadata file `head_from_files` reads (`packed-refs` of a large
+/// repository is a few MB).
+const MAX_GIT_FILE: u64 = 64 << 20;
+
+/// The commit `HEAD` points at, read from the files of a repository whose top is `root`
+/// (a `.git` directory, or a worktree's `.git` file naming its git directory): `HEAD` holds
+/// an object id or names a ref, found as a loose ref file or in `packed-refs`, as git finds
+/// it. A `git rev-parse HEAD` costs a process (a millisecond or more of CPU) on every
+/// search. `None` wherever the files do not say it plainly (a subdirectory of a
+/// repository, `GIT_DIR` or `GIT_COMMON_DIR` set, the reftable format, an unborn branch,
+/// anything unreadable): then git is asked.
+fn head_from_files(root: &Path) -> Option<String> {
+    if ["GIT_DIR", "GIT_COMMON_DIR"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some())
+    {
+        return None;
+    }
+    let read = |path: &Path| -> Option<String> {
+        let bytes = guarded::read(path, MAX_GIT_FILE, Follow::No).ok()?;
+        String::from_utf8(bytes).ok()
+    };
+    let relative_to = |base: &Path, named: &str| {
+        let named = Path::new(named.trim());
+        if named.is_absolute() {
+            named.to_path_buf()
+        } else {
+            base.join(named)
+        }
+    };
+    let dot_git = root.join(".git");
+    let meta = std::fs::symlink_metadata(&dot_git).ok()?;
+    let git_dir = if meta.is_dir() {
+        dot_git
+    } else if meta.is_file() {
+        let text = read(&dot_git)?;
+        relative_to(root, text.trim_end().strip_prefix("gitdir:")?)
+    } else {
+        return None;
+    };
+    // A worktree keeps its own `HEAD` and shares the branches of the common directory.
+    let common = match read(&git_dir.join("commondir")) {
+        Some(named) => relative_to(&git_dir, &named),
+        None => git_dir.clone(),
+    };
+    let mut value = read(&git_dir.join("HEAD"))?.trim().to_string();
+    // `HEAD` → a branch → (rarely) another symbolic ref: a short chain, as git follows.
+    for _ in 0..5 {
+        let Some(name) = value.strip_prefix("ref:").map(str::trim) else {
+            return is_object_id(&value).then_some(value);
+        };
+        let plain = name.starts_with("refs/")
+            && !name.contains("..")
+            && !name.contains('\\')
+            && name.split('/').all(|part| !part.is_empty());
+        if !plain {
+            return None;
+        }
+        // A loose ref wins over a packed one; per-worktree refs live in the git directory.
+        let loose = read(&common.join(name)).or_else(|| read(&git_dir.join(name)));
+        value = match loose {
+            Some(text) => text.trim().to_string(),
+            None => packed_ref(&read(&common.join("packed-refs"))?, name)?,
+        };
+    }
+    None
+}
+
+/// The object id `name` has in a `packed-refs` file's text.
+fn packed_ref(packed: &str, name: &str) -> Option<String> {
+    packed.lines().find_map(|line| {
+        let (id, rest) = line.split_once(' ')?;
+        (rest == name && is_object_id(id)).then(|| id.to_string())
+    })
+}
+
+/// A full SHA-1 or SHA-256 object id, as git prints it.
+fn is_object_id(text: &str) -> bool {
+    matches!(text.len(), 40 | 64) && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 /// What `run_bounded` saw.
@@ -364,6 +451,66 @@ pub(crate) mod tests {
         std::fs::write(repo.join("pkg/ledger.py"), "def settle():\n    return 1\n").expect("write");
         git(repo, &["commit", "-qam", "Round currency totals"]);
         (dir, first)
+    }
+
+    /// `HEAD` read from git's files is the commit git names, through a branch's loose ref,
+    /// a packed one, a detached `HEAD` and a worktree's; where the files are not plain (a
+    /// subdirectory of the repository, an unborn branch), they name none and git is asked.
+    #[test]
+    fn head_from_files_is_the_commit_git_names() {
+        let (dir, first) = two_commits();
+        let repo = dir.path();
+        let git_head = |at: &Path| git(at, &["rev-parse", "HEAD"]).trim().to_string();
+        let second = git_head(repo);
+        assert_ne!(first.trim(), second);
+        assert_eq!(head_from_files(repo).as_deref(), Some(second.as_str()));
+        // Packed: the loose ref file is gone.
+        git(repo, &["pack-refs", "--all"]);
+        assert_eq!(head_from_files(repo).as_deref(), Some(second.as_str()));
+        // A commit after packing writes a loose ref, which wins over the packed one.
+        std::fs::write(repo.join("top.py"), "X = 3\n").expect("write");
+        git(repo, &["commit", "-qam", "Third"]);
+        let third = git_head(repo);
+        assert_eq!(head_from_files(repo).as_deref(), Some(third.as_str()));
+        assert_eq!(
+            head_commit(repo).ok().flatten().as_deref(),
+            Some(third.as_str())
+        );
+        // Detached.
+        git(repo, &["checkout", "-q", "--detach", first.trim()]);
+        assert_eq!(head_from_files(repo).as_deref(), Some(first.trim()));
+        git(repo, &["checkout", "-q", "-"]);
+        assert_eq!(head_from_files(repo).as_deref(), Some(third.as_str()));
+        // A worktree on another branch: its own HEAD, the common directory's refs.
+        let wt = dir.path().join("wt");
+        git(
+            repo,
+            &[
+                "worktree",
+                "add",
+                "-q",
+                "-b",
+                "side",
+                wt.to_str().expect("utf-8"),
+                &second,
+            ],
+        );
+        assert_eq!(head_from_files(&wt).as_deref(), Some(second.as_str()));
+        std::fs::write(wt.join("top.py"), "X = 4\n").expect("write");
+        git(&wt, &["commit", "-qam", "On the side"]);
+        let side = git_head(&wt);
+        assert_eq!(head_from_files(&wt).as_deref(), Some(side.as_str()));
+        assert_eq!(head_from_files(repo).as_deref(), Some(third.as_str()));
+        // Not at the top of the repository: git is asked.
+        assert_eq!(head_from_files(&repo.join("pkg")), None);
+        assert_eq!(
+            head_commit(&repo.join("pkg")).ok().flatten().as_deref(),
+            Some(third.as_str())
+        );
+        // An unborn branch names no commit.
+        git(repo, &["checkout", "-q", "--orphan", "fresh"]);
+        assert_eq!(head_from_files(repo), None);
+        assert_eq!(head_commit(repo).ok().flatten(), None);
     }
 
     #[test]

@@ -513,7 +513,7 @@ fn publish_index(
         symbols += f.tags.defs.len();
     }
     for d in &index.docs {
-        texts.insert(d.path.clone(), d.text.clone());
+        texts.insert(d.path.clone(), d.text().clone());
     }
     for s in sources {
         for f in &s.index.files {

@@ -710,7 +710,7 @@ fn drop_entries(entries: Vec<Entry>) {
 /// An index's heap, estimated from what it read (see `HEAP_PER_SOURCE_BYTE`).
 pub fn estimated_memory(index: &Index) -> u64 {
     let code: u64 = index.files.iter().map(|f| f.size).sum();
-    let docs: u64 = index.docs.iter().map(|d| d.text.len() as u64).sum();
+    let docs: u64 = index.docs.iter().map(|d| d.text().len() as u64).sum();
     let files = (index.files.len() + index.docs.len()) as u64;
     (code + docs) * HEAP_PER_SOURCE_BYTE + files * HEAP_PER_FILE
 }
@@ -908,7 +908,7 @@ mod tests {
             let _ = index.search_index();
             let heap = in_use().saturating_sub(before);
             let code: u64 = index.files.iter().map(|f| f.size).sum();
-            let docs: u64 = index.docs.iter().map(|d| d.text.len() as u64).sum();
+            let docs: u64 = index.docs.iter().map(|d| d.text().len() as u64).sum();
             let n = index.files.len() + index.docs.len();
             println!(
                 "{tree}: {n} files, {:.1} MB read, heap {:.1} MB: {:.2} per byte read, \

@@ -383,11 +383,12 @@ fn is_markdown(path: &str) -> bool {
 /// Sections of a prose document (split at markdown headings, else at blank lines once long
 /// enough) and the document's line starts.
 fn doc_chunks(doc: &TextDoc, unit: u32, tok: &mut Tokenizer) -> (Vec<Draft>, Vec<u32>) {
-    let mut cut = doc.text.len().min(MAX_DOC_BYTES);
-    while !doc.text.is_char_boundary(cut) {
+    let whole = doc.text();
+    let mut cut = whole.len().min(MAX_DOC_BYTES);
+    while !whole.is_char_boundary(cut) {
         cut -= 1;
     }
-    let text: &str = &doc.text[..cut];
+    let text: &str = &whole[..cut];
     let markdown = is_markdown(&doc.path);
     let mut line_starts = vec![0u32];
     let mut drafts: Vec<Draft> = Vec::new();
@@ -884,10 +885,10 @@ mod tests {
 
     #[test]
     fn docs_split_at_headings() {
-        let doc = TextDoc {
-            path: "README.md".into(),
-            text: Arc::from("# Title\nintro text\n## Usage\nrun it\n```\n# not a heading\n```\n"),
-        };
+        let doc = TextDoc::new(
+            "README.md".into(),
+            Arc::from("# Title\nintro text\n## Usage\nrun it\n```\n# not a heading\n```\n"),
+        );
         let (drafts, lines) = doc_chunks(&doc, 0, &mut Tokenizer::default());
         assert_eq!(drafts.len(), 2);
         assert_eq!((drafts[1].chunk.start, drafts[1].chunk.end), (3, 8));

@@ -36,7 +36,7 @@ pub(super) fn def_of<'a>(
 pub(super) fn is_import_binding(file: &ParsedFile, def: &Definition) -> bool {
     matches!(def.kind, DefKind::Variable | DefKind::Constant)
         && def.lines.end - def.lines.start < 4
-        && (file.tags.imports.iter().any(|i| def.lines.contains(i.line))
+        && (file.imports().iter().any(|i| def.lines.contains(i.line))
             || aliases_imported_member(file, def))
 }
 
@@ -66,7 +66,7 @@ fn aliases_imported_member(file: &ParsedFile, def: &Definition) -> bool {
     last == def.name
         && head != last
         && value.split('.').all(is_ident)
-        && file.tags.imports.iter().any(|i| {
+        && file.imports().iter().any(|i| {
             i.namespace.as_deref() == Some(head)
                 || i.names
                     .iter()
@@ -193,7 +193,7 @@ pub(super) fn describe(
     let get_line = |n: u32| -> Option<&str> {
         match (file, doc_text) {
             (Some(f), _) => f.line(n),
-            (None, Some(d)) => doc_line(idx, &d.text, u - idx.n_files, n),
+            (None, Some(d)) => doc_line(idx, d.text(), u - idx.n_files, n),
             _ => None,
         }
     };
@@ -253,7 +253,7 @@ pub(super) fn describe(
     let matches =
         |s: &str, tok: &mut Tokenizer, seen: &mut Vec<u64>| line_weight(s, terms, tok, seen) > 0.0;
 
-    for imp in file.tags.imports.iter().filter(|i| i.line == line) {
+    for imp in file.imports().iter().filter(|i| i.line == line) {
         let name = imp
             .names
             .iter()
@@ -277,7 +277,7 @@ pub(super) fn describe(
         }
     }
     let mut best_ref: Option<(u8, &str, RefKind)> = None;
-    for r in file.tags.refs.iter().filter(|r| r.line == line) {
+    for r in file.refs().iter().filter(|r| r.line == line) {
         if !matches(r.name, tok, &mut seen) {
             continue;
         }

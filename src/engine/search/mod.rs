@@ -24,6 +24,7 @@ mod glossary;
 mod history;
 mod lex;
 mod matcher;
+mod packed;
 mod phrase;
 mod query;
 mod run;
@@ -31,7 +32,7 @@ pub mod sources;
 mod tokenize;
 mod weights;
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 
@@ -111,7 +112,82 @@ impl NameMatch {
 pub struct TextDoc {
     /// Path relative to the repo root, with `/` separators.
     pub path: String,
-    pub text: Arc<str>,
+    /// xxh3 of the text (what the search index's key is made of).
+    pub hash: u64,
+    text: DocText,
+}
+
+#[derive(Clone)]
+enum DocText {
+    Read(Arc<str>),
+    /// Not read yet: a doc a build took as unchanged (by size and mtime) from the last
+    /// one, read when its text is first asked for (shared by the clones).
+    Lazy(Arc<LazyDoc>),
+}
+
+struct LazyDoc {
+    /// Reads the text, if the file still holds the content `hash` names.
+    read: Box<dyn Fn() -> Option<String> + Send + Sync>,
+    text: OnceLock<Arc<str>>,
+}
+
+impl std::fmt::Debug for DocText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DocText::Read(text) => write!(f, "Read({} bytes)", text.len()),
+            DocText::Lazy(lazy) => match lazy.text.get() {
+                Some(text) => write!(f, "Lazy({} bytes)", text.len()),
+                None => f.write_str("Lazy(unread)"),
+            },
+        }
+    }
+}
+
+impl TextDoc {
+    /// A doc whose text is read.
+    pub fn new(path: String, text: Arc<str>) -> TextDoc {
+        let hash = xxhash_rust::xxh3::xxh3_64(text.as_bytes());
+        TextDoc {
+            path,
+            hash,
+            text: DocText::Read(text),
+        }
+    }
+
+    /// A doc of text `hash` not read yet: `read` reads it the first time it is asked for,
+    /// and gives `None` when the file no longer holds that text (its text is then empty).
+    pub fn lazy(
+        path: String,
+        hash: u64,
+        read: impl Fn() -> Option<String> + Send + Sync + 'static,
+    ) -> TextDoc {
+        TextDoc {
+            path,
+            hash,
+            text: DocText::Lazy(Arc::new(LazyDoc {
+                read: Box::new(read),
+                text: OnceLock::new(),
+            })),
+        }
+    }
+
+    /// The text, read now if it was not.
+    pub fn text(&self) -> &Arc<str> {
+        match &self.text {
+            DocText::Read(text) => text,
+            DocText::Lazy(lazy) => lazy
+                .text
+                .get_or_init(|| (lazy.read)().map_or_else(|| Arc::from(""), Arc::from)),
+        }
+    }
+
+    /// Whether the text has been read (a lazy doc's, once asked for).
+    pub fn is_read(&self) -> bool {
+        match &self.text {
+            DocText::Read(_) => true,
+            DocText::Lazy(lazy) => lazy.text.get().is_some(),
+        }
+    }
 }
 
 /// What a search runs against: the same files and docs the index was built from, plus the
@@ -429,22 +505,33 @@ pub struct SearchIndex {
     n_files: usize,
     units: Vec<Unit>,
     /// Chunks of unit `u` are `unit_chunks[u]..unit_chunks[u + 1]` (chunks are in unit order).
+    #[serde(with = "packed")]
     unit_chunks: Vec<u32>,
     /// Mean number of chunks of the code files that have any.
     avg_chunks: f32,
+    #[serde(with = "packed")]
     chunks: Vec<Chunk>,
+    #[serde(with = "packed")]
     terms: Vec<TermEntry>,
+    #[serde(with = "packed")]
     postings: Vec<Posting>,
+    #[serde(with = "packed")]
     path_terms: Vec<TermEntry>,
+    #[serde(with = "packed")]
     path_postings: Vec<PathPosting>,
     /// File-level BM25 over code files (unit, impact).
+    #[serde(with = "packed")]
     file_terms: Vec<TermEntry>,
+    #[serde(with = "packed")]
     file_postings: Vec<PathPosting>,
     /// (hash of stemmed normalised name, def chunk), sorted.
+    #[serde(with = "packed")]
     names: Vec<(u64, u32)>,
     fuzzy: Vec<FuzzyName>,
+    #[serde(with = "packed")]
     fuzzy_chunks: Vec<u32>,
     /// (implementation unit, its test unit, share), sorted: tests paired with what they test.
+    #[serde(with = "packed")]
     companions: Vec<(u32, u32, f32)>,
     /// Per prose document, the byte offset of each line start.
     doc_lines: Vec<Vec<u32>>,

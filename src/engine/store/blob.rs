@@ -27,7 +27,7 @@ use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 use crate::engine::base::error::EngineError;
 use crate::engine::base::guarded::{self, Follow};
 use crate::engine::base::model::{GoModule, ParsedFile};
-use crate::engine::ingest::history::CommitHistory;
+use crate::engine::ingest::history::{MAX_COMMITS, MAX_FILES_PER_COMMIT};
 use crate::engine::search::{SearchWeights, TextDoc};
 use crate::engine::store::dir::{self, DiskCache};
 use crate::engine::store::files::write_atomic;
@@ -56,7 +56,7 @@ pub const GRAPH: BlobKind = BlobKind {
 pub const SEARCH: BlobKind = BlobKind {
     file_name: dir::SEARCH_FILE,
     magic: b"MSSEARC\0",
-    version: 1,
+    version: 2,
     what: "search index",
 };
 
@@ -65,12 +65,21 @@ pub const SEARCH: BlobKind = BlobKind {
 pub const HISTORY: BlobKind = BlobKind {
     file_name: dir::HISTORY_INDEX_FILE,
     magic: b"MSHISTI\0",
-    version: 1,
+    version: 2,
     what: "history index",
 };
 
+/// What the docs held when last read (`index::parts::DocTable`): size, mtime and hash of
+/// each, so a warm search need not read them.
+pub const DOCS: BlobKind = BlobKind {
+    file_name: dir::DOCS_FILE,
+    magic: b"MSDOCST\0",
+    version: 1,
+    what: "doc table",
+};
+
 /// Every derived kind, for `cache clear` and the temporary-file rules.
-pub const ALL: [BlobKind; 3] = [GRAPH, SEARCH, HISTORY];
+pub const ALL: [BlobKind; 4] = [GRAPH, SEARCH, HISTORY, DOCS];
 
 /// Head: magic (8), version (4), code fingerprint (8), input key (8).
 const HEAD_LEN: usize = 28;
@@ -126,9 +135,15 @@ const HISTORY_SOURCES: [&[u8]; 5] = [
     include_bytes!("../search/build.rs"),
     include_bytes!("../ingest/history.rs"),
 ];
-const SEARCH_SOURCES: [&[u8]; 10] = [
+/// What decides a doc's text and whether it is kept, and the table's layout.
+const DOCS_SOURCES: [&[u8]; 2] = [
+    include_bytes!("../ingest/content.rs"),
+    include_bytes!("../index/parts.rs"),
+];
+const SEARCH_SOURCES: [&[u8]; 11] = [
     include_bytes!("../search/build.rs"),
     include_bytes!("../search/mod.rs"),
+    include_bytes!("../search/packed.rs"),
     include_bytes!("../search/tokenize.rs"),
     include_bytes!("../search/lex.rs"),
     include_bytes!("../base/paths.rs"),
@@ -149,6 +164,8 @@ fn code_fingerprint(kind: &BlobKind) -> u64 {
         &GRAPH_SOURCES
     } else if *kind == HISTORY {
         &HISTORY_SOURCES
+    } else if *kind == DOCS {
+        &DOCS_SOURCES
     } else {
         &SEARCH_SOURCES
     };
@@ -183,7 +200,7 @@ impl InputKey {
         h.update(&(docs.len() as u64).to_le_bytes());
         for d in docs {
             hash_str(&mut h, &d.path);
-            h.update(&xxh3_64(d.text.as_bytes()).to_le_bytes());
+            h.update(&d.hash.to_le_bytes());
         }
         // Weights are plain numbers; their JSON form is stable and covers every field.
         let weights = serde_json::to_vec(weights).unwrap_or_default();
@@ -193,26 +210,23 @@ impl InputKey {
 }
 
 impl InputKey {
-    /// The history index's inputs: the commit history and the files' paths (in index order).
-    pub fn history(history: &CommitHistory, files: &[ParsedFile]) -> InputKey {
+    /// The doc table's: the largest doc read (a larger one is kept out).
+    pub fn doc_table(max_doc_size: u64) -> InputKey {
+        InputKey(xxh3_64(&max_doc_size.to_le_bytes()))
+    }
+
+    /// The history index's inputs: the commit `HEAD` pointed at when the history was read
+    /// (which, with the limits of the read, decides the history, as the history cache has
+    /// it) and the files' paths (in index order).
+    pub fn history(head: &str, files: &[ParsedFile]) -> InputKey {
         let mut h = Xxh3::new();
         h.update(&(files.len() as u64).to_le_bytes());
         for f in files {
             hash_str(&mut h, &f.path);
         }
-        h.update(&(history.subjects.len() as u64).to_le_bytes());
-        for s in &history.subjects {
-            hash_str(&mut h, s);
-        }
-        h.update(&(history.touched.len() as u64).to_le_bytes());
-        for (path, ids) in &history.touched {
-            hash_str(&mut h, path);
-            h.update(&(ids.len() as u64).to_le_bytes());
-            for id in ids {
-                h.update(&id.to_le_bytes());
-            }
-        }
-        h.update(&(history.commits_read as u64).to_le_bytes());
+        hash_str(&mut h, head);
+        h.update(&(MAX_COMMITS as u64).to_le_bytes());
+        h.update(&(MAX_FILES_PER_COMMIT as u64).to_le_bytes());
         InputKey(h.digest())
     }
 }
@@ -462,7 +476,10 @@ mod tests {
             .map(|e| e.file_name().to_string_lossy().into_owned())
             .collect();
         names.sort();
-        assert_eq!(names, ["graph.bin", "history-index.bin", "search.bin"]);
+        assert_eq!(
+            names,
+            ["docs.bin", "graph.bin", "history-index.bin", "search.bin"]
+        );
         // Each kind proves the directory is a mapscope cache (`cache clear` may remove it).
         assert!(crate::engine::store::clear::owned_files(cache.dir())
             .unwrap()

@@ -16,16 +16,18 @@ pub const HISTORY_FILE: &str = "history.json";
 pub const GRAPH_FILE: &str = "graph.bin";
 pub const SEARCH_FILE: &str = "search.bin";
 pub const HISTORY_INDEX_FILE: &str = "history-index.bin";
+pub const DOCS_FILE: &str = "docs.bin";
 /// Held (`store::files::try_lock`) by the one `cache warm` running for this repository.
 pub const WARM_LOCK_FILE: &str = "warm.lock";
 /// Every file mapscope writes in a repository's cache directory, besides the temporary
 /// files it writes them through (`store::files`): `cache clear` removes these and no other.
-pub const OWNED_FILES: [&str; 6] = [
+pub const OWNED_FILES: [&str; 7] = [
     TAGS_FILE,
     HISTORY_FILE,
     GRAPH_FILE,
     SEARCH_FILE,
     HISTORY_INDEX_FILE,
+    DOCS_FILE,
     WARM_LOCK_FILE,
 ];
 

@@ -27,20 +27,35 @@ struct Cached {
     history: CommitHistory,
 }
 
+/// A history read through the cache.
+#[derive(Debug)]
+pub struct HistoryRead {
+    pub history: Option<CommitHistory>,
+    /// Taken from the cache.
+    pub cached: bool,
+    /// The commit `HEAD` pointed at (for `Repo` with a cache), which the history is of.
+    pub head: Option<String>,
+}
+
 /// `read` for `Repo`, through a cache in `cache_dir` keyed by the commit `HEAD` points at: a
-/// repository whose `HEAD` has not moved since the last run costs one `git rev-parse`
-/// instead of a `git log` (~0.3–0.6 s on a 10 k-commit repository). Returns the history and
-/// whether it came from the cache. A cache that cannot be read or written is ignored.
+/// repository whose `HEAD` has not moved since the last run costs reading `HEAD` (git's
+/// files, else `git rev-parse`) instead of a `git log` (~0.3–0.6 s on a 10 k-commit
+/// repository). A cache that cannot be read or written is ignored.
 pub fn read_cached(
     root: &Path,
     source: &HistorySource,
     cache_dir: Option<&Path>,
-) -> Result<(Option<CommitHistory>, bool), HistoryError> {
+) -> Result<HistoryRead, HistoryError> {
+    let uncached = |history| HistoryRead {
+        history,
+        cached: false,
+        head: None,
+    };
     let (HistorySource::Repo, Some(dir)) = (source, cache_dir) else {
-        return read(root, source).map(|h| (h, false));
+        return read(root, source).map(uncached);
     };
     let Some(head) = head_commit(root)? else {
-        return read(root, source).map(|h| (h, false));
+        return read(root, source).map(uncached);
     };
     let file = dir.join(HISTORY_FILE);
     if let Some(cached) = guarded::read(&file, MAX_CACHE_FILE, Follow::No)
@@ -51,13 +66,17 @@ pub fn read_cached(
             && cached.max_commits == MAX_COMMITS
             && cached.max_files_per_commit == MAX_FILES_PER_COMMIT
         {
-            return Ok((Some(cached.history), true));
+            return Ok(HistoryRead {
+                history: Some(cached.history),
+                cached: true,
+                head: Some(head),
+            });
         }
     }
     let history = read(root, source)?;
     if let Some(history) = &history {
         let cached = Cached {
-            head,
+            head: head.clone(),
             max_commits: MAX_COMMITS,
             max_files_per_commit: MAX_FILES_PER_COMMIT,
             history: history.clone(),
@@ -67,7 +86,11 @@ pub fn read_cached(
             let _ = write_atomic(dir, HISTORY_FILE, &bytes);
         }
     }
-    Ok((history, false))
+    Ok(HistoryRead {
+        history,
+        cached: false,
+        head: Some(head),
+    })
 }
 
 /// True when `bytes` are a history cache file (for `cache clear`, which removes only files
@@ -87,18 +110,25 @@ mod tests {
         let (dir, _) = two_commits();
         let cache = tempfile::tempdir().expect("tempdir");
         let repo = dir.path();
-        let (h, cached) =
-            read_cached(repo, &HistorySource::Repo, Some(cache.path())).expect("reads");
+        let HistoryRead {
+            history: h, cached, ..
+        } = read_cached(repo, &HistorySource::Repo, Some(cache.path())).expect("reads");
         assert!(!cached);
         assert_eq!(h.as_ref().map(|h| h.subjects.len()), Some(2));
-        let (again, cached) =
-            read_cached(repo, &HistorySource::Repo, Some(cache.path())).expect("reads");
+        let HistoryRead {
+            history: again,
+            cached,
+            ..
+        } = read_cached(repo, &HistorySource::Repo, Some(cache.path())).expect("reads");
         assert!(cached);
         assert_eq!(again, h);
         std::fs::write(repo.join("top.py"), "X = 2\n").expect("write");
         git(repo, &["commit", "-qam", "Bump X"]);
-        let (moved, cached) =
-            read_cached(repo, &HistorySource::Repo, Some(cache.path())).expect("reads");
+        let HistoryRead {
+            history: moved,
+            cached,
+            ..
+        } = read_cached(repo, &HistorySource::Repo, Some(cache.path())).expect("reads");
         assert!(!cached);
         assert_eq!(
             moved.map(|h| h.subjects[0].clone()).as_deref(),
@@ -106,8 +136,9 @@ mod tests {
         );
         // A damaged cache file is read around.
         std::fs::write(cache.path().join(HISTORY_FILE), "{").expect("write");
-        let (h, cached) =
-            read_cached(repo, &HistorySource::Repo, Some(cache.path())).expect("reads");
+        let HistoryRead {
+            history: h, cached, ..
+        } = read_cached(repo, &HistorySource::Repo, Some(cache.path())).expect("reads");
         assert!(!cached);
         assert_eq!(h.map(|h| h.subjects.len()), Some(3));
     }

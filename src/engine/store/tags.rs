@@ -45,7 +45,8 @@ use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 use crate::engine::base::error::EngineError;
 use crate::engine::base::guarded::{self, Follow};
 use crate::engine::base::model::{
-    Container, Definition, FileTags, Import, Lang, MapLines, ParsedFile, RefList, UnreadLinks,
+    Container, DecodedLinks, Definition, FileTags, Import, Lang, MapLines, ParsedFile, RefList,
+    UnreadLinks,
 };
 use crate::engine::ingest::lang;
 use crate::engine::store::dir::{DiskCache, TAGS_FILE};
@@ -63,7 +64,7 @@ use crate::engine::store::files::{create_temp, remove_orphaned_temps, rename_ove
 /// 9: the header's `read_since_ns` and each entry's `MapLines` (a warm map reads no
 ///    unchanged file, see `TagStore::unchanged_for_map`).
 /// 10: an entry's references and imports are one length-prefixed byte string (`Links`), so a
-///    map-only load can keep them undecoded (`Decode::MapOnly`).
+///    map-only load can keep them undecoded (`Decode::LinksUnread`).
 /// 11: each definition's `container` and the entry's table of them (`FileTags::containers`);
 ///    scope lines include the headers of containers that are not definitions.
 /// 12: `Definition::declaration` and `DefKind::Module`; C++ files are parsed with their
@@ -98,7 +99,7 @@ pub struct CachedTags {
     pub tags: Arc<FileTags>,
     /// What a map renders of the file (from the cache file; `None` from a previous index).
     pub lines: Option<Arc<MapLines>>,
-    /// `tags`' references and imports, still encoded (`Decode::MapOnly`): `tags` has none.
+    /// `tags`' references and imports, still encoded (`Decode::LinksUnread`): `tags` has none.
     pub unread_links: Option<UnreadLinks>,
 }
 
@@ -108,10 +109,11 @@ pub enum Decode {
     /// Everything.
     Full,
     /// All but the references and imports, which stay encoded in the file's buffer
-    /// (`CachedTags::unread_links`) until something asks for them (`read_links`). A warm
-    /// map whose graph comes from the derived cache never does, and their decoding would be
-    /// a large share of its CPU.
-    MapOnly,
+    /// (`CachedTags::unread_links`) until something asks for them (`read_links`, or one
+    /// file's `ParsedFile::refs`). A warm map whose graph comes from the derived cache never
+    /// does, a warm search only for the files it shows, and their decoding would be a large
+    /// share of either's CPU.
+    LinksUnread,
 }
 
 /// Cached tags by repo-relative path, loaded from disk (or taken from a previous index).
@@ -153,11 +155,7 @@ impl TagStore {
         let read_since = self.read_since_ns?;
         let hit = self.files.get(path)?;
         let same = hit.lang == lang && hit.size == size && hit.mtime_ns == mtime_ns;
-        (same
-            && mtime_ns != 0
-            && mtime_ns < read_since.saturating_sub(RACY_NS)
-            && hit.lines.is_some())
-        .then_some(hit)
+        (same && stamp_trusted(mtime_ns, read_since) && hit.lines.is_some()).then_some(hit)
     }
 
     /// A store holding the tags of already parsed files (sharing them, not copying).
@@ -190,6 +188,13 @@ impl TagStore {
     pub fn is_empty(&self) -> bool {
         self.files.is_empty()
     }
+}
+
+/// Whether a file last modified at `mtime_ns` (known: not 0) kept the content it had when
+/// read at `read_since_ns` or later, as long as its size and mtime have not changed:
+/// modified well before the read (`RACY_NS`).
+pub fn stamp_trusted(mtime_ns: i64, read_since_ns: i64) -> bool {
+    mtime_ns != 0 && mtime_ns < read_since_ns.saturating_sub(RACY_NS)
 }
 
 /// The hash the cache and refreshes compare file contents by.
@@ -507,10 +512,25 @@ fn encode_links(tags: &FileTags) -> Result<Vec<u8>, postcard::Error> {
     })
 }
 
-/// `tags` (whose references and imports are `links`, undecoded) with them decoded.
+/// An entry's references and imports, decoded (`UnreadLinks::decode`).
+fn decode_links(bytes: &[u8]) -> Option<DecodedLinks> {
+    let links: Links = postcard::from_bytes(bytes).ok()?;
+    Some(DecodedLinks {
+        refs: links.refs,
+        imports: links.imports,
+    })
+}
+
+/// `tags` (whose references and imports are `links`, undecoded) with them decoded (a copy
+/// of those a clone of `links` decoded already).
 fn with_links(tags: &FileTags, links: &UnreadLinks) -> Result<FileTags, String> {
-    let decoded: Links =
-        postcard::from_bytes(links.bytes()).map_err(|e| format!("undecodable ({e})"))?;
+    let decoded = match links.decoded_if_done() {
+        Some(done) => Links {
+            refs: done.refs.clone(),
+            imports: done.imports.clone(),
+        },
+        None => postcard::from_bytes(links.bytes()).map_err(|e| format!("undecodable ({e})"))?,
+    };
     Ok(FileTags {
         defs: tags.defs.clone(),
         refs: decoded.refs,
@@ -523,7 +543,7 @@ fn with_links(tags: &FileTags, links: &UnreadLinks) -> Result<FileTags, String> 
 }
 
 /// Decodes the references and imports `file` took undecoded from the cache
-/// (`Decode::MapOnly`) into its tags. An entry that does not decode (which its checksum
+/// (`Decode::LinksUnread`) into its tags. An entry that does not decode (which its checksum
 /// makes a bug, not damage) leaves the file without references, and says so.
 pub fn read_links(file: &mut ParsedFile) -> Result<(), String> {
     let Some(links) = file.unread_links.take() else {
@@ -582,16 +602,17 @@ fn decode_store(bytes: Vec<u8>, root: &Path, decode: Decode) -> Result<TagStore,
                 let links: Links = postcard::from_bytes(e.links).map_err(undecodable)?;
                 (links.refs, links.imports, None)
             }
-            Decode::MapOnly => {
+            Decode::LinksUnread => {
                 // Where the borrowed bytes sit in the buffer they were borrowed from.
                 let start = (e.links.as_ptr() as usize)
                     .checked_sub(bytes.as_ptr() as usize)
                     .filter(|start| start + e.links.len() <= bytes.len())
                     .ok_or("undecodable (references outside the file)")?;
-                let links = UnreadLinks {
-                    buf: Arc::clone(&bytes),
-                    range: start..start + e.links.len(),
-                };
+                let links = UnreadLinks::new(
+                    Arc::clone(&bytes),
+                    start..start + e.links.len(),
+                    decode_links,
+                );
                 (RefList::default(), Vec::new(), Some(links))
             }
         };
@@ -622,7 +643,7 @@ fn decode_store(bytes: Vec<u8>, root: &Path, decode: Decode) -> Result<TagStore,
             .collect::<Result<Vec<_>, String>>()?
             .into_iter()
             .collect(),
-        Decode::MapOnly => entries.into_iter().map(cached).collect::<Result<_, _>>()?,
+        Decode::LinksUnread => entries.into_iter().map(cached).collect::<Result<_, _>>()?,
     };
     Ok(TagStore {
         files,
@@ -721,7 +742,7 @@ mod tests {
         .with_stamp(7, content_hash(text));
         cache.save(std::slice::from_ref(&file), now_ns()).unwrap();
 
-        let lazy = cache.load_for(Decode::MapOnly).store;
+        let lazy = cache.load_for(Decode::LinksUnread).store;
         let entry = &lazy.files["a.py"];
         assert!(entry.tags.refs.is_empty() && entry.tags.imports.is_empty());
         assert_eq!(entry.tags.defs, file.tags.defs);
