@@ -51,6 +51,8 @@ const NO_CHUNK: u32 = u32::MAX;
 const RUNNERS_UP: usize = 3;
 /// The best this-many implementation files lend score to their tests.
 const COMPANION_SOURCES: usize = 16;
+/// The best this-many files lend score to the files changed together with them.
+const COCHANGE_SOURCES: usize = 8;
 /// Hits considered for "who calls X" before its uses are put first.
 const CALLERS_POOL: usize = 32;
 
@@ -300,6 +302,9 @@ fn run(idx: &SearchIndex, ctx: &SearchContext, args: RunArgs, s: &mut Scratch) -
     pass.gather_files(s);
     pass.diffuse(s);
     let mut files = pass.score_files(s, &mut counts);
+    if pass.w.cochange > 0.0 {
+        pass.lift_cochange(s, &mut files);
+    }
     if pass.w.test_companion > 0.0 {
         pass.lift_companions(s, &mut files);
     }
@@ -811,6 +816,47 @@ impl Pass<'_, '_> {
             }
         }
         files
+    }
+
+    /// Files changed together follow each other: the best files lend `cochange` × their
+    /// score × the pair's strength to their co-change partners (after the partner's own
+    /// demotion, so a test partner stays a test).
+    fn lift_cochange(&self, s: &mut Scratch, files: &mut Vec<(f32, u32)>) {
+        let Some(h) = self.ctx.history else {
+            return;
+        };
+        if h.cochange.is_empty() {
+            return;
+        }
+        let n = self.idx.n_files;
+        files.sort_by(by_score_desc);
+        let mut lent: Vec<(u32, f32)> = Vec::new();
+        for &(sc, u) in files.iter().take(COCHANGE_SOURCES) {
+            if (u as usize) < n {
+                lent.extend(h.cochange.partners(u).map(|(j, st)| (j, sc * st)));
+            }
+        }
+        let share = self.w.cochange as f32;
+        for (j, v) in lent {
+            if j as usize >= n {
+                continue;
+            }
+            self.prepare(s, j as usize);
+            let ua = s.unit(j);
+            if !ua.allowed {
+                continue;
+            }
+            let add = share * v * ua.penalty;
+            if ua.score > 0.0 {
+                ua.score += add;
+                if let Some(f) = files.iter_mut().find(|f| f.1 == j) {
+                    f.0 = ua.score;
+                }
+            } else {
+                ua.score = add;
+                files.push((add, j));
+            }
+        }
     }
 
     /// Tests follow what they test: the best implementation files lend part of their score
