@@ -866,39 +866,3 @@ fn package_entry_files_match_their_folder_name() {
     let got = ranked(&index, &files, "approx");
     assert_eq!(got.first().map(String::as_str), Some("src/approx/index.ts"));
 }
-
-#[test]
-fn cochange_brings_the_files_changed_with_a_match() {
-    use mapscope::engine::ingest::history::parse_log;
-    use mapscope::engine::search::{HistoryIndex, SearchWeights};
-    // Only the router names the query; the history changed the handler list with it twice,
-    // and the logger once with each (chance, not a pair).
-    let files = vec![
-        one_fn("src/handlers.ts", "listHandlers"),
-        one_fn("src/logger.ts", "writeLog"),
-        one_fn("src/router.ts", "matchRoute"),
-    ];
-    let log = "\u{1e}Register the health endpoint\u{1f}\n\nsrc/router.ts\nsrc/handlers.ts\n\
-               \u{1e}Split the admin endpoints\u{1f}\n\nsrc/handlers.ts\nsrc/router.ts\n\
-               \u{1e}Quieter startup\u{1f}\n\nsrc/router.ts\nsrc/logger.ts\n\
-               \u{1e}Rotate files\u{1f}\n\nsrc/logger.ts\nsrc/handlers.ts\n";
-    let history = HistoryIndex::build(&parse_log(log, true), &files);
-    let ctx = SearchContext {
-        files: &files,
-        docs: &[],
-        prior: &[],
-        neighbors: &[],
-        history: Some(&history),
-    };
-    let search = |cochange: f64| -> Vec<String> {
-        let w = SearchWeights {
-            cochange,
-            ..SearchWeights::default()
-        };
-        let index = SearchIndex::build_with(&files, &[], w);
-        let resp = index.search(&ctx, "matchRoute", &files_mode(10));
-        resp.files.into_iter().map(|f| f.0).collect()
-    };
-    assert_eq!(search(0.0), ["src/router.ts"]);
-    assert_eq!(search(0.3), ["src/router.ts", "src/handlers.ts"]);
-}

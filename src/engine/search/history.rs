@@ -10,7 +10,6 @@
 use std::collections::HashMap;
 
 use super::build::unit_postings;
-use super::cochange::CoChange;
 use super::tokenize::{term_hash, Tokenizer};
 use super::{PathPosting, TermEntry};
 use crate::engine::base::model::ParsedFile;
@@ -36,8 +35,6 @@ pub struct HistoryIndex {
     pub commits: usize,
     /// Indexed code files with at least one commit.
     pub files: usize,
-    /// The files each file was changed together with.
-    pub(super) cochange: CoChange,
 }
 
 impl HistoryIndex {
@@ -59,12 +56,10 @@ impl HistoryIndex {
             .collect();
         let mut docs: Vec<Doc> = Vec::new();
         let mut used = vec![false; history.subjects.len()];
-        let mut per_file: Vec<(u32, &[u32])> = Vec::new();
         for (path, ids) in &history.touched {
             let Ok(unit) = files.binary_search_by(|f| f.path.as_str().cmp(path)) else {
                 continue;
             };
-            per_file.push((unit as u32, ids));
             let mut tf: HashMap<u64, f64> = HashMap::new();
             let mut len = 0.0;
             for &id in ids {
@@ -105,7 +100,6 @@ impl HistoryIndex {
             postings,
             commits: used.iter().filter(|&&u| u).count(),
             files: docs.len(),
-            cochange: CoChange::build(&per_file),
         }
     }
 
@@ -121,7 +115,7 @@ impl HistoryIndex {
             .iter()
             .all(|t| t.start as usize + t.len as usize <= self.postings.len());
         let units_ok = self.postings.iter().all(|p| (p.unit as usize) < n_files);
-        if entries_ok && units_ok && self.files <= n_files && self.cochange.fits(n_files) {
+        if entries_ok && units_ok && self.files <= n_files {
             Ok(())
         } else {
             Err("its postings do not fit the files".into())

@@ -18,7 +18,6 @@
 //! then everything else by score), implementation before tests within a tier.
 
 mod build;
-mod cochange;
 mod container;
 mod describe;
 mod glossary;

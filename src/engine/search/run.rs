@@ -51,11 +51,6 @@ const NO_CHUNK: u32 = u32::MAX;
 const RUNNERS_UP: usize = 3;
 /// The best this-many implementation files lend score to their tests.
 const COMPANION_SOURCES: usize = 16;
-/// The best this-many files lend score to the files changed together with them.
-const COCHANGE_SOURCES: usize = 8;
-/// A co-change loan is at most this share of its source's score: a partner found only
-/// through history stays under the file that matched.
-const COCHANGE_MAX_SHARE: f32 = 0.99;
 /// Hits considered for "who calls X" before its uses are put first.
 const CALLERS_POOL: usize = 32;
 
@@ -305,9 +300,6 @@ fn run(idx: &SearchIndex, ctx: &SearchContext, args: RunArgs, s: &mut Scratch) -
     pass.gather_files(s);
     pass.diffuse(s);
     let mut files = pass.score_files(s, &mut counts);
-    if pass.w.cochange > 0.0 {
-        pass.lift_cochange(s, &mut files);
-    }
     if pass.w.test_companion > 0.0 {
         pass.lift_companions(s, &mut files);
     }
@@ -819,55 +811,6 @@ impl Pass<'_, '_> {
             }
         }
         files
-    }
-
-    /// Files changed together follow each other: each of the best files lends `cochange` ×
-    /// its score × the pair's strength to its co-change partners (after the partner's own
-    /// demotion, so a test partner stays a test). A partner takes the largest loan, not
-    /// their sum (a hub changed with everything would collect from every source), and a loan
-    /// is never more than `COCHANGE_MAX_SHARE` of its source's score.
-    fn lift_cochange(&self, s: &mut Scratch, files: &mut Vec<(f32, u32)>) {
-        let Some(h) = self.ctx.history else {
-            return;
-        };
-        if h.cochange.is_empty() {
-            return;
-        }
-        let n = self.idx.n_files;
-        files.sort_by(by_score_desc);
-        let share = self.w.cochange as f32;
-        let mut lent: Vec<(u32, f32)> = Vec::new();
-        for &(sc, u) in files.iter().take(COCHANGE_SOURCES) {
-            if (u as usize) < n {
-                lent.extend(
-                    h.cochange
-                        .partners(u)
-                        .map(|(j, st)| (j, (share * st).min(COCHANGE_MAX_SHARE) * sc)),
-                );
-            }
-        }
-        lent.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
-        lent.dedup_by_key(|x| x.0);
-        for (j, v) in lent {
-            if j as usize >= n {
-                continue;
-            }
-            self.prepare(s, j as usize);
-            let ua = s.unit(j);
-            if !ua.allowed {
-                continue;
-            }
-            let add = v * ua.penalty;
-            if ua.score > 0.0 {
-                ua.score += add;
-                if let Some(f) = files.iter_mut().find(|f| f.1 == j) {
-                    f.0 = ua.score;
-                }
-            } else {
-                ua.score = add;
-                files.push((add, j));
-            }
-        }
     }
 
     /// Tests follow what they test: the best implementation files lend part of their score

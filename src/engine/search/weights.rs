@@ -118,10 +118,6 @@ pub struct SearchWeights {
     /// Multiplier of the history signal added after the demotions and the prior (a test
     /// file's past changes count in full).
     pub history_post: f64,
-    /// Co-change: each of the best few files lends this share of its score to the files
-    /// the history most often changed together with it (`search::cochange`), times how
-    /// often (0 = off). Needs the history.
-    pub cochange: f64,
     /// Score multiplier for examples, playgrounds, benchmarks, docs folders, `.d.ts` (0.8 was
     /// chosen by leave-one-dataset-out on the six shared datasets).
     pub penalty_secondary: f64,
@@ -214,7 +210,6 @@ impl Default for SearchWeights {
             history: 0.0,
             history_covers: true,
             history_post: 0.7,
-            cochange: 0.0,
             penalty_secondary: 0.8,
             doc_chunk: 0.6,
 

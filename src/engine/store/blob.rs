@@ -119,9 +119,8 @@ const GRAPH_SOURCES: [&[u8]; 35] = [
     include_bytes!("../base/words.rs"),
     include_bytes!("../link/graph/store.rs"),
 ];
-const HISTORY_SOURCES: [&[u8]; 6] = [
+const HISTORY_SOURCES: [&[u8]; 5] = [
     include_bytes!("../search/history.rs"),
-    include_bytes!("../search/cochange.rs"),
     include_bytes!("../search/tokenize.rs"),
     include_bytes!("../base/words.rs"),
     include_bytes!("../search/build.rs"),
