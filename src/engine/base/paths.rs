@@ -172,9 +172,11 @@ pub(crate) fn classify(path: &str) -> PathClass {
     class
 }
 
-/// Folder names that hold a copy of another project: the generic ones, and googletest's,
-/// the library most often bundled whole into C and C++ repositories.
+/// Folder names that hold a copy of another project: the generic ones (`deps/` is C's and
+/// Node's: redis' `deps/jemalloc`, node's `deps/v8`, libgit2's `deps/zlib`), and
+/// googletest's, the library most often bundled whole into C and C++ repositories.
 const VENDORED_DIRS: &[&str] = &[
+    "deps",
     "third_party",
     "third-party",
     "thirdparty",
@@ -426,6 +428,11 @@ mod tests {
         assert!(is_vendored("test/gtest/gtest/gtest.h", 10));
         assert!(is_vendored("deps/third_party/zlib/inflate.c", 10));
         assert!(is_vendored("src/3rdparty/x.cc", 10));
+        assert!(is_vendored(
+            "deps/jemalloc/include/jemalloc/internal/tsd.h",
+            10
+        ));
+        assert!(!is_vendored("src/deps.c", 10));
         assert!(is_vendored("test/gtest/gmock-gtest-all.cc", 532_839));
         assert!(is_vendored("src/sqlite3-amalgamation.c", 8_000_000));
         // Size alone is not enough, nor the name alone.
