@@ -228,25 +228,18 @@ impl Index {
         };
         // The history is read beside the walk and the parse (a root that does not resolve
         // fails the walk, below).
-        let history_job = root.canonicalize().map(|root| {
+        let start_history = |root: &Path| {
             HistoryJob::start(
-                &root,
+                root,
                 &opts.history,
                 opts.use_cache,
                 reuse,
                 opts.lazy_sources,
             )
-        });
+        };
+        let history_job = root.canonicalize().map(|root| start_history(&root));
         let (walked, root, walk_ms) = build.walk(root)?;
-        let history_job = history_job.unwrap_or_else(|_| {
-            HistoryJob::start(
-                &root,
-                &opts.history,
-                opts.use_cache,
-                reuse,
-                opts.lazy_sources,
-            )
-        });
+        let history_job = history_job.unwrap_or_else(|_| start_history(&root));
         // Only a small one-shot build skips the trims after its parse.
         let trim_heap =
             !build.one_shot || trims_heap_after_parse(walked.files.iter().map(|f| f.size).sum());
