@@ -439,7 +439,7 @@ mod tests {
         // The worker's own start (loading syntect's syntaxes and theme: seconds in a debug
         // build on a loaded machine) is not what is measured: it is done before the warm-up.
         w.request(small(1));
-        let ready = rx.recv_timeout(std::time::Duration::from_secs(60)).unwrap();
+        let ready = rx.recv_timeout(std::time::Duration::from_secs(30)).unwrap();
         assert_eq!(ready.ticket, 1);
         while rx.try_recv().is_ok() {}
         let huge: String = (0..200_000)
