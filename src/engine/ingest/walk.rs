@@ -656,12 +656,14 @@ impl PathFilter {
             return WalkClass::Outside;
         }
         if is_dir {
-            WalkClass::Dir
-        } else if is_candidate_name(&name.to_string_lossy())
-            || crate::engine::ingest::lang::unsupported_language(&name.to_string_lossy()).is_some()
+            return WalkClass::Dir;
+        }
+        let name = name.to_string_lossy();
+        // A source file without a grammar is in the map by its path: its coming and going is
+        // a change too.
+        if is_candidate_name(&name)
+            || crate::engine::ingest::lang::unsupported_language(&name).is_some()
         {
-            // A source file without a grammar is in the map by its path: its coming and
-            // going is a change too.
             WalkClass::File
         } else {
             WalkClass::Outside

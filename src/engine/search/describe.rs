@@ -53,19 +53,12 @@ fn aliases_imported_member(file: &ParsedFile, def: &Definition) -> bool {
         return false;
     };
     let value = value.trim().trim_end_matches(';').trim_end();
-    let mut segments = value.split('.');
-    let (Some(head), Some(last)) = (segments.next(), value.rsplit('.').next()) else {
+    let (Some((head, _)), Some((_, last))) = (value.split_once('.'), value.rsplit_once('.')) else {
         return false;
-    };
-    let is_ident = |s: &str| {
-        !s.is_empty()
-            && s.chars()
-                .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
-            && !s.starts_with(|c: char| c.is_ascii_digit())
     };
     last == def.name
         && head != last
-        && value.split('.').all(is_ident)
+        && value.split('.').all(super::query::is_identifier)
         && file.imports().iter().any(|i| {
             i.namespace.as_deref() == Some(head)
                 || i.names

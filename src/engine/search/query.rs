@@ -187,7 +187,7 @@ pub(crate) fn is_ident_char(c: char) -> bool {
     (c.is_alphanumeric() || c == '_' || c == '$') && !is_cjk(c)
 }
 
-fn is_identifier(s: &str) -> bool {
+pub(super) fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
     chars
         .next()

@@ -597,23 +597,26 @@ impl Pass<'_, '_> {
                 .qualified_name(def)
                 .unwrap_or_else(|| def.name.clone())
         };
-        let with_body: HashSet<String> = named
+        // Each definition's place and qualified name, once: `place` reads the file's lines
+        // (an import binding's test) and the key is a string.
+        let placed: Vec<(u32, usize, &Definition, &ParsedFile, String)> = named
             .iter()
-            .filter_map(|&c| place(c))
-            .filter(|(_, def, _)| !def.declaration)
-            .map(|(_, def, file)| qualified_key(file, def))
+            .filter_map(|&c| {
+                place(c).map(|(u, def, file)| (c, u, def, file, qualified_key(file, def)))
+            })
             .collect();
-        let mut first_line: HashMap<(usize, String), u32> = HashMap::new();
-        for (u, def, file) in named.iter().filter_map(|&c| place(c)) {
-            let line = first_line
-                .entry((u, qualified_key(file, def)))
-                .or_insert(u32::MAX);
+        let with_body: HashSet<&str> = placed
+            .iter()
+            .filter(|(_, _, def, _, _)| !def.declaration)
+            .map(|(_, _, _, _, key)| key.as_str())
+            .collect();
+        let mut first_line: HashMap<(usize, &str), u32> = HashMap::new();
+        for (_, u, def, _, key) in &placed {
+            let line = first_line.entry((*u, key.as_str())).or_insert(u32::MAX);
             *line = (*line).min(def.lines.start);
         }
-        for c in named {
-            let Some((u, def, file)) = place(c) else {
-                continue;
-            };
+        for (c, u, def, file, key) in &placed {
+            let (c, u, def, file) = (*c, *u, *def, *file);
             let path = container_of(def, file);
             let in_container = if lookup.container.is_empty() {
                 self.only_file.map(|_| Default::default())
@@ -636,9 +639,9 @@ impl Pass<'_, '_> {
                 own_member: matches!(def.kind, DefKind::Function | DefKind::Method)
                     && path.innermost() == Some(def.name.as_str()),
                 declaration: is_declaration(file, def)
-                    || (def.declaration && with_body.contains(&qualified_key(file, def))),
+                    || (def.declaration && with_body.contains(key.as_str())),
                 redefinition: first_line
-                    .get(&(u, qualified_key(file, def)))
+                    .get(&(u, key.as_str()))
                     .is_some_and(|&first| def.lines.start > first),
             };
             let acc = s.chunk(c);
