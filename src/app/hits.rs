@@ -200,12 +200,7 @@ impl App {
             return text.lines().nth(at).map(str::to_string);
         }
         let hit = self.hits.selected_hit()?;
-        let text = self
-            .index
-            .snapshot
-            .as_ref()
-            .and_then(|i| i.texts.get(&hit.row.path));
-        let Some(text) = text else {
+        let Some(text) = self.file_text(&hit.row.path) else {
             return Some(hit.excerpt.clone());
         };
         let start = hit.row.start.max(1) as usize - 1;
@@ -272,6 +267,7 @@ mod tests {
             low_score: false,
             answer: String::new(),
             latency_ms: 0.0,
+            texts: Default::default(),
         })));
         h
     }

@@ -9,7 +9,6 @@ use ratatui::text::Line;
 
 use super::highlight::{HighlightRequest, HighlightWorker, Highlighted};
 use super::App;
-use crate::engine::live::session::IndexSnapshot;
 use crate::ui::preview::center_scroll;
 use crate::ui::{PreviewRow, PreviewView};
 
@@ -158,7 +157,7 @@ impl PreviewState {
         path: &str,
         mark: Option<(u32, u32)>,
         height: usize,
-        index: Option<&IndexSnapshot>,
+        text: Option<Arc<str>>,
     ) {
         if let Some(p) = &mut self.file {
             if p.path == path {
@@ -169,7 +168,7 @@ impl PreviewState {
                 return;
             }
         }
-        let Some(text) = index.and_then(|i| i.texts.get(path).cloned()) else {
+        let Some(text) = text else {
             self.file = None;
             return;
         };
@@ -282,8 +281,15 @@ impl App {
 
     pub(super) fn open_preview(&mut self, path: &str, mark: Option<(u32, u32)>) {
         let height = self.preview_height();
-        self.preview
-            .open(path, mark, height, self.index.snapshot.as_deref());
+        let text = self.file_text(path);
+        self.preview.open(path, mark, height, text);
+    }
+
+    /// The text of `path`: the index's, or, for a hit in a file the index does not hold (a
+    /// generated file a look-up read), the one its search sent.
+    pub(super) fn file_text(&self, path: &str) -> Option<Arc<str>> {
+        let indexed = self.index.snapshot.as_ref()?.texts.get(path).cloned();
+        indexed.or_else(|| self.hits.list.as_ref()?.texts.get(path).cloned())
     }
 
     /// Re-reads the file shown from a new index (its text may have changed).

@@ -3,6 +3,9 @@
 //! the references pane's lines.
 //! Runs on the UI thread, once per snapshot (not per frame).
 
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
 use crate::engine::base::model::RefKind;
 use crate::engine::index::refs::{RefTarget, RefsAnswer, UseSite};
 use crate::engine::live::session::{source_key, HitsSnapshot, MapSnapshot, WhyData};
@@ -31,6 +34,8 @@ pub struct Hits {
     /// One-sentence extractive answer, shown above the hits.
     pub answer: String,
     pub latency_ms: f64,
+    /// The text of hits' files the index does not hold (`HitsSnapshot::texts`).
+    pub texts: BTreeMap<String, Arc<str>>,
 }
 
 impl Hits {
@@ -53,6 +58,7 @@ impl Hits {
             low_score: s.low_score,
             answer: s.answer.clone(),
             latency_ms: s.latency_ms,
+            texts: s.texts.clone(),
         }
     }
 }

@@ -614,7 +614,7 @@ struct DefinitionFacts {
 fn hit_definitions(index: &Index, r: &SearchResponse) -> Vec<DefinitionFacts> {
     let of = |h: &SearchHit| {
         let name = h.symbol.as_deref().filter(|_| h.kind.is_some())?;
-        let tags = &index.files.get(index.file_index(&h.file_path)?)?.tags;
+        let tags = index.hit_tags(&h.file_path)?;
         let def = tags
             .defs
             .iter()

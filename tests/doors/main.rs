@@ -10,6 +10,7 @@ mod cli_cache;
 mod cli_components;
 mod cli_errors;
 mod cli_eval_symbols;
+mod cli_generated;
 mod cli_map;
 mod cli_output_safety;
 mod cli_path_only;

@@ -231,6 +231,7 @@ impl SessionEngine for Scripted {
                     low_score: false,
                     answer: "`User` is defined in `src/models/user.ts:17–37` (class) and used in 3 files.".into(),
                     latency_ms: 2.0,
+                    texts: Default::default(),
                 });
                 emit(EngineEvent::HitsReady { generation });
             }
@@ -458,6 +459,7 @@ fn long_hits(generation: u64, query: String) -> HitsSnapshot {
         low_score: false,
         answer: String::new(),
         latency_ms: 3.0,
+        texts: Default::default(),
     }
 }
 

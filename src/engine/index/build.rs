@@ -18,6 +18,7 @@ use crate::engine::base::model::GoModule;
 use crate::engine::base::model::{Definition, FileTags, ParsedFile, RefList, SkipReason, Skipped};
 use crate::engine::base::stats::{IndexStats, PhaseTimes};
 use crate::engine::index::derived::{load_checked, load_graph, load_history};
+use crate::engine::index::generated::GeneratedFiles;
 use crate::engine::index::history_job::{HistoryJob, HistoryOutcome};
 use crate::engine::index::memory::{attach_pool_arenas, trims_before_file, trims_heap_after_parse};
 use crate::engine::index::parts::{ms_since, DocEntry, DocStamp, DocTable, SearchAhead};
@@ -26,12 +27,10 @@ use crate::engine::index::{
     BuildPhase, BuildProgress, HistoryStatus, Index, IndexOptions, Reuse, ReuseCounts,
 };
 use crate::engine::ingest::content::load_source;
+use crate::engine::ingest::file_tags::{finish_guarded, parse_guarded};
 use crate::engine::ingest::history::CommitHistory;
 use crate::engine::ingest::lang::{tags_query_compiling, tags_query_prefetched};
-use crate::engine::ingest::mentions::file_mentions;
-use crate::engine::ingest::tags::{
-    extract_component_tags, extract_tags_or_parse, finish_tags, unparsed, ParsedAhead, Tagging,
-};
+use crate::engine::ingest::tags::{ParsedAhead, Tagging};
 use crate::engine::ingest::walk::WalkOutput;
 use crate::engine::ingest::walk::{walk_observed, DocFile, UnsupportedFile, WalkedFile};
 use crate::engine::link::graph::FileGraph;
@@ -313,6 +312,7 @@ impl Index {
             history_head: history.head,
             docs_unsaved: loaded_docs.unsaved,
             derived_saved: Default::default(),
+            generated: GeneratedFiles::new(opts.walk.max_file_size),
             walk_warnings: walked.warnings,
             cache_stale: false,
             cache_write: None,
@@ -838,39 +838,6 @@ pub(super) fn canonical_root(root: &Path) -> Result<PathBuf, EngineError> {
     })
 }
 
-/// Extracts tags, turning a panic inside the parser (which must not happen, but one bad file
-/// must never take the whole index down) into an empty, error-flagged result.
-/// With `may_defer`, a file whose query is still compiling comes back parsed
-/// (`tags::extract_tags_or_parse`).
-/// A component is tagged here, where its path (its own definition's name) is known
-/// (`tags::extract_component_tags`); components are never parsed ahead.
-pub(super) fn parse_guarded(
-    lang: crate::engine::base::model::Lang,
-    path: &str,
-    text: &str,
-    may_defer: bool,
-) -> Tagging {
-    let tagging = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        if lang.is_component() {
-            Tagging::Done(extract_component_tags(path, text))
-        } else {
-            extract_tags_or_parse(lang, text, may_defer)
-        }
-    }))
-    .unwrap_or_else(|_| Tagging::Done(unparsed()));
-    match tagging {
-        Tagging::Done(tags) => Tagging::Done(with_mentions(tags, text)),
-        waiting @ Tagging::QueryCompiling(_) => waiting,
-    }
-}
-
-/// `tags` with the file names `text` mentions (`ingest::mentions`): read from the whole
-/// text, whatever the parser's view of it (a component's template names files too).
-fn with_mentions(mut tags: FileTags, text: &str) -> FileTags {
-    tags.mentions = file_mentions(text);
-    tags
-}
-
 /// Runs `run` on each item of `order` on the rayon pool, each pool thread taking the next
 /// item in `order`'s sequence, and returns every item's result with its index (in no
 /// particular order). An item that comes back waiting is finished (`finish`) after a later
@@ -926,13 +893,6 @@ pub(super) fn run_with_waiting<T: Send, W: Send>(
             .map(|(j, w)| (j, finish(j, w))),
     );
     results
-}
-
-/// `finish_tags` with the same guard as `parse_guarded`.
-pub(super) fn finish_guarded(parsed: ParsedAhead, text: &str) -> FileTags {
-    let tags = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| finish_tags(parsed, text)))
-        .unwrap_or_else(|_| unparsed());
-    with_mentions(tags, text)
 }
 
 /// Reads the prose and config files search's text evidence needs, with their stamps. A

@@ -20,6 +20,7 @@
 pub mod build;
 pub mod derived;
 pub mod explain;
+mod generated;
 pub mod history_job;
 pub mod memory;
 pub mod once;
@@ -258,6 +259,8 @@ pub struct Index {
     linked: OnceLock<Vec<ParsedFile>>,
     /// Which derived structures `save_cache` has stored already.
     derived_saved: DerivedSaved,
+    /// The generated files left out of it, read for look-ups on first need.
+    generated: generated::GeneratedFiles,
     /// The commit history read for search (see `IndexOptions::history`), and its postings.
     history: Option<Arc<CommitHistory>>,
     history_index: Option<HistoryIndex>,

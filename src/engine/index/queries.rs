@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::engine::answer::SymbolLinks;
 use crate::engine::base::heap::release_free_memory;
-use crate::engine::base::model::{RefKind, RefList};
+use crate::engine::base::model::{FileTags, ParsedFile, RefKind, RefList};
 use crate::engine::base::scope::Scope;
 use crate::engine::index::parts::GraphSignals;
 use crate::engine::index::refs::{Direction, RefTarget, RefsRequest};
@@ -20,13 +20,59 @@ use crate::engine::rank::pagerank::{
 use crate::engine::rank::path_only::rank_path_only;
 use crate::engine::rank::repo_map::{build_map_with_paths, MapOptions, PathOnly, RepoMap};
 use crate::engine::rank::task::Task;
+use crate::engine::search::generated;
 use crate::engine::search::{
     HistoryIndex, SearchContext, SearchHit, SearchOptions, SearchResponse, MAX_TOP,
 };
 
 impl Index {
-    /// Runs a search query against this index.
+    /// Runs a search query against this index: its files, then, for a look-up they do not
+    /// answer, the generated files left out of it (`search::generated`).
     pub fn search(&self, query: &str, opts: &SearchOptions) -> SearchResponse {
+        let mut response = self.search_indexed(query, opts);
+        let declared = |h: &SearchHit| self.is_declared(h);
+        if let Some(name) = generated::wanted(&response, &declared).map(|l| l.name.clone()) {
+            let files = self.generated.holding(self, &name);
+            if !files.is_empty() {
+                let files: Vec<&ParsedFile> = files.iter().map(AsRef::as_ref).collect();
+                generated::merge(&mut response, &files, opts, &declared);
+            }
+        }
+        response
+    }
+
+    /// The tags of a file a search hit may name: an indexed file's, or a generated file's
+    /// that a look-up read (`search`).
+    pub fn hit_tags(&self, path: &str) -> Option<Arc<FileTags>> {
+        match self.file_index(path).and_then(|i| self.files.get(i)) {
+            Some(file) => Some(Arc::clone(&file.tags)),
+            None => self.generated.parsed(path).map(|f| Arc::clone(&f.tags)),
+        }
+    }
+
+    /// Whether a definition hit is declared there without a body (a C prototype).
+    fn is_declared(&self, hit: &SearchHit) -> bool {
+        let (Some(name), Some(file)) = (
+            hit.symbol.as_deref(),
+            self.file_index(&hit.file_path)
+                .and_then(|i| self.files.get(i)),
+        ) else {
+            return false;
+        };
+        file.tags
+            .defs
+            .iter()
+            .any(|d| d.name == name && d.lines == hit.line_range && d.declaration)
+    }
+
+    /// The text of a generated file a look-up read (`search`), for a preview of its hits:
+    /// an indexed file's text is in the index already.
+    pub fn generated_text(&self, path: &str) -> Option<Arc<str>> {
+        self.generated.parsed(path)?.source().cloned()
+    }
+
+    /// Runs a search query against the indexed files only (what a map's task follows).
+    fn search_indexed(&self, query: &str, opts: &SearchOptions) -> SearchResponse {
         let (search, _) = self.search_index();
         let ctx = SearchContext {
             files: &self.files,
@@ -233,7 +279,7 @@ impl Index {
                 langs: req.scope.langs.clone(),
                 ..SearchOptions::default()
             };
-            let response = self.search(query, &opts);
+            let response = self.search_indexed(query, &opts);
             let by_path = |p: &str| self.file_index(p);
             task.add_search(&self.files, &response, &terms, &by_path, &req.task);
             if task.search_files.is_empty() {

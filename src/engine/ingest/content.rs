@@ -45,6 +45,18 @@ pub fn load_source(abs_path: &Path, rel_path: &str, max_size: u64) -> Result<Str
     })
 }
 
+/// Reads a file `classify_content` judges generated, for a look-up in it
+/// (`index::generated`): `None` if it cannot be read, is above `max_size`, or is no longer
+/// generated (it changed since the walk). Text as `load_source` gives it.
+pub fn load_generated(abs_path: &Path, rel_path: &str, max_size: u64) -> Option<String> {
+    let bytes = guarded::read(abs_path, max_size, Follow::No).ok()?;
+    if classify_content(rel_path, &bytes) != Some(SkipReason::Generated) {
+        return None;
+    }
+    let text = strip_bom(&bytes);
+    Some(String::from_utf8_lossy(text).into_owned())
+}
+
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 pub(crate) fn strip_bom(bytes: &[u8]) -> &[u8] {

@@ -6,6 +6,7 @@
 pub mod captures;
 pub mod component;
 pub mod content;
+pub mod file_tags;
 pub mod history;
 pub mod lang;
 pub mod mentions;

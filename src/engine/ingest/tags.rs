@@ -21,6 +21,7 @@
 mod conditional;
 mod containers;
 mod declarators;
+mod define_comments;
 mod defs;
 mod imports;
 mod macros;
@@ -235,7 +236,14 @@ pub fn parse_only(lang: Lang, source: &str) -> bool {
 fn parser_view(lang: Lang, source: &str) -> (Lang, Cow<'_, str>) {
     match lang {
         Lang::CSharp => (lang, conditional::first_branches(source)),
-        Lang::Cpp => (lang, macros::without_macros(source)),
+        Lang::C => (lang, define_comments::without_define_comments(source)),
+        Lang::Cpp => match macros::without_macros(source) {
+            Cow::Borrowed(text) => (lang, define_comments::without_define_comments(text)),
+            Cow::Owned(text) => {
+                let blanked = define_comments::without_define_comments(&text).into_owned();
+                (lang, Cow::Owned(blanked))
+            }
+        },
         _ if lang.is_component() => {
             let view = component::script_view(source);
             (view.lang, Cow::Owned(view.text))
@@ -1167,6 +1175,22 @@ fn end_row(node: Node) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A comment inside a macro's value no longer hides the macro, nor what follows it.
+    #[test]
+    fn a_define_with_a_comment_inside_is_a_definition() {
+        let src = "#define wrap(s) (/*CONSTCOND*/1)\n#define twice(x) x /* why */ + x\nint run(void) { return wrap(0); }\n";
+        for lang in [Lang::C, Lang::Cpp] {
+            let tags = extract_tags(lang, src);
+            let names: Vec<(&str, u32)> = tags
+                .defs
+                .iter()
+                .map(|d| (d.name.as_str(), d.lines.start))
+                .collect();
+            assert_eq!(names, [("wrap", 1), ("twice", 2), ("run", 3)], "{lang:?}");
+            assert_eq!(tags.parse_errors, 0, "{lang:?}");
+        }
+    }
 
     /// A file parsed ahead of its query and tagged afterwards (`parse_ahead`, `finish_tags`)
     /// gets exactly the tags of one `extract_tags` call: every fixture file of every

@@ -27,7 +27,7 @@ use crate::engine::base::error::EngineError;
 use crate::engine::base::guarded::{self, Follow};
 use crate::engine::base::model::{GoModule, Lang, SkipReason, Skipped};
 
-mod headers;
+pub(crate) mod headers;
 use crate::engine::ingest::content::{is_minified_name, strip_bom};
 
 /// The per-directory ignore file that mapscope honours on top of the git ones.

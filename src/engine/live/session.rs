@@ -218,6 +218,9 @@ pub struct HitsSnapshot {
     /// One-sentence extractive answer (`engine::answer`, concise), shown above the hits.
     pub answer: String,
     pub latency_ms: f64,
+    /// The text of each hit's file that the index does not hold (a generated file a
+    /// look-up read: `Index::generated_text`), for the preview.
+    pub texts: BTreeMap<String, Arc<str>>,
 }
 
 /// The answer to `EngineRequest::Refs`: callers and callees, or why there are none
@@ -551,6 +554,7 @@ mod tests {
                         low_score: true,
                         answer: String::new(),
                         latency_ms: 0.0,
+                        texts: Default::default(),
                     });
                     emit(EngineEvent::HitsReady { generation });
                 }
@@ -605,6 +609,7 @@ mod tests {
             low_score: false,
             answer: String::new(),
             latency_ms: 0.0,
+            texts: Default::default(),
         };
         assert!(p.store_hits(snap(5)));
         assert!(!p.store_hits(snap(4)));

@@ -334,11 +334,17 @@ impl SessionIndex {
         } else {
             extractive_answer(&resp, &resp.hits, AnswerStyle::Concise, &index.links())
         };
+        let texts = resp
+            .hits
+            .iter()
+            .filter_map(|h| Some((h.file_path.clone(), index.generated_text(&h.file_path)?)))
+            .collect();
         let snapshot = HitsSnapshot {
             generation,
             query,
             confidence: resp.confidence,
             low_score: resp.low_score,
+            texts,
             hits: resp.hits,
             source_hits,
             answer,

@@ -134,7 +134,7 @@ fn line_weight(text: &str, terms: &[(u64, f32)], tok: &mut Tokenizer, seen: &mut
     wsum
 }
 
-fn definition_excerpt(file: &ParsedFile, def: &Definition) -> String {
+pub(super) fn definition_excerpt(file: &ParsedFile, def: &Definition) -> String {
     let end = def.signature.end.min(def.signature.start + 2);
     let line = (def.signature.start..=end)
         .filter_map(|n| file.line(n))

@@ -20,6 +20,7 @@
 mod build;
 mod container;
 mod describe;
+pub mod generated;
 mod glossary;
 mod history;
 mod lex;

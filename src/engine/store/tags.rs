@@ -79,7 +79,9 @@ use crate::engine::store::files::{create_temp, remove_orphaned_temps, rename_ove
 ///    (`bool A<K>::B::f() {}`) is a definition, in the container `A::B`.
 /// 17: the file names each file mentions (`FileTags::mentions`).
 /// 18: C/C++ object-like macros without a value are definitions (`Definition::marker`).
-pub const FORMAT_VERSION: u32 = 18;
+/// 19: a C/C++ typedef of a pointer type (`typedef struct s *P`) defines its name; block
+///    comments inside a `#define` are blanked before the parse (`tags::define_comments`).
+pub const FORMAT_VERSION: u32 = 19;
 pub(super) const MAGIC: &[u8; 8] = b"MSCACHE\0";
 /// Cache files above this size are not read (a tags file of a huge repository is a few
 /// hundred MB).

@@ -119,16 +119,19 @@ fn c_names<'t>(node: Node<'t>) -> Vec<Node<'t>> {
                 .filter_map(|d| match d.kind() {
                     "type_identifier" => Some(d),
                     "function_declarator" => function_type_name(d),
-                    // A function type returning a pointer (`typedef void *(*load_fn)(int)`):
-                    // the return type's stars wrap the function declarator.
+                    // A pointer type (`typedef struct yy_buffer_state *YY_BUFFER_STATE`), or a
+                    // function type returning a pointer (`typedef void *(*load_fn)(int)`):
+                    // the stars wrap the name or the function declarator.
                     "pointer_declarator" => {
                         let mut inner = d;
                         while inner.kind() == "pointer_declarator" {
                             inner = inner.child_by_field_name("declarator")?;
                         }
-                        (inner.kind() == "function_declarator")
-                            .then(|| function_type_name(inner))
-                            .flatten()
+                        match inner.kind() {
+                            "type_identifier" => Some(inner),
+                            "function_declarator" => function_type_name(inner),
+                            _ => None,
+                        }
                     }
                     _ => None,
                 })
@@ -269,7 +272,17 @@ mod tests {
 
     #[test]
     fn a_typedef_names_its_plain_declarators() {
-        assert_eq!(names("typedef struct s S, *P;", "type_definition"), ["S"]);
+        assert_eq!(
+            names("typedef struct s S, *P, **PP;", "type_definition"),
+            ["P", "PP", "S"]
+        );
+        assert_eq!(
+            names(
+                "typedef struct yy_buffer_state *YY_BUFFER_STATE;",
+                "type_definition"
+            ),
+            ["YY_BUFFER_STATE"]
+        );
         assert_eq!(names("typedef int A, B;", "type_definition"), ["A", "B"]);
         assert_eq!(names("typedef int (*fp)(int);", "type_definition"), ["fp"]);
         assert_eq!(

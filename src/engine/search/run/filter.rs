@@ -2,6 +2,7 @@
 //! `--lang`), compiled once per query. On the caller's thread.
 
 use super::*;
+use crate::engine::base::model::Lang;
 
 /// Path globs and the scope (`--include`, `--exclude`, `--lang`) from `SearchOptions`.
 pub(crate) struct Filter {
@@ -70,11 +71,12 @@ impl Filter {
     }
 
     pub(super) fn allows(&self, unit: &Unit) -> bool {
-        if unit.hidden {
-            return false;
-        }
-        let path: &str = &unit.path;
-        if !self.scope.allows(path, unit.lang) {
+        !unit.hidden && self.allows_path(&unit.path, unit.lang)
+    }
+
+    /// Whether a file at `path` in `lang` (`None`: a prose document) may be returned.
+    pub(crate) fn allows_path(&self, path: &str, lang: Option<Lang>) -> bool {
+        if !self.scope.allows(path, lang) {
             return false;
         }
         if let Some(inc) = &self.include {
