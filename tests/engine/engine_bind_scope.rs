@@ -663,3 +663,37 @@ fn a_valueless_macro_is_neither_bound_nor_shown() {
         "{text}"
     );
 }
+
+/// An app's source-root alias (`@/stores/user`, Vite's and Vue CLI's `@` → `src`) is an
+/// import like a relative one: the store's names bind from the component and the test, where
+/// the same store in a second package, never imported, gets nothing.
+#[test]
+fn a_source_root_alias_binds_like_a_relative_import() {
+    let files = parse(&[
+        (
+            "src/views/Home.vue",
+            "<template><p>{{ store.name }}</p></template>\n<script setup lang=\"ts\">\nimport { useUserStore } from '@/stores/user'\nconst store = useUserStore()\n</script>\n",
+        ),
+        (
+            "src/stores/user.ts",
+            "export function useUserStore() {\n  return { name: 'a' }\n}\n",
+        ),
+        (
+            "tests/unit/user.spec.ts",
+            "import { useUserStore } from '@/stores/user'\nuseUserStore()\n",
+        ),
+        (
+            "other/src/stores/user.ts",
+            "export function useUserStore() {\n  return { name: 'b' }\n}\n",
+        ),
+    ]);
+    let g = build_graph(&files, &[]);
+    let w = |from: &str, to: &str| common::ident_weight(&files, &g, from, to, "useUserStore");
+    assert!(w("src/views/Home.vue", "src/stores/user.ts") > 0.0);
+    assert!(w("tests/unit/user.spec.ts", "src/stores/user.ts") > 0.0);
+    assert_eq!(w("src/views/Home.vue", "other/src/stores/user.ts"), 0.0);
+    assert_eq!(
+        w("tests/unit/user.spec.ts", "other/src/stores/user.ts"),
+        0.0
+    );
+}

@@ -8,8 +8,13 @@
 //! - TS/JS: relative specifiers (`./x`, `../x`), with or without extension (`.ts .tsx .d.ts .js
 //!   .jsx .mjs .cjs .mts .cts`), the TS-ESM habit of writing `./x.js` for `x.ts`, directories
 //!   through `index.*`. Bare specifiers resolve only to a workspace package found by directory
-//!   name under a conventional monorepo root (`packages/<name>` …) that has an `index.*` entry;
-//!   everything else (npm packages, node builtins, tsconfig path aliases) stays unresolved.
+//!   name under a conventional monorepo root (`packages/<name>` …) that has an `index.*` entry.
+//!   The source-root aliases the app scaffolds configure (`@/` and `~/`, also `@@/` and
+//!   `~~/`: Vite's and Vue CLI's `@` → `src`, Nuxt's `~` → its source folder) resolve to the
+//!   importer's own `src` folder, else to a `src` folder or the root above it
+//!   (`resolve_source_root`): the alias's target is not read from `tsconfig.json` or the
+//!   bundler's config, which may name another folder. Everything else (npm packages, node
+//!   builtins, other path aliases) stays unresolved.
 //! - Python: relative imports (`from .m import x`, `from .. import y`, where `y` may be a
 //!   submodule) and absolute ones, matched against every `.py`/`.pyi` file's module path
 //!   computed from the repo root, from below a `src/` directory, and from the top of its
@@ -35,6 +40,15 @@ const TS_EXTS: [&str; 9] = [
 
 /// Directories whose children are treated as workspace packages for bare TS/JS specifiers.
 const WORKSPACE_ROOTS: [&str; 5] = ["packages", "libs", "apps", "modules", "plugins"];
+
+/// The path after a source-root alias (`@/`, `~/`, `@@/`, `~~/`), if `spec` starts with one.
+/// No npm package is named so (a scoped package is `@scope/name`).
+fn source_root_alias(spec: &str) -> Option<&str> {
+    ["@@/", "~~/", "@/", "~/"]
+        .iter()
+        .find_map(|alias| spec.strip_prefix(alias))
+        .filter(|rest| !rest.is_empty())
+}
 
 /// Depth limit when following re-export chains (`export * from`, barrel files).
 pub(crate) const REEXPORT_DEPTH: usize = 5;
@@ -243,6 +257,8 @@ impl<'a> Resolver<'a> {
                 {
                     let (dir, _) = split_dir(from_path);
                     normalize_join(dir, spec).and_then(|p| self.ts_candidate(&p))
+                } else if let Some(rest) = source_root_alias(spec) {
+                    self.resolve_source_root(from_path, rest)
                 } else {
                     self.resolve_workspace(spec)
                 };
@@ -296,6 +312,45 @@ impl<'a> Resolver<'a> {
             }
         }
         None
+    }
+
+    /// `rest` of a source-root alias (`@/components/X.vue` → `components/X.vue`) imported from
+    /// `from_path`: under the nearest folder named `src` that holds the importer, else under
+    /// a `src` folder beside one of its folders (nearest first: a workspace package's own
+    /// `src`), else from the repository's root (Nuxt's `~/components`).
+    fn resolve_source_root(&self, from_path: &str, rest: &str) -> Option<usize> {
+        let mut ancestors = Vec::new();
+        let (mut dir, _) = split_dir(from_path);
+        loop {
+            ancestors.push(dir);
+            if dir.is_empty() {
+                break;
+            }
+            dir = split_dir(dir).0;
+        }
+        let under = |root: &str| {
+            let path = normalize_join(root, rest)?;
+            // The alias names a file inside its root.
+            (root.is_empty() || path.starts_with(&format!("{root}/")))
+                .then(|| self.ts_candidate(&path))
+                .flatten()
+        };
+        let own_src = ancestors
+            .iter()
+            .find(|d| split_dir(d).1 == "src")
+            .and_then(|d| under(d));
+        own_src
+            .or_else(|| {
+                ancestors.iter().find_map(|d| {
+                    let src = if d.is_empty() {
+                        "src".to_string()
+                    } else {
+                        format!("{d}/src")
+                    };
+                    under(&src)
+                })
+            })
+            .or_else(|| under(""))
     }
 
     /// A bare specifier naming a workspace package by its directory (`@scope/name/sub` →
@@ -750,6 +805,43 @@ mod tests {
         assert!(r.resolve_import(0, &imp("react", &[])).is_empty());
         // A self-import resolves to nothing.
         assert!(r.resolve_import(1, &imp("./util", &[])).is_empty());
+    }
+
+    #[test]
+    fn source_root_aliases_resolve_under_the_importers_src() {
+        let fs = files(&[
+            "src/views/Home.vue",
+            "src/stores/user.ts",
+            "src/components/Button.vue",
+            "src/utils/index.ts",
+            "tests/unit/home.spec.ts",
+            "packages/admin/src/pages/a.ts",
+            "packages/admin/src/utils/index.ts",
+            "app.vue",
+            "components/Header.vue",
+        ]);
+        let r = Resolver::new(&fs, &[]);
+        let from = |i: usize, spec: &str| paths(&fs, r.resolve_import(i, &imp(spec, &[])));
+        assert_eq!(from(0, "@/stores/user"), ["src/stores/user.ts"]);
+        assert_eq!(from(0, "~/stores/user.js"), ["src/stores/user.ts"]);
+        assert_eq!(
+            from(0, "@/components/Button.vue"),
+            ["src/components/Button.vue"]
+        );
+        assert_eq!(from(0, "@@/utils"), ["src/utils/index.ts"]);
+        // A test beside `src` reaches it; a workspace package reaches its own `src`.
+        assert_eq!(from(4, "@/stores/user"), ["src/stores/user.ts"]);
+        assert_eq!(from(5, "@/utils"), ["packages/admin/src/utils/index.ts"]);
+        // Nuxt's source folder is the root.
+        assert_eq!(
+            from(7, "~/components/Header.vue"),
+            ["components/Header.vue"]
+        );
+        // Not a file under the alias's root, not an alias, or nothing after it.
+        assert!(from(0, "@/../app.vue").is_empty());
+        assert!(from(0, "@/missing").is_empty());
+        assert!(from(0, "@/").is_empty());
+        assert!(from(0, "@vue/shared").is_empty());
     }
 
     #[test]
