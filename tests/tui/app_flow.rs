@@ -76,6 +76,18 @@ fn cli_map(args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// The whole 120×40 screen `app` draws, cell by cell.
+fn screen(app: &App) -> String {
+    let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).unwrap();
+    t.draw(|f| mapscope::ui::draw(f, &app.view())).unwrap();
+    t.backend()
+        .buffer()
+        .content()
+        .iter()
+        .map(ratatui::buffer::Cell::symbol)
+        .collect()
+}
+
 fn shown_map(app: &App) -> String {
     let text = app.map_snapshot().expect("a map").text.clone();
     if text.ends_with('\n') {
@@ -607,16 +619,6 @@ fn help_scrolls_to_its_end_with_g_and_stays_open() {
     assert!(app.overlay_open());
     app.update(Action::SelectLast);
     assert!(app.overlay_open(), "G closed help");
-    let screen = |app: &App| {
-        let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).unwrap();
-        t.draw(|f| mapscope::ui::draw(f, &app.view())).unwrap();
-        t.backend()
-            .buffer()
-            .content()
-            .iter()
-            .map(|c| c.symbol().to_string())
-            .collect::<String>()
-    };
     let end = screen(&app);
     app.update(Action::SelectFirst);
     assert!(app.overlay_open());
@@ -791,21 +793,11 @@ fn extra_sources_are_searched_after_the_project_and_labelled() {
         "{paths:?}"
     );
     // The label is on screen, and the preview shows the source's text.
-    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).unwrap();
     let source_at = first_source.unwrap();
     for _ in 0..source_at {
         app.update(Action::SelectNext);
     }
-    terminal
-        .draw(|f| mapscope::ui::draw(f, &app.view()))
-        .unwrap();
-    let screen: String = terminal
-        .backend()
-        .buffer()
-        .content()
-        .iter()
-        .map(ratatui::buffer::Cell::symbol)
-        .collect();
+    let screen = screen(&app);
     assert!(screen.contains("lib:lib/report_tools.py"), "{screen}");
     assert_eq!(app.preview_path(), Some("lib:lib/report_tools.py"));
     assert!(screen.contains("export_report_csv"), "{screen}");
@@ -1211,17 +1203,7 @@ fn a_generated_files_definition_is_found_and_previewed() {
     let first = &hits.hits[0].row;
     assert_eq!((first.path.as_str(), first.start), ("src/lexer.c", 5));
     assert_eq!(app.preview_path(), Some("src/lexer.c"));
-    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).unwrap();
-    terminal
-        .draw(|f| mapscope::ui::draw(f, &app.view()))
-        .unwrap();
-    let screen: String = terminal
-        .backend()
-        .buffer()
-        .content()
-        .iter()
-        .map(ratatui::buffer::Cell::symbol)
-        .collect();
+    let screen = screen(&app);
     assert!(screen.contains("yy_init + 41"), "{screen}");
     assert!(!shown_map(&app).contains("lexer.c"));
 }

@@ -199,13 +199,14 @@ pub(super) fn file_matches(path: &str, typed: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::engine::base::model::Lang;
     use crate::engine::ingest::tags::extract_tags;
     use std::sync::Arc;
 
-    fn file(path: &str, src: &str) -> ParsedFile {
+    /// `src` parsed as the file `path` (Go when its extension names no language).
+    pub(in crate::engine::search) fn file(path: &str, src: &str) -> ParsedFile {
         let lang = Lang::from_path(path).unwrap_or(Lang::Go);
         ParsedFile::new(
             path.into(),

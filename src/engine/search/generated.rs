@@ -191,20 +191,8 @@ pub fn merge(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::base::model::Lang;
-    use crate::engine::ingest::tags::extract_tags;
+    use crate::engine::search::container::tests::file;
     use crate::engine::search::{read_query, SearchContext, SearchIndex};
-    use std::sync::Arc;
-
-    fn file(path: &str, lang: Lang, src: &str) -> ParsedFile {
-        ParsedFile::new(
-            path.into(),
-            lang,
-            src.len() as u64,
-            Arc::from(src),
-            extract_tags(lang, src),
-        )
-    }
 
     fn search(files: &[ParsedFile], query: &str, opts: &SearchOptions) -> SearchResponse {
         let idx = SearchIndex::build(files, &[]);
@@ -227,7 +215,6 @@ mod tests {
     fn indexed() -> Vec<ParsedFile> {
         vec![file(
             "src/main.c",
-            Lang::C,
             "int yylex_wrapper(void) { return yylex(); }\nint run(void) { return 0; }\n",
         )]
     }
@@ -235,7 +222,6 @@ mod tests {
     fn scanner() -> ParsedFile {
         file(
             "src/lexer.c",
-            Lang::C,
             "typedef struct yy_buffer_state *YY_BUFFER_STATE;\nint yylex(void) {\n  return 0;\n}\n",
         )
     }
@@ -267,7 +253,7 @@ mod tests {
     #[test]
     fn an_indexed_definition_of_the_name_keeps_its_place() {
         let files = indexed();
-        let generated = file("gen/run.c", Lang::C, "int run(void) { return 1; }\n");
+        let generated = file("gen/run.c", "int run(void) { return 1; }\n");
         let opts = SearchOptions::default();
         let mut r = search(&files, "run", &opts);
         assert!(wanted(&r, &no_decl).is_none());
@@ -309,7 +295,6 @@ mod tests {
         let files = indexed();
         let generated = file(
             "src/lexer.c",
-            Lang::C,
             "int yylex(void);\nint yylex(void) {\n  return 0;\n}\n",
         );
         let opts = SearchOptions {
@@ -335,14 +320,9 @@ mod tests {
         let files = indexed();
         let source = file(
             "src/lexer.c",
-            Lang::C,
             "#define YY_NUM_RULES 4\nint yylex(void) { return 0; }\n",
         );
-        let header = file(
-            "src/lexer.h",
-            Lang::C,
-            "#define YY_NUM_RULES 4\nint yylex(void);\n",
-        );
+        let header = file("src/lexer.h", "#define YY_NUM_RULES 4\nint yylex(void);\n");
         let opts = SearchOptions::default();
         let mut r = search(&files, "YY_NUM_RULES", &opts);
         merge(&mut r, &[&source, &header], &opts, &no_decl);
