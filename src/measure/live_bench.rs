@@ -17,6 +17,7 @@ use anyhow::Context;
 
 use crate::engine::base::model::Lang;
 use crate::engine::index::{Index, IndexOptions, MapRequest};
+use crate::engine::ingest::walk::tsconfig::TS_CONFIGS;
 use crate::engine::ingest::walk::{walk, WalkOptions};
 use crate::engine::live::watch::{WatchOptions, Watcher};
 use crate::measure::bench_stats::median;
@@ -55,6 +56,20 @@ pub fn run(repo: &Path, edits: usize, budget: usize) -> anyhow::Result<LiveRepor
             format!("{}/go.mod", m.dir)
         };
         copy_into(&repo.join(&rel), &scratch.0.join(&rel))?;
+    }
+    // A config is a doc as well, copied above, unless too large to be one.
+    for t in &walked.ts_paths {
+        for name in TS_CONFIGS {
+            let rel = if t.dir.is_empty() {
+                name.to_string()
+            } else {
+                format!("{}/{name}", t.dir)
+            };
+            // Not through a link, as the walk reads it.
+            if fs::symlink_metadata(repo.join(&rel)).is_ok_and(|m| m.is_file()) {
+                copy_into(&repo.join(&rel), &scratch.0.join(&rel))?;
+            }
+        }
     }
     anyhow::ensure!(
         !code.is_empty(),

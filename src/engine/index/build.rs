@@ -14,8 +14,8 @@ use rayon::prelude::*;
 use crate::engine::base::error::EngineError;
 use crate::engine::base::heap::release_free_memory;
 use crate::engine::base::lock;
-use crate::engine::base::model::GoModule;
 use crate::engine::base::model::{Definition, FileTags, ParsedFile, RefList, SkipReason, Skipped};
+use crate::engine::base::model::{GoModule, TsPaths};
 use crate::engine::base::stats::{IndexStats, PhaseTimes};
 use crate::engine::index::derived::{load_checked, load_graph, load_history};
 use crate::engine::index::generated::GeneratedFiles;
@@ -278,6 +278,7 @@ impl Index {
             &mut files,
             parsed.counted,
             &walked.go_modules,
+            &walked.ts_paths,
             trim_heap,
             &mut derived_warnings,
         );
@@ -295,6 +296,7 @@ impl Index {
             skipped,
             unsupported: walked.unsupported,
             go_modules: walked.go_modules,
+            ts_paths: walked.ts_paths,
             graph: linked.graph,
             times: PhaseTimes {
                 walk_ms,
@@ -572,6 +574,7 @@ impl Build<'_> {
         files: &mut [ParsedFile],
         counted: Vec<Option<UseCounts>>,
         go_modules: &[GoModule],
+        ts_paths: &[TsPaths],
         trim_heap: bool,
         derived_warnings: &mut Vec<String>,
     ) -> Linked {
@@ -582,7 +585,7 @@ impl Build<'_> {
             total: files.len(),
         });
         let derived = self.derived;
-        let key = derived.map(|_| InputKey::graph(files, go_modules));
+        let key = derived.map(|_| InputKey::graph(files, go_modules, ts_paths));
         let cached_graph = match (derived, key) {
             (Some(cache), Some(key)) => load_graph(cache, key, files, derived_warnings),
             _ => None,
@@ -607,7 +610,7 @@ impl Build<'_> {
             // reads this graph either.
             let query_words = !self.opts.map_lines_only || derived.is_some();
             let uses = take_uses(files, counted, trim_heap, query_words);
-            let graph = build_graph_consuming(files, go_modules, uses);
+            let graph = build_graph_consuming(files, go_modules, ts_paths, uses);
             // The binding's and the build's temporaries, before ranking allocates.
             if trim_heap {
                 release_free_memory();
@@ -621,14 +624,16 @@ impl Build<'_> {
             let (graph, bound) = build_graph_relinking(
                 files,
                 go_modules,
+                ts_paths,
                 &previous.files,
                 &previous.go_modules,
+                &previous.ts_paths,
                 &previous.graph,
             );
             relinked = Some(bound);
             graph
         } else {
-            build_graph(files, go_modules)
+            build_graph(files, go_modules, ts_paths)
         };
         Linked {
             graph,

@@ -120,7 +120,7 @@ pub fn explain_file(
     signal_reasons(req, ranked, fi, &mut e);
     user_reasons(index, ranked, fi, &mut e);
     if index.files.iter().all(|f| f.unread_links.is_none()) {
-        e.bindings = explain_bindings(&index.files, &index.go_modules, fi);
+        e.bindings = explain_bindings(&index.files, &index.go_modules, &index.ts_paths, fi);
         e.reasons.extend(binding_reasons(&e.bindings));
     }
     e.reasons.push(format!(

@@ -36,7 +36,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::Serialize;
 
-use crate::engine::base::model::{GoModule, ParsedFile, Skipped};
+use crate::engine::base::model::{GoModule, ParsedFile, Skipped, TsPaths};
 use crate::engine::base::scope::ScopeSpec;
 use crate::engine::base::stats::PhaseTimes;
 use crate::engine::base::tokenizer::TokenizerKind;
@@ -208,6 +208,8 @@ pub struct Index {
     /// Code files in languages without a grammar (`WalkOutput::unsupported`), sorted by path.
     pub unsupported: Vec<UnsupportedFile>,
     pub go_modules: Vec<GoModule>,
+    /// The TS/JS path aliases of the `tsconfig.json`/`jsconfig.json` files (`WalkOutput`).
+    pub ts_paths: Vec<TsPaths>,
     pub graph: FileGraph,
     pub times: PhaseTimes,
     pub reuse: ReuseCounts,

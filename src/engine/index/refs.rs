@@ -508,7 +508,12 @@ impl Index {
             }
         }
         let which: Vec<usize> = which.into_iter().collect();
-        let bound = bind_uses(self.linked_files(), &self.go_modules, &which);
+        let bound = bind_uses(
+            self.linked_files(),
+            &self.go_modules,
+            &self.ts_paths,
+            &which,
+        );
         which
             .into_iter()
             .zip(bound)
@@ -1056,7 +1061,7 @@ mod tests {
         ]);
         let n = index.files.len();
         let all: Vec<usize> = (0..n).collect();
-        let bound = bind_uses(&index.files, &index.go_modules, &all);
+        let bound = bind_uses(&index.files, &index.go_modules, &index.ts_paths, &all);
         let mut edges_seen = 0;
         for (s, uses) in bound.iter().enumerate() {
             let file_uses = FileUses::new(uses.clone());

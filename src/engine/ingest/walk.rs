@@ -1,5 +1,6 @@
 //! The file walk: which files of a repository are indexed as code, which are kept as docs
-//! for text search, which are skipped and why, and which Go modules the repository declares.
+//! for text search, which are skipped and why, which Go modules the repository declares, and
+//! which TS/JS path aliases its `tsconfig.json`/`jsconfig.json` files configure.
 //! Loading one source file and judging its content is `content`.
 //!
 //! `walk` is called from the engine worker thread (the CLI's main thread) and fans out over
@@ -8,7 +9,8 @@
 //! crate supplies the gitignore matchers, not the walker.
 //!
 //! The walk never reads file contents (sizes come from metadata), except `go.mod` files,
-//! which are tiny and needed to resolve Go imports, and the ignore files (`IgnoreRules`),
+//! which are tiny and needed to resolve Go imports, `tsconfig.json`/`jsconfig.json` files
+//! (bounded, `tsconfig`), needed to resolve TS/JS path aliases, and the ignore files (`IgnoreRules`),
 //! which it reads itself through `guarded` rather than letting the `ignore` crate open them.
 //!
 //! `PathFilter` applies the same rules to one path at a time, for the file watcher (see
@@ -25,10 +27,12 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use crate::engine::base::error::EngineError;
 use crate::engine::base::guarded::{self, Follow};
-use crate::engine::base::model::{GoModule, Lang, SkipReason, Skipped};
+use crate::engine::base::model::{GoModule, Lang, SkipReason, Skipped, TsPaths};
 
 pub(crate) mod headers;
+pub mod tsconfig;
 use crate::engine::ingest::content::{is_minified_name, strip_bom};
+use tsconfig::{is_ts_config_name, read_ts_config};
 
 /// The per-directory ignore file that mapscope honours on top of the git ones.
 pub const CUSTOM_IGNORE_FILE: &str = ".mapscopeignore";
@@ -104,7 +108,8 @@ pub struct UnsupportedFile {
     pub language: &'static str,
 }
 
-/// Everything the walk found. Every list is sorted (by path; `go_modules` by dir then module).
+/// Everything the walk found. Every list is sorted (by path; `go_modules` by dir then module,
+/// `ts_paths` by dir).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WalkOutput {
     pub files: Vec<WalkedFile>,
@@ -118,6 +123,9 @@ pub struct WalkOutput {
     /// (ignored, hidden, vendored and build-output files are not listed).
     pub unsupported: Vec<UnsupportedFile>,
     pub go_modules: Vec<GoModule>,
+    /// The `paths`/`baseUrl` settings of each `tsconfig.json`/`jsconfig.json` that has any.
+    /// The config stays a doc as well.
+    pub ts_paths: Vec<TsPaths>,
     /// Ignore files and git metadata that were not read (not a regular file, a symbolic
     /// link, too large): one line each, paths relative to the root where they are below it.
     /// Raw repository text: sanitise before printing.
@@ -187,6 +195,7 @@ pub fn walk_observed(
     }
 
     let mut out = WalkOutput::default();
+    let mut ts_configs: Vec<(TsPaths, bool)> = Vec::new();
     let found = found.into_inner().unwrap_or_else(PoisonError::into_inner);
     for item in found {
         match item {
@@ -194,6 +203,7 @@ pub fn walk_observed(
             Found::Doc(d) => out.docs.push(d),
             Found::Skip(s) => out.skipped.push(s),
             Found::GoMod(m) => out.go_modules.push(m),
+            Found::TsConfig(t, js) => ts_configs.push((t, js)),
             Found::Unsupported(u) => out.unsupported.push(u),
         }
     }
@@ -219,6 +229,10 @@ pub fn walk_observed(
         .sort_unstable_by(|a, b| a.path.cmp(&b.path).then(a.reason.cmp(&b.reason)));
     out.skipped.dedup();
     out.go_modules.sort_unstable();
+    // `tsc` reads a folder's `jsconfig.json` only when it has no `tsconfig.json`.
+    ts_configs.sort_unstable_by(|a, b| (a.0.dir.as_str(), a.1).cmp(&(b.0.dir.as_str(), b.1)));
+    ts_configs.dedup_by(|later, first| later.0.dir == first.0.dir);
+    out.ts_paths = ts_configs.into_iter().map(|(t, _)| t).collect();
     out.warnings = rules.take_warnings(&root);
     Ok(out)
 }
@@ -259,6 +273,8 @@ enum Found {
     Doc(DocFile),
     Skip(Skipped),
     GoMod(GoModule),
+    /// Found beside the config's own `Doc` (or `Skip`) entry; `true` for a `jsconfig.json`.
+    TsConfig(TsPaths, bool),
     Unsupported(UnsupportedFile),
 }
 
@@ -330,6 +346,16 @@ impl<'w> TreeWalk<'w> {
         }
         if is_dir {
             return Some(path);
+        }
+        if file_type.is_file() {
+            if let Some(config) = name.to_str().filter(|n| is_ts_config_name(n)) {
+                let dir = rel_path_of(self.root, &path)
+                    .and_then(|rel| rel.rsplit_once('/').map(|(dir, _)| dir.to_string()))
+                    .unwrap_or_default();
+                if let Some(paths) = read_ts_config(&path, &dir) {
+                    local.push(Found::TsConfig(paths, config == "jsconfig.json"));
+                }
+            }
         }
         let found = visit_file(self.root, self.opts, entry, &name, path, file_type)?;
         // A shared header's language is settled after the walk (`headers::settle`), and

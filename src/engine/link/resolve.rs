@@ -29,7 +29,7 @@
 
 mod langs;
 
-use crate::engine::base::model::{GoModule, Import, Lang, ParsedFile};
+use crate::engine::base::model::{GoModule, Import, Lang, ParsedFile, TsPaths};
 use crate::engine::base::paths::{classify, PathClass};
 use std::collections::{HashMap, HashSet};
 
@@ -88,6 +88,9 @@ pub struct Resolver<'a> {
     py_modules: HashMap<String, Vec<(u8, usize)>>,
     /// Go modules, longest module path first so nested modules win.
     go_modules: Vec<GoModule>,
+    /// The `tsconfig.json`/`jsconfig.json` path aliases, deepest folder first, so the first
+    /// whose folder holds an importer is the one governing it (`ts_config_of`).
+    ts_paths: Vec<TsPaths>,
     /// Directory → Go files in it, ascending.
     go_dirs: HashMap<&'a str, Vec<usize>>,
     /// Workspace package directory name → directory (`plugin-legacy` → `packages/plugin-legacy`);
@@ -98,8 +101,8 @@ pub struct Resolver<'a> {
 }
 
 impl<'a> Resolver<'a> {
-    pub fn new(files: &'a [ParsedFile], go_modules: &[GoModule]) -> Self {
-        Self::with_imports(files, go_modules, |i| &files[i].tags.imports)
+    pub fn new(files: &'a [ParsedFile], go_modules: &[GoModule], ts_paths: &[TsPaths]) -> Self {
+        Self::with_imports(files, go_modules, ts_paths, |i| &files[i].tags.imports)
     }
 
     /// `new`, reading file `i`'s imports (its package or namespace declarations among them)
@@ -107,6 +110,7 @@ impl<'a> Resolver<'a> {
     pub fn with_imports(
         files: &'a [ParsedFile],
         go_modules: &[GoModule],
+        ts_paths: &[TsPaths],
         imports_of: impl Fn(usize) -> &'a [Import],
     ) -> Self {
         let mut by_path = HashMap::with_capacity(files.len());
@@ -169,11 +173,14 @@ impl<'a> Resolver<'a> {
         }
         let mut go_modules: Vec<GoModule> = go_modules.to_vec();
         go_modules.sort_by(|a, b| b.module.len().cmp(&a.module.len()).then_with(|| a.cmp(b)));
+        let mut ts_paths: Vec<TsPaths> = ts_paths.to_vec();
+        ts_paths.sort_by(|a, b| b.dir.len().cmp(&a.dir.len()).then_with(|| a.cmp(b)));
         Resolver {
             files,
             by_path,
             py_modules,
             go_modules,
+            ts_paths,
             go_dirs,
             workspace,
             langs: langs::LangTables::new(files, imports_of),
@@ -257,6 +264,8 @@ impl<'a> Resolver<'a> {
                 {
                     let (dir, _) = split_dir(from_path);
                     normalize_join(dir, spec).and_then(|p| self.ts_candidate(&p))
+                } else if let Some(hit) = self.resolve_ts_paths(from_path, spec) {
+                    Some(hit)
                 } else if let Some(rest) = source_root_alias(spec) {
                     self.resolve_source_root(from_path, rest)
                 } else {
@@ -267,6 +276,61 @@ impl<'a> Resolver<'a> {
             }
         }
         Vec::new()
+    }
+
+    /// The `tsconfig.json`/`jsconfig.json` governing `from_path`: the one in the deepest
+    /// folder holding it, as `tsc` uses the nearest config (only that one: a nearer config
+    /// without `paths` is not seen here, so the next one up stands in for it).
+    fn ts_config_of(&self, from_path: &str) -> Option<&TsPaths> {
+        self.ts_paths.iter().find(|t| {
+            t.dir.is_empty()
+                || from_path
+                    .strip_prefix(t.dir.as_str())
+                    .is_some_and(|rest| rest.starts_with('/'))
+        })
+    }
+
+    /// A bare specifier through the governing config's `paths`, TypeScript's way: the
+    /// pattern that matches with the longest prefix before its `*` (an exact key beats any
+    /// wildcard), each target in order with the `*` part put in, from `base`; then, with an
+    /// explicit `baseUrl`, the specifier itself from `base`. A target leaving the
+    /// repository resolves to nothing. `None` lets the other rules (source-root aliases,
+    /// workspace packages) try, as `tsc` goes on to `node_modules`.
+    fn resolve_ts_paths(&self, from_path: &str, spec: &str) -> Option<usize> {
+        let config = self.ts_config_of(from_path)?;
+        // (prefix length, targets, the part `*` matched): the best match so far; an exact
+        // key counts as the longest prefix.
+        let mut best: Option<(usize, &[String], &str)> = None;
+        for (pattern, targets) in &config.paths {
+            let hit = match pattern.split_once('*') {
+                None => (pattern == spec).then_some((usize::MAX, targets.as_slice(), "")),
+                Some((prefix, suffix)) => spec
+                    .strip_prefix(prefix)
+                    .and_then(|rest| rest.strip_suffix(suffix))
+                    // `a*a` does not match `a`: prefix and suffix may not overlap.
+                    .filter(|_| spec.len() >= prefix.len() + suffix.len())
+                    .map(|star| (prefix.len(), targets.as_slice(), star)),
+            };
+            if let Some(hit) = hit {
+                if best.is_none_or(|b| hit.0 > b.0) {
+                    best = Some(hit);
+                }
+            }
+        }
+        let aliased = best.and_then(|(_, targets, star)| {
+            targets.iter().find_map(|target| {
+                let path = target.replacen('*', star, 1);
+                normalize_join(&config.base, &path).and_then(|p| self.ts_candidate(&p))
+            })
+        });
+        if aliased.is_some() {
+            return aliased;
+        }
+        // As `tsc`: a matched pattern none of whose targets exists falls back to `baseUrl`.
+        if config.base_url && !spec.starts_with('/') && !spec.contains(':') {
+            return normalize_join(&config.base, spec).and_then(|p| self.ts_candidate(&p));
+        }
+        None
     }
 
     /// The first existing TS/JS file for a path as written in an import (a component by its

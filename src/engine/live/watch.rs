@@ -52,6 +52,7 @@ use notify::event::{AccessKind, AccessMode, CreateKind, ModifyKind, RemoveKind, 
 use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher as _};
 
 use crate::engine::base::error::EngineError;
+use crate::engine::ingest::walk::tsconfig::is_ts_config_name;
 use crate::engine::ingest::walk::{PathFilter, WalkClass, GO_MOD};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,7 +121,7 @@ pub struct ChangeBatch {
     /// expanded into their files.
     pub paths: BTreeSet<String>,
     /// The paths are not enough: the rules changed (`.gitignore`, `.mapscopeignore`,
-    /// `.git/info/exclude`, a `go.mod`, a marker of the build-output rule), events were
+    /// `.git/info/exclude`, a `go.mod`, a `tsconfig.json` or `jsconfig.json`, a marker of the build-output rule), events were
     /// lost, or the batch overflowed `max_paths` (then `paths` is empty). Re-examine every
     /// file.
     pub rescan: bool,
@@ -708,7 +709,7 @@ impl Coalescer {
                 self.rescan();
                 continue;
             }
-            if path.file_name().is_some_and(|name| name == GO_MOD) {
+            if is_resolution_config(&path) {
                 self.rescan();
             }
             if let Some(rel) = self.filter.rel_path(&path) {
@@ -924,8 +925,9 @@ impl Coalescer {
                 self.rescan();
             }
             WalkClass::File => {
-                if path.file_name().is_some_and(|name| name == GO_MOD) {
-                    // Module paths decide how every Go import resolves.
+                if is_resolution_config(path) {
+                    // Module paths decide how every Go import resolves, path aliases how
+                    // every bare TS/JS one does: the walk must read them again.
                     self.rescan();
                 }
                 if let Some(rel) = self.filter.rel_path(path) {
@@ -981,6 +983,11 @@ impl Coalescer {
                 let path = entry.path();
                 match self.filter.classify(&path, None) {
                     WalkClass::File => {
+                        // A config in a new directory (a checkout, a moved-in package)
+                        // changes resolution as an edited one does.
+                        if is_resolution_config(&path) {
+                            self.rescan();
+                        }
                         if let Some(rel) = self.filter.rel_path(&path) {
                             self.insert(rel);
                         }
@@ -1009,6 +1016,15 @@ fn describe(err: &notify::Error) -> String {
         }
         _ => err.to_string(),
     }
+}
+
+/// Whether `path` names a file the walk reads to resolve imports (`go.mod`,
+/// `tsconfig.json`, `jsconfig.json`): a change to one changes how imports in other files
+/// resolve, so only a rescan (a new walk) takes it in.
+fn is_resolution_config(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|name| name.to_str())
+        .is_some_and(|name| name == GO_MOD || is_ts_config_name(name))
 }
 
 #[cfg(test)]
@@ -1257,17 +1273,20 @@ mod tests {
     }
 
     #[test]
-    fn rules_files_and_go_mod_force_a_rescan() {
+    fn rules_files_go_mod_and_tsconfig_force_a_rescan() {
         let (dir, w) = watched(&[
             ("a.ts", "x\n"),
             ("go.mod", "module example.com/m\n"),
             ("pkg/.mapscopeignore", "x.ts\n"),
+            ("tsconfig.json", "{}\n"),
         ]);
         let root = dir.path();
         for (rel, text) in [
             (".gitignore", "a.ts\n"),
             ("pkg/.mapscopeignore", "y.ts\n"),
             ("go.mod", "module example.com/n\n"),
+            ("tsconfig.json", r#"{"compilerOptions":{"baseUrl":"."}}"#),
+            ("pkg/jsconfig.json", "{}\n"),
         ] {
             write(root, rel, text);
             let batches = collect_until(&w, |b| b.iter().any(|b| b.rescan));

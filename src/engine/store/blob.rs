@@ -26,7 +26,7 @@ use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 use crate::engine::base::error::EngineError;
 use crate::engine::base::guarded::{self, Follow};
-use crate::engine::base::model::{GoModule, ParsedFile};
+use crate::engine::base::model::{GoModule, ParsedFile, TsPaths};
 use crate::engine::ingest::history::{MAX_COMMITS, MAX_FILES_PER_COMMIT};
 use crate::engine::search::{SearchWeights, TextDoc};
 use crate::engine::store::dir::{self, DiskCache};
@@ -181,14 +181,33 @@ fn code_fingerprint(kind: &BlobKind) -> u64 {
 pub struct InputKey(pub u64);
 
 impl InputKey {
-    /// The graph's inputs: the files (in index order) and the Go modules.
-    pub fn graph(files: &[ParsedFile], go_modules: &[GoModule]) -> InputKey {
+    /// The graph's inputs: the files (in index order), the Go modules and the TS/JS path
+    /// aliases.
+    pub fn graph(files: &[ParsedFile], go_modules: &[GoModule], ts_paths: &[TsPaths]) -> InputKey {
         let mut h = Xxh3::new();
         hash_files(&mut h, files);
         h.update(&(go_modules.len() as u64).to_le_bytes());
         for m in go_modules {
             hash_str(&mut h, &m.dir);
             hash_str(&mut h, &m.module);
+        }
+        // Hashed only when there are any, so a repository without aliases keeps the key
+        // (and the cached graph) it had before they were read.
+        if !ts_paths.is_empty() {
+            h.update(&(ts_paths.len() as u64).to_le_bytes());
+            for t in ts_paths {
+                hash_str(&mut h, &t.dir);
+                hash_str(&mut h, &t.base);
+                h.update(&[u8::from(t.base_url)]);
+                h.update(&(t.paths.len() as u64).to_le_bytes());
+                for (pattern, targets) in &t.paths {
+                    hash_str(&mut h, pattern);
+                    h.update(&(targets.len() as u64).to_le_bytes());
+                    for target in targets {
+                        hash_str(&mut h, target);
+                    }
+                }
+            }
         }
         InputKey(h.digest())
     }

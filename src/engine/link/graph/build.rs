@@ -217,8 +217,12 @@ fn files_by_definition(file_defs: &[Vec<(u32, u32)>], n_def_ids: usize) -> Csr<u
     csr_from_sorted(n_def_ids, pairs.into_iter().map(|(id, f)| (id as usize, f)))
 }
 
-pub fn build_graph(files: &[ParsedFile], go_modules: &[GoModule]) -> FileGraph {
-    build(files, go_modules, None)
+pub fn build_graph(
+    files: &[ParsedFile],
+    go_modules: &[GoModule],
+    ts_paths: &[TsPaths],
+) -> FileGraph {
+    build(files, go_modules, ts_paths, None)
 }
 
 /// `build_graph` taking the bindings of the files `prior` says are unaffected from the
@@ -226,9 +230,10 @@ pub fn build_graph(files: &[ParsedFile], go_modules: &[GoModule]) -> FileGraph {
 pub(super) fn build_with_prior(
     files: &[ParsedFile],
     go_modules: &[GoModule],
+    ts_paths: &[TsPaths],
     prior: Option<&relink::Prior<'_>>,
 ) -> FileGraph {
-    build_inner(files, go_modules, None, prior)
+    build_inner(files, go_modules, ts_paths, None, prior)
 }
 
 /// What binding reads of each file, taken out of the files (`refs[i]`, `imports[i]` are file
@@ -356,9 +361,10 @@ pub(super) fn uses_of(refs: &RefList) -> impl Iterator<Item = Use<'_>> {
 pub fn build_graph_consuming(
     files: &[ParsedFile],
     go_modules: &[GoModule],
+    ts_paths: &[TsPaths],
     uses: TakenUses,
 ) -> FileGraph {
-    build(files, go_modules, Some(uses))
+    build(files, go_modules, ts_paths, Some(uses))
 }
 
 /// How the uses in `files` that reach file `target` were bound, per identifier and way
@@ -369,6 +375,7 @@ pub fn build_graph_consuming(
 pub fn explain_bindings(
     files: &[ParsedFile],
     go_modules: &[GoModule],
+    ts_paths: &[TsPaths],
     target: usize,
 ) -> Vec<BindingCount> {
     let Some(file) = files.get(target) else {
@@ -381,7 +388,7 @@ pub fn explain_bindings(
         .filter(|d| !d.marker)
         .map(|d| d.name.as_str())
         .collect();
-    let b = new_builder(files, go_modules, None, None, true);
+    let b = new_builder(files, go_modules, ts_paths, None, None, true);
     let mentions = |f: &ParsedFile| {
         f.tags.refs.names().any(|n| wanted.contains(n))
             || f.tags.imports.iter().any(|imp| {
@@ -424,18 +431,20 @@ pub fn explain_bindings(
 pub(super) fn build(
     files: &[ParsedFile],
     go_modules: &[GoModule],
+    ts_paths: &[TsPaths],
     owned: Option<TakenUses>,
 ) -> FileGraph {
-    build_inner(files, go_modules, owned, None)
+    build_inner(files, go_modules, ts_paths, owned, None)
 }
 
 pub(super) fn build_inner(
     files: &[ParsedFile],
     go_modules: &[GoModule],
+    ts_paths: &[TsPaths],
     owned: Option<TakenUses>,
     prior: Option<&relink::Prior<'_>>,
 ) -> FileGraph {
-    build_reaching(files, go_modules, owned, prior, true)
+    build_reaching(files, go_modules, ts_paths, owned, prior, true)
 }
 
 /// `build_graph` with every re-export search run in full (no `reach`): what the tests hold
@@ -444,8 +453,9 @@ pub(super) fn build_inner(
 pub(super) fn build_graph_searching_every_name(
     files: &[ParsedFile],
     go_modules: &[GoModule],
+    ts_paths: &[TsPaths],
 ) -> FileGraph {
-    build_reaching(files, go_modules, None, None, false)
+    build_reaching(files, go_modules, ts_paths, None, None, false)
 }
 
 /// `build_inner`; `use_reach`: skip the re-export searches that cannot find anything
@@ -453,6 +463,7 @@ pub(super) fn build_graph_searching_every_name(
 fn build_reaching(
     files: &[ParsedFile],
     go_modules: &[GoModule],
+    ts_paths: &[TsPaths],
     owned: Option<TakenUses>,
     prior: Option<&relink::Prior<'_>>,
     use_reach: bool,
@@ -470,6 +481,7 @@ fn build_reaching(
     let mut b = new_builder(
         files,
         go_modules,
+        ts_paths,
         owned_refs.as_deref(),
         owned_imports,
         use_reach,
@@ -513,6 +525,7 @@ fn build_reaching(
 fn new_builder<'a>(
     files: &'a [ParsedFile],
     go_modules: &[GoModule],
+    ts_paths: &[TsPaths],
     owned_refs: Option<&[UseCounts]>,
     owned_imports: Option<Vec<Vec<Import>>>,
     use_reach: bool,
@@ -602,7 +615,7 @@ fn new_builder<'a>(
     let definers = rows(definer_pairs);
     let method_definers = rows(method_pairs);
 
-    let resolver = Resolver::with_imports(files, go_modules, imports_of);
+    let resolver = Resolver::with_imports(files, go_modules, ts_paths, imports_of);
     // Each file's imports resolve on their own; `collect` keeps file order.
     let resolved: Vec<Vec<ResolvedImport>> = (0..n)
         .into_par_iter()
@@ -717,9 +730,10 @@ pub(crate) struct BoundTarget {
 pub(crate) fn bind_uses(
     files: &[ParsedFile],
     go_modules: &[GoModule],
+    ts_paths: &[TsPaths],
     which: &[usize],
 ) -> Vec<Vec<BoundUse>> {
-    let b = new_builder(files, go_modules, None, None, true);
+    let b = new_builder(files, go_modules, ts_paths, None, None, true);
     which
         .par_iter()
         .map(|&fi| {

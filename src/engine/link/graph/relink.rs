@@ -5,9 +5,10 @@
 //! file order), which `tests/engine/engine_live.rs` checks over random edit scripts.
 //!
 //! Which files an edit touches. What a file binds to depends on its own references and
-//! imports, on where imports resolve (the set of paths and the Go modules), on which files
+//! imports, on where imports resolve (the set of paths, the Go modules and the TS/JS path
+//! aliases of `tsconfig.json` files), on which files
 //! define each name (and which of them as methods), and on which TS/JS files are modules.
-//! So when the paths, languages and Go modules are unchanged and the edited files kept their
+//! So when the paths, languages, Go modules and TS/JS path aliases are unchanged and the edited files kept their
 //! imports and module kind, a file's bindings can change only if it is edited itself or
 //! mentions (in a reference, a qualifier or an import) a name whose definers changed: one
 //! that an edited file started or stopped defining, or defining as a method, or (Ruby, whose
@@ -102,15 +103,19 @@ impl Prior<'_> {
 pub fn build_graph_relinking(
     files: &[ParsedFile],
     go_modules: &[GoModule],
+    ts_paths: &[TsPaths],
     previous_files: &[ParsedFile],
     previous_go_modules: &[GoModule],
+    previous_ts_paths: &[TsPaths],
     previous_graph: &FileGraph,
 ) -> (FileGraph, usize) {
     let affected = affected_files(
         files,
         go_modules,
+        ts_paths,
         previous_files,
         previous_go_modules,
+        previous_ts_paths,
         previous_graph,
     );
     match affected {
@@ -122,9 +127,12 @@ pub fn build_graph_relinking(
                 previous_files,
                 edited,
             };
-            (build_with_prior(files, go_modules, Some(&prior)), count)
+            (
+                build_with_prior(files, go_modules, ts_paths, Some(&prior)),
+                count,
+            )
         }
-        None => (build_graph(files, go_modules), files.len()),
+        None => (build_graph(files, go_modules, ts_paths), files.len()),
     }
 }
 
@@ -176,13 +184,18 @@ fn nested(f: &ParsedFile) -> HashSet<(&str, Vec<&str>)> {
 fn affected_files(
     files: &[ParsedFile],
     go_modules: &[GoModule],
+    ts_paths: &[TsPaths],
     previous_files: &[ParsedFile],
     previous_go_modules: &[GoModule],
+    previous_ts_paths: &[TsPaths],
     previous_graph: &FileGraph,
 ) -> Option<(Vec<bool>, Vec<usize>)> {
     let n = files.len();
     let whole_graph = previous_graph.n == n && previous_graph.edges.ptr.len() == n + 1;
-    if !whole_graph || previous_files.len() != n || go_modules != previous_go_modules {
+    if !whole_graph || previous_files.len() != n || go_modules != previous_go_modules
+        // Path aliases decide how bare TS/JS imports resolve, in any file.
+        || ts_paths != previous_ts_paths
+    {
         return None;
     }
     let mut edited = vec![false; n];
