@@ -194,7 +194,7 @@ fn a_method_on_two_types_binds_from_each_receiver_to_its_own() {
     for ext in LANGS {
         let f = fixture(ext);
         let files = parse(&f.sources());
-        let g = build_graph(&files, &[]);
+        let g = build_graph(&files, &[], &[]);
         let w = |from: &str, to: &str| {
             common::ident_weight(&files, &g, &f.path(from), &f.path(to), f.method)
         };
@@ -216,7 +216,7 @@ fn the_enclosing_type_reaches_a_base_class_in_another_file() {
     for ext in LANGS {
         let f = fixture(ext);
         let files = parse(&f.sources());
-        let g = build_graph(&files, &[]);
+        let g = build_graph(&files, &[], &[]);
         let w =
             |to: &str| common::ident_weight(&files, &g, &f.path("derived"), &f.path(to), f.helper);
         assert!(w("base") > 0.0, "{ext}: the base's method is reached");
@@ -233,7 +233,7 @@ fn a_receiver_of_a_foreign_type_reaches_no_repository_method() {
     for ext in LANGS {
         let f = fixture(ext);
         let files = parse(&f.sources());
-        let g = build_graph(&files, &[]);
+        let g = build_graph(&files, &[], &[]);
         for to in ["alpha", "beta"] {
             assert_eq!(
                 common::ident_weight(&files, &g, &f.path("foreign"), &f.path(to), f.method),
@@ -246,7 +246,7 @@ fn a_receiver_of_a_foreign_type_reaches_no_repository_method() {
             .iter()
             .position(|x| x.path == f.path("alpha"))
             .unwrap();
-        let census = explain_bindings(&files, &[], at);
+        let census = explain_bindings(&files, &[], &[], at);
         assert!(
             census
                 .iter()
@@ -265,7 +265,7 @@ fn explain_counts_typed_and_foreign_receivers() {
         .iter()
         .position(|x| x.path == f.path("alpha"))
         .unwrap();
-    let census = explain_bindings(&files, &[], at);
+    let census = explain_bindings(&files, &[], &[], at);
     let how = |b: BoundBy| {
         census
             .iter()
@@ -326,7 +326,7 @@ fn ruby_a_qualified_constructor_is_the_qualifier_s_type() {
         ("lib/jekyll/profiler.rb".into(), gem.into()),
         ("lib/jekyll/site.rb".into(), own.into()),
     ]);
-    let g = build_graph(&files, &[]);
+    let g = build_graph(&files, &[], &[]);
     let w =
         |from: &str| common::ident_weight(&files, &g, from, "lib/jekyll/table.rb", "render_rows");
     assert_eq!(w("lib/jekyll/profiler.rb"), 0.0);

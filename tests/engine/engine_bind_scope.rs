@@ -235,7 +235,7 @@ fn a_shadowed_built_in_binds_only_where_the_repository_s_is_visible() {
     ];
     for case in cases {
         let files = parse(case.files);
-        let g = build_graph(&files, &[]);
+        let g = build_graph(&files, &[], &[]);
         let lang = case.lang;
         assert_eq!(
             common::ident_weight(&files, &g, case.user, case.definer, case.builtin),
@@ -339,7 +339,7 @@ fn a_method_on_an_unknown_receiver_reaches_only_the_files_in_view_sharing_its_we
             (b.as_str(), class_b.as_str()),
             (user.as_str(), call),
         ]);
-        let g = build_graph(&one, &[]);
+        let g = build_graph(&one, &[], &[]);
         let alone = common::ident_weight(&one, &g, &user, &a, method);
         assert!(alone > 0.0, "{ext}: the method in view is reached");
         assert_eq!(
@@ -354,7 +354,7 @@ fn a_method_on_an_unknown_receiver_reaches_only_the_files_in_view_sharing_its_we
             (c.as_str(), class_c.as_str()),
             (user.as_str(), call),
         ]);
-        let g = build_graph(&two, &[]);
+        let g = build_graph(&two, &[], &[]);
         let (wa, wc) = (
             common::ident_weight(&two, &g, &user, &a, method),
             common::ident_weight(&two, &g, &user, &c, method),
@@ -405,7 +405,7 @@ fn a_method_every_value_has_is_never_guessed() {
     for (ext, def, call, name) in cases {
         let (a, u) = (format!("app/a.{ext}"), format!("app/u.{ext}"));
         let files = parse(&[(a.as_str(), def), (u.as_str(), call)]);
-        let g = build_graph(&files, &[]);
+        let g = build_graph(&files, &[], &[]);
         assert_eq!(
             common::ident_weight(&files, &g, &u, &a, name),
             0.0,
@@ -429,7 +429,7 @@ fn ruby_a_qualified_constant_binds_to_its_container_s() {
         ),
         ("bin/run.rb", "App::File.load_all\n"),
     ]);
-    let g = build_graph(&files, &[]);
+    let g = build_graph(&files, &[], &[]);
     assert!(common::ident_weight(&files, &g, "bin/run.rb", "lib/app/file.rb", "File") > 0.0);
     assert_eq!(
         common::ident_weight(&files, &g, "bin/run.rb", "lib/other/file.rb", "File"),
@@ -463,7 +463,7 @@ fn explain_says_how_a_used_by_count_was_reached() {
         .collect();
     let files = parse(&refs);
     let target = 0;
-    let counts = explain_bindings(&files, &[], target);
+    let counts = explain_bindings(&files, &[], &[], target);
     let of = |how: BoundBy| {
         counts
             .iter()
@@ -582,7 +582,7 @@ fn a_bare_name_does_not_bind_to_another_file_s_type_member() {
     ];
     for case in cases {
         let files = parse(case.files);
-        let g = build_graph(&files, &[]);
+        let g = build_graph(&files, &[], &[]);
         let lang = case.lang;
         assert_eq!(
             common::ident_weight(&files, &g, case.user, case.member, case.name),
@@ -636,7 +636,7 @@ fn a_valueless_macro_is_neither_bound_nor_shown() {
         "{defs:?}"
     );
     assert!(defs.contains(&("MAX_CLIENTS", false)), "{defs:?}");
-    let g = build_graph(&files, &[]);
+    let g = build_graph(&files, &[], &[]);
     assert_eq!(
         common::ident_weight(&files, &g, "src/net.c", "src/config.h", "HAVE_EPOLL"),
         0.0
@@ -687,7 +687,7 @@ fn a_source_root_alias_binds_like_a_relative_import() {
             "export function useUserStore() {\n  return { name: 'b' }\n}\n",
         ),
     ]);
-    let g = build_graph(&files, &[]);
+    let g = build_graph(&files, &[], &[]);
     let w = |from: &str, to: &str| common::ident_weight(&files, &g, from, to, "useUserStore");
     assert!(w("src/views/Home.vue", "src/stores/user.ts") > 0.0);
     assert!(w("tests/unit/user.spec.ts", "src/stores/user.ts") > 0.0);

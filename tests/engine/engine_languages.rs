@@ -222,7 +222,7 @@ fn check_bindings(cases: &[(&str, &str, &str, &str)]) {
     for &(repo, from, to, ident) in cases {
         if !graphs.iter().any(|(r, _, _)| *r == repo) {
             let files = parse_repo(repo);
-            let g = build_graph(&files, &[]);
+            let g = build_graph(&files, &[], &[]);
             graphs.push((repo, files, g));
         }
         let (_, files, g) = graphs.iter().find(|(r, _, _)| *r == repo).unwrap();
@@ -240,7 +240,7 @@ fn external_imports_bind_nothing_and_tests_get_no_guesses() {
     // nothing of the repository is named after them, and no edge appears for them.
     for repo in ["rust-app", "java-app"] {
         let files = parse_repo(repo);
-        let g = build_graph(&files, &[]);
+        let g = build_graph(&files, &[], &[]);
         for (i, _) in files.iter().enumerate() {
             for (_, e) in g.outgoing(i) {
                 for (ident, _) in g.edge_idents(e) {
@@ -258,7 +258,7 @@ fn external_imports_bind_nothing_and_tests_get_no_guesses() {
         "rust-app", "java-app", "c-app", "cpp-app", "cs-app", "rb-app", "php-app",
     ] {
         let files = parse_repo(repo);
-        let g = build_graph(&files, &[]);
+        let g = build_graph(&files, &[], &[]);
         for (i, f) in files.iter().enumerate() {
             let is_test = |p: &str| p.contains("test") || p.contains("Test") || p.contains("spec");
             if is_test(&f.path) {

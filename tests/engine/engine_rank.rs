@@ -231,8 +231,8 @@ proptest! {
             query: q.then(|| "fix the parseConfig helper for widgets".to_string()),
             ..Default::default()
         };
-        let g1 = build_graph(&files, &[]);
-        let g2 = build_graph(&files, &[]);
+        let g1 = build_graph(&files, &[], &[]);
+        let g2 = build_graph(&files, &[], &[]);
         prop_assert_eq!(dump(&g1, n), dump(&g2, n));
         let a = rank(&files, &g1, &p);
         let b = rank(&files, &g2, &p);
@@ -259,7 +259,7 @@ proptest! {
             exclude_symbols: exclude_symbols.clone(),
             ..Default::default()
         };
-        let g = build_graph(&files, &[]);
+        let g = build_graph(&files, &[], &[]);
         let out = rank(&files, &g, &p);
         let mut expected: Vec<(usize, usize)> = Vec::new();
         for (fi, f) in files.iter().enumerate() {
@@ -310,7 +310,7 @@ fn focus_file_lifts_what_it_uses() {
             vec![],
         ),
     ];
-    let g = build_graph(&files, &[]);
+    let g = build_graph(&files, &[], &[]);
     let plain = rank(&files, &g, &Personalization::default());
     let focused = rank(
         &files,
@@ -358,7 +358,7 @@ fn unpersonalized_rank_prefers_the_projects_code_over_its_fixtures() {
         vec![],
         vec![],
     ));
-    let g = build_graph(&files, &[]);
+    let g = build_graph(&files, &[], &[]);
     let out = rank(&files, &g, &Personalization::default());
     assert_distribution(&out.file_rank);
     assert!(
@@ -420,7 +420,7 @@ fn mentioned_identifier_and_query_personalize() {
             vec![],
         ),
     ];
-    let g = build_graph(&files, &[]);
+    let g = build_graph(&files, &[], &[]);
     let by_query = rank(
         &files,
         &g,
@@ -483,7 +483,7 @@ fn mentioned_identifier_boosts_its_edges() {
             vec![],
         ),
     ];
-    let g = build_graph(&files, &[]);
+    let g = build_graph(&files, &[], &[]);
     let plain = rank(&files, &g, &Personalization::default());
     assert!((plain.file_rank[1] - plain.file_rank[2]).abs() < 1e-12);
     let p = Personalization {
@@ -619,10 +619,10 @@ fn synthetic_scale_timing() {
     let n_defs: usize = files.iter().map(|f| f.tags.defs.len()).sum();
     let mut build = f64::MAX;
     let mut build_cpu = f64::MAX;
-    let mut g = build_graph(&files, &modules);
+    let mut g = build_graph(&files, &modules, &[]);
     for _ in 0..3 {
         let (t, c) = (Instant::now(), cpu_ms());
-        g = build_graph(&files, &modules);
+        g = build_graph(&files, &modules, &[]);
         build = build.min(t.elapsed().as_secs_f64() * 1e3);
         build_cpu = build_cpu.min(cpu_ms() - c);
     }
@@ -712,7 +712,7 @@ fn query_words_rank_the_project_above_its_playgrounds_unless_asked_for() {
         vec![],
         vec![],
     ));
-    let g = build_graph(&files, &[]);
+    let g = build_graph(&files, &[], &[]);
     let ranked = |query: &str| {
         rank(
             &files,

@@ -319,6 +319,10 @@ impl<'a> Resolver<'a> {
         }
         let aliased = best.and_then(|(_, targets, star)| {
             targets.iter().find_map(|target| {
+                // An absolute target names a file outside the repository.
+                if target.starts_with('/') || target.contains(':') {
+                    return None;
+                }
                 let path = target.replacen('*', star, 1);
                 normalize_join(&config.base, &path).and_then(|p| self.ts_candidate(&p))
             })
@@ -835,7 +839,7 @@ mod tests {
             "src/types.d.ts",
             "lib/old.js",
         ]);
-        let r = Resolver::new(&fs, &[]);
+        let r = Resolver::new(&fs, &[], &[]);
         assert_eq!(
             paths(&fs, r.resolve_import(0, &imp("./util", &[]))),
             ["src/util.ts"]
@@ -884,7 +888,7 @@ mod tests {
             "app.vue",
             "components/Header.vue",
         ]);
-        let r = Resolver::new(&fs, &[]);
+        let r = Resolver::new(&fs, &[], &[]);
         let from = |i: usize, spec: &str| paths(&fs, r.resolve_import(i, &imp(spec, &[])));
         assert_eq!(from(0, "@/stores/user"), ["src/stores/user.ts"]);
         assert_eq!(from(0, "~/stores/user.js"), ["src/stores/user.ts"]);
@@ -908,10 +912,135 @@ mod tests {
         assert!(from(0, "@vue/shared").is_empty());
     }
 
+    fn ts_config(dir: &str, base: Option<&str>, paths: &[(&str, &[&str])]) -> TsPaths {
+        TsPaths {
+            dir: dir.to_string(),
+            base: base.unwrap_or(dir).to_string(),
+            base_url: base.is_some(),
+            paths: paths
+                .iter()
+                .map(|(p, ts)| (p.to_string(), ts.iter().map(|t| t.to_string()).collect()))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn tsconfig_paths_exact_star_longest_prefix_and_several_targets() {
+        let fs = files(&[
+            "src/main.ts",
+            "src/app/user/service.ts",
+            "src/app/core/index.ts",
+            "legacy/app/old.ts",
+            "libs/common/src/index.ts",
+            "src/special/thing.ts",
+            "src/types/globals.d.ts",
+        ]);
+        let config = ts_config(
+            "",
+            None,
+            &[
+                ("@app/*", &["src/app/*", "legacy/app/*"]),
+                ("@app/special/*", &["src/special/*"]),
+                ("@common", &["libs/common/src/index.ts"]),
+                ("@common/*", &["libs/common/src/nothing/*"]),
+                ("globals", &["src/types/globals"]),
+            ],
+        );
+        let r = Resolver::new(&fs, &[], &[config]);
+        let from = |spec: &str| paths(&fs, r.resolve_import(0, &imp(spec, &[])));
+        // A `*` key; a directory through its index.
+        assert_eq!(from("@app/user/service"), ["src/app/user/service.ts"]);
+        assert_eq!(from("@app/core"), ["src/app/core/index.ts"]);
+        // The second target when the first has no such file.
+        assert_eq!(from("@app/old"), ["legacy/app/old.ts"]);
+        // The longest prefix wins over `@app/*`.
+        assert_eq!(from("@app/special/thing"), ["src/special/thing.ts"]);
+        // An exact key, beating `@common/*` which does not match it anyway.
+        assert_eq!(from("@common"), ["libs/common/src/index.ts"]);
+        assert_eq!(from("globals"), ["src/types/globals.d.ts"]);
+        // Matched but missing, and unmatched without `baseUrl`: unresolved.
+        assert!(from("@app/missing").is_empty());
+        assert!(from("app/user/service").is_empty());
+        assert!(from("react").is_empty());
+        // Without the config, the aliases stay unresolved.
+        let bare = Resolver::new(&fs, &[], &[]);
+        assert!(bare
+            .resolve_import(0, &imp("@app/user/service", &[]))
+            .is_empty());
+    }
+
+    #[test]
+    fn tsconfig_base_url_resolves_bare_specifiers_and_targets() {
+        let fs = files(&["web/src/main.ts", "web/src/app/x.ts", "web/src/lib/y.ts"]);
+        // `baseUrl: "./src"` in `web/tsconfig.json`.
+        let only_base = ts_config("web", Some("web/src"), &[]);
+        let r = Resolver::new(&fs, &[], &[only_base]);
+        let from = |r: &Resolver, spec: &str| paths(&fs, r.resolve_import(0, &imp(spec, &[])));
+        assert_eq!(from(&r, "app/x"), ["web/src/app/x.ts"]);
+        assert!(from(&r, "react").is_empty());
+        // Targets are relative to `baseUrl`; a matched pattern whose targets are missing
+        // falls back to `baseUrl`.
+        let with_paths = ts_config(
+            "web",
+            Some("web/src"),
+            &[("~lib/*", &["lib/*"]), ("app/*", &["nowhere/*"])],
+        );
+        let r = Resolver::new(&fs, &[], &[with_paths]);
+        assert_eq!(from(&r, "~lib/y"), ["web/src/lib/y.ts"]);
+        assert_eq!(from(&r, "app/x"), ["web/src/app/x.ts"]);
+    }
+
+    #[test]
+    fn the_nearest_tsconfig_governs_in_a_monorepo() {
+        let fs = files(&[
+            "apps/web/src/main.ts",
+            "apps/web/src/shared/a.ts",
+            "apps/api/src/main.ts",
+            "apps/api/src/shared/a.ts",
+            "apps/webby/main.ts",
+            "root.ts",
+            "shared/a.ts",
+        ]);
+        let configs = [
+            ts_config("", None, &[("#shared/*", &["shared/*"])]),
+            ts_config("apps/web", None, &[("#shared/*", &["src/shared/*"])]),
+            ts_config("apps/api", None, &[("#shared/*", &["src/shared/*"])]),
+        ];
+        let r = Resolver::new(&fs, &[], &configs);
+        let from = |i: usize| paths(&fs, r.resolve_import(i, &imp("#shared/a", &[])));
+        assert_eq!(from(0), ["apps/web/src/shared/a.ts"]);
+        assert_eq!(from(2), ["apps/api/src/shared/a.ts"]);
+        // `apps/webby` is not below `apps/web`: the root config governs it.
+        assert_eq!(from(4), ["shared/a.ts"]);
+        assert_eq!(from(5), ["shared/a.ts"]);
+    }
+
+    #[test]
+    fn a_tsconfig_target_leaving_the_repository_resolves_to_nothing() {
+        let fs = files(&["pkg/src/main.ts", "pkg/x.ts", "x.ts"]);
+        let config = ts_config(
+            "pkg",
+            None,
+            &[
+                ("@out/*", &["../../*"]),
+                ("@up/*", &["../*"]),
+                ("@abs/*", &["/*"]),
+            ],
+        );
+        let r = Resolver::new(&fs, &[], &[config]);
+        let from = |spec: &str| paths(&fs, r.resolve_import(0, &imp(spec, &[])));
+        assert!(from("@out/x").is_empty());
+        assert!(from("@out/../../../etc/passwd").is_empty());
+        // Above the config's folder but inside the repository is allowed, as in `tsc`.
+        assert_eq!(from("@up/x"), ["x.ts"]);
+        // An absolute target is a file outside the repository, not `pkg/x.ts`.
+        assert!(from("@abs/x").is_empty());
+    }
+
     #[test]
     fn ts_esm_js_extension_maps_to_ts() {
         let fs = files(&["src/a.ts", "src/b.ts", "src/c.tsx", "src/d.mts", "src/e.js"]);
-        let r = Resolver::new(&fs, &[]);
+        let r = Resolver::new(&fs, &[], &[]);
         assert_eq!(
             paths(&fs, r.resolve_import(0, &imp("./b.js", &[]))),
             ["src/b.ts"]
@@ -943,7 +1072,7 @@ mod tests {
             "packages/plugin-x/src/util.ts",
             "packages/core/index.js",
         ]);
-        let r = Resolver::new(&fs, &[]);
+        let r = Resolver::new(&fs, &[], &[]);
         assert_eq!(
             paths(&fs, r.resolve_import(0, &imp("@scope/plugin-x", &[]))),
             ["packages/plugin-x/src/index.ts"]
@@ -973,7 +1102,7 @@ mod tests {
             "pkg/sub/deep.py",
             "pkg/sub/leaf/x.py",
         ]);
-        let r = Resolver::new(&fs, &[]);
+        let r = Resolver::new(&fs, &[], &[]);
         assert_eq!(
             paths(&fs, r.resolve_import(1, &imp(".models", &["M"]))),
             ["pkg/models.py"]
@@ -1023,7 +1152,7 @@ mod tests {
             "test-data/lib-stub/helper.pyi",
             "mypy/data/shipped.py",
         ]);
-        let r = Resolver::new(&fs, &[]);
+        let r = Resolver::new(&fs, &[], &[]);
         // `mypy/build.py` imports the standard library, not the stubs shipped beside it nor
         // the test stubs in a top-level folder.
         assert!(r.resolve_import(1, &imp("typing", &["Any"])).is_empty());
@@ -1073,7 +1202,7 @@ mod tests {
             "tools/pkg/m.py",
             "app.py",
         ]);
-        let r = Resolver::new(&fs, &[]);
+        let r = Resolver::new(&fs, &[], &[]);
         let t = 4;
         assert_eq!(
             paths(&fs, r.resolve_import(t, &imp("mylib.core", &[]))),
@@ -1129,7 +1258,7 @@ mod tests {
                 module: "github.com/acme/app/api/v2".into(),
             },
         ];
-        let r = Resolver::new(&fs, &mods);
+        let r = Resolver::new(&fs, &mods, &[]);
         assert_eq!(
             paths(
                 &fs,
@@ -1173,7 +1302,7 @@ mod tests {
     #[test]
     fn go_without_go_mod_matches_directory_suffix() {
         let fs = files(&["cmd/main.go", "pkg/util/u.go"]);
-        let r = Resolver::new(&fs, &[]);
+        let r = Resolver::new(&fs, &[], &[]);
         assert_eq!(
             paths(
                 &fs,
@@ -1196,7 +1325,7 @@ mod tests {
     #[test]
     fn hostile_input_does_not_panic() {
         let fs = files(&["a.ts", "b.py", "c.go"]);
-        let r = Resolver::new(&fs, &[]);
+        let r = Resolver::new(&fs, &[], &[]);
         for spec in [
             "", ".", "..", "/", "//", "./../..", "...", "@", "@/", "a//b", "\u{0}",
         ] {

@@ -853,7 +853,7 @@ mod tests {
 
     #[test]
     fn empty_repo() {
-        let g = crate::engine::link::graph::build_graph(&[], &[]);
+        let g = crate::engine::link::graph::build_graph(&[], &[], &[]);
         let p = Personalization {
             focus_files: vec![3],
             idents: vec!["x".into()],

@@ -246,7 +246,7 @@ mod tests {
         paths: &[&str],
         query: Option<&str>,
     ) -> Vec<(String, f64)> {
-        let graph = build_graph(files, &[]);
+        let graph = build_graph(files, &[], &[]);
         let p = Personalization {
             query: query.map(str::to_string),
             ..Personalization::default()
@@ -289,7 +289,7 @@ mod tests {
     #[test]
     fn excluded_paths_are_left_out_and_names_split_over_namesakes() {
         let files = [file("app/db.py", &["schema.sql"])];
-        let graph = build_graph(&files, &[]);
+        let graph = build_graph(&files, &[], &[]);
         let ranked = rank(&files, &graph, &Personalization::default());
         let paths = ["a/schema.sql", "b/schema.sql", "c/x.sql"];
         let all = rank_path_only(&files, &graph, &paths, &[true; 3], None, &ranked);

@@ -420,7 +420,7 @@ mod tests {
                 vec![],
             ),
         ];
-        let g = build_graph(&files, &[]);
+        let g = build_graph(&files, &[], &[]);
         assert_eq!(edge_idents(&g, 0, 1), Some(vec!["helper".into()]));
         assert_eq!(edge_idents(&g, 0, 2), None);
         // `parse` is defined nowhere: no edge at all.
@@ -449,7 +449,7 @@ mod tests {
                 vec![],
             ),
         ];
-        let g = build_graph(&files, &[]);
+        let g = build_graph(&files, &[], &[]);
         assert_eq!(g.edge_count(), 0);
     }
 
@@ -468,7 +468,7 @@ mod tests {
             pf("b.ts", vec![fun("helper")], vec![], vec![]),
             pf("c.ts", vec![fun("parse")], vec![], vec![]),
         ];
-        let g = build_graph(&files, &[]);
+        let g = build_graph(&files, &[], &[]);
         assert_eq!(edge_idents(&g, 0, 1), Some(vec!["helper".into()]));
         assert_eq!(edge_idents(&g, 0, 2), Some(vec!["parse".into()]));
     }
@@ -491,7 +491,7 @@ mod tests {
             pf("lib/impl.ts", vec![fun("deep")], vec![], vec![]),
             pf("lib/more.ts", vec![fun("thing")], vec![], vec![]),
         ];
-        let g = build_graph(&files, &[]);
+        let g = build_graph(&files, &[], &[]);
         assert_eq!(edge_idents(&g, 0, 2), Some(vec!["deep".into()]));
         assert_eq!(edge_idents(&g, 0, 3), Some(vec!["thing".into()]));
         assert_eq!(edge_idents(&g, 0, 1), None);
@@ -531,7 +531,7 @@ mod tests {
             ),
             pf("lib/lib.go", vec![fun("Helper")], vec![], vec![]),
         ];
-        let g = build_graph(&files, &go_mod());
+        let g = build_graph(&files, &go_mod(), &[]);
         assert_eq!(edge_idents(&g, 0, 1), Some(vec!["Foo".into()]));
         assert_eq!(edge_idents(&g, 0, 2), Some(vec!["Bar".into()]));
         assert!(edge_w(&g, 0, 1) > edge_w(&g, 0, 2));
@@ -576,12 +576,12 @@ mod tests {
             pf("b.h", vec![fun("deep")], vec![], vec![]),
             pf("c.h", vec![fun("elsewhere")], vec![], vec![]),
         ];
-        let g = build_graph(&files, &[]);
+        let g = build_graph(&files, &[], &[]);
         assert_eq!(edge_idents(&g, 0, 2), Some(vec!["deep".into()]));
         assert_eq!(
             whole_graph(&g, files.len()),
             whole_graph(
-                &build::build_graph_searching_every_name(&files, &[]),
+                &build::build_graph_searching_every_name(&files, &[], &[]),
                 files.len()
             )
         );
@@ -610,8 +610,8 @@ mod tests {
                 next,
             ));
         }
-        let g = build_graph(&files, &[]);
-        let full = build::build_graph_searching_every_name(&files, &[]);
+        let g = build_graph(&files, &[], &[]);
+        let full = build::build_graph_searching_every_name(&files, &[], &[]);
         assert_eq!(
             whole_graph(&g, files.len()),
             whole_graph(&full, files.len())
@@ -685,8 +685,8 @@ mod tests {
                     vec![Import { wildcard: true, ..named("p", &[]) }],
                 ));
             }
-            let fast = build_graph(&files, &[]);
-            let full = build::build_graph_searching_every_name(&files, &[]);
+            let fast = build_graph(&files, &[], &[]);
+            let full = build::build_graph_searching_every_name(&files, &[], &[]);
             proptest::prop_assert_eq!(whole_graph(&fast, files.len()), whole_graph(&full, files.len()));
         }
     }
@@ -709,7 +709,7 @@ mod tests {
                 vec![named("./a", &[("x", None)])],
             ),
         ];
-        let g = build_graph(&files, &[]);
+        let g = build_graph(&files, &[], &[]);
         // x is defined nowhere: c still depends on the module it imports from.
         assert_eq!(edge_idents(&g, 2, 0), Some(vec!["x".into()]));
     }
@@ -747,7 +747,7 @@ mod tests {
             ),
             pf("app/pkg/__init__.py", vec![fun("run")], vec![], vec![]),
         ];
-        let g = build_graph(&files, &[]);
+        let g = build_graph(&files, &[], &[]);
         assert!(edge_idents(&g, 0, 2).is_some_and(|v| v.contains(&"load".to_string())));
         assert_eq!(edge_idents(&g, 0, 4), Some(vec!["Model".into()]));
         assert_eq!(edge_idents(&g, 0, 5), Some(vec!["run".into()]));
@@ -780,7 +780,7 @@ mod tests {
                 vec![],
             ),
         ];
-        let g = build_graph(&files, &[]);
+        let g = build_graph(&files, &[], &[]);
         assert_eq!(edge_idents(&g, 0, 1), None);
         assert_eq!(edge_idents(&g, 0, 2), Some(vec!["__DEV__".into()]));
         assert_eq!(edge_idents(&g, 0, 3), Some(vec!["legacyGlobal".into()]));
@@ -806,7 +806,7 @@ mod tests {
                 vec![],
             ),
         ];
-        let g = build_graph(&files, &[]);
+        let g = build_graph(&files, &[], &[]);
         assert_eq!(edge_idents(&g, 0, 1), Some(vec!["render".into()]));
     }
 
@@ -823,7 +823,7 @@ mod tests {
             pf("c.py", vec![fun("render_all")], vec![], vec![]),
             pf("d.py", vec![fun("render_all")], vec![], vec![]),
         ];
-        let g = build_graph(&files, &[]);
+        let g = build_graph(&files, &[], &[]);
         let bound = edge_w(&g, 0, 1);
         let guess = edge_w(&g, 0, 2);
         assert!(
@@ -833,7 +833,7 @@ mod tests {
         assert_eq!(guess, edge_w(&g, 0, 3));
         // A third definer lowers each guess.
         files.push(pf("e.py", vec![fun("render_all")], vec![], vec![]));
-        let g2 = build_graph(&files, &[]);
+        let g2 = build_graph(&files, &[], &[]);
         assert!(edge_w(&g2, 0, 2) < guess);
         // Too many definers: no guess at all.
         for i in 0..FALLBACK_MAX_DEFINERS {
@@ -844,7 +844,7 @@ mod tests {
                 vec![],
             ));
         }
-        let g3 = build_graph(&files, &[]);
+        let g3 = build_graph(&files, &[], &[]);
         assert_eq!(edge_w(&g3, 0, 2), 0.0);
         assert!(edge_w(&g3, 0, 1) > 0.0);
     }
@@ -882,7 +882,7 @@ mod tests {
                 vec![],
             ),
         ];
-        let g = build_graph(&files, &[]);
+        let g = build_graph(&files, &[], &[]);
         assert!(edge_w(&g, 0, 1) > 0.0);
         assert_eq!(edge_w(&g, 0, 2), 0.0, "implementation → test helper");
         assert_eq!(edge_w(&g, 0, 3), 0.0, "implementation → external stub");
@@ -931,7 +931,7 @@ mod tests {
                 vec![],
             ));
         }
-        let g = build_graph(&files, &[]);
+        let g = build_graph(&files, &[], &[]);
         assert!(edge_w(&g, 5, 1) > 0.0);
         let out = crate::engine::rank::pagerank::rank(&files, &g, &Default::default());
         assert!((out.file_rank.iter().sum::<f64>() - 1.0).abs() < 1e-9);
@@ -955,7 +955,7 @@ mod tests {
             pf("stdlib/abc.pyi", vec![], vec![call("is_protocol")], vec![]),
             pf("tests/check.py", vec![], vec![], vec![]),
         ];
-        let g = build_graph(&files, &[]);
+        let g = build_graph(&files, &[], &[]);
         assert_eq!(g.external_stubs, [false, false, false]);
         assert!(edge_w(&g, 1, 0) > 0.0);
     }
@@ -990,7 +990,7 @@ mod tests {
             ),
             pf("e.ts", vec![fun("_hidden")], vec![], vec![]),
         ];
-        let g = build_graph(&files, &[]);
+        let g = build_graph(&files, &[], &[]);
         assert!(edge_w(&g, 0, 1) > edge_w(&g, 0, 2));
         assert!(edge_w(&g, 3, 4) < 0.2 * edge_w(&g, 0, 2));
     }
@@ -1029,7 +1029,7 @@ mod tests {
                 vec![],
             ),
         ];
-        let g = build_graph(&files, &go_mod());
+        let g = build_graph(&files, &go_mod(), &[]);
         assert_eq!(edge_idents(&g, 0, 1), Some(vec!["helper".into()]));
         assert_eq!(edge_idents(&g, 0, 2), Some(vec!["Open".into()]));
         assert_eq!(edge_idents(&g, 0, 3), Some(vec!["Open".into()]));
@@ -1076,7 +1076,7 @@ mod tests {
                 vec![],
             ),
         ];
-        let g = build_graph(&files, &go_mod());
+        let g = build_graph(&files, &go_mod(), &[]);
         assert_eq!(edge_idents(&g, 0, 1), Some(vec!["Flush".into()]));
         assert_eq!(edge_idents(&g, 0, 2), Some(vec!["Validate".into()]));
         assert_eq!(edge_idents(&g, 0, 3), None);
@@ -1096,7 +1096,7 @@ mod tests {
             ),
             pf("p/util_test.go", vec![fun("helperT2")], vec![], vec![]),
         ];
-        let g = build_graph(&files, &go_mod());
+        let g = build_graph(&files, &go_mod(), &[]);
         assert_eq!(edge_idents(&g, 0, 1), None);
         assert_eq!(edge_idents(&g, 1, 2), Some(vec!["helperT2".into()]));
     }
@@ -1131,8 +1131,8 @@ mod tests {
             ),
             pf("c.py", vec![fun("gamma")], vec![call("beta")], vec![]),
         ];
-        let g1 = build_graph(&files, &[]);
-        let g2 = build_graph(&files, &[]);
+        let g1 = build_graph(&files, &[], &[]);
+        let g2 = build_graph(&files, &[], &[]);
         let dump = |g: &FileGraph| {
             (0..3)
                 .map(|i| format!("{:?}", g.outgoing(i)))
@@ -1283,7 +1283,7 @@ mod tests {
                 vec![],
             ),
         ];
-        let full = build_graph(&files, &[]);
+        let full = build_graph(&files, &[], &[]);
         // Whether binding gives memory back as it goes changes nothing in the graph.
         for trim_heap in [false, true] {
             // Leaving out the query-word tables changes only those tables.
@@ -1305,7 +1305,7 @@ mod tests {
                         ..FileTags::default()
                     });
                 }
-                let once = build_graph_consuming(&bare, &[], uses);
+                let once = build_graph_consuming(&bare, &[], &[], uses);
                 same_ranking_tables(&once, &full);
                 if query_words {
                     assert_eq!(once.path_words, full.path_words);
@@ -1358,7 +1358,7 @@ mod tests {
             dir: "go".into(),
             module: "example.com/m".into(),
         }];
-        let full = build_graph(&files, &go);
+        let full = build_graph(&files, &go, &[]);
         let uses = TakenUses {
             refs: files
                 .iter()
@@ -1377,7 +1377,7 @@ mod tests {
                 ..FileTags::default()
             });
         }
-        let once = build_graph_consuming(&bare, &go, uses);
+        let once = build_graph_consuming(&bare, &go, &[], uses);
         same_ranking_tables(&once, &full);
         // The imports that go through a package declaration are bound at all.
         let at = |p: &str| files.iter().position(|f| f.path == p).unwrap();

@@ -396,20 +396,20 @@ mod tests {
     #[test]
     fn a_body_edit_relinks_only_the_edited_file() {
         let before = project(vec![def("helper", DefKind::Function)], vec![]);
-        let old = build_graph(&before, &[]);
+        let old = build_graph(&before, &[], &[]);
         let after = project(
             vec![def("helper", DefKind::Function)],
             vec![call("shared", None), call("alone", None)],
         );
-        let (relinked, bound) = build_graph_relinking(&after, &[], &before, &[], &old);
+        let (relinked, bound) = build_graph_relinking(&after, &[], &[], &before, &[], &[], &old);
         assert_eq!(bound, 1);
-        assert_same(&relinked, &build_graph(&after, &[]));
+        assert_same(&relinked, &build_graph(&after, &[], &[]));
     }
 
     #[test]
     fn a_new_or_removed_definition_relinks_the_files_that_mention_it() {
         let before = project(vec![def("helper", DefKind::Function)], vec![]);
-        let old = build_graph(&before, &[]);
+        let old = build_graph(&before, &[], &[]);
         // `shared` and the method `run` are now defined in b too: a's fallbacks split, and
         // its ids move (b's names are interned before a's references).
         let after = project(
@@ -420,14 +420,14 @@ mod tests {
             ],
             vec![],
         );
-        let (relinked, bound) = build_graph_relinking(&after, &[], &before, &[], &old);
+        let (relinked, bound) = build_graph_relinking(&after, &[], &[], &before, &[], &[], &old);
         assert_eq!(
             bound, 2,
             "b itself and a, which calls shared and run; not c nor d"
         );
-        assert_same(&relinked, &build_graph(&after, &[]));
+        assert_same(&relinked, &build_graph(&after, &[], &[]));
         // And back: removed again.
-        let (back, _) = build_graph_relinking(&before, &[], &after, &[], &relinked);
+        let (back, _) = build_graph_relinking(&before, &[], &[], &after, &[], &[], &relinked);
         assert_same(&back, &old);
     }
 
@@ -464,9 +464,9 @@ mod tests {
             files
         };
         let (before, after) = (project(2), project(3));
-        let old = build_graph(&before, &[]);
-        let (relinked, bound) = build_graph_relinking(&after, &[], &before, &[], &old);
-        assert_same(&relinked, &build_graph(&after, &[]));
+        let old = build_graph(&before, &[], &[]);
+        let (relinked, bound) = build_graph_relinking(&after, &[], &[], &before, &[], &[], &old);
+        assert_same(&relinked, &build_graph(&after, &[], &[]));
         assert!(
             bound < after.len(),
             "{bound}: the z files are not bound again"
@@ -480,7 +480,7 @@ mod tests {
     #[test]
     fn an_edited_import_or_a_new_file_relinks_everything() {
         let before = project(vec![def("helper", DefKind::Function)], vec![]);
-        let old = build_graph(&before, &[]);
+        let old = build_graph(&before, &[], &[]);
         let mut after = before.clone();
         after[1] = file(
             "b.py",
@@ -488,13 +488,13 @@ mod tests {
             vec![],
             vec![import("c", "run")],
         );
-        let (relinked, bound) = build_graph_relinking(&after, &[], &before, &[], &old);
+        let (relinked, bound) = build_graph_relinking(&after, &[], &[], &before, &[], &[], &old);
         assert_eq!(bound, after.len());
-        assert_same(&relinked, &build_graph(&after, &[]));
+        assert_same(&relinked, &build_graph(&after, &[], &[]));
         let mut more = before.clone();
         more.push(file("e.py", vec![], vec![], vec![]));
-        let (relinked, bound) = build_graph_relinking(&more, &[], &before, &[], &old);
+        let (relinked, bound) = build_graph_relinking(&more, &[], &[], &before, &[], &[], &old);
         assert_eq!(bound, more.len());
-        assert_same(&relinked, &build_graph(&more, &[]));
+        assert_same(&relinked, &build_graph(&more, &[], &[]));
     }
 }

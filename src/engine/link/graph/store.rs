@@ -243,7 +243,7 @@ mod tests {
     #[test]
     fn a_stored_graph_loads_as_the_graph_it_was() {
         let files = sample();
-        let built = build_graph(&files, &[]);
+        let built = build_graph(&files, &[], &[]);
         assert!(built.edge_count() > 0);
         let loaded = FileGraph::from_stored(round_trip(&built), &files).unwrap();
         for f in 0..files.len() {
@@ -260,7 +260,7 @@ mod tests {
     #[test]
     fn tables_that_do_not_fit_the_files_are_refused() {
         let files = sample();
-        let built = build_graph(&files, &[]);
+        let built = build_graph(&files, &[], &[]);
         assert!(FileGraph::from_stored(round_trip(&built), &files[..2]).is_err());
         let mut bad = round_trip(&built);
         bad.edges.items[0] = 99;

@@ -687,7 +687,7 @@ mod tests {
         from: usize,
         import: &Import,
     ) -> (Vec<String>, Vec<Vec<String>>) {
-        let r = Resolver::new(files, &[]);
+        let r = Resolver::new(files, &[], &[]);
         let d = r.resolve_detail(from, import);
         (
             paths(files, &d.module),
