@@ -697,3 +697,57 @@ fn a_source_root_alias_binds_like_a_relative_import() {
         0.0
     );
 }
+
+/// A `tsconfig.json` path alias (`@common`, `@app/*`) binds an import like a relative one:
+/// the walk reads the config, so this needs a real index. Two packages define the name, so
+/// only the resolved import says which one is meant.
+#[test]
+fn a_tsconfig_path_alias_binds_like_a_relative_import() {
+    let sources = [
+        (
+            "tsconfig.json",
+            "{\n  // the workspace's aliases\n  \"compilerOptions\": {\n    \"baseUrl\": \".\",\n    \"paths\": {\n      \"@common\": [\"libs/common/src/index.ts\"],\n      \"@app/*\": [\"apps/web/src/app/*\"],\n    },\n  },\n}\n",
+        ),
+        (
+            "apps/web/src/main.ts",
+            "import { formatDate } from '@common'\nimport { loadUser } from '@app/users/load'\nexport function main() {\n  return formatDate(loadUser())\n}\n",
+        ),
+        (
+            "apps/web/src/app/users/load.ts",
+            "export function loadUser() {\n  return 1\n}\n",
+        ),
+        (
+            "apps/admin/src/app/users/load.ts",
+            "export function loadUser() {\n  return 2\n}\n",
+        ),
+        (
+            "libs/common/src/index.ts",
+            "export function formatDate(d: number) {\n  return String(d)\n}\n",
+        ),
+        (
+            "libs/legacy/src/index.ts",
+            "export function formatDate(d: number) {\n  return 'x' + d\n}\n",
+        ),
+    ];
+    let weights = |sources: &[(&str, &str)]| {
+        let dir = tempfile::tempdir().expect("tempdir");
+        common::write_files(dir.path(), sources);
+        let index = Index::build(dir.path(), &IndexOptions::default()).expect("fixture builds");
+        let w = |to: &str, name: &str| {
+            common::ident_weight(&index.files, &index.graph, "apps/web/src/main.ts", to, name)
+        };
+        [
+            w("libs/common/src/index.ts", "formatDate"),
+            w("libs/legacy/src/index.ts", "formatDate"),
+            w("apps/web/src/app/users/load.ts", "loadUser"),
+            w("apps/admin/src/app/users/load.ts", "loadUser"),
+        ]
+    };
+    let [common_w, legacy_w, web_w, admin_w] = weights(&sources);
+    assert!(common_w > 0.0 && web_w > 0.0, "{common_w} {web_w}");
+    assert_eq!((legacy_w, admin_w), (0.0, 0.0));
+    // The control: without the config the aliases do not resolve, and the imports say
+    // nothing about which definition is meant.
+    let without = weights(&sources[1..]);
+    assert!(without[0] <= without[1] && without[2] <= without[3], "{without:?}");
+}

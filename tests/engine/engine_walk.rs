@@ -561,6 +561,43 @@ fn go_modules_are_found_and_parsed() {
     assert_eq!(file_paths(&out), ["main.go"]);
 }
 
+#[test]
+fn tsconfig_paths_are_found_and_the_configs_stay_docs() {
+    let dir = tempfile::tempdir().unwrap();
+    let paths = r#"{"compilerOptions": {"paths": {"@a/*": ["src/a/*"]}}}"#;
+    write_files(
+        dir.path(),
+        &[
+            // JSONC: a comment and a trailing comma.
+            (
+                "tsconfig.json",
+                "{ // root\n \"compilerOptions\": {\"baseUrl\": \"src\",},}",
+            ),
+            // A folder's `jsconfig.json` counts only without a `tsconfig.json` beside it.
+            ("web/tsconfig.json", paths),
+            ("web/jsconfig.json", r#"{"compilerOptions": {"baseUrl": "."}}"#),
+            ("js/jsconfig.json", paths),
+            // No paths nor baseUrl, a broken file, pruned folders: nothing.
+            ("plain/tsconfig.json", r#"{"compilerOptions": {"strict": true}}"#),
+            ("broken/tsconfig.json", "{"),
+            ("node_modules/x/tsconfig.json", paths),
+            (".hidden/tsconfig.json", paths),
+            ("web/src/a/b.ts", "export const b = 1;\n"),
+        ],
+    );
+    let out = walk_default(dir.path());
+    let found: Vec<(&str, &str, bool, usize)> = out
+        .ts_paths
+        .iter()
+        .map(|t| (t.dir.as_str(), t.base.as_str(), t.base_url, t.paths.len()))
+        .collect();
+    assert_eq!(
+        found,
+        [("", "src", true, 0), ("js", "js", false, 1), ("web", "web", false, 1)]
+    );
+    assert!(doc_paths(&out).contains(&"web/tsconfig.json"));
+}
+
 #[cfg(unix)]
 #[test]
 fn unlistable_directory_is_recorded_unreadable() {
