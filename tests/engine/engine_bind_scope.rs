@@ -749,5 +749,8 @@ fn a_tsconfig_path_alias_binds_like_a_relative_import() {
     // The control: without the config the aliases do not resolve, and the imports say
     // nothing about which definition is meant.
     let without = weights(&sources[1..]);
-    assert!(without[0] <= without[1] && without[2] <= without[3], "{without:?}");
+    assert!(
+        without[0] <= without[1] && without[2] <= without[3],
+        "{without:?}"
+    );
 }

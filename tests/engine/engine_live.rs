@@ -290,6 +290,60 @@ fn a_one_file_edit_relinks_only_what_it_touches() {
     assert_eq!(observe(&fourth), observe(&full(root)));
 }
 
+/// A `tsconfig.json` that gains a path alias changes how imports in other files resolve:
+/// the refresh re-reads it, binds everything again, and equals a full rebuild.
+#[test]
+fn a_tsconfig_edit_resolves_its_aliases_after_a_refresh() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    common::write_files(
+        root,
+        &[
+            (
+                "tsconfig.json",
+                "{ \"compilerOptions\": { \"strict\": true } }\n",
+            ),
+            (
+                "app/main.ts",
+                "import { helper } from '@lib/helper'\nexport const value = helper()\n",
+            ),
+            (
+                "shared/lib/helper.ts",
+                "export function helper() {\n  return 1\n}\n",
+            ),
+        ],
+    );
+    let opts = IndexOptions::default();
+    let first = full(root);
+    let weight = |index: &Index| {
+        common::ident_weight(
+            &index.files,
+            &index.graph,
+            "app/main.ts",
+            "shared/lib/helper.ts",
+            "helper",
+        )
+    };
+    assert_eq!(weight(&first), 0.0, "no alias yet");
+    common::write_files(
+        root,
+        &[(
+            "tsconfig.json",
+            "{\n  \"compilerOptions\": {\n    // the alias\n    \"paths\": { \"@lib/*\": [\"shared/lib/*\"], },\n  },\n}\n",
+        )],
+    );
+    let changed = BTreeSet::from(["tsconfig.json".to_string()]);
+    let second = first.refresh(&opts, &changed, &|_| {}).unwrap();
+    assert!(weight(&second) > 0.0);
+    assert_eq!(second.relinked, Some(second.files.len()));
+    assert_eq!(observe(&second), observe(&full(root)));
+    // And back: the alias gone, the edge too.
+    common::write_files(root, &[("tsconfig.json", "{}\n")]);
+    let third = second.refresh(&opts, &changed, &|_| {}).unwrap();
+    assert_eq!(weight(&third), 0.0);
+    assert_eq!(observe(&third), observe(&full(root)));
+}
+
 #[test]
 fn refresh_keeps_the_text_of_untouched_docs_and_rereads_edited_ones() {
     let tmp = tempfile::tempdir().unwrap();

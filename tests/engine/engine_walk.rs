@@ -575,10 +575,16 @@ fn tsconfig_paths_are_found_and_the_configs_stay_docs() {
             ),
             // A folder's `jsconfig.json` counts only without a `tsconfig.json` beside it.
             ("web/tsconfig.json", paths),
-            ("web/jsconfig.json", r#"{"compilerOptions": {"baseUrl": "."}}"#),
+            (
+                "web/jsconfig.json",
+                r#"{"compilerOptions": {"baseUrl": "."}}"#,
+            ),
             ("js/jsconfig.json", paths),
             // No paths nor baseUrl, a broken file, pruned folders: nothing.
-            ("plain/tsconfig.json", r#"{"compilerOptions": {"strict": true}}"#),
+            (
+                "plain/tsconfig.json",
+                r#"{"compilerOptions": {"strict": true}}"#,
+            ),
             ("broken/tsconfig.json", "{"),
             ("node_modules/x/tsconfig.json", paths),
             (".hidden/tsconfig.json", paths),
@@ -593,7 +599,11 @@ fn tsconfig_paths_are_found_and_the_configs_stay_docs() {
         .collect();
     assert_eq!(
         found,
-        [("", "src", true, 0), ("js", "js", false, 1), ("web", "web", false, 1)]
+        [
+            ("", "src", true, 0),
+            ("js", "js", false, 1),
+            ("web", "web", false, 1)
+        ]
     );
     assert!(doc_paths(&out).contains(&"web/tsconfig.json"));
 }
