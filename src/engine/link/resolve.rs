@@ -7,14 +7,18 @@
 //! What resolves:
 //! - TS/JS: relative specifiers (`./x`, `../x`), with or without extension (`.ts .tsx .d.ts .js
 //!   .jsx .mjs .cjs .mts .cts`), the TS-ESM habit of writing `./x.js` for `x.ts`, directories
-//!   through `index.*`. Bare specifiers resolve only to a workspace package found by directory
-//!   name under a conventional monorepo root (`packages/<name>` …) that has an `index.*` entry.
-//!   The source-root aliases the app scaffolds configure (`@/` and `~/`, also `@@/` and
-//!   `~~/`: Vite's and Vue CLI's `@` → `src`, Nuxt's `~` → its source folder) resolve to the
-//!   importer's own `src` folder, else to a `src` folder or the root above it
-//!   (`resolve_source_root`): the alias's target is not read from `tsconfig.json` or the
-//!   bundler's config, which may name another folder. Everything else (npm packages, node
-//!   builtins, other path aliases) stays unresolved.
+//!   through `index.*`. A bare specifier resolves first through the `compilerOptions.paths`
+//!   of the nearest `tsconfig.json`/`jsconfig.json` above the importer (`TsPaths`, read by
+//!   the walk: exact keys and one-`*` patterns, longest prefix first, targets in order, from
+//!   `baseUrl` or the config's folder), then, with an explicit `baseUrl`, from it
+//!   (`resolve_ts_paths`); `extends` is not followed. Else it resolves only to a workspace
+//!   package found by directory name under a conventional monorepo root (`packages/<name>` …)
+//!   that has an `index.*` entry. The source-root aliases the app scaffolds configure (`@/`
+//!   and `~/`, also `@@/` and `~~/`: Vite's and Vue CLI's `@` → `src`, Nuxt's `~` → its
+//!   source folder), when no config's `paths` resolved them, resolve to the importer's own
+//!   `src` folder, else to a `src` folder or the root above it (`resolve_source_root`).
+//!   Everything else (npm packages, node builtins, a bundler's own aliases) stays
+//!   unresolved, and so does any target outside the repository.
 //! - Python: relative imports (`from .m import x`, `from .. import y`, where `y` may be a
 //!   submodule) and absolute ones, matched against every `.py`/`.pyi` file's module path
 //!   computed from the repo root, from below a `src/` directory, and from the top of its
@@ -919,7 +923,7 @@ mod tests {
             base_url: base.is_some(),
             paths: paths
                 .iter()
-                .map(|(p, ts)| (p.to_string(), ts.iter().map(|t| t.to_string()).collect()))
+                .map(|(p, ts)| (p.to_string(), ts.iter().map(ToString::to_string).collect()))
                 .collect(),
         }
     }
