@@ -754,3 +754,54 @@ fn a_tsconfig_path_alias_binds_like_a_relative_import() {
         "{without:?}"
     );
 }
+
+/// A monorepo keeps its aliases in the root's `tsconfig.base.json`, which the packages'
+/// own `tsconfig.json` files extend (Nx's layout): the walk follows `extends`, so the alias
+/// binds from a package, its targets read from the base's folder.
+#[test]
+fn an_alias_inherited_through_extends_binds() {
+    let base = (
+        "tsconfig.base.json",
+        "{ \"compilerOptions\": { \"paths\": { \"@org/shared\": [\"libs/common/src/index.ts\"] } } }\n",
+    );
+    let files = [
+        (
+            "apps/web/src/main.ts",
+            "import { formatDate } from '@org/shared'\nexport function main() {\n  return formatDate(1)\n}\n",
+        ),
+        (
+            "libs/common/src/index.ts",
+            "export function formatDate(d: number) {\n  return String(d)\n}\n",
+        ),
+        (
+            "libs/legacy/src/index.ts",
+            "export function formatDate(d: number) {\n  return 'x' + d\n}\n",
+        ),
+    ];
+    let weights = |package_config: &str| {
+        let dir = tempfile::tempdir().expect("tempdir");
+        common::write_files(dir.path(), &files);
+        common::write_files(
+            dir.path(),
+            &[base, ("apps/web/tsconfig.json", package_config)],
+        );
+        let index = Index::build(dir.path(), &IndexOptions::default()).expect("fixture builds");
+        let w = |to: &str| {
+            common::ident_weight(
+                &index.files,
+                &index.graph,
+                "apps/web/src/main.ts",
+                to,
+                "formatDate",
+            )
+        };
+        (w("libs/common/src/index.ts"), w("libs/legacy/src/index.ts"))
+    };
+    let (common_w, legacy_w) =
+        weights("{\n  \"extends\": \"../../tsconfig.base.json\",\n  \"compilerOptions\": { \"outDir\": \"dist\" }\n}\n");
+    assert!(common_w > 0.0 && legacy_w == 0.0, "{common_w} {legacy_w}");
+    // The control: the same package config without `extends` inherits nothing (the alias
+    // names no folder, so no other rule resolves it).
+    let (common_w, legacy_w) = weights("{ \"compilerOptions\": { \"outDir\": \"dist\" } }\n");
+    assert!(common_w <= legacy_w, "{common_w} {legacy_w}");
+}

@@ -960,16 +960,17 @@ pub struct GoModule {
 
 /// The module-resolution settings of one `tsconfig.json` or `jsconfig.json` found by the
 /// walk: what `compilerOptions.paths` and `compilerOptions.baseUrl` make a bare TS/JS
-/// specifier mean for the files below `dir`. Only the file's own settings: an `extends`
-/// chain is not followed (the base config may sit in `node_modules` or outside the tree),
-/// so a config inheriting its `paths` contributes none.
+/// specifier mean for the files below `dir`: its own settings, else those its `extends`
+/// chain inside the tree sets (`tsconfig.base.json` in a monorepo; a base in `node_modules`
+/// is not read).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct TsPaths {
     /// The folder holding the config (relative, `""` for the root): it governs the files
     /// below it that no nearer config does.
     pub dir: String,
-    /// The folder `paths` targets are relative to: `baseUrl` joined to `dir` and
-    /// normalized, or `dir` when there is no `baseUrl` (TypeScript 4.1+).
+    /// The folder `paths` targets are relative to: `baseUrl` joined to the folder of the
+    /// config that set it and normalized, or else the folder of the config that set
+    /// `paths` (TypeScript 4.1+).
     pub base: String,
     /// Whether `baseUrl` was given: only then does a bare specifier also resolve from
     /// `base` (`import "app/x"` with `baseUrl: "src"`).

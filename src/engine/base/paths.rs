@@ -1,11 +1,28 @@
 //! Path classification, one home for the engine: which files are tests or other secondary
 //! material (demoted by search, given a smaller prior by rank, bound last by the graph),
 //! which are build output (never shown), fixtures, and the implementation-file rule the
-//! retrieval eval uses. Pure functions; called while building the index and by the eval
-//! harness.
+//! retrieval eval uses; and joining a relative path onto a folder (`normalize_join`, for
+//! import specifiers and config paths). Pure functions; called while building the index and
+//! by the eval harness.
 
 /// The code extensions of the retrieval eval (`evalcommon.CODE_EXTS`).
 const CODE_EXTS: [&str; 8] = [".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".py", ".go"];
+
+/// A relative path joined onto a repository folder (`/`-separated, `""` for the root), `.`
+/// and `..` resolved; `None` when it climbs above the root.
+pub fn normalize_join(dir: &str, rel: &str) -> Option<String> {
+    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+    for seg in rel.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            s => parts.push(s),
+        }
+    }
+    Some(parts.join("/"))
+}
 
 /// `evalcommon.is_code`: a code file by extension, case-insensitive.
 pub fn is_code_path(path: &str) -> bool {

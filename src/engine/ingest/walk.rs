@@ -352,7 +352,7 @@ impl<'w> TreeWalk<'w> {
                 let dir = rel_path_of(self.root, &path)
                     .and_then(|rel| rel.rsplit_once('/').map(|(dir, _)| dir.to_string()))
                     .unwrap_or_default();
-                if let Some(paths) = read_ts_config(&path, &dir) {
+                if let Some(paths) = read_ts_config(self.root, &path, &dir) {
                     local.push(Found::TsConfig(paths, config == "jsconfig.json"));
                 }
             }

@@ -11,7 +11,7 @@
 //!   of the nearest `tsconfig.json`/`jsconfig.json` above the importer (`TsPaths`, read by
 //!   the walk: exact keys and one-`*` patterns, longest prefix first, targets in order, from
 //!   `baseUrl` or the config's folder), then, with an explicit `baseUrl`, from it
-//!   (`resolve_ts_paths`); `extends` is not followed. Else it resolves only to a workspace
+//!   (`resolve_ts_paths`); an `extends` chain inside the tree is followed by the walk. Else it resolves only to a workspace
 //!   package found by directory name under a conventional monorepo root (`packages/<name>` …)
 //!   that has an `index.*` entry. The source-root aliases the app scaffolds configure (`@/`
 //!   and `~/`, also `@@/` and `~~/`: Vite's and Vue CLI's `@` → `src`, Nuxt's `~` → its
@@ -34,7 +34,7 @@
 mod langs;
 
 use crate::engine::base::model::{GoModule, Import, Lang, ParsedFile, TsPaths};
-use crate::engine::base::paths::{classify, PathClass};
+use crate::engine::base::paths::{classify, normalize_join, PathClass};
 use std::collections::{HashMap, HashSet};
 
 /// Extensions tried, in order, after an extension-less TS/JS specifier.
@@ -686,21 +686,6 @@ pub(crate) fn split_dir(path: &str) -> (&str, &str) {
         Some((d, n)) => (d, n),
         None => ("", path),
     }
-}
-
-/// Join a relative path onto a directory, resolving `.` and `..`; None if it leaves the root.
-fn normalize_join(dir: &str, rel: &str) -> Option<String> {
-    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
-    for seg in rel.split('/') {
-        match seg {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            s => parts.push(s),
-        }
-    }
-    Some(parts.join("/"))
 }
 
 /// Number of leading directory components two paths share.

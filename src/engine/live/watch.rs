@@ -52,7 +52,7 @@ use notify::event::{AccessKind, AccessMode, CreateKind, ModifyKind, RemoveKind, 
 use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher as _};
 
 use crate::engine::base::error::EngineError;
-use crate::engine::ingest::walk::tsconfig::is_ts_config_name;
+use crate::engine::ingest::walk::tsconfig::is_ts_config_family;
 use crate::engine::ingest::walk::{PathFilter, WalkClass, GO_MOD};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -121,8 +121,8 @@ pub struct ChangeBatch {
     /// expanded into their files.
     pub paths: BTreeSet<String>,
     /// The paths are not enough: the rules changed (`.gitignore`, `.mapscopeignore`,
-    /// `.git/info/exclude`, a `go.mod`, a `tsconfig.json` or `jsconfig.json`, a marker of the build-output rule), events were
-    /// lost, or the batch overflowed `max_paths` (then `paths` is empty). Re-examine every
+    /// `.git/info/exclude`, a `go.mod`, a `tsconfig*.json` or `jsconfig*.json`, a marker of
+    /// the build-output rule), events were lost, or the batch overflowed `max_paths` (then `paths` is empty). Re-examine every
     /// file.
     pub rescan: bool,
     /// Why watching degraded (watch limit reached, root removed, …), for the status bar.
@@ -1019,12 +1019,12 @@ fn describe(err: &notify::Error) -> String {
 }
 
 /// Whether `path` names a file the walk reads to resolve imports (`go.mod`,
-/// `tsconfig.json`, `jsconfig.json`): a change to one changes how imports in other files
-/// resolve, so only a rescan (a new walk) takes it in.
+/// `tsconfig.json`, `jsconfig.json`, and the `tsconfig.base.json` they extend): a change to
+/// one changes how imports in other files resolve, so only a rescan (a new walk) takes it in.
 fn is_resolution_config(path: &Path) -> bool {
     path.file_name()
         .and_then(|name| name.to_str())
-        .is_some_and(|name| name == GO_MOD || is_ts_config_name(name))
+        .is_some_and(|name| name == GO_MOD || is_ts_config_family(name))
 }
 
 #[cfg(test)]
@@ -1287,6 +1287,8 @@ mod tests {
             ("go.mod", "module example.com/n\n"),
             ("tsconfig.json", r#"{"compilerOptions":{"baseUrl":"."}}"#),
             ("pkg/jsconfig.json", "{}\n"),
+            // A base other configs extend changes their aliases too.
+            ("tsconfig.base.json", r#"{"compilerOptions":{"paths":{}}}"#),
         ] {
             write(root, rel, text);
             let batches = collect_until(&w, |b| b.iter().any(|b| b.rescan));
