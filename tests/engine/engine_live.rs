@@ -344,6 +344,56 @@ fn a_tsconfig_edit_resolves_its_aliases_after_a_refresh() {
     assert_eq!(observe(&third), observe(&full(root)));
 }
 
+/// The alias lives in a base config that a package's `tsconfig.json` extends: an edit to
+/// the base alone (the watcher's rescan names only it) rebinds the package's imports, and
+/// the refresh equals a full rebuild.
+#[test]
+fn an_edit_to_an_extended_base_config_rebinds_after_a_refresh() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    common::write_files(
+        root,
+        &[
+            ("tsconfig.base.json", "{ \"compilerOptions\": {} }\n"),
+            (
+                "apps/web/tsconfig.json",
+                "{ \"extends\": \"../../tsconfig.base.json\" }\n",
+            ),
+            (
+                "apps/web/main.ts",
+                "import { helper } from '@org/helpers'\nexport const value = helper()\n",
+            ),
+            (
+                "libs/util/src/index.ts",
+                "export function helper() {\n  return 1\n}\n",
+            ),
+        ],
+    );
+    let opts = IndexOptions::default();
+    let first = full(root);
+    let weight = |index: &Index| {
+        common::ident_weight(
+            &index.files,
+            &index.graph,
+            "apps/web/main.ts",
+            "libs/util/src/index.ts",
+            "helper",
+        )
+    };
+    assert_eq!(weight(&first), 0.0, "no alias yet");
+    common::write_files(
+        root,
+        &[(
+            "tsconfig.base.json",
+            "{ \"compilerOptions\": { \"paths\": { \"@org/helpers\": [\"libs/util/src/index.ts\"] } } }\n",
+        )],
+    );
+    let changed = BTreeSet::from(["tsconfig.base.json".to_string()]);
+    let second = first.refresh(&opts, &changed, &|_| {}).unwrap();
+    assert!(weight(&second) > 0.0);
+    assert_eq!(observe(&second), observe(&full(root)));
+}
+
 #[test]
 fn refresh_keeps_the_text_of_untouched_docs_and_rereads_edited_ones() {
     let tmp = tempfile::tempdir().unwrap();
