@@ -219,3 +219,50 @@ fn a_test_without_a_matching_implementation_is_lifted_under_nothing() {
     let resp = search(&files, "shopping discount calculation", true);
     assert!(file_rank(&resp, "src/cart.ts") < file_rank(&resp, "tests/cart.test.ts"));
 }
+
+/// A Python stub (`.pyi`) declares what code elsewhere implements, as a `.d.ts` does: a
+/// stub that repeats the query's words in its overloads ranks under the implementation
+/// (the stub's own words outscore it before the stub is demoted).
+#[test]
+fn a_python_stub_ranks_under_the_implementation() {
+    let stub = "from typing import overload
+
+@overload
+def connect(host: str, timeout: float) -> Connection: ...
+@overload
+def connect(host: str, timeout: float, retries: int) -> Connection: ...
+@overload
+def connect(host: bytes, timeout: float, retries: int, backoff: float) -> Connection: ...
+
+class Connection:
+    def reconnect(self, timeout: float, retries: int) -> None: ...
+";
+    let implementation = "class Connection:
+    def __init__(self, sock):
+        self.sock = sock
+
+    def reconnect(self, timeout, retries):
+        return self
+
+
+def connect(host, timeout=None, retries=3, backoff=0.5):
+    return Connection(open_socket(host, timeout))
+
+
+def open_socket(host, timeout):
+    return (host, timeout)
+";
+    let files = [
+        parsed("stubs/net/client.pyi", stub),
+        parsed("src/net/client.py", implementation),
+    ];
+    let resp = search(&files, "connect with timeout and retries", true);
+    assert!(
+        file_rank(&resp, "src/net/client.py") < file_rank(&resp, "stubs/net/client.pyi"),
+        "{:?}",
+        resp.files
+    );
+    // A look-up of the name puts the implementation's definition first, too.
+    let resp = search(&files, "connect", false);
+    assert_eq!(resp.hits[0].file_path, "src/net/client.py", "{:#?}", resp.hits);
+}

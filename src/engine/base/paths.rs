@@ -155,7 +155,7 @@ pub(crate) enum PathClass {
     Impl,
     /// Tests, specs, fixtures, mocks, test data.
     Test,
-    /// Examples, playgrounds, benchmarks, docs folders, `.d.ts`, stories.
+    /// Examples, playgrounds, benchmarks, docs folders, `.d.ts` and `.pyi` stubs, stories.
     Secondary,
 }
 
@@ -183,7 +183,12 @@ pub(crate) fn classify(path: &str) -> PathClass {
             DirClass::Impl => {}
         }
     }
-    if class == PathClass::Impl && (lower.contains(".stories.") || lower.contains(".story.")) {
+    // A Python stub (`.pyi`) declares types for code that lives elsewhere (a `.py` or
+    // compiled module beside it, or another project's, as a vendored typeshed), as a
+    // `.d.ts` does for JavaScript.
+    if class == PathClass::Impl
+        && (lower.contains(".stories.") || lower.contains(".story.") || is_python_stub(&lower))
+    {
         class = PathClass::Secondary;
     }
     class
@@ -275,6 +280,13 @@ fn is_dotnet_test_project(dir: &str) -> bool {
     ]
     .iter()
     .any(|s| lower.ends_with(s) && lower.len() > s.len())
+}
+
+/// A Python stub file (`.pyi`), case-insensitive.
+pub(crate) fn is_python_stub(path: &str) -> bool {
+    path.len() > 4
+        && path.is_char_boundary(path.len() - 4)
+        && path[path.len() - 4..].eq_ignore_ascii_case(".pyi")
 }
 
 /// A TypeScript declaration file (`.d.ts`, `.d.mts`, `.d.cts`), case-insensitive.
@@ -530,6 +542,12 @@ mod tests {
         assert_eq!(classify("playground/x/main.ts"), PathClass::Secondary);
         assert_eq!(classify("docs/guide.md"), PathClass::Secondary);
         assert_eq!(classify("src/Button.stories.tsx"), PathClass::Secondary);
+        assert_eq!(
+            classify("mypy/typeshed/stdlib/dataclasses.pyi"),
+            PathClass::Secondary
+        );
+        assert_eq!(classify("pkg/_native.pyi"), PathClass::Secondary);
+        assert_eq!(classify("tests/stubs/x.pyi"), PathClass::Test);
         assert!(is_build_output("packages/vite/dist/node/index.js"));
         assert!(is_build_output("build/lib.js"));
         assert!(!is_build_output("src/build.ts"));
