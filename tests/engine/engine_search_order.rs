@@ -264,5 +264,9 @@ def open_socket(host, timeout):
     );
     // A look-up of the name puts the implementation's definition first, too.
     let resp = search(&files, "connect", false);
-    assert_eq!(resp.hits[0].file_path, "src/net/client.py", "{:#?}", resp.hits);
+    assert_eq!(
+        resp.hits[0].file_path, "src/net/client.py",
+        "{:#?}",
+        resp.hits
+    );
 }
