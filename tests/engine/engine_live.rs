@@ -290,14 +290,61 @@ fn a_one_file_edit_relinks_only_what_it_touches() {
     assert_eq!(observe(&fourth), observe(&full(root)));
 }
 
+/// An import (`importer` using `name`, defined in `target`) that only a config's alias
+/// binds.
+struct AliasedImport<'a> {
+    importer: &'a str,
+    target: &'a str,
+    name: &'a str,
+}
+
+impl AliasedImport<'_> {
+    fn weight(&self, index: &Index) -> f64 {
+        common::ident_weight(
+            &index.files,
+            &index.graph,
+            self.importer,
+            self.target,
+            self.name,
+        )
+    }
+}
+
+/// Writes `files` (the import unbound), then `config` (path, text), and refreshes with only
+/// the config changed: the import binds, and the refresh equals a full rebuild.
+fn refreshed_after_config_edit(
+    root: &std::path::Path,
+    import: &AliasedImport,
+    files: &[(&str, &str)],
+    config: (&str, &str),
+) -> Index {
+    common::write_files(root, files);
+    let first = full(root);
+    assert_eq!(import.weight(&first), 0.0, "no alias yet");
+    common::write_files(root, &[config]);
+    let changed = BTreeSet::from([config.0.to_string()]);
+    let second = first
+        .refresh(&IndexOptions::default(), &changed, &|_| {})
+        .unwrap();
+    assert!(import.weight(&second) > 0.0);
+    assert_eq!(observe(&second), observe(&full(root)));
+    second
+}
+
 /// A `tsconfig.json` that gains a path alias changes how imports in other files resolve:
 /// the refresh re-reads it, binds everything again, and equals a full rebuild.
 #[test]
 fn a_tsconfig_edit_resolves_its_aliases_after_a_refresh() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path();
-    common::write_files(
+    let import = AliasedImport {
+        importer: "app/main.ts",
+        target: "shared/lib/helper.ts",
+        name: "helper",
+    };
+    let second = refreshed_after_config_edit(
         root,
+        &import,
         &[
             (
                 "tsconfig.json",
@@ -312,35 +359,19 @@ fn a_tsconfig_edit_resolves_its_aliases_after_a_refresh() {
                 "export function helper() {\n  return 1\n}\n",
             ),
         ],
-    );
-    let opts = IndexOptions::default();
-    let first = full(root);
-    let weight = |index: &Index| {
-        common::ident_weight(
-            &index.files,
-            &index.graph,
-            "app/main.ts",
-            "shared/lib/helper.ts",
-            "helper",
-        )
-    };
-    assert_eq!(weight(&first), 0.0, "no alias yet");
-    common::write_files(
-        root,
-        &[(
+        (
             "tsconfig.json",
             "{\n  \"compilerOptions\": {\n    // the alias\n    \"paths\": { \"@lib/*\": [\"shared/lib/*\"], },\n  },\n}\n",
-        )],
+        ),
     );
-    let changed = BTreeSet::from(["tsconfig.json".to_string()]);
-    let second = first.refresh(&opts, &changed, &|_| {}).unwrap();
-    assert!(weight(&second) > 0.0);
     assert_eq!(second.relinked, Some(second.files.len()));
-    assert_eq!(observe(&second), observe(&full(root)));
     // And back: the alias gone, the edge too.
     common::write_files(root, &[("tsconfig.json", "{}\n")]);
-    let third = second.refresh(&opts, &changed, &|_| {}).unwrap();
-    assert_eq!(weight(&third), 0.0);
+    let changed = BTreeSet::from(["tsconfig.json".to_string()]);
+    let third = second
+        .refresh(&IndexOptions::default(), &changed, &|_| {})
+        .unwrap();
+    assert_eq!(import.weight(&third), 0.0);
     assert_eq!(observe(&third), observe(&full(root)));
 }
 
@@ -350,9 +381,14 @@ fn a_tsconfig_edit_resolves_its_aliases_after_a_refresh() {
 #[test]
 fn an_edit_to_an_extended_base_config_rebinds_after_a_refresh() {
     let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path();
-    common::write_files(
-        root,
+    let import = AliasedImport {
+        importer: "apps/web/main.ts",
+        target: "libs/util/src/index.ts",
+        name: "helper",
+    };
+    refreshed_after_config_edit(
+        tmp.path(),
+        &import,
         &[
             ("tsconfig.base.json", "{ \"compilerOptions\": {} }\n"),
             (
@@ -368,30 +404,11 @@ fn an_edit_to_an_extended_base_config_rebinds_after_a_refresh() {
                 "export function helper() {\n  return 1\n}\n",
             ),
         ],
-    );
-    let opts = IndexOptions::default();
-    let first = full(root);
-    let weight = |index: &Index| {
-        common::ident_weight(
-            &index.files,
-            &index.graph,
-            "apps/web/main.ts",
-            "libs/util/src/index.ts",
-            "helper",
-        )
-    };
-    assert_eq!(weight(&first), 0.0, "no alias yet");
-    common::write_files(
-        root,
-        &[(
+        (
             "tsconfig.base.json",
             "{ \"compilerOptions\": { \"paths\": { \"@org/helpers\": [\"libs/util/src/index.ts\"] } } }\n",
-        )],
+        ),
     );
-    let changed = BTreeSet::from(["tsconfig.base.json".to_string()]);
-    let second = first.refresh(&opts, &changed, &|_| {}).unwrap();
-    assert!(weight(&second) > 0.0);
-    assert_eq!(observe(&second), observe(&full(root)));
 }
 
 #[test]
