@@ -580,6 +580,12 @@ fn tsconfig_paths_are_found_and_the_configs_stay_docs() {
                 r#"{"compilerOptions": {"baseUrl": "."}}"#,
             ),
             ("js/jsconfig.json", paths),
+            // Nor beside a `tsconfig.json` that sets no aliases: tsc reads only the latter.
+            (
+                "both/tsconfig.json",
+                r#"{"compilerOptions": {"strict": true}}"#,
+            ),
+            ("both/jsconfig.json", paths),
             // No paths nor baseUrl, a broken file, pruned folders: nothing.
             (
                 "plain/tsconfig.json",

@@ -195,7 +195,7 @@ pub fn walk_observed(
     }
 
     let mut out = WalkOutput::default();
-    let mut ts_configs: Vec<(TsPaths, bool)> = Vec::new();
+    let mut ts_configs: Vec<(String, bool, Option<TsPaths>)> = Vec::new();
     let found = found.into_inner().unwrap_or_else(PoisonError::into_inner);
     for item in found {
         match item {
@@ -203,7 +203,7 @@ pub fn walk_observed(
             Found::Doc(d) => out.docs.push(d),
             Found::Skip(s) => out.skipped.push(s),
             Found::GoMod(m) => out.go_modules.push(m),
-            Found::TsConfig(t, js) => ts_configs.push((t, js)),
+            Found::TsConfig { dir, js, paths } => ts_configs.push((dir, js, paths)),
             Found::Unsupported(u) => out.unsupported.push(u),
         }
     }
@@ -229,10 +229,11 @@ pub fn walk_observed(
         .sort_unstable_by(|a, b| a.path.cmp(&b.path).then(a.reason.cmp(&b.reason)));
     out.skipped.dedup();
     out.go_modules.sort_unstable();
-    // `tsc` reads a folder's `jsconfig.json` only when it has no `tsconfig.json`.
-    ts_configs.sort_unstable_by(|a, b| (a.0.dir.as_str(), a.1).cmp(&(b.0.dir.as_str(), b.1)));
-    ts_configs.dedup_by(|later, first| later.0.dir == first.0.dir);
-    out.ts_paths = ts_configs.into_iter().map(|(t, _)| t).collect();
+    // `tsc` reads a folder's `jsconfig.json` only when it has no `tsconfig.json`, even one
+    // without aliases: the folder's first config (`false` < `true`) is the one that counts.
+    ts_configs.sort_unstable_by(|a, b| (a.0.as_str(), a.1).cmp(&(b.0.as_str(), b.1)));
+    ts_configs.dedup_by(|later, first| later.0 == first.0);
+    out.ts_paths = ts_configs.into_iter().filter_map(|(_, _, t)| t).collect();
     out.warnings = rules.take_warnings(&root);
     Ok(out)
 }
@@ -273,8 +274,13 @@ enum Found {
     Doc(DocFile),
     Skip(Skipped),
     GoMod(GoModule),
-    /// Found beside the config's own `Doc` (or `Skip`) entry; `true` for a `jsconfig.json`.
-    TsConfig(TsPaths, bool),
+    /// Found beside the config's own `Doc` (or `Skip`) entry: its folder, whether it is a
+    /// `jsconfig.json`, and its aliases (`None` when it sets none, or cannot be read).
+    TsConfig {
+        dir: String,
+        js: bool,
+        paths: Option<TsPaths>,
+    },
     Unsupported(UnsupportedFile),
 }
 
@@ -352,9 +358,12 @@ impl<'w> TreeWalk<'w> {
                 let dir = rel_path_of(self.root, &path)
                     .and_then(|rel| rel.rsplit_once('/').map(|(dir, _)| dir.to_string()))
                     .unwrap_or_default();
-                if let Some(paths) = read_ts_config(self.root, &path, &dir) {
-                    local.push(Found::TsConfig(paths, config == "jsconfig.json"));
-                }
+                let paths = read_ts_config(self.root, &path, &dir);
+                local.push(Found::TsConfig {
+                    dir,
+                    js: config == "jsconfig.json",
+                    paths,
+                });
             }
         }
         let found = visit_file(self.root, self.opts, entry, &name, path, file_type)?;
