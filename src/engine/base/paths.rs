@@ -159,7 +159,21 @@ pub(crate) enum PathClass {
     Secondary,
 }
 
+/// How search treats `path`: its place (`classify_place`), and a Python stub (`.pyi`) as
+/// secondary, since it declares types for code that lives elsewhere (a `.py` or compiled
+/// module beside it, or another project's, as a vendored typeshed), as a `.d.ts` does for
+/// JavaScript.
 pub(crate) fn classify(path: &str) -> PathClass {
+    match classify_place(path) {
+        PathClass::Impl if is_python_stub(path) => PathClass::Secondary,
+        class => class,
+    }
+}
+
+/// A path's class from its folders and name alone, stubs counted as code: what the graph
+/// and the rank go by (a stub of the repository's own module is its API; one of a module
+/// it lacks is `graph::build::external_stub_files`').
+pub(crate) fn classify_place(path: &str) -> PathClass {
     let parts: Vec<&str> = path.split('/').collect();
     let Some((base, dirs)) = parts.split_last() else {
         return PathClass::Impl;
@@ -183,12 +197,7 @@ pub(crate) fn classify(path: &str) -> PathClass {
             DirClass::Impl => {}
         }
     }
-    // A Python stub (`.pyi`) declares types for code that lives elsewhere (a `.py` or
-    // compiled module beside it, or another project's, as a vendored typeshed), as a
-    // `.d.ts` does for JavaScript.
-    if class == PathClass::Impl
-        && (lower.contains(".stories.") || lower.contains(".story.") || is_python_stub(&lower))
-    {
+    if class == PathClass::Impl && (lower.contains(".stories.") || lower.contains(".story.")) {
         class = PathClass::Secondary;
     }
     class
@@ -548,6 +557,9 @@ mod tests {
         );
         assert_eq!(classify("pkg/_native.pyi"), PathClass::Secondary);
         assert_eq!(classify("tests/stubs/x.pyi"), PathClass::Test);
+        // The graph's class leaves a stub where its folder puts it.
+        assert_eq!(classify_place("pkg/_native.pyi"), PathClass::Impl);
+        assert_eq!(classify_place("examples/x.pyi"), PathClass::Secondary);
         assert!(is_build_output("packages/vite/dist/node/index.js"));
         assert!(is_build_output("build/lib.js"));
         assert!(!is_build_output("src/build.ts"));

@@ -11,12 +11,13 @@
 //!   of the nearest `tsconfig.json`/`jsconfig.json` above the importer (`TsPaths`, read by
 //!   the walk: exact keys and one-`*` patterns, longest prefix first, targets in order, from
 //!   `baseUrl` or the config's folder), then, with an explicit `baseUrl`, from it
-//!   (`resolve_ts_paths`); an `extends` chain inside the tree is followed by the walk. Else it resolves only to a workspace
-//!   package found by directory name under a conventional monorepo root (`packages/<name>` …)
-//!   that has an `index.*` entry. The source-root aliases the app scaffolds configure (`@/`
-//!   and `~/`, also `@@/` and `~~/`: Vite's and Vue CLI's `@` → `src`, Nuxt's `~` → its
-//!   source folder), when no config's `paths` resolved them, resolve to the importer's own
-//!   `src` folder, else to a `src` folder or the root above it (`resolve_source_root`).
+//!   (`resolve_ts_paths`); an `extends` chain inside the tree is followed by the walk. Else
+//!   it resolves only to a workspace package found by directory name under a conventional
+//!   monorepo root (`packages/<name>` …) that has an `index.*` entry. The source-root
+//!   aliases the app scaffolds configure (`@/` and `~/`, also `@@/` and `~~/`: Vite's and
+//!   Vue CLI's `@` → `src`, Nuxt's `~` → its source folder), when no config's `paths`
+//!   resolved them, resolve to the importer's own `src` folder, else to a `src` folder or
+//!   the root above it (`resolve_source_root`).
 //!   Everything else (npm packages, node builtins, a bundler's own aliases) stays
 //!   unresolved, and so does any target outside the repository.
 //! - Python: relative imports (`from .m import x`, `from .. import y`, where `y` may be a

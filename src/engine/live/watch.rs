@@ -122,8 +122,8 @@ pub struct ChangeBatch {
     pub paths: BTreeSet<String>,
     /// The paths are not enough: the rules changed (`.gitignore`, `.mapscopeignore`,
     /// `.git/info/exclude`, a `go.mod`, a `tsconfig*.json` or `jsconfig*.json`, a marker of
-    /// the build-output rule), events were lost, or the batch overflowed `max_paths` (then `paths` is empty). Re-examine every
-    /// file.
+    /// the build-output rule), events were lost, or the batch overflowed `max_paths` (then
+    /// `paths` is empty). Re-examine every file.
     pub rescan: bool,
     /// Why watching degraded (watch limit reached, root removed, …), for the status bar.
     pub error: Option<String>,

@@ -1117,13 +1117,13 @@ pub(super) fn external_stub_files(files: &[ParsedFile], supporting_paths: &[bool
 }
 
 /// Tests, fixtures, examples, playgrounds, benchmarks and docs folders: code that supports
-/// the project rather than being it (declaration files, `.d.ts` and `.pyi`, are its API
-/// and count as implementation; a stub of code the repository does not hold is
-/// `external_stub_files`'). See `rank::SUPPORTING_PRIOR`.
+/// the project rather than being it (declaration files, `.d.ts`, and `.pyi` stubs outside
+/// such folders, are its API and count as implementation; a stub of code the repository
+/// does not hold is `external_stub_files`'). See `rank::SUPPORTING_PRIOR`.
 pub(super) fn is_supporting_path(path: &str) -> bool {
-    match classify(path) {
+    match classify_place(path) {
         PathClass::Impl => false,
         PathClass::Test => true,
-        PathClass::Secondary => !is_declaration_file(path) && !is_python_stub(path),
+        PathClass::Secondary => !is_declaration_file(path),
     }
 }
