@@ -270,3 +270,84 @@ def open_socket(host, timeout):
         resp.hits
     );
 }
+
+/// A query that names examples (or playgrounds, benchmarks) lifts their demotion, as a query
+/// about tests lifts the tests'. The example repeats the query's words a little more often
+/// than the library: demoted, it ranks under it; lifted, above.
+#[test]
+fn a_query_naming_an_example_lifts_the_examples_demotion() {
+    let library = "package retry
+
+// Backoff waits longer after each failed attempt.
+func Backoff(attempt int) int {
+	return attempt * attempt
+}
+
+// Do runs f until it succeeds or the attempts run out, waiting with Backoff.
+func Do(attempts int, f func() error) error {
+	var err error
+	for i := 0; i < attempts; i++ {
+		if err = f(); err == nil {
+			return nil
+		}
+		wait(Backoff(i))
+	}
+	return err
+}
+
+func wait(ms int) {}
+";
+    let example = "package main
+
+// A retry with exponential backoff: retry the request, backoff between attempts.
+func main() {
+	retryWithBackoff(3)
+}
+
+// retryWithBackoff shows the backoff of each retry attempt.
+func retryWithBackoff(attempts int) {
+	for attempt := 0; attempt < attempts; attempt++ {
+		println(\"retry\", attempt, \"backoff\", attempt*attempt)
+	}
+}
+";
+    let files = [
+        parsed("retry/retry.go", library),
+        parsed("examples/backoff/main.go", example),
+        parsed(
+            "stubs/retry.pyi",
+            "def retry_backoff(attempts: int) -> int: ...\n",
+        ),
+    ];
+    let penalty_in = |resp: &SearchResponse, path: &str| {
+        resp.hits
+            .iter()
+            .find(|h| h.file_path == path)
+            .unwrap_or_else(|| panic!("no hit in {path}: {:#?}", resp.hits))
+            .signals
+            .penalty
+    };
+    let penalty_of = |resp: &SearchResponse| penalty_in(resp, "examples/backoff/main.go");
+    let plain = search(&files, "retry backoff attempts", true);
+    assert!(penalty_of(&plain) < 1.0, "{:#?}", plain.hits);
+    assert!(
+        file_rank(&plain, "retry/retry.go") < file_rank(&plain, "examples/backoff/main.go"),
+        "{:?}",
+        plain.files
+    );
+    let about_examples = search(&files, "retry backoff attempts example", true);
+    assert_eq!(
+        penalty_of(&about_examples),
+        1.0,
+        "{:#?}",
+        about_examples.hits
+    );
+    // A type stub is secondary too, but not an example: it stays demoted.
+    assert!(penalty_in(&about_examples, "stubs/retry.pyi") < 1.0);
+    assert!(
+        file_rank(&about_examples, "examples/backoff/main.go")
+            < file_rank(&about_examples, "retry/retry.go"),
+        "{:?}",
+        about_examples.files
+    );
+}

@@ -135,6 +135,39 @@ const TEST_WORDS: &[&str] = &[
     "单元测试",
 ];
 
+/// Whether a lowercase query word makes a query about examples, playgrounds or benchmarks
+/// (see `EXAMPLE_WORDS`).
+pub(crate) fn is_example_word(word: &str) -> bool {
+    EXAMPLE_WORDS
+        .iter()
+        .any(|ew| word == *ew || (!word.is_ascii() && word.contains(ew)))
+}
+
+/// Words that make a query about the code kept apart as secondary (examples, playgrounds,
+/// benchmarks: `paths::classify`), so that code is not demoted, as `TEST_WORDS` lift the
+/// tests' demotion. "doc" and "document" are not here: a commit that documents something
+/// mostly edits the doc comments of the code itself.
+const EXAMPLE_WORDS: &[&str] = &[
+    "example",
+    "examples",
+    "sample",
+    "samples",
+    "snippet",
+    "snippets",
+    "demo",
+    "demos",
+    "playground",
+    "playgrounds",
+    "benchmark",
+    "benchmarks",
+    "bench",
+    "示例",
+    "例子",
+    "样例",
+    "演示",
+    "基准",
+];
+
 /// Longest symbol read as a look-up, in bytes (a longer one is searched as words).
 const MAX_SYMBOL_BYTES: usize = 512;
 
@@ -357,6 +390,8 @@ pub(crate) struct QueryPlan {
     /// Weight of each concept (1, or the noise weight).
     pub concepts: Vec<f32>,
     pub wants_tests: bool,
+    /// The query names examples, playgrounds or benchmarks (`EXAMPLE_WORDS`).
+    pub wants_examples: bool,
 }
 
 impl QueryPlan {
@@ -532,6 +567,10 @@ pub(crate) fn parse(query: &str, w: &SearchWeights, glossary: &Glossary) -> Quer
     b.plan.wants_tests = raws.iter().any(|r| match r {
         QueryPiece::Word(t, _) => is_test_word(&t.to_lowercase()),
         QueryPiece::Run(cs) => is_test_word(&cs.iter().collect::<String>()),
+    });
+    b.plan.wants_examples = raws.iter().any(|r| match r {
+        QueryPiece::Word(t, _) => is_example_word(&t.to_lowercase()),
+        QueryPiece::Run(cs) => is_example_word(&cs.iter().collect::<String>()),
     });
     let single_word = raws.len() == 1 && matches!(raws[0], QueryPiece::Word(..));
     let mut positions: Vec<Pos> = Vec::new();
@@ -854,6 +893,11 @@ mod tests {
         assert!(plan("cover stale manifest after dedup").wants_tests);
         assert!(plan("deflake: retry is flaky on windows").wants_tests);
         assert!(!plan("handle the empty case").wants_tests);
+        assert!(plan("Add chained rate limiter example").wants_examples);
+        assert!(plan("bench: faster parse").wants_examples);
+        assert!(plan("更新 示例 代码").wants_examples);
+        assert!(!plan("Document keys of the theme drop").wants_examples);
+        assert!(!plan("render page").wants_examples);
     }
 
     #[test]

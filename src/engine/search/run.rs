@@ -569,7 +569,6 @@ impl Pass<'_, '_> {
         };
         let (idx, ctx) = (self.idx, self.ctx);
         let qualified = !lookup.container.is_empty() || self.only_file.is_some();
-        let wants_tests = self.plan.wants_tests;
         let defs_named = |name: &str| -> Vec<u32> {
             let norm = normalize_name(name);
             let key = super::build::name_key(&norm);
@@ -635,7 +634,7 @@ impl Pass<'_, '_> {
                 level,
                 outer_missing: m.outer_missing,
                 container_folded: m.folded,
-                secondary: penalty(idx, u, wants_tests) < 1.0,
+                secondary: penalty(idx, u, self.plan) < 1.0,
                 own_member: matches!(def.kind, DefKind::Function | DefKind::Method)
                     && path.innermost() == Some(def.name.as_str()),
                 declaration: is_declaration(file, def)
@@ -660,7 +659,7 @@ impl Pass<'_, '_> {
                 level: NameMatch::Container,
                 outer_missing: m.outer_missing,
                 container_folded: m.folded || def.name != *inner,
-                secondary: penalty(idx, u, wants_tests) < 1.0,
+                secondary: penalty(idx, u, self.plan) < 1.0,
                 own_member: false,
                 declaration: is_declaration(file, def),
                 redefinition: false,
@@ -733,7 +732,7 @@ impl Pass<'_, '_> {
             prepared: true,
             allowed: self.filter.allows(unit)
                 && self.only_file.is_none_or(|f| file_matches(&unit.path, f)),
-            penalty: penalty(idx, u, self.plan.wants_tests),
+            penalty: penalty(idx, u, self.plan),
             prior_mult: prior_mult(self.ctx, u, idx.n_files, self.w.prior),
             len_norm: len_norm(idx, u),
             ..s.units[u]

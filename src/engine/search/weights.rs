@@ -121,6 +121,9 @@ pub struct SearchWeights {
     /// Score multiplier for examples, playgrounds, benchmarks, docs folders, `.d.ts` (0.8 was
     /// chosen by leave-one-dataset-out on the six shared datasets).
     pub penalty_secondary: f64,
+    /// Whether a query naming examples, playgrounds or benchmarks (`query::EXAMPLE_WORDS`)
+    /// lifts `penalty_secondary`, as a query about tests lifts `penalty_test`.
+    pub example_query_lift: bool,
     /// Score multiplier for prose and config documents (README, .md, .json, .yaml, .toml).
     pub doc_chunk: f64,
 
@@ -211,6 +214,7 @@ impl Default for SearchWeights {
             history_covers: true,
             history_post: 0.7,
             penalty_secondary: 0.8,
+            example_query_lift: true,
             doc_chunk: 0.6,
 
             max_hits_per_file: 3,

@@ -2,9 +2,11 @@
 //! normalisation of its chunk scores and its graph prior. On the caller's thread.
 
 use super::*;
+use crate::engine::base::paths;
 
-pub(super) fn penalty(idx: &SearchIndex, u: usize, wants_tests: bool) -> f32 {
+pub(super) fn penalty(idx: &SearchIndex, u: usize, plan: &QueryPlan) -> f32 {
     let w = &idx.weights;
+    let wants_tests = plan.wants_tests;
     let unit = &idx.units[u];
     let doc = u >= idx.n_files;
     let class = match unit.class {
@@ -16,6 +18,16 @@ pub(super) fn penalty(idx: &SearchIndex, u: usize, wants_tests: bool) -> f32 {
         PathClass::Test => w.penalty_test,
         // A README under docs/ is what a prose query wants; only code there is secondary.
         PathClass::Secondary if doc => 1.0,
+        // A query naming examples, playgrounds or benchmarks is about that code (not about
+        // the type stubs that are secondary too).
+        PathClass::Secondary
+            if plan.wants_examples
+                && w.example_query_lift
+                && !paths::is_declaration_file(&unit.path)
+                && !paths::is_python_stub(&unit.path) =>
+        {
+            1.0
+        }
         PathClass::Secondary => w.penalty_secondary,
     };
     let doc_w = if doc { w.doc_chunk } else { 1.0 };
