@@ -146,12 +146,11 @@ pub(crate) fn is_example_word(word: &str) -> bool {
 /// Words that make a query about the code kept apart as secondary (examples, playgrounds,
 /// benchmarks: `paths::classify`), so that code is not demoted, as `TEST_WORDS` lift the
 /// tests' demotion. "doc" and "document" are not here: a commit that documents something
-/// mostly edits the doc comments of the code itself.
+/// mostly edits the doc comments of the code itself; nor "sample", a noun of many domains
+/// (a metric's samples, sampling in tracing).
 const EXAMPLE_WORDS: &[&str] = &[
     "example",
     "examples",
-    "sample",
-    "samples",
     "snippet",
     "snippets",
     "demo",
