@@ -106,9 +106,13 @@ const CJK_STOP: &[&str] = &[
 
 /// Whether a lowercase query word makes a query about tests (see `TEST_WORDS`).
 pub(crate) fn is_test_word(word: &str) -> bool {
-    TEST_WORDS
-        .iter()
-        .any(|tw| word == *tw || (!word.is_ascii() && word.contains(tw)))
+    in_word_list(TEST_WORDS, word)
+}
+
+/// A word of the list, or (CJK, written without spaces) a run that holds one.
+fn in_word_list(list: &[&str], word: &str) -> bool {
+    list.iter()
+        .any(|w| word == *w || (!word.is_ascii() && word.contains(w)))
 }
 
 /// Words that make a query about tests (tests are then not demoted).
@@ -137,10 +141,8 @@ const TEST_WORDS: &[&str] = &[
 
 /// Whether a lowercase query word makes a query about examples, playgrounds or benchmarks
 /// (see `EXAMPLE_WORDS`).
-pub(crate) fn is_example_word(word: &str) -> bool {
-    EXAMPLE_WORDS
-        .iter()
-        .any(|ew| word == *ew || (!word.is_ascii() && word.contains(ew)))
+fn is_example_word(word: &str) -> bool {
+    in_word_list(EXAMPLE_WORDS, word)
 }
 
 /// Words that make a query about the code kept apart as secondary (examples, playgrounds,
@@ -563,14 +565,14 @@ pub(crate) fn parse(query: &str, w: &SearchWeights, glossary: &Glossary) -> Quer
         plan: QueryPlan::default(),
     };
     let raws = raw_positions(query);
-    b.plan.wants_tests = raws.iter().any(|r| match r {
-        QueryPiece::Word(t, _) => is_test_word(&t.to_lowercase()),
-        QueryPiece::Run(cs) => is_test_word(&cs.iter().collect::<String>()),
-    });
-    b.plan.wants_examples = raws.iter().any(|r| match r {
-        QueryPiece::Word(t, _) => is_example_word(&t.to_lowercase()),
-        QueryPiece::Run(cs) => is_example_word(&cs.iter().collect::<String>()),
-    });
+    let any_word = |is: fn(&str) -> bool| {
+        raws.iter().any(|r| match r {
+            QueryPiece::Word(t, _) => is(&t.to_lowercase()),
+            QueryPiece::Run(cs) => is(&cs.iter().collect::<String>()),
+        })
+    };
+    b.plan.wants_tests = any_word(is_test_word);
+    b.plan.wants_examples = any_word(is_example_word);
     let single_word = raws.len() == 1 && matches!(raws[0], QueryPiece::Word(..));
     let mut positions: Vec<Pos> = Vec::new();
     for raw in raws {
