@@ -15,6 +15,15 @@ fn file_rank(resp: &SearchResponse, path: &str) -> usize {
         .unwrap_or_else(|| panic!("{path} not in {:?}", resp.files))
 }
 
+/// `above` ranks before `below` in files mode.
+fn ranks_above(resp: &SearchResponse, above: &str, below: &str) {
+    assert!(
+        file_rank(resp, above) < file_rank(resp, below),
+        "{above} not above {below}: {:?}",
+        resp.files
+    );
+}
+
 /// Every hit shown in `test` comes after every hit shown in `imp`: the two files' hits do
 /// not interleave.
 fn hits_under(resp: &SearchResponse, imp: &str, test: &str) {
@@ -59,7 +68,7 @@ fn typescript_test_file_ranks_under_its_implementation() {
     ];
     let q = "shopping cart discount calculation";
     let resp = search(&files, q, true);
-    assert!(file_rank(&resp, "src/cart.ts") < file_rank(&resp, "tests/cart.test.ts"));
+    ranks_above(&resp, "src/cart.ts", "tests/cart.test.ts");
     hits_under(
         &search(&files, q, false),
         "src/cart.ts",
@@ -140,7 +149,7 @@ fn python_tests_rank_under_their_implementation() {
         parsed("testing/test_runner.py", TEST_RUNNER_PY),
     ];
     let resp = search(&files, "teardown phase", true);
-    assert!(file_rank(&resp, "src/_pytest/runner.py") < file_rank(&resp, "testing/test_runner.py"));
+    ranks_above(&resp, "src/_pytest/runner.py", "testing/test_runner.py");
     hits_under(
         &search(&files, "teardown phase", false),
         "src/_pytest/runner.py",
@@ -217,7 +226,7 @@ fn a_test_without_a_matching_implementation_is_lifted_under_nothing() {
         parsed("tests/cart.test.ts", CART_TEST_TS),
     ];
     let resp = search(&files, "shopping discount calculation", true);
-    assert!(file_rank(&resp, "src/cart.ts") < file_rank(&resp, "tests/cart.test.ts"));
+    ranks_above(&resp, "src/cart.ts", "tests/cart.test.ts");
 }
 
 /// A Python stub (`.pyi`) declares what code elsewhere implements, as a `.d.ts` does: a
@@ -257,11 +266,7 @@ def open_socket(host, timeout):
         parsed("src/net/client.py", implementation),
     ];
     let resp = search(&files, "connect with timeout and retries", true);
-    assert!(
-        file_rank(&resp, "src/net/client.py") < file_rank(&resp, "stubs/net/client.pyi"),
-        "{:?}",
-        resp.files
-    );
+    ranks_above(&resp, "src/net/client.py", "stubs/net/client.pyi");
     // A look-up of the name puts the implementation's definition first, too.
     let resp = search(&files, "connect", false);
     assert_eq!(
@@ -330,11 +335,7 @@ func retryWithBackoff(attempts int) {
     let penalty_of = |resp: &SearchResponse| penalty_in(resp, "examples/backoff/main.go");
     let plain = search(&files, "retry backoff attempts", true);
     assert!(penalty_of(&plain) < 1.0, "{:#?}", plain.hits);
-    assert!(
-        file_rank(&plain, "retry/retry.go") < file_rank(&plain, "examples/backoff/main.go"),
-        "{:?}",
-        plain.files
-    );
+    ranks_above(&plain, "retry/retry.go", "examples/backoff/main.go");
     let about_examples = search(&files, "retry backoff attempts example", true);
     assert_eq!(
         penalty_of(&about_examples),
@@ -344,10 +345,9 @@ func retryWithBackoff(attempts int) {
     );
     // A type stub is secondary too, but not an example: it stays demoted.
     assert!(penalty_in(&about_examples, "stubs/retry.pyi") < 1.0);
-    assert!(
-        file_rank(&about_examples, "examples/backoff/main.go")
-            < file_rank(&about_examples, "retry/retry.go"),
-        "{:?}",
-        about_examples.files
+    ranks_above(
+        &about_examples,
+        "examples/backoff/main.go",
+        "retry/retry.go",
     );
 }

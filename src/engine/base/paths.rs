@@ -291,6 +291,12 @@ fn is_dotnet_test_project(dir: &str) -> bool {
     .any(|s| lower.ends_with(s) && lower.len() > s.len())
 }
 
+/// A type stub: a TypeScript declaration file or a Python stub, secondary for what it is
+/// rather than where it sits (`classify`).
+pub(crate) fn is_type_stub(path: &str) -> bool {
+    is_declaration_file(path) || is_python_stub(path)
+}
+
 /// A Python stub file (`.pyi`), case-insensitive.
 pub(crate) fn is_python_stub(path: &str) -> bool {
     path.len() > 4

@@ -21,10 +21,7 @@ pub(super) fn penalty(idx: &SearchIndex, u: usize, plan: &QueryPlan) -> f32 {
         // A query naming examples, playgrounds or benchmarks is about that code (not about
         // the type stubs that are secondary too).
         PathClass::Secondary
-            if plan.wants_examples
-                && w.example_query_lift
-                && !paths::is_declaration_file(&unit.path)
-                && !paths::is_python_stub(&unit.path) =>
+            if plan.wants_examples && w.example_query_lift && !paths::is_type_stub(&unit.path) =>
         {
             1.0
         }
