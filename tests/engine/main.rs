@@ -28,4 +28,5 @@ mod engine_search_exact;
 mod engine_search_mixed;
 mod engine_search_order;
 mod engine_tags;
+mod engine_vendored;
 mod engine_walk;

@@ -661,6 +661,9 @@ pub struct ParsedFile {
     text: SourceText,
     /// Shared so an incremental refresh can reuse an unchanged file without copying.
     pub tags: Arc<FileTags>,
+    /// Another project's copy (`paths::is_vendored` by name and size, or a folder with a
+    /// foreign licence, `walk::licences`, marked by the index build): ranked as tests are.
+    pub vendored: bool,
     /// Modification time (ns since the epoch, 0 when unknown) and xxh3 hash of the bytes
     /// read, so a refresh or the persistent cache can tell whether the file changed.
     pub mtime_ns: i64,
@@ -730,6 +733,13 @@ impl UnreadLinks {
 }
 
 impl ParsedFile {
+    /// Marks the file vendored when its path or size says so (`paths::is_vendored`); a
+    /// folder's licence is the index build's to add.
+    fn with_vendored_by_name(mut self) -> Self {
+        self.vendored = crate::engine::base::paths::is_vendored(&self.path, self.size);
+        self
+    }
+
     pub fn new(
         path: String,
         lang: Lang,
@@ -746,7 +756,9 @@ impl ParsedFile {
             mtime_ns: 0,
             hash: 0,
             unread_links: None,
+            vendored: false,
         }
+        .with_vendored_by_name()
     }
 
     /// A file that keeps only the lines a map renders (see [`MapLines`]): `line(n)` answers
@@ -769,7 +781,9 @@ impl ParsedFile {
             mtime_ns: 0,
             hash: 0,
             unread_links: None,
+            vendored: false,
         }
+        .with_vendored_by_name()
     }
 
     /// A file built `for_map` from lines kept earlier (the tag cache's), without its text.
@@ -789,7 +803,9 @@ impl ParsedFile {
             mtime_ns: 0,
             hash: 0,
             unread_links: None,
+            vendored: false,
         }
+        .with_vendored_by_name()
     }
 
     /// A file taken from the tag cache unread, with the lines a map renders (`lines`), whose
@@ -811,7 +827,9 @@ impl ParsedFile {
             mtime_ns: 0,
             hash: 0,
             unread_links: None,
+            vendored: false,
         }
+        .with_vendored_by_name()
     }
 
     /// The lines a map renders, for the tag cache: kept ones for a file built `for_map` or

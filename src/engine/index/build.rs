@@ -32,7 +32,7 @@ use crate::engine::ingest::history::CommitHistory;
 use crate::engine::ingest::lang::{tags_query_compiling, tags_query_prefetched};
 use crate::engine::ingest::tags::{ParsedAhead, Tagging};
 use crate::engine::ingest::walk::WalkOutput;
-use crate::engine::ingest::walk::{walk_observed, DocFile, UnsupportedFile, WalkedFile};
+use crate::engine::ingest::walk::{licences, walk_observed, DocFile, UnsupportedFile, WalkedFile};
 use crate::engine::link::graph::FileGraph;
 use crate::engine::link::graph::{
     build_graph, build_graph_consuming, build_graph_relinking, TakenUses, UseCounts,
@@ -254,6 +254,7 @@ impl Index {
         skipped.extend(parsed.skipped);
         skipped.sort_by(|a, b| a.path.cmp(&b.path));
         let mut files = parsed.files;
+        mark_vendored_by_licence(&mut files, &walked.vendored_dirs);
         // Source files without a grammar are still mapped by their paths: a repository of
         // only those is not empty.
         if files.is_empty() && walked.unsupported.is_empty() {
@@ -297,6 +298,7 @@ impl Index {
             unsupported: walked.unsupported,
             go_modules: walked.go_modules,
             ts_paths: walked.ts_paths,
+            vendored_dirs: walked.vendored_dirs,
             graph: linked.graph,
             times: PhaseTimes {
                 walk_ms,
@@ -707,6 +709,19 @@ impl Build<'_> {
 /// Whether a build will probably parse `f`: no cached or previous tags for it by size and
 /// mtime (the test `unchanged_file` makes first). Only then is its language's query worth
 /// compiling during the walk; a warm start compiles none.
+/// Marks the files in a folder the walk found vendored by its licence (`walk::licences`);
+/// the name and size rule was applied when each file was made.
+fn mark_vendored_by_licence(files: &mut [ParsedFile], vendored_dirs: &[String]) {
+    if vendored_dirs.is_empty() {
+        return;
+    }
+    for f in files.iter_mut() {
+        if licences::in_any(&f.path, vendored_dirs) {
+            f.vendored = true;
+        }
+    }
+}
+
 pub(super) fn likely_parsed(reuse: Reuse<'_>, f: &WalkedFile) -> bool {
     match reuse {
         Reuse::Nothing => true,

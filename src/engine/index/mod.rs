@@ -210,6 +210,9 @@ pub struct Index {
     pub go_modules: Vec<GoModule>,
     /// The TS/JS path aliases of the `tsconfig.json`/`jsconfig.json` files (`WalkOutput`).
     pub ts_paths: Vec<TsPaths>,
+    /// The folders the walk found vendored by their licence (`WalkOutput::vendored_dirs`);
+    /// their files are marked `ParsedFile::vendored`.
+    pub vendored_dirs: Vec<String>,
     pub graph: FileGraph,
     pub times: PhaseTimes,
     pub reuse: ReuseCounts,

@@ -8,10 +8,12 @@ use std::sync::{Arc, OnceLock};
 use crate::engine::answer::SymbolLinks;
 use crate::engine::base::heap::release_free_memory;
 use crate::engine::base::model::{FileTags, ParsedFile, RefKind, RefList};
+use crate::engine::base::paths::is_vendored;
 use crate::engine::base::scope::Scope;
 use crate::engine::index::parts::GraphSignals;
 use crate::engine::index::refs::{Direction, RefTarget, RefsRequest};
 use crate::engine::index::{Index, MapRequest, MAX_QUERY_CHARS};
+use crate::engine::ingest::walk::licences;
 use crate::engine::link::graph::FileGraph;
 use crate::engine::rank::budget::budget_for_next_cut;
 use crate::engine::rank::pagerank::{
@@ -224,10 +226,15 @@ impl Index {
             .iter()
             .map(|u| u.rel_path.as_str())
             .collect();
+        let vendored: Vec<bool> = paths
+            .iter()
+            .map(|p| is_vendored(p, 0) || licences::in_any(p, &self.vendored_dirs))
+            .collect();
         out.paths = rank_path_only(
             &self.files,
             &self.graph,
             &paths,
+            &vendored,
             &paths_allowed,
             req.query.as_deref(),
             &out,

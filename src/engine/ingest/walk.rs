@@ -10,8 +10,10 @@
 //!
 //! The walk never reads file contents (sizes come from metadata), except `go.mod` files,
 //! which are tiny and needed to resolve Go imports, `tsconfig.json`/`jsconfig.json` files
-//! (bounded, `tsconfig`), needed to resolve TS/JS path aliases, and the ignore files (`IgnoreRules`),
-//! which it reads itself through `guarded` rather than letting the `ignore` crate open them.
+//! (bounded, `tsconfig`), needed to resolve TS/JS path aliases, the heads of licence files
+//! (`licences`), which tell another project's copy kept in a folder, and the ignore files
+//! (`IgnoreRules`), which it reads itself through `guarded` rather than letting the `ignore`
+//! crate open them.
 //!
 //! `PathFilter` applies the same rules to one path at a time, for the file watcher (see
 //! `watch`); it runs on the watcher's coalescing thread.
@@ -30,6 +32,7 @@ use crate::engine::base::guarded::{self, Follow};
 use crate::engine::base::model::{GoModule, Lang, SkipReason, Skipped, TsPaths};
 
 pub(crate) mod headers;
+pub mod licences;
 pub mod tsconfig;
 use crate::engine::ingest::content::{is_minified_name, strip_bom};
 use tsconfig::{is_ts_config_name, read_ts_config};
@@ -126,6 +129,9 @@ pub struct WalkOutput {
     /// The `paths`/`baseUrl` settings of each `tsconfig.json`/`jsconfig.json` that has any.
     /// The config stays a doc as well.
     pub ts_paths: Vec<TsPaths>,
+    /// Folders holding another project's copy, told by their own licence
+    /// (`licences::vendored_dirs`); the licence files stay docs where they are docs.
+    pub vendored_dirs: Vec<String>,
     /// Ignore files and git metadata that were not read (not a regular file, a symbolic
     /// link, too large): one line each, paths relative to the root where they are below it.
     /// Raw repository text: sanitise before printing.
@@ -196,6 +202,8 @@ pub fn walk_observed(
 
     let mut out = WalkOutput::default();
     let mut ts_configs: Vec<(String, bool, Option<TsPaths>)> = Vec::new();
+    let mut licence_holders: Vec<(String, Vec<String>)> = Vec::new();
+    let mut build_dirs: Vec<String> = Vec::new();
     let found = found.into_inner().unwrap_or_else(PoisonError::into_inner);
     for item in found {
         match item {
@@ -204,9 +212,14 @@ pub fn walk_observed(
             Found::Skip(s) => out.skipped.push(s),
             Found::GoMod(m) => out.go_modules.push(m),
             Found::TsConfig { dir, js, paths } => ts_configs.push((dir, js, paths)),
+            Found::Licence { dir, holders } => licence_holders.push((dir, holders)),
+            Found::BuildFile { dir } => build_dirs.push(dir),
             Found::Unsupported(u) => out.unsupported.push(u),
         }
     }
+    build_dirs.sort_unstable();
+    build_dirs.dedup();
+    out.vendored_dirs = licences::vendored_dirs(&licence_holders, &build_dirs);
     out.unsupported
         .sort_unstable_by(|a, b| a.rel_path.cmp(&b.rel_path));
     // Ties on `rel_path` only happen between non-UTF-8 names made equal by the lossy
@@ -280,6 +293,15 @@ enum Found {
         dir: String,
         js: bool,
         paths: Option<TsPaths>,
+    },
+    /// Found beside the licence's own `Doc` entry, if any: its folder and holder words.
+    Licence {
+        dir: String,
+        holders: Vec<String>,
+    },
+    /// A build file's folder (`licences::is_build_file_name`), beside the file's own entry.
+    BuildFile {
+        dir: String,
     },
     Unsupported(UnsupportedFile),
 }
@@ -364,6 +386,21 @@ impl<'w> TreeWalk<'w> {
                     js: config == "jsconfig.json",
                     paths,
                 });
+            }
+            let folder = || {
+                rel_path_of(self.root, &path)
+                    .map(|rel| rel.rsplit_once('/').map_or("", |(dir, _)| dir).to_string())
+            };
+            if name.to_str().is_some_and(licences::is_licence_name) {
+                if let Some(dir) = folder() {
+                    let holders = licences::read_holders(&path);
+                    local.push(Found::Licence { dir, holders });
+                }
+            }
+            if name.to_str().is_some_and(licences::is_build_file_name) {
+                if let Some(dir) = folder() {
+                    local.push(Found::BuildFile { dir });
+                }
             }
         }
         let found = visit_file(self.root, self.opts, entry, &name, path, file_type)?;
@@ -696,7 +733,10 @@ impl PathFilter {
         let name = name.to_string_lossy();
         // A source file without a grammar is in the map by its path: its coming and going is
         // a change too.
+        // A licence and a build file decide whether their folder is vendored (`licences`).
         if is_candidate_name(&name)
+            || licences::is_licence_name(&name)
+            || licences::is_build_file_name(&name)
             || crate::engine::ingest::lang::unsupported_language(&name).is_some()
         {
             WalkClass::File

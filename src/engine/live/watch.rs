@@ -52,6 +52,7 @@ use notify::event::{AccessKind, AccessMode, CreateKind, ModifyKind, RemoveKind, 
 use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher as _};
 
 use crate::engine::base::error::EngineError;
+use crate::engine::ingest::walk::licences::is_licence_name;
 use crate::engine::ingest::walk::tsconfig::is_ts_config_family;
 use crate::engine::ingest::walk::{PathFilter, WalkClass, GO_MOD};
 
@@ -1018,13 +1019,14 @@ fn describe(err: &notify::Error) -> String {
     }
 }
 
-/// Whether `path` names a file the walk reads to resolve imports (`go.mod`,
-/// `tsconfig.json`, `jsconfig.json`, and the `tsconfig.base.json` they extend): a change to
-/// one changes how imports in other files resolve, so only a rescan (a new walk) takes it in.
+/// Whether `path` names a file the walk reads to judge other files: to resolve imports
+/// (`go.mod`, `tsconfig.json`, `jsconfig.json`, and the `tsconfig.base.json` they extend) or
+/// to tell a vendored folder (a licence, `walk::licences`). A change to one changes how
+/// other files resolve or rank, so only a rescan (a new walk) takes it in.
 fn is_resolution_config(path: &Path) -> bool {
     path.file_name()
         .and_then(|name| name.to_str())
-        .is_some_and(|name| name == GO_MOD || is_ts_config_family(name))
+        .is_some_and(|name| name == GO_MOD || is_ts_config_family(name) || is_licence_name(name))
 }
 
 #[cfg(test)]

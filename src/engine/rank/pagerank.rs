@@ -8,7 +8,6 @@
 //! distributes and sorts.
 
 use crate::engine::base::model::{ParsedFile, RankedDef, RankedPath};
-use crate::engine::base::paths::is_vendored;
 use crate::engine::base::stopwords::is_stopword_or_change_word;
 use crate::engine::base::words::{
     has_inner_capital, normalize_name, query_pieces, split_words, QueryChar, QueryPiece,
@@ -442,11 +441,7 @@ fn ranked_definitions(
         let nd = file.tags.defs.iter().filter(|d| !d.marker).count();
         // Vendored code is reached through the tests that use it, not through the project:
         // its definitions weigh as a supporting file's prior does.
-        let scale = if is_vendored(&file.path, file.size) {
-            SUPPORTING_PRIOR
-        } else {
-            1.0
-        };
+        let scale = if file.vendored { SUPPORTING_PRIOR } else { 1.0 };
         let base = DEF_BASELINE * file_rank[fi] / nd.max(1) as f64;
         let off = graph.def_offset[fi] as usize;
         for (di, d) in file.tags.defs.iter().enumerate() {

@@ -17,7 +17,7 @@
 //! cannot tag after its ranked ones. Pure functions, on the engine worker thread.
 
 use crate::engine::base::model::{ParsedFile, RankedPath};
-use crate::engine::base::paths::{classify, is_vendored, PathClass};
+use crate::engine::base::paths::{classify, PathClass};
 use crate::engine::base::words::split_words;
 use crate::engine::link::graph::FileGraph;
 use crate::engine::rank::pagerank::{
@@ -42,6 +42,7 @@ pub fn rank_path_only(
     files: &[ParsedFile],
     graph: &FileGraph,
     paths: &[&str],
+    vendored: &[bool],
     allowed: &[bool],
     query: Option<&str>,
     ranked: &RankOutput,
@@ -49,7 +50,7 @@ pub fn rank_path_only(
     if paths.is_empty() {
         return Vec::new();
     }
-    let mut score = mention_scores(files, graph, paths, &ranked.file_rank);
+    let mut score = mention_scores(files, graph, paths, vendored, &ranked.file_rank);
     let damping = PageRankOptions::default().damping;
     for (s, p) in score
         .iter_mut()
@@ -77,14 +78,14 @@ fn mention_scores(
     files: &[ParsedFile],
     graph: &FileGraph,
     paths: &[&str],
+    vendored: &[bool],
     file_rank: &[f64],
 ) -> Vec<f64> {
     let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
     // Vendored copies weigh as their definitions do (`pagerank::ranked_definitions`).
-    let scale: Vec<f64> = paths
-        .iter()
-        .map(|p| {
-            if is_vendored(p, 0) {
+    let scale: Vec<f64> = (0..paths.len())
+        .map(|i| {
+            if vendored.get(i).copied().unwrap_or(false) {
                 SUPPORTING_PRIOR
             } else {
                 1.0
@@ -223,6 +224,7 @@ fn query_personalization(graph: &FileGraph, paths: &[&str], query: Option<&str>)
 mod tests {
     use super::*;
     use crate::engine::base::model::{FileTags, Lang};
+    use crate::engine::base::paths::is_vendored;
     use crate::engine::link::graph::build_graph;
     use crate::engine::rank::pagerank::{rank, Personalization};
     use std::sync::Arc;
@@ -253,7 +255,8 @@ mod tests {
         };
         let ranked = rank(files, &graph, &p);
         let allowed = vec![true; paths.len()];
-        rank_path_only(files, &graph, paths, &allowed, query, &ranked)
+        let vendored: Vec<bool> = paths.iter().map(|p| is_vendored(p, 0)).collect();
+        rank_path_only(files, &graph, paths, &vendored, &allowed, query, &ranked)
             .into_iter()
             .map(|r| (paths[r.path].to_string(), r.score))
             .collect()
@@ -292,16 +295,40 @@ mod tests {
         let graph = build_graph(&files, &[], &[]);
         let ranked = rank(&files, &graph, &Personalization::default());
         let paths = ["a/schema.sql", "b/schema.sql", "c/x.sql"];
-        let all = rank_path_only(&files, &graph, &paths, &[true; 3], None, &ranked);
+        let all = rank_path_only(
+            &files,
+            &graph,
+            &paths,
+            &[false; 3],
+            &[true; 3],
+            None,
+            &ranked,
+        );
         assert_eq!(all[0].score, all[1].score);
         assert!(all[0].score > 0.0);
         // Beside the code that names it, one namesake takes it all.
         let near = ["app/schema.sql", "b/schema.sql"];
-        let out = rank_path_only(&files, &graph, &near, &[true; 2], None, &ranked);
+        let out = rank_path_only(
+            &files,
+            &graph,
+            &near,
+            &[false; 2],
+            &[true; 2],
+            None,
+            &ranked,
+        );
         assert_eq!(near[out[0].path], "app/schema.sql");
         assert!(out[0].score > 0.0);
         assert_eq!(out[1].score, 0.0);
-        let some = rank_path_only(&files, &graph, &paths, &[true, false, true], None, &ranked);
+        let some = rank_path_only(
+            &files,
+            &graph,
+            &paths,
+            &[false; 3],
+            &[true, false, true],
+            None,
+            &ranked,
+        );
         assert_eq!(some.len(), 2);
         assert!(some.iter().all(|r| r.path != 1));
     }

@@ -118,7 +118,7 @@ pub(super) fn build(files: &[ParsedFile], docs: &[TextDoc], weights: SearchWeigh
     let mut units: Vec<Unit> = files
         .iter()
         .map(|f| {
-            let vendored = paths::is_vendored(&f.path, f.size);
+            let vendored = f.vendored;
             Unit {
                 path: f.path.as_str().into(),
                 lang: Some(f.lang),

@@ -262,6 +262,8 @@ fn hash_files(h: &mut Xxh3, files: &[ParsedFile]) {
         h.update(f.lang.name().as_bytes());
         h.update(&f.size.to_le_bytes());
         h.update(&f.hash.to_le_bytes());
+        // Vendored by a folder's licence too, which no code file's bytes say.
+        h.update(&[u8::from(f.vendored)]);
     }
 }
 

@@ -639,7 +639,7 @@ fn new_builder<'a>(
 
     let supporting_paths: Vec<bool> = files
         .iter()
-        .map(|f| is_supporting_path(&f.path) || is_vendored(&f.path, f.size))
+        .map(|f| is_supporting_path(&f.path) || f.vendored)
         .collect();
     let external_stubs = external_stub_files(files, &supporting_paths);
     let ancestry: Vec<Vec<Ancestor>> = (0..n)

@@ -92,7 +92,7 @@ use crate::engine::base::model::{
     unpack_name_kind, DefKind, GoModule, Import, Lang, NameTable, ParsedFile, RefKind, RefList,
     TsPaths,
 };
-use crate::engine::base::paths::{classify_place, is_declaration_file, is_vendored, PathClass};
+use crate::engine::base::paths::{classify_place, is_declaration_file, PathClass};
 use crate::engine::link::resolve::{
     go_package_names, split_dir, ResolvedImport, Resolver, REEXPORT_DEPTH,
 };

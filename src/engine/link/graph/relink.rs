@@ -203,7 +203,8 @@ fn affected_files(
     let mut changed_names: HashSet<&str> = HashSet::new();
     let mut edits = 0;
     for (i, (new, old)) in files.iter().zip(previous_files).enumerate() {
-        if new.path != old.path || new.lang != old.lang {
+        // A vendored file's uses weigh less everywhere (`build`'s `supporting`).
+        if new.path != old.path || new.lang != old.lang || new.vendored != old.vendored {
             return None;
         }
         if Arc::ptr_eq(&new.tags, &old.tags) || new.tags == old.tags {
