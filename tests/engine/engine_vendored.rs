@@ -140,6 +140,25 @@ fn the_map_and_search_put_the_projects_code_above_the_copy() {
 }
 
 #[test]
+fn a_query_naming_the_copy_finds_it_first() {
+    let index = index_of(&shop(FOREIGN_LICENCE));
+    let files = |query: &str| -> Vec<String> {
+        index
+            .search(query, &SearchOptions::default())
+            .files
+            .iter()
+            .map(|(path, _)| path.clone())
+            .collect()
+    };
+    // Named by its folder, the copy is what the query is about.
+    let named = files("minijson dumps loads text");
+    assert_eq!(named[0], "shop/minijson/core.py", "{named:?}");
+    // The same words without its name leave it under the project's code.
+    let unnamed = files("dumps loads text");
+    assert_ne!(unnamed[0], "shop/minijson/core.py", "{unnamed:?}");
+}
+
+#[test]
 fn a_licence_change_is_taken_in_by_a_refresh_as_by_a_full_build() {
     let dir = shop("Copyright 2024 Acme Widgets\n");
     let opts = IndexOptions::default();
@@ -167,4 +186,46 @@ fn a_licence_change_is_taken_in_by_a_refresh_as_by_a_full_build() {
     assert_eq!(vendored_files(&refreshed), vendored_files(&full));
     assert_eq!(map_files(&refreshed), map_files(&full));
     assert_ne!(map_files(&refreshed), map_files(&before));
+}
+
+#[test]
+fn hostile_licence_files_neither_block_nor_mislead_the_walk() {
+    let dir = shop("Copyright 2024 Acme Widgets\n");
+    let root = dir.path();
+    // A FIFO would block a reader, a link to /dev/zero never ends, a folder is no file, and
+    // bytes that are not text name nobody.
+    let fifo = root.join("shop/fifo/LICENSE");
+    std::fs::create_dir_all(fifo.parent().unwrap()).unwrap();
+    // Where `mkfifo` is missing the rest still runs.
+    common::make_fifo(&fifo);
+    common::write_files(root, &[("shop/fifo/Makefile", "all:\n")]);
+    common::write_files(root, &[("shop/zero/Makefile", "all:\n")]);
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("/dev/zero", root.join("shop/zero/LICENSE")).unwrap();
+    std::fs::create_dir_all(root.join("shop/folder/LICENSE")).unwrap();
+    common::write_files(root, &[("shop/folder/package.json", "{}\n")]);
+    common::write_bytes(
+        root,
+        "shop/binary/COPYING",
+        &[0xff, 0xfe, 0x00, 0x1b, b'[', b'2', b'J', 0x80, 0x81],
+    );
+    common::write_files(root, &[("shop/binary/Cargo.toml", "[package]\n")]);
+    // A very large licence is read only at its head: the holder below it is never seen.
+    let mut huge = "Permission is granted.\n".repeat(100_000);
+    huge.push_str("Copyright 2019 Somebody Else\n");
+    common::write_files(
+        root,
+        &[
+            ("shop/huge/LICENSE", &huge),
+            ("shop/huge/go.mod", "module x\n"),
+        ],
+    );
+
+    let walked = walk(root, &WalkOptions::default()).unwrap();
+    assert!(
+        walked.vendored_dirs.is_empty(),
+        "{:?}",
+        walked.vendored_dirs
+    );
+    assert!(vendored_files(&index(root)).is_empty());
 }

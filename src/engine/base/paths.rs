@@ -54,13 +54,14 @@ enum DirClass {
 }
 
 /// `evalcommon._NONIMPL_DIR` (a case-insensitive full match) plus `test-data`/`test_data`
-/// (mypy's, and common elsewhere), split into tests vs the rest
+/// (mypy's, and common elsewhere) and `t` (the test folder of git, of Perl distributions and
+/// of C projects that follow git: `t/test-lib.sh`, `t/helper/`), split into tests vs the rest
 /// because search lifts only the test demotion for test queries.
 fn nonimpl_dir(component: &str) -> DirClass {
     let c = component.to_lowercase();
     let test = matches!(
         c.as_str(),
-        "__test__"
+        "t" | "__test__"
             | "__tests__"
             | "test"
             | "tests"
@@ -552,6 +553,10 @@ mod tests {
     fn classify_paths() {
         assert_eq!(classify("src/server.ts"), PathClass::Impl);
         assert_eq!(classify("src/__tests__/server.ts"), PathClass::Test);
+        // git's and Perl's test folder; a file named `t` is no folder.
+        assert_eq!(classify("t/test-lib.sh"), PathClass::Test);
+        assert_eq!(classify("t/helper/test-tool.c"), PathClass::Test);
+        assert_eq!(classify("src/t.c"), PathClass::Impl);
         assert_eq!(classify("src/server.spec.ts"), PathClass::Test);
         assert_eq!(classify("types/index.d.ts"), PathClass::Secondary);
         assert_eq!(classify("playground/x/main.ts"), PathClass::Secondary);

@@ -24,7 +24,7 @@
 //!   library a project took in as its own code (git's `reftable/`, Google's, with a licence
 //!   of its own and no build file) is built by the project and is the project's code now.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
 use crate::engine::base::guarded::{self, Follow};
@@ -236,37 +236,51 @@ pub fn vendored_dirs(licences: &[(String, Vec<String>)], build_dirs: &[String]) 
     if root.is_empty() {
         return Vec::new();
     }
-    // One holder set per folder (a folder may hold LICENSE-MIT and LICENSE-APACHE).
-    let mut folders: Vec<(&str, BTreeSet<&str>)> = Vec::new();
+    // One holder set per folder (a folder may hold LICENSE-MIT and LICENSE-APACHE), and the
+    // folders naming each word: a tree of thousands of licences is judged in near-linear time.
+    let mut folders: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
     for (dir, words) in licences.iter().filter(|(dir, _)| !dir.is_empty()) {
-        let words = words.iter().map(String::as_str);
-        match folders.iter_mut().find(|(d, _)| d == dir) {
-            Some((_, set)) => set.extend(words),
-            None => folders.push((dir.as_str(), words.collect())),
+        folders
+            .entry(dir.as_str())
+            .or_default()
+            .extend(words.iter().map(String::as_str));
+    }
+    let mut naming: HashMap<&str, Vec<&str>> = HashMap::new();
+    for (dir, words) in &folders {
+        for word in words {
+            naming.entry(word).or_default().push(dir);
         }
     }
+    let builds: HashSet<&str> = build_dirs.iter().map(String::as_str).collect();
     let related = |a: &str, b: &str| is_within(a, b) || is_within(b, a);
-    let mut out: Vec<String> = folders
+    let vendored: BTreeSet<&str> = folders
         .iter()
         .filter(|(dir, words)| {
             !words.is_empty()
-                && build_dirs.iter().any(|b| b == dir)
+                && builds.contains(*dir)
                 && words.is_disjoint(&root)
-                && !folders
-                    .iter()
-                    .any(|(other, theirs)| !related(dir, other) && !words.is_disjoint(theirs))
+                && !words.iter().any(|word| {
+                    naming
+                        .get(word)
+                        .is_some_and(|dirs| dirs.iter().any(|other| !related(dir, other)))
+                })
         })
-        .map(|(dir, _)| dir.to_string())
+        .map(|(dir, _)| *dir)
         .collect();
-    out.sort_unstable();
-    out.dedup();
     // Outermost only: a vendored library's own nested licences add nothing.
-    let outer: Vec<String> = out
+    vendored
         .iter()
-        .filter(|d| !out.iter().any(|o| o != *d && is_within(d, o)))
-        .cloned()
-        .collect();
-    outer
+        .filter(|dir| !ancestors(dir).any(|a| vendored.contains(a)))
+        .map(|dir| (*dir).to_string())
+        .collect()
+}
+
+/// The folders strictly above `path` (`a/b/c` → `a/b`, `a`), nearest first; not the root.
+fn ancestors(path: &str) -> impl Iterator<Item = &str> {
+    path.char_indices()
+        .rev()
+        .filter(|&(_, c)| c == '/')
+        .map(move |(i, _)| &path[..i])
 }
 
 /// Whether `path` is `dir` or below it (`/`-separated, repo-relative; `""` is the root).
@@ -277,9 +291,11 @@ pub fn is_within(path: &str, dir: &str) -> bool {
             .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
-/// Whether `path` lies in one of `dirs` (as `vendored_dirs` gives them).
+/// Whether `path` lies in one of `dirs`, sorted as `vendored_dirs` gives them: a look-up per
+/// folder above `path`, so marking every file of a large tree stays linear.
 pub fn in_any(path: &str, dirs: &[String]) -> bool {
-    dirs.iter().any(|d| is_within(path, d))
+    !dirs.is_empty()
+        && ancestors(path).any(|a| dirs.binary_search_by(|d| d.as_str().cmp(a)).is_ok())
 }
 
 #[cfg(test)]
@@ -434,6 +450,22 @@ mod tests {
         assert!(is_build_file_name("CMakeLists.txt"));
         assert!(is_build_file_name("Acme.Store.csproj"));
         assert!(!is_build_file_name("build.rs"));
+    }
+
+    #[test]
+    fn thousands_of_licences_are_judged_quickly() {
+        // A monorepo of 20,000 packages, each with its own holder: every one is foreign (the
+        // folders are compared through the words they share, not pair by pair).
+        let mut licences = vec![lic("", "Copyright 2020 Acme\n")];
+        for i in 0..20_000 {
+            licences.push((format!("packages/p{i}"), vec![format!("holder{i}")]));
+        }
+        let builds = builds(&licences);
+        let dirs = vendored_dirs(&licences, &builds);
+        assert_eq!(dirs.len(), 20_000);
+        assert!(in_any("packages/p17/src/a.c", &dirs));
+        assert!(!in_any("packages/p17x/a.c", &dirs));
+        assert!(!in_any("packages", &dirs));
     }
 
     #[test]

@@ -9,6 +9,11 @@ pub(super) fn penalty(idx: &SearchIndex, u: usize, plan: &QueryPlan) -> f32 {
     let wants_tests = plan.wants_tests;
     let unit = &idx.units[u];
     let doc = u >= idx.n_files;
+    // A query naming a vendored copy by its folder (`clar`, `zlib`, `jemalloc`) is about
+    // that copy: it ranks as the project's code does.
+    if unit.vendored && !doc && names_a_folder_of(plan, &unit.path) {
+        return 1.0;
+    }
     let class = match unit.class {
         // A query about tests wants the tests first (commits described that way mostly
         // touch tests); the code they exercise stays close behind.
@@ -39,6 +44,22 @@ pub(super) fn penalty(idx: &SearchIndex, u: usize, plan: &QueryPlan) -> f32 {
         1.0
     };
     (class * doc_w * fixture * vendored) as f32
+}
+
+/// Whether a word of the query, as typed, is one of `path`'s folder names (compared in
+/// lowercase letters and digits, as names are).
+fn names_a_folder_of(plan: &QueryPlan, path: &str) -> bool {
+    let Some((dirs, _)) = path.rsplit_once('/') else {
+        return false;
+    };
+    dirs.split('/').any(|dir| {
+        let norm: String = dir
+            .chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect();
+        !norm.is_empty() && plan.names.iter().any(|n| n.typed && n.norm == norm)
+    })
 }
 
 /// `(chunks / mean chunks)^-chunk_len_norm` for code files: a file with many definitions
