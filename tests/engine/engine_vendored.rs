@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use mapscope::engine::index::explain::explain_file;
 use mapscope::engine::index::{Index, IndexOptions, MapRequest};
 use mapscope::engine::ingest::walk::{walk, PathFilter, WalkClass, WalkOptions};
 use mapscope::engine::live::watch::{ChangeBatch, WatchOptions, Watcher};
@@ -137,6 +138,25 @@ fn the_map_and_search_put_the_projects_code_above_the_copy() {
     assert_eq!(own[0], core, "{own:?}");
     let vendored = search(&shop(FOREIGN_LICENCE));
     assert_ne!(vendored[0], core, "{vendored:?}");
+}
+
+#[test]
+fn explain_says_a_file_is_vendored_and_why() {
+    let index = index_of(&shop(FOREIGN_LICENCE));
+    let req = MapRequest {
+        budget: 4096,
+        ..MapRequest::default()
+    };
+    let (map, ranked) = index.map(&req);
+    let copy = explain_file(&index, &req, &ranked, &map, "shop/minijson/core.py");
+    let said = copy.reasons.join("\n");
+    assert!(said.contains("vendored"), "{said}");
+    assert!(
+        said.contains("`shop/minijson` has a build file and a licence"),
+        "{said}"
+    );
+    let own = explain_file(&index, &req, &ranked, &map, "shop/cart.py");
+    assert!(!own.reasons.join("\n").contains("vendored"));
 }
 
 #[test]

@@ -8,6 +8,7 @@
 
 use crate::engine::base::model::DefKind;
 use crate::engine::index::{Index, MapRequest};
+use crate::engine::ingest::walk::licences;
 use crate::engine::link::graph::{explain_bindings, BindingCount};
 use crate::engine::rank::budget::{smallest_budget_where, MAX_BUDGET_TRIED};
 use crate::engine::rank::pagerank::RankOutput;
@@ -123,6 +124,9 @@ pub fn explain_file(
         e.bindings = explain_bindings(&index.files, &index.go_modules, &index.ts_paths, fi);
         e.reasons.extend(binding_reasons(&e.bindings));
     }
+    if file.vendored {
+        e.reasons.push(vendored_reason(index, &file.path));
+    }
     e.reasons.push(format!(
         "PageRank #{} of {} files (rank {:.5}, personalization {:.4})",
         e.rank_position, e.total_files, e.rank, e.personalization
@@ -132,6 +136,27 @@ pub fn explain_file(
     }
     absent_reasons(index, req, ranked, map, fi, &mut e);
     e
+}
+
+/// Why a vendored file ranks as tests do: its folder's licence (`walk::licences`), or its
+/// folder name or size (`paths::is_vendored`).
+fn vendored_reason(index: &Index, path: &str) -> String {
+    let why = match index
+        .vendored_dirs
+        .iter()
+        .find(|dir| licences::is_within(path, dir))
+    {
+        Some(dir) => format!(
+            "`{dir}` has a build file and a licence of its own naming other holders than the \
+             repository's"
+        ),
+        None => "its folder's name or its size says so (a third-party folder, an amalgamation)"
+            .to_string(),
+    };
+    format!(
+        "vendored, another project's copy: {why}; ranked as tests are (a query naming one of \
+         its folders lifts that in search)"
+    )
 }
 
 /// Whether the request focuses or excludes file `fi`, with the reason said.
