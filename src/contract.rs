@@ -409,6 +409,8 @@ pub struct StatsDoc<'a> {
     unsupported_files: usize,
     unsupported_by_extension: &'a BTreeMap<String, usize>,
     unsupported_by_language: &'a BTreeMap<&'static str, usize>,
+    vendored_files: usize,
+    vendored_by_licence: &'a [String],
 }
 
 #[derive(serde::Serialize)]
@@ -472,6 +474,8 @@ impl<'a> StatsDoc<'a> {
             unsupported_files: s.unsupported_files,
             unsupported_by_extension: &s.unsupported_by_extension,
             unsupported_by_language: &s.unsupported_by_language,
+            vendored_files: s.vendored_files,
+            vendored_by_licence: &s.vendored_by_licence,
         }
     }
 

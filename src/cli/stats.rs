@@ -99,6 +99,16 @@ pub(super) fn print_stats(stats: &IndexStats, json: bool, verbose: bool) -> anyh
         let language = crate::engine::ingest::lang::unsupported_language(ext).unwrap_or("");
         let _ = writeln!(s, "  {ext:<12} {n:<6} {language}");
     }
+    if stats.vendored_files > 0 {
+        let _ = writeln!(
+            s,
+            "vendored: {} files, ranked as tests are",
+            stats.vendored_files
+        );
+        for dir in &stats.vendored_by_licence {
+            let _ = writeln!(s, "  {}/ (its own licence and build file)", sanitize(dir));
+        }
+    }
     let t = stats.times;
     let _ = writeln!(
         s,

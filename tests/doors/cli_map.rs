@@ -87,6 +87,44 @@ fn nothing_supported_is_repo_empty_with_reasons() {
 }
 
 /// A repository with no file in a supported language: `stats` prints the counts by extension
+/// `stats` says which code is vendored and which folders were found so by their licence,
+/// in text and JSON, and how it shows in `map --explain`.
+#[test]
+fn stats_and_explain_name_a_folder_vendored_by_its_licence() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_files(
+        dir.path(),
+        &[
+            ("LICENSE", "Copyright (c) 2024 Acme Widgets\n"),
+            (
+                "src/main.c",
+                "#include \"zip/zip.h\"\nint main(void) { return zip_open(); }\n",
+            ),
+            ("src/zip/LICENSE", "Copyright (c) 2013 Jane Doe\n"),
+            ("src/zip/CMakeLists.txt", "add_library(zip zip.c)\n"),
+            ("src/zip/zip.h", "int zip_open(void);\n"),
+            ("src/zip/zip.c", "int zip_open(void) { return 0; }\n"),
+        ],
+    );
+    let root = dir.path().to_str().unwrap();
+    let o = mapscope(&["stats", root, "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["vendored_files"], 2, "{v}");
+    assert_eq!(v["vendored_by_licence"], serde_json::json!(["src/zip"]));
+    let text = stdout(&mapscope(&["stats", root]));
+    assert!(text.contains("vendored: 2 files"), "{text}");
+    assert!(
+        text.contains("src/zip/ (its own licence and build file)"),
+        "{text}"
+    );
+    let why = stdout(&mapscope(&["map", root, "--explain", "src/zip/zip.c"]));
+    assert!(
+        why.contains("vendored, another project's copy: `src/zip` has"),
+        "{why}"
+    );
+}
+
 /// (text and JSON) and succeeds; the map lists those files by their paths.
 #[test]
 fn stats_counts_a_repository_without_supported_code() {

@@ -50,4 +50,8 @@ pub struct IndexStats {
     pub unsupported_files: usize,
     pub unsupported_by_extension: BTreeMap<String, usize>,
     pub unsupported_by_language: BTreeMap<&'static str, usize>,
+    /// Code files indexed as another project's copy (`ParsedFile::vendored`), and the folders
+    /// found so by their own licence and build file (`walk::licences`).
+    pub vendored_files: usize,
+    pub vendored_by_licence: Vec<String>,
 }

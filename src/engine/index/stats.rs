@@ -43,6 +43,8 @@ impl Index {
             })
             .collect();
         stats.count_walk(&self.skipped, &self.unsupported);
+        stats.vendored_files = self.files.iter().filter(|f| f.vendored).count();
+        stats.vendored_by_licence.clone_from(&self.vendored_dirs);
         stats
     }
 }
