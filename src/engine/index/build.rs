@@ -706,9 +706,6 @@ impl Build<'_> {
     }
 }
 
-/// Whether a build will probably parse `f`: no cached or previous tags for it by size and
-/// mtime (the test `unchanged_file` makes first). Only then is its language's query worth
-/// compiling during the walk; a warm start compiles none.
 /// Marks the files in a folder the walk found vendored by its licence (`walk::licences`);
 /// the name and size rule was applied when each file was made.
 fn mark_vendored_by_licence(files: &mut [ParsedFile], vendored_dirs: &[String]) {
@@ -722,6 +719,9 @@ fn mark_vendored_by_licence(files: &mut [ParsedFile], vendored_dirs: &[String]) 
     }
 }
 
+/// Whether a build will probably parse `f`: no cached or previous tags for it by size and
+/// mtime (the test `unchanged_file` makes first). Only then is its language's query worth
+/// compiling during the walk; a warm start compiles none.
 pub(super) fn likely_parsed(reuse: Reuse<'_>, f: &WalkedFile) -> bool {
     match reuse {
         Reuse::Nothing => true,
