@@ -36,8 +36,8 @@ const MAX_LICENCE_HEAD: usize = 16 * 1024;
 /// Holder lines looked for in the first this-many lines.
 const MAX_HOLDER_LINES: usize = 200;
 
-/// Words of a holder line that name nobody in particular: a company's legal form, the licence's own
-/// words, the parts of a web address.
+/// Words of a holder line that name nobody in particular: a company's legal form, the
+/// licence's own words, the parts of a web address.
 const GENERIC_WORDS: &[&str] = &[
     "copyright",
     "all",
