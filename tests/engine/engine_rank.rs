@@ -741,3 +741,53 @@ fn query_words_rank_the_project_above_its_playgrounds_unless_asked_for() {
     let tests = ranked("fix the flaky server test");
     assert!(tests[1] > 0.9 * tests[0], "{tests:?}");
 }
+
+/// With nothing to steer it, the map opens with the project, not with the test library every
+/// test shares (git's `t/test-lib.sh`): tests' definitions weigh as their prior does. A
+/// query about tests still finds the library.
+#[test]
+fn an_unsteered_map_opens_with_the_project_not_the_shared_test_library() {
+    use mapscope::engine::index::{Index, IndexOptions, MapRequest};
+    let dir = tempfile::tempdir().unwrap();
+    let mut files: Vec<(String, String)> = vec![
+        (
+            "app/store.py".into(),
+            "class Store:\n    def get(self, key):\n        return key\n".into(),
+        ),
+        (
+            "app/server.py".into(),
+            "from app.store import Store\n\n\ndef serve():\n    return Store().get('a')\n".into(),
+        ),
+        (
+            "tests/helpers.py".into(),
+            "def make_client():\n    return 1\n\n\ndef assert_ok(x):\n    assert x\n".into(),
+        ),
+    ];
+    for i in 0..12 {
+        files.push((
+            format!("tests/test_case{i}.py"),
+            format!(
+                "from tests.helpers import make_client, assert_ok\n\n\ndef test_{i}():\n    assert_ok(make_client())\n"
+            ),
+        ));
+    }
+    let pairs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, s)| (p.as_str(), s.as_str()))
+        .collect();
+    crate::common::write_files(dir.path(), &pairs);
+    let index = Index::build(dir.path(), &IndexOptions::default()).unwrap();
+    let first = |query: Option<&str>| {
+        let (map, _) = index.map(&MapRequest {
+            budget: 4096,
+            query: query.map(str::to_string),
+            ..MapRequest::default()
+        });
+        map.files
+            .first()
+            .map(|f| f.path.clone())
+            .unwrap_or_default()
+    };
+    assert!(first(None).starts_with("app/"), "{}", first(None));
+    assert_eq!(first(Some("test helpers make_client")), "tests/helpers.py");
+}

@@ -432,6 +432,11 @@ fn ranked_definitions(
         }
     }
     let skip_names: HashSet<&str> = p.exclude_symbols.iter().map(String::as_str).collect();
+    // Nothing steers the map: no query, identifier, focus file or search result.
+    let untargeted = p.query.is_none()
+        && p.idents.is_empty()
+        && p.focus_files.is_empty()
+        && p.task_files.is_empty();
     let mut defs: Vec<RankedDef> = Vec::new();
     for (fi, file) in files.iter().enumerate().take(n) {
         if excluded[fi] {
@@ -440,8 +445,14 @@ fn ranked_definitions(
         // Markers (`#define FOO_H_`) are not shown, and take no share of the file's rank.
         let nd = file.tags.defs.iter().filter(|d| !d.marker).count();
         // Vendored code is reached through the tests that use it, not through the project:
-        // its definitions weigh as a supporting file's prior does.
-        let scale = if file.vendored { SUPPORTING_PRIOR } else { 1.0 };
+        // its definitions weigh as a supporting file's prior does. So do tests', examples'
+        // and fixtures' when nothing steers the map: a newcomer's first view is the project,
+        // not the test library a thousand tests share (git's `t/test-lib.sh`).
+        let scale = if file.vendored || (untargeted && graph.is_supporting(fi)) {
+            SUPPORTING_PRIOR
+        } else {
+            1.0
+        };
         let base = DEF_BASELINE * file_rank[fi] / nd.max(1) as f64;
         let off = graph.def_offset[fi] as usize;
         for (di, d) in file.tags.defs.iter().enumerate() {
