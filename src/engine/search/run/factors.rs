@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::engine::base::paths;
+use crate::engine::base::words::normalize_name;
 
 pub(super) fn penalty(idx: &SearchIndex, u: usize, plan: &QueryPlan) -> f32 {
     let w = &idx.weights;
@@ -53,11 +54,7 @@ fn names_a_folder_of(plan: &QueryPlan, path: &str) -> bool {
         return false;
     };
     dirs.split('/').any(|dir| {
-        let norm: String = dir
-            .chars()
-            .filter(|c| c.is_alphanumeric())
-            .flat_map(char::to_lowercase)
-            .collect();
+        let norm = normalize_name(dir);
         !norm.is_empty() && plan.names.iter().any(|n| n.typed && n.norm == norm)
     })
 }
