@@ -292,6 +292,15 @@ fn is_dotnet_test_project(dir: &str) -> bool {
     .any(|s| lower.ends_with(s) && lower.len() > s.len())
 }
 
+/// Whether `path` is `dir` or below it, by whole folder names (`/`-separated, repo-relative;
+/// `""` is the root): `a/b/c.rs` is within `a/b`, `a/bc/d.rs` is not.
+pub(crate) fn is_within(path: &str, dir: &str) -> bool {
+    dir.is_empty()
+        || path
+            .strip_prefix(dir)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
 /// A type stub: a TypeScript declaration file or a Python stub, secondary for what it is
 /// rather than where it sits (`classify`).
 pub(crate) fn is_type_stub(path: &str) -> bool {
@@ -547,6 +556,14 @@ mod tests {
         for base in ["Store.kt", "Spec.scala", "store.sh", "test.lua", "mix.exs"] {
             assert!(!is_test_file_of_other_languages(base), "{base}");
         }
+    }
+
+    #[test]
+    fn within_is_by_whole_folder_names() {
+        assert!(is_within("a/b/c.rs", "a/b"));
+        assert!(is_within("a/b", "a/b"));
+        assert!(!is_within("a/bc/d.rs", "a/b"));
+        assert!(is_within("anything", ""));
     }
 
     #[test]

@@ -7,8 +7,8 @@
 //! showed. Runs on the thread that asks (the engine worker, the CLI's main thread).
 
 use crate::engine::base::model::DefKind;
+use crate::engine::base::paths::is_within;
 use crate::engine::index::{Index, MapRequest};
-use crate::engine::ingest::walk::licences;
 use crate::engine::link::graph::{explain_bindings, BindingCount};
 use crate::engine::rank::budget::{smallest_budget_where, MAX_BUDGET_TRIED};
 use crate::engine::rank::pagerank::RankOutput;
@@ -141,11 +141,7 @@ pub fn explain_file(
 /// Why a vendored file ranks as tests do: its folder's licence (`walk::licences`), or its
 /// folder name or size (`paths::is_vendored`).
 fn vendored_reason(index: &Index, path: &str) -> String {
-    let why = match index
-        .vendored_dirs
-        .iter()
-        .find(|dir| licences::is_within(path, dir))
-    {
+    let why = match index.vendored_dirs.iter().find(|dir| is_within(path, dir)) {
         Some(dir) => format!(
             "`{dir}` has a build file and a licence of its own naming other holders than the \
              repository's"

@@ -376,10 +376,13 @@ impl<'w> TreeWalk<'w> {
             return Some(path);
         }
         if file_type.is_file() {
+            // The folder of a file the walk reads to judge others (`""` for the root).
+            let folder = || {
+                rel_path_of(self.root, &path)
+                    .map(|rel| rel.rsplit_once('/').map_or("", |(dir, _)| dir).to_string())
+            };
             if let Some(config) = name.to_str().filter(|n| is_ts_config_name(n)) {
-                let dir = rel_path_of(self.root, &path)
-                    .and_then(|rel| rel.rsplit_once('/').map(|(dir, _)| dir.to_string()))
-                    .unwrap_or_default();
+                let dir = folder().unwrap_or_default();
                 let paths = read_ts_config(self.root, &path, &dir);
                 local.push(Found::TsConfig {
                     dir,
@@ -387,10 +390,6 @@ impl<'w> TreeWalk<'w> {
                     paths,
                 });
             }
-            let folder = || {
-                rel_path_of(self.root, &path)
-                    .map(|rel| rel.rsplit_once('/').map_or("", |(dir, _)| dir).to_string())
-            };
             if name.to_str().is_some_and(licences::is_licence_name) {
                 if let Some(dir) = folder() {
                     let holders = licences::read_holders(&path);

@@ -35,7 +35,7 @@
 mod langs;
 
 use crate::engine::base::model::{GoModule, Import, Lang, ParsedFile, TsPaths};
-use crate::engine::base::paths::{classify, normalize_join, PathClass};
+use crate::engine::base::paths::{classify, is_within, normalize_join, PathClass};
 use std::collections::{HashMap, HashSet};
 
 /// Extensions tried, in order, after an extension-less TS/JS specifier.
@@ -287,12 +287,7 @@ impl<'a> Resolver<'a> {
     /// folder holding it, as `tsc` uses the nearest config (only that one: a nearer config
     /// without `paths` is not seen here, so the next one up stands in for it).
     fn ts_config_of(&self, from_path: &str) -> Option<&TsPaths> {
-        self.ts_paths.iter().find(|t| {
-            t.dir.is_empty()
-                || from_path
-                    .strip_prefix(t.dir.as_str())
-                    .is_some_and(|rest| rest.starts_with('/'))
-        })
+        self.ts_paths.iter().find(|t| is_within(from_path, &t.dir))
     }
 
     /// A bare specifier through the governing config's `paths`, TypeScript's way: the
@@ -550,11 +545,7 @@ impl<'a> Resolver<'a> {
             .is_some_and(is_python_stdlib_module);
         let visible = |p: u8, i: usize| {
             p < PY_PRIO_IMPORT_ROOT || (p == PY_PRIO_IMPORT_ROOT && !stdlib) || {
-                let root = python_import_root(&self.files[i].path, module);
-                root.is_empty()
-                    || from_path
-                        .strip_prefix(root)
-                        .is_some_and(|r| r.starts_with('/'))
+                is_within(from_path, python_import_root(&self.files[i].path, module))
             }
         };
         let visible: Vec<(u8, usize)> = list

@@ -29,6 +29,7 @@ use std::path::Path;
 
 use crate::engine::base::guarded::{self, Follow};
 use crate::engine::base::model::Lang;
+use crate::engine::base::paths::is_within;
 
 /// How much of a licence file is read: the holders are at its top (a licence listing
 /// third-party notices further down names the project's dependencies, not its owner).
@@ -283,14 +284,6 @@ fn ancestors(path: &str) -> impl Iterator<Item = &str> {
         .map(move |(i, _)| &path[..i])
 }
 
-/// Whether `path` is `dir` or below it (`/`-separated, repo-relative; `""` is the root).
-pub fn is_within(path: &str, dir: &str) -> bool {
-    dir.is_empty()
-        || path
-            .strip_prefix(dir)
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-}
-
 /// Whether `path` lies in one of `dirs`, sorted as `vendored_dirs` gives them: a look-up per
 /// folder above `path`, so marking every file of a large tree stays linear.
 pub fn in_any(path: &str, dirs: &[String]) -> bool {
@@ -466,13 +459,5 @@ mod tests {
         assert!(in_any("packages/p17/src/a.c", &dirs));
         assert!(!in_any("packages/p17x/a.c", &dirs));
         assert!(!in_any("packages", &dirs));
-    }
-
-    #[test]
-    fn within_is_by_whole_folder_names() {
-        assert!(is_within("a/b/c.rs", "a/b"));
-        assert!(is_within("a/b", "a/b"));
-        assert!(!is_within("a/bc/d.rs", "a/b"));
-        assert!(is_within("anything", ""));
     }
 }
