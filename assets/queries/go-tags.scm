@@ -22,6 +22,14 @@
   (var_declaration
     (var_spec_list
       (var_spec (identifier) @name) @definition.variable)))
+; A struct's fields, each name of `A, B int` (an embedded type names none): found by a
+; look-up, neither bound nor shown (`Definition::lookup_only`). Only a named type's: an
+; anonymous struct's fields (`var cfg struct{ … }`) are a value's, not a type a reader
+; looks up.
+(type_spec
+  type: (struct_type
+    (field_declaration_list
+      (field_declaration (field_identifier) @name) @definition.field)))
 (package_clause) @container
 
 ; ---------------------------------------------------------------- references

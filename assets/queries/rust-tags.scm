@@ -15,6 +15,9 @@
 (const_item name: (identifier) @name) @definition.constant
 (static_item name: (identifier) @name) @definition.constant
 (macro_definition name: (identifier) @name) @definition.function
+; A struct's, union's or struct-like enum variant's named fields: found by a look-up, neither
+; bound nor shown (`Definition::lookup_only`).
+(field_declaration name: (field_identifier) @name) @definition.field
 ; `mod name;`: the module is defined here, its body is the file `name.rs` (also an import).
 (mod_item !body name: (identifier) @name) @definition.module
 

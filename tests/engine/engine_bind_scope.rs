@@ -6,10 +6,12 @@
 
 use crate::common;
 
-use mapscope::engine::base::model::ParsedFile;
+use mapscope::engine::base::model::{DefKind, ParsedFile};
 use mapscope::engine::index::explain::{explain_file, render_text};
+use mapscope::engine::index::refs::{Direction, RefTarget, RefsRequest};
 use mapscope::engine::index::{Index, IndexOptions, MapRequest};
 use mapscope::engine::link::graph::{build_graph, explain_bindings, BoundBy};
+use mapscope::engine::search::SearchOptions;
 
 fn parse(files: &[(&str, &str)]) -> Vec<ParsedFile> {
     files.iter().map(|(p, s)| common::parsed(p, s)).collect()
@@ -627,7 +629,7 @@ fn a_valueless_macro_is_neither_bound_nor_shown() {
         .tags
         .defs
         .iter()
-        .map(|d| (d.name.as_str(), d.marker))
+        .map(|d| (d.name.as_str(), d.lookup_only))
         .collect();
     assert!(
         defs.contains(&("CONFIG_H_", true))
@@ -662,6 +664,194 @@ fn a_valueless_macro_is_neither_bound_nor_shown() {
             && !text.contains("#define CORE_MODULE"),
         "{text}"
     );
+}
+
+/// A Go or Rust struct's named field (a TypeScript class field or interface property) is a
+/// definition a look-up finds (bare, or qualified by its type), after code of the same name;
+/// its uses (`r.Attempt`) bind to nothing, as any type's member of that name could be meant,
+/// and the map shows the struct, not the field, also when a query names the field.
+#[test]
+fn a_struct_field_is_found_but_neither_bound_nor_shown() {
+    let sources = [
+        (
+            "shared/run.go",
+            "package shared\n\n// Run is one workflow run.\ntype Run struct {\n\t// Attempt counts the tries.\n\tAttempt uint64\n\tName, Title string\n\t*Embedded\n}\n\nfunc Describe(r Run) string { return r.Name }\n",
+        ),
+        (
+            "shared/view.go",
+            "package shared\n\nfunc view(r Run) uint64 {\n\t_ = Describe(r)\n\treturn r.Attempt\n}\n",
+        ),
+        ("go.mod", "module example.com/app\n"),
+        (
+            "src/router.rs",
+            "pub struct Router {\n    /// The routes, by path.\n    routes: Vec<String>,\n    pub fallback: Option<String>,\n}\n\npub enum Event {\n    Moved { from: u32, to: u32 },\n}\n\nimpl Router {\n    pub fn routes(&self) -> &[String] {\n        &self.routes\n    }\n}\n",
+        ),
+        (
+            "src/options.ts",
+            "export interface ServerOptions {\n  /** How long a request may take. */\n  timeout?: number\n  'quoted-key': string\n  onError?: (e: Error) => void\n}\n\nexport class Server {\n  port: number = 80\n  #secret = 1\n  timeout(): number {\n    return 1\n  }\n}\n",
+        ),
+    ];
+    let files = parse(&[sources[0], sources[1], sources[3], sources[4]]);
+    let defs = |f: &ParsedFile| -> Vec<(String, &'static str, Option<String>, bool)> {
+        f.tags
+            .defs
+            .iter()
+            .map(|d| {
+                (
+                    d.name.clone(),
+                    d.kind.name(),
+                    d.parent.clone(),
+                    d.lookup_only,
+                )
+            })
+            .collect()
+    };
+    let field =
+        |name: &str, parent: &str| (name.to_string(), "field", Some(parent.to_string()), true);
+    let go = defs(&files[0]);
+    for name in ["Attempt", "Name", "Title"] {
+        assert!(go.contains(&field(name, "Run")), "{go:?}");
+    }
+    assert!(go.iter().all(|d| d.0 != "Embedded"), "{go:?}");
+    let rust = defs(&files[2]);
+    for (name, parent) in [
+        ("routes", "Router"),
+        ("fallback", "Router"),
+        ("from", "Event"),
+    ] {
+        assert!(rust.contains(&field(name, parent)), "{rust:?}");
+    }
+
+    let ts = defs(&files[3]);
+    for (name, parent) in [
+        ("timeout", "ServerOptions"),
+        ("port", "Server"),
+        ("#secret", "Server"),
+    ] {
+        assert!(ts.contains(&field(name, parent)), "{ts:?}");
+    }
+    // A string key names no field; a property typed as a function is a method signature.
+    assert!(ts.iter().all(|d| !d.0.contains("quoted")), "{ts:?}");
+    assert!(
+        ts.iter().any(|d| d.0 == "onError" && d.1 == "method"),
+        "{ts:?}"
+    );
+
+    let g = build_graph(&files, &[], &[]);
+    assert_eq!(
+        common::ident_weight(&files, &g, "shared/view.go", "shared/run.go", "Attempt"),
+        0.0
+    );
+    // The control: the function beside it is bound by its call.
+    assert!(common::ident_weight(&files, &g, "shared/view.go", "shared/run.go", "Describe") > 0.0);
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    common::write_files(dir.path(), &sources);
+    let index = Index::build(dir.path(), &IndexOptions::default()).expect("fixture builds");
+    let top = |query: &str| {
+        let hits = index.search(query, &SearchOptions::default()).hits;
+        hits.iter()
+            .map(|h| (h.file_path.clone(), h.line_range.start, h.kind.clone()))
+            .take(2)
+            .collect::<Vec<_>>()
+    };
+    let at = |path: &str, line: u32, kind: &str| (path.to_string(), line, Some(kind.to_string()));
+    assert_eq!(top("Attempt")[0], at("shared/run.go", 6, "field"));
+    assert_eq!(top("Run.Attempt")[0], at("shared/run.go", 6, "field"));
+    assert_eq!(top("Title")[0], at("shared/run.go", 7, "field"));
+    assert_eq!(top("fallback")[0], at("src/router.rs", 4, "field"));
+    assert_eq!(top("port")[0], at("src/options.ts", 9, "field"));
+    assert_eq!(
+        top("ServerOptions.timeout")[0],
+        at("src/options.ts", 3, "field")
+    );
+    assert_eq!(
+        top("timeout"),
+        [
+            at("src/options.ts", 11, "method"),
+            at("src/options.ts", 3, "field")
+        ]
+    );
+    // Code before the field of the same name, bare or qualified.
+    for query in ["routes", "Router::routes"] {
+        assert_eq!(
+            top(query),
+            [
+                at("src/router.rs", 12, "method"),
+                at("src/router.rs", 3, "field")
+            ],
+            "{query}"
+        );
+    }
+
+    // `refs` finds the field though no definer table holds it, lists no other file's use
+    // (`r.Attempt` in view.go could be any type's), and says why.
+    let answer = index
+        .references(&RefsRequest {
+            target: RefTarget::parse("Attempt").unwrap(),
+            direction: Direction::Callers,
+            top: 50,
+        })
+        .unwrap();
+    let found: Vec<(&str, DefKind, u32)> = answer
+        .groups
+        .iter()
+        .map(|g| {
+            (
+                g.definition.path.as_str(),
+                g.definition.kind,
+                g.definition.lines.start,
+            )
+        })
+        .collect();
+    assert_eq!(found, [("shared/run.go", DefKind::Field, 6)]);
+    assert!(
+        answer.groups[0]
+            .callers
+            .iter()
+            .all(|c| c.path != "shared/view.go"),
+        "{:?}",
+        answer.groups[0].callers
+    );
+    assert!(
+        answer.notes.iter().any(|n| n.contains("struct field")),
+        "{:?}",
+        answer.notes
+    );
+
+    for query in [None, Some("attempt title".to_string())] {
+        let (map, _) = index.map(&MapRequest {
+            budget: 1024,
+            query: query.clone(),
+            ..MapRequest::default()
+        });
+        let text = &map.text;
+        assert!(text.contains("type Run struct {"), "{query:?}: {text}");
+        assert!(
+            !text.contains("Attempt uint64") && !text.contains("Name, Title string"),
+            "{query:?}: {text}"
+        );
+    }
+}
+
+/// A look-up puts the code before a test of the same name in the code's own file (a Rust
+/// `mod tests { … }`), as it puts it before one under `tests/`; a query about tests keeps
+/// score order.
+#[test]
+fn a_look_up_puts_code_before_a_same_named_test_in_its_file() {
+    let source = "pub struct Upgrade {\n    on_failed: Option<u8>,\n}\n\nimpl Upgrade {\n    /// Sets the callback run when the upgrade fails, which gets the error; the\n    /// default logs it at debug level and drops the connection, which is what a\n    /// server that cannot do anything about a failed upgrade wants.\n    pub fn on_failed_upgrade(self, callback: u8) -> Self {\n        let _ = callback;\n        self\n    }\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn on_failed_upgrade() {}\n}\n";
+    let dir = tempfile::tempdir().expect("tempdir");
+    common::write_files(dir.path(), &[("src/ws.rs", source)]);
+    let index = Index::build(dir.path(), &IndexOptions::default()).expect("fixture builds");
+    let lines = |query: &str| -> Vec<u32> {
+        let hits = index.search(query, &SearchOptions::default()).hits;
+        hits.iter()
+            .filter(|h| h.symbol.as_deref() == Some("on_failed_upgrade"))
+            .map(|h| h.line_range.start)
+            .collect()
+    };
+    assert_eq!(lines("on_failed_upgrade")[..2], [9, 18]);
+    assert_eq!(lines("Upgrade::on_failed_upgrade")[0], 9);
 }
 
 /// An app's source-root alias (`@/stores/user`, Vite's and Vue CLI's `@` → `src`) is an

@@ -154,7 +154,7 @@ fn synth_file(rng: &mut Rng, idx: usize, n_lines: usize, n_defs: usize) -> Parse
             scope_lines,
             container: ContainerRef::NONE,
             declaration: false,
-            marker: false,
+            lookup_only: false,
         });
     }
     ParsedFile::new(
@@ -449,7 +449,7 @@ fn big_synth(n_files: usize, defs_per_file: usize, seed: u64) -> Synth {
             scope_lines: vec![],
             container: ContainerRef::NONE,
             declaration: false,
-            marker: false,
+            lookup_only: false,
         });
         let class_line = line_no;
         line_no += 1;
@@ -468,7 +468,7 @@ fn big_synth(n_files: usize, defs_per_file: usize, seed: u64) -> Synth {
                 scope_lines: vec![class_line],
                 container: ContainerRef::NONE,
                 declaration: false,
-                marker: false,
+                lookup_only: false,
             });
             line_no += 5;
         }

@@ -22,7 +22,7 @@ fn def(name: &str, kind: DefKind, line: u32) -> Definition {
         scope_lines: Vec::new(),
         container: ContainerRef::NONE,
         declaration: false,
-        marker: false,
+        lookup_only: false,
     }
 }
 

@@ -22,7 +22,7 @@ fn d(name: &str, kind: DefKind, start: u32, end: u32) -> Definition {
         scope_lines: vec![],
         container: ContainerRef::NONE,
         declaration: false,
-        marker: false,
+        lookup_only: false,
     }
 }
 

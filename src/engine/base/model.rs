@@ -43,6 +43,9 @@ pub enum DefKind {
     Variable,
     /// A module declared as an item: Rust `mod name;` (its body is the file `name.rs`).
     Module,
+    /// A data member: a Go or Rust struct field, a TypeScript class field or interface
+    /// property that is not a function. Always `lookup_only`.
+    Field,
 }
 
 impl DefKind {
@@ -58,6 +61,7 @@ impl DefKind {
             DefKind::Constant => "constant",
             DefKind::Variable => "variable",
             DefKind::Module => "module",
+            DefKind::Field => "field",
         }
     }
 }
@@ -113,10 +117,13 @@ pub struct Definition {
     /// `declare` signature, a C/C++ prototype. Its implementation, if any, is elsewhere, and
     /// a look-up ranks that first. (A byte of `Definition`'s padding.)
     pub declaration: bool,
-    /// An object-like macro defined without a value (`#define FOO_H_`: an include guard, a
-    /// feature flag). A look-up finds it where it is written, but references do not bind to
-    /// it and a map does not show it: it defines no code. (A byte of `Definition`'s padding.)
-    pub marker: bool,
+    /// Found by a look-up where it is written, but references do not bind to it and a map
+    /// does not show it: an object-like macro defined without a value (`#define FOO_H_`: an
+    /// include guard, a feature flag), which defines no code, or a data member
+    /// (`DefKind::Field`), which the map shows as a line of its type and whose uses
+    /// (`x.name`) cannot be told from another type's member of the same name without types.
+    /// (A byte of `Definition`'s padding.)
+    pub lookup_only: bool,
 }
 
 /// A definition's container: an index into its file's [`FileTags::containers`], or none
@@ -895,7 +902,7 @@ impl ParsedFile {
 /// (`repo_map::Fitter::def_lines`). Numbers past the last line are dropped by `MapLines`.
 fn map_line_numbers(tags: &FileTags) -> Vec<u32> {
     let mut numbers: Vec<u32> = Vec::new();
-    for d in tags.defs.iter().filter(|d| !d.marker) {
+    for d in tags.defs.iter().filter(|d| !d.lookup_only) {
         let sig_start = d.signature.start.max(1);
         let sig_end = d
             .signature
@@ -1038,7 +1045,7 @@ mod tests {
             scope_lines: Vec::new(),
             container,
             declaration: false,
-            marker: false,
+            lookup_only: false,
         };
         let ruby = FileTags {
             containers: vec![
@@ -1156,7 +1163,7 @@ mod tests {
             scope_lines,
             container: ContainerRef::NONE,
             declaration: false,
-            marker: false,
+            lookup_only: false,
         }
     }
 

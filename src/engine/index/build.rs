@@ -807,7 +807,7 @@ pub(super) fn rehomed(tags: FileTags) -> FileTags {
                 scope_lines: d.scope_lines.clone(),
                 container: d.container,
                 declaration: d.declaration,
-                marker: d.marker,
+                lookup_only: d.lookup_only,
             })
             .collect(),
         refs: RefList::new(),

@@ -449,18 +449,36 @@ impl Index {
                     Some(p) => vec![file_of(p)?],
                     None => self.files_defining(bare),
                 };
-                let named: Vec<DefId> = files
-                    .into_iter()
-                    .flat_map(|f| {
-                        self.files[f]
-                            .tags
-                            .defs
-                            .iter()
-                            .enumerate()
-                            .filter(|(_, d)| d.name == bare)
-                            .map(move |(d, _)| (f, d))
-                    })
-                    .collect();
+                let named_in = |files: Vec<usize>| -> Vec<DefId> {
+                    files
+                        .into_iter()
+                        .flat_map(|f| {
+                            self.files[f]
+                                .tags
+                                .defs
+                                .iter()
+                                .enumerate()
+                                .filter(|(_, d)| d.name == bare)
+                                .map(move |(d, _)| (f, d))
+                        })
+                        .collect()
+                };
+                let mut named = named_in(files);
+                if named.is_empty() && path.is_none() {
+                    // Look-up-only definitions (struct fields, valueless macros) are in no
+                    // definer table: every file is looked through for them.
+                    named = named_in((0..self.files.len()).collect());
+                }
+                if named
+                    .iter()
+                    .any(|&(f, d)| self.files[f].tags.defs[d].lookup_only)
+                {
+                    notes.push(format!(
+                        "`{bare}` is a struct field or a macro without a value: only its own \
+                         file's uses of the name are listed, as other files' `x.{bare}` may be \
+                         any type's member of that name"
+                    ));
+                }
                 let Some(owner) = owner else {
                     return non_empty(named, target);
                 };

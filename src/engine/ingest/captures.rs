@@ -78,6 +78,7 @@ pub(crate) fn capture_role(name: &str) -> Option<CaptureRole> {
                 "constant" => DefKind::Constant,
                 "variable" => DefKind::Variable,
                 "module" => DefKind::Module,
+                "field" => DefKind::Field,
                 _ => return None,
             };
             CaptureRole::Definition(DefSpec::Kind(kind))

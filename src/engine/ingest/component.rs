@@ -128,7 +128,7 @@ pub fn component_definition(path: &str, source: &str, view: &ScriptView) -> Opti
         scope_lines: Vec::new(),
         container: ContainerRef::NONE,
         declaration: false,
-        marker: false,
+        lookup_only: false,
     })
 }
 

@@ -1006,7 +1006,8 @@ impl<'s, 't> Extractor<'s, 't> {
 
     /// TypeScript: the methods of a class or interface body (method definitions and
     /// signatures, named by their `name`, whatever its kind; `member_is_method` says which
-    /// members count), and the decorators of each, which are siblings before it. Read here
+    /// members count), its data members (fields and property signatures named by an
+    /// identifier: `DefKind::Field`), and the decorators of each, which are siblings before it. Read here
     /// rather than by three query patterns, which would be a large share of the query's
     /// compile (ARCHITECTURE.md, "Tags queries name nodes").
     fn scan_class_body(&mut self, body: Node<'t>) {
@@ -1017,6 +1018,22 @@ impl<'s, 't> Extractor<'s, 't> {
                 if let Some(name) = child.child_by_field_name("name").filter(Node::is_named) {
                     self.names.insert(name.id());
                     self.add_def(child, name, DefSpec::Kind(DefKind::Method), None);
+                }
+            } else if matches!(
+                child.kind(),
+                "public_field_definition" | "property_signature"
+            ) {
+                // A data member named by an identifier (not a string or computed key): a
+                // field, for look-ups only (`Definition::lookup_only`).
+                let name = child.child_by_field_name("name").filter(|n| {
+                    matches!(
+                        n.kind(),
+                        "property_identifier" | "private_property_identifier"
+                    )
+                });
+                if let Some(name) = name {
+                    self.names.insert(name.id());
+                    self.add_def(child, name, DefSpec::Kind(DefKind::Field), None);
                 }
             }
             match child.kind() {

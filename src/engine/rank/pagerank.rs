@@ -442,8 +442,9 @@ fn ranked_definitions(
         if excluded[fi] {
             continue;
         }
-        // Markers (`#define FOO_H_`) are not shown, and take no share of the file's rank.
-        let nd = file.tags.defs.iter().filter(|d| !d.marker).count();
+        // Markers (`#define FOO_H_`) and fields are not shown, and take no share of the file's
+        // rank.
+        let nd = file.tags.defs.iter().filter(|d| !d.lookup_only).count();
         // Vendored code is reached through the tests that use it, not through the project:
         // its definitions weigh as a supporting file's prior does. So do tests', examples'
         // and fixtures' when nothing steers the map: a newcomer's first view is the project,
@@ -456,7 +457,7 @@ fn ranked_definitions(
         let base = DEF_BASELINE * file_rank[fi] / nd.max(1) as f64;
         let off = graph.def_offset[fi] as usize;
         for (di, d) in file.tags.defs.iter().enumerate() {
-            if d.marker || skip_names.contains(d.name.as_str()) {
+            if d.lookup_only || skip_names.contains(d.name.as_str()) {
                 continue;
             }
             let s = scale * (score.get(off + di).copied().unwrap_or(0.0) + base);

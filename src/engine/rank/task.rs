@@ -119,13 +119,14 @@ fn query_words(terms: &[String]) -> HashSet<String> {
         .collect()
 }
 
-/// The innermost definition of `file` whose lines hold `line`.
+/// The innermost definition of `file` a map shows whose lines hold `line` (a field's line is
+/// its type's).
 fn enclosing_def(file: &ParsedFile, line: u32) -> Option<usize> {
     file.tags
         .defs
         .iter()
         .enumerate()
-        .filter(|(_, d)| d.lines.start <= line && line <= d.lines.end)
+        .filter(|(_, d)| !d.lookup_only && d.lines.start <= line && line <= d.lines.end)
         .min_by_key(|(i, d)| (d.lines.end - d.lines.start, *i))
         .map(|(i, _)| i)
 }
@@ -232,7 +233,7 @@ impl Task {
             for f in definers {
                 let Some(file) = files.get(f) else { continue };
                 for (d, def) in file.tags.defs.iter().enumerate() {
-                    if def.name == *ident {
+                    if def.name == *ident && !def.lookup_only {
                         found.push((graph.is_supporting(f), graph.path_order[f], d, f));
                     }
                 }
@@ -263,8 +264,9 @@ impl Task {
     }
 }
 
-/// The definitions of a pinned search file: the one search matched (or the innermost one
-/// around the matched line), then those whose names share the most words with the query.
+/// The definitions of a pinned search file a map shows (`Definition::lookup_only` ones are
+/// not): the one search matched (or the innermost one around the matched line), then those
+/// whose names share the most words with the query.
 fn pick_defs(
     file: &ParsedFile,
     hit: Option<&crate::engine::search::SearchHit>,
@@ -278,7 +280,9 @@ fn pick_defs(
         let exact = (h.evidence == Evidence::Definition)
             .then(|| {
                 defs.iter().position(|d| {
-                    d.lines.start == line && h.symbol.as_deref().is_none_or(|s| s == d.name)
+                    !d.lookup_only
+                        && d.lines.start == line
+                        && h.symbol.as_deref().is_none_or(|s| s == d.name)
                 })
             })
             .flatten();
@@ -289,6 +293,7 @@ fn pick_defs(
     let mut named: Vec<(usize, u32, usize)> = defs
         .iter()
         .enumerate()
+        .filter(|(_, d)| !d.lookup_only)
         .filter_map(|(i, d)| {
             let n = split_words(&d.name)
                 .iter()

@@ -299,6 +299,11 @@ fn code_chunks(file: &ParsedFile, unit: u32, tok: &mut Tokenizer) -> Vec<Draft> 
             end,
             kind: ChunkKind::Def,
         }));
+        // A field's chunk holds its name, for a look-up: its line and doc comment stay its
+        // type's text, which is what a sentence about the type matches.
+        if d.kind == DefKind::Field {
+            continue;
+        }
         for o in &mut owner[start as usize..=end as usize] {
             *o = idx;
         }
@@ -309,6 +314,12 @@ fn code_chunks(file: &ParsedFile, unit: u32, tok: &mut Tokenizer) -> Vec<Draft> 
     // Comment lines right above a definition are its documentation.
     let mut is_doc = vec![false; owner.len()];
     for idx in 1..drafts.len() {
+        let is_field = defs
+            .get(drafts[idx].chunk.def as usize)
+            .is_some_and(|d| d.kind == DefKind::Field);
+        if is_field {
+            continue;
+        }
         let parent = enclosing[idx];
         let mut line = drafts[idx].chunk.start;
         let mut taken = 0;
@@ -763,7 +774,7 @@ mod tests {
             scope_lines: vec![],
             container: ContainerRef::NONE,
             declaration: false,
-            marker: false,
+            lookup_only: false,
         }
     }
 

@@ -41,6 +41,15 @@ impl<'a> ContainerPath<'a> {
     pub(super) fn innermost(&self) -> Option<&'a str> {
         self.scopes.last().copied()
     }
+
+    /// Inside a module or scope named `test` or `tests` (a Rust `mod tests { … }` beside
+    /// the code it tests): test code, as a file under `tests/` is.
+    pub(super) fn in_test_module(&self) -> bool {
+        self.module
+            .iter()
+            .chain(&self.scopes)
+            .any(|s| matches!(*s, "test" | "tests"))
+    }
 }
 
 /// The container path of `def` in `file`.

@@ -7,7 +7,8 @@
 //!
 //! A look-up (`query::read`: one symbol, bare or qualified, alone or in a phrase) ranks in
 //! tiers ([`Tier`]): each definition of its name gets one (how its name and container match,
-//! then implementation before tests, a class before its own constructor, a C/C++ body before
+//! then implementation before tests, a class before its own constructor, code before a
+//! struct field of the same name, a C/C++ body before
 //! its header declaration, an implementation before its signature), and a hit or file in a better tier is lifted above every one in
 //! a worse tier, keeping the score order within each. What is not a definition of the name
 //! (its uses, text, stem and fuzzy matches) stays below, by score. Queries that are not
@@ -62,10 +63,14 @@ pub(super) struct Tier {
     outer_missing: u8,
     /// The container matched only up to case.
     container_folded: bool,
-    /// A test, example, fixture or other demoted file (unless the query is about tests).
+    /// A test, example, fixture or other demoted file, or a definition in a test module
+    /// (unless the query is about tests).
     secondary: bool,
     /// A member named like its own container: a constructor, after its class.
     own_member: bool,
+    /// A data member (a struct field), after code of the same name: `routes` is the method
+    /// before the field it returns.
+    field: bool,
     /// A declaration without a body (a C/C++ prototype, an overload's signature), after the
     /// definition with the body.
     declaration: bool,
@@ -634,9 +639,11 @@ impl Pass<'_, '_> {
                 level,
                 outer_missing: m.outer_missing,
                 container_folded: m.folded,
-                secondary: penalty(idx, u, self.plan) < 1.0,
+                secondary: penalty(idx, u, self.plan) < 1.0
+                    || (path.in_test_module() && !self.plan.wants_tests),
                 own_member: matches!(def.kind, DefKind::Function | DefKind::Method)
                     && path.innermost() == Some(def.name.as_str()),
+                field: def.kind == DefKind::Field,
                 declaration: is_declaration(file, def)
                     || (def.declaration && with_body.contains(key.as_str())),
                 redefinition: first_line
@@ -661,6 +668,7 @@ impl Pass<'_, '_> {
                 container_folded: m.folded || def.name != *inner,
                 secondary: penalty(idx, u, self.plan) < 1.0,
                 own_member: false,
+                field: false,
                 declaration: is_declaration(file, def),
                 redefinition: false,
             };

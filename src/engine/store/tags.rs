@@ -78,10 +78,12 @@ use crate::engine::store::files::{create_temp, remove_orphaned_temps, rename_ove
 /// 16: a C++ member defined out of line through a nested type or a namespace
 ///    (`bool A<K>::B::f() {}`) is a definition, in the container `A::B`.
 /// 17: the file names each file mentions (`FileTags::mentions`).
-/// 18: C/C++ object-like macros without a value are definitions (`Definition::marker`).
+/// 18: C/C++ object-like macros without a value are definitions (`Definition::lookup_only`).
 /// 19: a C/C++ typedef of a pointer type (`typedef struct s *P`) defines its name; block
 ///    comments inside a `#define` are blanked before the parse (`tags::define_comments`).
-pub const FORMAT_VERSION: u32 = 19;
+/// 20: Go and Rust struct fields, TypeScript class fields and interface properties are
+///    look-up-only definitions (`DefKind::Field`).
+pub const FORMAT_VERSION: u32 = 20;
 pub(super) const MAGIC: &[u8; 8] = b"MSCACHE\0";
 /// Cache files above this size are not read (a tags file of a huge repository is a few
 /// hundred MB).
@@ -669,7 +671,7 @@ mod tests {
                 scope_lines: vec![],
                 container: ContainerRef::NONE,
                 declaration: false,
-                marker: false,
+                lookup_only: false,
             }],
             ..FileTags::default()
         };

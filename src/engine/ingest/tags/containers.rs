@@ -206,7 +206,7 @@ fn rule_of(lang: Lang, kind: &str) -> Option<&'static Rule> {
 fn of_definition(lang: Lang, kind: DefKind) -> (ContainerKind, Notation) {
     let container = match kind {
         DefKind::Function | DefKind::Method => ContainerKind::Function,
-        DefKind::Constant | DefKind::Variable => ContainerKind::Value,
+        DefKind::Constant | DefKind::Variable | DefKind::Field => ContainerKind::Value,
         DefKind::Module => ContainerKind::Namespace,
         DefKind::Class
         | DefKind::Interface

@@ -60,8 +60,9 @@ impl<'s> Extractor<'s, '_> {
                         scope_lines: Vec::new(),
                         container: ContainerRef::NONE,
                         declaration: self.is_declaration(node, kind),
-                        marker: node.kind() == "preproc_def"
-                            && node.child_by_field_name("value").is_none(),
+                        lookup_only: kind == DefKind::Field
+                            || (node.kind() == "preproc_def"
+                                && node.child_by_field_name("value").is_none()),
                     },
                 })
             })

@@ -21,7 +21,7 @@
 //! - but no typedef or alias in a function's body (a local: `using T = limits<To>;` there
 //!   would take every use of a template's `T`);
 //! - C/C++ macro: its `name`, an identifier; an object-like macro without a value
-//!   (`#define GUARD_H`) is a marker (`Definition::marker`): found by a look-up, not shown;
+//!   (`#define GUARD_H`) is a marker (`Definition::lookup_only`): found by a look-up, not shown;
 //! - Ruby class or module: its `name`, a constant or a `A::B` scope resolution (then the whole
 //!   of it, which the extractor reads);
 //! - Ruby method or singleton method: its `name`;
@@ -304,7 +304,7 @@ mod tests {
     #[test]
     fn a_macro_is_named_with_or_without_a_value() {
         assert_eq!(names("#define MAX 10\n", "preproc_def"), ["MAX"]);
-        // A marker (`Definition::marker`, set by the extractor): named all the same.
+        // A marker (`Definition::lookup_only`, set by the extractor): named all the same.
         assert_eq!(names("#define GUARD_H\n", "preproc_def"), ["GUARD_H"]);
         assert_eq!(
             names("#define SQ(x) ((x) * (x))\n", "preproc_function_def"),

@@ -385,7 +385,7 @@ pub fn explain_bindings(
         .tags
         .defs
         .iter()
-        .filter(|d| !d.marker)
+        .filter(|d| !d.lookup_only)
         .map(|d| d.name.as_str())
         .collect();
     let b = new_builder(files, go_modules, ts_paths, None, None, true);
@@ -546,8 +546,9 @@ fn new_builder<'a>(
             .defs
             .iter()
             .enumerate()
-            // A marker (`#define FOO_H_`) defines no code: nothing binds to it.
-            .filter(|(_, d)| !d.marker)
+            // A marker (`#define FOO_H_`) defines no code and a field's uses are any type's:
+            // nothing binds to either (`Definition::lookup_only`).
+            .filter(|(_, d)| !d.lookup_only)
             .map(|(i, d)| (interner.intern(&d.name), i as u32))
             .collect();
         defs.sort_unstable();

@@ -324,7 +324,7 @@ mod tests {
             scope_lines: Vec::new(),
             container: ContainerRef::NONE,
             declaration: false,
-            marker: false,
+            lookup_only: false,
         }
     }
     fn rf(name: &str, kind: RefKind, qualifier: Option<&str>) -> Reference {

@@ -291,7 +291,7 @@ mod tests {
             scope_lines: Vec::new(),
             container: ContainerRef::NONE,
             declaration: false,
-            marker: false,
+            lookup_only: false,
         }
     }
     fn call(name: &str, qualifier: Option<&str>) -> Reference {

@@ -184,7 +184,7 @@ mod tests {
             scope_lines: Vec::new(),
             container: ContainerRef::NONE,
             declaration: false,
-            marker: false,
+            lookup_only: false,
         };
         let call = |name: &str| Reference {
             name: name.into(),

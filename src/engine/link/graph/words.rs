@@ -71,7 +71,7 @@ pub(super) fn def_words(files: &[ParsedFile]) -> FastMap<String, Vec<(u32, u32)>
 /// How often each word of `f`'s definition names occurs (`FileGraph::def_words`).
 pub(super) fn def_word_counts(f: &ParsedFile) -> BTreeMap<String, u32> {
     let mut counts: BTreeMap<String, u32> = BTreeMap::new();
-    for d in f.tags.defs.iter().filter(|d| !d.marker) {
+    for d in f.tags.defs.iter().filter(|d| !d.lookup_only) {
         for w in split_words(&d.name) {
             *counts.entry(w).or_insert(0) += 1;
         }

@@ -14,7 +14,7 @@ fn def(name: &str, kind: DefKind, lines: (u32, u32), sig: (u32, u32), scope: &[u
         scope_lines: scope.to_vec(),
         container: ContainerRef::NONE,
         declaration: false,
-        marker: false,
+        lookup_only: false,
     }
 }
 

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Field look-ups against universal-ctags: for each repository, up to N data members ctags
+records (Go/Rust struct fields, TypeScript class fields and interface properties: kinds
+member, field, property) whose name is defined once among implementation files, looked up
+bare with `mapscope search --json --top 3`; a look-up scores when the top hit is in the
+oracle's file with the oracle's line +-2. The method of ../shared/eval/symbols.py (its
+filters and seed), on the kinds that script leaves out.
+
+usage: fields_vs_ctags.py --mapscope BIN [--n 60] [--seed 1] REPO...
+"""
+import argparse, collections, json, os, random, subprocess, sys
+
+KINDS = {"member", "field", "property"}
+LANGS = {".go", ".rs", ".ts", ".tsx"}
+
+
+def ctags(repo):
+    out = subprocess.run(["ctags", "-R", "--output-format=json", "--fields=+nKSz", "--extras=-F",
+                          "--exclude=node_modules", "--exclude=vendor", "--exclude=.git",
+                          "--exclude=dist", "--exclude=build", "--exclude=target", "-f", "-", "."],
+                         cwd=repo, capture_output=True, text=True, check=False).stdout
+    tags = []
+    for line in out.splitlines():
+        try:
+            t = json.loads(line)
+        except ValueError:
+            continue
+        if t.get("_type") != "tag":
+            continue
+        t["path"] = t["path"][2:] if t["path"].startswith("./") else t["path"]
+        tags.append(t)
+    return tags
+
+
+def impl(path):
+    p = "/" + path.lower()
+    return not any(s in p for s in ("/test", "_test.", ".test.", ".spec.", "/example", "/bench",
+                                    "/fixture", "/playground", "/docs/", ".d.ts"))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mapscope", required=True)
+    ap.add_argument("--n", type=int, default=60)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("repos", nargs="+")
+    a = ap.parse_args()
+    for repo in a.repos:
+        tags = [t for t in ctags(repo) if os.path.splitext(t["path"])[1] in LANGS and impl(t["path"])]
+        count = collections.Counter(t["name"] for t in tags)
+        pool = [t for t in tags if t.get("kind") in KINDS and count[t["name"]] == 1
+                and len(t["name"]) >= 5 and t["name"].isidentifier()]
+        pool.sort(key=lambda t: (t["path"], t["line"]))
+        random.Random(a.seed).shuffle(pool)
+        pool = pool[:a.n]
+        top1 = top3 = 0
+        for t in pool:
+            r = subprocess.run([a.mapscope, "search", repo, t["name"], "--json", "--top", "3"],
+                               capture_output=True, text=True, check=False)
+            try:
+                hits = json.loads(r.stdout).get("sources", [])
+            except ValueError:
+                hits = []
+            ranks = [i for i, h in enumerate(hits[:3])
+                     if h.get("file_path") == t["path"]
+                     and (h.get("line_range") or [0, 0])[0] - 2 <= t["line"] <= (h.get("line_range") or [0, 0])[1] + 2]
+            top1 += bool(ranks and ranks[0] == 0)
+            top3 += bool(ranks)
+        n = max(len(pool), 1)
+        print(f"{os.path.basename(repo.rstrip('/')):12} n={len(pool):3}  top1 {top1 / n:.3f}  top3 {top3 / n:.3f}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
