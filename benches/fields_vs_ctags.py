@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Field look-ups against universal-ctags: for each repository, up to N data members ctags
-records (Go/Rust struct fields, TypeScript class fields and interface properties: kinds
+records (struct and class fields of Go, Rust, TypeScript, Java, C#, C and C++: kinds
 member, field, property) whose name is defined once among implementation files, looked up
 bare with `mapscope search --json --top 3`; a look-up scores when the top hit is in the
 oracle's file with the oracle's line +-2. The method of ../shared/eval/symbols.py (its
@@ -11,7 +11,7 @@ usage: fields_vs_ctags.py --mapscope BIN [--n 60] [--seed 1] REPO...
 import argparse, collections, json, os, random, subprocess, sys
 
 KINDS = {"member", "field", "property"}
-LANGS = {".go", ".rs", ".ts", ".tsx"}
+LANGS = {".go", ".rs", ".ts", ".tsx", ".java", ".cs", ".c", ".h", ".cc", ".cpp", ".hpp"}
 
 
 def ctags(repo):

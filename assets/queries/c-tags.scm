@@ -14,6 +14,9 @@
 (union_specifier) @definition.struct @named
 (enum_specifier) @definition.enum @named
 (type_definition) @definition.type_alias @named
+; A struct's or union's members: fields, for look-ups only (`Definition::lookup_only`),
+; named through their declarators by the extractor (src/engine/tags/declarators.rs).
+(field_declaration) @definition.field @declarators
 (preproc_def) @definition.constant @named
 (preproc_function_def) @definition.function @named
 (translation_unit

@@ -21,6 +21,7 @@
 ; on this grammar the nested declarator patterns cost ~85 ms of the ~110 ms the query took.
 (function_definition) @definition.function @declarators
 (declaration) @definition.function @declarators
+; A field declaration declaring no function declares data members: fields, for look-ups only.
 (field_declaration) @definition.method @declarators
 ; Types, typedefs, aliases and macros: named by their fields, read by the extractor too. Spelt
 ; out here (`name: (type_identifier) @name body: (_)`, …), they took ~13 ms of the ~18 ms the

@@ -20,6 +20,10 @@
 (field_declaration
   (modifier "const")
   (variable_declaration (variable_declarator name: (identifier) @name))) @definition.constant
+; Every other field (each name of `int a, b;`): for look-ups only (`Definition::lookup_only`);
+; a `const` matched by both patterns stays a constant.
+(field_declaration
+  (variable_declaration (variable_declarator name: (identifier) @name))) @definition.field
 
 ; ---------------------------------------------------------------- references
 

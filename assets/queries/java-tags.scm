@@ -18,6 +18,10 @@
 (field_declaration
   (modifiers "static" "final")
   declarator: (variable_declarator name: (identifier) @name)) @definition.constant
+; Every other field (each name of `int a, b;`): for look-ups only (`Definition::lookup_only`);
+; a constant matched by both patterns stays a constant.
+(field_declaration
+  (variable_declarator name: (identifier) @name)) @definition.field
 
 ; ---------------------------------------------------------------- references
 

@@ -666,7 +666,7 @@ fn a_valueless_macro_is_neither_bound_nor_shown() {
     );
 }
 
-/// A Go or Rust struct's named field (a TypeScript class field or interface property) is a
+/// A struct's or class's field (Go, Rust, TypeScript, Java, C#; C and C++ in `engine_tags`) is a
 /// definition a look-up finds (bare, or qualified by its type), after code of the same name;
 /// its uses (`r.Attempt`) bind to nothing, as any type's member of that name could be meant,
 /// and the map shows the struct, not the field, also when a query names the field.
@@ -736,6 +736,34 @@ fn a_struct_field_is_found_but_neither_bound_nor_shown() {
         ts.iter().any(|d| d.0 == "onError" && d.1 == "method"),
         "{ts:?}"
     );
+
+    // Java and C#: every field's name; a constant matched as a field too stays a constant.
+    for (path, source, constant, fields) in [
+        (
+            "src/Pool.java",
+            "class Pool {\n  static final int MAX_SIZE = 8;\n  private int activeCount, idleCount;\n}\n",
+            "MAX_SIZE",
+            ["activeCount", "idleCount"],
+        ),
+        (
+            "src/Cache.cs",
+            "class Cache {\n  const int Capacity = 4;\n  private int hitCount, missCount;\n}\n",
+            "Capacity",
+            ["hitCount", "missCount"],
+        ),
+    ] {
+        let parsed = common::parsed(path, source);
+        let found = defs(&parsed);
+        assert!(
+            found.iter().any(|d| d.0 == constant && d.1 == "constant" && !d.3),
+            "{found:?}"
+        );
+        assert!(found.iter().all(|d| d.0 != constant || d.1 == "constant"), "{found:?}");
+        let owner = if path.ends_with(".java") { "Pool" } else { "Cache" };
+        for name in fields {
+            assert!(found.contains(&field(name, owner)), "{found:?}");
+        }
+    }
 
     let g = build_graph(&files, &[], &[]);
     assert_eq!(
@@ -832,6 +860,47 @@ fn a_struct_field_is_found_but_neither_bound_nor_shown() {
             "{query:?}: {text}"
         );
     }
+}
+
+/// `SearchWeights::field_chunks` weighs a field's name in a query that is not a look-up:
+/// at 0 a sentence naming a field finds it only through its struct's text, while a look-up
+/// of the field still answers with it.
+#[test]
+fn field_chunks_weigh_a_fields_name_in_sentences_only() {
+    use mapscope::engine::search::{SearchContext, SearchIndex, SearchWeights};
+    let files = parse(&[
+        (
+            "net/conn.go",
+            "package net\n\ntype Conn struct {\n\tRetryBudget int\n}\n",
+        ),
+        (
+            "net/budget.go",
+            "package net\n\n// Spend takes from the retry budget of a request.\nfunc Spend(retry, budget int) int { return retry - budget }\n",
+        ),
+    ]);
+    let prior = vec![0.5; 2];
+    let neighbors = vec![Vec::new(); 2];
+    let ctx = SearchContext {
+        files: &files,
+        docs: &[],
+        prior: &prior,
+        neighbors: &neighbors,
+        history: None,
+    };
+    let first = |weight: f64, query: &str| {
+        let weights = SearchWeights {
+            field_chunks: weight,
+            ..SearchWeights::default()
+        };
+        let index = SearchIndex::build_with(&files, &[], weights);
+        let hits = index.search(&ctx, query, &SearchOptions::default()).hits;
+        (hits[0].file_path.clone(), hits[0].kind.clone())
+    };
+    let field = ("net/conn.go".to_string(), Some("field".to_string()));
+    assert_eq!(first(1.0, "RetryBudget"), field);
+    assert_eq!(first(0.0, "RetryBudget"), field);
+    assert_eq!(first(1.0, "the retry budget runs out"), field);
+    assert_eq!(first(0.0, "the retry budget runs out").0, "net/budget.go");
 }
 
 /// A look-up puts the code before a test of the same name in the code's own file (a Rust

@@ -1110,6 +1110,10 @@ bool Outer<K>::It::ok() const { return true; }
     assert_eq!(tags.parse_errors, 0, "{}", render(&tags));
     let expected = [
         "def struct Counter 5-16 sig 5-5",
+        // Data members are fields (look-up only), a function pointer's too.
+        "def field count 6-6 sig 6-6 parent=Counter qualified=Counter::count scope=[5]",
+        "def field slots 7-7 sig 7-7 parent=Counter qualified=Counter::slots scope=[5]",
+        "def field callback 8-8 sig 8-8 parent=Counter qualified=Counter::callback scope=[5]",
         "def method size 9-9 sig 9-9 parent=Counter qualified=Counter::size scope=[5] declaration",
         "def method at 10-10 sig 10-10 parent=Counter qualified=Counter::at scope=[5] declaration",
         "def method label 11-11 sig 11-11 parent=Counter qualified=Counter::label scope=[5] declaration",
@@ -1172,6 +1176,8 @@ static int count_left(void) { return 1; }
     let expected = [
         "def variable n 3-3 sig 3-3",
         "def struct counter 5-8 sig 5-5",
+        "def field count 6-6 sig 6-6 parent=counter qualified=counter::count scope=[5]",
+        "def field callback 7-7 sig 7-7 parent=counter qualified=counter::callback scope=[5]",
         "def function plain 9-9 sig 9-9 declaration",
         "def function make_ptr 10-10 sig 10-10 declaration",
         "def function make_ptr_ptr 11-11 sig 11-11 declaration",

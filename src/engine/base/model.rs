@@ -43,8 +43,9 @@ pub enum DefKind {
     Variable,
     /// A module declared as an item: Rust `mod name;` (its body is the file `name.rs`).
     Module,
-    /// A data member: a Go or Rust struct field, a TypeScript class field or interface
-    /// property that is not a function. Always `lookup_only`.
+    /// A data member: a struct's or class's field (Go, Rust, Java, C#, C, C++), a
+    /// TypeScript class field or interface property that is not a function. Always
+    /// `lookup_only`.
     Field,
 }
 

@@ -755,6 +755,15 @@ impl<'s, 't> Extractor<'s, 't> {
         let mut cursor = owner.walk();
         for declarator in owner.children_by_field_name("declarator", &mut cursor) {
             let Some(found) = declarators::declared_function(self.lang, owner, declarator) else {
+                // A struct's or class's data member (`int x;`, `char *name;`, `int
+                // (*fp)(int);`): a field, for look-ups only.
+                let field = (owner.kind() == "field_declaration" && outer.is_none())
+                    .then(|| declarators::declared_field(declarator))
+                    .flatten();
+                if let Some(name) = field {
+                    self.names.insert(name.id());
+                    self.add_def(node, name, DefSpec::Kind(DefKind::Field), None);
+                }
                 continue;
             };
             // A `template <…>` wrapper starts the signature only of a function with a plain
@@ -778,7 +787,12 @@ impl<'s, 't> Extractor<'s, 't> {
         let key = (node.id(), name.id());
         if let Some(&i) = self.def_index.get(&key) {
             // The same declaration matched bare and behind a wrapper: keep the widest wrapper.
+            // Matched as a field and as something more (a Java `static final` field is a
+            // constant): the more.
             let existing = &mut self.defs[i];
+            if existing.spec == DefSpec::Kind(DefKind::Field) {
+                existing.spec = spec;
+            }
             existing.outer_rows = match (existing.outer_rows, outer_rows) {
                 (Some(a), Some(b)) => Some((a.0.min(b.0), a.1.max(b.1))),
                 (a, b) => a.or(b),

@@ -7,10 +7,11 @@
 //!
 //! A look-up (`query::read`: one symbol, bare or qualified, alone or in a phrase) ranks in
 //! tiers ([`Tier`]): each definition of its name gets one (how its name and container match,
-//! then implementation before tests, a class before its own constructor, code before a
-//! struct field of the same name, a C/C++ body before
-//! its header declaration, an implementation before its signature), and a hit or file in a better tier is lifted above every one in
-//! a worse tier, keeping the score order within each. What is not a definition of the name
+//! then implementation before tests, a test module's definitions among the tests, a class
+//! before its own constructor, code before a field of the same name, a C/C++ body before its
+//! header declaration, an implementation before its signature), and a hit or file in a
+//! better tier is lifted above every one in a worse tier, keeping the score order within
+//! each. What is not a definition of the name
 //! (its uses, text, stem and fuzzy matches) stays below, by score. Queries that are not
 //! look-ups (words, sentences, commit messages) have no tiers: score order alone.
 
@@ -68,7 +69,7 @@ pub(super) struct Tier {
     secondary: bool,
     /// A member named like its own container: a constructor, after its class.
     own_member: bool,
-    /// A data member (a struct field), after code of the same name: `routes` is the method
+    /// A data member (`DefKind::Field`), after code of the same name: `routes` is the method
     /// before the field it returns.
     field: bool,
     /// A declaration without a body (a C/C++ prototype, an overload's signature), after the
@@ -305,6 +306,7 @@ fn run(idx: &SearchIndex, ctx: &SearchContext, args: RunArgs, s: &mut Scratch) -
     pass.score_terms(s);
     pass.score_names(s, &mut counts);
     pass.tier_lookup(s);
+    pass.weigh_fields(s);
     counts.chunks_matched = s.touched_chunks.len();
     pass.gather_files(s);
     pass.diffuse(s);
@@ -676,6 +678,23 @@ impl Pass<'_, '_> {
             let acc = s.chunk(c);
             acc.name = acc.name.max(strength);
             acc.tier = Some(acc.tier.map_or(tier, |t| t.min(tier)));
+        }
+    }
+
+    /// A field's chunk (its name only) in a query that is not a look-up: weighed by
+    /// `SearchWeights::field_chunks`. Its line is its type's text either way.
+    fn weigh_fields(&self, s: &mut Scratch) {
+        let f = self.w.field_chunks as f32;
+        if self.read.lookup.is_some() || f == 1.0 {
+            return;
+        }
+        for i in 0..s.touched_chunks.len() {
+            let c = s.touched_chunks[i];
+            if def_of(self.idx, self.ctx, c).is_some_and(|d| d.kind == DefKind::Field) {
+                let acc = s.chunk(c);
+                acc.bm25 *= f;
+                acc.name *= f;
+            }
         }
     }
 

@@ -126,6 +126,9 @@ pub struct SearchWeights {
     pub example_query_lift: bool,
     /// Score multiplier for prose and config documents (README, .md, .json, .yaml, .toml).
     pub doc_chunk: f64,
+    /// Score multiplier of a field's chunk (`DefKind::Field`: its name) in a query that is
+    /// not a look-up; 0 leaves fields to look-ups (their lines count as their type's text).
+    pub field_chunks: f64,
 
     /// At most this many hits from one file in hit mode (files mode shows one per file).
     pub max_hits_per_file: usize,
@@ -216,6 +219,7 @@ impl Default for SearchWeights {
             penalty_secondary: 0.8,
             example_query_lift: true,
             doc_chunk: 0.6,
+            field_chunks: 1.0,
 
             max_hits_per_file: 3,
             low_coverage: 0.5,

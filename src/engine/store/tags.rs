@@ -81,8 +81,8 @@ use crate::engine::store::files::{create_temp, remove_orphaned_temps, rename_ove
 /// 18: C/C++ object-like macros without a value are definitions (`Definition::lookup_only`).
 /// 19: a C/C++ typedef of a pointer type (`typedef struct s *P`) defines its name; block
 ///    comments inside a `#define` are blanked before the parse (`tags::define_comments`).
-/// 20: Go and Rust struct fields, TypeScript class fields and interface properties are
-///    look-up-only definitions (`DefKind::Field`).
+/// 20: struct and class fields (Go, Rust, TypeScript, Java, C#, C, C++) are look-up-only
+///    definitions (`DefKind::Field`).
 pub const FORMAT_VERSION: u32 = 20;
 pub(super) const MAGIC: &[u8; 8] = b"MSCACHE\0";
 /// Cache files above this size are not read (a tags file of a huge repository is a few

@@ -90,6 +90,34 @@ pub(super) fn declared_function<'t>(
     }
 }
 
+/// The member one declarator of a C/C++ `field_declaration` that declares no function
+/// names: its field identifier, through pointers, arrays, references, parentheses and a
+/// function pointer's parameter list (`*name`, `name[4]`, `(*name)(int)`), at most
+/// `MAX_FIELD_WRAPPERS` deep.
+pub(super) fn declared_field(declarator: Node<'_>) -> Option<Node<'_>> {
+    let mut at = declarator;
+    for _ in 0..=MAX_FIELD_WRAPPERS {
+        at = match at.kind() {
+            "field_identifier" => return Some(at),
+            "pointer_declarator" | "array_declarator" | "function_declarator" => {
+                at.child_by_field_name("declarator")?
+            }
+            "reference_declarator" | "parenthesized_declarator" | "attributed_declarator" => {
+                let mut cursor = at.walk();
+                let inner = at
+                    .named_children(&mut cursor)
+                    .find(|c| c.kind() != "attribute_declaration")?;
+                inner
+            }
+            _ => return None,
+        };
+    }
+    None
+}
+
+/// Declarator wrappers read around a field's name (`(*(*table)[8])(int)` has five).
+const MAX_FIELD_WRAPPERS: usize = 6;
+
 /// The name a qualified identifier ends with (`A<K>::B::name` → `name`; tree-sitter nests
 /// `B::name` as the outer one's `name`), when it is an identifier within `MAX_QUALIFIERS`.
 fn innermost_name(qualified: Node<'_>) -> Option<Node<'_>> {
