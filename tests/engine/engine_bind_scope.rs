@@ -847,6 +847,18 @@ fn a_struct_field_is_found_but_neither_bound_nor_shown() {
         answer.notes
     );
 
+    // Named as an identifier, the field is said to be one.
+    let (map, _) = index.map(&MapRequest {
+        budget: 1024,
+        idents: vec!["Attempt".to_string()],
+        ..MapRequest::default()
+    });
+    assert!(
+        map.notes.iter().any(|n| n.contains("`Attempt` is a field")),
+        "{:?}",
+        map.notes
+    );
+
     for query in [None, Some("attempt title".to_string())] {
         let (map, _) = index.map(&MapRequest {
             budget: 1024,

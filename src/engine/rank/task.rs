@@ -240,10 +240,23 @@ impl Task {
             }
             if found.is_empty() {
                 if explicit {
-                    self.notes.push(format!(
-                        "identifier `{ident}` is not defined in the indexed files; it only \
-                         weighs the files that use it"
-                    ));
+                    // A field or a valueless macro is defined, but no use is bound to it
+                    // (`Definition::lookup_only`): say so rather than "not defined".
+                    let look_up_only = files
+                        .iter()
+                        .flat_map(|f| &f.tags.defs)
+                        .any(|d| d.lookup_only && d.name == *ident);
+                    self.notes.push(if look_up_only {
+                        format!(
+                            "identifier `{ident}` is a field or a macro without a value, which \
+                             a map does not show; it only weighs the files that use it"
+                        )
+                    } else {
+                        format!(
+                            "identifier `{ident}` is not defined in the indexed files; it only \
+                             weighs the files that use it"
+                        )
+                    });
                 }
                 continue;
             }
