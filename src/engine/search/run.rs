@@ -11,9 +11,9 @@
 //! before its own constructor, code before a field of the same name, a C/C++ body before its
 //! header declaration, an implementation before its signature), and a hit or file in a
 //! better tier is lifted above every one in a worse tier, keeping the score order within
-//! each. What is not a definition of the name
-//! (its uses, text, stem and fuzzy matches) stays below, by score. Queries that are not
-//! look-ups (words, sentences, commit messages) have no tiers: score order alone.
+//! each. What is not a definition of the name (its uses, text, stem and fuzzy matches) stays
+//! below, by score. Queries that are not look-ups (words, sentences, commit messages) have no
+//! tiers: score order alone.
 
 use std::cell::RefCell;
 use std::cmp::Ordering;
