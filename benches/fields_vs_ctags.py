@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Field look-ups against universal-ctags: for each repository, up to N data members ctags
 records (struct and class fields of Go, Rust, TypeScript, Java, C#, C and C++: kinds
-member, field, property) whose name is defined once among implementation files, looked up
+member, field, property; Python and PHP class variables: kind variable in a class; Ruby's
+attribute accessors: kind accessor, the reader's name) whose name is defined once among implementation files, looked up
 bare with `mapscope search --json --top 3`; a look-up scores when the top hit is in the
 oracle's file with the oracle's line +-2. The method of ../shared/eval/symbols.py (its
 filters and seed), on the kinds that script leaves out.
@@ -10,12 +11,24 @@ usage: fields_vs_ctags.py --mapscope BIN [--n 60] [--seed 1] REPO...
 """
 import argparse, collections, json, os, random, subprocess, sys
 
-KINDS = {"member", "field", "property"}
-LANGS = {".go", ".rs", ".ts", ".tsx", ".java", ".cs", ".c", ".h", ".cc", ".cpp", ".hpp"}
+KINDS = {"member", "field", "property", "accessor"}
+LANGS = {".go", ".rs", ".ts", ".tsx", ".java", ".cs", ".c", ".h", ".cc", ".cpp", ".hpp",
+         ".py", ".rb", ".php"}
+
+
+def is_field(t):
+    """A data member by ctags' kinds. Python's and PHP's `member`/`function` kinds are
+    methods, and their class-level variables are `variable` tags scoped to a class."""
+    ext = os.path.splitext(t["path"])[1]
+    if ext in (".py", ".php"):
+        return t.get("kind") == "variable" and t.get("scopeKind") == "class"
+    if ext == ".rb":
+        return t.get("kind") == "accessor" and not t["name"].endswith("=")
+    return t.get("kind") in KINDS
 
 
 def ctags(repo):
-    out = subprocess.run(["ctags", "-R", "--output-format=json", "--fields=+nKSz", "--extras=-F",
+    out = subprocess.run(["ctags", "-R", "--output-format=json", "--fields=+nKSzZ", "--extras=-F",
                           "--exclude=node_modules", "--exclude=vendor", "--exclude=.git",
                           "--exclude=dist", "--exclude=build", "--exclude=target", "-f", "-", "."],
                          cwd=repo, capture_output=True, text=True, check=False).stdout
@@ -47,8 +60,9 @@ def main():
     a = ap.parse_args()
     for repo in a.repos:
         tags = [t for t in ctags(repo) if os.path.splitext(t["path"])[1] in LANGS and impl(t["path"])]
-        count = collections.Counter(t["name"] for t in tags)
-        pool = [t for t in tags if t.get("kind") in KINDS and count[t["name"]] == 1
+        # A Ruby accessor's writer (`name=`) is the same attribute as its reader.
+        count = collections.Counter(t["name"] for t in tags if not t["name"].endswith("="))
+        pool = [t for t in tags if is_field(t) and count[t["name"]] == 1
                 and len(t["name"]) >= 5 and t["name"].isidentifier()]
         pool.sort(key=lambda t: (t["path"], t["line"]))
         random.Random(a.seed).shuffle(pool)

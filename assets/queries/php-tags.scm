@@ -11,6 +11,12 @@
 (function_definition name: (name) @name) @definition.function
 (method_declaration name: (name) @name) @definition.method
 (const_declaration (const_element (name) @name)) @definition.constant
+; Properties, each name of `public $a, $b;`, and those a constructor promotes
+; (`__construct(private string $name)`): fields, found by a look-up, neither bound nor shown
+; (`Definition::lookup_only`).
+(property_declaration
+  (property_element name: (variable_name (name) @name))) @definition.field
+(property_promotion_parameter name: (variable_name (name) @name)) @definition.field
 
 ; ---------------------------------------------------------------- references
 

@@ -14,6 +14,13 @@
 (module
   (expression_statement
     (assignment left: (identifier) @name)) @definition.variable)
+; A class's own variables (`timeout = 5`, a dataclass's `name: str`): fields, found by a
+; look-up, neither bound nor shown (`Definition::lookup_only`). Attributes set on `self` in a
+; method are not: any assignment may be the one a reader means.
+(class_definition
+  body: (block
+    (expression_statement
+      (assignment left: (identifier) @name)) @definition.field))
 
 ; ---------------------------------------------------------------- references
 

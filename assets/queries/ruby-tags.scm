@@ -4,7 +4,8 @@
 ; ---------------------------------------------------------------- definitions
 
 ; Named by their fields, read by the extractor (src/engine/tags/named.rs: a class or module by
-; a constant or `A::B`, a method by its name, an assignment to a constant). Spelt out here
+; a constant or `A::B`, a method by its name, an assignment to a constant, an attribute
+; accessor's symbols). Spelt out here
 ; (`name: [(constant) (scope_resolution name: (_))] @name`, …), these took ~10 ms of the
 ; ~21 ms the query took to compile.
 (class) @definition.class @named
@@ -12,6 +13,9 @@
 (method) @definition.function @named
 (singleton_method) @definition.method @named
 (assignment) @definition.constant @named
+; `attr_accessor :a, :b` (and `attr_reader`, `attr_writer`) in a class or module body: each
+; attribute a field, found by a look-up, neither bound nor shown (`Definition::lookup_only`).
+(call) @definition.field @named
 ; `class << self`: its methods are the singleton's (src/engine/tags/containers.rs).
 (singleton_class) @container
 

@@ -666,6 +666,135 @@ fn a_valueless_macro_is_neither_bound_nor_shown() {
     );
 }
 
+/// The data members of the languages without field declarations are fields too: a Python
+/// class's own variables, PHP properties (promoted by a constructor or not), Ruby's
+/// `attr_accessor` and kin, and TypeScript constructor parameter properties. Look-ups find
+/// them, bare or qualified by their class; their uses bind to nothing.
+#[test]
+fn class_variables_properties_accessors_and_parameter_properties_are_fields() {
+    let sources = [
+        (
+            "app/config.py",
+            "LIMIT = 3\nlevel = 1\n\nclass Config:\n    retry_count = 5\n    label: str\n    MAX_WAIT = 9\n\n    def __init__(self):\n        self.handle = None\n\n    def wait(self):\n        return self.retry_count\n",
+        ),
+        (
+            "app/use.py",
+            "from app.config import Config\n\ndef go(c: Config):\n    return c.retry_count\n",
+        ),
+        (
+            "src/Client.php",
+            "<?php\nclass Client {\n    public $baseUri, $headerBag;\n    private static ?int $poolSize = 0;\n    const VERSION = 2;\n    public function __construct(private string $userAgent, int $plainArg) {}\n}\n",
+        ),
+        (
+            "app/site.rb",
+            "class Site\n  attr_accessor :dest_dir, :layout_names\n  attr_reader :cache_store\n  class << self\n    attr_writer :global_flag\n  end\n  def build\n    obj.attr_reader :not_a_field\n  end\nend\n",
+        ),
+        (
+            "src/server.ts",
+            "export class Server {\n  constructor(private readonly httpServer: Http, public listenPort: number, readonly hostName: string, plainArg: string) {}\n}\n",
+        ),
+    ];
+    let files = parse(&sources);
+    let defs = |path: &str| -> Vec<(String, &'static str, Option<String>, bool)> {
+        let file = files.iter().find(|f| f.path == path).expect("parsed");
+        file.tags
+            .defs
+            .iter()
+            .map(|d| {
+                (
+                    d.name.clone(),
+                    d.kind.name(),
+                    d.parent.clone(),
+                    d.lookup_only,
+                )
+            })
+            .collect()
+    };
+    let field =
+        |name: &str, parent: &str| (name.to_string(), "field", Some(parent.to_string()), true);
+    let not_defined = |found: &[(String, &str, Option<String>, bool)], name: &str| {
+        found.iter().all(|d| d.0 != name)
+    };
+
+    // Python: a class's own variables, with a value or only a type; module variables stay
+    // variables and constants, and `self.handle` is no definition.
+    let py = defs("app/config.py");
+    for name in ["retry_count", "label", "MAX_WAIT"] {
+        assert!(py.contains(&field(name, "Config")), "{py:?}");
+    }
+    assert!(
+        py.iter()
+            .any(|d| d.0 == "LIMIT" && d.1 == "constant" && !d.3),
+        "{py:?}"
+    );
+    assert!(
+        py.iter()
+            .any(|d| d.0 == "level" && d.1 == "variable" && !d.3),
+        "{py:?}"
+    );
+    assert!(not_defined(&py, "handle"), "{py:?}");
+
+    // PHP: each property of a declaration, and a promoted constructor parameter (a member of
+    // the class, not of the constructor); a plain parameter is none.
+    let php = defs("src/Client.php");
+    for name in ["baseUri", "headerBag", "poolSize", "userAgent"] {
+        assert!(php.contains(&field(name, "Client")), "{php:?}");
+    }
+    assert!(not_defined(&php, "plainArg"), "{php:?}");
+
+    // Ruby: the symbols of `attr_accessor` and kin in a class or `class << self` body; a
+    // call with a receiver, or inside a method, declares nothing.
+    let rb = defs("app/site.rb");
+    for name in ["dest_dir", "layout_names", "cache_store"] {
+        assert!(rb.contains(&field(name, "Site")), "{rb:?}");
+    }
+    assert!(
+        rb.iter()
+            .any(|d| d.0 == "global_flag" && d.1 == "field" && d.3),
+        "{rb:?}"
+    );
+    assert!(not_defined(&rb, "not_a_field"), "{rb:?}");
+    assert!(not_defined(&rb, ":dest_dir"), "{rb:?}");
+
+    // TypeScript: a constructor parameter with an accessibility or `readonly` modifier.
+    let ts = defs("src/server.ts");
+    for name in ["httpServer", "listenPort", "hostName"] {
+        assert!(ts.contains(&field(name, "Server")), "{ts:?}");
+    }
+    assert!(not_defined(&ts, "plainArg"), "{ts:?}");
+
+    // Not bound: `c.retry_count` in another file could be any class's.
+    let g = build_graph(&files, &[], &[]);
+    assert_eq!(
+        common::ident_weight(&files, &g, "app/use.py", "app/config.py", "retry_count"),
+        0.0
+    );
+
+    // Found by look-ups, bare and qualified by the class.
+    let dir = tempfile::tempdir().expect("tempdir");
+    common::write_files(dir.path(), &sources);
+    let index = Index::build(dir.path(), &IndexOptions::default()).expect("fixture builds");
+    let first = |query: &str| {
+        let hits = index.search(query, &SearchOptions::default()).hits;
+        hits.first()
+            .map(|h| (h.file_path.clone(), h.line_range.start, h.kind.clone()))
+    };
+    let at = |path: &str, line: u32| Some((path.to_string(), line, Some("field".to_string())));
+    for (query, path, line) in [
+        ("retry_count", "app/config.py", 5),
+        ("Config.retry_count", "app/config.py", 5),
+        ("label", "app/config.py", 6),
+        ("headerBag", "src/Client.php", 3),
+        ("Client::userAgent", "src/Client.php", 6),
+        ("layout_names", "app/site.rb", 2),
+        ("Site::cache_store", "app/site.rb", 3),
+        ("listenPort", "src/server.ts", 2),
+        ("Server.httpServer", "src/server.ts", 2),
+    ] {
+        assert_eq!(first(query), at(path, line), "{query}");
+    }
+}
+
 /// A struct's or class's field (Go, Rust, TypeScript, Java, C#; C and C++ in `engine_tags`) is a
 /// definition a look-up finds (bare, or qualified by its type), after code of the same name;
 /// its uses (`r.Attempt`) bind to nothing, as any type's member of that name could be meant,

@@ -1021,7 +1021,7 @@ impl<'s, 't> Extractor<'s, 't> {
     /// TypeScript: the methods of a class or interface body (method definitions and
     /// signatures, named by their `name`, whatever its kind; `member_is_method` says which
     /// members count), its data members (fields and property signatures named by an
-    /// identifier: `DefKind::Field`), and the decorators of each, which are siblings before it. Read here
+    /// identifier, and a constructor's parameter properties: `DefKind::Field`), and the decorators of each, which are siblings before it. Read here
     /// rather than by three query patterns, which would be a large share of the query's
     /// compile (ARCHITECTURE.md, "Tags queries name nodes").
     fn scan_class_body(&mut self, body: Node<'t>) {
@@ -1032,6 +1032,9 @@ impl<'s, 't> Extractor<'s, 't> {
                 if let Some(name) = child.child_by_field_name("name").filter(Node::is_named) {
                     self.names.insert(name.id());
                     self.add_def(child, name, DefSpec::Kind(DefKind::Method), None);
+                    if self.text(name) == Some("constructor") {
+                        self.add_parameter_properties(child);
+                    }
                 }
             } else if matches!(
                 child.kind(),
@@ -1060,6 +1063,38 @@ impl<'s, 't> Extractor<'s, 't> {
                         self.decorated_from.insert(child.id(), row);
                     }
                 }
+            }
+        }
+    }
+
+    /// TypeScript: the parameters a constructor makes properties of its class
+    /// (`constructor(private readonly server: Server)`: one with an accessibility, `override`
+    /// or `readonly` modifier), each named by an identifier: fields, as the class body's own.
+    fn add_parameter_properties(&mut self, constructor: Node<'t>) {
+        let Some(parameters) = constructor.child_by_field_name("parameters") else {
+            return;
+        };
+        let mut cursor = parameters.walk();
+        for parameter in parameters.named_children(&mut cursor) {
+            if !matches!(
+                parameter.kind(),
+                "required_parameter" | "optional_parameter"
+            ) {
+                continue;
+            }
+            let mut inner = parameter.walk();
+            let is_property = parameter.children(&mut inner).any(|c| {
+                matches!(
+                    c.kind(),
+                    "accessibility_modifier" | "override_modifier" | "readonly"
+                )
+            });
+            let name = parameter
+                .child_by_field_name("pattern")
+                .filter(|p| p.kind() == "identifier");
+            if let Some(name) = name.filter(|_| is_property) {
+                self.names.insert(name.id());
+                self.add_def(parameter, name, DefSpec::Kind(DefKind::Field), None);
             }
         }
     }

@@ -83,7 +83,9 @@ use crate::engine::store::files::{create_temp, remove_orphaned_temps, rename_ove
 ///    comments inside a `#define` are blanked before the parse (`tags::define_comments`).
 /// 20: struct and class fields (Go, Rust, TypeScript, Java, C#, C, C++) are look-up-only
 ///    definitions (`DefKind::Field`).
-pub const FORMAT_VERSION: u32 = 20;
+/// 21: fields in Python (a class's own variables), PHP (properties, promoted or not), Ruby
+///    (`attr_accessor` and kin) and TypeScript constructor parameter properties.
+pub const FORMAT_VERSION: u32 = 21;
 pub(super) const MAGIC: &[u8; 8] = b"MSCACHE\0";
 /// Cache files above this size are not read (a tags file of a huge repository is a few
 /// hundred MB).

@@ -265,6 +265,10 @@ pub(super) enum Member<'s> {
     /// TS/JS `Type.prototype.m = function …`: a method of `Type`; `obj.m = …`: of the
     /// object `obj` (see `Extractor::scan_assignment`).
     Assigned(&'s str, ContainerKind),
+    /// A constructor's parameter property (TypeScript `constructor(private x: T)`, PHP
+    /// `__construct(private $x)`): a member of the container the constructor is in, its
+    /// class, not of the constructor.
+    BesideEnclosingDef,
     Plain,
 }
 
@@ -483,6 +487,11 @@ impl<'s> Nesting<'s> {
         );
     }
 
+    /// The name of a container of the table (`None` for `ContainerRef::NONE`).
+    pub(super) fn container_name(&self, r: ContainerRef) -> Option<&str> {
+        self.table.get(r.index()?).map(|c| &*c.name)
+    }
+
     /// The innermost open definition's name and kind (what `Definition::parent` names).
     pub(super) fn innermost_def(&self) -> Option<(&'s str, DefKind)> {
         let at = self.stack.last()?.innermost_def?;
@@ -498,9 +507,19 @@ impl<'s> Nesting<'s> {
 
     /// The container of a definition opened next, given how it is a member.
     pub(super) fn container_of(&mut self, member: Member<'s>) -> ContainerRef {
+        if let Member::BesideEnclosingDef = member {
+            // Before `innermost`, which would make a container of the constructor itself.
+            return self
+                .stack
+                .last()
+                .and_then(|top| top.innermost_def)
+                .and_then(|at| self.stack.get(at)?.def)
+                .map_or(ContainerRef::NONE, |(_, _, parent)| parent);
+        }
         let base = self.innermost();
         match member {
-            Member::Plain => base,
+            // Answered above, without `base`.
+            Member::Plain | Member::BesideEnclosingDef => base,
             Member::Receiver(ty) => self.made(base, ContainerKind::Type, Notation::Dot, ty),
             Member::OutOfLine { outer, ty } => {
                 let notation = notation_of(self.lang);
@@ -647,6 +666,14 @@ impl<'s> Extractor<'s, '_> {
                     ty,
                 }),
             Lang::Hcl => self.hcl_address(node),
+            Lang::TypeScript | Lang::Tsx | Lang::Php
+                if matches!(
+                    node.kind(),
+                    "required_parameter" | "optional_parameter" | "property_promotion_parameter"
+                ) =>
+            {
+                Member::BesideEnclosingDef
+            }
             Lang::Ruby if node.kind() == "singleton_method" => {
                 match node.child_by_field_name("object") {
                     Some(o) if o.kind() == "self" => Member::SelfSingleton,

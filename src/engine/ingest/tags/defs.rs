@@ -32,6 +32,12 @@ impl<'s> Extractor<'s, '_> {
             .filter_map(|cand| {
                 let kind = self.resolve_kind(cand)?;
                 let name = self.text(cand.name)?;
+                // A Ruby attribute is named by a symbol (`attr_reader :name`): the name is
+                // the symbol's, without its colon.
+                let name = match cand.name.kind() {
+                    "simple_symbol" => name.strip_prefix(':').unwrap_or(name),
+                    _ => name,
+                };
                 if name.is_empty() {
                     return None;
                 }
@@ -125,7 +131,14 @@ impl<'s> Extractor<'s, '_> {
                 Some(&to) => Member::assigned(to),
                 None => self.member(item.node, receiver, owner),
             };
+            let beside = matches!(member, Member::BesideEnclosingDef);
             item.def.container = nesting.container_of(member);
+            if beside {
+                // A parameter property's parent is its class, as a field's in the body is.
+                item.def.parent = nesting
+                    .container_name(item.def.container)
+                    .map(str::to_owned);
+            }
             let header = line_of(item.node.start_position().row);
             nesting.open_def(
                 start,

@@ -26,6 +26,8 @@
 //!   of it, which the extractor reads);
 //! - Ruby method or singleton method: its `name`;
 //! - Ruby assignment: its `left` side when that is a constant (`VERSION = "1.0"`);
+//! - Ruby `attr_accessor :a, :b` (or `attr_reader`, `attr_writer`) in a class's, module's or
+//!   `class << self` body: each symbol, a field (the definition's name drops its colon);
 //! - C# type, delegate, method, constructor or property: its `name`, an identifier;
 //! - TypeScript function, generator, function signature or enum: its `name`, an identifier;
 //!   class, abstract class, interface or type alias: its `name`, a `type_identifier`;
@@ -42,6 +44,7 @@ use crate::engine::base::model::Lang;
 /// The names `node` defines, in source order (none when it defines nothing by these rules).
 pub(super) fn field_names<'t>(lang: Lang, node: Node<'t>, src: &str) -> Vec<Node<'t>> {
     match lang {
+        Lang::Ruby if node.kind() == "call" => ruby_accessor_names(node, src),
         Lang::Ruby => ruby_name(node).into_iter().collect(),
         Lang::CSharp => name_of_kind(node, "identifier").into_iter().collect(),
         Lang::TypeScript | Lang::Tsx | Lang::JavaScript => ts_name(node, src).into_iter().collect(),
@@ -217,6 +220,30 @@ fn ruby_name(node: Node<'_>) -> Option<Node<'_>> {
             .filter(|left| left.kind() == "constant"),
         _ => None,
     }
+}
+
+/// The attributes `attr_accessor :a, :b` (`attr_reader`, `attr_writer`) declares: its
+/// symbol arguments, when the call has no receiver and stands in a class's, module's or
+/// `class << self` body. Any other call defines nothing.
+fn ruby_accessor_names<'t>(node: Node<'t>, src: &str) -> Vec<Node<'t>> {
+    let declares = node.child_by_field_name("receiver").is_none()
+        && node
+            .child_by_field_name("method")
+            .and_then(|m| src.get(m.start_byte()..m.end_byte()))
+            .is_some_and(|m| matches!(m, "attr_accessor" | "attr_reader" | "attr_writer"))
+        && node
+            .parent()
+            .filter(|body| body.kind() == "body_statement")
+            .and_then(|body| body.parent())
+            .is_some_and(|owner| matches!(owner.kind(), "class" | "module" | "singleton_class"));
+    let Some(arguments) = node.child_by_field_name("arguments").filter(|_| declares) else {
+        return Vec::new();
+    };
+    let mut cursor = arguments.walk();
+    arguments
+        .named_children(&mut cursor)
+        .filter(|a| a.kind() == "simple_symbol")
+        .collect()
 }
 
 #[cfg(test)]
