@@ -14,13 +14,26 @@
 (module
   (expression_statement
     (assignment left: (identifier) @name)) @definition.variable)
-; A class's own variables (`timeout = 5`, a dataclass's `name: str`): fields, found by a
-; look-up, neither bound nor shown (`Definition::lookup_only`). Attributes set on `self` in a
-; method are not: any assignment may be the one a reader means.
+; A class's own variables (`timeout = 5`, a dataclass's `name: str`) and the attributes its
+; `__init__` sets on `self` in its own statements (`self.pool = pool`; not in a branch): fields,
+; found by a look-up, neither bound nor shown (`Definition::lookup_only`). Members of the
+; class (src/engine/tags/containers.rs); a name set twice is defined by the first.
 (class_definition
   body: (block
     (expression_statement
       (assignment left: (identifier) @name)) @definition.field))
+(class_definition
+  body: (block
+    (function_definition
+      name: (identifier) @_init
+      body: (block
+        (expression_statement
+          (assignment
+            left: (attribute
+              object: (identifier) @_self
+              attribute: (identifier) @name))) @definition.field)
+      (#eq? @_init "__init__")
+      (#eq? @_self "self"))))
 
 ; ---------------------------------------------------------------- references
 

@@ -675,7 +675,7 @@ fn class_variables_properties_accessors_and_parameter_properties_are_fields() {
     let sources = [
         (
             "app/config.py",
-            "LIMIT = 3\nlevel = 1\n\nclass Config:\n    retry_count = 5\n    label: str\n    MAX_WAIT = 9\n\n    def __init__(self):\n        self.handle = None\n\n    def wait(self):\n        return self.retry_count\n",
+            "LIMIT = 3\nlevel = 1\n\nclass Config:\n    retry_count = 5\n    label: str\n    MAX_WAIT = 9\n\n    def __init__(self, pool):\n        self.conn_pool = pool\n        self.retry_count = 6\n        if pool:\n            self.branch_only = 1\n        self.conn_pool = None\n\n    def wait(self):\n        self.later_set = 2\n        return self.retry_count\n",
         ),
         (
             "app/use.py",
@@ -716,11 +716,16 @@ fn class_variables_properties_accessors_and_parameter_properties_are_fields() {
         found.iter().all(|d| d.0 != name)
     };
 
-    // Python: a class's own variables, with a value or only a type; module variables stay
-    // variables and constants, and `self.handle` is no definition.
+    // Python: a class's own variables, with a value or only a type, and what `__init__` sets
+    // on `self` in its own statements (members of the class, not of `__init__`), each once,
+    // where first set; module variables stay variables and constants, and an attribute set
+    // in a branch or another method is no definition.
     let py = defs("app/config.py");
-    for name in ["retry_count", "label", "MAX_WAIT"] {
+    for name in ["retry_count", "label", "MAX_WAIT", "conn_pool"] {
         assert!(py.contains(&field(name, "Config")), "{py:?}");
+    }
+    for name in ["retry_count", "conn_pool"] {
+        assert_eq!(py.iter().filter(|d| d.0 == name).count(), 1, "{py:?}");
     }
     assert!(
         py.iter()
@@ -732,7 +737,8 @@ fn class_variables_properties_accessors_and_parameter_properties_are_fields() {
             .any(|d| d.0 == "level" && d.1 == "variable" && !d.3),
         "{py:?}"
     );
-    assert!(not_defined(&py, "handle"), "{py:?}");
+    assert!(not_defined(&py, "branch_only"), "{py:?}");
+    assert!(not_defined(&py, "later_set"), "{py:?}");
 
     // PHP: each property of a declaration, and a promoted constructor parameter (a member of
     // the class, not of the constructor); a plain parameter is none.
@@ -784,6 +790,7 @@ fn class_variables_properties_accessors_and_parameter_properties_are_fields() {
         ("retry_count", "app/config.py", 5),
         ("Config.retry_count", "app/config.py", 5),
         ("label", "app/config.py", 6),
+        ("Config.conn_pool", "app/config.py", 10),
         ("headerBag", "src/Client.php", 3),
         ("Client::userAgent", "src/Client.php", 6),
         ("layout_names", "app/site.rb", 2),

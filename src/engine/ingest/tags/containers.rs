@@ -266,8 +266,8 @@ pub(super) enum Member<'s> {
     /// object `obj` (see `Extractor::scan_assignment`).
     Assigned(&'s str, ContainerKind),
     /// A constructor's parameter property (TypeScript `constructor(private x: T)`, PHP
-    /// `__construct(private $x)`): a member of the container the constructor is in, its
-    /// class, not of the constructor.
+    /// `__construct(private $x)`) or an attribute Python's `__init__` sets (`self.x = x`): a
+    /// member of the container the constructor is in, its class, not of the constructor.
     BesideEnclosingDef,
     Plain,
 }
@@ -666,6 +666,17 @@ impl<'s> Extractor<'s, '_> {
                     ty,
                 }),
             Lang::Hcl => self.hcl_address(node),
+            // `self.pool = pool` in `__init__`: an expression statement of a function's body
+            // (a class variable's is the class body's).
+            Lang::Python
+                if node.kind() == "expression_statement"
+                    && node
+                        .parent()
+                        .and_then(|block| block.parent())
+                        .is_some_and(|f| f.kind() == "function_definition") =>
+            {
+                Member::BesideEnclosingDef
+            }
             Lang::TypeScript | Lang::Tsx | Lang::Php
                 if matches!(
                     node.kind(),

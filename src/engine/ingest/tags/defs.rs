@@ -159,6 +159,14 @@ impl<'s> Extractor<'s, '_> {
                 b.lines.end,
             ))
         });
+        // A field set twice in its class (`self.x = None` … `self.x = x`, or a class variable
+        // `__init__` sets again) is defined where it is first.
+        let mut seen_fields = std::collections::HashSet::new();
+        defs.retain(|d| {
+            d.kind != DefKind::Field
+                || d.container.is_none()
+                || seen_fields.insert((d.container, d.name.clone()))
+        });
         // The collect above reuses the buffer of the larger `Resolved` items: give the slack
         // back, the definitions live as long as the index.
         defs.shrink_to_fit();
