@@ -666,6 +666,29 @@ fn a_valueless_macro_is_neither_bound_nor_shown() {
     );
 }
 
+/// A definition as the field tests compare it: name, kind, parent, look-up only.
+type DefRow = (String, &'static str, Option<String>, bool);
+
+fn def_rows(file: &ParsedFile) -> Vec<DefRow> {
+    file.tags
+        .defs
+        .iter()
+        .map(|d| {
+            (
+                d.name.clone(),
+                d.kind.name(),
+                d.parent.clone(),
+                d.lookup_only,
+            )
+        })
+        .collect()
+}
+
+/// A field of `parent`, as `def_rows` lists it.
+fn field(name: &str, parent: &str) -> DefRow {
+    (name.to_string(), "field", Some(parent.to_string()), true)
+}
+
 /// The data members of the languages without field declarations are fields too: a Python
 /// class's own variables, PHP properties (promoted by a constructor or not), Ruby's
 /// `attr_accessor` and kin, and TypeScript constructor parameter properties. Look-ups find
@@ -695,26 +718,8 @@ fn class_variables_properties_accessors_and_parameter_properties_are_fields() {
         ),
     ];
     let files = parse(&sources);
-    let defs = |path: &str| -> Vec<(String, &'static str, Option<String>, bool)> {
-        let file = files.iter().find(|f| f.path == path).expect("parsed");
-        file.tags
-            .defs
-            .iter()
-            .map(|d| {
-                (
-                    d.name.clone(),
-                    d.kind.name(),
-                    d.parent.clone(),
-                    d.lookup_only,
-                )
-            })
-            .collect()
-    };
-    let field =
-        |name: &str, parent: &str| (name.to_string(), "field", Some(parent.to_string()), true);
-    let not_defined = |found: &[(String, &str, Option<String>, bool)], name: &str| {
-        found.iter().all(|d| d.0 != name)
-    };
+    let defs = |path: &str| def_rows(files.iter().find(|f| f.path == path).expect("parsed"));
+    let not_defined = |found: &[DefRow], name: &str| found.iter().all(|d| d.0 != name);
 
     // Python: a class's own variables, with a value or only a type, and what `__init__` sets
     // on `self` in its own statements (members of the class, not of `__init__`), each once,
@@ -828,22 +833,7 @@ fn a_struct_field_is_found_but_neither_bound_nor_shown() {
         ),
     ];
     let files = parse(&[sources[0], sources[1], sources[3], sources[4]]);
-    let defs = |f: &ParsedFile| -> Vec<(String, &'static str, Option<String>, bool)> {
-        f.tags
-            .defs
-            .iter()
-            .map(|d| {
-                (
-                    d.name.clone(),
-                    d.kind.name(),
-                    d.parent.clone(),
-                    d.lookup_only,
-                )
-            })
-            .collect()
-    };
-    let field =
-        |name: &str, parent: &str| (name.to_string(), "field", Some(parent.to_string()), true);
+    let defs = def_rows;
     let go = defs(&files[0]);
     for name in ["Attempt", "Name", "Title"] {
         assert!(go.contains(&field(name, "Run")), "{go:?}");
