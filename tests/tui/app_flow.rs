@@ -982,9 +982,17 @@ fn references_open_on_a_hit_follow_a_caller_and_come_back() {
         |l| matches!(l, ui::RefsLine::Use(r) if r.path == "tests/test_models.py" && r.ambiguous),
     );
     assert!(guessed, "{lines:#?}");
+    // `self.conn` is the attribute `__init__` sets: a field of the class, in the same file.
+    assert!(
+        lines.iter().any(|l| {
+            l
+            == "ref app/services/users.py:23 UserService.conn → app/services/users.py:16 same file"
+        }),
+        "{lines:#?}"
+    );
     // Down moves over use sites only, the preview following.
     app.update(Action::SelectNext);
-    assert_eq!(app.view().refs.unwrap().title_note, "2/11 · 2 deep");
+    assert_eq!(app.view().refs.unwrap().title_note, "2/12 · 2 deep");
     assert_eq!(app.preview_path(), Some("tests/test_models.py"));
 
     // Back: to `slugify`'s view, then to the hits, the preview back on the hit.

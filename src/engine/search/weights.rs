@@ -128,6 +128,9 @@ pub struct SearchWeights {
     pub doc_chunk: f64,
     /// Score multiplier of a field's chunk (`DefKind::Field`: its name) in a query that is
     /// not a look-up; 0 leaves fields to look-ups (their lines count as their type's text).
+    /// 0.5 was chosen held out on the twelve shared datasets once Python, Ruby and PHP had
+    /// fields (BENCHMARKS, "Fields in Python, PHP, Ruby…"): an option or attribute named by a
+    /// sentence's words is weaker evidence than code named by them.
     pub field_chunks: f64,
 
     /// At most this many hits from one file in hit mode (files mode shows one per file).
@@ -219,7 +222,7 @@ impl Default for SearchWeights {
             penalty_secondary: 0.8,
             example_query_lift: true,
             doc_chunk: 0.6,
-            field_chunks: 1.0,
+            field_chunks: 0.5,
 
             max_hits_per_file: 3,
             low_coverage: 0.5,
