@@ -17,7 +17,7 @@
 ; A class's own variables (`timeout = 5`, a dataclass's `name: str`) and the attributes its
 ; `__init__` sets on `self` in its own statements (`self.pool = pool`; not in a branch): fields,
 ; found by a look-up, neither bound nor shown (`Definition::lookup_only`). Members of the
-; class (src/engine/tags/containers.rs); a name set twice is defined by the first.
+; class (src/engine/ingest/tags/containers.rs); a name set twice is defined by the first.
 (class_definition
   body: (block
     (expression_statement

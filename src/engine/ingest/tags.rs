@@ -1021,9 +1021,10 @@ impl<'s, 't> Extractor<'s, 't> {
     /// TypeScript: the methods of a class or interface body (method definitions and
     /// signatures, named by their `name`, whatever its kind; `member_is_method` says which
     /// members count), its data members (fields and property signatures named by an
-    /// identifier, and a constructor's parameter properties: `DefKind::Field`), and the decorators of each, which are siblings before it. Read here
-    /// rather than by three query patterns, which would be a large share of the query's
-    /// compile (ARCHITECTURE.md, "Tags queries name nodes").
+    /// identifier, and a constructor's parameter properties: `DefKind::Field`), and the
+    /// decorators of each, which are siblings before it. Read here rather than by three
+    /// query patterns, which would be a large share of the query's compile (ARCHITECTURE.md,
+    /// "Tags queries name nodes").
     fn scan_class_body(&mut self, body: Node<'t>) {
         let mut cursor = body.walk();
         let mut run_start: Option<usize> = None;

@@ -134,7 +134,8 @@ impl<'s> Extractor<'s, '_> {
             let beside = matches!(member, Member::BesideEnclosingDef);
             item.def.container = nesting.container_of(member);
             if beside {
-                // A parameter property's parent is its class, as a field's in the body is.
+                // A parameter property's or a `self.x` of `__init__`'s parent is its class, as
+                // a field's in the class body is.
                 item.def.parent = nesting
                     .container_name(item.def.container)
                     .map(str::to_owned);
