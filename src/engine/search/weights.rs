@@ -129,8 +129,9 @@ pub struct SearchWeights {
     /// Score multiplier of a field's chunk (`DefKind::Field`: its name) in a query that is
     /// not a look-up; 0 leaves fields to look-ups (their lines count as their type's text).
     /// 0.5 was chosen held out on the twelve shared datasets once Python, Ruby and PHP had
-    /// fields (BENCHMARKS, "Fields in Python, PHP, Ruby…"): an option or attribute named by a
-    /// sentence's words is weaker evidence than code named by them.
+    /// fields (BENCHMARKS, "Search retrieval quality against BM25", its paragraph "Fields in
+    /// Python, PHP, Ruby…"): an option or attribute named by a sentence's words is weaker
+    /// evidence than code named by them.
     pub field_chunks: f64,
 
     /// At most this many hits from one file in hit mode (files mode shows one per file).
