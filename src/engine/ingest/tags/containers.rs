@@ -265,10 +265,6 @@ pub(super) enum Member<'s> {
     /// TS/JS `Type.prototype.m = function …`: a method of `Type`; `obj.m = …`: of the
     /// object `obj` (see `Extractor::scan_assignment`).
     Assigned(&'s str, ContainerKind),
-    /// A constructor's parameter property (TypeScript `constructor(private x: T)`, PHP
-    /// `__construct(private $x)`) or an attribute Python's `__init__` sets (`self.x = x`): a
-    /// member of the container the constructor is in, its class, not of the constructor.
-    BesideEnclosingDef,
     Plain,
 }
 
@@ -492,6 +488,17 @@ impl<'s> Nesting<'s> {
         self.table.get(r.index()?).map(|c| &*c.name)
     }
 
+    /// The container the innermost open definition sits in: for a member its constructor
+    /// declares (`Extractor::declared_by_constructor`), the class. Read without `innermost`,
+    /// which would make a container of the constructor itself.
+    pub(super) fn enclosing_def_container(&self) -> ContainerRef {
+        self.stack
+            .last()
+            .and_then(|top| top.innermost_def)
+            .and_then(|at| self.stack.get(at)?.def)
+            .map_or(ContainerRef::NONE, |(_, _, parent)| parent)
+    }
+
     /// The innermost open definition's name and kind (what `Definition::parent` names).
     pub(super) fn innermost_def(&self) -> Option<(&'s str, DefKind)> {
         let at = self.stack.last()?.innermost_def?;
@@ -507,19 +514,9 @@ impl<'s> Nesting<'s> {
 
     /// The container of a definition opened next, given how it is a member.
     pub(super) fn container_of(&mut self, member: Member<'s>) -> ContainerRef {
-        if let Member::BesideEnclosingDef = member {
-            // Before `innermost`, which would make a container of the constructor itself.
-            return self
-                .stack
-                .last()
-                .and_then(|top| top.innermost_def)
-                .and_then(|at| self.stack.get(at)?.def)
-                .map_or(ContainerRef::NONE, |(_, _, parent)| parent);
-        }
         let base = self.innermost();
         match member {
-            // Answered above, without `base`.
-            Member::Plain | Member::BesideEnclosingDef => base,
+            Member::Plain => base,
             Member::Receiver(ty) => self.made(base, ContainerKind::Type, Notation::Dot, ty),
             Member::OutOfLine { outer, ty } => {
                 let notation = notation_of(self.lang);
@@ -641,6 +638,28 @@ fn compacted(text: &str) -> String {
 }
 
 impl<'s> Extractor<'s, '_> {
+    /// Whether the definition at `node` is a member its constructor declares, of the class
+    /// the constructor is in rather than of the constructor: a TypeScript or PHP parameter
+    /// property (`constructor(private x: T)`, `__construct(private $x)`), or Python's
+    /// `self.pool = pool` in `__init__` (the only definition that is an expression statement
+    /// of a function's body; a class variable's is the class body's).
+    pub(super) fn declared_by_constructor(&self, node: Node) -> bool {
+        match self.lang {
+            Lang::Python => {
+                node.kind() == "expression_statement"
+                    && node
+                        .parent()
+                        .and_then(|block| block.parent())
+                        .is_some_and(|f| f.kind() == "function_definition")
+            }
+            Lang::TypeScript | Lang::Tsx | Lang::Php => matches!(
+                node.kind(),
+                "required_parameter" | "optional_parameter" | "property_promotion_parameter"
+            ),
+            _ => false,
+        }
+    }
+
     /// How the definition `node` is a member (`receiver`: a Go method's receiver type;
     /// `owner`: the `Type` of a C++ `Type::f` out of line).
     pub(super) fn member(
@@ -666,25 +685,6 @@ impl<'s> Extractor<'s, '_> {
                     ty,
                 }),
             Lang::Hcl => self.hcl_address(node),
-            // `self.pool = pool` in `__init__`: an expression statement of a function's body
-            // (a class variable's is the class body's).
-            Lang::Python
-                if node.kind() == "expression_statement"
-                    && node
-                        .parent()
-                        .and_then(|block| block.parent())
-                        .is_some_and(|f| f.kind() == "function_definition") =>
-            {
-                Member::BesideEnclosingDef
-            }
-            Lang::TypeScript | Lang::Tsx | Lang::Php
-                if matches!(
-                    node.kind(),
-                    "required_parameter" | "optional_parameter" | "property_promotion_parameter"
-                ) =>
-            {
-                Member::BesideEnclosingDef
-            }
             Lang::Ruby if node.kind() == "singleton_method" => {
                 match node.child_by_field_name("object") {
                     Some(o) if o.kind() == "self" => Member::SelfSingleton,

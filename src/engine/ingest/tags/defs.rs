@@ -127,18 +127,19 @@ impl<'s> Extractor<'s, '_> {
                     item.def.parent = Some(owner.to_owned());
                 }
             }
-            let member = match self.assigned_to.get(&item.name_id) {
-                Some(&to) => Member::assigned(to),
-                None => self.member(item.node, receiver, owner),
-            };
-            let beside = matches!(member, Member::BesideEnclosingDef);
-            item.def.container = nesting.container_of(member);
-            if beside {
-                // A parameter property's or a `self.x` of `__init__`'s parent is its class, as
-                // a field's in the class body is.
+            if self.declared_by_constructor(item.node) {
+                // A parameter property's or a `self.x` of `__init__`'s container and parent
+                // are its class's, as a field's in the class body are.
+                item.def.container = nesting.enclosing_def_container();
                 item.def.parent = nesting
                     .container_name(item.def.container)
                     .map(str::to_owned);
+            } else {
+                let member = match self.assigned_to.get(&item.name_id) {
+                    Some(&to) => Member::assigned(to),
+                    None => self.member(item.node, receiver, owner),
+                };
+                item.def.container = nesting.container_of(member);
             }
             let header = line_of(item.node.start_position().row);
             nesting.open_def(
