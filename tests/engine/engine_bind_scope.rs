@@ -664,6 +664,34 @@ fn a_valueless_macro_is_neither_bound_nor_shown() {
             && !text.contains("#define CORE_MODULE"),
         "{text}"
     );
+
+    // `refs` and a map's identifier say what the name is: a macro, not a field.
+    let answer = index
+        .references(&RefsRequest {
+            target: RefTarget::parse("HAVE_EPOLL").unwrap(),
+            direction: Direction::Callers,
+            top: 50,
+        })
+        .unwrap();
+    assert!(
+        answer.notes.iter().any(|n| n
+            == "`HAVE_EPOLL` is a macro without a value: only its own file's uses of the name \
+                are listed, as nothing binds to it from another file"),
+        "{:?}",
+        answer.notes
+    );
+    let (map, _) = index.map(&MapRequest {
+        budget: 1024,
+        idents: vec!["HAVE_EPOLL".to_string()],
+        ..MapRequest::default()
+    });
+    assert!(
+        map.notes
+            .iter()
+            .any(|n| n.contains("`HAVE_EPOLL` is a macro without a value, which a map")),
+        "{:?}",
+        map.notes
+    );
 }
 
 /// A definition as the field tests compare it: name, kind, parent, look-up only.
@@ -968,7 +996,10 @@ fn a_struct_field_is_found_but_neither_bound_nor_shown() {
         answer.groups[0].callers
     );
     assert!(
-        answer.notes.iter().any(|n| n.contains("struct field")),
+        answer
+            .notes
+            .iter()
+            .any(|n| n.contains("`Attempt` is a field: only its own file's uses")),
         "{:?}",
         answer.notes
     );

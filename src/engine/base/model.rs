@@ -128,6 +128,27 @@ pub struct Definition {
     pub lookup_only: bool,
 }
 
+/// What the look-up-only definitions among `defs` are, said in a note: "a field", "a macro
+/// without a value", or both when the name is each somewhere; `None` when none is.
+pub fn look_up_only_noun<'d>(
+    defs: impl IntoIterator<Item = &'d Definition>,
+) -> Option<&'static str> {
+    let (mut field, mut macro_) = (false, false);
+    for d in defs.into_iter().filter(|d| d.lookup_only) {
+        if d.kind == DefKind::Field {
+            field = true;
+        } else {
+            macro_ = true;
+        }
+    }
+    match (field, macro_) {
+        (true, false) => Some("a field"),
+        (false, true) => Some("a macro without a value"),
+        (true, true) => Some("a field or a macro without a value"),
+        (false, false) => None,
+    }
+}
+
 /// A definition's container: an index into its file's [`FileTags::containers`], or none
 /// (top level). One word per definition, which fits in `Definition`'s padding; each
 /// container's name is stored once per file, however many definitions it holds.
@@ -1011,6 +1032,31 @@ pub struct TsPaths {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn look_up_only_definitions_are_named_by_what_they_are() {
+        let def = |kind: DefKind, lookup_only: bool| Definition {
+            name: "x".into(),
+            kind,
+            lines: LineRange { start: 1, end: 1 },
+            signature: LineRange { start: 1, end: 1 },
+            parent: None,
+            scope_lines: Vec::new(),
+            container: ContainerRef::NONE,
+            declaration: false,
+            lookup_only,
+        };
+        let field = def(DefKind::Field, true);
+        let guard = def(DefKind::Constant, true);
+        let function = def(DefKind::Function, false);
+        assert_eq!(look_up_only_noun([&function]), None);
+        assert_eq!(look_up_only_noun([&function, &field]), Some("a field"));
+        assert_eq!(look_up_only_noun([&guard]), Some("a macro without a value"));
+        assert_eq!(
+            look_up_only_noun([&guard, &field]),
+            Some("a field or a macro without a value")
+        );
+    }
 
     #[test]
     fn name_table_keeps_insertion_order_and_tolerates_bad_indexes() {

@@ -19,7 +19,7 @@
 
 use std::collections::HashSet;
 
-use crate::engine::base::model::ParsedFile;
+use crate::engine::base::model::{look_up_only_noun, ParsedFile};
 use crate::engine::base::words::split_words;
 use crate::engine::link::graph::FileGraph;
 use crate::engine::search::{Evidence, SearchResponse};
@@ -242,14 +242,16 @@ impl Task {
                 if explicit {
                     // A field or a valueless macro is defined, but no use is bound to it
                     // (`Definition::lookup_only`): say so rather than "not defined".
-                    let look_up_only = files
-                        .iter()
-                        .flat_map(|f| &f.tags.defs)
-                        .any(|d| d.lookup_only && d.name == *ident);
-                    self.notes.push(if look_up_only {
+                    let look_up_only = look_up_only_noun(
+                        files
+                            .iter()
+                            .flat_map(|f| &f.tags.defs)
+                            .filter(|d| d.name == *ident),
+                    );
+                    self.notes.push(if let Some(noun) = look_up_only {
                         format!(
-                            "identifier `{ident}` is a field or a macro without a value, which \
-                             a map does not show; it only weighs the files that use it"
+                            "identifier `{ident}` is {noun}, which a map does not show; it only \
+                             weighs the files that use it"
                         )
                     } else {
                         format!(
