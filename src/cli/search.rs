@@ -266,7 +266,7 @@ pub(super) fn evidence_name(e: Evidence) -> &'static str {
 }
 
 /// One line per hit: `path:start-end  evidence  kind  symbol  score`; a text hit's matched
-/// line follows it (`    > line`).
+/// line follows it (`    > line`). A low-confidence result is headed by a line saying so.
 pub(super) fn search_text(
     query: &str,
     r: &SearchResponse,
@@ -274,13 +274,22 @@ pub(super) fn search_text(
     explain: bool,
 ) -> String {
     use std::fmt::Write as _;
-    if r.low_score || (r.hits.is_empty() && r.files.is_empty()) {
+    if r.hits.is_empty() && r.files.is_empty() {
         return match no_words_note(r) {
             Some(note) => format!("no confident hits for {query:?}: {note}\n"),
             None => format!("no confident hits for {query:?}\n"),
         };
     }
     let mut s = String::new();
+    if r.low_score {
+        // No hit covers most of the query's words, but the nearest ones are often what a
+        // partial query meant ("handle proxy authentication" → `class Proxy`); the TUI and
+        // the JSON list them too, so the text says how sure they are rather than hiding them.
+        let _ = writeln!(
+            s,
+            "no confident hits for {query:?}: no hit matches most of its words; the nearest:"
+        );
+    }
     if files_mode {
         for (path, score) in &r.files {
             let _ = writeln!(s, "{}  {score:.3}", sanitize(path));

@@ -91,6 +91,31 @@ fn nonsense_is_low_confidence_and_text_says_so() {
     assert!(String::from_utf8_lossy(&o.stdout).contains("no confident hits"));
 }
 
+/// A query only partly matched is low confidence, yet its nearest hits are listed under a
+/// line that says so (as the TUI and the JSON list them), not hidden.
+#[test]
+fn a_partly_matched_query_lists_its_nearest_hits_under_a_warning() {
+    let query = "paginate orders zeppelin quasar nebula";
+    let v = search_json(query, &[]);
+    assert_eq!(v["confidence"], "low", "{v:#}");
+    let first = v["sources"][0]["file_path"].as_str().expect("a source");
+    let r = repo();
+    let o = search(&[r.to_str().unwrap(), query]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some(
+            format!(
+                "no confident hits for {query:?}: no hit matches most of its words; the nearest:"
+            )
+            .as_str()
+        ),
+        "{text}"
+    );
+    assert!(lines.next().is_some_and(|l| l.starts_with(first)), "{text}");
+}
+
 #[test]
 fn text_output_is_one_line_per_hit() {
     let r = repo();
