@@ -680,18 +680,23 @@ fn a_valueless_macro_is_neither_bound_nor_shown() {
         "{:?}",
         answer.notes
     );
-    let (map, _) = index.map(&MapRequest {
-        budget: 1024,
-        idents: vec!["HAVE_EPOLL".to_string()],
-        ..MapRequest::default()
-    });
+    let notes = map_notes_naming(&index, "HAVE_EPOLL");
     assert!(
-        map.notes
+        notes
             .iter()
             .any(|n| n.contains("`HAVE_EPOLL` is a macro without a value, which a map")),
-        "{:?}",
-        map.notes
+        "{notes:?}"
     );
+}
+
+/// The notes of a map whose request names `ident` as an identifier.
+fn map_notes_naming(index: &Index, ident: &str) -> Vec<String> {
+    let (map, _) = index.map(&MapRequest {
+        budget: 1024,
+        idents: vec![ident.to_string()],
+        ..MapRequest::default()
+    });
+    map.notes
 }
 
 /// A definition as the field tests compare it: name, kind, parent, look-up only.
@@ -1005,15 +1010,10 @@ fn a_struct_field_is_found_but_neither_bound_nor_shown() {
     );
 
     // Named as an identifier, the field is said to be one.
-    let (map, _) = index.map(&MapRequest {
-        budget: 1024,
-        idents: vec!["Attempt".to_string()],
-        ..MapRequest::default()
-    });
+    let notes = map_notes_naming(&index, "Attempt");
     assert!(
-        map.notes.iter().any(|n| n.contains("`Attempt` is a field")),
-        "{:?}",
-        map.notes
+        notes.iter().any(|n| n.contains("`Attempt` is a field")),
+        "{notes:?}"
     );
 
     for query in [None, Some("attempt title".to_string())] {
