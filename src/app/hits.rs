@@ -87,7 +87,18 @@ impl HitsState {
 
     fn title(&self) -> String {
         match &self.list {
-            Some(h) if !h.hits.is_empty() => format!("{}/{}", self.selected + 1, h.hits.len()),
+            // Weak hits are still listed (what a partial query meant is often among them),
+            // and the title says so, as the CLI's "no confident hits … the nearest:" does.
+            Some(h) if !h.hits.is_empty() => format!(
+                "{}/{}{}",
+                self.selected + 1,
+                h.hits.len(),
+                if h.low_score {
+                    " · low confidence"
+                } else {
+                    ""
+                }
+            ),
             _ => String::new(),
         }
     }
@@ -243,6 +254,10 @@ mod tests {
     use crate::ui::{EvidenceBadge, HitRow};
 
     fn hits(n: usize) -> HitsState {
+        hits_of(n, false)
+    }
+
+    fn hits_of(n: usize, low_score: bool) -> HitsState {
         let hit = |i: usize| Hit {
             row: HitRow {
                 evidence: EvidenceBadge::Definition,
@@ -263,8 +278,8 @@ mod tests {
             generation: 1,
             query: "q".into(),
             hits: (0..n).map(hit).collect(),
-            confidence: "high".into(),
-            low_score: false,
+            confidence: if low_score { "low" } else { "high" }.into(),
+            low_score,
             answer: String::new(),
             latency_ms: 0.0,
             texts: Default::default(),
@@ -280,6 +295,12 @@ mod tests {
         assert_eq!((h.selected, h.offset), (9, 7));
         assert_eq!(h.title(), "10/10");
         assert!(!HitsState::default().step(1, 3), "no hits");
+    }
+
+    #[test]
+    fn the_title_says_when_the_hits_are_low_confidence() {
+        assert_eq!(hits_of(3, true).title(), "1/3 · low confidence");
+        assert_eq!(hits_of(3, false).title(), "1/3");
     }
 
     #[test]
