@@ -7,6 +7,12 @@
 (generator_function_declaration name: (identifier) @name) @definition.function
 (class_declaration name: (identifier) @name) @definition.class
 (class_body (method_definition name: (_) @name) @definition.method)
+; A class field whose value is a function (`handleClick = (e) => { … }`) is called as a
+; method is.
+(class_body
+  (field_definition
+    property: (property_identifier) @name
+    value: [(arrow_function) (function_expression) (generator_function)]) @definition.method)
 
 (export_statement
   declaration: [

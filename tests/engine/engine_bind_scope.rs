@@ -1233,3 +1233,54 @@ fn an_alias_inherited_through_extends_binds() {
     let (common_w, legacy_w) = weights("{ \"compilerOptions\": { \"outDir\": \"dist\" } }\n");
     assert!(common_w <= legacy_w, "{common_w} {legacy_w}");
 }
+
+/// A TS or JS class field whose value is a function (`handleAdd = (x) => { … }`) is a
+/// method: called as one, with a body a map shows, and bound by its calls as a method is.
+/// A field holding data stays a look-up-only field, and an abstract member typed as a
+/// function stays a declaration.
+#[test]
+fn class_fields_holding_functions_are_methods() {
+    let sources = [
+        (
+            "src/store.ts",
+            "export abstract class Store {\n  private items: string[] = [];\n  handleAdd = (x: string): void => {\n    this.items.push(x);\n  };\n  onReset = async function () {\n    return 0;\n  };\n  abstract close: () => void;\n}\n",
+        ),
+        (
+            "src/view.ts",
+            "import { Store } from './store';\nexport function render(s: Store) {\n  s.handleAdd('a');\n}\n",
+        ),
+        (
+            "lib/list.js",
+            "export class List {\n  size = 0;\n  push = (x) => {\n    this.size += 1;\n  };\n  *walk() {}\n}\n",
+        ),
+    ];
+    let files = parse(&sources);
+    let method = |name: &str, parent: &str| -> DefRow {
+        (name.to_string(), "method", Some(parent.to_string()), false)
+    };
+    let ts = def_rows(&files[0]);
+    for row in [
+        method("handleAdd", "Store"),
+        method("onReset", "Store"),
+        method("close", "Store"),
+        field("items", "Store"),
+    ] {
+        assert!(ts.contains(&row), "{row:?} in {ts:?}");
+    }
+    let declared = |name: &str| {
+        files[0]
+            .tags
+            .defs
+            .iter()
+            .find(|d| d.name == name)
+            .map(|d| d.declaration)
+    };
+    assert_eq!(declared("handleAdd"), Some(false));
+    assert_eq!(declared("close"), Some(true));
+    let js = def_rows(&files[2]);
+    assert!(js.contains(&method("push", "List")), "{js:?}");
+    assert!(!js.iter().any(|d| d.0 == "size"), "{js:?}");
+
+    let g = build_graph(&files, &[], &[]);
+    assert!(common::ident_weight(&files, &g, "src/view.ts", "src/store.ts", "handleAdd") > 0.0);
+}

@@ -1185,9 +1185,10 @@ fn is_function_value(value: Node) -> bool {
 }
 
 /// Whether a member of a TS class or interface body is a method: a method definition or
-/// signature, or a property typed as a function in an interface (`listen?: () => void`) or
-/// declared `abstract` (`abstract close: () => void`). Other properties and fields are data,
-/// as class fields are, and define nothing.
+/// signature, a property typed as a function in an interface (`listen?: () => void`) or
+/// declared `abstract` (`abstract close: () => void`), or a class field whose value is a
+/// function (`handleClick = (e: Event) => { … }`: called as a method is, with a body a map
+/// shows). Other properties and fields are data.
 fn member_is_method(member: Node) -> bool {
     let typed_as_function = || {
         member
@@ -1201,7 +1202,10 @@ fn member_is_method(member: Node) -> bool {
         "public_field_definition" => {
             let mut cursor = member.walk();
             let is_abstract = member.children(&mut cursor).any(|c| c.kind() == "abstract");
-            is_abstract && typed_as_function()
+            (is_abstract && typed_as_function())
+                || member
+                    .child_by_field_name("value")
+                    .is_some_and(is_function_value)
         }
         _ => false,
     }

@@ -85,7 +85,8 @@ use crate::engine::store::files::{create_temp, remove_orphaned_temps, rename_ove
 ///    definitions (`DefKind::Field`).
 /// 21: fields in Python (a class's own variables), PHP (properties, promoted or not), Ruby
 ///    (`attr_accessor` and kin) and TypeScript constructor parameter properties.
-pub const FORMAT_VERSION: u32 = 21;
+/// 22: a TS/JS class field whose value is a function is a method.
+pub const FORMAT_VERSION: u32 = 22;
 pub(super) const MAGIC: &[u8; 8] = b"MSCACHE\0";
 /// Cache files above this size are not read (a tags file of a huge repository is a few
 /// hundred MB).

@@ -276,10 +276,11 @@ impl<'s> Extractor<'s, '_> {
             | "method_signature"
             | "abstract_method_signature"
             | "property_signature"
-            | "public_field_definition"
             | "function_signature_item"
             | "declaration"
             | "field_declaration" => true,
+            // An abstract member typed as a function; one with a function value has a body.
+            "public_field_definition" => node.child_by_field_name("value").is_none(),
             // `= default` / `= delete` in C++ too.
             "method_declaration" | "function_definition" => {
                 node.child_by_field_name("body").is_none()
