@@ -1,19 +1,20 @@
 #!/usr/bin/env python3
 """Field look-ups against universal-ctags: for each repository, up to N data members ctags
 records (struct and class fields of Go, Rust, TypeScript, Java, C#, C and C++: kinds
-member, field, property; Python and PHP class variables: kind variable in a class; Ruby's
+member, field, property; JavaScript class fields: kind field; Python and PHP class variables: kind variable in a class; Ruby's
 attribute accessors: kind accessor, the reader's name) whose name is defined once among implementation files, looked up
 bare with `mapscope search --json --top 3`; a look-up scores when the top hit is in the
 oracle's file with the oracle's line +-2. The method of ../shared/eval/symbols.py (its
 filters and seed), on the kinds that script leaves out.
 
-usage: fields_vs_ctags.py --mapscope BIN [--n 60] [--seed 1] REPO...
+usage: fields_vs_ctags.py --mapscope BIN [--n 60] [--seed 1] [--misses] REPO...
 """
 import argparse, collections, json, os, random, subprocess, sys
 
 KINDS = {"member", "field", "property", "accessor"}
 LANGS = {".go", ".rs", ".ts", ".tsx", ".java", ".cs", ".c", ".h", ".cc", ".cpp", ".hpp",
-         ".py", ".rb", ".php"}
+         ".py", ".rb", ".php", ".js", ".jsx", ".mjs", ".cjs"}
+JS = {".js", ".jsx", ".mjs", ".cjs"}
 
 
 def is_field(t):
@@ -22,6 +23,11 @@ def is_field(t):
     ext = os.path.splitext(t["path"])[1]
     if ext in (".py", ".php"):
         return t.get("kind") == "variable" and t.get("scopeKind") == "class"
+    if ext in JS:
+        # Class fields; ctags' JavaScript `field` is also an object literal's shorthand key
+        # (`module.exports = { f }`) and its `property` a `this.x = …` assignment, which
+        # declare nothing.
+        return t.get("kind") == "field" and t.get("scopeKind") == "class"
     if ext == ".rb":
         return t.get("kind") == "accessor" and not t["name"].endswith("=")
     return t.get("kind") in KINDS
@@ -56,6 +62,7 @@ def main():
     ap.add_argument("--mapscope", required=True)
     ap.add_argument("--n", type=int, default=60)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--misses", action="store_true", help="print each look-up whose top hit is not the oracle's")
     ap.add_argument("repos", nargs="+")
     a = ap.parse_args()
     for repo in a.repos:
@@ -79,6 +86,10 @@ def main():
                      if h.get("file_path") == t["path"]
                      and (h.get("line_range") or [0, 0])[0] - 2 <= t["line"] <= (h.get("line_range") or [0, 0])[1] + 2]
             top1 += bool(ranks and ranks[0] == 0)
+            if a.misses and not (ranks and ranks[0] == 0):
+                first = hits[0] if hits else {}
+                print(f"  miss {t['name']} {t['path']}:{t['line']} -> {first.get('file_path')}:"
+                      f"{(first.get('line_range') or ['-'])[0]} {first.get('kind')}")
             top3 += bool(ranks)
         n = max(len(pool), 1)
         print(f"{os.path.basename(repo.rstrip('/')):12} n={len(pool):3}  top1 {top1 / n:.3f}  top3 {top3 / n:.3f}")

@@ -8,11 +8,15 @@
 (class_declaration name: (identifier) @name) @definition.class
 (class_body (method_definition name: (_) @name) @definition.method)
 ; A class field whose value is a function (`handleClick = (e) => { … }`) is called as a
-; method is.
+; method is; another class field (`size = 0`, `#items = []`) is a data member, found by a
+; look-up only, as TypeScript's are (a field matched by both patterns is the method).
 (class_body
   (field_definition
     property: (property_identifier) @name
     value: [(arrow_function) (function_expression) (generator_function)]) @definition.method)
+(class_body
+  (field_definition
+    property: [(property_identifier) (private_property_identifier)] @name) @definition.field)
 
 (export_statement
   declaration: [

@@ -1236,8 +1236,8 @@ fn an_alias_inherited_through_extends_binds() {
 
 /// A TS or JS class field whose value is a function (`handleAdd = (x) => { … }`) is a
 /// method: called as one, with a body a map shows, and bound by its calls as a method is.
-/// A field holding data stays a look-up-only field, and an abstract member typed as a
-/// function stays a declaration.
+/// A field holding data is a look-up-only field (JavaScript's too, private ones included),
+/// and an abstract member typed as a function stays a declaration.
 #[test]
 fn class_fields_holding_functions_are_methods() {
     let sources = [
@@ -1251,7 +1251,7 @@ fn class_fields_holding_functions_are_methods() {
         ),
         (
             "lib/list.js",
-            "export class List {\n  size = 0;\n  push = (x) => {\n    this.size += 1;\n  };\n  *walk() {}\n}\n",
+            "export class List {\n  size = 0;\n  #count = 0;\n  push = (x) => {\n    this.size += 1;\n  };\n  *walk() {}\n}\n",
         ),
     ];
     let files = parse(&sources);
@@ -1278,8 +1278,17 @@ fn class_fields_holding_functions_are_methods() {
     assert_eq!(declared("handleAdd"), Some(false));
     assert_eq!(declared("close"), Some(true));
     let js = def_rows(&files[2]);
-    assert!(js.contains(&method("push", "List")), "{js:?}");
-    assert!(!js.iter().any(|d| d.0 == "size"), "{js:?}");
+    for row in [
+        method("push", "List"),
+        field("size", "List"),
+        field("#count", "List"),
+    ] {
+        assert!(js.contains(&row), "{row:?} in {js:?}");
+    }
+    assert!(
+        !js.iter().any(|d| d.0 == "push" && d.1 == "field"),
+        "{js:?}"
+    );
 
     let g = build_graph(&files, &[], &[]);
     assert!(common::ident_weight(&files, &g, "src/view.ts", "src/store.ts", "handleAdd") > 0.0);

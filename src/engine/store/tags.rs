@@ -86,7 +86,8 @@ use crate::engine::store::files::{create_temp, remove_orphaned_temps, rename_ove
 /// 21: fields in Python (a class's own variables), PHP (properties, promoted or not), Ruby
 ///    (`attr_accessor` and kin) and TypeScript constructor parameter properties.
 /// 22: a TS/JS class field whose value is a function is a method.
-pub const FORMAT_VERSION: u32 = 22;
+/// 23: JavaScript class fields holding data are look-up-only fields, as TypeScript's are.
+pub const FORMAT_VERSION: u32 = 23;
 pub(super) const MAGIC: &[u8; 8] = b"MSCACHE\0";
 /// Cache files above this size are not read (a tags file of a huge repository is a few
 /// hundred MB).
