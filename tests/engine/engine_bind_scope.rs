@@ -8,7 +8,7 @@ use crate::common;
 
 use mapscope::engine::base::model::{DefKind, ParsedFile};
 use mapscope::engine::index::explain::{explain_file, render_text};
-use mapscope::engine::index::refs::{Direction, RefTarget, RefsRequest};
+use mapscope::engine::index::refs::{Direction, RefTarget, RefsAnswer, RefsRequest};
 use mapscope::engine::index::{Index, IndexOptions, MapRequest};
 use mapscope::engine::link::graph::{build_graph, explain_bindings, BoundBy};
 use mapscope::engine::search::SearchOptions;
@@ -666,13 +666,7 @@ fn a_valueless_macro_is_neither_bound_nor_shown() {
     );
 
     // `refs` and a map's identifier say what the name is: a macro, not a field.
-    let answer = index
-        .references(&RefsRequest {
-            target: RefTarget::parse("HAVE_EPOLL").unwrap(),
-            direction: Direction::Callers,
-            top: 50,
-        })
-        .unwrap();
+    let answer = callers_of(&index, "HAVE_EPOLL");
     assert!(
         answer.notes.iter().any(|n| n
             == "`HAVE_EPOLL` is a macro without a value: only its own file's uses of the name \
@@ -687,6 +681,17 @@ fn a_valueless_macro_is_neither_bound_nor_shown() {
             .any(|n| n.contains("`HAVE_EPOLL` is a macro without a value, which a map")),
         "{notes:?}"
     );
+}
+
+/// `refs` of `name`, callers first, as the CLI asks.
+fn callers_of(index: &Index, name: &str) -> RefsAnswer {
+    index
+        .references(&RefsRequest {
+            target: RefTarget::parse(name).expect("a name"),
+            direction: Direction::Callers,
+            top: 50,
+        })
+        .expect("refs answers")
 }
 
 /// The notes of a map whose request names `ident` as an identifier.
@@ -973,13 +978,7 @@ fn a_struct_field_is_found_but_neither_bound_nor_shown() {
 
     // `refs` finds the field though no definer table holds it, lists no other file's use
     // (`r.Attempt` in view.go could be any type's), and says why.
-    let answer = index
-        .references(&RefsRequest {
-            target: RefTarget::parse("Attempt").unwrap(),
-            direction: Direction::Callers,
-            top: 50,
-        })
-        .unwrap();
+    let answer = callers_of(&index, "Attempt");
     let found: Vec<(&str, DefKind, u32)> = answer
         .groups
         .iter()
