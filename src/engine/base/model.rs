@@ -128,11 +128,29 @@ pub struct Definition {
     pub lookup_only: bool,
 }
 
-/// What the look-up-only definitions among `defs` are, said in a note: "a field", "a macro
-/// without a value", or both when the name is each somewhere; `None` when none is.
-pub fn look_up_only_noun<'d>(
-    defs: impl IntoIterator<Item = &'d Definition>,
-) -> Option<&'static str> {
+/// What the look-up-only definitions of a name are (`look_up_only_kind`), for the notes
+/// that say why its uses are not bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LookUpOnly {
+    Field,
+    ValuelessMacro,
+    /// A field somewhere, a macro without a value elsewhere.
+    Both,
+}
+
+impl LookUpOnly {
+    /// The words a note says it with: "a field", "a macro without a value", or both.
+    pub fn noun(self) -> &'static str {
+        match self {
+            LookUpOnly::Field => "a field",
+            LookUpOnly::ValuelessMacro => "a macro without a value",
+            LookUpOnly::Both => "a field or a macro without a value",
+        }
+    }
+}
+
+/// What the look-up-only definitions among `defs` are; `None` when none is.
+pub fn look_up_only_kind<'d>(defs: impl IntoIterator<Item = &'d Definition>) -> Option<LookUpOnly> {
     let (mut field, mut macro_) = (false, false);
     for d in defs.into_iter().filter(|d| d.lookup_only) {
         if d.kind == DefKind::Field {
@@ -142,9 +160,9 @@ pub fn look_up_only_noun<'d>(
         }
     }
     match (field, macro_) {
-        (true, false) => Some("a field"),
-        (false, true) => Some("a macro without a value"),
-        (true, true) => Some("a field or a macro without a value"),
+        (true, false) => Some(LookUpOnly::Field),
+        (false, true) => Some(LookUpOnly::ValuelessMacro),
+        (true, true) => Some(LookUpOnly::Both),
         (false, false) => None,
     }
 }
@@ -1049,11 +1067,17 @@ mod tests {
         let field = def(DefKind::Field, true);
         let guard = def(DefKind::Constant, true);
         let function = def(DefKind::Function, false);
-        assert_eq!(look_up_only_noun([&function]), None);
-        assert_eq!(look_up_only_noun([&function, &field]), Some("a field"));
-        assert_eq!(look_up_only_noun([&guard]), Some("a macro without a value"));
+        assert_eq!(look_up_only_kind([&function]), None);
         assert_eq!(
-            look_up_only_noun([&guard, &field]),
+            look_up_only_kind([&function, &field]),
+            Some(LookUpOnly::Field)
+        );
+        assert_eq!(
+            look_up_only_kind([&guard]).map(LookUpOnly::noun),
+            Some("a macro without a value")
+        );
+        assert_eq!(
+            look_up_only_kind([&guard, &field]).map(LookUpOnly::noun),
             Some("a field or a macro without a value")
         );
     }

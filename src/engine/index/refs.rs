@@ -20,7 +20,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use rayon::prelude::*;
 
 use crate::engine::base::model::{
-    look_up_only_noun, DefKind, Definition, FileTags, Lang, LineRange, ParsedFile, RefKind, RefView,
+    look_up_only_kind, DefKind, Definition, FileTags, Lang, LineRange, LookUpOnly, ParsedFile,
+    RefKind, RefView,
 };
 use crate::engine::index::Index;
 use crate::engine::link::graph::{bind_uses, Binding, BoundTarget, BoundUse};
@@ -469,19 +470,20 @@ impl Index {
                     // definer table: every file is looked through for them.
                     named = named_in((0..self.files.len()).collect());
                 }
-                let noun =
-                    look_up_only_noun(named.iter().map(|&(f, d)| &self.files[f].tags.defs[d]));
-                if let Some(noun) = noun {
+                let kind =
+                    look_up_only_kind(named.iter().map(|&(f, d)| &self.files[f].tags.defs[d]));
+                if let Some(kind) = kind {
                     // A field's uses elsewhere are `x.name`, any type's member of that
                     // name; a valueless macro is tested (`#ifdef`), never bound.
-                    let why = if noun == "a field" {
+                    let why = if kind == LookUpOnly::Field {
                         format!("other files' `x.{bare}` may be any type's member of that name")
                     } else {
                         "nothing binds to it from another file".to_string()
                     };
                     notes.push(format!(
-                        "`{bare}` is {noun}: only its own file's uses of the name are listed, \
-                         as {why}"
+                        "`{bare}` is {}: only its own file's uses of the name are listed, as \
+                         {why}",
+                        kind.noun()
                     ));
                 }
                 let Some(owner) = owner else {

@@ -19,7 +19,7 @@
 
 use std::collections::HashSet;
 
-use crate::engine::base::model::{look_up_only_noun, ParsedFile};
+use crate::engine::base::model::{look_up_only_kind, ParsedFile};
 use crate::engine::base::words::split_words;
 use crate::engine::link::graph::FileGraph;
 use crate::engine::search::{Evidence, SearchResponse};
@@ -242,16 +242,17 @@ impl Task {
                 if explicit {
                     // A field or a valueless macro is defined, but no use is bound to it
                     // (`Definition::lookup_only`): say so rather than "not defined".
-                    let look_up_only = look_up_only_noun(
+                    let look_up_only = look_up_only_kind(
                         files
                             .iter()
                             .flat_map(|f| &f.tags.defs)
                             .filter(|d| d.name == *ident),
                     );
-                    self.notes.push(if let Some(noun) = look_up_only {
+                    self.notes.push(if let Some(kind) = look_up_only {
                         format!(
-                            "identifier `{ident}` is {noun}, which a map does not show; it only \
-                             weighs the files that use it"
+                            "identifier `{ident}` is {}, which a map does not show; it only \
+                             weighs the files that use it",
+                            kind.noun()
                         )
                     } else {
                         format!(
