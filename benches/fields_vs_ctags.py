@@ -57,6 +57,22 @@ def impl(path):
                                     "/fixture", "/playground", "/docs/", ".d.ts"))
 
 
+def look_up(mapscope, repo, name):
+    """The sources of `mapscope search REPO NAME --json --top 3` (none when it fails)."""
+    r = subprocess.run([mapscope, "search", repo, name, "--json", "--top", "3"],
+                       capture_output=True, text=True, check=False)
+    try:
+        return json.loads(r.stdout).get("sources", [])
+    except ValueError:
+        return []
+
+
+def answers(hit, path, line):
+    """Whether a hit is in the oracle's file with the oracle's line within +-2 of its lines."""
+    lines = hit.get("line_range") or [0, 0]
+    return hit.get("file_path") == path and lines[0] - 2 <= line <= lines[1] + 2
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mapscope", required=True)
@@ -76,15 +92,8 @@ def main():
         pool = pool[:a.n]
         top1 = top3 = 0
         for t in pool:
-            r = subprocess.run([a.mapscope, "search", repo, t["name"], "--json", "--top", "3"],
-                               capture_output=True, text=True, check=False)
-            try:
-                hits = json.loads(r.stdout).get("sources", [])
-            except ValueError:
-                hits = []
-            ranks = [i for i, h in enumerate(hits[:3])
-                     if h.get("file_path") == t["path"]
-                     and (h.get("line_range") or [0, 0])[0] - 2 <= t["line"] <= (h.get("line_range") or [0, 0])[1] + 2]
+            hits = look_up(a.mapscope, repo, t["name"])
+            ranks = [i for i, h in enumerate(hits[:3]) if answers(h, t["path"], t["line"])]
             top1 += bool(ranks and ranks[0] == 0)
             if a.misses and not (ranks and ranks[0] == 0):
                 first = hits[0] if hits else {}

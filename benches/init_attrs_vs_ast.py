@@ -8,7 +8,10 @@ assignment (anywhere in `__init__`, a branch's too).
 
 usage: init_attrs_vs_ast.py --mapscope BIN [--n 40] [--seed 1] [--misses] REPO...
 """
-import argparse, ast, collections, json, os, random, subprocess, sys
+import argparse, ast, collections, os, random, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fields_vs_ctags import answers, look_up  # the same look-up and scoring
 
 SKIP = {"tests", "test", "docs", "node_modules", "vendor"}
 
@@ -64,15 +67,10 @@ def main():
         pool = pool[:a.n]
         top1 = 0
         for name, path, line in pool:
-            r = subprocess.run([a.mapscope, "search", repo, name, "--json", "--top", "3"],
-                               capture_output=True, text=True, check=False)
-            try:
-                hits = json.loads(r.stdout).get("sources", [])
-            except ValueError:
-                hits = []
+            hits = look_up(a.mapscope, repo, name)
             top = hits[0] if hits else {}
             lines = top.get("line_range") or [0, 0]
-            ok = top.get("file_path") == path and lines[0] - 2 <= line <= lines[1] + 2
+            ok = answers(top, path, line)
             top1 += ok
             if a.misses and not ok:
                 print(f"  miss {name} {path}:{line} | top {top.get('file_path')} {lines} {top.get('kind')}")
