@@ -17,6 +17,14 @@ fn parse(files: &[(&str, &str)]) -> Vec<ParsedFile> {
     files.iter().map(|(p, s)| common::parsed(p, s)).collect()
 }
 
+/// An index of `sources` written to a new folder (kept alive by the returned guard).
+fn indexed(sources: &[(&str, &str)]) -> (tempfile::TempDir, Index) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    common::write_files(dir.path(), sources);
+    let index = Index::build(dir.path(), &IndexOptions::default()).expect("fixture builds");
+    (dir, index)
+}
+
 /// A shadowed built-in: `lib/…` defines a name the language provides; `app/use` names it
 /// without anything making the repository's visible (no edge), `seen` names it where
 /// the language's scope does (an edge). `control` (from, to, name) is a plain name used as
@@ -476,9 +484,7 @@ fn explain_says_how_a_used_by_count_was_reached() {
     // `File.join` and `File.read`: two uses of `File` in each of four files.
     assert_eq!(of(BoundBy::LanguageName), Some((8, 4)), "{counts:?}");
 
-    let dir = tempfile::tempdir().expect("tempdir");
-    common::write_files(dir.path(), &refs);
-    let index = Index::build(dir.path(), &IndexOptions::default()).expect("fixture builds");
+    let (_dir, index) = indexed(&refs);
     let req = MapRequest {
         budget: 1024,
         ..MapRequest::default()
@@ -646,9 +652,7 @@ fn a_valueless_macro_is_neither_bound_nor_shown() {
     // The control: a macro with a value is bound by its use.
     assert!(common::ident_weight(&files, &g, "src/server.c", "src/config.h", "MAX_CLIENTS") > 0.0);
 
-    let dir = tempfile::tempdir().expect("tempdir");
-    common::write_files(dir.path(), &sources);
-    let index = Index::build(dir.path(), &IndexOptions::default()).expect("fixture builds");
+    let (_dir, index) = indexed(&sources);
     let (map, _) = index.map(&MapRequest {
         budget: 1024,
         ..MapRequest::default()
@@ -820,9 +824,7 @@ fn class_variables_properties_accessors_and_parameter_properties_are_fields() {
     );
 
     // Found by look-ups, bare and qualified by the class.
-    let dir = tempfile::tempdir().expect("tempdir");
-    common::write_files(dir.path(), &sources);
-    let index = Index::build(dir.path(), &IndexOptions::default()).expect("fixture builds");
+    let (_dir, index) = indexed(&sources);
     let first = |query: &str| {
         let hits = index.search(query, &SearchOptions::default()).hits;
         hits.first()
@@ -937,9 +939,7 @@ fn a_struct_field_is_found_but_neither_bound_nor_shown() {
     // The control: the function beside it is bound by its call.
     assert!(common::ident_weight(&files, &g, "shared/view.go", "shared/run.go", "Describe") > 0.0);
 
-    let dir = tempfile::tempdir().expect("tempdir");
-    common::write_files(dir.path(), &sources);
-    let index = Index::build(dir.path(), &IndexOptions::default()).expect("fixture builds");
+    let (_dir, index) = indexed(&sources);
     let top = |query: &str| {
         let hits = index.search(query, &SearchOptions::default()).hits;
         hits.iter()
@@ -1077,9 +1077,7 @@ fn field_chunks_weigh_a_fields_name_in_sentences_only() {
 #[test]
 fn a_look_up_puts_code_before_a_same_named_test_in_its_file() {
     let source = "pub struct Upgrade {\n    on_failed: Option<u8>,\n}\n\nimpl Upgrade {\n    /// Sets the callback run when the upgrade fails, which gets the error; the\n    /// default logs it at debug level and drops the connection, which is what a\n    /// server that cannot do anything about a failed upgrade wants.\n    pub fn on_failed_upgrade(self, callback: u8) -> Self {\n        let _ = callback;\n        self\n    }\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn on_failed_upgrade() {}\n}\n";
-    let dir = tempfile::tempdir().expect("tempdir");
-    common::write_files(dir.path(), &[("src/ws.rs", source)]);
-    let index = Index::build(dir.path(), &IndexOptions::default()).expect("fixture builds");
+    let (_dir, index) = indexed(&[("src/ws.rs", source)]);
     let lines = |query: &str| -> Vec<u32> {
         let hits = index.search(query, &SearchOptions::default()).hits;
         hits.iter()
@@ -1157,9 +1155,7 @@ fn a_tsconfig_path_alias_binds_like_a_relative_import() {
         ),
     ];
     let weights = |sources: &[(&str, &str)]| {
-        let dir = tempfile::tempdir().expect("tempdir");
-        common::write_files(dir.path(), sources);
-        let index = Index::build(dir.path(), &IndexOptions::default()).expect("fixture builds");
+        let (_dir, index) = indexed(sources);
         let w = |to: &str, name: &str| {
             common::ident_weight(&index.files, &index.graph, "apps/web/src/main.ts", to, name)
         };
