@@ -44,8 +44,8 @@ pub enum DefKind {
     /// A module declared as an item: Rust `mod name;` (its body is the file `name.rs`).
     Module,
     /// A data member: a struct's or class's field (Go, Rust, Java, C#, C, C++), a
-    /// TypeScript class field, interface property that is not a function or constructor
-    /// parameter property, a Python class variable or attribute `__init__` sets on `self`, a
+    /// TypeScript or JavaScript class field that does not hold a function, a TypeScript
+    /// interface property that is not a function or constructor parameter property, a Python class variable or attribute `__init__` sets on `self`, a
     /// PHP property, a Ruby `attr_accessor` (and kin) attribute. Always `lookup_only`.
     Field,
 }
